@@ -1,0 +1,6 @@
+/** Exit statuses every subcommand shares. */
+export const OK = 0;
+/** The input or the server broke a rule (lint found an error, probe's verdict is not ok). */
+export const FOUND_PROBLEMS = 1;
+/** The command line itself was wrong, or a file could not be read. */
+export const USAGE_ERROR = 2;

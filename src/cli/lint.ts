@@ -1,0 +1,45 @@
+/** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any error. */
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
+import type { Revision } from "../rules/revisions.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { paint, writeOut } from "./output.js";
+
+export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean }): Promise<number> {
+  const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
+  const opened = await new Promise<Error | null>((resolve) => {
+    if (input === process.stdin) return resolve(null);
+    input.once("open", () => resolve(null)).once("error", resolve);
+  });
+  if (opened) {
+    process.stderr.write(`mcp-wire lint: cannot read ${file}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}\n`);
+    return USAGE_ERROR;
+  }
+  const colour = !opts.json && process.stdout.isTTY === true;
+  let errors = false;
+  try {
+    const summary = await lintStream(input, opts.revision ? { revision: opts.revision } : {}, (r) => {
+      if (r.defects.some((d) => d.severity === "error")) errors = true;
+      if (opts.json) return writeOut(JSON.stringify(r) + "\n");
+      if (r.defects.length === 0) return;
+      return writeOut(formatRecord(r, colour));
+    });
+    const line = summaryLine(summary);
+    if (opts.json) process.stderr.write(line + "\n");
+    else await writeOut(line + "\n");
+  } catch (e) {
+    process.stderr.write(`mcp-wire lint: cannot read ${file ?? "standard input"}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return USAGE_ERROR;
+  }
+  return errors ? FOUND_PROBLEMS : OK;
+}
+
+function formatRecord(r: LintRecord, colour: boolean): string {
+  const head = `line ${r.line}: ${r.kind}${r.from ? ` from ${r.from}` : ""}`;
+  const rows = r.defects.map((d) => {
+    const sev = d.severity === "error" ? paint("red", "error  ", colour) : d.severity === "warning" ? paint("yellow", "warning", colour) : paint("dim", "info   ", colour);
+    return `  ${sev} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`;
+  });
+  return `${head}\n${rows.join("\n")}\n`;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-wire` command: parses arguments and hands each subcommand to its module, loaded only
+ * when that subcommand runs so start-up stays fast.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { REVISIONS } from "../rules/revisions.js";
+import { USAGE_ERROR } from "./exit.js";
+
+const program = new Command("mcp-wire")
+  .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
+  .version(await version(), "-V, --version")
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+program
+  .command("lint")
+  .description("check newline-delimited JSON-RPC messages (a capture, or `tap --log` records) against an MCP revision")
+  .argument("[file]", "the capture to read; - or nothing for standard input")
+  .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
+  .option("--json", "print one JSON object per input line")
+  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean }) => {
+    const { runLint } = await import("./lint.js");
+    process.exitCode = await runLint(file, opts);
+  });
+
+program
+  .command("demo")
+  .description("show what mcp-wire finds in a bundled sample capture")
+  .action(async () => {
+    const { runDemo } = await import("./demo.js");
+    process.exitCode = await runDemo();
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exitCode = e.exitCode === 0 ? 0 : USAGE_ERROR;
+  } else {
+    process.stderr.write(`mcp-wire: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function version(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  const pkg = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}

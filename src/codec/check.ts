@@ -1,0 +1,316 @@
+/**
+ * The rules of one revision applied to a parsed JSON value: what kind of message it is and
+ * every way it breaks the rules. `decode` runs this after parsing; `encode` runs it before
+ * serialising, so both sides judge by the same code.
+ *
+ * Written by hand, not with a schema library: it sits on the hot path of every message, and it
+ * must name each defect precisely rather than report a generic schema mismatch.
+ */
+import { describeError } from "../rules/error-codes.js";
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
+import { DEFECTS, defect, pointerToken, type Defect, type DefectCode, type Severity } from "./defects.js";
+import type { Message, MessageKind } from "./message.js";
+
+/** Who sent the message; some rules bind only one side. */
+export type Role = "client" | "server";
+
+export interface Checked {
+  kind: MessageKind;
+  /** The message, when its envelope is sound (`kind` is not `invalid`). */
+  message?: Message | Message[];
+  /** Each member's own verdict, when the value is a batch. */
+  items?: Checked[];
+  defects: Defect[];
+}
+
+const JSONRPC_SPEC = "JSON-RPC 2.0";
+
+/** Where a revision writes its base-protocol rules, for the end of a defect message. */
+function ref(rules: RevisionRules): string {
+  return rules.revision === "2024-11-05" ? "(2024-11-05 schema)" : `(${rules.revision} basic/index)`;
+}
+
+/** Mutable state of one check: the defects found and whether the envelope broke. */
+class Findings {
+  readonly defects: Defect[] = [];
+  broken = false;
+  constructor(readonly rules: RevisionRules) {}
+  add(code: DefectCode, path: string, message: string, severity?: Severity): void {
+    const d = defect(code, path, message, severity);
+    if (d.severity === "error" && DEFECTS[code].scope === "envelope") this.broken = true;
+    this.defects.push(d);
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function describeType(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  if (typeof v === "string") return "a string";
+  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a fractional number";
+  return `a ${typeof v}`;
+}
+
+/** Does this array look like JSON-RPC messages (a batch), or like a bare result list? */
+function looksLikeMessages(list: unknown[]): boolean {
+  for (const e of list) {
+    if (isPlainObject(e) && (e.jsonrpc !== undefined || e.method !== undefined || e.result !== undefined || e.error !== undefined)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export function checkValue(value: unknown, rules: RevisionRules, role?: Role): Checked {
+  if (Array.isArray(value)) return checkArray(value, rules, role);
+  const f = new Findings(rules);
+  if (!isPlainObject(value)) {
+    f.add("not_object", "", `the JSON is ${describeType(value)}, not a JSON-RPC message object (${JSONRPC_SPEC} §4)`);
+    return { kind: "invalid", defects: f.defects };
+  }
+  const kind = checkObject(value, f, "", role);
+  return f.broken ? { kind: "invalid", defects: f.defects } : { kind, message: value as unknown as Message, defects: f.defects };
+}
+
+function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked {
+  const f = new Findings(rules);
+  const batches = rules.batches !== "none";
+  if (list.length === 0) {
+    if (batches) f.add("empty_batch", "", `an empty array is not a valid batch (${JSONRPC_SPEC} §6)`);
+    else f.add("bare_array", "", `an empty array is not a JSON-RPC message ${ref(rules)}`);
+    return { kind: "invalid", defects: f.defects };
+  }
+  if (!looksLikeMessages(list)) {
+    f.add("bare_array", "", `a bare array of ${list.length} item(s) with no JSON-RPC envelope: expected one message object ${ref(rules)}`);
+    return { kind: "invalid", defects: f.defects };
+  }
+  const items: Checked[] = [];
+  let calls = 0;
+  let answers = 0;
+  for (let i = 0; i < list.length; i++) {
+    const item = checkValue(list[i], rules, role);
+    items.push(item);
+    for (const d of item.defects) f.defects.push({ ...d, path: `/${i}${d.path}` });
+    if (item.kind === "request" || item.kind === "notification") calls++;
+    else if (item.kind === "result" || item.kind === "error") answers++;
+    const m = list[i];
+    if (item.kind === "request" && isPlainObject(m) && m.method === "initialize") {
+      f.add("batch_initialize", `/${i}`, `initialize must not be part of a batch (2025-03-26 basic/lifecycle)`);
+    }
+  }
+  if (!batches) {
+    f.add("batch_not_allowed", "", `a batch of ${list.length} message(s): ${rules.revision} has no JSON-RPC batching, send one message at a time ${ref(rules)}`);
+  }
+  if (calls > 0 && answers > 0) {
+    f.add("batch_mixed", "", `a batch mixes requests or notifications with responses (${JSONRPC_SPEC} §6; 2025-03-26 schema)`);
+  }
+  if (f.broken) return { kind: "invalid", items, defects: f.defects };
+  return { kind: "batch", message: list as Message[], items, defects: f.defects };
+}
+
+const REQUEST_MEMBERS = 4; // jsonrpc, id, method, params
+
+function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): MessageKind {
+  const rules = f.rules;
+  const { jsonrpc, id, method, params, result, error } = o;
+  const hasMethod = method !== undefined;
+  const hasResult = result !== undefined;
+  const hasError = error !== undefined;
+  const hasId = id !== undefined;
+
+  if (jsonrpc === undefined && !hasMethod && !hasResult && !hasError && !hasId) {
+    const keys = Object.keys(o);
+    const shown = keys.slice(0, 3).map((k) => JSON.stringify(k)).join(", ");
+    f.add(
+      "no_envelope",
+      path,
+      keys.length === 0
+        ? `an empty object: no jsonrpc, id, method, result or error ${ref(rules)}`
+        : `no JSON-RPC envelope: an object with ${shown}${keys.length > 3 ? ", …" : ""} but no jsonrpc, id, method, result or error, as if a bare result were sent ${ref(rules)}`,
+    );
+    return "invalid";
+  }
+  if (jsonrpc === undefined) {
+    f.add("missing_jsonrpc", `${path}`, `no "jsonrpc" member: every message must carry "jsonrpc": "2.0" (${JSONRPC_SPEC} §4)`);
+  } else if (jsonrpc !== "2.0") {
+    f.add("wrong_jsonrpc_version", `${path}/jsonrpc`, `"jsonrpc" is ${JSON.stringify(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`);
+  }
+
+  let kind: MessageKind;
+  let known = jsonrpc === undefined ? 0 : 1;
+  if (hasMethod) {
+    if (hasResult || hasError) {
+      f.add("ambiguous_kind", path, `has "method" and also "${hasResult ? "result" : "error"}": a message is either a request or a response (${JSONRPC_SPEC} §4-5)`);
+    }
+    kind = hasId ? "request" : "notification";
+    known += 1 + (hasId ? 1 : 0) + (params !== undefined ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
+    if (typeof method !== "string") {
+      f.add("method_invalid", `${path}/method`, `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`);
+    } else if (method.length === 0) {
+      f.add("method_invalid", `${path}/method`, `"method" is empty: it must name a method (${JSONRPC_SPEC} §4)`);
+    } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
+      f.add("method_invalid", `${path}/method`, `"method" ${JSON.stringify(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`);
+    }
+    if (params !== undefined && !isPlainObject(params)) {
+      f.add("params_not_object", `${path}/params`, `"params" is ${describeType(params)}: MCP params are always an object ${ref(rules)}`);
+    }
+    if (hasId) checkId(id, f, path, "request");
+    if (kind === "request" && rules.requiredRequestMeta.length > 0 && role !== "server" && typeof method === "string") {
+      checkRequestMeta(params, f, path);
+    }
+  } else if (hasResult || hasError) {
+    known += (hasId ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
+    if (hasResult && hasError) {
+      f.add("result_and_error", path, `has both "result" and "error": a response carries exactly one (${JSONRPC_SPEC} §5)`);
+    }
+    kind = hasError ? "error" : "result";
+    if (hasResult && !hasError) {
+      if (!hasId) f.add("id_missing", `${path}`, `a result with no "id": a response must carry the id of the request it answers ${ref(rules)}`);
+      else checkId(id, f, path, "result");
+      checkResult(result, f, path);
+    } else {
+      if (!hasId) {
+        if (!rules.errorIdOptional) {
+          f.add("id_missing", `${path}`, `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`);
+        }
+      } else if (id === null) {
+        // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id
+        f.add("id_null", `${path}/id`, `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`, "warning");
+      } else {
+        checkId(id, f, path, "error");
+      }
+      checkError(error, f, path);
+    }
+  } else {
+    if (params !== undefined) {
+      f.add("method_invalid", `${path}`, `has "params" but no "method": a request or notification must name its method (${JSONRPC_SPEC} §4)`);
+    } else {
+      f.add("neither_result_nor_error", path, `no "method", "result" or "error": the message is neither a request nor a response (${JSONRPC_SPEC} §5)`);
+    }
+    return "invalid";
+  }
+
+  if (known < REQUEST_MEMBERS + 2) {
+    const keys = Object.keys(o);
+    if (keys.length > known) {
+      for (const k of keys) {
+        if (k === "jsonrpc" || k === "id" || k === "method" || k === "params" || k === "result" || k === "error") continue;
+        f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${JSON.stringify(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
+      }
+    }
+  }
+  return kind;
+}
+
+function checkId(id: unknown, f: Findings, path: string, what: "request" | "result" | "error"): void {
+  const rules = f.rules;
+  if (typeof id === "string") return;
+  if (typeof id === "number") {
+    if (!Number.isInteger(id)) {
+      f.add("id_fractional", `${path}/id`, `id is ${id}, a fractional number: MCP ids are strings or integers ${ref(rules)}`);
+    } else if (!Number.isSafeInteger(id)) {
+      f.add("id_unsafe_integer", `${path}/id`, `id ${id} is beyond 2^53: JavaScript peers cannot hold it exactly and may answer with another id`);
+    }
+    return;
+  }
+  if (id === null) {
+    f.add("id_null", `${path}/id`, `id is null: MCP ${what === "request" ? "requests need" : "responses need"} a string or integer id ${ref(rules)}`);
+    return;
+  }
+  f.add("id_invalid_type", `${path}/id`, `id is ${describeType(id)}: MCP ids are strings or integers ${ref(rules)}`);
+}
+
+function checkRequestMeta(params: unknown, f: Findings, path: string): void {
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  const rules = f.rules;
+  const at = `${path}/params/_meta`;
+  if (!isPlainObject(meta)) {
+    f.add("meta_missing_protocol_version", `${at}`, `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`);
+    return;
+  }
+  if (typeof meta[META_PROTOCOL_VERSION] !== "string") {
+    f.add("meta_missing_protocol_version", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta has no "${META_PROTOCOL_VERSION}" string: every ${rules.revision} request names its protocol version ${ref(rules)}`);
+  }
+  if (!isPlainObject(meta[META_CLIENT_CAPABILITIES])) {
+    f.add("meta_missing_client_capabilities", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta has no "${META_CLIENT_CAPABILITIES}" object: every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
+  }
+}
+
+function checkResult(result: unknown, f: Findings, path: string): void {
+  const rules = f.rules;
+  if (!isPlainObject(result)) {
+    f.add("result_not_object", `${path}/result`, `"result" is ${describeType(result)}: MCP results are always an object ${ref(rules)}`);
+    return;
+  }
+  if (rules.resultType !== "required") return;
+  const rt = result.resultType;
+  if (rt === undefined) {
+    f.add("result_type_missing", `${path}/result/resultType`, `result has no "resultType": read as "complete", but ${rules.revision} servers must send it ${ref(rules)}`);
+  } else if (typeof rt !== "string" || !rules.resultTypes.includes(rt)) {
+    f.add("result_type_unknown", `${path}/result/resultType`, `"resultType" is ${JSON.stringify(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`);
+  }
+}
+
+function checkError(error: unknown, f: Findings, path: string): void {
+  const rules = f.rules;
+  const at = `${path}/error`;
+  if (!isPlainObject(error)) {
+    f.add("error_invalid", at, `"error" is ${describeType(error)}: it must be an object with an integer code and a message ${ref(rules)}`);
+    return;
+  }
+  const { code, message } = error;
+  let known = 0;
+  if (code === undefined) {
+    f.add("error_invalid", `${at}/code`, `the error has no "code": it needs an integer code and a message ${ref(rules)}`);
+  } else {
+    known++;
+    if (typeof code !== "number" || !Number.isInteger(code)) {
+      f.add("error_code_not_integer", `${at}/code`, `error code is ${describeType(code)}${typeof code === "number" || typeof code === "string" ? ` (${JSON.stringify(code)})` : ""}: error codes must be integers ${ref(rules)}`);
+    } else {
+      checkErrorCode(code, f, at);
+    }
+  }
+  if (message === undefined) {
+    f.add("error_invalid", `${at}/message`, `the error has no "message": it needs an integer code and a message ${ref(rules)}`);
+  } else {
+    known++;
+    if (typeof message !== "string") {
+      f.add("error_invalid", `${at}/message`, `error message is ${describeType(message)}: it must be a string ${ref(rules)}`);
+    }
+  }
+  if (error.data !== undefined) known++;
+  const keys = Object.keys(error);
+  if (keys.length > known) {
+    for (const k of keys) {
+      if (k === "code" || k === "message" || k === "data") continue;
+      f.add("unexpected_member", `${at}/${pointerToken(k)}`, `unexpected member ${JSON.stringify(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`);
+    }
+  }
+}
+
+function checkErrorCode(code: number, f: Findings, at: string): void {
+  const rules = f.rules;
+  const d = describeError(code, rules.revision);
+  switch (d.status) {
+    case "defined":
+    case "application":
+      return;
+    case "legacy":
+      f.add("error_code_legacy", `${at}/code`, `error code ${code} is implementation-defined: no meaning may be read into it, and a client cannot act on it${rules.partitionedServerErrors ? ` (${rules.revision} basic/index: legacy range)` : ` (${JSONRPC_SPEC} §5.1)`}`);
+      return;
+    case "retired":
+      f.add("error_code_retired", `${at}/code`, `error code ${code} (${d.name}) is retired: ${rules.revision} forbids sending it${code === -32002 ? ", use -32602" : ""} ${ref(rules)}`);
+      return;
+    case "undefined":
+      if (d.range === "mcp") {
+        f.add("error_code_undefined_mcp", `${at}/code`, `error code ${code} is in -32020…-32099, reserved for the MCP specification, which does not define it ${ref(rules)}`);
+      } else {
+        f.add("error_code_reserved", `${at}/code`, `error code ${code} is in -32768…-32100, reserved by JSON-RPC for codes it has not defined (${JSONRPC_SPEC} §5.1)`);
+      }
+      return;
+  }
+}

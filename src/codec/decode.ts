@@ -1,0 +1,101 @@
+/**
+ * Text (or bytes) → a JSON-RPC message and its defects, for one MCP revision. Never throws.
+ */
+import { RULES, type Revision } from "../rules/revisions.js";
+import { checkValue, type Checked, type Role } from "./check.js";
+import { defect, type Defect } from "./defects.js";
+import { exceedsDepth } from "./depth.js";
+
+export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_DEPTH = 128;
+
+export interface DecodeOptions {
+  revision: Revision;
+  /** Who sent the message, when known; some rules bind only one side. */
+  role?: Role;
+  /** Larger inputs are `too_large` and never parsed. Default 4 MiB. */
+  maxBytes?: number;
+  /** Deeper nesting is `too_deep`. Default 128. */
+  maxDepth?: number;
+}
+
+export interface Decoded extends Checked {
+  /** The parsed JSON when the text was JSON but not a sound message (for evidence). */
+  value?: unknown;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
+  const rules = RULES[options.revision];
+  if (rules === undefined) {
+    return invalid([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`)]);
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  let text: string;
+  if (typeof input === "string") {
+    text = input;
+    // A UTF-16 unit is one to three UTF-8 bytes: only count bytes when the length leaves doubt.
+    if (text.length * 3 > maxBytes && (text.length > maxBytes || Buffer.byteLength(text, "utf8") > maxBytes)) {
+      return tooLarge(text.length > maxBytes ? `over ${text.length} characters` : `${Buffer.byteLength(text, "utf8")} bytes`, maxBytes);
+    }
+  } else {
+    if (input.byteLength > maxBytes) return tooLarge(`${input.byteLength} bytes`, maxBytes);
+    try {
+      text = utf8.decode(input);
+    } catch {
+      return invalid([defect("invalid_utf8", "", "the bytes are not valid UTF-8, which JSON text must be (RFC 8259 §8.1)")]);
+    }
+  }
+
+  let bom: Defect | undefined;
+  if (text.charCodeAt(0) === 0xfeff) {
+    text = text.slice(1);
+    bom = defect("byte_order_mark", "", "starts with a UTF-8 byte-order mark, ignored here; JSON text must not carry one (RFC 8259 §8.1)");
+  }
+
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return invalid(withBom(bom, [defect("parse_error", "", parseErrorMessage(text, e))]));
+  }
+
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (exceedsDepth(text, maxDepth)) {
+    return invalid(withBom(bom, [defect("too_deep", "", `nests arrays and objects deeper than ${maxDepth} levels`)]));
+  }
+
+  const checked: Decoded = checkValue(value, rules, options.role);
+  if (bom) checked.defects.unshift(bom);
+  if (checked.kind === "invalid") checked.value = value;
+  return checked;
+}
+
+function invalid(defects: Defect[]): Decoded {
+  return { kind: "invalid", defects };
+}
+
+function tooLarge(size: string, maxBytes: number): Decoded {
+  return invalid([defect("too_large", "", `${size}, over the ${maxBytes}-byte limit: not parsed`)]);
+}
+
+function withBom(bom: Defect | undefined, defects: Defect[]): Defect[] {
+  return bom ? [bom, ...defects] : defects;
+}
+
+/** One line saying what the text is, since "Unexpected token <" helps nobody. */
+function parseErrorMessage(text: string, error: unknown): string {
+  const trimmed = text.trimStart();
+  if (trimmed.length === 0) return "empty: no JSON at all";
+  const head = trimmed.slice(0, 15).toLowerCase();
+  if (head.startsWith("<!doctype html") || head.startsWith("<html") || (trimmed[0] === "<" && /<(head|body|title|div|p|h1)\b/i.test(trimmed.slice(0, 1024)))) {
+    return "not JSON: an HTML page";
+  }
+  if (trimmed[0] === "<") return "not JSON: markup (starts with <)";
+  if (trimmed.startsWith("event:") || trimmed.startsWith("data:") || trimmed.startsWith("id:")) {
+    return "not JSON: Server-Sent Events text";
+  }
+  const why = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 160) : "invalid JSON";
+  return `not valid JSON: ${why}`;
+}

@@ -1,0 +1,95 @@
+/**
+ * The catalogue of everything mcp-wire can say is wrong with a message or a conversation.
+ * Codes are stable names (the product contract lists them); messages are for people.
+ */
+
+export type Severity = "error" | "warning" | "info";
+
+/**
+ * `envelope`: the JSON-RPC frame itself (members `jsonrpc`, `id`, `method`, `params`, `result`,
+ * `error`, their types, or the text as a whole). An error here makes the message `invalid`.
+ * `content`: a rule about what a sound envelope carries (`resultType`, `_meta`, error codes); the
+ * message keeps its kind. `conversation`: needs more than one message.
+ */
+export type DefectScope = "envelope" | "content" | "conversation";
+
+export const DEFECTS = {
+  // the text as a whole
+  parse_error: { severity: "error", scope: "envelope" },
+  invalid_utf8: { severity: "error", scope: "envelope" },
+  too_large: { severity: "error", scope: "envelope" },
+  too_deep: { severity: "error", scope: "envelope" },
+  byte_order_mark: { severity: "info", scope: "envelope" },
+  not_object: { severity: "error", scope: "envelope" },
+  no_envelope: { severity: "error", scope: "envelope" },
+  bare_array: { severity: "error", scope: "envelope" },
+  // batches
+  batch_not_allowed: { severity: "error", scope: "envelope" },
+  empty_batch: { severity: "error", scope: "envelope" },
+  batch_mixed: { severity: "error", scope: "envelope" },
+  batch_initialize: { severity: "error", scope: "envelope" },
+  // the members
+  missing_jsonrpc: { severity: "error", scope: "envelope" },
+  wrong_jsonrpc_version: { severity: "error", scope: "envelope" },
+  id_null: { severity: "error", scope: "envelope" },
+  id_missing: { severity: "error", scope: "envelope" },
+  id_invalid_type: { severity: "error", scope: "envelope" },
+  id_fractional: { severity: "error", scope: "envelope" },
+  id_unsafe_integer: { severity: "warning", scope: "envelope" },
+  method_invalid: { severity: "error", scope: "envelope" },
+  params_not_object: { severity: "error", scope: "envelope" },
+  ambiguous_kind: { severity: "error", scope: "envelope" },
+  result_and_error: { severity: "error", scope: "envelope" },
+  neither_result_nor_error: { severity: "error", scope: "envelope" },
+  result_not_object: { severity: "error", scope: "envelope" },
+  error_invalid: { severity: "error", scope: "envelope" },
+  error_code_not_integer: { severity: "error", scope: "envelope" },
+  unexpected_member: { severity: "warning", scope: "envelope" },
+  // content rules of a revision
+  error_code_undefined_mcp: { severity: "error", scope: "content" },
+  error_code_reserved: { severity: "warning", scope: "content" },
+  error_code_legacy: { severity: "warning", scope: "content" },
+  error_code_retired: { severity: "error", scope: "content" },
+  result_type_missing: { severity: "warning", scope: "content" },
+  result_type_unknown: { severity: "error", scope: "content" },
+  meta_missing_protocol_version: { severity: "error", scope: "content" },
+  meta_missing_client_capabilities: { severity: "error", scope: "content" },
+  // conversations
+  response_to_notification: { severity: "error", scope: "conversation" },
+  id_reused_in_flight: { severity: "error", scope: "conversation" },
+  id_reused_in_session: { severity: "error", scope: "conversation" },
+  unknown_response_id: { severity: "error", scope: "conversation" },
+  duplicate_response: { severity: "error", scope: "conversation" },
+  revision_unknown: { severity: "warning", scope: "conversation" },
+} as const satisfies Record<string, { severity: Severity; scope: DefectScope }>;
+
+export type DefectCode = keyof typeof DEFECTS;
+
+export interface Defect {
+  readonly code: DefectCode;
+  readonly severity: Severity;
+  /** JSON Pointer (RFC 6901) into the message; "" is the message as a whole. */
+  readonly path: string;
+  /** One line a person understands, ending with where the rule is written. */
+  readonly message: string;
+}
+
+export function defect(code: DefectCode, path: string, message: string, severity?: Severity): Defect {
+  return { code, severity: severity ?? DEFECTS[code].severity, path, message };
+}
+
+/** Escapes one reference token of a JSON Pointer. */
+export function pointerToken(key: string | number): string {
+  if (typeof key === "number") return String(key);
+  return key.indexOf("~") === -1 && key.indexOf("/") === -1 ? key : key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function worstSeverity(defects: readonly Defect[]): Severity | null {
+  let worst: Severity | null = null;
+  for (const d of defects) {
+    if (d.severity === "error") return "error";
+    if (d.severity === "warning") worst = "warning";
+    else if (worst === null) worst = "info";
+  }
+  return worst;
+}

@@ -1,0 +1,81 @@
+/**
+ * Newline-delimited framing, as on MCP's stdio transport and in captures: bytes in any chunking
+ * → one line at a time, with a cap on a line's size so a peer that never sends a newline cannot
+ * exhaust memory. `\r\n` endings are accepted and reported.
+ */
+
+export interface Line {
+  /** The line's bytes without its `\n` (and without a `\r` before it). Empty when `overflow`. */
+  bytes: Buffer;
+  /** The line ended in `\r\n`. */
+  crlf: boolean;
+  /** The line was longer than the cap: its bytes were dropped, `size` says how many there were. */
+  overflow: boolean;
+  size: number;
+}
+
+const NL = 0x0a;
+const CR = 0x0d;
+
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private held = 0;
+  /** Bytes of the current line dropped because it passed the cap (0: not overflowing). */
+  private dropped = 0;
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly onLine: (line: Line) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(NL, start);
+      if (nl === -1) {
+        this.hold(chunk, start, chunk.length);
+        return;
+      }
+      this.hold(chunk, start, nl);
+      this.emit();
+      start = nl + 1;
+    }
+  }
+
+  /** The stream ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.held > 0 || this.dropped > 0) this.emit();
+  }
+
+  private hold(chunk: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n === 0) return;
+    if (this.dropped > 0) {
+      this.dropped += n;
+      return;
+    }
+    if (this.held + n > this.maxLineBytes) {
+      this.dropped = this.held + n;
+      this.parts = [];
+      this.held = 0;
+      return;
+    }
+    this.parts.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    this.held += n;
+  }
+
+  private emit(): void {
+    if (this.dropped > 0) {
+      const size = this.dropped;
+      this.dropped = 0;
+      this.onLine({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size });
+      return;
+    }
+    let bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.held);
+    this.parts = [];
+    this.held = 0;
+    const crlf = bytes.length > 0 && bytes[bytes.length - 1] === CR;
+    if (crlf) bytes = bytes.subarray(0, bytes.length - 1);
+    this.onLine({ bytes, crlf, overflow: false, size: bytes.length });
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * mcp-wire: the JSON-RPC 2.0 layer of the Model Context Protocol.
+ * The whole public API, grouped by layer, bottom up.
+ */
+
+// Revisions and their rules, as data
+export {
+  REVISIONS,
+  LATEST_REVISION,
+  LATEST_LEGACY_REVISION,
+  LEGACY_REVISIONS,
+  RULES,
+  rulesFor,
+  isRevision,
+  META_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_SERVER_INFO,
+} from "./rules/revisions.js";
+export type { Revision, RevisionRules, Era, DefinedErrorCode } from "./rules/revisions.js";
+
+// Error codes
+export {
+  describeError,
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "./rules/error-codes.js";
+export type { ErrorDescription, ErrorRange } from "./rules/error-codes.js";
+
+// Messages: decode, encode, defects
+export { decode, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./codec/decode.js";
+export type { DecodeOptions, Decoded } from "./codec/decode.js";
+export { encode, EncodeError } from "./codec/encode.js";
+export type { EncodeOptions } from "./codec/encode.js";
+export type { Role, Checked } from "./codec/check.js";
+export { DEFECTS, worstSeverity } from "./codec/defects.js";
+export type { Defect, DefectCode, Severity, DefectScope } from "./codec/defects.js";
+export type {
+  Message,
+  MessageKind,
+  RequestMessage,
+  NotificationMessage,
+  ResultMessage,
+  ErrorMessage,
+  ResponseMessage,
+  ErrorObject,
+  RequestId,
+  JsonValue,
+  JsonObject,
+} from "./codec/message.js";
+
+// Conversations: rules across messages
+export { Conversation } from "./codec/conversation.js";
+export type { ConversationOptions, Sender } from "./codec/conversation.js";
+export { revisionEvidence } from "./codec/evidence.js";
+export type { RevisionEvidence } from "./codec/evidence.js";
+
+// Framing: newline-delimited streams
+export { LineSplitter } from "./codec/lines.js";
+export type { Line } from "./codec/lines.js";
+
+// Lint: captures, line by line
+export { Linter, lintStream, summaryLine } from "./lint/lint.js";
+export type { LintOptions, LintRecord, LintSummary } from "./lint/lint.js";

@@ -1,0 +1,167 @@
+/**
+ * Lints newline-delimited JSON-RPC: each line decoded, the whole checked as one conversation.
+ * Streams: a capture of any size is read chunk by chunk with a cap on each line.
+ */
+import type { Readable } from "node:stream";
+import { Conversation, type Sender } from "../codec/conversation.js";
+import { decode, DEFAULT_MAX_BYTES, type Decoded } from "../codec/decode.js";
+import { defect, worstSeverity, type Defect } from "../codec/defects.js";
+import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
+import { LineSplitter, type Line } from "../codec/lines.js";
+import type { MessageKind } from "../codec/message.js";
+import { LATEST_REVISION, type Revision } from "../rules/revisions.js";
+
+export interface LintOptions {
+  /** Judge by this revision. Without it, the revision is read from the conversation. */
+  revision?: Revision;
+  maxLineBytes?: number;
+}
+
+export interface LintRecord {
+  line: number;
+  kind: MessageKind | "blank";
+  defects: Defect[];
+  /** The sender, when the line was a `tap --log` record. */
+  from?: Sender;
+}
+
+export interface LintSummary {
+  messages: number;
+  clean: number;
+  withWarnings: number;
+  withErrors: number;
+  blank: number;
+  crlf: number;
+  revision: Revision;
+  /** How the revision was chosen. */
+  revisionSource: "given" | RevisionEvidence["source"] | "assumed";
+}
+
+/** A `tap --log` record: one message as it crossed, with who sent it. */
+interface TapRecord {
+  from: Sender;
+  line: string;
+}
+
+function asTapRecord(d: Decoded): TapRecord | undefined {
+  const v = d.value as Record<string, unknown> | undefined;
+  if (d.kind !== "invalid" || !v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  if ((v.from === "client" || v.from === "server") && typeof v.line === "string" && v.jsonrpc === undefined) {
+    return { from: v.from, line: v.line };
+  }
+  return undefined;
+}
+
+export class Linter {
+  private readonly conversation: Conversation;
+  private lineNo = 0;
+  private readonly s: LintSummary;
+
+  constructor(private readonly options: LintOptions = {}) {
+    const revision = options.revision ?? LATEST_REVISION;
+    this.conversation = new Conversation({ revision });
+    this.s = { messages: 0, clean: 0, withWarnings: 0, withErrors: 0, blank: 0, crlf: 0, revision, revisionSource: options.revision ? "given" : "assumed" };
+  }
+
+  get summary(): Readonly<LintSummary> {
+    return this.s;
+  }
+
+  /** Judges the next line of the capture. */
+  line(line: Line): LintRecord {
+    const n = ++this.lineNo;
+    if (line.crlf) this.s.crlf++;
+    const maxBytes = this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
+    if (line.overflow) {
+      return this.count({ line: n, kind: "invalid", defects: [defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`)] });
+    }
+    if (isBlank(line.bytes)) {
+      this.s.blank++;
+      return { line: n, kind: "blank", defects: [] };
+    }
+    let decoded = decode(line.bytes, { revision: this.s.revision, maxBytes });
+    let from: Sender | undefined;
+    const tap = asTapRecord(decoded);
+    let text: string | Buffer = line.bytes;
+    if (tap) {
+      from = tap.from;
+      text = tap.line;
+      decoded = decode(text, { revision: this.s.revision, maxBytes, role: from });
+    }
+    if (!this.options.revision) {
+      const evidence = revisionEvidence(decoded);
+      if (evidence && (evidence.revision !== this.s.revision || this.s.revisionSource === "assumed")) {
+        this.s.revision = evidence.revision;
+        this.s.revisionSource = evidence.source;
+        this.conversation.revision = evidence.revision;
+        decoded = decode(text, { revision: evidence.revision, maxBytes, ...(from ? { role: from } : {}) });
+      }
+    }
+    // A plain capture has no direction: calls from one side, answers from the other.
+    const sender = from ?? (decoded.kind === "result" || decoded.kind === "error" ? "server" : "client");
+    const defects = decoded.defects.concat(this.conversation.observe(decoded, sender));
+    const record: LintRecord = { line: n, kind: decoded.kind, defects };
+    if (from) record.from = from;
+    return this.count(record);
+  }
+
+  private count(record: LintRecord): LintRecord {
+    this.s.messages++;
+    const worst = worstSeverity(record.defects);
+    if (worst === "error") this.s.withErrors++;
+    else if (worst === "warning") this.s.withWarnings++;
+    else this.s.clean++;
+    return record;
+  }
+}
+
+function isBlank(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/**
+ * Lints a whole stream, calling `onRecord` for each line; `onRecord` may return a promise
+ * (output back-pressure), and reading waits for it.
+ */
+export async function lintStream(
+  input: Readable,
+  options: LintOptions,
+  onRecord: (record: LintRecord) => void | Promise<void>,
+): Promise<LintSummary> {
+  const linter = new Linter(options);
+  const ready: LintRecord[] = [];
+  const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_BYTES, (line) => ready.push(linter.line(line)));
+  const flush = async () => {
+    for (const r of ready.splice(0)) {
+      const wait = onRecord(r);
+      if (wait) await wait;
+    }
+  };
+  for await (const chunk of input) {
+    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+    await flush();
+  }
+  splitter.end();
+  await flush();
+  return linter.summary;
+}
+
+/** `12 messages: 9 clean, 2 with warnings, 1 with errors`, and what else a reader should know. */
+export function summaryLine(s: LintSummary): string {
+  const parts = [`${s.messages} message${s.messages === 1 ? "" : "s"}: ${s.clean} clean, ${s.withWarnings} with warnings, ${s.withErrors} with errors`];
+  const notes: string[] = [];
+  if (s.blank) notes.push(`${s.blank} blank line${s.blank === 1 ? "" : "s"} skipped`);
+  if (s.crlf) notes.push(`${s.crlf} line${s.crlf === 1 ? "" : "s"} ended in \\r\\n (read as \\n)`);
+  const how =
+    s.revisionSource === "given"
+      ? "as given"
+      : s.revisionSource === "assumed"
+        ? "assumed: no initialize or _meta seen; pass --revision"
+        : `from the ${s.revisionSource}`;
+  notes.push(`revision ${s.revision} (${how})`);
+  return `${parts[0]} — ${notes.join("; ")}`;
+}
