@@ -62,7 +62,8 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
   }
 
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (exceedsDepth(text, maxDepth)) {
+  // Each level costs at least two characters, so a short text cannot be too deep.
+  if (text.length > 2 * maxDepth && exceedsDepth(value, maxDepth)) {
     return invalid(withBom(bom, [defect("too_deep", "", `nests arrays and objects deeper than ${maxDepth} levels`)]));
   }
 

@@ -34,6 +34,10 @@ export function encode(message: Message | readonly Message[], options: EncodeOpt
   const errors = checked.defects.filter((d) => d.severity === "error");
   if (errors.length > 0) throw new EncodeError(errors);
 
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (exceedsDepth(message, maxDepth)) {
+    throw new EncodeError([defect("too_deep", "", `nests deeper than ${maxDepth} levels, or refers to itself`)]);
+  }
   let text: string;
   try {
     text = JSON.stringify(message);
@@ -44,10 +48,6 @@ export function encode(message: Message | readonly Message[], options: EncodeOpt
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes) {
     throw new EncodeError([defect("too_large", "", `${Buffer.byteLength(text, "utf8")} bytes, over the ${maxBytes}-byte limit`)]);
-  }
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (exceedsDepth(text, maxDepth)) {
-    throw new EncodeError([defect("too_deep", "", `nests deeper than ${maxDepth} levels`)]);
   }
   return text;
 }
