@@ -7,6 +7,12 @@ import { Command, CommanderError, Option } from "commander";
 import { REVISIONS } from "../rules/revisions.js";
 import { USAGE_ERROR } from "./exit.js";
 
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 const program = new Command("mcp-wire")
   .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
   .version(await version(), "-V, --version")
