@@ -31,6 +31,15 @@ program
   });
 
 program
+  .command("serve")
+  .description("run the dual-era reference server (echo, add, progress)")
+  .option("--stdio", "serve on standard input and output (the default)")
+  .action(async () => {
+    const { runServeStdio } = await import("./serve.js");
+    process.exitCode = await runServeStdio();
+  });
+
+program
   .command("demo")
   .description("show what mcp-wire finds in a bundled sample capture")
   .action(async () => {

@@ -1,0 +1,260 @@
+/**
+ * A dual-era MCP client: finds out which era a server speaks the way the 2026-07-28
+ * specification tells a dual-era client to, then speaks it.
+ *
+ * Modern (2026-07-28): no handshake; every request carries `_meta` with the protocol version,
+ * the client's capabilities and identity. Legacy (2024-11-05 … 2025-11-25): `initialize`, then
+ * `notifications/initialized`, then requests in that session.
+ */
+import type { Defect } from "../codec/defects.js";
+import type { JsonObject } from "../codec/message.js";
+import { ConnectionError, ConnectionErrorCode, ResponseError, type ClosedError } from "../peer/errors.js";
+import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
+import type { Transport } from "../peer/transport.js";
+import { UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import {
+  LEGACY_REVISIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  RULES,
+  isRevision,
+  type Era,
+  type Revision,
+} from "../rules/revisions.js";
+import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
+
+export interface ClientOptions {
+  clientInfo?: Implementation;
+  capabilities?: JsonObject;
+  /** Speak exactly this revision: no detection, no fallback. */
+  revision?: Revision;
+  /** How long `server/discover` may go unanswered before the server counts as legacy. Default 3 s. */
+  probeTimeout?: number;
+  /** Default deadline of each request. Default 60 s. */
+  timeout?: number;
+  /** Everything wrong the server sent, as the codec names it. */
+  onDefect?: (report: DefectReport) => void;
+}
+
+/** Opens a fresh channel to the server (for stdio, spawns the process). Called again if the
+ * era probe cost the first one its life. */
+export type Connector = () => Transport | Promise<Transport>;
+
+/** One step of the opening, for a person reading what happened. */
+export interface ConnectStep {
+  step: "server/discover" | "initialize" | "notifications/initialized" | "reconnect";
+  outcome: "ok" | "error" | "timeout" | "closed" | "invalid";
+  detail?: string;
+  ms: number;
+}
+
+/** The opening failed in a way that is not a JSON-RPC error from the server. */
+export class NegotiationError extends ConnectionError {
+  override readonly name = "NegotiationError";
+  constructor(message: string) {
+    super(ConnectionErrorCode.Negotiation, message);
+  }
+}
+
+const DEFAULT_INFO: Implementation = { name: "mcp-wire", version: "0.1.0" };
+
+export class McpClient {
+  era!: Era;
+  revision!: Revision;
+  serverInfo: Implementation | undefined;
+  capabilities: JsonObject = {};
+  instructions: string | undefined;
+  /** Versions a modern server said it supports. */
+  supportedVersions: string[] = [];
+  readonly steps: ConnectStep[] = [];
+  readonly defects: Defect[] = [];
+  private peer!: Peer;
+  private readonly clientInfo: Implementation;
+  private readonly clientCapabilities: JsonObject;
+
+  private constructor(private readonly options: ClientOptions) {
+    this.clientInfo = options.clientInfo ?? DEFAULT_INFO;
+    this.clientCapabilities = options.capabilities ?? {};
+  }
+
+  /** Connects and settles the era and revision. Rejects with a typed error if no era works. */
+  static async connect(connector: Connector, options: ClientOptions = {}): Promise<McpClient> {
+    const client = new McpClient(options);
+    await client.open(connector);
+    return client;
+  }
+
+  private newPeer(transport: Transport, revision: Revision): Peer {
+    return new Peer(transport, {
+      revision,
+      role: "client",
+      ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
+      onDefect: (report) => {
+        if (this.defects.length < 100) this.defects.push(report.defect);
+        this.options.onDefect?.(report);
+      },
+    });
+  }
+
+  private async open(connector: Connector): Promise<void> {
+    const forced = this.options.revision;
+    if (forced && RULES[forced].era === "legacy") {
+      this.peer = this.newPeer(await connector(), forced);
+      return this.initialize(forced);
+    }
+    const preferred = forced ?? MODERN_REVISIONS[0]!;
+    this.peer = this.newPeer(await connector(), preferred);
+    const verdict = await this.discover(preferred, forced !== undefined);
+    if (verdict.era === "modern") {
+      this.era = "modern";
+      this.revision = verdict.revision;
+      this.peer.revision = verdict.revision;
+      return;
+    }
+    if (forced) throw new NegotiationError(`the server did not accept ${forced}: ${verdict.why}`);
+    if (this.peer.closed) {
+      // Some servers exit on any request before initialize: start a fresh one for the session.
+      const t0 = Date.now();
+      this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
+      this.steps.push({ step: "reconnect", outcome: "ok", detail: "the server closed after server/discover", ms: Date.now() - t0 });
+    }
+    await this.initialize(verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
+  }
+
+  /** `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back. */
+  private async discover(
+    revision: Revision,
+    exact: boolean,
+  ): Promise<{ era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision }> {
+    const t0 = Date.now();
+    const step = (outcome: ConnectStep["outcome"], detail?: string) =>
+      this.steps.push({ step: "server/discover", outcome, ...(detail ? { detail } : {}), ms: Date.now() - t0 });
+    try {
+      const result = await this.peer.request("server/discover", this.withMeta(revision, {}), { timeout: this.options.probeTimeout ?? 3000 });
+      const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+      this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
+      this.learnServer(result);
+      const modern = exact ? (supported.includes(revision) ? revision : undefined) : mutualRevision(MODERN_REVISIONS, supported);
+      step("ok", `supportedVersions ${JSON.stringify(supported)}`);
+      if (modern) return { era: "modern", revision: modern };
+      const legacy = mutualRevision(LEGACY_REVISIONS, supported);
+      return legacy
+        ? { era: "legacy", why: `the server supports no modern revision mcp-wire speaks`, legacyRevision: legacy }
+        : this.noMutual(supported);
+    } catch (e) {
+      if (e instanceof ResponseError && MODERN_ERROR_CODES.has(e.code)) {
+        step("error", `${e.code} ${e.message}`);
+        const data = e.data as { supported?: unknown } | undefined;
+        const supported = e.code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) ? data.supported : [];
+        this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
+        const modern = exact ? undefined : mutualRevision(MODERN_REVISIONS, supported);
+        if (modern && modern !== revision) return this.discover(modern, true);
+        if (modern) return { era: "modern", revision: modern };
+        const legacy = mutualRevision(LEGACY_REVISIONS, supported);
+        if (legacy) return { era: "legacy", why: "the server offers only legacy revisions", legacyRevision: legacy };
+        return this.noMutual(supported);
+      }
+      const outcome = e instanceof ResponseError ? "error" : codeOutcome(e);
+      step(outcome, e instanceof Error ? e.message : String(e));
+      return { era: "legacy", why: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  private noMutual(supported: readonly unknown[]): never {
+    throw new NegotiationError(`the server supports ${JSON.stringify(supported)}, none of which mcp-wire speaks`);
+  }
+
+  private async initialize(offer: Revision): Promise<void> {
+    this.peer.revision = offer;
+    const t0 = Date.now();
+    let result: JsonObject;
+    try {
+      result = await this.peer.request("initialize", {
+        protocolVersion: offer,
+        capabilities: this.clientCapabilities,
+        clientInfo: this.clientInfo,
+      });
+    } catch (e) {
+      this.steps.push({ step: "initialize", outcome: e instanceof ResponseError ? "error" : codeOutcome(e), detail: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
+      throw e;
+    }
+    const chosen = result.protocolVersion;
+    if (!isRevision(chosen) || RULES[chosen].era !== "legacy") {
+      this.steps.push({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${JSON.stringify(chosen)}`, ms: Date.now() - t0 });
+      throw new NegotiationError(`initialize: the server chose protocol version ${JSON.stringify(chosen)}, which mcp-wire does not know`);
+    }
+    this.steps.push({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
+    this.era = "legacy";
+    this.revision = chosen;
+    this.peer.revision = chosen;
+    this.learnServer(result);
+    await this.peer.notify("notifications/initialized");
+    this.steps.push({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
+  }
+
+  private learnServer(result: JsonObject): void {
+    const meta = isObject(result._meta) ? result._meta : undefined;
+    const info = result.serverInfo ?? meta?.[META_SERVER_INFO];
+    if (isObject(info) && typeof info.name === "string") this.serverInfo = info as Implementation;
+    if (isObject(result.capabilities)) this.capabilities = result.capabilities;
+    if (typeof result.instructions === "string") this.instructions = result.instructions;
+  }
+
+  private withMeta(revision: Revision, params: JsonObject): JsonObject {
+    const meta = isObject(params._meta) ? params._meta : {};
+    return {
+      ...params,
+      _meta: { ...meta, [META_PROTOCOL_VERSION]: revision, [META_CLIENT_CAPABILITIES]: this.clientCapabilities, [META_CLIENT_INFO]: this.clientInfo },
+    };
+  }
+
+  /** Sends any request in the connection's era (modern requests get their `_meta`). */
+  request<T extends JsonObject = JsonObject>(method: string, params: JsonObject = {}, options?: RequestOptions): Promise<T> {
+    return this.peer.request<T>(method, this.era === "modern" ? this.withMeta(this.revision, params) : params, options);
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.peer.notify(method, params);
+  }
+
+  /** Every tool, following pagination cursors (at most `maxPages` pages, no cursor twice). */
+  async listTools(options: RequestOptions & { maxPages?: number } = {}): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    const maxPages = options.maxPages ?? 100;
+    for (let page = 0; page < maxPages; page++) {
+      const result = await this.request("tools/list", cursor === undefined ? {} : { cursor }, options);
+      if (!Array.isArray(result.tools)) throw new NegotiationError(`tools/list: the result has no tools array`);
+      tools.push(...(result.tools as Tool[]));
+      const next = result.nextCursor;
+      if (typeof next !== "string" || next === "") return tools;
+      if (seen.has(next)) throw new NegotiationError(`tools/list: the server repeated cursor ${JSON.stringify(next)}`);
+      seen.add(next);
+      cursor = next;
+    }
+    throw new NegotiationError(`tools/list: more than ${maxPages} pages`);
+  }
+
+  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
+    return this.request<CallToolResult>("tools/call", { name, arguments: args }, options);
+  }
+
+  get closed(): boolean {
+    return this.peer.closed;
+  }
+
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+}
+
+function codeOutcome(e: unknown): ConnectStep["outcome"] {
+  const code = (e as ClosedError | undefined)?.code;
+  if (code === ConnectionErrorCode.Timeout) return "timeout";
+  if (code === ConnectionErrorCode.Closed) return "closed";
+  if (code === ConnectionErrorCode.InvalidResponse) return "invalid";
+  return "error";
+}

@@ -1,0 +1,63 @@
+/** mcp-wire's own reference server: dual-era, with a few tools that exercise the protocol. */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { JsonObject } from "../codec/message.js";
+import { ResponseError } from "../peer/errors.js";
+import { INVALID_PARAMS } from "../rules/error-codes.js";
+import { McpServer, type ServerOptions } from "./server.js";
+
+export function createReferenceServer(options: Partial<ServerOptions> = {}): McpServer {
+  const server = new McpServer({
+    serverInfo: { name: "mcp-wire-reference", version: "0.1.0" },
+    instructions: "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
+    ...options,
+  });
+
+  server.tools.define(
+    {
+      name: "echo",
+      description: "Returns its text argument as text content.",
+      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    },
+    (args) => {
+      if (typeof args.text !== "string") throw new ResponseError(INVALID_PARAMS, "echo: text must be a string");
+      return { content: [{ type: "text", text: args.text }] };
+    },
+  );
+
+  server.tools.define(
+    {
+      name: "add",
+      description: "Adds two numbers.",
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    },
+    (args) => {
+      const { a, b } = args;
+      if (typeof a !== "number" || typeof b !== "number") throw new ResponseError(INVALID_PARAMS, "add: a and b must be numbers");
+      const sum = a + b;
+      return { content: [{ type: "text", text: String(sum) }], structuredContent: { sum } as JsonObject };
+    },
+  );
+
+  server.tools.define(
+    {
+      name: "progress",
+      description: "Counts to `steps`, one step every `intervalMs`, reporting progress; stops when cancelled.",
+      inputSchema: {
+        type: "object",
+        properties: { steps: { type: "integer", minimum: 1, maximum: 1000 }, intervalMs: { type: "integer", minimum: 0, maximum: 10000 } },
+      },
+    },
+    async (args, context) => {
+      const steps = typeof args.steps === "number" && Number.isInteger(args.steps) ? Math.min(Math.max(args.steps, 1), 1000) : 5;
+      const interval = typeof args.intervalMs === "number" ? Math.min(Math.max(args.intervalMs, 0), 10_000) : 100;
+      for (let i = 1; i <= steps; i++) {
+        await sleep(interval, undefined, { signal: context.signal }).catch(() => undefined);
+        if (context.signal.aborted) return { content: [{ type: "text", text: `cancelled at step ${i}` }], isError: true };
+        await context.progress(i, steps, `step ${i} of ${steps}`);
+      }
+      return { content: [{ type: "text", text: `counted to ${steps}` }] };
+    },
+  );
+
+  return server;
+}

@@ -1,0 +1,91 @@
+/**
+ * Two families of failure, never confused: a `ResponseError` is an error the other side sent on
+ * the wire (its JSON-RPC `code` is a number, from the peer); a `ConnectionError` happened here
+ * (timeout, closed, aborted, …: its `code` is a stable string, never a JSON-RPC number). Each
+ * local failure has its own class, so callers can branch with `instanceof` or on `code`.
+ */
+import type { Defect } from "../codec/defects.js";
+
+/** An error response received from the other side. `code` is the peer's JSON-RPC code. */
+export class ResponseError extends Error {
+  override readonly name = "ResponseError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+  /** The JSON-RPC error object this error travels as. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export const ConnectionErrorCode = {
+  Timeout: "ERR_MCP_WIRE_TIMEOUT",
+  Closed: "ERR_MCP_WIRE_CLOSED",
+  Aborted: "ERR_MCP_WIRE_ABORTED",
+  Overloaded: "ERR_MCP_WIRE_OVERLOADED",
+  InvalidResponse: "ERR_MCP_WIRE_INVALID_RESPONSE",
+  Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
+} as const;
+export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
+
+/** A failure on this side of the connection. */
+export class ConnectionError extends Error {
+  override readonly name: string = "ConnectionError";
+  constructor(
+    readonly code: ConnectionErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** No answer within the deadline. */
+export class TimeoutError extends ConnectionError {
+  override readonly name = "TimeoutError";
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms`);
+  }
+}
+
+/** The connection closed before an answer came. */
+export class ClosedError extends ConnectionError {
+  override readonly name = "ClosedError";
+  constructor(message = "the connection is closed", options?: { cause?: unknown }) {
+    super(ConnectionErrorCode.Closed, message, options);
+  }
+}
+
+/** The caller gave up on the request (its AbortSignal fired). */
+export class AbortedError extends ConnectionError {
+  override readonly name = "AbortedError";
+  constructor(method: string, reason?: unknown) {
+    super(ConnectionErrorCode.Aborted, `${method}: aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}`, { cause: reason });
+  }
+}
+
+/** Too many requests already await an answer. */
+export class OverloadedError extends ConnectionError {
+  override readonly name = "OverloadedError";
+  constructor(readonly limit: number) {
+    super(ConnectionErrorCode.Overloaded, `${limit} requests already await an answer`);
+  }
+}
+
+/** The other side answered, but not with a valid response. */
+export class InvalidResponseError extends ConnectionError {
+  override readonly name = "InvalidResponseError";
+  constructor(
+    method: string,
+    readonly defects: readonly Defect[],
+  ) {
+    super(ConnectionErrorCode.InvalidResponse, `${method}: invalid response: ${defects.filter((d) => d.severity === "error").map((d) => d.code).join(", ")}`);
+  }
+}

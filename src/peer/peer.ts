@@ -1,0 +1,483 @@
+/**
+ * One end of a JSON-RPC conversation over any transport: sends requests and matches their
+ * responses, serves incoming requests and notifications, and keeps every wait bounded.
+ */
+import { decode, type Decoded } from "../codec/decode.js";
+import { defect, type Defect } from "../codec/defects.js";
+import { encode } from "../codec/encode.js";
+import type { Role } from "../codec/check.js";
+import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
+import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
+import { RULES, type Revision } from "../rules/revisions.js";
+import { AbortedError, ClosedError, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import type { Transport } from "./transport.js";
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Milliseconds to wait for the answer. Default: the peer's `timeout`. */
+  timeout?: number;
+  signal?: AbortSignal;
+  /** Asks for progress notifications (adds a `progressToken`) and receives them. */
+  onProgress?: (progress: Progress) => void;
+  /** Each progress notification restarts the deadline… */
+  resetTimeoutOnProgress?: boolean;
+  /** …but never past this many milliseconds in all. Default: 10 × `timeout`. */
+  maxTotalTimeout?: number;
+}
+
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Aborted when the requester cancels, or the connection closes. */
+  readonly signal: AbortSignal;
+  /** Reports progress, if the requester asked for it (otherwise does nothing). */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a notification on the connection, e.g. a log message tied to this request. */
+  notify(method: string, params?: JsonObject): Promise<void>;
+}
+
+export type RequestHandler = (params: JsonObject | undefined, context: RequestContext) => unknown;
+export type NotificationHandler = (params: JsonObject | undefined) => void;
+
+/** What the peer tells its `onDefect` listener about something wrong that arrived. */
+export interface DefectReport {
+  defect: Defect;
+  /** The message it concerns, as it arrived (trimmed to 1 KiB). */
+  excerpt?: string;
+}
+
+export interface PeerOptions {
+  /** The revision whose rules judge and shape messages; can change later (negotiation). */
+  revision: Revision;
+  /** This side's role. */
+  role: Role;
+  /** Default deadline for outgoing requests, in milliseconds. Default 60,000. */
+  timeout?: number;
+  /** How many outgoing requests may await an answer at once. Default 10,000. */
+  maxInFlight?: number;
+  /** Largest message accepted. Default 4 MiB. */
+  maxBytes?: number;
+  /** Everything wrong that arrived: malformed messages, stray responses, codec warnings. */
+  onDefect?: (report: DefectReport) => void;
+  /** Called once when the connection ends, for whatever reason. */
+  onClose?: (error?: Error) => void;
+}
+
+interface Pending {
+  readonly id: RequestId;
+  readonly method: string;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  readonly onProgress: ((p: Progress) => void) | undefined;
+  readonly progressToken: RequestId | undefined;
+  readonly startedAt: number;
+  readonly timeout: number;
+  readonly maxTotal: number;
+  readonly resetOnProgress: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+interface Serving {
+  readonly controller: AbortController;
+  readonly progressToken: RequestId | undefined;
+}
+
+/** Forgets the oldest entries past a limit; enough to recognise late or repeated answers. */
+class RecentIds {
+  private readonly ids = new Set<RequestId>();
+  constructor(private readonly limit: number) {}
+  add(id: RequestId): void {
+    if (this.ids.size >= this.limit) this.ids.delete(this.ids.values().next().value as RequestId);
+    this.ids.add(id);
+  }
+  has(id: RequestId): boolean {
+    return this.ids.has(id);
+  }
+  delete(id: RequestId): boolean {
+    return this.ids.delete(id);
+  }
+}
+
+const DEFAULT_TIMEOUT = 60_000;
+const DEFAULT_MAX_IN_FLIGHT = 10_000;
+const CANCELLED = "notifications/cancelled";
+const PROGRESS = "notifications/progress";
+
+export class Peer {
+  private revisionRules;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly byProgressToken = new Map<RequestId, Pending>();
+  private readonly serving = new Map<RequestId, Serving>();
+  private readonly answered = new RecentIds(1024);
+  /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */
+  private readonly abandoned = new RecentIds(1024);
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private nextId = 1;
+  private closedWith: Error | undefined;
+  private isClosed = false;
+  private readonly timeout: number;
+  private readonly maxInFlight: number;
+  private readonly maxBytes: number | undefined;
+  private readonly peerRole: Role;
+  private markEnded!: (error: Error) => void;
+  /** Settles (never rejects) with the reason once the connection has ended. */
+  readonly ended: Promise<Error> = new Promise((resolve) => (this.markEnded = resolve));
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: PeerOptions,
+  ) {
+    this.revisionRules = RULES[options.revision];
+    this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxBytes = options.maxBytes;
+    this.peerRole = options.role === "client" ? "server" : "client";
+    transport.start({
+      message: (data) => this.receive(data),
+      defect: (d) => this.report(d),
+      closed: (error) => this.shutdown(error ?? new ClosedError("the other side closed the connection")),
+    });
+  }
+
+  get revision(): Revision {
+    return this.revisionRules.revision;
+  }
+  set revision(revision: Revision) {
+    this.revisionRules = RULES[revision];
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** How many outgoing requests await an answer. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Serves `method`. The handler's return value is the result; a thrown `ResponseError` is sent as is. */
+  handle(method: string, handler: RequestHandler): void {
+    this.requestHandlers.set(method, handler);
+  }
+
+  onNotification(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  request<T = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
+    if (this.isClosed) return Promise.reject(new ClosedError(undefined, { cause: this.closedWith }));
+    if (this.pending.size >= this.maxInFlight) return Promise.reject(new OverloadedError(this.maxInFlight));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new AbortedError(method, signal.reason));
+
+    const id = this.nextId++;
+    const progressToken = options.onProgress ? id : undefined;
+    if (progressToken !== undefined) {
+      const meta = (params?._meta ?? {}) as JsonObject;
+      params = { ...params, _meta: { ...meta, progressToken } };
+    }
+    const message: Message = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    let text: string;
+    try {
+      text = encode(message, { revision: this.revision, role: this.options.role });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+
+    const timeout = options.timeout ?? this.timeout;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = signal ? () => this.abandon(id, new AbortedError(method, signal.reason), "aborted by the requester") : undefined;
+      const entry: Pending = {
+        id,
+        method,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: undefined,
+        onProgress: options.onProgress,
+        progressToken,
+        startedAt: Date.now(),
+        timeout,
+        maxTotal: options.maxTotalTimeout ?? timeout * 10,
+        resetOnProgress: options.resetTimeoutOnProgress === true,
+        signal,
+        onAbort,
+      };
+      entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, timeout), `timed out after ${timeout} ms`), timeout);
+      this.pending.set(id, entry);
+      if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
+      if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
+      this.write(text).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    });
+  }
+
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    if (this.isClosed) throw new ClosedError(undefined, { cause: this.closedWith });
+    const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+    await this.write(encode(message, { revision: this.revision, role: this.options.role }));
+  }
+
+  /** Ends the connection: every pending request rejects at once with `ClosedError`. */
+  async close(reason?: string): Promise<void> {
+    this.shutdown(new ClosedError(reason ?? "closed by this side"));
+    await this.transport.close();
+  }
+
+  private write(text: string): Promise<void> {
+    try {
+      const wait = this.transport.send(text);
+      return wait ?? Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Removes a pending request and its timer and listeners; returns it if it was pending. */
+  private settle(id: RequestId): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    if (entry.progressToken !== undefined) this.byProgressToken.delete(entry.progressToken);
+    if (entry.signal && entry.onAbort) entry.signal.removeEventListener("abort", entry.onAbort);
+    return entry;
+  }
+
+  /** Gives up on a request: rejects it, tells the other side, ignores its late answer. */
+  private abandon(id: RequestId, error: Error, reason: string): void {
+    const entry = this.settle(id);
+    if (!entry) return;
+    this.abandoned.add(id);
+    entry.reject(error);
+    if (this.isClosed) return;
+    if (this.transport.cancel?.(id)) return;
+    this.notify(CANCELLED, { requestId: id, reason }).catch(() => {
+      /* the connection is going away: nothing left to cancel */
+    });
+  }
+
+  private shutdown(error: Error): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.closedWith = error;
+    const entries = [...this.pending.keys()];
+    for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
+    for (const s of this.serving.values()) s.controller.abort(error);
+    this.serving.clear();
+    this.markEnded(error);
+    this.options.onClose?.(error);
+  }
+
+  private report(d: Defect, text?: string | Uint8Array): void {
+    const listener = this.options.onDefect;
+    if (!listener) return;
+    const report: DefectReport = { defect: d };
+    if (text !== undefined) {
+      const s = typeof text === "string" ? text : Buffer.from(text.buffer, text.byteOffset, Math.min(text.byteLength, 1024)).toString("utf8");
+      report.excerpt = s.length > 1024 ? s.slice(0, 1024) : s;
+    }
+    try {
+      listener(report);
+    } catch {
+      // a listener's failure must not disturb the connection
+    }
+  }
+
+  private receive(data: string | Uint8Array): void {
+    if (this.isClosed) return;
+    const decoded = decode(data, this.maxBytes === undefined ? { revision: this.revision, role: this.peerRole } : { revision: this.revision, role: this.peerRole, maxBytes: this.maxBytes });
+    for (const d of decoded.defects) this.report(d, data);
+    switch (decoded.kind) {
+      case "request":
+      case "notification":
+      case "result":
+      case "error":
+        this.answer(this.dispatch(decoded.message as Message, decoded.kind));
+        return;
+      case "batch":
+        this.receiveBatch(decoded);
+        return;
+      case "invalid":
+        this.answer(this.receiveInvalid(decoded));
+        return;
+    }
+  }
+
+  private receiveBatch(decoded: Decoded): void {
+    const list = decoded.message as Message[];
+    const answers: Promise<Message | undefined>[] = [];
+    decoded.items!.forEach((item, i) => {
+      const answer = item.kind === "invalid" || item.kind === "batch" ? this.receiveInvalid({ ...item, value: list[i] }) : this.dispatch(list[i]!, item.kind);
+      if (answer) answers.push(answer);
+    });
+    if (answers.length === 0) return;
+    void Promise.all(answers).then((all) => {
+      const texts = all.filter((m): m is Message => m !== undefined).map((m) => this.encodeAnswer(m));
+      if (texts.length > 0 && !this.isClosed) this.write(`[${texts.join(",")}]`).catch(() => undefined);
+    });
+  }
+
+  private answer(pending: Promise<Message | undefined> | undefined): void {
+    pending?.then((m) => {
+      if (m && !this.isClosed) return this.write(this.encodeAnswer(m));
+    }).catch(() => undefined);
+  }
+
+  /**
+   * A broken message still tells something: a request with a readable id gets -32600, an
+   * unreadable text gets -32700 (only a server answers these: a client does not answer a
+   * server's garbage), and an answer to a pending request fails that request.
+   */
+  private receiveInvalid(decoded: Decoded): Promise<Message | undefined> | undefined {
+    const v = decoded.value;
+    const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    const id = o?.id;
+    const usableId = typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? (id as RequestId) : undefined;
+    if (o && usableId !== undefined && o.method === undefined && (o.result !== undefined || o.error !== undefined)) {
+      const entry = this.settle(usableId);
+      if (entry) entry.reject(new InvalidResponseError(entry.method, decoded.defects));
+      return undefined;
+    }
+    if (this.options.role !== "server") return undefined;
+    if (o && typeof o.method === "string" && o.result === undefined && o.error === undefined) {
+      if (id === undefined) return undefined; // a broken notification is never answered
+      const why = decoded.defects.find((d) => d.severity === "error")?.message ?? "malformed";
+      return Promise.resolve(this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: `Invalid Request: ${why}` }));
+    }
+    const unparseable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
+    if (unparseable) return Promise.resolve(this.errorAnswer(null, { code: PARSE_ERROR, message: "Parse error" }));
+    if (o || Array.isArray(v)) return Promise.resolve(this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" }));
+    return undefined;
+  }
+
+  /** Routes a sound message; returns the answer to send when it is a request. */
+  private dispatch(m: Message, kind: "request" | "notification" | "result" | "error"): Promise<Message | undefined> | undefined {
+    if (kind === "result" || kind === "error") {
+      this.receiveResponse(m as { id?: RequestId | null; result?: JsonObject; error?: ErrorObject });
+    } else if (kind === "notification") {
+      this.receiveNotification(m as { method: string; params?: JsonObject });
+    } else {
+      return this.serve(m as { id: RequestId; method: string; params?: JsonObject });
+    }
+    return undefined;
+  }
+
+  private receiveResponse(m: { id?: RequestId | null; result?: JsonObject; error?: ErrorObject }): void {
+    const id = m.id;
+    if (id === undefined || id === null) {
+      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`));
+      return;
+    }
+    const entry = this.settle(id);
+    if (!entry) {
+      if (this.abandoned.delete(id)) return; // a late answer to a request we gave up on
+      if (this.answered.has(id)) {
+        this.report(defect("duplicate_response", "/id", `a second response to request ${JSON.stringify(id)}, which was already answered`));
+      } else {
+        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
+      }
+      return;
+    }
+    this.answered.add(id);
+    if (m.error) entry.reject(new ResponseError(m.error.code, m.error.message, m.error.data));
+    else entry.resolve(m.result);
+  }
+
+  private receiveNotification(m: { method: string; params?: JsonObject }): void {
+    const params = m.params;
+    if (m.method === PROGRESS && params) {
+      const entry = this.byProgressToken.get(params.progressToken as RequestId);
+      if (entry) this.progressArrived(entry, params);
+    } else if (m.method === CANCELLED && params) {
+      const serving = this.serving.get(params.requestId as RequestId);
+      if (serving) serving.controller.abort(typeof params.reason === "string" ? params.reason : "cancelled by the requester");
+    }
+    const handler = this.notificationHandlers.get(m.method);
+    if (!handler) return;
+    try {
+      handler(params);
+    } catch {
+      // a notification has no one to answer to; a throwing handler must not disturb the rest
+    }
+  }
+
+  private progressArrived(entry: Pending, params: JsonObject): void {
+    if (entry.resetOnProgress && entry.timer) {
+      clearTimeout(entry.timer);
+      const left = entry.maxTotal - (Date.now() - entry.startedAt);
+      const capped = left <= entry.timeout;
+      const limit = capped ? entry.maxTotal : entry.timeout;
+      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
+    }
+    if (!entry.onProgress || typeof params.progress !== "number") return;
+    const p: Progress = { progress: params.progress };
+    if (typeof params.total === "number") p.total = params.total;
+    if (typeof params.message === "string") p.message = params.message;
+    try {
+      entry.onProgress(p);
+    } catch {
+      // the caller's listener failing must not lose the response
+    }
+  }
+
+  /** Runs the handler for an incoming request; resolves with the answer, or nothing if cancelled. */
+  private async serve(m: { id: RequestId; method: string; params?: JsonObject }): Promise<Message | undefined> {
+    const { id, method, params } = m;
+    const handler = this.requestHandlers.get(method);
+    if (!handler) return this.errorAnswer(id, { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+    const meta = params?._meta as JsonObject | undefined;
+    const token = meta?.progressToken;
+    const serving: Serving = {
+      controller: new AbortController(),
+      progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
+    };
+    this.serving.set(id, serving);
+    const context: RequestContext = {
+      id,
+      method,
+      signal: serving.controller.signal,
+      progress: (progress, total, message) => {
+        if (serving.progressToken === undefined || serving.controller.signal.aborted) return Promise.resolve();
+        const p: JsonObject = { progressToken: serving.progressToken, progress };
+        if (total !== undefined) p.total = total;
+        if (message !== undefined) p.message = message;
+        return this.notify(PROGRESS, p).catch(() => undefined);
+      },
+      notify: (method, params) => this.notify(method, params),
+    };
+    let answer: Message;
+    try {
+      const result = await handler(params, context);
+      answer = { jsonrpc: "2.0", id, result: (result ?? {}) as JsonObject };
+    } catch (e) {
+      // never internals or stack traces on the wire
+      answer = { jsonrpc: "2.0", id, error: e instanceof ResponseError ? e.toJSON() : { code: INTERNAL_ERROR, message: "Internal error" } };
+    } finally {
+      this.serving.delete(id);
+    }
+    // cancelled or closed: the requester no longer waits, and must get nothing more
+    if (serving.controller.signal.aborted || this.isClosed) return undefined;
+    return answer;
+  }
+
+  private errorAnswer(id: RequestId | null, error: ErrorObject): Message {
+    return id === null && this.revisionRules.errorIdOptional ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
+  }
+
+  /** A handler that returns something unsendable gets -32603 instead of a broken message. */
+  private encodeAnswer(answer: Message): string {
+    try {
+      return encode(answer, { revision: this.revision, role: this.options.role });
+    } catch (e) {
+      this.report(defect("result_not_object", "/result", `this side's handler produced an answer that cannot be sent: ${e instanceof Error ? e.message : String(e)}`));
+      return JSON.stringify({ jsonrpc: "2.0", id: (answer as { id?: RequestId }).id ?? null, error: { code: INTERNAL_ERROR, message: "Internal error" } });
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * A stdio MCP server as a child process: spawned with pipes, its stderr kept (the last part of
+ * it, capped) as evidence, and shut down as the stdio transport says: close its input, wait,
+ * SIGTERM, wait, SIGKILL.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { StreamTransport, type StreamTransportOptions } from "./stream.js";
+
+export interface SpawnOptions extends StreamTransportOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** How much of the end of stderr to keep. Default 64 KiB. */
+  stderrBytes?: number;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (e.g. ENOENT). */
+  error?: Error;
+}
+
+export class ChildServer {
+  readonly transport: StreamTransport;
+  readonly exited: Promise<ExitStatus>;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private stderrParts: Buffer[] = [];
+  private stderrHeld = 0;
+  private exit: ExitStatus | undefined;
+  private readonly stderrCap: number;
+
+  constructor(
+    readonly command: string,
+    readonly args: readonly string[] = [],
+    options: SpawnOptions = {},
+  ) {
+    this.stderrCap = options.stderrBytes ?? 64 * 1024;
+    this.child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    this.exited = new Promise<ExitStatus>((resolve) => {
+      this.child.once("error", (error) => {
+        // spawn failures (ENOENT, EACCES) come here and no "exit" follows
+        this.exit ??= { code: null, signal: null, error };
+        resolve(this.exit);
+      });
+      this.child.once("exit", (code, signal) => {
+        this.exit ??= { code, signal };
+        resolve(this.exit);
+      });
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+    // a server that dies mid-write must not crash us with EPIPE
+    this.child.stdin.on("error", () => undefined);
+    this.transport = new StreamTransport(this.child.stdout, this.child.stdin, options);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The exit status, once the process has ended. */
+  get status(): ExitStatus | undefined {
+    return this.exit;
+  }
+
+  /** The last part of what the server wrote to stderr. */
+  stderrTail(): string {
+    return Buffer.concat(this.stderrParts).toString("utf8");
+  }
+
+  /** Graceful first, forced if need be; resolves once the process is gone. */
+  async shutdown(graceMs = 2000): Promise<ExitStatus> {
+    if (this.exit) return this.exit;
+    this.child.stdin.end();
+    if (await this.waitExit(graceMs)) return this.exit!;
+    this.child.kill("SIGTERM");
+    if (await this.waitExit(graceMs)) return this.exit!;
+    this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  private waitExit(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    this.stderrParts.push(chunk);
+    this.stderrHeld += chunk.length;
+    while (this.stderrHeld > this.stderrCap && this.stderrParts.length > 1) {
+      this.stderrHeld -= this.stderrParts.shift()!.length;
+    }
+    if (this.stderrHeld > this.stderrCap) {
+      const only = this.stderrParts[0]!;
+      this.stderrParts = [only.subarray(only.length - this.stderrCap)];
+      this.stderrHeld = this.stderrCap;
+    }
+  }
+}
