@@ -68,3 +68,36 @@ export type { Line } from "./codec/lines.js";
 // Lint: captures, line by line
 export { Linter, lintStream, summaryLine } from "./lint/lint.js";
 export type { LintOptions, LintRecord, LintSummary } from "./lint/lint.js";
+
+// Peer: requests and responses over any transport
+export { Peer } from "./peer/peer.js";
+export type { PeerOptions, RequestOptions, RequestContext, RequestHandler, NotificationHandler, Progress, DefectReport } from "./peer/peer.js";
+export type { Transport, TransportSink } from "./peer/transport.js";
+export {
+  ResponseError,
+  ConnectionError,
+  ConnectionErrorCode,
+  TimeoutError,
+  ClosedError,
+  AbortedError,
+  OverloadedError,
+  InvalidResponseError,
+} from "./peer/errors.js";
+
+// Transports
+export { createMemoryPair } from "./transport/memory.js";
+export { StreamTransport } from "./transport/stream.js";
+export type { StreamTransportOptions } from "./transport/stream.js";
+export { ChildServer } from "./transport/child.js";
+export type { SpawnOptions, ExitStatus } from "./transport/child.js";
+
+// MCP: dual-era client and server cores
+export { McpClient, NegotiationError } from "./mcp/client.js";
+export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";
+export { McpServer } from "./mcp/server.js";
+export type { ServerOptions, ServeContext, MethodHandler } from "./mcp/server.js";
+export { ToolRegistry } from "./mcp/tools.js";
+export type { ToolHandler } from "./mcp/tools.js";
+export { createReferenceServer } from "./mcp/reference-server.js";
+export { MODERN_REVISIONS, MODERN_ERROR_CODES } from "./mcp/meta.js";
+export type { Implementation, Tool, CallToolResult, ContentBlock } from "./mcp/meta.js";
