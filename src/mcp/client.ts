@@ -202,12 +202,16 @@ export class McpClient {
     if (typeof result.instructions === "string") this.instructions = result.instructions;
   }
 
+  /** The modern request `_meta`, built once per revision: it is the same on every request. */
+  private readonly metaByRevision = new Map<Revision, JsonObject>();
+
   private withMeta(revision: Revision, params: JsonObject): JsonObject {
-    const meta = isObject(params._meta) ? params._meta : {};
-    return {
-      ...params,
-      _meta: { ...meta, [META_PROTOCOL_VERSION]: revision, [META_CLIENT_CAPABILITIES]: this.clientCapabilities, [META_CLIENT_INFO]: this.clientInfo },
-    };
+    let base = this.metaByRevision.get(revision);
+    if (!base) {
+      base = { [META_PROTOCOL_VERSION]: revision, [META_CLIENT_CAPABILITIES]: this.clientCapabilities, [META_CLIENT_INFO]: this.clientInfo };
+      this.metaByRevision.set(revision, base);
+    }
+    return { ...params, _meta: isObject(params._meta) ? { ...params._meta, ...base } : base };
   }
 
   /** Sends any request in the connection's era (modern requests get their `_meta`). */

@@ -39,7 +39,7 @@ export class ToolRegistry {
     return result;
   }
 
-  async call(params: JsonObject, context: ServeContext): Promise<CallToolResult> {
+  call(params: JsonObject, context: ServeContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name;
     const entry = typeof name === "string" ? this.tools.get(name) : undefined;
     if (!entry) throw new ResponseError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : JSON.stringify(name)}`);

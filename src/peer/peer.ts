@@ -84,9 +84,48 @@ interface Pending {
   readonly onAbort: (() => void) | undefined;
 }
 
-interface Serving {
-  readonly controller: AbortController;
-  readonly progressToken: RequestId | undefined;
+/**
+ * An incoming request being served. Its AbortSignal is made only if the handler asks for it:
+ * an AbortController per request costs more than the rest of a round trip.
+ */
+class IncomingRequest implements RequestContext {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  cancelled = false;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    private readonly progressToken: RequestId | undefined,
+    private readonly peer: Peer,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    if (this.progressToken === undefined || this.cancelled) return Promise.resolve();
+    const p: JsonObject = { progressToken: this.progressToken, progress };
+    if (total !== undefined) p.total = total;
+    if (message !== undefined) p.message = message;
+    return this.peer.notify(PROGRESS, p).catch(() => undefined);
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.peer.notify(method, params);
+  }
 }
 
 /** Forgets the oldest entries past a limit; enough to recognise late or repeated answers. */
@@ -105,6 +144,13 @@ class RecentIds {
   }
 }
 
+/** What serving an incoming message gives: an answer to send, now or later, or nothing. */
+type Answer = Message | undefined | Promise<Message | undefined>;
+
+function isThenable(v: unknown): v is Promise<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
+}
+
 const DEFAULT_TIMEOUT = 60_000;
 const DEFAULT_MAX_IN_FLIGHT = 10_000;
 const CANCELLED = "notifications/cancelled";
@@ -114,7 +160,7 @@ export class Peer {
   private revisionRules;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byProgressToken = new Map<RequestId, Pending>();
-  private readonly serving = new Map<RequestId, Serving>();
+  private readonly serving = new Map<RequestId, IncomingRequest>();
   private readonly answered = new RecentIds(1024);
   /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */
   private readonly abandoned = new RecentIds(1024);
@@ -269,7 +315,7 @@ export class Peer {
     this.closedWith = error;
     const entries = [...this.pending.keys()];
     for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
-    for (const s of this.serving.values()) s.controller.abort(error);
+    for (const s of this.serving.values()) s.abort(error);
     this.serving.clear();
     this.markEnded(error);
     this.options.onClose?.(error);
@@ -312,7 +358,7 @@ export class Peer {
 
   private receiveBatch(decoded: Decoded): void {
     const list = decoded.message as Message[];
-    const answers: Promise<Message | undefined>[] = [];
+    const answers: Answer[] = [];
     decoded.items!.forEach((item, i) => {
       const answer = item.kind === "invalid" || item.kind === "batch" ? this.receiveInvalid({ ...item, value: list[i] }) : this.dispatch(list[i]!, item.kind);
       if (answer) answers.push(answer);
@@ -324,10 +370,18 @@ export class Peer {
     });
   }
 
-  private answer(pending: Promise<Message | undefined> | undefined): void {
-    pending?.then((m) => {
-      if (m && !this.isClosed) return this.write(this.encodeAnswer(m));
-    }).catch(() => undefined);
+  private answer(answer: Answer): void {
+    if (answer === undefined) return;
+    if (isThenable(answer)) {
+      answer.then((m) => this.sendAnswer(m), () => undefined);
+      return;
+    }
+    this.sendAnswer(answer);
+  }
+
+  private sendAnswer(m: Message | undefined): void {
+    if (!m || this.isClosed) return;
+    this.write(this.encodeAnswer(m)).catch(() => undefined);
   }
 
   /**
@@ -335,7 +389,7 @@ export class Peer {
    * unreadable text gets -32700 (only a server answers these: a client does not answer a
    * server's garbage), and an answer to a pending request fails that request.
    */
-  private receiveInvalid(decoded: Decoded): Promise<Message | undefined> | undefined {
+  private receiveInvalid(decoded: Decoded): Message | undefined {
     const v = decoded.value;
     const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     const id = o?.id;
@@ -349,16 +403,16 @@ export class Peer {
     if (o && typeof o.method === "string" && o.result === undefined && o.error === undefined) {
       if (id === undefined) return undefined; // a broken notification is never answered
       const why = decoded.defects.find((d) => d.severity === "error")?.message ?? "malformed";
-      return Promise.resolve(this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: `Invalid Request: ${why}` }));
+      return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: `Invalid Request: ${why}` });
     }
     const unparseable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
-    if (unparseable) return Promise.resolve(this.errorAnswer(null, { code: PARSE_ERROR, message: "Parse error" }));
-    if (o || Array.isArray(v)) return Promise.resolve(this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" }));
+    if (unparseable) return this.errorAnswer(null, { code: PARSE_ERROR, message: "Parse error" });
+    if (o || Array.isArray(v)) return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" });
     return undefined;
   }
 
   /** Routes a sound message; returns the answer to send when it is a request. */
-  private dispatch(m: Message, kind: "request" | "notification" | "result" | "error"): Promise<Message | undefined> | undefined {
+  private dispatch(m: Message, kind: "request" | "notification" | "result" | "error"): Answer {
     if (kind === "result" || kind === "error") {
       this.receiveResponse(m as { id?: RequestId | null; result?: JsonObject; error?: ErrorObject });
     } else if (kind === "notification") {
@@ -397,7 +451,7 @@ export class Peer {
       if (entry) this.progressArrived(entry, params);
     } else if (m.method === CANCELLED && params) {
       const serving = this.serving.get(params.requestId as RequestId);
-      if (serving) serving.controller.abort(typeof params.reason === "string" ? params.reason : "cancelled by the requester");
+      if (serving) serving.abort(typeof params.reason === "string" ? params.reason : "cancelled by the requester");
     }
     const handler = this.notificationHandlers.get(m.method);
     if (!handler) return;
@@ -427,44 +481,42 @@ export class Peer {
     }
   }
 
-  /** Runs the handler for an incoming request; resolves with the answer, or nothing if cancelled. */
-  private async serve(m: { id: RequestId; method: string; params?: JsonObject }): Promise<Message | undefined> {
+  /**
+   * Runs the handler for an incoming request and gives the answer, or nothing if the request
+   * was cancelled. Synchronous when the handler is: a promise per request is measurable.
+   */
+  private serve(m: { id: RequestId; method: string; params?: JsonObject }): Answer {
     const { id, method, params } = m;
     const handler = this.requestHandlers.get(method);
     if (!handler) return this.errorAnswer(id, { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     const meta = params?._meta as JsonObject | undefined;
     const token = meta?.progressToken;
-    const serving: Serving = {
-      controller: new AbortController(),
-      progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
-    };
+    const serving = new IncomingRequest(id, method, typeof token === "string" || typeof token === "number" ? token : undefined, this);
     this.serving.set(id, serving);
-    const context: RequestContext = {
-      id,
-      method,
-      signal: serving.controller.signal,
-      progress: (progress, total, message) => {
-        if (serving.progressToken === undefined || serving.controller.signal.aborted) return Promise.resolve();
-        const p: JsonObject = { progressToken: serving.progressToken, progress };
-        if (total !== undefined) p.total = total;
-        if (message !== undefined) p.message = message;
-        return this.notify(PROGRESS, p).catch(() => undefined);
-      },
-      notify: (method, params) => this.notify(method, params),
-    };
-    let answer: Message;
+    let result: unknown;
     try {
-      const result = await handler(params, context);
-      answer = { jsonrpc: "2.0", id, result: (result ?? {}) as JsonObject };
+      result = handler(params, serving);
     } catch (e) {
-      // never internals or stack traces on the wire
-      answer = { jsonrpc: "2.0", id, error: e instanceof ResponseError ? e.toJSON() : { code: INTERNAL_ERROR, message: "Internal error" } };
-    } finally {
-      this.serving.delete(id);
+      return this.finish(serving, undefined, e, true);
     }
+    if (isThenable(result)) {
+      return result.then(
+        (r) => this.finish(serving, r, undefined, false),
+        (e: unknown) => this.finish(serving, undefined, e, true),
+      );
+    }
+    return this.finish(serving, result, undefined, false);
+  }
+
+  private finish(serving: IncomingRequest, result: unknown, error: unknown, failed: boolean): Message | undefined {
+    this.serving.delete(serving.id);
     // cancelled or closed: the requester no longer waits, and must get nothing more
-    if (serving.controller.signal.aborted || this.isClosed) return undefined;
-    return answer;
+    if (serving.cancelled || this.isClosed) return undefined;
+    if (failed) {
+      // never internals or stack traces on the wire
+      return { jsonrpc: "2.0", id: serving.id, error: error instanceof ResponseError ? error.toJSON() : { code: INTERNAL_ERROR, message: "Internal error" } };
+    }
+    return { jsonrpc: "2.0", id: serving.id, result: (result ?? {}) as JsonObject };
   }
 
   private errorAnswer(id: RequestId | null, error: ErrorObject): Message {
