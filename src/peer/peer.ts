@@ -304,6 +304,8 @@ export class Peer {
     entry.reject(error);
     if (this.isClosed) return;
     if (this.transport.cancel?.(id)) return;
+    // 2025-11-25 basic/utilities/cancellation: "The initialize request MUST NOT be cancelled by clients"
+    if (entry.method === "initialize") return;
     this.notify(CANCELLED, { requestId: id, reason }).catch(() => {
       /* the connection is going away: nothing left to cancel */
     });
