@@ -1,7 +1,7 @@
 /**
  * Text (or bytes) → a JSON-RPC message and its defects, for one MCP revision. Never throws.
  */
-import { RULES, type Revision } from "../rules/revisions.js";
+import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { checkValue, type Checked, type Role } from "./check.js";
 import { defect, type Defect } from "./defects.js";
 import { exceedsDepth } from "./depth.js";
@@ -27,7 +27,8 @@ export interface Decoded extends Checked {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
-  const rules = RULES[options.revision];
+  // not RULES[...] alone: "toString" or "__proto__" would find Object.prototype's members
+  const rules = isRevision(options.revision) ? RULES[options.revision] : undefined;
   if (rules === undefined) {
     return invalid([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`)]);
   }

@@ -2,7 +2,7 @@
  * A message → its JSON text, only if `decode` would find no error in it for the revision:
  * mcp-wire never puts an invalid message on the wire.
  */
-import { RULES, type Revision } from "../rules/revisions.js";
+import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { checkValue, type Role } from "./check.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./decode.js";
 import { defect, type Defect } from "./defects.js";
@@ -26,7 +26,7 @@ export class EncodeError extends Error {
 }
 
 export function encode(message: Message | readonly Message[], options: EncodeOptions): string {
-  const rules = RULES[options.revision];
+  const rules = isRevision(options.revision) ? RULES[options.revision] : undefined;
   if (rules === undefined) {
     throw new EncodeError([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}`)]);
   }
