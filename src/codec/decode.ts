@@ -98,6 +98,7 @@ function parseErrorMessage(text: string, error: unknown): string {
   if (trimmed.startsWith("event:") || trimmed.startsWith("data:") || trimmed.startsWith("id:")) {
     return "not JSON: Server-Sent Events text";
   }
-  const why = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 160) : "invalid JSON";
+  // V8 quotes the text around the fault, line breaks included: a defect message is one line
+  const why = error instanceof Error ? error.message.replace(/[\r\n\u2028\u2029]/g, " ").slice(0, 160) : "invalid JSON";
   return `not valid JSON: ${why}`;
 }
