@@ -92,12 +92,13 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
   let calls = 0;
   let answers = 0;
   for (let i = 0; i < list.length; i++) {
-    const item = checkValue(list[i], rules, role);
+    const m = list[i];
+    // a batch holds message objects (JSON-RPC 2.0 §6), never another batch
+    const item: Checked = Array.isArray(m) ? nestedArray(rules) : checkValue(m, rules, role);
     items.push(item);
     for (const d of item.defects) f.defects.push({ ...d, path: `/${i}${d.path}` });
     if (item.kind === "request" || item.kind === "notification") calls++;
     else if (item.kind === "result" || item.kind === "error") answers++;
-    const m = list[i];
     if (item.kind === "request" && isPlainObject(m) && m.method === "initialize") {
       f.add("batch_initialize", `/${i}`, `initialize must not be part of a batch (2025-03-26 basic/lifecycle)`);
     }
@@ -110,6 +111,10 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
   }
   if (f.broken) return { kind: "invalid", items, defects: f.defects };
   return { kind: "batch", message: list as Message[], items, defects: f.defects };
+}
+
+function nestedArray(rules: RevisionRules): Checked {
+  return { kind: "invalid", defects: [defect("not_object", "", `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`)] };
 }
 
 const REQUEST_MEMBERS = 4; // jsonrpc, id, method, params
