@@ -203,7 +203,9 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     const keys = Object.keys(o);
     if (keys.length > known) {
       for (const k of keys) {
-        if (k === "jsonrpc" || k === "id" || k === "method" || k === "params" || k === "result" || k === "error") continue;
+        if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
+        // a response has no method (that would be ambiguous_kind) and no params
+        if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
         f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${JSON.stringify(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
       }
     }
