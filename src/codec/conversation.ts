@@ -137,7 +137,9 @@ export class Conversation {
     me.lastWasNotification = false;
     const id = (m as { id?: RequestId | null }).id;
     if (id === undefined || id === null) {
-      const code = kind === "error" ? (m as { error: { code: unknown } }).error.code : undefined;
+      const error: unknown = kind === "error" ? (m as { error?: unknown }).error : undefined;
+      // a broken message can get here too (see readableShape), its error need not be an object
+      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
       if (code === PARSE_ERROR || code === INVALID_REQUEST) return; // the request's id could not be read
       if (wasAfterNotification) {
         found.push(defect("response_to_notification", path || "", `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`));
@@ -174,7 +176,10 @@ function readableShape(v: unknown): MessageKind {
     if (id === undefined) return "notification";
     return usableId ? "request" : "invalid";
   }
-  if (o.method === undefined && usableId && (o.result === undefined) !== (o.error === undefined)) {
+  // A response with a null or absent id is followed too: the id is already a defect of its own,
+  // but right after a notification it is how a peer answers one, which only the exchange shows.
+  const answerId = usableId || id === undefined || id === null;
+  if (o.method === undefined && answerId && (o.result === undefined) !== (o.error === undefined)) {
     return o.error !== undefined ? "error" : "result";
   }
   return "invalid";
