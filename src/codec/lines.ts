@@ -60,7 +60,10 @@ export class LineSplitter {
       this.held = 0;
       return;
     }
-    this.parts.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    const part = from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
+    // A tail left waiting for its newline is copied: a view would keep the whole chunk alive,
+    // lines already emitted or dropped from it included, for as long as the peer stalls.
+    this.parts.push(from > 0 && to === chunk.length ? Buffer.from(part) : part);
     this.held += n;
   }
 
