@@ -5,11 +5,11 @@
 import type { Readable } from "node:stream";
 import { Conversation, type Sender } from "../codec/conversation.js";
 import { decode, DEFAULT_MAX_BYTES, type Decoded } from "../codec/decode.js";
-import { defect, worstSeverity, type Defect } from "../codec/defects.js";
+import { defect, pointerToken, worstSeverity, type Defect } from "../codec/defects.js";
 import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
 import { LineSplitter, type Line } from "../codec/lines.js";
 import type { MessageKind } from "../codec/message.js";
-import { LATEST_REVISION, type Revision } from "../rules/revisions.js";
+import { LATEST_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
 
 export interface LintOptions {
   /** Judge by this revision. Without it, the revision is read from the conversation. */
@@ -97,9 +97,14 @@ export class Linter {
         decoded = decode(text, { revision: evidence.revision, maxBytes, ...(from ? { role: from } : {}) });
       }
     }
-    // A plain capture has no direction: calls from one side, answers from the other.
-    const sender = from ?? (decoded.kind === "result" || decoded.kind === "error" ? "server" : "client");
+    // A plain capture has no direction: calls from one side, answers from the other. A broken
+    // answer (a null id) or a batch of answers is still an answer.
+    const sender = from ?? (isAnswer(decoded.message ?? decoded.value) ? "server" : "client");
     const defects = decoded.defects.concat(this.conversation.observe(decoded, sender));
+    const unknown = this.options.revision ? undefined : unknownVersion(decoded);
+    if (unknown) {
+      defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${this.s.revision} (${this.s.revisionSource === "assumed" ? "assumed" : `from the ${this.s.revisionSource}`}); pass --revision`));
+    }
     const record: LintRecord = { line: n, kind: decoded.kind, defects };
     if (from) record.from = from;
     return this.count(record);
@@ -113,6 +118,38 @@ export class Linter {
     else this.s.clean++;
     return record;
   }
+}
+
+function isResponse(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return o.method === undefined && (o.result !== undefined || o.error !== undefined);
+}
+
+function isAnswer(v: unknown): boolean {
+  return Array.isArray(v) ? v.length > 0 && v.every(isResponse) : isResponse(v);
+}
+
+/**
+ * A protocol version a message names where `revisionEvidence` looks, but which is none of the
+ * revisions mcp-wire knows: the capture is judged by another revision than it speaks.
+ */
+function unknownVersion(d: Decoded): { version: string; path: string } | undefined {
+  const m = d.message as Record<string, unknown> | undefined;
+  if (!m || Array.isArray(m)) return undefined;
+  const unknown = (v: unknown): v is string => typeof v === "string" && !isRevision(v);
+  if (d.kind === "request") {
+    const params = m.params as Record<string, unknown> | undefined;
+    if (!params) return undefined;
+    if (m.method === "initialize" && unknown(params.protocolVersion)) return { version: params.protocolVersion, path: "/params/protocolVersion" };
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const v = meta && typeof meta === "object" ? meta[META_PROTOCOL_VERSION] : undefined;
+    if (unknown(v)) return { version: v, path: `/params/_meta/${pointerToken(META_PROTOCOL_VERSION)}` };
+  } else if (d.kind === "result") {
+    const r = m.result as Record<string, unknown>;
+    if (unknown(r.protocolVersion) && (r.serverInfo !== undefined || r.capabilities !== undefined)) return { version: r.protocolVersion, path: "/result/protocolVersion" };
+  }
+  return undefined;
 }
 
 function isBlank(bytes: Buffer): boolean {
