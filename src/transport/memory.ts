@@ -29,6 +29,9 @@ class MemoryTransport implements Transport {
     if (this.isClosed) return;
     this.isClosed = true;
     this.sink?.closed();
+    // what this side already sent is on its way, as bytes in a pipe would be: deliveries are
+    // queued microtasks, so waiting one turn lets them land before the other side closes
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
     await this.other.close();
   }
 }
