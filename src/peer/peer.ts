@@ -239,7 +239,7 @@ export class Peer {
     }
 
     const timeout = options.timeout ?? this.timeout;
-    return new Promise<T>((resolve, reject) => {
+    const answer = new Promise<T>((resolve, reject) => {
       const onAbort = signal ? () => this.abandon(id, new AbortedError(method, signal.reason), "aborted by the requester") : undefined;
       const entry: Pending = {
         id,
@@ -260,8 +260,10 @@ export class Peer {
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
       if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
-      this.write(text).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
     });
+    // written outside the executor: a closure there would keep the text alive until the answer
+    this.write(text).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    return answer;
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
