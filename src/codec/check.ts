@@ -8,7 +8,7 @@
  */
 import { describeError } from "../rules/error-codes.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
-import { DEFECTS, defect, pointerToken, type Defect, type DefectCode, type Severity } from "./defects.js";
+import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCode, type Severity } from "./defects.js";
 import type { Message, MessageKind } from "./message.js";
 
 /** Who sent the message; some rules bind only one side. */
@@ -129,7 +129,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
 
   if (jsonrpc === undefined && !hasMethod && !hasResult && !hasError && !hasId) {
     const keys = Object.keys(o);
-    const shown = keys.slice(0, 3).map((k) => JSON.stringify(k)).join(", ");
+    const shown = keys.slice(0, 3).map((k) => quote(k)).join(", ");
     f.add(
       "no_envelope",
       path,
@@ -142,7 +142,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
   if (jsonrpc === undefined) {
     f.add("missing_jsonrpc", `${path}`, `no "jsonrpc" member: every message must carry "jsonrpc": "2.0" (${JSONRPC_SPEC} §4)`);
   } else if (jsonrpc !== "2.0") {
-    f.add("wrong_jsonrpc_version", `${path}/jsonrpc`, `"jsonrpc" is ${JSON.stringify(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`);
+    f.add("wrong_jsonrpc_version", `${path}/jsonrpc`, `"jsonrpc" is ${quote(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`);
   }
 
   let kind: MessageKind;
@@ -158,7 +158,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     } else if (method.length === 0) {
       f.add("method_invalid", `${path}/method`, `"method" is empty: it must name a method (${JSONRPC_SPEC} §4)`);
     } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
-      f.add("method_invalid", `${path}/method`, `"method" ${JSON.stringify(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`);
+      f.add("method_invalid", `${path}/method`, `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`);
     }
     if (params !== undefined && !isPlainObject(params)) {
       f.add("params_not_object", `${path}/params`, `"params" is ${describeType(params)}: MCP params are always an object ${ref(rules)}`);
@@ -206,7 +206,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
         if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
         // a response has no method (that would be ambiguous_kind) and no params
         if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
-        f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${JSON.stringify(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
+        f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
       }
     }
   }
@@ -258,7 +258,7 @@ function checkResult(result: unknown, f: Findings, path: string): void {
   if (rt === undefined) {
     f.add("result_type_missing", `${path}/result/resultType`, `result has no "resultType": read as "complete", but ${rules.revision} servers must send it ${ref(rules)}`);
   } else if (typeof rt !== "string" || !rules.resultTypes.includes(rt)) {
-    f.add("result_type_unknown", `${path}/result/resultType`, `"resultType" is ${JSON.stringify(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`);
+    f.add("result_type_unknown", `${path}/result/resultType`, `"resultType" is ${quote(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`);
   }
 }
 
@@ -276,7 +276,7 @@ function checkError(error: unknown, f: Findings, path: string): void {
   } else {
     known++;
     if (typeof code !== "number" || !Number.isInteger(code)) {
-      f.add("error_code_not_integer", `${at}/code`, `error code is ${describeType(code)}${typeof code === "number" || typeof code === "string" ? ` (${JSON.stringify(code)})` : ""}: error codes must be integers ${ref(rules)}`);
+      f.add("error_code_not_integer", `${at}/code`, `error code is ${describeType(code)}${typeof code === "number" || typeof code === "string" ? ` (${quote(code)})` : ""}: error codes must be integers ${ref(rules)}`);
     } else {
       checkErrorCode(code, f, at);
     }
@@ -294,7 +294,7 @@ function checkError(error: unknown, f: Findings, path: string): void {
   if (keys.length > known) {
     for (const k of keys) {
       if (k === "code" || k === "message" || k === "data") continue;
-      f.add("unexpected_member", `${at}/${pointerToken(k)}`, `unexpected member ${JSON.stringify(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`);
+      f.add("unexpected_member", `${at}/${pointerToken(k)}`, `unexpected member ${quote(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`);
     }
   }
 }

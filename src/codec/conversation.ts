@@ -5,7 +5,7 @@
 import { INVALID_REQUEST, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision, type RevisionRules } from "../rules/revisions.js";
 import type { Checked } from "./check.js";
-import { defect, type Defect } from "./defects.js";
+import { defect, quote, type Defect } from "./defects.js";
 import type { Message, MessageKind, RequestId } from "./message.js";
 
 export type Sender = "client" | "server";
@@ -124,9 +124,9 @@ export class Conversation {
       me.lastWasNotification = false;
       const { id, method } = m as { id: RequestId; method: string };
       if (me.pending.has(id)) {
-        found.push(defect("id_reused_in_flight", `${path}/id`, `id ${JSON.stringify(id)} repeats the id of this ${from}'s ${JSON.stringify(me.pending.get(id))} request, still awaiting its answer (${rev} basic/index)`));
+        found.push(defect("id_reused_in_flight", `${path}/id`, `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id))} request, still awaiting its answer (${rev} basic/index)`));
       } else if (this.rules.idReuse === "session" && me.used.has(id)) {
-        found.push(defect("id_reused_in_session", `${path}/id`, `id ${JSON.stringify(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`));
+        found.push(defect("id_reused_in_session", `${path}/id`, `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`));
       }
       me.pending.set(id, method);
       if (this.rules.idReuse === "session") me.used.add(id);
@@ -153,12 +153,12 @@ export class Conversation {
       return;
     }
     if (peer.answered.has(id)) {
-      found.push(defect("duplicate_response", `${path}/id`, `a second response to request ${JSON.stringify(id)}, which was already answered: each request gets exactly one response (JSON-RPC 2.0 §5)`));
+      found.push(defect("duplicate_response", `${path}/id`, `a second response to request ${quote(id)}, which was already answered: each request gets exactly one response (JSON-RPC 2.0 §5)`));
       return;
     }
     const other = typeof id === "string" ? Number(id) : String(id);
-    const hint = peer.pending.has(other) ? ` (request ${JSON.stringify(other)} is pending: ids must match in type too)` : "";
-    found.push(defect("unknown_response_id", `${path}/id`, `${article(kind)} for id ${JSON.stringify(id)}, which matches no request awaiting an answer${hint}`));
+    const hint = peer.pending.has(other) ? ` (request ${quote(other)} is pending: ids must match in type too)` : "";
+    found.push(defect("unknown_response_id", `${path}/id`, `${article(kind)} for id ${quote(id)}, which matches no request awaiting an answer${hint}`));
   }
 }
 

@@ -93,3 +93,14 @@ export function worstSeverity(defects: readonly Defect[]): Severity | null {
   }
   return worst;
 }
+
+/** A value quoted in a defect message: JSON, cut short so one hostile value cannot flood a report. */
+export function quote(value: unknown, max = 60): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
