@@ -63,7 +63,7 @@ async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & 
   const { collect, ...params } = serverParams(stderr);
   const transport = new V2StdioClientTransport(params);
   transport.stderr?.on("data", collect);
-  const client = new V2Client({ name: "interop-v2", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: 5000 } } });
+  const client = new V2Client({ name: "interop-v2", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } });
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await within(client.connect(transport, { timeout: TIMEOUT }), "v2 connect");
