@@ -145,6 +145,7 @@ function sameChecks(connection: () => SdkClient) {
     assert.deepEqual(
       client.errors.slice(errorsBefore).map((e) => e.message),
       [],
+      `the server's stderr:\n${client.stderr()}`,
     );
   });
 }
