@@ -1,0 +1,78 @@
+/**
+ * A stdio server as a real child process: a round trip, the graceful shutdown, a server that
+ * dies mid-request, one that ignores stdin closing and SIGTERM, and a command that is not there.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { describe, test } from "node:test";
+import { ClosedError } from "../peer/errors.js";
+import { Peer } from "../peer/peer.js";
+import { Defects, guardEventLoop, rejection, within } from "../peer/support.test.js";
+import { ChildServer } from "./child.js";
+
+guardEventLoop();
+
+const fixture = (name: string) => fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url));
+
+function connect(server: ChildServer) {
+  const defects = new Defects();
+  const peer = new Peer(server.transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: defects.listener });
+  return { peer, defects };
+}
+
+describe("ChildServer", () => {
+  test("a round trip with a real process, then a graceful shutdown by closing its stdin", async () => {
+    const server = new ChildServer(process.execPath, [fixture("child-echo.mjs")]);
+    const { peer, defects } = connect(server);
+    const hello = new Promise((resolve) => peer.onNotification("notifications/message", resolve));
+    assert.equal(typeof server.pid, "number");
+    assert.deepEqual(await within(peer.request("echo", { a: [1, "two"] })), { a: [1, "two"] });
+    const e = await rejection(peer.request("nothing"));
+    assert.equal((e as { code?: unknown }).code, -32601);
+    assert.deepEqual(await within(hello), { level: "info", data: "hello" });
+    const status = await within(server.shutdown(5000), 10_000);
+    assert.deepEqual(status, { code: 0, signal: null });
+    assert.equal(server.status, status);
+    assert.ok((await within(peer.ended)) instanceof ClosedError);
+    assert.deepEqual(defects.codes(), []);
+  });
+
+  test("a server that dies mid-request: the request settles with ClosedError, the stderr tail is kept and capped", async () => {
+    const server = new ChildServer(process.execPath, [fixture("child-crash.mjs"), String(200 * 1024)], { stderrBytes: 4096 });
+    const { peer } = connect(server);
+    const e = await rejection(peer.request("echo", { x: 1 }), 10_000);
+    assert.ok(e instanceof ClosedError);
+    const status = await within(server.exited);
+    assert.equal(status.code, 3);
+    assert.equal(status.signal, null);
+    const tail = server.stderrTail();
+    assert.ok(Buffer.byteLength(tail) <= 4096, `kept ${Buffer.byteLength(tail)} bytes`);
+    assert.ok(tail.length > 1000, "the tail is kept, not emptied");
+    assert.ok(tail.endsWith("last words: out of cheese\n"), JSON.stringify(tail.slice(-80)));
+    // already gone: shutdown only reports how it ended
+    assert.equal(await within(server.shutdown(100)), status);
+  });
+
+  test("a server that ignores stdin closing and SIGTERM is still ended, by SIGKILL", async () => {
+    const server = new ChildServer(process.execPath, [fixture("child-stubborn.mjs")]);
+    const { peer } = connect(server);
+    await within(new Promise((resolve) => peer.onNotification("notifications/message", resolve)), 10_000, "the stubborn server's ready message");
+    const pending = rejection(peer.request("echo", {}), 15_000);
+    const status = await within(server.shutdown(150), 10_000);
+    assert.deepEqual(status, { code: null, signal: "SIGKILL" });
+    assert.ok((await pending) instanceof ClosedError);
+  });
+
+  test("a command that does not exist: ExitStatus.error is set, requests fail, nothing escapes", async () => {
+    const server = new ChildServer("/nonexistent/mcp-wire-no-such-server", ["--stdio"]);
+    const { peer } = connect(server);
+    const pending = rejection(peer.request("echo", {}));
+    const status = await within(server.exited);
+    assert.equal(status.code, null);
+    assert.ok(status.error instanceof Error);
+    assert.equal((status.error as NodeJS.ErrnoException).code, "ENOENT");
+    assert.ok((await pending) instanceof ClosedError);
+    assert.equal(await within(server.shutdown(100)), status);
+    assert.ok((await rejection(peer.request("again"))) instanceof ClosedError);
+  });
+});
