@@ -8,7 +8,7 @@
  */
 import type { Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { ConnectionError, ConnectionErrorCode, ResponseError, type ClosedError } from "../peer/errors.js";
+import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
@@ -114,13 +114,27 @@ export class McpClient {
       return;
     }
     if (forced) throw new NegotiationError(`the server did not accept ${forced}: ${verdict.why}`);
+    const offer = verdict.legacyRevision ?? LEGACY_REVISIONS[0]!;
     if (this.peer.closed) {
       // Some servers exit on any request before initialize: start a fresh one for the session.
-      const t0 = Date.now();
-      this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
-      this.steps.push({ step: "reconnect", outcome: "ok", detail: "the server closed after server/discover", ms: Date.now() - t0 });
+      await this.reconnect(connector, "the server closed after server/discover");
+      return this.initialize(offer);
     }
-    await this.initialize(verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
+    try {
+      await this.initialize(offer);
+    } catch (e) {
+      // Others answer the probe with an error and then exit: the end of their output can come
+      // after that answer, so the probe's toll shows only as initialize finding the pipe closed.
+      if (!(e instanceof ClosedError)) throw e;
+      await this.reconnect(connector, "the server closed after answering server/discover");
+      await this.initialize(offer);
+    }
+  }
+
+  private async reconnect(connector: Connector, detail: string): Promise<void> {
+    const t0 = Date.now();
+    this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
+    this.steps.push({ step: "reconnect", outcome: "ok", detail, ms: Date.now() - t0 });
   }
 
   /** `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back. */

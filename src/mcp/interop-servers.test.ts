@@ -293,6 +293,28 @@ describe("McpClient → a server that exits on anything before initialize (like 
   });
 });
 
+describe("McpClient → a server that answers the probe with an error, then exits", () => {
+  test("the error comes before the end of the pipe; the dead process is still replaced", async () => {
+    const spawner = new Spawner(process.execPath, [EXIT_BEFORE_INITIALIZE_SERVER, "--answer-then-exit"]);
+    try {
+      const client = await within(McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: TIMEOUT }), "McpClient.connect");
+      assert.equal(client.era, "legacy");
+      assert.equal(client.revision, "2025-06-18");
+      assert.equal(client.steps[0]!.step, "server/discover");
+      assert.equal(client.steps[0]!.outcome, "error");
+      assert.ok(stepNames(client).includes("reconnect"), `a reconnect in ${JSON.stringify(client.steps)}`);
+      assert.deepEqual(stepNames(client).slice(-2), ["initialize", "notifications/initialized"]);
+      assert.equal(spawner.children.length, 2);
+      assert.deepEqual(await within(spawner.children[0]!.exited, "the first server's exit"), { code: 1, signal: null });
+      const result = await within(client.callTool("echo", { text: "third time lucky" }), "echo");
+      assert.equal(textOf(result), "third time lucky");
+      await client.close();
+    } finally {
+      await spawner.shutdown();
+    }
+  });
+});
+
 describe("McpClient → a legacy server that never answers before initialize", () => {
   test("the probe times out, and initialize follows on the same process", async () => {
     const spawner = new Spawner(process.execPath, [EXIT_BEFORE_INITIALIZE_SERVER, "--silent"]);
