@@ -357,6 +357,20 @@ for (const channel of CHANNELS) {
         assert.equal(p.timeoutMs, 100);
         await s.peer.close();
       });
+      test("a maxTotalTimeout shorter than the timeout is the deadline from the start", async (t) => {
+        const tick = mockClock(t);
+        const s = new Scripted(channel, "client");
+        const request = watch(s.peer.request("long", {}, { timeout: 1000, onProgress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 200 }));
+        await s.next();
+        tick(199);
+        await ticks();
+        assert.ok(!request.settled);
+        tick(1);
+        const e = await rejection(request.promise);
+        assert.ok(e instanceof TimeoutError);
+        assert.equal(e.timeoutMs, 200);
+        await s.peer.close();
+      });
     });
 
     describe("cancellation", () => {

@@ -256,7 +256,9 @@ export class Peer {
         signal,
         onAbort,
       };
-      entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, timeout), `timed out after ${timeout} ms`), timeout);
+      // the overall limit binds the first deadline too, not only those that progress restarts
+      const first = Math.min(timeout, entry.maxTotal);
+      entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, first), `timed out after ${first} ms`), first);
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
       if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
