@@ -82,7 +82,13 @@ export class McpClient {
   /** Connects and settles the era and revision. Rejects with a typed error if no era works. */
   static async connect(connector: Connector, options: ClientOptions = {}): Promise<McpClient> {
     const client = new McpClient(options);
-    await client.open(connector);
+    try {
+      await client.open(connector);
+    } catch (e) {
+      // the caller never gets this client: close what it opened (for stdio, the child's stdin)
+      await client.peer?.close().catch(() => undefined);
+      throw e;
+    }
     return client;
   }
 
