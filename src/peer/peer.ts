@@ -239,6 +239,9 @@ export class Peer {
     }
 
     const timeout = options.timeout ?? this.timeout;
+    const maxTotal = options.maxTotalTimeout ?? timeout * 10;
+    // the overall limit binds the first deadline too, not only those that progress restarts
+    const first = Math.min(timeout, maxTotal);
     const answer = new Promise<T>((resolve, reject) => {
       const onAbort = signal ? () => this.abandon(id, new AbortedError(method, signal.reason), "aborted by the requester") : undefined;
       const entry: Pending = {
@@ -251,13 +254,11 @@ export class Peer {
         progressToken,
         startedAt: Date.now(),
         timeout,
-        maxTotal: options.maxTotalTimeout ?? timeout * 10,
+        maxTotal,
         resetOnProgress: options.resetTimeoutOnProgress === true,
         signal,
         onAbort,
       };
-      // the overall limit binds the first deadline too, not only those that progress restarts
-      const first = Math.min(timeout, entry.maxTotal);
       entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, first), `timed out after ${first} ms`), first);
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
