@@ -37,8 +37,9 @@ export class ChildServer {
     this.stderrCap = options.stderrBytes ?? 64 * 1024;
     this.child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise<ExitStatus>((resolve) => {
-      this.child.once("error", (error) => {
-        // spawn failures (ENOENT, EACCES) come here and no "exit" follows
+      this.child.on("error", (error) => {
+        // spawn failures (ENOENT, EACCES) come here and no "exit" follows; later ones (a failed
+        // kill) must not go unhandled either
         this.exit ??= { code: null, signal: null, error };
         resolve(this.exit);
       });
