@@ -5,6 +5,7 @@
  *   npm run bench -- decode             only the ones named (also BENCH_FILTER=decode)
  *   BENCH_QUICK=1 npm run bench         a few short rounds: a smoke test, not a measurement
  *   BENCH_ROUNDS=25 BENCH_ROUND_MS=300  longer runs on a quiet machine
+ *   BENCH_CLOCK=cpu                     rates per CPU second: steadier on a crowded machine
  *
  * Timings are reported, never asserted: the exit status says whether the benchmarks ran, not
  * whether a target was met, because on a shared machine a slow run is not a regression.
@@ -33,7 +34,9 @@ async function main(): Promise<void> {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   console.log(`# mcp-wire benchmarks${profile.quick ? " (BENCH_QUICK: smoke test, numbers are not meaningful)" : ""}`);
   console.log(`node ${process.version}, ${cpu}, ${loadLine()}`);
-  console.log(`${profile.rounds} rounds × ${profile.roundMs} ms per contender after ${profile.warmupMs} ms warm-up; gc between slices: ${gcExposed ? "yes" : "no (run with --expose-gc)"}`);
+  console.log(
+    `${profile.rounds} rounds × ${profile.roundMs} ms per contender after ${profile.warmupMs} ms warm-up; rates per ${profile.clock === "cpu" ? "second of process CPU time (BENCH_CLOCK=cpu)" : "second of wall time"}; gc between slices: ${gcExposed ? "yes" : "no (run with --expose-gc)"}`,
+  );
   console.log("Absolute rates depend on the machine and its neighbours; the ratios, taken round by round in the same run, are what counts.");
 
   const started = Date.now();
