@@ -117,7 +117,12 @@ function nestedArray(rules: RevisionRules): Checked {
   return { kind: "invalid", defects: [defect("not_object", "", `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`)] };
 }
 
-const REQUEST_MEMBERS = 4; // jsonrpc, id, method, params
+/** Own enumerable keys, counted without allocating an array: this runs on every message. */
+function countKeys(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
 
 function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): MessageKind {
   const rules = f.rules;
@@ -199,15 +204,12 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     return "invalid";
   }
 
-  if (known < REQUEST_MEMBERS + 2) {
-    const keys = Object.keys(o);
-    if (keys.length > known) {
-      for (const k of keys) {
-        if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
-        // a response has no method (that would be ambiguous_kind) and no params
-        if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
-        f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
-      }
+  if (countKeys(o) > known) {
+    for (const k of Object.keys(o)) {
+      if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
+      // a response has no method (that would be ambiguous_kind) and no params
+      if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
+      f.add("unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
     }
   }
   return kind;
@@ -290,9 +292,8 @@ function checkError(error: unknown, f: Findings, path: string): void {
     }
   }
   if (error.data !== undefined) known++;
-  const keys = Object.keys(error);
-  if (keys.length > known) {
-    for (const k of keys) {
+  if (countKeys(error) > known) {
+    for (const k of Object.keys(error)) {
       if (k === "code" || k === "message" || k === "data") continue;
       f.add("unexpected_member", `${at}/${pointerToken(k)}`, `unexpected member ${quote(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`);
     }
