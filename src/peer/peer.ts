@@ -265,14 +265,14 @@ export class Peer {
       if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
     });
     // written outside the executor: a closure there would keep the text alive until the answer
-    this.write(text).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    this.write(text, message).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
     return answer;
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
     if (this.isClosed) throw new ClosedError(undefined, { cause: this.closedWith });
     const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.write(encode(message, { revision: this.revision, role: this.options.role }));
+    await this.write(encode(message, { revision: this.revision, role: this.options.role }), message);
   }
 
   /** Ends the connection: every pending request rejects at once with `ClosedError`. */
@@ -281,9 +281,9 @@ export class Peer {
     await this.transport.close();
   }
 
-  private write(text: string): Promise<void> {
+  private write(text: string, message: Message | readonly Message[]): Promise<void> {
     try {
-      const wait = this.transport.send(text);
+      const wait = this.transport.send(text, message);
       return wait ?? Promise.resolve();
     } catch (e) {
       return Promise.reject(e);
@@ -372,8 +372,9 @@ export class Peer {
     });
     if (answers.length === 0) return;
     void Promise.all(answers).then((all) => {
-      const texts = all.filter((m): m is Message => m !== undefined).map((m) => this.encodeAnswer(m));
-      if (texts.length > 0 && !this.isClosed) this.write(`[${texts.join(",")}]`).catch(() => undefined);
+      const out = all.filter((m): m is Message => m !== undefined);
+      const texts = out.map((m) => this.encodeAnswer(m));
+      if (texts.length > 0 && !this.isClosed) this.write(`[${texts.join(",")}]`, out).catch(() => undefined);
     });
   }
 
@@ -388,7 +389,7 @@ export class Peer {
 
   private sendAnswer(m: Message | undefined): void {
     if (!m || this.isClosed) return;
-    this.write(this.encodeAnswer(m)).catch(() => undefined);
+    this.write(this.encodeAnswer(m), m).catch(() => undefined);
   }
 
   /**

@@ -3,7 +3,7 @@
  * only ever sees framed message texts going in and out.
  */
 import type { Defect } from "../codec/defects.js";
-import type { RequestId } from "../codec/message.js";
+import type { Message, RequestId } from "../codec/message.js";
 
 export interface TransportSink {
   /** One framed message as it arrived. */
@@ -18,10 +18,17 @@ export interface Transport {
   /** Begins delivering incoming messages to `sink`. Called once. */
   start(sink: TransportSink): void;
   /**
-   * Writes one message. Returns a promise only when the channel is congested, resolved once it
-   * can take more (back-pressure); throws when the channel is closed.
+   * How silence and failures on this channel read: over a local stream, silence from a server
+   * can mean a legacy server ignoring an unknown request; over HTTP, silence is an outage.
    */
-  send(text: string): void | Promise<void>;
+  readonly kind?: "stream" | "http";
+  /**
+   * Writes one message (`message` is the same message, parsed, for channels that mirror parts
+   * of it elsewhere, such as HTTP headers). Returns a promise when the write is not done at
+   * once: the channel is congested (back-pressure) or, over HTTP, the exchange is under way. A
+   * rejected promise fails the request the message carried; throws when the channel is closed.
+   */
+  send(text: string, message?: Message | readonly Message[]): void | Promise<void>;
   /**
    * Cancels a request by the channel's own means (Streamable HTTP closes the request's stream).
    * Returns false when the channel has none, and the peer sends `notifications/cancelled`.
