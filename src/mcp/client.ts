@@ -23,6 +23,8 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
+import { HttpError } from "../transport/http-error.js";
+import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
 
 export interface ClientOptions {
@@ -70,7 +72,11 @@ export class McpClient {
   supportedVersions: string[] = [];
   readonly steps: ConnectStep[] = [];
   readonly defects: Defect[] = [];
+  /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
+  readonly rejectedTools: string[] = [];
   private peer!: Peer;
+  private transport!: Transport;
+  private readonly toolHeaders = new Map<string, HeaderParam[]>();
   private readonly clientInfo: Implementation;
   private readonly clientCapabilities: JsonObject;
 
@@ -93,6 +99,7 @@ export class McpClient {
   }
 
   private newPeer(transport: Transport, revision: Revision): Peer {
+    this.transport = transport;
     return new Peer(transport, {
       revision,
       role: "client",
@@ -178,6 +185,7 @@ export class McpClient {
       }
       const outcome = e instanceof ResponseError ? "error" : codeOutcome(e);
       step(outcome, e instanceof Error ? e.message : String(e));
+      if (this.transport.kind === "http" && !isHttpLegacyEvidence(e)) throw e;
       return { era: "legacy", why: e instanceof Error ? e.message : String(e) };
     }
   }
@@ -209,6 +217,7 @@ export class McpClient {
     this.era = "legacy";
     this.revision = chosen;
     this.peer.revision = chosen;
+    this.transport.negotiated?.(chosen);
     this.learnServer(result);
     await this.peer.notify("notifications/initialized");
     this.steps.push({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
@@ -252,7 +261,7 @@ export class McpClient {
     for (let page = 0; page < maxPages; page++) {
       const result = await this.request("tools/list", cursor === undefined ? {} : { cursor }, options);
       if (!Array.isArray(result.tools)) throw new NegotiationError(`tools/list: the result has no tools array`);
-      tools.push(...(result.tools as Tool[]));
+      for (const tool of result.tools as Tool[]) if (this.acceptTool(tool)) tools.push(tool);
       const next = result.nextCursor;
       if (typeof next !== "string" || next === "") return tools;
       if (seen.has(next)) throw new NegotiationError(`tools/list: the server repeated cursor ${JSON.stringify(next)}`);
@@ -260,6 +269,28 @@ export class McpClient {
       cursor = next;
     }
     throw new NegotiationError(`tools/list: more than ${maxPages} pages`);
+  }
+
+  /**
+   * Over HTTP a tool's `x-mcp-header` parameters are mirrored into headers; a tool whose
+   * annotations break the rules is left out, as the 2026-07-28 transport page requires.
+   */
+  private acceptTool(tool: Tool): boolean {
+    if (this.transport.kind !== "http" || this.era !== "modern") return true;
+    const found = headerParams(tool);
+    if ("error" in found) {
+      this.rejectedTools.push(found.error);
+      return false;
+    }
+    if (found.params.length > 0) {
+      this.toolHeaders.set(tool.name, found.params);
+      this.transport.paramHeaders ??= (m) => {
+        const p = (m as { method?: string; params?: JsonObject }).params;
+        const params = (m as { method?: string }).method === "tools/call" && typeof p?.name === "string" ? this.toolHeaders.get(p.name) : undefined;
+        return params ? paramHeaders(p!.arguments, params) : undefined;
+      };
+    }
+    return true;
   }
 
   callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
@@ -275,7 +306,22 @@ export class McpClient {
   }
 }
 
+/**
+ * Over HTTP only a 4xx without a modern error body says "legacy" (2026-07-28 Streamable HTTP,
+ * backward compatibility): silence is an outage, 401/403 and 5xx are failures, a web page is
+ * not MCP at all.
+ */
+function isHttpLegacyEvidence(e: unknown): boolean {
+  if (e instanceof ResponseError) return true;
+  if (!(e instanceof HttpError)) return false;
+  const s = e.status;
+  if (s === undefined || s === 401 || s === 403 || s >= 500) return false;
+  if (e.failure === "status") return s >= 400;
+  return e.failure === "no_response";
+}
+
 function codeOutcome(e: unknown): ConnectStep["outcome"] {
+  if (e instanceof HttpError) return e.failure === "timeout" ? "timeout" : e.failure === "not_jsonrpc" || e.failure === "no_response" ? "invalid" : "error";
   const code = (e as ClosedError | undefined)?.code;
   if (code === ConnectionErrorCode.Timeout) return "timeout";
   if (code === ConnectionErrorCode.Closed) return "closed";

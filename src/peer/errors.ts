@@ -29,6 +29,7 @@ export const ConnectionErrorCode = {
   Overloaded: "ERR_MCP_WIRE_OVERLOADED",
   InvalidResponse: "ERR_MCP_WIRE_INVALID_RESPONSE",
   Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
+  Http: "ERR_MCP_WIRE_HTTP",
 } as const;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 

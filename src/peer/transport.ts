@@ -4,6 +4,7 @@
  */
 import type { Defect } from "../codec/defects.js";
 import type { Message, RequestId } from "../codec/message.js";
+import type { Revision } from "../rules/revisions.js";
 
 export interface TransportSink {
   /** One framed message as it arrived. */
@@ -34,5 +35,9 @@ export interface Transport {
    * Returns false when the channel has none, and the peer sends `notifications/cancelled`.
    */
   cancel?(id: RequestId): boolean;
+  /** Extra headers for a message, set by the MCP client (the `Mcp-Param-*` mirror of tool parameters). */
+  paramHeaders?: ((message: Message) => Record<string, string> | undefined) | undefined;
+  /** Told the revision a legacy `initialize` settled on (HTTP sends it as a header from then on). */
+  negotiated?(revision: Revision): void;
   close(): Promise<void>;
 }

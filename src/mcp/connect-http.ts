@@ -1,0 +1,68 @@
+/**
+ * Opening an MCP server by URL, as the 2026-07-28 specification tells a dual-era client to:
+ * a modern request first; `initialize` over Streamable HTTP on a 4xx without a modern error
+ * body; the deprecated HTTP+SSE transport if that too is refused with 400, 404 or 405. What
+ * worked is remembered per origin (the era is a property of the server) and tried first next
+ * time, with a full detection again if it no longer works.
+ */
+import { HttpError } from "../transport/http-error.js";
+import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http-client.js";
+import { SseClientTransport } from "../transport/sse-client.js";
+import { LATEST_LEGACY_REVISION, type Revision } from "../rules/revisions.js";
+import { McpClient, type ClientOptions } from "./client.js";
+
+export type HttpTransportName = "streamable-http" | "http+sse";
+
+export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
+  /** Use only this HTTP transport. Default: detect. */
+  transport?: HttpTransportName;
+  /** Skip the per-origin memory of what worked. */
+  fresh?: boolean;
+}
+
+export interface HttpConnection {
+  client: McpClient;
+  transport: HttpTransportName;
+}
+
+const remembered = new Map<string, { transport: HttpTransportName; revision: Revision }>();
+
+/** Forgets what worked for every origin. */
+export function forgetHttpEras(): void {
+  remembered.clear();
+}
+
+export async function connectHttp(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
+  const origin = new URL(url).origin;
+  const known = options.fresh || options.revision || options.transport ? undefined : remembered.get(origin);
+  if (known) {
+    try {
+      return await open(url, known.transport, { ...options, revision: known.revision });
+    } catch {
+      remembered.delete(origin); // the server changed: detect again
+    }
+  }
+  const connection = await detect(url, options);
+  remembered.set(origin, { transport: connection.transport, revision: connection.client.revision });
+  return connection;
+}
+
+async function detect(url: string, options: HttpConnectOptions): Promise<HttpConnection> {
+  if (options.transport) return open(url, options.transport, options);
+  try {
+    return await open(url, "streamable-http", options);
+  } catch (e) {
+    if (!(e instanceof HttpError) || e.step !== "initialize" || (e.status !== 400 && e.status !== 404 && e.status !== 405)) throw e;
+    try {
+      return await open(url, "http+sse", options);
+    } catch {
+      throw e; // the Streamable HTTP refusal is the better evidence of what is wrong
+    }
+  }
+}
+
+async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
+  const connector = () => (transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options));
+  const client = await McpClient.connect(connector, transport === "http+sse" ? { ...options, revision: options.revision ?? LATEST_LEGACY_REVISION } : options);
+  return { client, transport };
+}

@@ -1,0 +1,265 @@
+/**
+ * The client side of Streamable HTTP (2025-03-26 … 2026-07-28): each message its own POST,
+ * answers as one JSON body or an SSE stream, the 2026-07-28 request headers, and the legacy
+ * `Mcp-Session-Id` session. Every body is read with a cap and every exchange has a deadline.
+ */
+import { createParser } from "eventsource-parser";
+import type { Message, RequestId } from "../codec/message.js";
+import { ClosedError } from "../peer/errors.js";
+import type { Transport, TransportSink } from "../peer/transport.js";
+import { META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
+import { HttpError, type HttpErrorInit } from "./http-error.js";
+import { excerpt, fetchSameOrigin, readCapped } from "./http-fetch.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./http-headers.js";
+
+export interface HttpClientOptions {
+  /** Sent with every request (e.g. Authorization); never to another origin. */
+  headers?: Record<string, string>;
+  /** Largest body (or SSE event) read. Default 4 MiB. */
+  maxBytes?: number;
+  /** Deadline of one exchange, in milliseconds. Default 60 s. */
+  timeout?: number;
+  /** Called with each exchange as it completes, for traces. */
+  onExchange?: (exchange: ExchangeRecord) => void;
+}
+
+/** What one HTTP exchange looked like, for a person reading a trace. */
+export interface ExchangeRecord {
+  method: string;
+  httpMethod: "POST" | "GET" | "DELETE";
+  url: string;
+  status?: number;
+  contentType?: string;
+  bodyExcerpt?: string;
+  ms: number;
+  error?: string;
+}
+
+const ACCEPT = "application/json, text/event-stream";
+
+interface Outgoing {
+  id: RequestId | undefined;
+  method: string;
+  isRequest: boolean;
+  headers: Record<string, string>;
+}
+
+export class StreamableHttpTransport implements Transport {
+  readonly kind = "http";
+  /** The legacy session the server assigned at `initialize`, if any. */
+  sessionId: string | undefined;
+  /** Set after a legacy negotiation that uses the header (2025-06-18 on). */
+  protocolVersion: string | undefined;
+  /** Extra headers for a message (the `Mcp-Param-*` mirror of `x-mcp-header` tool parameters). */
+  paramHeaders: ((message: Message) => Record<string, string> | undefined) | undefined;
+  private sink: TransportSink | undefined;
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly all = new Set<AbortController>();
+  private isClosed = false;
+  private readonly maxBytes: number;
+  private readonly timeout: number;
+
+  constructor(
+    readonly url: string,
+    private readonly options: HttpClientOptions = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+    this.timeout = options.timeout ?? 60_000;
+  }
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+  }
+
+  send(text: string, message?: Message | readonly Message[]): Promise<void> {
+    if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
+    const out = this.describe(message ?? (JSON.parse(text) as Message));
+    const controller = new AbortController();
+    this.all.add(controller);
+    if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, controller);
+    const deadline = setTimeout(
+      () => controller.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
+      this.timeout,
+    );
+    return this.exchange(text, out, controller.signal).finally(() => {
+      clearTimeout(deadline);
+      this.all.delete(controller);
+      if (out.id !== undefined && this.inFlight.get(out.id) === controller) this.inFlight.delete(out.id);
+    });
+  }
+
+  /** Closing a request's stream is how Streamable HTTP cancels it. */
+  cancel(id: RequestId): boolean {
+    const controller = this.inFlight.get(id);
+    if (!controller) return false;
+    controller.abort(new ClosedError("cancelled"));
+    this.inFlight.delete(id);
+    return true;
+  }
+
+  negotiated(revision: Revision): void {
+    this.protocolVersion = RULES[revision].http.requestHeaders.includes("MCP-Protocol-Version") ? revision : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const c of this.all) c.abort(new ClosedError("the HTTP transport is closed"));
+    if (this.sessionId) {
+      // a legacy session is ended explicitly; a server that does not allow it answers 405
+      const headers: Record<string, string> = { ...this.options.headers, [H_SESSION_ID]: this.sessionId };
+      if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
+      await fetch(this.url, { method: "DELETE", headers, signal: AbortSignal.timeout(2000), redirect: "manual" })
+        .then((r) => r.body?.cancel())
+        .catch(() => undefined);
+    }
+    this.sink?.closed();
+  }
+
+  private describe(message: Message | readonly Message[]): Outgoing {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: ACCEPT,
+      ...this.options.headers,
+    };
+    if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
+    if (Array.isArray(message)) {
+      if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
+      return { id: undefined, method: "batch", isRequest: false, headers };
+    }
+    const m = message as Message & { id?: RequestId; method?: string; params?: Record<string, unknown> };
+    const method = typeof m.method === "string" ? m.method : "response";
+    const meta = m.params?._meta as Record<string, unknown> | undefined;
+    const modernVersion = meta?.[META_PROTOCOL_VERSION];
+    if (typeof modernVersion === "string") {
+      headers[H_PROTOCOL_VERSION] = modernVersion;
+      headers[H_METHOD] = method;
+      const name = method === "resources/read" ? m.params?.uri : method === "tools/call" || method === "prompts/get" ? m.params?.name : undefined;
+      if (typeof name === "string") headers[H_NAME] = encodeHeaderValue(name);
+      const extra = this.paramHeaders?.(m);
+      if (extra) Object.assign(headers, extra);
+    } else if (this.protocolVersion) {
+      headers[H_PROTOCOL_VERSION] = this.protocolVersion;
+    }
+    return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", headers };
+  }
+
+  private async exchange(text: string, out: Outgoing, signal: AbortSignal): Promise<void> {
+    const t0 = Date.now();
+    const record: ExchangeRecord = { method: out.method, httpMethod: "POST", url: this.url, ms: 0 };
+    try {
+      const { response, url } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
+      record.url = url;
+      record.status = response.status;
+      const contentType = response.headers.get("content-type") ?? "";
+      record.contentType = contentType;
+      const session = response.headers.get(H_SESSION_ID);
+      if (session && out.method === "initialize") this.sessionId = session;
+      await this.consume(response, url, contentType, out, record, signal);
+    } catch (e) {
+      record.error = e instanceof Error ? e.message : String(e);
+      throw e;
+    } finally {
+      record.ms = Date.now() - t0;
+      this.options.onExchange?.(record);
+    }
+  }
+
+  private async consume(response: Response, url: string, contentType: string, out: Outgoing, record: ExchangeRecord, signal: AbortSignal): Promise<void> {
+    const status = response.status;
+    const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
+    if (contentType.includes("text/event-stream") && status >= 200 && status < 300) {
+      const answered = await this.readEvents(response, out, signal);
+      if (out.isRequest && !answered) {
+        throw new HttpError({ ...base, failure: "no_response" }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}`);
+      }
+      return;
+    }
+    const body = await readCapped(response, this.maxBytes).catch((e: unknown) => {
+      throw signal.aborted && signal.reason instanceof Error ? signal.reason : e;
+    });
+    record.bodyExcerpt = excerpt(body.bytes, 256);
+    const evidence = { ...base, bodyExcerpt: excerpt(body.bytes) };
+    if (body.truncated) throw new HttpError({ ...evidence, failure: "too_large" }, `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`);
+    const parsed = parseJsonRpc(body.bytes);
+    if (status === 401 || status === 403 || status >= 500) {
+      // never era evidence, whatever the body says: the exchange itself failed
+      const rpcError = parsed?.error;
+      throw new HttpError({ ...evidence, ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
+    }
+    if (status === 202 || status === 204 || (body.bytes.length === 0 && status < 300)) {
+      if (out.isRequest) throw new HttpError({ ...evidence, failure: "no_response" }, `HTTP ${status} with no body: a request needs a response`);
+      return;
+    }
+    if (parsed) {
+      this.sink?.message(body.bytes);
+      if (out.isRequest && !parsed.answers(out.id)) {
+        throw new HttpError({ ...evidence, failure: "no_response" }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
+      }
+      return;
+    }
+    if (status >= 300) throw new HttpError(evidence, `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
+    if (!out.isRequest) return;
+    throw new HttpError({ ...evidence, failure: "not_jsonrpc" }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
+  }
+
+  /** Feeds each SSE event to the peer; true once the response to `out.id` has come. */
+  private async readEvents(response: Response, out: Outgoing, signal: AbortSignal): Promise<boolean> {
+    let answered = false;
+    let tooLarge = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.event !== undefined && event.event !== "message") return;
+        if (event.data.length === 0) return;
+        this.sink?.message(event.data);
+        if (out.isRequest && !answered && parseJsonRpc(Buffer.from(event.data))?.answers(out.id)) answered = true;
+      },
+      onError: (error) => {
+        if (error.type === "max-buffer-size-exceeded") tooLarge = true;
+      },
+      maxBufferSize: this.maxBytes,
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    try {
+      while (!answered && !tooLarge) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } catch (e) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : e;
+      throw new HttpError({ failure: "network", step: out.method, url: this.url, status: response.status }, `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    } finally {
+      // the final response ends our interest; a server that keeps the stream open is cut off
+      await reader.cancel().catch(() => undefined);
+    }
+    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
+    return answered;
+  }
+}
+
+interface ParsedBody {
+  error?: { code: number; message: string; data?: unknown };
+  answers(id: RequestId | undefined): boolean;
+}
+
+/** Just enough of a body to route it: is it JSON-RPC, does it answer a given id, a JSON-RPC error in it. */
+function parseJsonRpc(bytes: Uint8Array): ParsedBody | undefined {
+  if (bytes.length === 0) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const list = Array.isArray(v) ? v : [v];
+  const messages = list.filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc !== undefined);
+  if (messages.length === 0) return undefined;
+  const err = messages.find((m) => typeof m.error === "object" && m.error !== null)?.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  const parsed: ParsedBody = {
+    answers: (id) => messages.some((m) => m.id === id && (m.result !== undefined || m.error !== undefined)),
+  };
+  if (err && typeof err.code === "number") parsed.error = { code: err.code, message: typeof err.message === "string" ? err.message : "", ...(err.data !== undefined ? { data: err.data } : {}) };
+  return parsed;
+}

@@ -1,0 +1,75 @@
+/**
+ * An HTTP exchange that did not yield a JSON-RPC answer: the step, the status, the content type
+ * and the first bytes of the body, so a person (or the probe) can tell a web page from a proxy's
+ * 502 from a refused connection without a schema dump.
+ */
+import { ConnectionError, ConnectionErrorCode } from "../peer/errors.js";
+
+export type HttpFailure =
+  /** no HTTP answer at all: DNS, refused, reset, TLS; `cause` says which */
+  | "network"
+  /** an HTTP status that carries no JSON-RPC answer */
+  | "status"
+  /** a 2xx body that is not JSON-RPC (a web page, a bare array, an empty body) */
+  | "not_jsonrpc"
+  /** the answer (JSON or SSE) ended without a response to the request */
+  | "no_response"
+  /** the body passed the size cap */
+  | "too_large"
+  /** a redirect to another origin, not followed */
+  | "redirect"
+  /** the exchange passed its deadline */
+  | "timeout";
+
+export interface HttpErrorInit {
+  failure: HttpFailure;
+  /** The JSON-RPC method of the message being sent. */
+  step: string;
+  url: string;
+  status?: number;
+  contentType?: string;
+  /** The first bytes of the body, for evidence (capped). */
+  bodyExcerpt?: string;
+  /** A JSON-RPC error found in the body, when there was one (e.g. -32001 with a 401). */
+  rpcError?: { code: number; message: string; data?: unknown };
+  /** For `network`: the system error code (ENOTFOUND, ECONNREFUSED, ECONNRESET, CERT_…). */
+  networkCode?: string;
+  location?: string;
+}
+
+export class HttpError extends ConnectionError {
+  override readonly name = "HttpError";
+  readonly failure: HttpFailure;
+  readonly step: string;
+  readonly url: string;
+  readonly status: number | undefined;
+  readonly contentType: string | undefined;
+  readonly bodyExcerpt: string | undefined;
+  readonly rpcError: HttpErrorInit["rpcError"];
+  readonly networkCode: string | undefined;
+  readonly location: string | undefined;
+
+  constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
+    super(ConnectionErrorCode.Http, `${init.step}: ${message}`, options);
+    this.failure = init.failure;
+    this.step = init.step;
+    this.url = init.url;
+    this.status = init.status;
+    this.contentType = init.contentType;
+    this.bodyExcerpt = init.bodyExcerpt;
+    this.rpcError = init.rpcError;
+    this.networkCode = init.networkCode;
+    this.location = init.location;
+  }
+}
+
+/** The system error code behind a failed fetch (undici wraps it in `cause`, sometimes twice). */
+export function networkCode(e: unknown): string | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === "object"; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "UND_ERR_SOCKET" && !code.startsWith("ERR_MCP")) return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
