@@ -90,9 +90,17 @@ export { StreamTransport } from "./transport/stream.js";
 export type { StreamTransportOptions } from "./transport/stream.js";
 export { ChildServer } from "./transport/child.js";
 export type { SpawnOptions, ExitStatus } from "./transport/child.js";
+export { StreamableHttpTransport } from "./transport/http-client.js";
+export type { HttpClientOptions, ExchangeRecord } from "./transport/http-client.js";
+export { SseClientTransport } from "./transport/sse-client.js";
+export { HttpError } from "./transport/http-error.js";
+export type { HttpFailure } from "./transport/http-error.js";
+export { encodeHeaderValue, decodeHeaderValue } from "./transport/http-headers.js";
 
 // MCP: dual-era client and server cores
 export { McpClient, NegotiationError } from "./mcp/client.js";
+export { connectHttp, forgetHttpEras } from "./mcp/connect-http.js";
+export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "./mcp/connect-http.js";
 export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";
 export { McpServer } from "./mcp/server.js";
 export type { ServerOptions, ServeContext, MethodHandler } from "./mcp/server.js";
