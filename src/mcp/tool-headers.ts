@@ -56,11 +56,19 @@ export function headerParams(tool: Tool): { params: HeaderParam[] } | { error: s
   return problems.length > 0 ? { error: `tool ${JSON.stringify(tool.name)}: ${problems.join("; ")}` } : { params };
 }
 
-function countAnnotations(v: unknown, depth = 0): number {
+/** Keywords whose keys are names (a parameter may be called `x-mcp-header`), not keywords. */
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose values are instance data, not schemas: nothing in them annotates anything. */
+const DATA = new Set(["const", "enum", "default", "examples"]);
+
+function countAnnotations(v: unknown, depth = 0, names = false): number {
   if (depth > 64 || typeof v !== "object" || v === null) return 0;
-  let n = 0;
-  if (!Array.isArray(v) && (v as JsonObject)[ANNOTATION] !== undefined) n++;
-  for (const child of Object.values(v)) n += countAnnotations(child, depth + 1);
+  const schema = !Array.isArray(v) && !names;
+  let n = schema && (v as JsonObject)[ANNOTATION] !== undefined ? 1 : 0;
+  for (const [key, child] of Object.entries(v)) {
+    if (schema && DATA.has(key)) continue;
+    n += countAnnotations(child, depth + 1, schema && NAME_MAPS.has(key));
+  }
   return n;
 }
 
