@@ -56,6 +56,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly inFlight = new Map<RequestId, AbortController>();
   private readonly all = new Set<AbortController>();
   private isClosed = false;
+  /** A legacy `initialize` settled the session (see `cancel`). */
+  private legacy = false;
   private readonly maxBytes: number;
   private readonly timeout: number;
 
@@ -94,10 +96,14 @@ export class StreamableHttpTransport implements Transport {
     if (!controller) return false;
     controller.abort(new ClosedError("cancelled"));
     this.inFlight.delete(id);
-    return true;
+    // Before 2026-07-28 a disconnect is not a cancellation ("To cancel, the client SHOULD
+    // explicitly send an MCP CancelledNotification", 2025-03-26 … 2025-11-25 transports):
+    // false makes the peer send one too.
+    return !this.legacy;
   }
 
   negotiated(revision: Revision): void {
+    this.legacy = RULES[revision].era === "legacy";
     this.protocolVersion = RULES[revision].http.requestHeaders.includes("MCP-Protocol-Version") ? revision : undefined;
   }
 

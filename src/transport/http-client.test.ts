@@ -1,0 +1,440 @@
+/**
+ * StreamableHttpTransport on real loopback HTTP against hand-written servers, well-behaved and
+ * not: JSON and SSE answers, keep-alives, progress, streams left open, 202s, web pages, bare
+ * arrays, auth failures, proxies' 5xx, a 1 GB body, a server that drips, redirects, a refused
+ * connection, and cancellation.
+ */
+import assert from "node:assert/strict";
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, test } from "node:test";
+import type { JsonObject } from "../codec/message.js";
+import { AbortedError } from "../peer/errors.js";
+import { Peer, type Progress } from "../peer/peer.js";
+import { guardEventLoop, rejection, until, within } from "../peer/support.test.js";
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../rules/revisions.js";
+import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./http-client.js";
+import { HttpError } from "./http-error.js";
+import { closedPort, header, idOf, openSse, result, rpcError, sendJson, startServer, type Handler, type Recorded, type TestServer } from "./http-test-support.test.js";
+
+guardEventLoop();
+
+const servers: TestServer[] = [];
+const peers: Peer[] = [];
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(handler: Handler): Promise<TestServer> {
+  const s = await startServer(handler);
+  servers.push(s);
+  return s;
+}
+
+/** A client peer over a fresh transport to `url`; modern (2026-07-28) unless told otherwise. */
+function client(url: string, options: HttpClientOptions = {}, revision: Revision = "2026-07-28") {
+  const exchanges: ExchangeRecord[] = [];
+  const transport = new StreamableHttpTransport(url, { ...options, onExchange: (e) => exchanges.push(e) });
+  const peer = new Peer(transport, { revision, role: "client", timeout: 10_000 });
+  peers.push(peer);
+  return { peer, transport, exchanges };
+}
+
+/** Params with the modern `_meta` every 2026-07-28 request carries. */
+function modern(params: JsonObject = {}): JsonObject {
+  return { ...params, _meta: { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: {} } };
+}
+
+async function httpError(promise: Promise<unknown>, ms = 10_000): Promise<HttpError> {
+  const e = await rejection(promise, ms);
+  assert.ok(e instanceof HttpError, `an HttpError, got ${e.name}: ${e.message}`);
+  return e;
+}
+
+describe("answers a well-behaved server gives", () => {
+  test("a JSON body: the response resolves the request; Accept names both answer types", async () => {
+    const s = await serve((_req, res, r) => sendJson(res, 200, result(idOf(r), { tools: [] })));
+    const { peer, exchanges } = client(s.url());
+    assert.deepEqual(await within(peer.request("tools/list", modern())), { tools: [] });
+    const r = s.requests[0]!;
+    assert.equal(r.method, "POST");
+    assert.equal(header(r, "content-type"), "application/json");
+    assert.match(header(r, "accept")!, /application\/json/);
+    assert.match(header(r, "accept")!, /text\/event-stream/);
+    assert.equal(exchanges[0]?.status, 200);
+    assert.equal(exchanges[0]?.contentType, "application/json");
+  });
+
+  test("an SSE stream: comments, keep-alives and unknown events ignored, progress delivered before the response", async () => {
+    const s = await serve(async (_req, res, r) => {
+      const token = ((r.json?.params as JsonObject)._meta as JsonObject).progressToken;
+      const sse = openSse(res);
+      sse.raw(": opening comment\n\n");
+      sse.raw(":\n\n");
+      sse.raw("retry: 1000\n\n");
+      for (let i = 1; i <= 3; i++) {
+        sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } });
+        sse.raw(": keep-alive\r\n\r\n");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 99 } }, "not-a-message");
+      sse.raw(`event: message\ndata: ${JSON.stringify(result(idOf(r), { content: [] }))}\n\n`);
+      res.end();
+    });
+    const { peer } = client(s.url());
+    const seen: Progress[] = [];
+    let progressAtAnswer = -1;
+    const answer = await within(
+      peer.request("tools/call", modern({ name: "slow" }), { onProgress: (p) => seen.push(p) }).then((v) => {
+        progressAtAnswer = seen.length;
+        return v;
+      }),
+    );
+    assert.deepEqual(answer, { content: [] });
+    assert.deepEqual(
+      seen.map((p) => p.progress),
+      [1, 2, 3],
+    );
+    assert.equal(progressAtAnswer, 3, "every progress notification came before the response");
+  });
+
+  test("an SSE stream that stays open after the response: the client stops reading and lets go", async () => {
+    const s = await serve((_req, res, r) => {
+      const sse = openSse(res);
+      sse.event(result(idOf(r), { ok: true }));
+      // then keep-alives forever, as a proxy-friendly server might
+      const timer = setInterval(() => sse.raw(": keep-alive\n\n"), 20);
+      res.on("close", () => clearInterval(timer));
+    });
+    const { peer } = client(s.url());
+    assert.deepEqual(await within(peer.request("tools/list", modern())), { ok: true });
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the client hang up");
+  });
+
+  test("202 with no body for a notification", async () => {
+    const s = await serve((_req, res) => void res.writeHead(202).end());
+    const { peer } = client(s.url(), {}, "2025-11-25");
+    await within(peer.notify("notifications/initialized"));
+    assert.equal(s.calls("notifications/initialized").length, 1);
+  });
+
+  test("a 400 with a JSON-RPC error answering the request: the server's error, not a transport failure", async () => {
+    const s = await serve((_req, res, r) => sendJson(res, 400, rpcError(idOf(r), -32022, "Unsupported protocol version", { supported: ["2026-07-28"] })));
+    const { peer } = client(s.url());
+    const e = await rejection(peer.request("server/discover", modern()));
+    assert.equal(e.name, "ResponseError");
+    assert.equal((e as unknown as { code: number }).code, -32022);
+  });
+});
+
+describe("answers that are not answers: HttpError with the evidence", () => {
+  test("202 for a request: no_response", async () => {
+    const s = await serve((_req, res) => void res.writeHead(202).end());
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "no_response");
+    assert.equal(e.status, 202);
+    assert.equal(e.step, "tools/list");
+  });
+
+  test("a web page with 200: not_jsonrpc, with the content type and the first bytes", async () => {
+    const page = "<!doctype html><html><head><title>Sign in</title></head><body>Welcome</body></html>";
+    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page));
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "not_jsonrpc");
+    assert.equal(e.status, 200);
+    assert.equal(e.contentType, "text/html; charset=utf-8");
+    assert.equal(e.bodyExcerpt, page);
+    assert.equal(e.url, s.url());
+  });
+
+  for (const body of ["[]", '{"tools":[]}', '"ok"', "null"]) {
+    test(`${body} with 200: JSON, but no JSON-RPC message, so no response`, async () => {
+      const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(body));
+      const { peer } = client(s.url());
+      const e = await httpError(peer.request("tools/list", modern()));
+      assert.equal(e.failure, "not_jsonrpc");
+      assert.equal(e.bodyExcerpt, body);
+      assert.equal(e.contentType, "application/json");
+    });
+  }
+
+  test("a JSON-RPC response to another id, alone or in an array: no_response", async () => {
+    for (const wrap of [(m: unknown) => m, (m: unknown) => [m]]) {
+      const s = await serve((_req, res) => sendJson(res, 200, wrap(result(12345, { tools: [] }))));
+      const { peer } = client(s.url());
+      const e = await httpError(peer.request("tools/list", modern()));
+      assert.equal(e.failure, "no_response");
+      assert.match(e.bodyExcerpt!, /12345/);
+    }
+  });
+
+  test("an empty 200 for a request: no_response", async () => {
+    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end());
+    const { peer } = client(s.url());
+    assert.equal((await httpError(peer.request("tools/list", modern()))).failure, "no_response");
+  });
+
+  test("an SSE stream that ends without the response: no_response", async () => {
+    const s = await serve((_req, res) => {
+      openSse(res).event({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "bye" } });
+      res.end();
+    });
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "no_response");
+    assert.equal(e.contentType, "text/event-stream");
+  });
+
+  test("401 with WWW-Authenticate and a -32001 body: status 401, the JSON-RPC error carried along", async () => {
+    const s = await serve((_req, res) =>
+      sendJson(res, 401, rpcError(null, -32001, "Unauthorized"), { "www-authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' }),
+    );
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "status");
+    assert.equal(e.status, 401);
+    assert.deepEqual(e.rpcError, { code: -32001, message: "Unauthorized" });
+    assert.match(e.message, /HTTP 401/);
+  });
+
+  test("401 even when the body answers the request: never the server's answer", async () => {
+    const s = await serve((_req, res, r) => sendJson(res, 401, rpcError(idOf(r), -32001, "Unauthorized")));
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.status, 401);
+    assert.equal(e.rpcError?.code, -32001);
+  });
+
+  for (const status of [500, 502]) {
+    test(`${status} with an HTML page: status ${status} with the evidence`, async () => {
+      const page = `<html><body><h1>${status} Bad Gateway</h1><hr>nginx</body></html>`;
+      const s = await serve((_req, res) => void res.writeHead(status, { "content-type": "text/html" }).end(page));
+      const { peer } = client(s.url());
+      const e = await httpError(peer.request("tools/list", modern()));
+      assert.equal(e.failure, "status");
+      assert.equal(e.status, status);
+      assert.equal(e.contentType, "text/html");
+      assert.equal(e.bodyExcerpt, page);
+      assert.equal(e.rpcError, undefined);
+    });
+  }
+
+  test("404 with plain text: status 404", async () => {
+    const s = await serve((_req, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Cannot POST /mcp"));
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "status");
+    assert.equal(e.status, 404);
+    assert.equal(e.bodyExcerpt, "Cannot POST /mcp");
+  });
+});
+
+/** Streams `total` bytes of `chunk`s, honouring back-pressure; `sent` says how far it got. */
+function hugeBody(res: ServerResponse, contentType: string, total: number, prefix: string, filler: number) {
+  const state = { sent: 0, closed: false };
+  const chunk = Buffer.alloc(64 * 1024, filler);
+  res.writeHead(200, { "content-type": contentType });
+  res.write(prefix);
+  res.on("close", () => (state.closed = true));
+  const pump = () => {
+    while (!state.closed && state.sent < total) {
+      state.sent += chunk.length;
+      if (!res.write(chunk)) return void res.once("drain", pump);
+    }
+    if (!state.closed) res.end();
+  };
+  pump();
+  return state;
+}
+
+describe("bodies past the cap", () => {
+  const GB = 1024 ** 3;
+
+  test("a 1 GB JSON body: too_large after the cap, the rest never read, memory bounded", async () => {
+    let state: { sent: number; closed: boolean } | undefined;
+    const s = await serve((_req, res) => void (state = hugeBody(res, "application/json", GB, '{"jsonrpc":"2.0","id":1,"result":{"pad":"', 0x61)));
+    const { peer } = client(s.url());
+    const before = process.memoryUsage().rss;
+    const e = await httpError(peer.request("tools/list", modern()), 30_000);
+    const grown = process.memoryUsage().rss - before;
+    assert.equal(e.failure, "too_large");
+    assert.equal(e.status, 200);
+    assert.ok(e.bodyExcerpt!.length <= 513, "the evidence is an excerpt");
+    await until(() => state!.closed, 5000, "the server seeing the client hang up");
+    assert.ok(state!.sent < 64 * 1024 ** 2, `the client stopped reading early (the server wrote ${state!.sent} bytes)`);
+    assert.ok(grown < 256 * 1024 ** 2, `memory grew by ${grown} bytes`);
+  });
+
+  test("a 1 GB SSE event: too_large at the cap", async () => {
+    let state: { sent: number; closed: boolean } | undefined;
+    const s = await serve((_req, res) => void (state = hugeBody(res, "text/event-stream", GB, "data: ", 0x61)));
+    const { peer } = client(s.url(), { maxBytes: 1024 * 1024 });
+    const e = await httpError(peer.request("tools/list", modern()), 30_000);
+    assert.equal(e.failure, "too_large");
+    await until(() => state!.closed, 5000, "the server seeing the client hang up");
+    assert.ok(state!.sent < 64 * 1024 ** 2, `the server wrote ${state!.sent} bytes`);
+  });
+
+  test("an error body past the cap on a 500: too_large, not a parse of half a body", async () => {
+    const s = await serve((_req, res) => void hugeBody(res, "text/html", 8 * 1024 * 1024, "<html>", 0x20));
+    const { peer } = client(s.url(), { maxBytes: 64 * 1024 });
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "too_large");
+  });
+});
+
+describe("deadlines", () => {
+  const DEADLINE = 300;
+  /** Generous: the test only proves the client gives up on its own, long before this. */
+  const SLACK = 10_000;
+
+  function drip(res: ServerResponse, contentType: string, head: string, byte: string) {
+    res.writeHead(200, { "content-type": contentType });
+    res.write(head);
+    const timer = setInterval(() => res.write(byte), 50);
+    res.on("close", () => clearInterval(timer));
+  }
+
+  test("a JSON body dripped a byte at a time past the deadline: timeout", async () => {
+    const s = await serve((_req, res) => drip(res, "application/json", '{"jsonrpc":"2.0","id":1,"result":{"pad":"', "a"));
+    const { peer } = client(s.url(), { timeout: DEADLINE });
+    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    assert.equal(e.failure, "timeout");
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the client hang up");
+  });
+
+  test("an SSE stream of keep-alives and nothing else: timeout", async () => {
+    const s = await serve((_req, res) => drip(res, "text/event-stream", ": hello\n\n", ": keep-alive\n\n"));
+    const { peer } = client(s.url(), { timeout: DEADLINE });
+    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    assert.equal(e.failure, "timeout");
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the client hang up");
+  });
+
+  test("no headers at all: timeout", async () => {
+    const s = await serve(() => undefined);
+    const { peer } = client(s.url(), { timeout: DEADLINE });
+    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    assert.equal(e.failure, "timeout");
+  });
+});
+
+describe("redirects and origins", () => {
+  const SECRET = "Bearer s3cr3t";
+
+  test("307 /mcp → /mcp/ on the same origin is followed, method, body and credentials kept", async () => {
+    const s = await serve((_req, res, r) => {
+      if (r.path === "/mcp") return void res.writeHead(307, { location: "/mcp/" }).end();
+      sendJson(res, 200, result(idOf(r), { tools: [] }));
+    });
+    const { peer, exchanges } = client(s.url(), { headers: { authorization: SECRET } });
+    assert.deepEqual(await within(peer.request("tools/list", modern())), { tools: [] });
+    assert.deepEqual(
+      s.requests.map((r) => [r.method, r.path, header(r, "authorization")]),
+      [
+        ["POST", "/mcp", SECRET],
+        ["POST", "/mcp/", SECRET],
+      ],
+    );
+    assert.equal(s.requests[1]!.body, s.requests[0]!.body);
+    assert.equal(exchanges[0]?.url, s.url("/mcp/"));
+  });
+
+  for (const status of [301, 302, 307, 308]) {
+    test(`${status} to another origin (another 127.0.0.1 port): not followed, credentials never sent there`, async () => {
+      const other = await serve((_req, res, r) => sendJson(res, 200, result(idOf(r), { stolen: true })));
+      const s = await serve((_req, res) => void res.writeHead(status, { location: other.url("/mcp") }).end());
+      const { peer } = client(s.url(), { headers: { authorization: SECRET } });
+      const e = await httpError(peer.request("tools/list", modern()));
+      assert.equal(e.failure, "redirect");
+      assert.equal(e.status, status);
+      assert.equal(e.location, other.url("/mcp"));
+      assert.equal(other.requests.length, 0, "the other origin never heard from the client");
+      assert.equal(header(s.requests[0]!, "authorization"), SECRET);
+    });
+  }
+
+  test("a same-origin redirect that leads to another origin: stopped at the second hop", async () => {
+    const other = await serve((_req, res, r) => sendJson(res, 200, result(idOf(r), {})));
+    const s = await serve((_req, res, r) => {
+      if (r.path === "/mcp") return void res.writeHead(308, { location: "/hop" }).end();
+      res.writeHead(307, { location: other.url("/mcp") }).end();
+    });
+    const { peer } = client(s.url(), { headers: { authorization: SECRET } });
+    assert.equal((await httpError(peer.request("tools/list", modern()))).failure, "redirect");
+    assert.equal(other.requests.length, 0);
+  });
+
+  test("a redirect loop on the same origin ends", async () => {
+    const s = await serve((_req, res, r) => void res.writeHead(307, { location: r.path === "/a" ? "/b" : "/a" }).end());
+    const { peer } = client(s.url("/a"));
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "redirect");
+    assert.ok(s.requests.length <= 10, `${s.requests.length} requests`);
+  });
+
+  test("connection refused: network, ECONNREFUSED", async () => {
+    const port = await closedPort();
+    const { peer } = client(`http://127.0.0.1:${port}/mcp`);
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "network");
+    assert.equal(e.networkCode, "ECONNREFUSED");
+    assert.equal(e.status, undefined);
+  });
+});
+
+describe("cancellation", () => {
+  /** Streams progress until the client goes away. */
+  const endless: Handler = (_req, res, r: Recorded) => {
+    const token = ((r.json?.params as JsonObject | undefined)?._meta as JsonObject | undefined)?.progressToken;
+    const sse = openSse(res);
+    let n = 0;
+    const timer = setInterval(() => sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token ?? 0, progress: ++n } }), 20);
+    res.on("close", () => clearInterval(timer));
+  };
+
+  test("modern: aborting the request's signal ends its HTTP exchange, and the server sees the disconnect", async () => {
+    const s = await serve((req, res, r) => (r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end()));
+    const { peer } = client(s.url());
+    const controller = new AbortController();
+    let progressed!: () => void;
+    const first = new Promise<void>((resolve) => (progressed = resolve));
+    const call = peer.request("tools/call", modern({ name: "slow" }), { signal: controller.signal, onProgress: () => progressed() });
+    await within(first, 5000, "the first progress notification");
+    controller.abort();
+    const e = await rejection(call);
+    assert.ok(e instanceof AbortedError, `AbortedError, got ${e.name}`);
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the disconnect");
+    assert.equal(s.calls("notifications/cancelled").length, 0, "closing the stream is the cancellation: no notification");
+  });
+
+  test("legacy (2025-11-25): the exchange ends too, and notifications/cancelled follows, as that revision asks", async () => {
+    const s = await serve((req, res, r) => (r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end()));
+    const { peer, transport } = client(s.url(), {}, "2025-11-25");
+    transport.negotiated("2025-11-25");
+    const controller = new AbortController();
+    let progressed!: () => void;
+    const first = new Promise<void>((resolve) => (progressed = resolve));
+    const call = peer.request("tools/call", { name: "slow" }, { signal: controller.signal, onProgress: () => progressed() });
+    await within(first, 5000, "the first progress notification");
+    controller.abort();
+    assert.ok((await rejection(call)) instanceof AbortedError);
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the disconnect");
+    await until(() => s.calls("notifications/cancelled").length === 1, 5000, "notifications/cancelled");
+    const cancelled = s.calls("notifications/cancelled")[0]!;
+    assert.equal((cancelled.json?.params as JsonObject).requestId, idOf(s.calls("tools/call")[0]!));
+    assert.equal(header(cancelled, "mcp-protocol-version"), "2025-11-25");
+  });
+
+  test("closing the transport ends every exchange under way", async () => {
+    const s = await serve(endless);
+    const { peer } = client(s.url());
+    const call = peer.request("tools/call", modern({ name: "slow" }), { onProgress: () => undefined });
+    await until(() => s.requests.length === 1, 5000, "the request reaching the server");
+    await peer.close();
+    await rejection(call);
+    await until(() => s.disconnects.length === 1, 5000, "the server seeing the disconnect");
+  });
+});
