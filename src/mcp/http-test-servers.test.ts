@@ -1,9 +1,10 @@
 /**
  * Hand-written MCP servers over HTTP for the client tests, each a few rules of one era and
  * nothing more, recording every request: a modern-only Streamable HTTP server (2026-07-28:
- * `_meta` on every request, 400 + -32022 for a version it does not serve) and a legacy one
- * (2025-11-25 style: `initialize`, `Mcp-Session-Id`, 400 with a non-modern body before it).
- * Named `.test.ts` so the published package leaves it out; it declares no tests of its own.
+ * `_meta` on every request, 400 + -32022 for a version it does not serve), a legacy one
+ * (2025-11-25 style: `initialize`, `Mcp-Session-Id`, 400 with a non-modern body before it),
+ * and one on the deprecated HTTP+SSE transport. Named `.test.ts` so the published package
+ * leaves it out; it declares no tests of its own.
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
@@ -127,5 +128,45 @@ export function legacyServer(options: LegacyOptions = {}): Promise<TestServer> {
       default:
         return sendJson(res, 200, rpcError(id, -32601, "Method not found"));
     }
+  });
+}
+
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05): GET /mcp opens the stream, whose first event
+ * names the POST endpoint; answers come on the stream. A POST to /mcp itself is a 404.
+ */
+export function httpSseServer(options: { tools?: Tool[] } = {}): Promise<TestServer> {
+  const streams = new Map<string, ServerResponse>();
+  return startServer((req, res, r) => {
+    const url = new URL(r.path, "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/mcp") {
+      const session = randomUUID();
+      streams.set(session, res);
+      res.on("close", () => streams.delete(session));
+      openSse(res).raw(`event: endpoint\ndata: /messages?session=${session}\n\n`);
+      return;
+    }
+    if (req.method === "POST" && url.pathname === "/messages") {
+      const stream = streams.get(url.searchParams.get("session") ?? "");
+      if (!stream) return void res.writeHead(404).end("unknown session");
+      res.writeHead(202).end("Accepted");
+      const m = r.json;
+      if (!m || m.id === undefined) return;
+      const params = m.params as Params;
+      let answer: Record<string, unknown>;
+      if (m.method === "initialize") {
+        answer = result(m.id, { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "http-sse-test", version: "1.0.0" } });
+      } else if (m.method === "tools/list") {
+        answer = result(m.id, { tools: options.tools ?? [ECHO_TOOL] });
+      } else if (m.method === "tools/call") {
+        const args = (params?.arguments ?? {}) as Record<string, unknown>;
+        answer = result(m.id, { content: [{ type: "text", text: String(args.text ?? "") }] });
+      } else {
+        answer = rpcError(m.id, -32601, "Method not found");
+      }
+      stream.write(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+      return;
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
   });
 }

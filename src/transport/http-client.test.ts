@@ -170,6 +170,15 @@ describe("answers that are not answers: HttpError with the evidence", () => {
     }
   });
 
+  test("a 400 whose JSON-RPC error has no id: no_response, the error kept as evidence", async () => {
+    const s = await serve((_req, res) => sendJson(res, 400, { jsonrpc: "2.0", error: { code: -32020, message: "Header mismatch" } }));
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "no_response");
+    assert.equal(e.status, 400);
+    assert.deepEqual(e.rpcError, { code: -32020, message: "Header mismatch" });
+  });
+
   test("an empty 200 for a request: no_response", async () => {
     const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end());
     const { peer } = client(s.url());

@@ -200,7 +200,9 @@ export class StreamableHttpTransport implements Transport {
     if (parsed) {
       this.sink?.message(body.bytes);
       if (out.isRequest && !parsed.answers(out.id)) {
-        throw new HttpError({ ...evidence, failure: "no_response" }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
+        // an error that answers no id (a server that rejects on the headers alone) is still evidence
+        const rpcError = parsed.error;
+        throw new HttpError({ ...evidence, failure: "no_response", ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
       }
       return;
     }
