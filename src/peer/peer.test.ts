@@ -7,7 +7,8 @@ import { describe, test, type TestContext } from "node:test";
 import fc from "fast-check";
 import { REVISIONS, RULES } from "../rules/revisions.js";
 import { AbortedError, ClosedError, ConnectionError, ConnectionErrorCode, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
-import type { Progress } from "./peer.js";
+import { Peer, type Progress } from "./peer.js";
+import type { Transport } from "./transport.js";
 import { CHANNELS, Scripted, connectPeers, guardEventLoop, rejection, ticks, until, within } from "./support.test.js";
 
 guardEventLoop();
@@ -619,3 +620,75 @@ for (const channel of CHANNELS) {
   });
 }
 
+
+describe("Peer: messages sent while serving a request name that request", () => {
+  /** A transport that records the `related` argument of every send, and answers nothing. */
+  function recording() {
+    const sent: { method?: string; id?: unknown; related: unknown }[] = [];
+    let sink: Parameters<Transport["start"]>[0] | undefined;
+    const transport: Transport = {
+      start: (s) => (sink = s),
+      send: (text, _message, related) => {
+        const m = JSON.parse(text) as { method?: string; id?: unknown };
+        sent.push({ method: m.method, id: m.id, related });
+      },
+      close: async () => sink?.closed(),
+    };
+    return { transport, sent, deliver: (m: object) => sink!.message(JSON.stringify(m)) };
+  }
+
+  test("progress, notifications and requests made by a handler carry its request id; its answer and unrelated messages do not", async () => {
+    const { transport, sent, deliver } = recording();
+    const peer = new Peer(transport, { revision: "2025-11-25", role: "server" });
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    peer.handle("tools/call", async (_params, context) => {
+      await context.progress(1, 2);
+      await context.notify("notifications/message", { level: "info", data: "x" });
+      void context.request("sampling/createMessage", { messages: [], maxTokens: 1 }).catch(() => undefined);
+      done();
+      return { content: [] };
+    });
+    deliver({ jsonrpc: "2.0", id: "call-7", method: "tools/call", params: { name: "t", _meta: { progressToken: "p" } } });
+    await within(finished);
+    await peer.notify("notifications/message", { level: "info", data: "unrelated" });
+    await until(() => sent.some((s) => s.id === "call-7" && s.method === undefined));
+    const seen = new Map(sent.map((s) => [s.method === "notifications/message" ? `message ${String(s.related)}` : (s.method ?? `answer ${String(s.id)}`), s.related]));
+    assert.deepEqual(Object.fromEntries(seen), {
+      "notifications/progress": "call-7",
+      "message call-7": "call-7",
+      "sampling/createMessage": "call-7",
+      "message undefined": undefined,
+      "answer call-7": undefined,
+    });
+    await peer.close();
+  });
+
+  test("a request made while serving is answered through the requester, and abandoned when the request it serves is cancelled", async () => {
+    const { client, server } = connectPeers(CHANNELS[0]!);
+    client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "4" } }));
+    server.handle("ask", async (_params, context) => {
+      const answer = await context.request<{ content: { text: string } }>("sampling/createMessage", { messages: [], maxTokens: 1 });
+      return { said: answer.content.text };
+    });
+    assert.deepEqual(await within(client.request("ask")), { said: "4" });
+
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let inner: Promise<unknown> | undefined;
+    client.handle("slow/question", () => new Promise(() => undefined));
+    server.handle("ask-slowly", (_params, context) => {
+      inner = context.request("slow/question");
+      started();
+      return inner;
+    });
+    const controller = new AbortController();
+    const outer = client.request("ask-slowly", undefined, { signal: controller.signal });
+    await within(running);
+    controller.abort();
+    await rejection(outer);
+    const innerOutcome = await within(inner!.then(() => "resolved", (e: unknown) => e));
+    assert.ok(innerOutcome instanceof AbortedError, `the inner request is abandoned, got ${String(innerOutcome)}`);
+    await client.close();
+  });
+});

@@ -28,6 +28,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** …but never past this many milliseconds in all. Default: 10 × `timeout`. */
   maxTotalTimeout?: number;
+  /** The incoming request this one is made on behalf of (see `Transport.send`). */
+  relatedTo?: RequestId;
 }
 
 export interface RequestContext {
@@ -39,6 +41,11 @@ export interface RequestContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a notification on the connection, e.g. a log message tied to this request. */
   notify(method: string, params?: JsonObject): Promise<void>;
+  /**
+   * Asks the other side something while serving this request (a legacy server's sampling or
+   * elicitation during a tool call). Abandoned when this request is cancelled.
+   */
+  request<T = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<T>;
 }
 
 export type RequestHandler = (params: JsonObject | undefined, context: RequestContext) => unknown;
@@ -120,11 +127,15 @@ class IncomingRequest implements RequestContext {
     const p: JsonObject = { progressToken: this.progressToken, progress };
     if (total !== undefined) p.total = total;
     if (message !== undefined) p.message = message;
-    return this.peer.notify(PROGRESS, p).catch(() => undefined);
+    return this.peer.notify(PROGRESS, p, this.id).catch(() => undefined);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
-    return this.peer.notify(method, params);
+    return this.peer.notify(method, params, this.id);
+  }
+
+  request<T = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
+    return this.peer.request<T>(method, params, { ...options, signal: options.signal ?? this.signal, relatedTo: this.id });
   }
 }
 
@@ -265,14 +276,15 @@ export class Peer {
       if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
     });
     // written outside the executor: a closure there would keep the text alive until the answer
-    this.write(text, message).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    this.write(text, message, options.relatedTo).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
     return answer;
   }
 
-  async notify(method: string, params?: JsonObject): Promise<void> {
+  /** Sends a notification; `related` ties it to an incoming request (see `Transport.send`). */
+  async notify(method: string, params?: JsonObject, related?: RequestId): Promise<void> {
     if (this.isClosed) throw new ClosedError(undefined, { cause: this.closedWith });
     const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.write(encode(message, { revision: this.revision, role: this.options.role }), message);
+    await this.write(encode(message, { revision: this.revision, role: this.options.role }), message, related);
   }
 
   /** Ends the connection: every pending request rejects at once with `ClosedError`. */
@@ -281,9 +293,9 @@ export class Peer {
     await this.transport.close();
   }
 
-  private write(text: string, message: Message | readonly Message[]): Promise<void> {
+  private write(text: string, message: Message | readonly Message[], related?: RequestId): Promise<void> {
     try {
-      const wait = this.transport.send(text, message);
+      const wait = this.transport.send(text, message, related);
       return wait ?? Promise.resolve();
     } catch (e) {
       return Promise.reject(e);

@@ -28,8 +28,11 @@ export interface Transport {
    * of it elsewhere, such as HTTP headers). Returns a promise when the write is not done at
    * once: the channel is congested (back-pressure) or, over HTTP, the exchange is under way. A
    * rejected promise fails the request the message carried; throws when the channel is closed.
+   * `related` names the incoming request a message belongs to (its progress, a log line, a
+   * request to the other side made while serving it): Streamable HTTP sends such a message on
+   * that request's own response stream, since it has no other way back to the client.
    */
-  send(text: string, message?: Message | readonly Message[]): void | Promise<void>;
+  send(text: string, message?: Message | readonly Message[], related?: RequestId): void | Promise<void>;
   /**
    * Cancels a request by the channel's own means (Streamable HTTP closes the request's stream).
    * Returns false when the channel has none, and the peer sends `notifications/cancelled`.
