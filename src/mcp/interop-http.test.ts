@@ -1,0 +1,307 @@
+/**
+ * Interop over HTTP: mcp-wire's McpClient, through connectHttp, against real servers as child
+ * processes bound to 127.0.0.1: server-everything (SDK v1) on Streamable HTTP and on the
+ * deprecated HTTP+SSE transport, and a v2 SDK server in each era (dual, legacy-only,
+ * modern-only). Era, revision and transport; tools/list, a call, progress, cancellation.
+ */
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { AbortedError } from "../peer/errors.js";
+import type { Progress } from "../peer/peer.js";
+import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import type { McpClient } from "./client.js";
+import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpTransportName } from "./connect-http.js";
+import { signal, until, within } from "./interop-support.test.js";
+import type { CallToolResult } from "./meta.js";
+
+const EVERYTHING_HTTP = fileURLToPath(new URL("../../../test/fixtures/everything-http.mjs", import.meta.url));
+const V2_SDK_HTTP = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-http-server.mjs", import.meta.url));
+const TIMEOUT = 10_000;
+
+/** A fixture server as a child process: started, its port read from "PORT <n>", stopped. */
+class HttpFixture {
+  private child: ChildProcess | undefined;
+  private err = "";
+  port = 0;
+
+  constructor(
+    private readonly script: string,
+    private readonly args: readonly string[],
+  ) {}
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, [this.script, ...this.args], { stdio: ["pipe", "pipe", "pipe"] });
+    this.child = child;
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (this.err = (this.err + d).slice(-8192)));
+    let out = "";
+    this.port = await within(
+      new Promise<number>((resolve, reject) => {
+        child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+          out += d;
+          const m = /PORT (\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once("exit", (code) => reject(new Error(`${this.script} exited (${code}) before listening: ${this.err}`)));
+        child.once("error", reject);
+      }),
+      `${this.script} listening`,
+    );
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  stderr(): string {
+    return this.err;
+  }
+
+  /** Ends its stdin (the fixtures exit then); SIGKILL if it is still there after a second. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.stdin!.end();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 1000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function isLegacy(revision: Revision): boolean {
+  return (LEGACY_REVISIONS as readonly Revision[]).includes(revision);
+}
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  assert.equal(first?.type, "text");
+  return first.text ?? "";
+}
+
+/** How to drive one server's tools (as in interop-servers.test.ts). */
+interface ServerTools {
+  echo: { tool: string; args: (text: string) => Record<string, string>; expect: (text: string) => string };
+  progress: (steps: number) => { tool: string; args: Record<string, number> };
+  long: { tool: string; args: Record<string, number> };
+  /** Present when the server says, on stderr, that it stopped a cancelled call. */
+  cancelledEvidence?: RegExp;
+}
+
+const EVERYTHING_TOOLS: ServerTools = {
+  echo: { tool: "echo", args: (message) => ({ message }), expect: (message) => `Echo: ${message}` },
+  // `duration` is in seconds, split evenly over the steps
+  progress: (steps) => ({ tool: "trigger-long-running-operation", args: { duration: 0.02 * steps, steps } }),
+  // it never looks at cancellation: keep the run short
+  long: { tool: "trigger-long-running-operation", args: { duration: 1, steps: 5 } },
+};
+
+const V2_TOOLS: ServerTools = {
+  echo: { tool: "echo", args: (text) => ({ text }), expect: (text) => text },
+  progress: (steps) => ({ tool: "slow", args: { steps, intervalMs: 5 } }),
+  long: { tool: "slow", args: { steps: 200, intervalMs: 50 } },
+  cancelledEvidence: /v2-sdk-http-fixture: slow cancelled at step \d+/,
+};
+
+/** A fixture and one connection to it, for the describe block it is called in. */
+function connection(script: string, args: readonly string[], path: string, options: HttpConnectOptions = {}) {
+  const fixture = new HttpFixture(script, args);
+  let client: McpClient | undefined;
+  let transport: HttpTransportName | undefined;
+  before(async () => {
+    await fixture.start();
+    forgetHttpEras();
+    const opened = await within(connectHttp(fixture.url(path), { timeout: TIMEOUT, ...options }), "connectHttp");
+    client = opened.client;
+    transport = opened.transport;
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await fixture.stop();
+  });
+  return {
+    fixture,
+    get client(): McpClient {
+      assert.ok(client, `connectHttp failed; server stderr:\n${fixture.stderr()}`);
+      return client;
+    },
+    get transport(): HttpTransportName {
+      assert.ok(transport);
+      return transport;
+    },
+  };
+}
+
+function toolChecks(conn: { client: McpClient; fixture: HttpFixture }, tools: ServerTools) {
+  test(`tools/list finds ${tools.echo.tool} and ${tools.long.tool}`, async () => {
+    const names = (await within(conn.client.listTools(), "tools/list")).map((t) => t.name);
+    assert.ok(names.includes(tools.echo.tool), `${tools.echo.tool} in ${JSON.stringify(names)}`);
+    assert.ok(names.includes(tools.long.tool), `${tools.long.tool} in ${JSON.stringify(names)}`);
+    assert.deepEqual(conn.client.rejectedTools, []);
+  });
+
+  test(`tools/call ${tools.echo.tool} echoes`, async () => {
+    const result = await within(conn.client.callTool(tools.echo.tool, tools.echo.args("héllo, wire")), tools.echo.tool);
+    assert.equal(result.isError ?? false, false);
+    assert.equal(textOf(result), tools.echo.expect("héllo, wire"));
+  });
+
+  test("progress notifications reach onProgress, every one before the result", async () => {
+    const seen: Progress[] = [];
+    const { tool, args } = tools.progress(4);
+    let atResult = -1;
+    const result = await within(
+      conn.client.callTool(tool, args, { onProgress: (p) => seen.push(p) }).then((r) => {
+        atResult = seen.length;
+        return r;
+      }),
+      tool,
+    );
+    assert.equal(result.isError ?? false, false);
+    assert.deepEqual(
+      seen.map((p) => [p.progress, p.total]),
+      [
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ],
+    );
+    assert.equal(atResult, 4);
+  });
+
+  test("aborting a call rejects it with AbortedError, and the connection goes on", async () => {
+    const client = conn.client;
+    const controller = new AbortController();
+    const first = signal();
+    const call = client.callTool(tools.long.tool, tools.long.args, { signal: controller.signal, onProgress: () => first.fire() });
+    const settled = call.then(
+      () => "resolved",
+      (e: unknown) => e,
+    );
+    await within(first.promise, "the first progress notification");
+    controller.abort();
+    const outcome = await within(settled, "the aborted call");
+    assert.ok(outcome instanceof AbortedError, `AbortedError, got ${String(outcome)}`);
+    if (tools.cancelledEvidence) {
+      const evidence = tools.cancelledEvidence;
+      await until(() => evidence.test(conn.fixture.stderr()), `the server's word that it stopped (${evidence})`);
+    }
+    const again = await within(client.callTool(tools.echo.tool, tools.echo.args("still here")), `${tools.echo.tool} after the abort`);
+    assert.equal(textOf(again), tools.echo.expect("still here"));
+    assert.equal(client.closed, false);
+  });
+}
+
+describe("McpClient over HTTP → server-everything, Streamable HTTP (SDK v1, legacy, sessions)", () => {
+  const conn = connection(EVERYTHING_HTTP, ["streamable"], "/mcp");
+
+  test("server/discover is refused with 400, so initialize, legacy, on Streamable HTTP", () => {
+    const client = conn.client;
+    assert.equal(conn.transport, "streamable-http");
+    assert.equal(client.era, "legacy");
+    assert.ok(isLegacy(client.revision), `a legacy revision, got ${client.revision}`);
+    assert.deepEqual(
+      client.steps.map((s) => s.step),
+      ["server/discover", "initialize", "notifications/initialized"],
+    );
+    assert.notEqual(client.steps[0]!.outcome, "ok");
+    assert.equal(client.serverInfo?.name, "mcp-servers/everything");
+  });
+
+  toolChecks(conn, EVERYTHING_TOOLS);
+});
+
+describe("McpClient over HTTP → server-everything, HTTP+SSE (the deprecated transport)", () => {
+  const conn = connection(EVERYTHING_HTTP, ["sse"], "/sse");
+
+  test("POSTs to /sse are 404s, so the event stream: http+sse, legacy", () => {
+    const client = conn.client;
+    assert.equal(conn.transport, "http+sse");
+    assert.equal(client.era, "legacy");
+    assert.ok(isLegacy(client.revision), `a legacy revision, got ${client.revision}`);
+    assert.equal(client.serverInfo?.name, "mcp-servers/everything");
+  });
+
+  toolChecks(conn, EVERYTHING_TOOLS);
+});
+
+describe("McpClient over HTTP → v2 SDK server, dual-era (createMcpHandler)", () => {
+  const conn = connection(V2_SDK_HTTP, ["dual"], "/mcp");
+
+  test("server/discover answers: modern at 2026-07-28, no initialize", () => {
+    const client = conn.client;
+    assert.equal(conn.transport, "streamable-http");
+    assert.equal(client.era, "modern");
+    assert.equal(client.revision, "2026-07-28");
+    assert.deepEqual(
+      client.steps.map((s) => `${s.step}:${s.outcome}`),
+      ["server/discover:ok"],
+    );
+    assert.equal(client.serverInfo?.name, "v2-sdk-http-fixture");
+    assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
+  });
+
+  toolChecks(conn, V2_TOOLS);
+});
+
+describe("McpClient over HTTP → v2 SDK server, dual-era, forced to 2025-11-25 (the stateless legacy fallback)", () => {
+  const conn = connection(V2_SDK_HTTP, ["dual"], "/mcp", { revision: "2025-11-25" });
+
+  test("initialize at 2025-11-25, no probe", () => {
+    const client = conn.client;
+    assert.equal(client.era, "legacy");
+    assert.equal(client.revision, "2025-11-25");
+    assert.deepEqual(
+      client.steps.map((s) => s.step),
+      ["initialize", "notifications/initialized"],
+    );
+  });
+
+  test("tools/list and tools/call work, each request served by a fresh instance", async () => {
+    const names = (await within(conn.client.listTools(), "tools/list")).map((t) => t.name);
+    assert.ok(names.includes("echo"));
+    const result = await within(conn.client.callTool("echo", { text: "stateless" }), "echo");
+    assert.equal(textOf(result), "stateless");
+  });
+});
+
+describe("McpClient over HTTP → v2 SDK server, legacy only (sessionful, 2025 revisions)", () => {
+  const conn = connection(V2_SDK_HTTP, ["legacy"], "/mcp");
+
+  test("server/discover is refused, so initialize: legacy, with a session", () => {
+    const client = conn.client;
+    assert.equal(conn.transport, "streamable-http");
+    assert.equal(client.era, "legacy");
+    assert.equal(client.revision, "2025-11-25");
+    assert.deepEqual(
+      client.steps.map((s) => s.step),
+      ["server/discover", "initialize", "notifications/initialized"],
+    );
+    assert.equal(client.serverInfo?.name, "v2-sdk-http-fixture");
+  });
+
+  toolChecks(conn, V2_TOOLS);
+});
+
+describe("McpClient over HTTP → v2 SDK server, modern only (createMcpHandler, legacy: reject)", () => {
+  const conn = connection(V2_SDK_HTTP, ["modern"], "/mcp");
+
+  test("modern at 2026-07-28", () => {
+    assert.equal(conn.client.era, "modern");
+    assert.equal(conn.client.revision, "2026-07-28");
+  });
+
+  test("a client forced to a legacy revision gets the server's -32022 naming what it supports", async () => {
+    const outcome = await within(
+      connectHttp(conn.fixture.url("/mcp"), { timeout: TIMEOUT, revision: "2025-06-18" }).then(
+        (c) => c.client.close().then(() => "connected"),
+        (e: unknown) => e,
+      ),
+      "connectHttp",
+    );
+    assert.ok(outcome instanceof Error && outcome.name === "ResponseError", `a JSON-RPC error from the server, got ${String(outcome)}`);
+    assert.equal((outcome as unknown as { code: number }).code, -32022);
+  });
+});
