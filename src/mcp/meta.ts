@@ -1,5 +1,6 @@
 /** The MCP vocabulary both cores share: implementation info, capabilities, tools, eras. */
 import type { JsonObject } from "../codec/message.js";
+import { ResponseError } from "../peer/errors.js";
 import { RULES, REVISIONS, type Revision } from "../rules/revisions.js";
 import { HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 
@@ -29,6 +30,25 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
+/**
+ * A 2026-07-28 answer asking the client for more before the request can complete (Multi
+ * Round-Trip Requests): the client fulfils `inputRequests` itself and retries the request with
+ * `inputResponses` and the `requestState` echoed back.
+ */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests?: { [key: string]: { method: string; params?: JsonObject } };
+  requestState?: string;
+  [key: string]: unknown;
+}
+
+/** Log levels, least severe first (RFC 5424, as MCP's logging utility uses them). */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `_meta` key with which a 2026-07-28 request asks for log messages at or above a level. */
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
 export const MODERN_REVISIONS: readonly Revision[] = REVISIONS.filter((r) => RULES[r].era === "modern").reverse();
 
 /** Errors only a modern server sends: their arrival proves the server's era (2026-07-28 versioning). */
@@ -41,4 +61,16 @@ export function mutualRevision(mine: readonly Revision[], theirs: readonly unkno
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The -32021 error for a request that needs client capabilities the client did not declare, or
+ * undefined when none is missing. `data.requiredCapabilities` is a ClientCapabilities object.
+ */
+export function missingCapabilities(requires: JsonObject | undefined, declared: JsonObject): ResponseError | undefined {
+  if (!requires) return undefined;
+  const missing = Object.keys(requires).filter((k) => declared[k] === undefined);
+  if (missing.length === 0) return undefined;
+  const requiredCapabilities = Object.fromEntries(missing.map((k) => [k, requires[k]]));
+  return new ResponseError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${missing.join(", ")}`, { requiredCapabilities });
 }

@@ -5,13 +5,20 @@ import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
 import { McpServer, type ServerOptions } from "./server.js";
 
-export function createReferenceServer(options: Partial<ServerOptions> = {}): McpServer {
-  const server = new McpServer({
-    serverInfo: { name: "mcp-wire-reference", version: "0.1.0" },
-    instructions: "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
-    ...options,
-  });
+/** How the reference server introduces itself, for servers built on it. */
+export const REFERENCE_SERVER_OPTIONS: ServerOptions = {
+  serverInfo: { name: "mcp-wire-reference", version: "0.1.0" },
+  instructions: "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
+};
 
+export function createReferenceServer(options: Partial<ServerOptions> = {}): McpServer {
+  const server = new McpServer({ ...REFERENCE_SERVER_OPTIONS, ...options });
+  defineReferenceTools(server);
+  return server;
+}
+
+/** The reference tools (echo, add, progress), on any server. */
+export function defineReferenceTools(server: McpServer): void {
   server.tools.define(
     {
       name: "echo",
@@ -58,6 +65,4 @@ export function createReferenceServer(options: Partial<ServerOptions> = {}): Mcp
       return { content: [{ type: "text", text: `counted to ${steps}` }] };
     },
   );
-
-  return server;
 }

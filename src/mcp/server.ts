@@ -8,9 +8,9 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
-import { Peer, type PeerOptions, type RequestContext } from "../peer/peer.js";
+import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
-import { INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import { INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -22,7 +22,8 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
-import { isObject, type Implementation } from "./meta.js";
+import { LOG_LEVELS, META_LOG_LEVEL, isObject, missingCapabilities, type Implementation, type LogLevel } from "./meta.js";
+import { headerParams, type HeaderParam } from "./tool-headers.js";
 import { ToolRegistry } from "./tools.js";
 
 export interface ServerOptions {
@@ -34,6 +35,13 @@ export interface ServerOptions {
   timeout?: number;
   maxInFlight?: number;
   onDefect?: PeerOptions["onDefect"];
+  /** Capabilities to declare beyond those derived from what the server serves (both eras). */
+  capabilities?: JsonObject;
+  /**
+   * Log messages through `context.log`: declares `logging`, serves the legacy
+   * `logging/setLevel`, and sends a message only at or above the level the client asked for.
+   */
+  logging?: boolean;
 }
 
 /** What a handler knows about the request it serves. */
@@ -43,39 +51,94 @@ export interface ServeContext extends RequestContext {
   /** The client's capabilities: per request (modern) or from `initialize` (legacy). */
   readonly clientCapabilities: JsonObject;
   readonly clientInfo: Implementation | undefined;
+  /**
+   * A 2026-07-28 retry (Multi Round-Trip Requests): the client's answers to the `inputRequests`
+   * of an earlier `input_required` result, keyed as they were asked. Undefined on a first try.
+   */
+  readonly inputResponses: JsonObject | undefined;
+  /** The `requestState` that earlier result carried, echoed back; its integrity is the handler's to check. */
+  readonly requestState: string | undefined;
+  /**
+   * Sends a `notifications/message` tied to this request, if the server logs (`logging`) and the
+   * client asked for this level: `logging/setLevel` in a legacy session, `_meta` logLevel on a
+   * 2026-07-28 request (without it, nothing is sent, as that revision requires).
+   */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
 }
 
 export type MethodHandler = (params: JsonObject, context: ServeContext) => unknown;
 
+export interface MethodOptions {
+  /** Client capabilities the method cannot work without (modern requests get -32021). */
+  requires?: JsonObject;
+  /**
+   * The eras that have the method (default both). A method 2026-07-28 removed, such as
+   * `resources/subscribe`, is served in legacy sessions only: a modern request gets -32601.
+   */
+  eras?: readonly Era[];
+}
+
 interface MethodEntry {
   handler: MethodHandler;
-  /** Client capabilities the method cannot work without (modern requests get -32021). */
   requires: JsonObject | undefined;
+  eras: readonly Era[];
 }
+
+/** What a request's context needs beyond the era: per-request (modern) or per-session (legacy). */
+interface ContextExtras {
+  inputResponses?: JsonObject;
+  requestState?: string;
+  /** The least severe level the client wants; undefined: no log messages at all. */
+  logLevel: LogLevel | undefined;
+  logging: boolean;
+}
+
+const NO_EXTRAS: ContextExtras = { logLevel: undefined, logging: false };
 
 /** A request's context with what the server core learned about its era. */
 class Context implements ServeContext {
   constructor(
-    private readonly request: RequestContext,
+    private readonly incoming: RequestContext,
     readonly era: Era,
     readonly revision: Revision,
     readonly clientCapabilities: JsonObject,
     readonly clientInfo: Implementation | undefined,
+    private readonly extras: ContextExtras = NO_EXTRAS,
   ) {}
   get id() {
-    return this.request.id;
+    return this.incoming.id;
   }
   get method() {
-    return this.request.method;
+    return this.incoming.method;
   }
   get signal() {
-    return this.request.signal;
+    return this.incoming.signal;
+  }
+  get inputResponses() {
+    return this.extras.inputResponses;
+  }
+  get requestState() {
+    return this.extras.requestState;
   }
   progress(progress: number, total?: number, message?: string) {
-    return this.request.progress(progress, total, message);
+    return this.incoming.progress(progress, total, message);
   }
   notify(method: string, params?: JsonObject) {
-    return this.request.notify(method, params);
+    return this.incoming.notify(method, params);
+  }
+  request<T = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<T> {
+    if (this.era === "modern") {
+      // 2026-07-28 has no server-to-client requests: the answer says what input it needs
+      return Promise.reject(new Error(`${method}: a 2026-07-28 server cannot send requests to the client; return an input_required result instead`));
+    }
+    return this.incoming.request<T>(method, params, options);
+  }
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    const wanted = this.extras.logLevel;
+    if (!this.extras.logging || wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return Promise.resolve();
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.incoming.notify("notifications/message", params).catch(() => undefined);
   }
 }
 
@@ -84,7 +147,12 @@ interface Session {
   revision: Revision;
   clientCapabilities: JsonObject;
   clientInfo: Implementation | undefined;
+  /** Set by `logging/setLevel`; until then every level is sent. */
+  logLevel: LogLevel;
 }
+
+/** Results a 2026-07-28 client may cache: the schema requires `ttlMs` and `cacheScope` on them. */
+const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
 
 const LIFECYCLE = new Set(["initialize", "server/discover", "ping"]);
 
@@ -107,16 +175,47 @@ export class McpServer {
     this.method("tools/call", (params, context) => this.tools.call(params, context));
   }
 
-  /** Serves another method in both eras. */
-  method(name: string, handler: MethodHandler, options: { requires?: JsonObject } = {}): void {
-    this.methods.set(name, { handler, requires: options.requires });
+  /** Serves another method, in both eras unless `options.eras` says otherwise. */
+  method(name: string, handler: MethodHandler, options: MethodOptions = {}): void {
+    this.methods.set(name, { handler, requires: options.requires, eras: options.eras ?? ["legacy", "modern"] });
   }
 
-  /** The capabilities this server declares, derived from what it serves. */
+  /** The capabilities `initialize` declares, derived from what the server serves. */
   get capabilities(): JsonObject {
+    return this.capabilitiesFor("legacy");
+  }
+
+  /**
+   * The capabilities declared to an era: each feature whose methods the server serves, plus
+   * `options.capabilities`. Resource subscriptions are legacy-only (2026-07-28 replaced them
+   * with `subscriptions/listen`, which this core does not serve).
+   */
+  capabilitiesFor(era: Era): JsonObject {
     const caps: JsonObject = {};
     if (this.tools.size > 0) caps.tools = { listChanged: false };
-    return caps;
+    if (this.serves("resources/list", era) || this.serves("resources/read", era)) {
+      caps.resources = this.serves("resources/subscribe", era) ? { subscribe: true, listChanged: false } : { listChanged: false };
+    }
+    if (this.serves("prompts/list", era) || this.serves("prompts/get", era)) caps.prompts = { listChanged: false };
+    if (this.serves("completion/complete", era)) caps.completions = {};
+    if (this.options.logging) caps.logging = {};
+    return { ...caps, ...this.options.capabilities };
+  }
+
+  /**
+   * The `Mcp-Param-*` headers a 2026-07-28 HTTP call of tool `name` must carry (its
+   * `x-mcp-header` parameters), or undefined for an unknown tool or one whose annotations are
+   * invalid (clients drop such a tool, so there is nothing to check a call of it against).
+   */
+  headerParams(name: string): readonly HeaderParam[] | undefined {
+    const tool = this.tools.get(name);
+    if (!tool) return undefined;
+    const found = headerParams(tool);
+    return "params" in found ? found.params : undefined;
+  }
+
+  private serves(method: string, era: Era): boolean {
+    return this.methods.get(method)?.eras.includes(era) ?? false;
   }
 
   /** Serves one connection (a stdio pipe, an in-memory pair). Returns its peer. */
@@ -132,6 +231,7 @@ export class McpServer {
 
     if (this.legacy.length > 0) {
       peer.handle("initialize", (params) => {
+        if (hasModernMeta(params)) throw removedIn2026("initialize");
         const p = params ?? {};
         const requested = p.protocolVersion;
         // the legacy lifecycle: echo a version we support, otherwise offer our newest
@@ -140,18 +240,32 @@ export class McpServer {
           revision,
           clientCapabilities: isObject(p.capabilities) ? p.capabilities : {},
           clientInfo: isObject(p.clientInfo) ? (p.clientInfo as Implementation) : undefined,
+          logLevel: "debug",
         };
         peer.revision = revision;
-        const result: JsonObject = { protocolVersion: revision, capabilities: this.capabilities, serverInfo: this.options.serverInfo };
+        const result: JsonObject = { protocolVersion: revision, capabilities: this.capabilitiesFor("legacy"), serverInfo: this.options.serverInfo };
         if (this.options.instructions) result.instructions = this.options.instructions;
         return result;
       });
-      peer.handle("ping", () => ({}));
+      peer.handle("ping", (params) => {
+        if (hasModernMeta(params)) throw removedIn2026("ping");
+        return {};
+      });
+      if (this.options.logging) {
+        peer.handle("logging/setLevel", (params) => {
+          if (hasModernMeta(params)) throw removedIn2026("logging/setLevel");
+          if (!session) throw this.missingMeta();
+          const level = params?.level;
+          if (!isLogLevel(level)) throw new ResponseError(INVALID_PARAMS, `Unknown log level: ${JSON.stringify(level)}`);
+          session.logLevel = level;
+          return {};
+        });
+      }
     }
     if (this.modern.length > 0) {
       peer.handle("server/discover", (params, context) =>
         this.modernCall(params, context, () => {
-          const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilities, ttlMs: 60_000, cacheScope: "public" };
+          const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
           if (this.options.instructions) result.instructions = this.options.instructions;
           return result;
         }),
@@ -159,11 +273,16 @@ export class McpServer {
     }
     for (const [name, entry] of this.methods) {
       if (LIFECYCLE.has(name)) continue;
+      const modern = entry.eras.includes("modern");
+      const legacy = entry.eras.includes("legacy");
       peer.handle(name, (params, context) => {
         if (hasModernMeta(params) || !session) {
+          if (!modern && hasModernMeta(params)) throw removedIn2026(name);
           return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
         }
-        return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo));
+        if (!legacy) throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
+        const extras: ContextExtras = { logLevel: session.logLevel, logging: this.options.logging === true };
+        return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, extras));
       });
     }
     return peer;
@@ -178,10 +297,7 @@ export class McpServer {
   ): JsonObject | Promise<JsonObject> {
     const meta = isObject(params?._meta) ? params._meta : undefined;
     const requested = meta?.[META_PROTOCOL_VERSION];
-    if (typeof requested !== "string") {
-      const legacyHint = this.legacy.length > 0 ? "; a legacy client opens with initialize instead" : "";
-      throw new ResponseError(INVALID_PARAMS, `Missing _meta["${META_PROTOCOL_VERSION}"]: every request names its protocol version${legacyHint}`, { supported: [...this.revisions] });
-    }
+    if (typeof requested !== "string") throw this.missingMeta();
     if (!isRevision(requested) || !this.modern.includes(requested)) {
       throw new ResponseError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...this.revisions], requested });
     }
@@ -189,25 +305,47 @@ export class McpServer {
     if (!isObject(capabilities)) {
       throw new ResponseError(INVALID_PARAMS, `Missing _meta["${META_CLIENT_CAPABILITIES}"]: every request declares the client's capabilities ({} for none)`);
     }
-    if (requires) {
-      const missing = Object.keys(requires).filter((k) => capabilities[k] === undefined);
-      if (missing.length > 0) {
-        const requiredCapabilities = Object.fromEntries(missing.map((k) => [k, requires[k]]));
-        throw new ResponseError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${missing.join(", ")}`, { requiredCapabilities });
-      }
-    }
+    const missing = missingCapabilities(requires, capabilities);
+    if (missing) throw missing;
+    const logLevel = meta![META_LOG_LEVEL];
+    if (logLevel !== undefined && !isLogLevel(logLevel)) throw new ResponseError(INVALID_PARAMS, `Unknown log level in _meta["${META_LOG_LEVEL}"]: ${JSON.stringify(logLevel)}`);
+    const { inputResponses, requestState } = params!;
+    if (inputResponses !== undefined && !isObject(inputResponses)) throw new ResponseError(INVALID_PARAMS, "inputResponses must be an object keyed like the inputRequests it answers");
+    if (requestState !== undefined && typeof requestState !== "string") throw new ResponseError(INVALID_PARAMS, "requestState must be the string the server sent");
     const info = meta![META_CLIENT_INFO];
-    const result = run(new Context(context, "modern", requested, capabilities, isObject(info) ? (info as Implementation) : undefined));
-    return result instanceof Promise ? result.then((r) => this.stamp(r)) : this.stamp(result);
+    const extras: ContextExtras = { inputResponses, requestState, logLevel, logging: this.options.logging === true };
+    const result = run(new Context(context, "modern", requested, capabilities, isObject(info) ? (info as Implementation) : undefined, extras));
+    const cacheable = CACHEABLE.has(context.method);
+    return result instanceof Promise ? result.then((r) => this.stamp(r, cacheable)) : this.stamp(result, cacheable);
   }
 
-  /** Every modern result says its type and, as the spec asks, who answered. */
-  private stamp(result: unknown): JsonObject {
+  private missingMeta(): ResponseError {
+    const legacyHint = this.legacy.length > 0 ? "; a legacy client opens with initialize instead" : "";
+    return new ResponseError(INVALID_PARAMS, `Missing _meta["${META_PROTOCOL_VERSION}"]: every request names its protocol version${legacyHint}`, { supported: [...this.revisions] });
+  }
+
+  /**
+   * Every modern result says its type and, as the spec asks, who answered; a cacheable one
+   * carries caching hints, by default "stale at once, this client only", the safe reading.
+   */
+  private stamp(result: unknown, cacheable: boolean): JsonObject {
     const r: JsonObject = isObject(result) ? result : {};
     const meta = isObject(r._meta) ? { ...r._meta, [META_SERVER_INFO]: this.options.serverInfo } : this.serverInfoMeta;
+    if (cacheable && r.resultType !== "input_required" && (r.ttlMs === undefined || r.cacheScope === undefined)) {
+      return { resultType: "complete", ttlMs: 0, cacheScope: "private", ...r, _meta: meta };
+    }
     // one literal, no properties added afterwards: adding to a spread copy is many times slower
     return { resultType: "complete", ...r, _meta: meta };
   }
+}
+
+/** -32601 for a method 2026-07-28 removed, asked for by a request that speaks that revision. */
+function removedIn2026(method: string): ResponseError {
+  return new ResponseError(METHOD_NOT_FOUND, `Method not found: ${method} is not part of 2026-07-28`);
+}
+
+function isLogLevel(v: unknown): v is LogLevel {
+  return typeof v === "string" && (LOG_LEVELS as readonly string[]).includes(v);
 }
 
 function hasModernMeta(params: JsonObject | undefined): boolean {

@@ -3,22 +3,44 @@ import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
 import type { Era } from "../rules/revisions.js";
-import { isObject, type CallToolResult, type Tool } from "./meta.js";
+import { isObject, missingCapabilities, type CallToolResult, type InputRequiredResult, type Tool } from "./meta.js";
 import type { ServeContext } from "./server.js";
 
-export type ToolHandler = (args: JsonObject, context: ServeContext) => CallToolResult | Promise<CallToolResult>;
+/** A tool's answer; on 2026-07-28 it may instead ask the client for input first. */
+export type ToolHandler = (args: JsonObject, context: ServeContext) => CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult>;
+
+export interface ToolOptions {
+  /** Client capabilities the tool cannot work without: a modern call without them gets -32021. */
+  requires?: JsonObject;
+  /** The eras that see the tool (default both), e.g. one that answers with an `input_required` result. */
+  eras?: readonly Era[];
+}
+
+interface Entry {
+  tool: Tool;
+  handler: ToolHandler;
+  requires: JsonObject | undefined;
+  eras: readonly Era[];
+}
+
+const BOTH: readonly Era[] = ["legacy", "modern"];
 
 const PAGE_SIZE = 100;
 
 export class ToolRegistry {
-  private readonly tools = new Map<string, { tool: Tool; handler: ToolHandler }>();
+  private readonly tools = new Map<string, Entry>();
 
-  define(tool: Tool, handler: ToolHandler): void {
-    this.tools.set(tool.name, { tool, handler });
+  define(tool: Tool, handler: ToolHandler, options: ToolOptions = {}): void {
+    this.tools.set(tool.name, { tool, handler, requires: options.requires, eras: options.eras ?? BOTH });
   }
 
   get size(): number {
     return this.tools.size;
+  }
+
+  /** The definition of the tool called `name`, if there is one. */
+  get(name: string): Tool | undefined {
+    return this.tools.get(name)?.tool;
   }
 
   /** One page of tools; the cursor is the index of the next one, opaque to clients. */
@@ -29,7 +51,7 @@ export class ToolRegistry {
       if (!Number.isSafeInteger(n) || n < 0 || n > this.tools.size) throw new ResponseError(INVALID_PARAMS, "Invalid cursor");
       start = n;
     }
-    const all = [...this.tools.values()];
+    const all = [...this.tools.values()].filter((t) => t.eras.includes(era));
     const result: JsonObject = { tools: all.slice(start, start + PAGE_SIZE).map((t) => t.tool) };
     if (start + PAGE_SIZE < all.length) result.nextCursor = Buffer.from(String(start + PAGE_SIZE)).toString("base64url");
     if (era === "modern") {
@@ -39,12 +61,18 @@ export class ToolRegistry {
     return result;
   }
 
-  call(params: JsonObject, context: ServeContext): CallToolResult | Promise<CallToolResult> {
+  call(params: JsonObject, context: ServeContext): CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult> {
     const name = params.name;
-    const entry = typeof name === "string" ? this.tools.get(name) : undefined;
+    const found = typeof name === "string" ? this.tools.get(name) : undefined;
+    const entry = found?.eras.includes(context.era) ? found : undefined;
     if (!entry) throw new ResponseError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : JSON.stringify(name)}`);
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isObject(args)) throw new ResponseError(INVALID_PARAMS, "Tool arguments must be an object");
+    // 2026-07-28 alone defines -32021; a legacy session declared its capabilities once, at initialize
+    if (context.era === "modern") {
+      const missing = missingCapabilities(entry.requires, context.clientCapabilities);
+      if (missing) throw missing;
+    }
     return entry.handler(args, context);
   }
 }
