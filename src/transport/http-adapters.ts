@@ -1,0 +1,183 @@
+/**
+ * The HTTP server handler on two kinds of server: node:http (`IncomingMessage`/`ServerResponse`)
+ * and the Fetch API (`Request` → `Response`). Each adapter only translates; the protocol lives
+ * in http-server.ts, once.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HttpRequestLike, HttpResponder } from "./http-exchange.js";
+
+/** A node:http request; `stopped` tells the responder to close the connection after answering. */
+export interface NodeRequest extends HttpRequestLike {
+  readonly stopped: boolean;
+}
+
+export function nodeRequest(req: IncomingMessage): NodeRequest {
+  let stopped = false;
+  return {
+    method: req.method ?? "GET",
+    header(name) {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(", ") : v;
+    },
+    headerNames: () => Object.keys(req.headers),
+    get stopped() {
+      return stopped;
+    },
+    stopReading() {
+      // unread, the rest never leaves the socket's buffers; the connection closes after the answer
+      stopped = true;
+      req.pause();
+    },
+    read() {
+      return new Promise<Uint8Array | undefined>((resolve, reject) => {
+        const first = req.read() as Buffer | null;
+        if (first !== null) return resolve(first);
+        if (req.readableEnded) return resolve(undefined);
+        if (req.destroyed) return reject(new Error("the client went away"));
+        const cleanup = () => {
+          req.off("readable", onReadable);
+          req.off("end", onEnd);
+          req.off("error", onError);
+          req.off("close", onClose);
+        };
+        const onReadable = () => {
+          const chunk = req.read() as Buffer | null;
+          if (chunk !== null) {
+            cleanup();
+            resolve(chunk);
+          }
+        };
+        const onEnd = () => {
+          cleanup();
+          resolve(undefined);
+        };
+        const onError = (e: Error) => {
+          cleanup();
+          reject(e);
+        };
+        const onClose = () => {
+          cleanup();
+          if (req.readableEnded) resolve(undefined);
+          else reject(new Error("the client went away"));
+        };
+        req.on("readable", onReadable);
+        req.on("end", onEnd);
+        req.on("error", onError);
+        req.on("close", onClose);
+      });
+    },
+  };
+}
+
+export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpResponder {
+  return {
+    start(status, headers) {
+      res.writeHead(status, request.stopped ? { ...headers, connection: "close" } : headers);
+      // an SSE stream is open from its first byte: the client may wait a long time for an event
+      if (headers["content-type"] === "text/event-stream") res.flushHeaders();
+    },
+    write: (chunk) => res.write(chunk),
+    drained: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      }),
+    end(chunk) {
+      if (chunk === undefined) res.end();
+      else res.end(chunk);
+    },
+    onAbort(listener) {
+      res.once("close", () => {
+        if (!res.writableFinished) listener();
+      });
+    },
+  };
+}
+
+/** Serves one Fetch-API request: resolves with the Response as soon as its status is known. */
+export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>): Promise<Response> {
+  const reader = request.body?.getReader();
+  const encoder = new TextEncoder();
+  let respond!: (response: Response) => void;
+  const response = new Promise<Response>((resolve) => (respond = resolve));
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let ended = false;
+  let aborted = false;
+  let abortListener: (() => void) | undefined;
+  let waiting: (() => void)[] = [];
+  const release = () => {
+    for (const w of waiting) w();
+    waiting = [];
+  };
+  const abort = () => {
+    if (ended || aborted) return;
+    aborted = true;
+    release();
+    abortListener?.();
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => {
+        controller = c;
+      },
+      pull: release,
+      cancel: abort,
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  request.signal?.addEventListener("abort", abort, { once: true });
+  const url = (() => {
+    try {
+      return new URL(request.url);
+    } catch {
+      return undefined;
+    }
+  })();
+
+  const req: HttpRequestLike = {
+    method: request.method,
+    header: (name) => request.headers.get(name) ?? (name === "host" ? url?.host : undefined),
+    headerNames: () => [...request.headers.keys()],
+    async read() {
+      if (!reader) return undefined;
+      const { value, done } = await reader.read();
+      return done ? undefined : value;
+    },
+    stopReading() {
+      reader?.cancel().catch(() => undefined);
+    },
+  };
+  const res: HttpResponder = {
+    start(status, headers) {
+      // these statuses never carry a body, and the Response constructor refuses one
+      const bodiless = status === 202 || status === 204 || status === 304;
+      respond(new Response(bodiless ? null : body, { status, headers }));
+    },
+    write(chunk) {
+      if (ended || aborted) return true;
+      controller.enqueue(encoder.encode(chunk));
+      return (controller.desiredSize ?? 1) > 0;
+    },
+    drained() {
+      if (aborted || ended || (controller.desiredSize ?? 1) > 0) return Promise.resolve();
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    end(chunk) {
+      if (ended) return;
+      if (chunk !== undefined && !aborted) controller.enqueue(encoder.encode(chunk));
+      ended = true;
+      request.signal?.removeEventListener("abort", abort);
+      if (!aborted) controller.close();
+    },
+    onAbort(listener) {
+      abortListener = listener;
+    },
+  };
+  void handle(req, res);
+  return response;
+}

@@ -1,0 +1,182 @@
+/**
+ * One HTTP exchange of a Streamable HTTP server: the response to one POST (or the stream a GET
+ * opens). The handler's adapters (node:http, Fetch API) provide the request and response
+ * primitives below; everything else is written once, against them.
+ */
+import type { ErrorObject, RequestId } from "../codec/message.js";
+
+/** The request side, whatever server delivered it. */
+export interface HttpRequestLike {
+  readonly method: string;
+  /** A header's value (`name` in lower case), repeated headers joined by ", "; undefined if absent. */
+  header(name: string): string | undefined;
+  /** The names of every header present, in lower case. */
+  headerNames(): readonly string[];
+  /** The body, chunk by chunk: undefined at its end. Rejects if the client goes away. */
+  read(): Promise<Uint8Array | undefined>;
+  /**
+   * Stops reading a body that will not be read to its end (too large, too slow): the
+   * connection is closed once the response has gone, so the rest is never waited for.
+   */
+  stopReading(): void;
+}
+
+/** The response side, whatever server will carry it. */
+export interface HttpResponder {
+  /** Sends the status and headers; called once, before any body. */
+  start(status: number, headers: Record<string, string>): void;
+  /** Writes part of the body; false when the client is not keeping up (then wait for `drained`). */
+  write(chunk: string): boolean;
+  drained(): Promise<void>;
+  /** Ends the body. */
+  end(chunk?: string): void;
+  /** Calls `listener` once if the client goes away before `end` (at most one listener). */
+  onAbort(listener: () => void): void;
+}
+
+const JSON_TYPE = "application/json";
+
+/** The headers of every SSE stream: no caching, and no buffering by proxies (nginx honours this one). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/** One SSE event carrying one JSON-RPC message (the text is JSON: it holds no line break). */
+export function sseEvent(text: string): string {
+  return `event: message\ndata: ${text}\n\n`;
+}
+
+/** A JSON-RPC error object as a response text; `id` undefined leaves it out (2025-11-25 on). */
+export function errorText(error: ErrorObject, id: RequestId | null | undefined): string {
+  return JSON.stringify(id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
+}
+
+/**
+ * The response to one POSTed request, decided lazily: a single JSON object if the answer comes
+ * first, an SSE stream as soon as anything else (progress, a log line, a request to the client)
+ * has to go before it. Once the client has gone, nothing more is written.
+ */
+export class Exchange {
+  private sse = false;
+  private isStarted = false;
+  private finished = false;
+  private aborted = false;
+  private abortListeners: (() => void)[] = [];
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    private readonly responder: HttpResponder,
+    /** What the client's Accept header allows. */
+    private readonly accepts: { json: boolean; sse: boolean },
+    headers: Record<string, string> = {},
+  ) {
+    this.headers = { ...headers };
+    responder.onAbort(() => {
+      if (this.finished || this.aborted) return;
+      this.aborted = true;
+      for (const listener of this.abortListeners.splice(0)) listener();
+    });
+  }
+
+  /** True once the response has ended or the client has gone: nothing more can be sent. */
+  get done(): boolean {
+    return this.finished || this.aborted;
+  }
+
+  get streaming(): boolean {
+    return this.sse;
+  }
+
+  /** True once the status line has gone: a failure can no longer change it. */
+  get started(): boolean {
+    return this.isStarted;
+  }
+
+  /** Adds a header to the response, if it has not started yet. */
+  setHeader(name: string, value: string): void {
+    this.headers[name] = value;
+  }
+
+  removeHeader(name: string): void {
+    delete this.headers[name];
+  }
+
+  /** Calls `listener` if the client goes away before the response has ended. */
+  onAbort(listener: () => void): void {
+    if (this.aborted) listener();
+    else if (!this.finished) this.abortListeners.push(listener);
+  }
+
+  /**
+   * Sends a message that precedes the answer, switching to SSE if it has not yet. A client that
+   * takes only JSON cannot receive it: it is dropped. Resolves when the client has caught up.
+   */
+  event(text: string): void | Promise<void> {
+    if (this.done) return;
+    if (!this.sse) {
+      if (!this.accepts.sse) return;
+      this.openStream();
+    }
+    if (!this.responder.write(sseEvent(text))) return this.responder.drained();
+  }
+
+  /** Opens the SSE stream now, with nothing in it yet (a GET stream). */
+  openStream(): void {
+    if (this.isStarted) return;
+    this.isStarted = true;
+    this.sse = true;
+    this.responder.start(200, { ...this.headers, ...SSE_HEADERS });
+  }
+
+  /** Writes an SSE comment: keeps an idle stream alive through proxies, and finds dead clients. */
+  comment(text: string): void {
+    if (this.done || !this.sse) return;
+    this.responder.write(`: ${text}\n\n`);
+  }
+
+  /**
+   * Sends the answer and ends the response: an SSE event on a stream already open (or when the
+   * client takes nothing else), otherwise JSON with `status`.
+   */
+  answer(text: string, status = 200): void {
+    if (this.done) return;
+    if (!this.sse && !this.accepts.json && this.accepts.sse) this.openStream();
+    if (this.sse) {
+      this.finish(sseEvent(text));
+      return;
+    }
+    this.isStarted = true;
+    this.responder.start(status, { ...this.headers, "content-type": JSON_TYPE, "content-length": String(Buffer.byteLength(text, "utf8")) });
+    this.finish(text);
+  }
+
+  /** Ends the response with `status` and no body (202 Accepted, 204 No Content, …). */
+  empty(status: number, headers: Record<string, string> = {}): void {
+    if (this.done) return;
+    if (this.isStarted) {
+      this.finish();
+      return;
+    }
+    this.isStarted = true;
+    this.responder.start(status, { ...this.headers, ...headers });
+    this.finish();
+  }
+
+  /** Ends the response however far it got (an SSE stream simply ends). */
+  end(): void {
+    if (this.done) return;
+    if (!this.isStarted) {
+      this.empty(204);
+      return;
+    }
+    this.finish();
+  }
+
+  private finish(chunk?: string): void {
+    this.finished = true;
+    this.abortListeners = [];
+    this.responder.end(chunk);
+  }
+}

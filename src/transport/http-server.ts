@@ -1,0 +1,512 @@
+/**
+ * The server side of Streamable HTTP: one endpoint that serves 2026-07-28 clients statelessly
+ * (each POST a request of its own) and legacy clients in `Mcp-Session-Id` sessions opened by
+ * `initialize`. Written once against the primitives of http-exchange.ts; http-adapters.ts puts
+ * it on node:http and on the Fetch API.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Decoded } from "../codec/decode.js";
+import { decode } from "../codec/decode.js";
+import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
+import { ClosedError } from "../peer/errors.js";
+import type { Peer } from "../peer/peer.js";
+import type { Transport, TransportSink } from "../peer/transport.js";
+import {
+  HEADER_MISMATCH,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  PARSE_ERROR,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "../rules/error-codes.js";
+import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_PROTOCOL_VERSION, RULES, isRevision } from "../rules/revisions.js";
+import { fetchHandle, nodeRequest, nodeResponder } from "./http-adapters.js";
+import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from "./http-exchange.js";
+import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./http-headers.js";
+import { checkModernRequest, type ParamHeader } from "./http-modern.js";
+import { Session, SessionTable } from "./http-sessions.js";
+
+/** What the handler serves: an MCP server core (`McpServer` fits). */
+export interface HttpServable {
+  /** Serves one connection: here a single 2026-07-28 request, or one legacy session. */
+  connect(transport: Transport): Peer;
+  /** A tool's `x-mcp-header` parameters, to check a 2026-07-28 call's `Mcp-Param-*` headers. */
+  headerParams?(tool: string): readonly ParamHeader[] | undefined;
+}
+
+export interface HttpHandlerOptions {
+  /**
+   * Origins allowed to call, besides the request's own host and loopback origins (`localhost`,
+   * `127.0.0.1`, `[::1]`): exact `scheme://host[:port]` strings, or "*" for any. A request whose
+   * `Origin` is not allowed gets 403 (the DNS-rebinding defence the transport requires).
+   */
+  allowedOrigins?: readonly string[];
+  /** Host names (`Host` header, port ignored) to accept; others get 403. Default: any. */
+  allowedHosts?: readonly string[];
+  /** Largest request body. Default 4 MiB; a larger one gets 413. */
+  maxBodyBytes?: number;
+  /** Time allowed to receive a body. Default 10 s; a slower one gets 408. */
+  bodyTimeoutMs?: number;
+  /** Legacy sessions: closed after this long with nothing under way. Default 10 minutes. */
+  sessionIdleMs?: number;
+  /** Legacy sessions: at most this many at once. Default 1,000. */
+  maxSessions?: number;
+  /** Interval of the keep-alive comments on a legacy GET stream; 0 for none. Default 15 s. */
+  keepAliveMs?: number;
+  /** Serve legacy clients (`initialize`, sessions) too. Default true. */
+  legacy?: boolean;
+  /** Told about internal failures; the client only ever sees "Internal error". */
+  onError?: (error: unknown) => void;
+}
+
+export interface HttpHandler {
+  /** For `http.createServer(handler.node)` or a route of a node:http based framework. */
+  readonly node: (req: IncomingMessage, res: ServerResponse) => void;
+  /** For Fetch-API servers (Deno.serve, Bun.serve, Hono, …). */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The same, on any request/response pair an adapter provides. Never rejects. */
+  handle(req: HttpRequestLike, res: HttpResponder): Promise<void>;
+  /** How many legacy sessions are open. */
+  readonly sessions: number;
+  /** Ends every legacy session (their open streams end); requests in progress are not waited for. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT = 10_000;
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+const TIMED_OUT = Symbol("timed out");
+
+/** HTTP status of a 2026-07-28 error answer (streamable-http "Request Metadata"). */
+function modernStatus(message: Message): number {
+  const code = (message as { error?: ErrorObject }).error?.code;
+  if (code === METHOD_NOT_FOUND) return 404;
+  if (code === HEADER_MISMATCH || code === MISSING_REQUIRED_CLIENT_CAPABILITY || code === UNSUPPORTED_PROTOCOL_VERSION) return 400;
+  return 200;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The host name of a `Host` header or origin host, lower case, without the port. */
+function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.indexOf(":");
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+/** What an Accept header allows; absent or `*\/*` allows both. */
+function accepts(header: string | undefined): { json: boolean; sse: boolean } {
+  if (header === undefined || header.trim() === "") return { json: true, sse: true };
+  const types = header.split(",").map((t) => t.split(";")[0]!.trim().toLowerCase());
+  const any = types.includes("*/*");
+  return {
+    json: any || types.includes("application/json") || types.includes("application/*"),
+    sse: any || types.includes("text/event-stream") || types.includes("text/*"),
+  };
+}
+
+/**
+ * A 2026-07-28 request's own channel: one message in, its answer out on the exchange, then the
+ * peer ends. The client closing the stream cancels the request (streamable-http "Cancellation").
+ */
+class RequestTransport implements Transport {
+  readonly kind = "http";
+  private sink: TransportSink | undefined;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly id: RequestId,
+  ) {}
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+    this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
+  }
+
+  deliver(text: string): void {
+    this.sink?.message(text);
+  }
+
+  send(text: string, message?: Message | readonly Message[]): void | Promise<void> {
+    if (this.exchange.done) throw new ClosedError("the request's stream is closed");
+    const m = message as Message | undefined;
+    if (m && !Array.isArray(m) && (m as { method?: unknown }).method === undefined) {
+      if ((m as { id?: RequestId }).id !== this.id) return; // not the answer this stream is for
+      this.exchange.answer(text, modernStatus(m));
+      this.sink?.closed();
+      return;
+    }
+    if (m && (m as { id?: unknown }).id !== undefined) {
+      throw new Error("2026-07-28 servers send no requests to the client on a response stream");
+    }
+    return this.exchange.event(text);
+  }
+
+  async close(): Promise<void> {
+    if (!this.exchange.done) this.exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, this.id), 500);
+    this.sink?.closed();
+  }
+}
+
+class StreamableHttpHandler {
+  private readonly table: SessionTable;
+  private readonly maxBody: number;
+  private readonly bodyTimeout: number;
+  private readonly keepAliveMs: number;
+  private readonly legacy: boolean;
+  private readonly allowedHosts: ReadonlySet<string> | undefined;
+  private readonly allowedOrigins: ReadonlySet<string>;
+  private readonly paramHeaders: ((tool: string) => readonly ParamHeader[] | undefined) | undefined;
+
+  constructor(
+    private readonly server: HttpServable,
+    private readonly options: HttpHandlerOptions,
+  ) {
+    this.table = new SessionTable({ idleMs: options.sessionIdleMs ?? 10 * 60_000, max: options.maxSessions ?? 1000 });
+    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    this.bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT;
+    this.keepAliveMs = options.keepAliveMs ?? 15_000;
+    this.legacy = options.legacy ?? true;
+    this.allowedHosts = options.allowedHosts ? new Set(options.allowedHosts.map(hostName)) : undefined;
+    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, "")));
+    this.paramHeaders = server.headerParams ? (tool) => server.headerParams!(tool) : undefined;
+  }
+
+  get sessions(): number {
+    return this.table.size;
+  }
+
+  close(): Promise<void> {
+    return this.table.closeAll();
+  }
+
+  async handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
+    const cors = this.corsHeaders(req);
+    const exchange = new Exchange(res, accepts(req.header("accept")), cors ?? {});
+    try {
+      if (cors === undefined) {
+        this.refuse(exchange, 403, "Forbidden: this Origin or Host may not call the server");
+        return;
+      }
+      switch (req.method) {
+        case "POST":
+          await this.post(req, exchange);
+          return;
+        case "GET":
+          this.get(req, exchange);
+          return;
+        case "DELETE":
+          await this.delete(req, exchange);
+          return;
+        case "OPTIONS":
+          this.preflight(req, exchange);
+          return;
+        default:
+          exchange.setHeader("allow", "GET, POST, DELETE");
+          this.refuse(exchange, 405, `Method Not Allowed: ${req.method}`);
+      }
+    } catch (e) {
+      this.options.onError?.(e);
+      if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
+      else exchange.end();
+    }
+  }
+
+  /** CORS headers for an allowed request ({} if it needs none); undefined when it is not allowed. */
+  private corsHeaders(req: HttpRequestLike): Record<string, string> | undefined {
+    const host = req.header("host");
+    if (this.allowedHosts && (host === undefined || !this.allowedHosts.has(hostName(host)))) return undefined;
+    const origin = req.header("origin");
+    if (origin === undefined) return {};
+    if (!this.originAllowed(origin, host)) return undefined;
+    return { "access-control-allow-origin": origin, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
+  }
+
+  private originAllowed(origin: string, host: string | undefined): boolean {
+    const o = origin.trim().toLowerCase();
+    if (this.allowedOrigins.has("*") || this.allowedOrigins.has(o)) return true;
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      return false; // "null" (sandboxed pages, file:) and anything unreadable
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    if (host !== undefined && url.host === host.trim().toLowerCase()) return true; // same origin
+    return LOOPBACK.has(url.hostname);
+  }
+
+  private preflight(req: HttpRequestLike, exchange: Exchange): void {
+    if (req.header("origin") === undefined) {
+      exchange.setHeader("allow", "GET, POST, DELETE");
+      this.refuse(exchange, 405, "Method Not Allowed: OPTIONS");
+      return;
+    }
+    exchange.empty(204, {
+      "access-control-allow-methods": "GET, POST, DELETE",
+      "access-control-allow-headers": req.header("access-control-request-headers") ?? "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name",
+      "access-control-max-age": "600",
+    });
+  }
+
+  /** An HTTP-level refusal, with a JSON-RPC error body that has no id (none was read). */
+  private refuse(exchange: Exchange, status: number, message: string, code = INVALID_REQUEST, id?: RequestId | null): void {
+    exchange.answer(errorText({ code, message }, id), status);
+  }
+
+  private async post(req: HttpRequestLike, exchange: Exchange): Promise<void> {
+    const type = req.header("content-type")?.split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/json") {
+      this.refuse(exchange, 415, "Unsupported Media Type: the body must be application/json");
+      return;
+    }
+    const accept = accepts(req.header("accept"));
+    if (!accept.json && !accept.sse) {
+      this.refuse(exchange, 406, "Not Acceptable: the client must accept application/json or text/event-stream");
+      return;
+    }
+    const body = await this.readBody(req, exchange);
+    if (body === undefined) return;
+
+    const sessionId = req.header(H_SESSION_ID);
+    const session = sessionId === undefined ? undefined : this.table.get(sessionId);
+    const decoded = decode(body, { revision: session?.revision ?? LATEST_LEGACY_REVISION, role: "client", maxBytes: this.maxBody });
+    if (decoded.kind === "invalid") {
+      this.refuseInvalid(exchange, decoded);
+      return;
+    }
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+    const single = decoded.kind === "batch" ? undefined : (decoded.message as Message);
+    if (single && this.isModern(single, req)) {
+      this.serveModern(req, exchange, single, decoded.kind, text);
+      return;
+    }
+    if (!this.legacy) {
+      this.refuse(exchange, 400, `Bad Request: this server speaks ${LATEST_REVISION} only; every request carries _meta["${META_PROTOCOL_VERSION}"]`, INVALID_REQUEST, idOf(single));
+      return;
+    }
+    if (sessionId === undefined) {
+      if (decoded.kind === "request" && (single as { method: string }).method === "initialize") {
+        this.openSession(exchange, single as Message & { id: RequestId }, text);
+        return;
+      }
+      this.refuse(exchange, 400, "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first", INVALID_REQUEST, idOf(single));
+      return;
+    }
+    if (!session) {
+      this.refuse(exchange, 404, "Session not found: it ended or never existed; open a new one with initialize", INVALID_REQUEST, idOf(single));
+      return;
+    }
+    if (!this.versionHeaderFits(req, session, exchange, idOf(single))) return;
+    this.serveInSession(session, exchange, decoded, text);
+  }
+
+  /** Reads the body within the size cap and the deadline; undefined when it answered already. */
+  private async readBody(req: HttpRequestLike, exchange: Exchange): Promise<Uint8Array | undefined> {
+    const declared = req.header("content-length");
+    if (declared !== undefined && Number(declared) > this.maxBody) {
+      req.stopReading();
+      this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
+      return undefined;
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), this.bodyTimeout);
+    });
+    try {
+      for (;;) {
+        const chunk = await Promise.race([req.read(), deadline]);
+        if (chunk === TIMED_OUT) {
+          req.stopReading();
+          this.refuse(exchange, 408, `Request Timeout: the body did not arrive within ${this.bodyTimeout} ms`);
+          return undefined;
+        }
+        if (chunk === undefined) break;
+        size += chunk.byteLength;
+        if (size > this.maxBody) {
+          req.stopReading();
+          this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
+          return undefined;
+        }
+        chunks.push(chunk);
+      }
+    } catch {
+      return undefined; // the client went away mid-body: nobody to answer
+    } finally {
+      clearTimeout(timer);
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
+
+  private refuseInvalid(exchange: Exchange, decoded: Decoded): void {
+    const unparsable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
+    if (unparsable) {
+      this.refuse(exchange, 400, "Parse error: the body is not JSON", PARSE_ERROR);
+      return;
+    }
+    const batch = decoded.defects.some((d) => d.code === "batch_not_allowed");
+    const why = batch ? "a batch; send one JSON-RPC message per request" : decoded.defects.find((d) => d.severity === "error")?.message ?? "not a JSON-RPC message";
+    const value = decoded.value;
+    const id = isObject(value) && (typeof value.id === "string" || (typeof value.id === "number" && Number.isInteger(value.id))) ? (value.id as RequestId) : undefined;
+    this.refuse(exchange, 400, `Invalid Request: ${why}`, INVALID_REQUEST, id);
+  }
+
+  /**
+   * 2026-07-28 traffic: the body's `_meta` names a protocol version, or the MCP-Protocol-Version
+   * header names one that is not a legacy revision (a modern client that forgot `_meta` gets
+   * told so, rather than treated as a legacy client without a session).
+   */
+  private isModern(message: Message, req: HttpRequestLike): boolean {
+    const params = (message as { params?: unknown }).params;
+    if (isObject(params) && isObject(params._meta) && params._meta[META_PROTOCOL_VERSION] !== undefined) return true;
+    if ((message as { method?: unknown }).method === undefined) return false;
+    const version = req.header(H_PROTOCOL_VERSION);
+    return version !== undefined && !(isRevision(version) && RULES[version].era === "legacy");
+  }
+
+  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], text: string): void {
+    if (kind === "notification") {
+      // 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream)
+      exchange.empty(202);
+      return;
+    }
+    if (kind !== "request") {
+      this.refuse(exchange, 400, `Invalid Request: a ${LATEST_REVISION} client sends no responses`, INVALID_REQUEST, idOf(message));
+      return;
+    }
+    const request = message as { id: RequestId; method: string; params?: JsonObject };
+    const refused = checkModernRequest({ method: request.method, params: request.params, header: (n) => req.header(n) }, this.paramHeaders);
+    if (refused) {
+      exchange.answer(errorText(refused, request.id), 400);
+      return;
+    }
+    const transport = new RequestTransport(exchange, request.id);
+    this.server.connect(transport);
+    transport.deliver(text);
+  }
+
+  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string): void {
+    const session = new Session((t) => this.server.connect(t));
+    if (!this.table.add(session)) {
+      void session.close();
+      exchange.setHeader("retry-after", "5");
+      this.refuse(exchange, 503, "Service Unavailable: too many sessions in progress", INVALID_REQUEST, message.id);
+      return;
+    }
+    exchange.setHeader(H_SESSION_ID, session.id);
+    session.transport.beforeAnswer = (answer, on) => {
+      if (on !== exchange || (answer as { id?: unknown }).id !== message.id) return;
+      session.transport.beforeAnswer = undefined;
+      const result = (answer as { result?: unknown }).result;
+      if (result !== undefined) {
+        session.negotiated(result);
+        return;
+      }
+      // a refused initialize opens nothing
+      on.removeHeader(H_SESSION_ID);
+      void this.table.delete(session.id);
+    };
+    session.transport.deliver(text, exchange, [message.id]);
+  }
+
+  /** After negotiation (2025-06-18 on), a version header must name the session's revision. */
+  private versionHeaderFits(req: HttpRequestLike, session: Session, exchange: Exchange, id: RequestId | undefined): boolean {
+    const header = req.header(H_PROTOCOL_VERSION);
+    if (header === undefined || session.revision === undefined || header === session.revision) return true;
+    this.refuse(exchange, 400, `Bad Request: MCP-Protocol-Version ${JSON.stringify(header.slice(0, 40))} is not this session's ${session.revision}`, INVALID_REQUEST, id);
+    return false;
+  }
+
+  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, text: string): void {
+    const messages = decoded.kind === "batch" ? (decoded.message as Message[]) : [decoded.message as Message];
+    const ids: RequestId[] = [];
+    for (const m of messages) {
+      const { id, method } = m as { id?: RequestId; method?: string };
+      if (method === undefined || id === undefined) continue;
+      if (method === "initialize") {
+        this.refuse(exchange, 400, "Invalid Request: this session is already initialized", INVALID_REQUEST, id);
+        return;
+      }
+      if (session.transport.awaits(id) || ids.includes(id)) {
+        this.refuse(exchange, 400, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`, INVALID_REQUEST, id);
+        return;
+      }
+      ids.push(id);
+    }
+    if (ids.length === 0) {
+      // notifications and the client's answers (to sampling, elicitation, roots) are accepted as is
+      session.transport.deliver(text);
+      exchange.empty(202);
+      return;
+    }
+    session.transport.deliver(text, exchange, ids);
+  }
+
+  private get(req: HttpRequestLike, exchange: Exchange): void {
+    const session = this.sessionFor(req, exchange, "GET");
+    if (!session) return;
+    if (!accepts(req.header("accept")).sse) {
+      this.refuse(exchange, 406, "Not Acceptable: the GET stream is text/event-stream");
+      return;
+    }
+    if (!session.transport.openStream(exchange, this.keepAliveMs)) {
+      this.refuse(exchange, 409, "Conflict: this session already has a GET stream open");
+    }
+  }
+
+  private async delete(req: HttpRequestLike, exchange: Exchange): Promise<void> {
+    const session = this.sessionFor(req, exchange, "DELETE");
+    if (!session) return;
+    await this.table.delete(session.id);
+    exchange.empty(204);
+  }
+
+  /** The legacy session a GET or DELETE names, or undefined once it has answered the request. */
+  private sessionFor(req: HttpRequestLike, exchange: Exchange, method: string): Session | undefined {
+    const sessionId = req.header(H_SESSION_ID);
+    if (sessionId === undefined || !this.legacy) {
+      // 2026-07-28 has neither the GET stream nor sessions to end
+      exchange.setHeader("allow", "POST");
+      this.refuse(exchange, 405, `Method Not Allowed: ${method} needs a legacy session (Mcp-Session-Id); ${LATEST_REVISION} clients only POST`);
+      return undefined;
+    }
+    const session = this.table.get(sessionId);
+    if (!session) {
+      this.refuse(exchange, 404, "Session not found: it ended or never existed");
+      return undefined;
+    }
+    return this.versionHeaderFits(req, session, exchange, undefined) ? session : undefined;
+  }
+}
+
+function idOf(message: Message | undefined): RequestId | undefined {
+  const id = (message as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/**
+ * A Streamable HTTP endpoint for `server`: mount `handler.node` on node:http or
+ * `handler.fetch` on a Fetch-API server, at the path of your MCP endpoint.
+ */
+export function createHttpHandler(server: HttpServable, options: HttpHandlerOptions = {}): HttpHandler {
+  const core = new StreamableHttpHandler(server, options);
+  const handle = (req: HttpRequestLike, res: HttpResponder) => core.handle(req, res);
+  return {
+    node: (req, res) => {
+      const request = nodeRequest(req);
+      void handle(request, nodeResponder(res, request));
+    },
+    fetch: (request) => fetchHandle(request, handle),
+    handle,
+    get sessions() {
+      return core.sessions;
+    },
+    close: () => core.close(),
+  };
+}
