@@ -34,9 +34,12 @@ program
   .command("serve")
   .description("run the dual-era reference server (echo, add, progress)")
   .option("--stdio", "serve on standard input and output (the default)")
-  .action(async () => {
-    const { runServeStdio } = await import("./serve.js");
-    process.exitCode = await runServeStdio();
+  .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead (0: any free port)")
+  .option("--host <host>", "the address --http binds (default 127.0.0.1)")
+  .option("--conformance", "add the tools, resources and prompts the official conformance suite calls")
+  .action(async (opts: { stdio?: boolean; http?: string; host?: string; conformance?: boolean }) => {
+    const { runServe } = await import("./serve.js");
+    process.exitCode = await runServe(opts);
   });
 
 program
