@@ -104,8 +104,10 @@ export class SseClientTransport implements Transport {
       }
       this.options.onExchange?.({ ...record, ms: Date.now() - t0 });
       await this.readStream(response, url);
-      this.rejectEndpoint(new HttpError({ failure: "no_response", step: "GET stream", url }, "the event stream ended before an endpoint event"));
-      this.end();
+      // without an endpoint this is a failure, and the requests waiting on it should say which
+      const early = this.endpoint === undefined ? new HttpError({ failure: "no_response", step: "GET stream", url }, "the event stream ended before an endpoint event") : undefined;
+      if (early) this.rejectEndpoint(early);
+      this.end(early);
     } catch (e) {
       const error = e instanceof Error ? e : new Error(String(e));
       this.rejectEndpoint(error);

@@ -1,0 +1,117 @@
+/**
+ * SseClientTransport (the deprecated HTTP+SSE transport) on real loopback HTTP: the endpoint
+ * event, answers on the stream, and the ways a server can get it wrong: another origin named
+ * as the endpoint, a web page instead of a stream, a stream that ends before naming one.
+ */
+import assert from "node:assert/strict";
+import { afterEach, describe, test } from "node:test";
+import { Peer } from "../peer/peer.js";
+import { guardEventLoop, rejection, within } from "../peer/support.test.js";
+import type { HttpClientOptions } from "./http-client.js";
+import { HttpError } from "./http-error.js";
+import { header, openSse, result, startServer, type Handler, type TestServer } from "./http-test-support.test.js";
+import { SseClientTransport } from "./sse-client.js";
+
+guardEventLoop();
+
+const servers: TestServer[] = [];
+const peers: Peer[] = [];
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(handler: Handler): Promise<TestServer> {
+  const s = await startServer(handler);
+  servers.push(s);
+  return s;
+}
+
+function client(url: string, options: HttpClientOptions = {}) {
+  const transport = new SseClientTransport(url, options);
+  const peer = new Peer(transport, { revision: "2024-11-05", role: "client", timeout: 5000 });
+  peers.push(peer);
+  return { peer, transport };
+}
+
+/**
+ * The HttpError behind a failed request. When the event stream itself fails, the whole
+ * connection ends, so pending requests get the peer's ClosedError with the HttpError as cause.
+ */
+async function evidence(promise: Promise<unknown>, ms?: number): Promise<HttpError> {
+  const e = await rejection(promise, ms);
+  const found = e instanceof HttpError ? e : e.cause;
+  assert.ok(found instanceof HttpError, `an HttpError or one as cause, got ${e.name}: ${e.message}`);
+  return found;
+}
+
+describe("SseClientTransport", () => {
+  test("the endpoint event names where to POST; the answer comes on the stream; credentials go to both", async () => {
+    let stream: ReturnType<typeof openSse> | undefined;
+    const s = await serve((req, res, r) => {
+      if (req.method === "GET") {
+        stream = openSse(res);
+        stream.raw(": welcome\n\nevent: endpoint\ndata: /messages?session=1\n\n");
+        return;
+      }
+      res.writeHead(202).end("Accepted");
+      stream!.event(result(r.json?.id, { tools: [] }), "message");
+    });
+    const { peer, transport } = client(s.url("/sse"), { headers: { authorization: "Bearer t" } });
+    assert.deepEqual(await within(peer.request("tools/list")), { tools: [] });
+    assert.equal(transport.endpoint, s.url("/messages?session=1"));
+    assert.deepEqual(
+      s.requests.map((r) => [r.method, r.path, header(r, "authorization")]),
+      [
+        ["GET", "/sse", "Bearer t"],
+        ["POST", "/messages?session=1", "Bearer t"],
+      ],
+    );
+  });
+
+  test("an endpoint on another origin is refused: nothing is POSTed there", async () => {
+    const other = await serve((_req, res) => void res.writeHead(202).end());
+    const s = await serve((_req, res) => void openSse(res).raw(`event: endpoint\ndata: ${other.url("/messages")}\n\n`));
+    const { peer } = client(s.url("/sse"), { headers: { authorization: "Bearer t" } });
+    const e = await evidence(peer.request("tools/list"));
+    assert.equal(e.failure, "redirect");
+    assert.equal(e.location, other.url("/messages"));
+    assert.equal(other.requests.length, 0);
+  });
+
+  test("a web page instead of an event stream: not_jsonrpc, with the evidence", async () => {
+    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>login</html>"));
+    const { peer } = client(s.url("/sse"));
+    const e = await evidence(peer.request("tools/list"));
+    assert.equal(e.failure, "not_jsonrpc");
+    assert.equal(e.contentType, "text/html");
+    assert.equal(e.bodyExcerpt, "<html>login</html>");
+  });
+
+  test("a 404 on the GET: status 404", async () => {
+    const s = await serve((_req, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Not Found"));
+    const { peer } = client(s.url("/sse"));
+    const e = await evidence(peer.request("tools/list"));
+    assert.equal(e.failure, "status");
+    assert.equal(e.status, 404);
+  });
+
+  test("a stream that ends before the endpoint event: no_response, and the connection is closed", async () => {
+    const s = await serve((_req, res) => {
+      openSse(res).raw(": nothing to say\n\n");
+      res.end();
+    });
+    const { peer } = client(s.url("/sse"));
+    const e = await evidence(peer.request("tools/list"));
+    assert.equal(e.failure, "no_response");
+    await within(peer.ended);
+    assert.equal(peer.closed, true);
+  });
+
+  test("no endpoint event within the deadline: timeout", async () => {
+    const s = await serve((_req, res) => void openSse(res).raw(": hold on\n\n"));
+    const { peer } = client(s.url("/sse"), { timeout: 300 });
+    const e = await evidence(peer.request("tools/list"), 10_000);
+    assert.equal(e.failure, "timeout");
+  });
+});
