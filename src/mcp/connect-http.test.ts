@@ -133,6 +133,21 @@ describe("connectHttp: which era", () => {
     });
   }
 
+  test("closing: a legacy session is ended with DELETE (session id and version); a modern connection sends nothing", async () => {
+    const legacy = keep(await legacyServer());
+    const l = await connect(legacy.url());
+    await l.client.close();
+    const del = legacy.requests.filter((r) => r.method === "DELETE");
+    assert.equal(del.length, 1);
+    assert.equal(header(del[0]!, "mcp-session-id"), header(legacy.calls("notifications/initialized")[0]!, "mcp-session-id"));
+    assert.equal(header(del[0]!, "mcp-protocol-version"), "2025-11-25");
+
+    const modern = keep(await modernServer());
+    const m = await connect(modern.url());
+    await m.client.close();
+    assert.deepEqual(methods(modern), ["POST server/discover"]);
+  });
+
   test("a 400 with an empty body on server/discover: initialize", async () => {
     const s = keep(await legacyServer());
     const front = keep(
