@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { AbortedError } from "../peer/errors.js";
+import { AbortedError, ResponseError } from "../peer/errors.js";
 import type { Progress } from "../peer/peer.js";
 import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import type { McpClient } from "./client.js";
@@ -301,7 +301,8 @@ describe("McpClient over HTTP → v2 SDK server, modern only (createMcpHandler, 
       ),
       "connectHttp",
     );
-    assert.ok(outcome instanceof Error && outcome.name === "ResponseError", `a JSON-RPC error from the server, got ${String(outcome)}`);
-    assert.equal((outcome as unknown as { code: number }).code, -32022);
+    assert.ok(outcome instanceof ResponseError, `a JSON-RPC error from the server, got ${String(outcome)}`);
+    assert.equal(outcome.code, -32022);
+    assert.deepEqual((outcome.data as { supported?: unknown }).supported, ["2026-07-28"]);
   });
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, test } from "node:test";
 import type { JsonObject } from "../codec/message.js";
-import { AbortedError } from "../peer/errors.js";
+import { AbortedError, ResponseError } from "../peer/errors.js";
 import { Peer, type Progress } from "../peer/peer.js";
 import { guardEventLoop, rejection, until, within } from "../peer/support.test.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../rules/revisions.js";
@@ -122,8 +122,9 @@ describe("answers a well-behaved server gives", () => {
     const s = await serve((_req, res, r) => sendJson(res, 400, rpcError(idOf(r), -32022, "Unsupported protocol version", { supported: ["2026-07-28"] })));
     const { peer } = client(s.url());
     const e = await rejection(peer.request("server/discover", modern()));
-    assert.equal(e.name, "ResponseError");
-    assert.equal((e as unknown as { code: number }).code, -32022);
+    assert.ok(e instanceof ResponseError, `${e.name}: ${e.message}`);
+    assert.equal(e.code, -32022);
+    assert.deepEqual(e.data, { supported: ["2026-07-28"] });
   });
 });
 
