@@ -114,11 +114,14 @@ export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res
     for (const w of waiting) w();
     waiting = [];
   };
+  let responded = false;
   const abort = () => {
     if (ended || aborted) return;
     aborted = true;
     release();
     abortListener?.();
+    // nobody reads it, but the promise must settle: 499, nginx's "client closed request"
+    if (!responded) respond(new Response(null, { status: 499 }));
   };
   const body = new ReadableStream<Uint8Array>(
     {
@@ -156,6 +159,7 @@ export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res
     start(status, headers) {
       // these statuses never carry a body, and the Response constructor refuses one
       const bodiless = status === 202 || status === 204 || status === 304;
+      responded = true;
       respond(new Response(bodiless ? null : body, { status, headers }));
     },
     write(chunk) {

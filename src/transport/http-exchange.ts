@@ -137,12 +137,13 @@ export class Exchange {
   }
 
   /**
-   * Sends the answer and ends the response: an SSE event on a stream already open (or when the
-   * client takes nothing else), otherwise JSON with `status`.
+   * Sends the answer and ends the response: an SSE event on a stream already open (or, for a
+   * 200, when the client takes nothing else), otherwise JSON with `status`. An error status
+   * always goes as JSON: it is what the client's HTTP layer reads first.
    */
   answer(text: string, status = 200): void {
     if (this.done) return;
-    if (!this.sse && !this.accepts.json && this.accepts.sse) this.openStream();
+    if (!this.sse && status === 200 && !this.accepts.json && this.accepts.sse) this.openStream();
     if (this.sse) {
       this.finish(sseEvent(text));
       return;
