@@ -582,6 +582,36 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     assert.equal(((final.result as JsonObject).content as JsonObject[])[0]?.text, "sampled: 42");
   });
 
+  test("notifications/cancelled cancels a session's request, and its exchange ends with no answer; a disconnect alone does not cancel", async () => {
+    const id = await openSession(s.url);
+    const call = (rid: string) => send(s.url, { jsonrpc: "2.0", id: rid, method: "tools/call", params: { name: "wait", arguments: {} } }, { "mcp-session-id": id });
+    const pending = call("c1");
+    await until(() => s.core.running.has("c1"), 10_000, "the handler running");
+    const cancel = await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "changed my mind" } }, { "mcp-session-id": id });
+    assert.equal(cancel.status, 202);
+    const ended = await pending;
+    assert.equal(ended.status, 204);
+    assert.equal(ended.text, "");
+    await until(() => s.core.aborted.includes("c1"), 10_000, "the handler's AbortSignal");
+
+    // 2025-11-25: "Disconnection SHOULD NOT be interpreted as the client cancelling its request"
+    const controller = new AbortController();
+    const dropped = fetch(s.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "c2", method: "tools/call", params: { name: "wait", arguments: {} } }),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    await until(() => s.core.running.has("c2"), 10_000, "the second handler running");
+    controller.abort();
+    await dropped;
+    const probe = await send(s.url, { jsonrpc: "2.0", id: "c3", method: "tools/call", params: { name: "echo", arguments: { text: "later" } } }, { "mcp-session-id": id });
+    assert.equal(probe.status, 200);
+    assert.ok(!s.core.aborted.includes("c2"), "the disconnected request still runs");
+    await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c2" } }, { "mcp-session-id": id });
+    await until(() => s.core.aborted.includes("c2"), 10_000, "the explicit cancellation");
+  });
+
   test("GET opens the session's SSE stream (one at a time); DELETE ends the session, which then answers 404", async () => {
     const id = await openSession(s.url);
     const controller = new AbortController();

@@ -443,9 +443,14 @@ class StreamableHttpHandler {
       // notifications and the client's answers (to sampling, elicitation, roots) are accepted as is
       session.transport.deliver(text);
       exchange.empty(202);
-      return;
+    } else {
+      session.transport.deliver(text, exchange, ids);
     }
-    session.transport.deliver(text, exchange, ids);
+    for (const m of messages) {
+      const { method, params } = m as { method?: string; params?: JsonObject };
+      const target = params?.requestId;
+      if (method === "notifications/cancelled" && (typeof target === "string" || typeof target === "number")) session.transport.cancelled(target);
+    }
   }
 
   private get(req: HttpRequestLike, exchange: Exchange): void {

@@ -63,6 +63,19 @@ export class SessionTransport implements Transport {
     this.sink?.message(text);
   }
 
+  /**
+   * The client cancelled request `id` (`notifications/cancelled`): it will get no answer, so its
+   * exchange ends now, empty, rather than hang until the client gives up on it.
+   */
+  cancelled(id: RequestId): void {
+    const exchange = this.waiting.get(id);
+    if (!exchange) return;
+    this.waiting.delete(id);
+    for (const other of this.waiting.values()) if (other === exchange) return; // a batch still owes other answers
+    if (exchange.streaming) exchange.end();
+    else exchange.empty(204);
+  }
+
   /** Takes a GET stream for messages unrelated to any request; false if one is already open. */
   openStream(exchange: Exchange, keepAliveMs: number): boolean {
     if (this.stream || this.isClosed) return false;
