@@ -1,0 +1,287 @@
+/**
+ * `mcp-wire serve --http` as a real child process on 127.0.0.1: what it prints, how it stops,
+ * and the official TypeScript SDK clients against it: v1 (`Client` + Streamable HTTP), v2 in
+ * its default (legacy) negotiation and pinned to 2026-07-28. Tools, a call, progress, cancel.
+ */
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
+import { LEGACY_REVISIONS } from "../rules/revisions.js";
+import { CLI, signal, within } from "../mcp/interop-support.test.js";
+
+const TIMEOUT = 10_000;
+
+/** `mcp-wire serve --http 0 …`, with the URL it printed. */
+class Served {
+  readonly child: ChildProcess;
+  private err = "";
+  readonly url: Promise<string>;
+  readonly exited: Promise<number | null>;
+
+  constructor(args: readonly string[] = []) {
+    this.child = spawn(process.execPath, [CLI, "serve", "--http", "0", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    this.child.stderr!.setEncoding("utf8");
+    this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
+    this.url = within(
+      new Promise<string>((resolve, reject) => {
+        this.child.stderr!.on("data", (d: string) => {
+          this.err += d;
+          const found = /listening on (http:\/\/\S+)/.exec(this.err);
+          if (found) resolve(found[1]!);
+        });
+        this.child.once("exit", (code) => reject(new Error(`serve exited (${code}) before listening:\n${this.err}`)));
+      }),
+      "serve --http printing its URL",
+    );
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  async stop(sig: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(sig);
+    return within(this.exited, "serve --http exiting");
+  }
+}
+
+interface ProgressSeen {
+  progress: number;
+  total?: number;
+}
+
+interface CallOptions {
+  onprogress?: (p: ProgressSeen) => void;
+  signal?: AbortSignal;
+  timeout?: number;
+}
+
+/** What both SDK generations offer, in the shape these tests use. */
+interface SdkClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<{ content: unknown[]; isError?: boolean }>;
+  close(): Promise<void>;
+  readonly errors: Error[];
+}
+
+async function connectV1(url: string): Promise<SdkClient & { transport: V1HttpTransport }> {
+  const transport = new V1HttpTransport(new URL(url));
+  const client = new V1Client({ name: "interop-v1-http", version: "1.0.0" });
+  const errors: Error[] = [];
+  client.onerror = (e) => errors.push(e);
+  await within(client.connect(transport, { timeout: TIMEOUT }), "v1 connect");
+  assert.equal(client.getServerVersion()?.name, "mcp-wire-reference");
+  return {
+    transport,
+    listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
+    callTool: (name, args, options) => client.callTool({ name, arguments: args }, undefined, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    close: async () => {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+    errors,
+  };
+}
+
+async function connectV2(url: string, mode: "legacy" | { pin: string }): Promise<SdkClient & { v2: V2Client }> {
+  const transport = new V2HttpTransport(new URL(url));
+  const client = new V2Client({ name: "interop-v2-http", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } });
+  const errors: Error[] = [];
+  client.onerror = (e) => errors.push(e);
+  await within(client.connect(transport, { timeout: TIMEOUT }), "v2 connect");
+  return {
+    v2: client,
+    listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
+    callTool: (name, args, options) => client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    close: () => client.close(),
+    errors,
+  };
+}
+
+function textOf(result: { content: unknown[] }): string {
+  const first = result.content[0] as { type?: string; text?: string } | undefined;
+  assert.equal(first?.type, "text");
+  return first.text ?? "";
+}
+
+/** The same checks for every client: tools, a call, progress, cancellation. */
+function sameChecks(connection: () => SdkClient) {
+  test("tools/list shows echo, add and progress", async () => {
+    const { tools } = await within(connection().listTools(), "tools/list");
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ["echo", "add", "progress"],
+    );
+  });
+
+  test("tools/call echo returns its text", async () => {
+    const result = await within(connection().callTool("echo", { text: "héllo, http" }), "echo");
+    assert.equal(result.isError ?? false, false);
+    assert.equal(textOf(result), "héllo, http");
+  });
+
+  test("the progress tool's notifications reach onprogress, in order, each once, before the answer", async () => {
+    const client = connection();
+    const seen: ProgressSeen[] = [];
+    const result = await within(
+      client.callTool("progress", { steps: 4, intervalMs: 5 }, { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) }),
+      "progress",
+    );
+    assert.equal(textOf(result), "counted to 4");
+    // over HTTP each notification is its own SSE event, read before the answer's
+    assert.deepEqual(
+      seen,
+      [1, 2, 3, 4].map((progress) => ({ progress, total: 4 })),
+    );
+    assert.deepEqual(
+      client.errors.map((e) => e.message),
+      [],
+    );
+  });
+
+  test("aborting a call cancels it: the SDK rejects, and a later call on the same client is served normally", async () => {
+    const client = connection();
+    const errorsBefore = client.errors.length;
+    const controller = new AbortController();
+    const first = signal();
+    const call = client.callTool("progress", { steps: 3, intervalMs: 250 }, { signal: controller.signal, onprogress: () => first.fire() });
+    const settled = call.then(
+      () => "resolved",
+      (e: unknown) => e,
+    );
+    await within(first.promise, "the first progress notification");
+    controller.abort();
+    const outcome = await within(settled, "the cancelled call");
+    assert.ok(outcome instanceof Error, `rejects with an Error, got ${String(outcome)}`);
+    assert.match(`${outcome.name} ${outcome.message}`, /abort/i);
+    const later = await within(client.callTool("progress", { steps: 2, intervalMs: 250 }), "the call after the cancelled one");
+    assert.equal(textOf(later), "counted to 2");
+    assert.deepEqual(
+      client.errors.slice(errorsBefore).map((e) => e.message),
+      [],
+    );
+  });
+}
+
+describe("mcp-wire serve --http", () => {
+  test("prints its URL on stderr, serves /mcp only, and stops cleanly on SIGTERM and on SIGINT", async () => {
+    for (const sig of ["SIGTERM", "SIGINT"] as const) {
+      const served = new Served();
+      const url = await served.url;
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const other = await within(fetch(url.replace(/\/mcp$/, "/elsewhere")), "GET /elsewhere");
+      assert.equal(other.status, 404);
+      await other.text();
+      const discover = await within(
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+        }),
+        "server/discover",
+      );
+      assert.equal(discover.status, 200);
+      await discover.text();
+      assert.equal(await served.stop(sig), 0, `exit status after ${sig}:\n${served.stderr}`);
+    }
+  });
+
+  test("an open SSE stream does not keep it from stopping", async () => {
+    const served = new Served();
+    const url = await served.url;
+    const init = await within(
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      }),
+      "initialize",
+    );
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const stream = await within(fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session } }), "GET stream");
+    assert.equal(stream.status, 200);
+    const ended = stream.body!.getReader().read().catch(() => ({ done: true }));
+    assert.equal(await served.stop(), 0);
+    assert.equal((await within(ended, "the stream ending")).done, true);
+  });
+
+  test("a bad port is a usage error (exit 2); --conformance lists the suite's fixtures first", async () => {
+    const bad = spawn(process.execPath, [CLI, "serve", "--http", "eighty"], { stdio: "ignore" });
+    assert.equal(await within(new Promise((resolve) => bad.once("exit", resolve)), "serve --http eighty"), 2);
+    const served = new Served(["--conformance"]);
+    try {
+      const client = await connectV2(await served.url, { pin: "2026-07-28" });
+      const { tools } = await within(client.listTools(), "tools/list");
+      assert.equal(tools[0]?.name, "test_simple_text");
+      assert.ok(tools.some((t) => t.name === "test_input_required_result_elicitation"));
+      assert.ok(tools.some((t) => t.name === "echo"));
+      await client.close();
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
+describe("SDK v1 Client + StreamableHTTPClientTransport → mcp-wire serve --http", () => {
+  const served = new Served();
+  let client: (SdkClient & { transport: V1HttpTransport }) | undefined;
+  before(async () => {
+    client = await connectV1(await served.url);
+  });
+  after(async () => {
+    await client?.close();
+    await served.stop();
+  });
+
+  test("works in a legacy session the server opened", () => {
+    assert.ok(client!.transport.sessionId, "the server gave a session id");
+    assert.ok(LEGACY_REVISIONS.includes(client!.transport.protocolVersion as (typeof LEGACY_REVISIONS)[number]));
+  });
+  sameChecks(() => client!);
+});
+
+describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --http", () => {
+  const served = new Served();
+  let client: (SdkClient & { v2: V2Client }) | undefined;
+  before(async () => {
+    client = await connectV2(await served.url, "legacy");
+  });
+  after(async () => {
+    await client?.close();
+    await served.stop();
+  });
+
+  test("negotiates a legacy revision through initialize", () => {
+    const v2 = client!.v2;
+    assert.equal(v2.getProtocolEra(), "legacy");
+    const version = v2.getNegotiatedProtocolVersion();
+    assert.ok(LEGACY_REVISIONS.includes(version as (typeof LEGACY_REVISIONS)[number]), `a legacy revision, got ${version}`);
+    assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
+  });
+  sameChecks(() => client!);
+});
+
+describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --http", () => {
+  const served = new Served();
+  let client: (SdkClient & { v2: V2Client }) | undefined;
+  before(async () => {
+    client = await connectV2(await served.url, { pin: "2026-07-28" });
+  });
+  after(async () => {
+    await client?.close();
+    await served.stop();
+  });
+
+  test("ends up modern at 2026-07-28, from server/discover", () => {
+    const v2 = client!.v2;
+    assert.equal(v2.getProtocolEra(), "modern");
+    assert.equal(v2.getNegotiatedProtocolVersion(), "2026-07-28");
+    assert.ok(v2.getDiscoverResult()?.supportedVersions.includes("2026-07-28"));
+    assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
+  });
+  sameChecks(() => client!);
+});
