@@ -31,6 +31,22 @@ program
   });
 
 program
+  .command("probe")
+  .description("say exactly what a server speaks, or why it fails: mcp-wire probe <url> | --stdio -- <command> [args…]")
+  .argument("<target...>", "the server's URL, or with --stdio the command that starts it")
+  .option("--stdio", "start the server as a child process and speak over its stdin/stdout")
+  .option("--json", "print one JSON object")
+  .option("-v, --verbose", "show every exchange")
+  .option("-H, --header <header>", "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)", (v: string, all: string[] = []) => [...all, v])
+  .option("--timeout <ms>", "one overall deadline (default 10000)")
+  .addOption(new Option("-r, --revision <revision>", "speak exactly this revision").choices(REVISIONS))
+  .option("--max-bytes <n>", "largest body read (default 4194304)")
+  .action(async (target: string[], opts) => {
+    const { runProbe } = await import("./probe.js");
+    process.exitCode = await runProbe(target, opts);
+  });
+
+program
   .command("serve")
   .description("run the dual-era reference server (echo, add, progress)")
   .option("--stdio", "serve on standard input and output (the default)")

@@ -61,6 +61,7 @@ export const DEFECTS = {
   unknown_response_id: { severity: "error", scope: "conversation" },
   duplicate_response: { severity: "error", scope: "conversation" },
   revision_unknown: { severity: "warning", scope: "conversation" },
+  version_not_negotiated: { severity: "warning", scope: "conversation" },
 } as const satisfies Record<string, { severity: Severity; scope: DefectScope }>;
 
 export type DefectCode = keyof typeof DEFECTS;

@@ -38,6 +38,8 @@ export interface ClientOptions {
   timeout?: number;
   /** Everything wrong the server sent, as the codec names it. */
   onDefect?: (report: DefectReport) => void;
+  /** Each step of the opening as it completes (a probe shows them even if the opening stalls). */
+  onStep?: (step: ConnectStep) => void;
 }
 
 /** Opens a fresh channel to the server (for stdio, spawns the process). Called again if the
@@ -98,6 +100,11 @@ export class McpClient {
     return client;
   }
 
+  private record(step: ConnectStep): void {
+    this.steps.push(step);
+    this.options.onStep?.(step);
+  }
+
   private newPeer(transport: Transport, revision: Revision): Peer {
     this.transport = transport;
     return new Peer(transport, {
@@ -147,7 +154,7 @@ export class McpClient {
   private async reconnect(connector: Connector, detail: string): Promise<void> {
     const t0 = Date.now();
     this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
-    this.steps.push({ step: "reconnect", outcome: "ok", detail, ms: Date.now() - t0 });
+    this.record({ step: "reconnect", outcome: "ok", detail, ms: Date.now() - t0 });
   }
 
   /** `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back. */
@@ -157,9 +164,11 @@ export class McpClient {
   ): Promise<{ era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision }> {
     const t0 = Date.now();
     const step = (outcome: ConnectStep["outcome"], detail?: string) =>
-      this.steps.push({ step: "server/discover", outcome, ...(detail ? { detail } : {}), ms: Date.now() - t0 });
+      this.record({ step: "server/discover", outcome, ...(detail ? { detail } : {}), ms: Date.now() - t0 });
     try {
-      const result = await this.peer.request("server/discover", this.withMeta(revision, {}), { timeout: this.options.probeTimeout ?? 3000 });
+      // over HTTP silence is an outage, not a legacy server: the probe waits as long as any request
+      const timeout = this.transport.kind === "http" ? this.options.timeout : (this.options.probeTimeout ?? 3000);
+      const result = await this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
       const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
       this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
       this.learnServer(result);
@@ -209,22 +218,22 @@ export class McpClient {
         clientInfo: this.clientInfo,
       });
     } catch (e) {
-      this.steps.push({ step: "initialize", outcome: e instanceof ResponseError ? "error" : codeOutcome(e), detail: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
+      this.record({ step: "initialize", outcome: e instanceof ResponseError ? "error" : codeOutcome(e), detail: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
       throw e;
     }
     const chosen = result.protocolVersion;
     if (!isRevision(chosen) || RULES[chosen].era !== "legacy") {
-      this.steps.push({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${JSON.stringify(chosen)}`, ms: Date.now() - t0 });
+      this.record({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${JSON.stringify(chosen)}`, ms: Date.now() - t0 });
       throw new NegotiationError(`initialize: the server chose protocol version ${JSON.stringify(chosen)}, which mcp-wire does not know`);
     }
-    this.steps.push({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
+    this.record({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
     this.era = "legacy";
     this.revision = chosen;
     this.peer.revision = chosen;
     this.transport.negotiated?.(chosen);
     this.learnServer(result);
     await this.peer.notify("notifications/initialized");
-    this.steps.push({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
+    this.record({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
   }
 
   private learnServer(result: JsonObject): void {

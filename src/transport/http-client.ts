@@ -7,7 +7,8 @@ import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../codec/message.js";
 import { ClosedError } from "../peer/errors.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
-import { META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
+import { decode } from "../codec/decode.js";
+import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./http-error.js";
 import { excerpt, fetchSameOrigin, readCapped } from "./http-fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./http-headers.js";
@@ -21,6 +22,8 @@ export interface HttpClientOptions {
   timeout?: number;
   /** Called with each exchange as it completes, for traces. */
   onExchange?: (exchange: ExchangeRecord) => void;
+  /** Ends every exchange at once (an overall deadline, a user's Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** What one HTTP exchange looked like, for a person reading a trace. */
@@ -28,6 +31,10 @@ export interface ExchangeRecord {
   method: string;
   httpMethod: "POST" | "GET" | "DELETE";
   url: string;
+  /** The body sent (capped), for a repro line. */
+  requestBody?: string;
+  /** The headers sent, for a repro line; values of caller-supplied headers are not kept. */
+  requestHeaders?: Record<string, string>;
   status?: number;
   contentType?: string;
   bodyExcerpt?: string;
@@ -77,6 +84,9 @@ export class StreamableHttpTransport implements Transport {
     if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
     const out = this.describe(message ?? (JSON.parse(text) as Message));
     const controller = new AbortController();
+    const outer = this.options.signal;
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true, signal: controller.signal });
     this.all.add(controller);
     if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, controller);
     const deadline = setTimeout(
@@ -152,7 +162,14 @@ export class StreamableHttpTransport implements Transport {
 
   private async exchange(text: string, out: Outgoing, signal: AbortSignal): Promise<void> {
     const t0 = Date.now();
-    const record: ExchangeRecord = { method: out.method, httpMethod: "POST", url: this.url, ms: 0 };
+    const record: ExchangeRecord = {
+      method: out.method,
+      httpMethod: "POST",
+      url: this.url,
+      ms: 0,
+      requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
+      requestHeaders: redacted(out.headers, this.options.headers),
+    };
     try {
       const { response, url } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
       record.url = url;
@@ -163,8 +180,15 @@ export class StreamableHttpTransport implements Transport {
       if (session && out.method === "initialize") this.sessionId = session;
       await this.consume(response, url, contentType, out, record, signal);
     } catch (e) {
-      record.error = e instanceof Error ? e.message : String(e);
-      throw e;
+      // an abort (deadline, caller's signal) mid-body surfaces as a stream error: say what it was
+      const error =
+        signal.aborted && !(e instanceof HttpError)
+          ? signal.reason instanceof HttpError
+            ? signal.reason
+            : new HttpError({ failure: "timeout", step: out.method, url: this.url, ...(record.status !== undefined ? { status: record.status } : {}) }, signal.reason instanceof Error ? signal.reason.message : "aborted")
+          : e;
+      record.error = error instanceof Error ? error.message : String(error);
+      throw error;
     } finally {
       record.ms = Date.now() - t0;
       this.options.onExchange?.(record);
@@ -208,7 +232,9 @@ export class StreamableHttpTransport implements Transport {
     }
     if (status >= 300) throw new HttpError(evidence, `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
     if (!out.isRequest) return;
-    throw new HttpError({ ...evidence, failure: "not_jsonrpc" }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
+    // say exactly what the body is instead: a web page, a bare array, a result with no envelope
+    const { defects } = decode(body.bytes, { revision: LATEST_REVISION, maxBytes: this.maxBytes });
+    throw new HttpError({ ...evidence, failure: "not_jsonrpc", defects }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
   }
 
   /** Feeds each SSE event to the peer; true once the response to `out.id` has come. */
@@ -245,6 +271,15 @@ export class StreamableHttpTransport implements Transport {
     if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
     return answered;
   }
+}
+
+/** The headers as sent, with the values the caller supplied (credentials) replaced. */
+function redacted(headers: Record<string, string>, secret: Record<string, string> | undefined): Record<string, string> {
+  if (!secret) return { ...headers };
+  const hidden = new Set(Object.keys(secret).map((k) => k.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = hidden.has(k.toLowerCase()) ? "<redacted>" : v;
+  return out;
 }
 
 interface ParsedBody {

@@ -3,6 +3,7 @@
  * and the first bytes of the body, so a person (or the probe) can tell a web page from a proxy's
  * 502 from a refused connection without a schema dump.
  */
+import type { Defect } from "../codec/defects.js";
 import { ConnectionError, ConnectionErrorCode } from "../peer/errors.js";
 
 export type HttpFailure =
@@ -35,6 +36,8 @@ export interface HttpErrorInit {
   /** For `network`: the system error code (ENOTFOUND, ECONNREFUSED, ECONNRESET, CERT_…). */
   networkCode?: string;
   location?: string;
+  /** What the codec says about a body that is not a JSON-RPC answer. */
+  defects?: readonly Defect[];
 }
 
 export class HttpError extends ConnectionError {
@@ -48,6 +51,7 @@ export class HttpError extends ConnectionError {
   readonly rpcError: HttpErrorInit["rpcError"];
   readonly networkCode: string | undefined;
   readonly location: string | undefined;
+  readonly defects: readonly Defect[];
 
   constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
     super(ConnectionErrorCode.Http, `${init.step}: ${message}`, options);
@@ -60,6 +64,7 @@ export class HttpError extends ConnectionError {
     this.rpcError = init.rpcError;
     this.networkCode = init.networkCode;
     this.location = init.location;
+    this.defects = init.defects ?? [];
   }
 }
 

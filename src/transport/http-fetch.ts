@@ -45,7 +45,7 @@ function asNetworkError(e: unknown, step: string, url: string, signal: AbortSign
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     if (reason instanceof HttpError) return reason;
-    return new HttpError({ failure: "timeout", step, url }, reason instanceof Error ? reason.message : "aborted", { cause: e });
+    return new HttpError({ failure: "timeout", step, url }, `no HTTP answer: ${reason instanceof Error ? reason.message : "aborted"}`, { cause: e });
   }
   const code = networkCode(e);
   const what = code ? describeNetworkCode(code) : e instanceof Error ? e.message : String(e);

@@ -40,6 +40,9 @@ export class SseClientTransport implements Transport {
 
   start(sink: TransportSink): void {
     this.sink = sink;
+    const outer = this.options.signal;
+    if (outer?.aborted) this.stream.abort(outer.reason);
+    else outer?.addEventListener("abort", () => this.stream.abort(outer.reason), { once: true, signal: this.stream.signal });
     void this.listen();
   }
 
@@ -48,7 +51,7 @@ export class SseClientTransport implements Transport {
     const method = message && !Array.isArray(message) && typeof (message as { method?: unknown }).method === "string" ? (message as { method: string }).method : "message";
     const endpoint = await this.endpointReady;
     const t0 = Date.now();
-    const record: ExchangeRecord = { method, httpMethod: "POST", url: endpoint, ms: 0 };
+    const record: ExchangeRecord = { method, httpMethod: "POST", url: endpoint, ms: 0, requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text };
     try {
       const { response, url } = await fetchSameOrigin(
         endpoint,

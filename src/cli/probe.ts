@@ -1,0 +1,127 @@
+/** `mcp-wire probe`: one verdict a person can act on, or one JSON object with `--json`. */
+import type { Revision } from "../rules/revisions.js";
+import type { ProbeResult } from "../probe/verdict.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { paint, writeOut } from "./output.js";
+
+export interface ProbeCliOptions {
+  stdio?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+  header?: string[];
+  timeout?: string;
+  revision?: Revision;
+  maxBytes?: string;
+}
+
+export async function runProbe(target: string[], opts: ProbeCliOptions): Promise<number> {
+  const headers = parseHeaders(opts.header ?? []);
+  if (typeof headers === "string") return usage(headers);
+  const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
+  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) return usage(`--timeout takes a number of milliseconds, not ${JSON.stringify(opts.timeout)}`);
+  const maxBytes = opts.maxBytes === undefined ? undefined : Number(opts.maxBytes);
+  if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes <= 0)) return usage(`--max-bytes takes a positive whole number, not ${JSON.stringify(opts.maxBytes)}`);
+  const common = {
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(maxBytes !== undefined ? { maxBytes } : {}),
+    ...(opts.revision ? { revision: opts.revision } : {}),
+  };
+
+  const { probeHttp, probeStdio } = await import("../probe/probe.js");
+  let result: ProbeResult;
+  if (opts.stdio) {
+    const [command, ...args] = target;
+    if (!command) return usage("probe --stdio needs a command: mcp-wire probe --stdio -- <command> [args…]");
+    result = await probeStdio(command, args, common);
+  } else {
+    const url = target[0];
+    if (!url || target.length > 1) return usage("probe needs one URL, or --stdio -- <command> [args…]");
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return usage(`not a URL: ${JSON.stringify(url)} (for a local command use --stdio -- <command>)`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return usage(`only http and https URLs can be probed, not ${parsed.protocol}`);
+    result = await probeHttp(url, { ...common, headers });
+  }
+  await writeOut(opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true));
+  return result.class === "ok" ? OK : FOUND_PROBLEMS;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-wire probe: ${message}\n`);
+  return USAGE_ERROR;
+}
+
+/**
+ * `Name: value` pairs; `${VAR}` in a value is read from the environment, so a key need not
+ * appear on the command line or in shell history.
+ */
+function parseHeaders(raw: readonly string[]): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  for (const h of raw) {
+    const colon = h.indexOf(":");
+    if (colon <= 0) return `--header takes 'Name: value', not ${JSON.stringify(h)}`;
+    const name = h.slice(0, colon).trim();
+    let missing: string | undefined;
+    const value = h
+      .slice(colon + 1)
+      .trim()
+      .replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
+        const got = process.env[v];
+        if (got === undefined) missing = v;
+        return got ?? "";
+      });
+    if (missing) return `--header ${name}: the environment has no ${missing}`;
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `--header: ${JSON.stringify(name)} is not a header name`;
+    if (/[\r\n\0]/.test(value)) return `--header ${name}: the value has a line break`;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
+  const ok = r.class === "ok";
+  const mark = ok ? paint("green", "✓ ok", colour) : paint("red", `✗ ${r.class}`, colour);
+  const lines = [`${mark} (${r.detail})  ${r.target}`];
+  const evidence: string[] = [];
+  if (r.era) evidence.push(`${r.era} era${r.revision ? `, ${r.revision}` : ""}`);
+  evidence.push(r.transport);
+  if (r.server) evidence.push(`server ${r.server.name}${r.server.version ? ` ${r.server.version}` : ""}`);
+  if (r.tools !== null) evidence.push(`${r.tools} tool${r.tools === 1 ? "" : "s"}`);
+  if (r.http && !ok) evidence.push(`HTTP ${r.http.status}${r.http.contentType ? ` ${r.http.contentType}` : ""}`);
+  if (r.rpcError) evidence.push(`JSON-RPC ${r.rpcError.code} (${r.rpcError.range}) ${JSON.stringify(r.rpcError.message)}`);
+  evidence.push(`${r.elapsedMs} ms`);
+  lines.push(`  ${evidence.join(" · ")}`);
+  const body = !ok ? [...r.trace].reverse().find((t) => t.bodyExcerpt)?.bodyExcerpt : undefined;
+  if (body) lines.push(`  body: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
+  lines.push("", wrap(r.advice, 2));
+  if (r.defects.length > 0) {
+    lines.push("", `  ${r.defects.length} defect${r.defects.length === 1 ? "" : "s"} seen:`);
+    for (const d of r.defects.slice(0, verbose ? 50 : 5)) lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`);
+  }
+  if (r.repro) lines.push("", `  replay: ${r.repro}`);
+  if (verbose) {
+    lines.push("", "  trace:");
+    for (const t of r.trace) {
+      lines.push(`    ${t.step}${t.status !== undefined ? ` → HTTP ${t.status}` : ""}${t.contentType ? ` ${t.contentType}` : ""} (${t.ms} ms)${t.error ? `: ${t.error}` : ""}`);
+      if (t.bodyExcerpt) lines.push(`      ${JSON.stringify(t.bodyExcerpt.slice(0, 200))}`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+function wrap(text: string, indent: number): string {
+  const width = Math.max(40, (process.stdout.columns ?? 100) - indent);
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out.map((l) => " ".repeat(indent) + l).join("\n");
+}

@@ -1,0 +1,310 @@
+/**
+ * `probe`: opens a server the way a dual-era client does, lists its tools, and says in one
+ * verdict what it speaks or exactly why it fails, with the evidence. Never throws, never waits
+ * past its one overall deadline, never reads past its byte cap.
+ */
+import { defect, type Defect } from "../codec/defects.js";
+import type { JsonObject } from "../codec/message.js";
+import { McpClient, type ConnectStep } from "../mcp/client.js";
+import { connectHttp } from "../mcp/connect-http.js";
+import { ClosedError, ResponseError } from "../peer/errors.js";
+import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import { ChildServer } from "../transport/child.js";
+import type { ExchangeRecord } from "../transport/http-client.js";
+import { HttpError } from "../transport/http-error.js";
+import { adviceFor } from "./advice.js";
+import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
+import { curlRepro, stdioRepro } from "./repro.js";
+import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
+
+export interface ProbeOptions {
+  /** Sent with every HTTP request (credentials): never printed, stored or put in a repro line. */
+  headers?: Record<string, string>;
+  /** One overall deadline, in milliseconds. Default 10,000. */
+  timeout?: number;
+  /** Speak exactly this revision. */
+  revision?: Revision;
+  /** Largest body read. Default 4 MiB. */
+  maxBytes?: number;
+  /** HTTP only: the transport to use, when known (a registry says `sse`). */
+  transport?: "streamable-http" | "http+sse";
+  /** stdio only: the child's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_TIMEOUT = 10_000;
+const CLIENT_INFO = { name: "mcp-wire-probe", version: "0.1.0" };
+
+/** What a probe learned while it ran, whatever the outcome. */
+class Evidence {
+  readonly started = Date.now();
+  readonly defects: Defect[] = [];
+  readonly exchanges: ExchangeRecord[] = [];
+  readonly steps: ConnectStep[] = [];
+  client: McpClient | undefined;
+  tools: number | null = null;
+
+  elapsed(): number {
+    return Date.now() - this.started;
+  }
+
+  /** Some sound JSON-RPC answer came back (a result, or an error the server meant to send). */
+  get sawValidMessage(): boolean {
+    return this.steps.some((s) => s.outcome === "ok" || s.outcome === "error") || this.exchanges.some((x) => x.status !== undefined && x.status < 300 && !x.error);
+  }
+}
+
+export async function probe(target: string, options: ProbeOptions = {}): Promise<ProbeResult> {
+  return probeHttp(target, options);
+}
+
+export async function probeHttp(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  const ev = new Evidence();
+  const deadline = new AbortController();
+  const work = (async (): Promise<{ transport: ProbeTransport; outcome: Classified | undefined; error?: unknown }> => {
+    let transport: ProbeTransport = options.transport ?? "streamable-http";
+    try {
+      const connection = await connectHttp(url, {
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(options.revision ? { revision: options.revision } : {}),
+        ...(options.transport ? { transport: options.transport } : {}),
+        ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+        fresh: true,
+        timeout,
+        signal: deadline.signal,
+        clientInfo: CLIENT_INFO,
+        onExchange: (x) => ev.exchanges.push(x),
+        onDefect: (r) => ev.defects.push(r.defect),
+        onStep: (step) => ev.steps.push(step),
+      });
+      transport = connection.transport;
+      ev.client = connection.client;
+      ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      return { transport, outcome: undefined };
+    } catch (e) {
+      if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
+      return { transport, outcome: classifyFailure(e, ev.defects, ev.sawValidMessage), error: e };
+    }
+  })();
+  const { transport, outcome, error } = await withDeadline(work, timeout, deadline, () => ({
+    transport: options.transport ?? ("streamable-http" as ProbeTransport),
+    outcome: { class: "timeout", detail: stalledStep(ev) } as Classified,
+  }));
+  await retryOlderRevisions(url, options, ev, outcome, error, timeout);
+  void ev.client?.close().catch(() => undefined);
+  deadline.abort(new Error("the probe is over"));
+  const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
+  const result = finish(url, transport, ev, failed);
+  if (failed) {
+    const record = failingExchange(ev.exchanges);
+    if (record) result.repro = curlRepro(record, options.headers);
+  }
+  return result;
+}
+
+export async function probeStdio(command: string, args: readonly string[], options: ProbeOptions = {}): Promise<ProbeResult> {
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  const ev = new Evidence();
+  const children: ChildServer[] = [];
+  const target = [command, ...args].join(" ");
+  const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.maxBytes ? { maxLineBytes: options.maxBytes } : {}) };
+  let over = false;
+  const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
+    try {
+      ev.client = await McpClient.connect(
+        () => {
+          // past the deadline the opening may still try to restart the server: it must not
+          if (over) throw new ClosedError("the probe is over");
+          const child = new ChildServer(command, args, spawnOptions);
+          children.push(child);
+          return child.transport;
+        },
+        {
+          clientInfo: CLIENT_INFO,
+          timeout,
+          // a silent legacy server costs a third of the budget at most before initialize is tried
+          probeTimeout: Math.min(3000, Math.floor(timeout / 3)),
+          ...(options.revision ? { revision: options.revision } : {}),
+          onDefect: (r) => ev.defects.push(r.defect),
+          onStep: (step) => ev.steps.push(step),
+        },
+      );
+      ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      return { outcome: undefined };
+    } catch (e) {
+      return { outcome: classifyStdioFailure(e, ev, children), error: e };
+    }
+  })();
+  const { outcome } = await withDeadline(work, timeout, undefined, () => ({ outcome: stalledStdio(ev, children) }));
+  over = true;
+  const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
+  const result = finish(target, "stdio", ev, failed);
+  result.trace = stdioTrace(ev.steps, children, ev);
+  if (failed) result.repro = stdioRepro(command, args, options.revision);
+  await Promise.all(children.map((c) => c.shutdown(300)));
+  return result;
+}
+
+function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {
+  const first = children[0]?.status;
+  if (first?.error) return { class: "unreachable", detail: "spawn" };
+  const last = children[children.length - 1];
+  const c = classifyFailure(e, ev.defects, ev.sawValidMessage);
+  if (c.class === "unreachable" || (last?.status && c.class === "protocol_violation" && c.detail === "other")) return { class: "unreachable", detail: "exited" };
+  return c;
+}
+
+/** Resolves with `work`, or with `late()` when the deadline passes first (and aborts the rest). */
+async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortController | undefined, late: () => T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<T>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(late());
+      abort?.abort(new Error(`the probe's ${ms} ms deadline passed`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A legacy server that answers `initialize` with a version error, instead of naming a version
+ * it supports as the legacy lifecycle says, gets each older revision in turn.
+ */
+async function retryOlderRevisions(url: string, options: ProbeOptions, ev: Evidence, outcome: Classified | undefined, error: unknown, timeout: number): Promise<void> {
+  if (!outcome || outcome.class !== "rpc_error" || outcome.detail !== "unsupported_version" || options.revision) return;
+  const failedStep = error instanceof ResponseError ? ev.exchanges[ev.exchanges.length - 1]?.method : undefined;
+  if (failedStep !== "initialize") return;
+  for (const revision of LEGACY_REVISIONS.slice(1)) {
+    if (ev.elapsed() >= timeout) return;
+    try {
+      const { client } = await connectHttp(url, {
+        ...(options.headers ? { headers: options.headers } : {}),
+        revision,
+        fresh: true,
+        timeout: Math.max(1, timeout - ev.elapsed()),
+        clientInfo: CLIENT_INFO,
+        onExchange: (x) => ev.exchanges.push(x),
+        onDefect: (r) => ev.defects.push(r.defect),
+      });
+      ev.client = client;
+      ev.tools = (await client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      ev.defects.push(
+        defect(
+          "version_not_negotiated",
+          "",
+          `initialize offering ${LEGACY_REVISIONS[0]} got a JSON-RPC error instead of a version the server supports; ${revision} worked. The legacy lifecycle says a server answers with a version it supports (basic/lifecycle)`,
+        ),
+      );
+      return;
+    } catch {
+      // try the next older revision
+    }
+  }
+}
+
+function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined): ProbeResult {
+  const client = failed ? undefined : ev.client;
+  const lastHttp = [...ev.exchanges].reverse().find((x) => x.status !== undefined);
+  const cls = failed ? failed.class : "ok";
+  const detail = failed ? failed.detail : client?.era ?? "legacy";
+  const http = failed?.http ?? (lastHttp ? { status: lastHttp.status!, contentType: lastHttp.contentType ?? "" } : null);
+  const result: ProbeResult = {
+    target,
+    class: cls,
+    detail,
+    era: client?.era ?? ev.client?.era ?? null,
+    revision: client?.revision ?? ev.client?.revision ?? null,
+    transport,
+    http: transport === "stdio" ? null : http,
+    rpcError: failed?.rpcError ?? null,
+    tools: ev.tools,
+    server: serverOf(ev.client),
+    defects: dedupe(ev.defects),
+    advice: "",
+    elapsedMs: ev.elapsed(),
+    trace: ev.exchanges.map(traceStep),
+  };
+  result.advice = adviceFor(cls, result);
+  return result;
+}
+
+function serverOf(client: McpClient | undefined): ProbeResult["server"] {
+  const info = client?.serverInfo;
+  return info ? { name: String(info.name), version: String(info.version ?? "") } : null;
+}
+
+function dedupe(defects: Defect[]): Defect[] {
+  const seen = new Set<string>();
+  return defects.filter((d) => {
+    const key = `${d.code}|${d.path}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  }).slice(0, 50);
+}
+
+function traceStep(x: ExchangeRecord): TraceStep {
+  const step: TraceStep = { step: x.httpMethod === "POST" ? x.method : `${x.httpMethod} ${x.url}`, ms: x.ms };
+  if (x.requestBody) {
+    try {
+      step.request = JSON.parse(x.requestBody) as JsonObject;
+    } catch {
+      step.request = x.requestBody;
+    }
+  }
+  if (x.status !== undefined) step.status = x.status;
+  if (x.contentType !== undefined) step.contentType = x.contentType;
+  if (x.bodyExcerpt !== undefined) step.bodyExcerpt = x.bodyExcerpt;
+  if (x.error) step.error = x.error;
+  return step;
+}
+
+function stdioTrace(steps: readonly ConnectStep[], children: ChildServer[], ev: Evidence): TraceStep[] {
+  const trace: TraceStep[] = steps.map((s) => ({ step: s.step, ms: s.ms, ...(s.outcome !== "ok" ? { error: `${s.outcome}${s.detail ? `: ${s.detail}` : ""}` } : {}) }));
+  if (ev.tools !== null) trace.push({ step: "tools/list", ms: 0 });
+  children.forEach((child, i) => {
+    const tail = child.stderrTail().slice(-2048);
+    const status = child.status;
+    if (tail || status) {
+      trace.push({
+        step: `process ${i + 1}${status ? ` exited (${status.error ? status.error.message : status.signal ?? `code ${status.code}`})` : ""}`,
+        ms: 0,
+        ...(tail ? { bodyExcerpt: tail } : {}),
+      });
+    }
+  });
+  return trace;
+}
+
+/** The step that was under way when the deadline passed. */
+function stalledStep(ev: Evidence): string {
+  const steps = ["server/discover", "initialize", "tools/list"];
+  const done = new Set(ev.exchanges.filter((x) => x.status !== undefined && !x.error).map((x) => x.method));
+  if (ev.exchanges.length === 0) return "connect";
+  if (ev.client) return "tools/list";
+  const failed = ev.exchanges.filter((x) => x.error).map((x) => x.method);
+  return steps.find((s) => !done.has(s) && !failed.includes(s)) ?? "initialize";
+}
+
+/**
+ * The verdict when the deadline passes on stdio: broken answers seen on the way outrank the
+ * silence; otherwise the step under way stalled.
+ */
+function stalledStdio(ev: Evidence, children: ChildServer[]): Classified {
+  const broken = classifyDefects(ev.defects, ev.sawValidMessage);
+  if (broken) return broken;
+  if (children.length === 0) return { class: "timeout", detail: "connect" };
+  const done = new Set(ev.steps.filter((s) => s.outcome === "ok").map((s) => s.step));
+  const detail = ev.client ? "tools/list" : done.has("initialize") ? "tools/list" : ev.steps.some((s) => s.step === "server/discover") ? "initialize" : "server/discover";
+  return { class: "timeout", detail };
+}
+
+/** The exchange a repro line should replay: the last one that failed, or the last one. */
+function failingExchange(exchanges: readonly ExchangeRecord[]): ExchangeRecord | undefined {
+  return [...exchanges].reverse().find((x) => x.error !== undefined && x.httpMethod === "POST") ?? exchanges[exchanges.length - 1];
+}
