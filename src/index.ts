@@ -96,6 +96,9 @@ export { SseClientTransport } from "./transport/sse-client.js";
 export { HttpError } from "./transport/http-error.js";
 export type { HttpFailure } from "./transport/http-error.js";
 export { encodeHeaderValue, decodeHeaderValue } from "./transport/http-headers.js";
+export { createHttpHandler } from "./transport/http-server.js";
+export type { HttpHandler, HttpHandlerOptions, HttpServable } from "./transport/http-server.js";
+export type { HttpRequestLike, HttpResponder } from "./transport/http-exchange.js";
 
 // MCP: dual-era client and server cores
 export { McpClient, NegotiationError } from "./mcp/client.js";
@@ -103,9 +106,10 @@ export { connectHttp, forgetHttpEras } from "./mcp/connect-http.js";
 export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "./mcp/connect-http.js";
 export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";
 export { McpServer } from "./mcp/server.js";
-export type { ServerOptions, ServeContext, MethodHandler } from "./mcp/server.js";
+export type { ServerOptions, ServeContext, MethodHandler, MethodOptions } from "./mcp/server.js";
 export { ToolRegistry } from "./mcp/tools.js";
-export type { ToolHandler } from "./mcp/tools.js";
-export { createReferenceServer } from "./mcp/reference-server.js";
-export { MODERN_REVISIONS, MODERN_ERROR_CODES } from "./mcp/meta.js";
-export type { Implementation, Tool, CallToolResult, ContentBlock } from "./mcp/meta.js";
+export type { ToolHandler, ToolOptions } from "./mcp/tools.js";
+export { createReferenceServer, defineReferenceTools } from "./mcp/reference-server.js";
+export { createConformanceServer, defineConformanceFixtures } from "./mcp/conformance-fixtures.js";
+export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
+export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";
