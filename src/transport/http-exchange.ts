@@ -125,9 +125,9 @@ export class Exchange {
   /** Opens the SSE stream now, with nothing in it yet (a GET stream). */
   openStream(): void {
     if (this.isStarted) return;
+    this.responder.start(200, { ...this.headers, ...SSE_HEADERS });
     this.isStarted = true;
     this.sse = true;
-    this.responder.start(200, { ...this.headers, ...SSE_HEADERS });
   }
 
   /** Writes an SSE comment: keeps an idle stream alive through proxies, and finds dead clients. */
@@ -148,8 +148,8 @@ export class Exchange {
       this.finish(sseEvent(text));
       return;
     }
-    this.isStarted = true;
     this.responder.start(status, { ...this.headers, "content-type": JSON_TYPE, "content-length": String(Buffer.byteLength(text, "utf8")) });
+    this.isStarted = true;
     this.finish(text);
   }
 
@@ -160,8 +160,8 @@ export class Exchange {
       this.finish();
       return;
     }
-    this.isStarted = true;
     this.responder.start(status, { ...this.headers, ...headers });
+    this.isStarted = true;
     this.finish();
   }
 

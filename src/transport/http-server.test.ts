@@ -249,6 +249,19 @@ describe("HTTP server: refusals before any message is read", () => {
     }
   });
 
+  test("a CORS preflight from an allowed origin gets 204 granting the MCP headers; from another origin 403; without one 405", async () => {
+    const preflight = (headers: Record<string, string>) => within(fetch(s.url, { method: "OPTIONS", headers }), 10_000, "OPTIONS");
+    const ok = await preflight({ origin: "https://app.example:443", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-method, mcp-param-region" });
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
+    assert.equal(ok.headers.get("access-control-allow-headers"), "content-type, mcp-method, mcp-param-region");
+    assert.equal(ok.headers.get("access-control-allow-methods"), "GET, POST, DELETE");
+    const odd = await preflight({ origin: "https://app.example", "access-control-request-headers": "content-type;x=1" });
+    assert.doesNotMatch(odd.headers.get("access-control-allow-headers") ?? "", /x=1/, "what is not a list of header names is not echoed");
+    assert.equal((await preflight({ origin: "https://evil.example" })).status, 403);
+    assert.equal((await preflight({})).status, 405);
+  });
+
   test("GET and DELETE without a session are 405 with Allow: POST; other methods 405 naming the three", async () => {
     for (const method of ["GET", "DELETE"]) {
       const reply = await send(s.url, undefined, {}, method);

@@ -77,6 +77,8 @@ const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT = 10_000;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 const TIMED_OUT = Symbol("timed out");
+/** A comma-separated list of header names (RFC 9110 tokens). */
+const HEADER_LIST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*$/;
 
 /** HTTP status of a 2026-07-28 error answer (streamable-http "Request Metadata"). */
 function modernStatus(message: Message): number {
@@ -172,7 +174,7 @@ class StreamableHttpHandler {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.legacy = options.legacy ?? true;
     this.allowedHosts = options.allowedHosts ? new Set(options.allowedHosts.map(hostName)) : undefined;
-    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, "")));
+    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(canonicalOrigin));
     this.paramHeaders = server.headerParams ? (tool) => server.headerParams!(tool) : undefined;
   }
 
@@ -211,8 +213,12 @@ class StreamableHttpHandler {
       }
     } catch (e) {
       this.options.onError?.(e);
-      if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
-      else exchange.end();
+      try {
+        if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
+        else exchange.end();
+      } catch {
+        // the response itself cannot be written: nothing is left to tell the client
+      }
     }
   }
 
@@ -222,22 +228,25 @@ class StreamableHttpHandler {
     if (this.allowedHosts && (host === undefined || !this.allowedHosts.has(hostName(host)))) return undefined;
     const origin = req.header("origin");
     if (origin === undefined) return {};
-    if (!this.originAllowed(origin, host)) return undefined;
-    return { "access-control-allow-origin": origin, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
+    const allowed = this.allowedOrigin(origin, host);
+    if (allowed === undefined) return undefined;
+    return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
   }
 
-  private originAllowed(origin: string, host: string | undefined): boolean {
+  /** The origin as CORS should name it when it may call, else undefined. */
+  private allowedOrigin(origin: string, host: string | undefined): string | undefined {
     const o = origin.trim().toLowerCase();
-    if (this.allowedOrigins.has("*") || this.allowedOrigins.has(o)) return true;
     let url: URL;
     try {
       url = new URL(o);
     } catch {
-      return false; // "null" (sandboxed pages, file:) and anything unreadable
+      return undefined; // "null" (sandboxed pages, file:) and anything unreadable
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-    if (host !== undefined && url.host === host.trim().toLowerCase()) return true; // same origin
-    return LOOPBACK.has(url.hostname);
+    // echoed as the URL parser rebuilt it, never as the client wrote it
+    if (url.protocol !== "http:" && url.protocol !== "https:") return this.allowedOrigins.has("*") || this.allowedOrigins.has(o) ? url.origin : undefined;
+    if (this.allowedOrigins.has("*") || this.allowedOrigins.has(url.origin)) return url.origin;
+    if (host !== undefined && url.host === host.trim().toLowerCase()) return url.origin; // same origin
+    return LOOPBACK.has(url.hostname) ? url.origin : undefined;
   }
 
   private preflight(req: HttpRequestLike, exchange: Exchange): void {
@@ -246,9 +255,11 @@ class StreamableHttpHandler {
       this.refuse(exchange, 405, "Method Not Allowed: OPTIONS");
       return;
     }
+    // the headers asked for are granted as listed (Mcp-Param-* names vary by tool), if they are names at all
+    const asked = req.header("access-control-request-headers");
     exchange.empty(204, {
       "access-control-allow-methods": "GET, POST, DELETE",
-      "access-control-allow-headers": req.header("access-control-request-headers") ?? "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name",
+      "access-control-allow-headers": asked !== undefined && HEADER_LIST.test(asked) ? asked : "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name",
       "access-control-max-age": "600",
     });
   }
@@ -487,6 +498,16 @@ class StreamableHttpHandler {
       return undefined;
     }
     return this.versionHeaderFits(req, session, exchange, undefined) ? session : undefined;
+  }
+}
+
+/** An origin as `URL.origin` spells it ("https://a.example:443/" is "https://a.example"). */
+function canonicalOrigin(origin: string): string {
+  const o = origin.trim().toLowerCase();
+  try {
+    return o === "*" ? o : new URL(o).origin;
+  } catch {
+    return o;
   }
 }
 
