@@ -89,6 +89,11 @@ export class Exchange {
     return this.sse;
   }
 
+  /** Whether messages can go before the answer: the stream is open, or the client takes SSE. */
+  get canStream(): boolean {
+    return !this.done && (this.sse || this.accepts.sse);
+  }
+
   /** True once the status line has gone: a failure can no longer change it. */
   get started(): boolean {
     return this.isStarted;

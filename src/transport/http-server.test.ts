@@ -625,6 +625,13 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     await until(() => s.core.aborted.includes("c2"), 10_000, "the explicit cancellation");
   });
 
+  test("a request to the client with no stream to carry it (a JSON-only client, no GET stream) fails at once instead of waiting", async () => {
+    const id = await openSession(s.url);
+    const reply = await send(s.url, { jsonrpc: "2.0", id: "s2", method: "tools/call", params: { name: "sample", arguments: {} } }, { "mcp-session-id": id, accept: "application/json" });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json?.error, { code: -32603, message: "Internal error" });
+  });
+
   test("GET opens the session's SSE stream (one at a time); DELETE ends the session, which then answers 404", async () => {
     const id = await openSession(s.url);
     const controller = new AbortController();

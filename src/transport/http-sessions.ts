@@ -112,11 +112,11 @@ export class SessionTransport implements Transport {
       return;
     }
     const target = related !== undefined ? this.waiting.get(related) : undefined;
-    if (target && !target.done) return target.event(text);
+    if (target?.canStream) return target.event(text);
     if (this.stream && !this.stream.done) return this.stream.event(text);
     if (m && (m as { id?: unknown }).id !== undefined) {
       // a request to the client with no stream to carry it fails now rather than time out
-      throw new ClosedError("no open stream to the client: its request ended, and it opened no GET stream");
+      throw new ClosedError("no stream to the client: the request it serves takes JSON only or has ended, and no GET stream is open");
     }
     // a notification with nowhere to go is dropped, as on any stream nobody listens to
   }
