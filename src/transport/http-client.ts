@@ -215,7 +215,8 @@ export class StreamableHttpTransport implements Transport {
     if (status === 401 || status === 403 || status >= 500) {
       // never era evidence, whatever the body says: the exchange itself failed
       const rpcError = parsed?.error;
-      throw new HttpError({ ...evidence, ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
+      const challenge = response.headers.get("www-authenticate");
+      throw new HttpError({ ...evidence, ...(rpcError ? { rpcError } : {}), ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
     }
     if (status === 202 || status === 204 || (body.bytes.length === 0 && status < 300)) {
       if (out.isRequest) throw new HttpError({ ...evidence, failure: "no_response" }, `HTTP ${status} with no body: a request needs a response`);

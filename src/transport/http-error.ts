@@ -38,6 +38,8 @@ export interface HttpErrorInit {
   location?: string;
   /** What the codec says about a body that is not a JSON-RPC answer. */
   defects?: readonly Defect[];
+  /** The challenge of a 401 (OAuth servers name their authorization server here). */
+  wwwAuthenticate?: string;
 }
 
 export class HttpError extends ConnectionError {
@@ -52,6 +54,7 @@ export class HttpError extends ConnectionError {
   readonly networkCode: string | undefined;
   readonly location: string | undefined;
   readonly defects: readonly Defect[];
+  readonly wwwAuthenticate: string | undefined;
 
   constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
     super(ConnectionErrorCode.Http, `${init.step}: ${message}`, options);
@@ -65,6 +68,7 @@ export class HttpError extends ConnectionError {
     this.networkCode = init.networkCode;
     this.location = init.location;
     this.defects = init.defects ?? [];
+    this.wwwAuthenticate = init.wwwAuthenticate;
   }
 }
 
