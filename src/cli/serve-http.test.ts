@@ -227,14 +227,15 @@ describe("mcp-wire serve --http", () => {
 });
 
 describe("SDK v1 Client + StreamableHTTPClientTransport → mcp-wire serve --http", () => {
-  const served = new Served();
+  let served: Served | undefined;
   let client: (SdkClient & { transport: V1HttpTransport }) | undefined;
   before(async () => {
+    served = new Served();
     client = await connectV1(await served.url);
   });
   after(async () => {
     await client?.close();
-    await served.stop();
+    await served?.stop();
   });
 
   test("works in a legacy session the server opened", () => {
@@ -245,14 +246,15 @@ describe("SDK v1 Client + StreamableHTTPClientTransport → mcp-wire serve --htt
 });
 
 describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --http", () => {
-  const served = new Served();
+  let served: Served | undefined;
   let client: (SdkClient & { v2: V2Client }) | undefined;
   before(async () => {
+    served = new Served();
     client = await connectV2(await served.url, "legacy");
   });
   after(async () => {
     await client?.close();
-    await served.stop();
+    await served?.stop();
   });
 
   test("negotiates a legacy revision through initialize", () => {
@@ -266,14 +268,15 @@ describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --http"
 });
 
 describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --http", () => {
-  const served = new Served();
+  let served: Served | undefined;
   let client: (SdkClient & { v2: V2Client }) | undefined;
   before(async () => {
+    served = new Served();
     client = await connectV2(await served.url, { pin: "2026-07-28" });
   });
   after(async () => {
     await client?.close();
-    await served.stop();
+    await served?.stop();
   });
 
   test("ends up modern at 2026-07-28, from server/discover", () => {

@@ -750,6 +750,38 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     await served();
   });
 
+  test("a body past the cap gets 413 while other clients are served at the same time", async () => {
+    const upload = within(
+      new Promise<number>((resolve) => {
+        const req = httpRequest(s.url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+          res.resume();
+          res.on("end", () => {
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          });
+        });
+        req.on("error", () => undefined); // the server may close while we still write
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let written = 0;
+        const pump = () => {
+          while (written < 6 * 1024 * 1024) {
+            written += chunk.length;
+            if (!req.write(chunk)) {
+              req.once("drain", pump);
+              return;
+            }
+          }
+        };
+        req.on("socket", pump);
+      }),
+      10_000,
+      "the oversized upload",
+    );
+    await Promise.all([served(), served(), served()]);
+    assert.equal(await upload, 413);
+    await served();
+  });
+
   test("malformed HTTP (a line break inside a header) is refused by the parser, and the server goes on", async () => {
     const answer = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Name: a\rX-Injected: 1\r\nContent-Length: 2\r\n\r\n{}`);
     assert.match(answer, /^HTTP\/1\.1 400 /);
