@@ -25,6 +25,7 @@ import { fetchHandle, nodeRequest, nodeResponder } from "./http-adapters.js";
 import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from "./http-exchange.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./http-headers.js";
 import { checkModernRequest, type ParamHeader } from "./http-modern.js";
+import { OriginPolicy } from "./http-origin.js";
 import { Session, SessionTable } from "./http-sessions.js";
 
 /** What the handler serves: an MCP server core (`McpServer` fits). */
@@ -75,10 +76,7 @@ export interface HttpHandler {
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT = 10_000;
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 const TIMED_OUT = Symbol("timed out");
-/** A comma-separated list of header names (RFC 9110 tokens). */
-const HEADER_LIST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*$/;
 
 /** HTTP status of a 2026-07-28 error answer (streamable-http "Request Metadata"). */
 function modernStatus(message: Message): number {
@@ -90,14 +88,6 @@ function modernStatus(message: Message): number {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** The host name of a `Host` header or origin host, lower case, without the port. */
-function hostName(host: string): string {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
-  const colon = h.indexOf(":");
-  return colon === -1 ? h : h.slice(0, colon);
 }
 
 /** What an Accept header allows; absent or `*\/*` allows both. */
@@ -160,8 +150,7 @@ class StreamableHttpHandler {
   private readonly bodyTimeout: number;
   private readonly keepAliveMs: number;
   private readonly legacy: boolean;
-  private readonly allowedHosts: ReadonlySet<string> | undefined;
-  private readonly allowedOrigins: ReadonlySet<string>;
+  private readonly origins: OriginPolicy;
   private readonly paramHeaders: ((tool: string) => readonly ParamHeader[] | undefined) | undefined;
 
   constructor(
@@ -173,8 +162,7 @@ class StreamableHttpHandler {
     this.bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.legacy = options.legacy ?? true;
-    this.allowedHosts = options.allowedHosts ? new Set(options.allowedHosts.map(hostName)) : undefined;
-    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(canonicalOrigin));
+    this.origins = new OriginPolicy(options.allowedOrigins, options.allowedHosts);
     this.paramHeaders = server.headerParams ? (tool) => server.headerParams!(tool) : undefined;
   }
 
@@ -187,7 +175,7 @@ class StreamableHttpHandler {
   }
 
   async handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
-    const cors = this.corsHeaders(req);
+    const cors = this.origins.headersFor(req);
     const exchange = new Exchange(res, accepts(req.header("accept")), cors ?? {});
     try {
       if (cors === undefined) {
@@ -222,46 +210,13 @@ class StreamableHttpHandler {
     }
   }
 
-  /** CORS headers for an allowed request ({} if it needs none); undefined when it is not allowed. */
-  private corsHeaders(req: HttpRequestLike): Record<string, string> | undefined {
-    const host = req.header("host");
-    if (this.allowedHosts && (host === undefined || !this.allowedHosts.has(hostName(host)))) return undefined;
-    const origin = req.header("origin");
-    if (origin === undefined) return {};
-    const allowed = this.allowedOrigin(origin, host);
-    if (allowed === undefined) return undefined;
-    return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
-  }
-
-  /** The origin as CORS should name it when it may call, else undefined. */
-  private allowedOrigin(origin: string, host: string | undefined): string | undefined {
-    const o = origin.trim().toLowerCase();
-    let url: URL;
-    try {
-      url = new URL(o);
-    } catch {
-      return undefined; // "null" (sandboxed pages, file:) and anything unreadable
-    }
-    // echoed as the URL parser rebuilt it, never as the client wrote it
-    if (url.protocol !== "http:" && url.protocol !== "https:") return this.allowedOrigins.has("*") || this.allowedOrigins.has(o) ? url.origin : undefined;
-    if (this.allowedOrigins.has("*") || this.allowedOrigins.has(url.origin)) return url.origin;
-    if (host !== undefined && url.host === host.trim().toLowerCase()) return url.origin; // same origin
-    return LOOPBACK.has(url.hostname) ? url.origin : undefined;
-  }
-
   private preflight(req: HttpRequestLike, exchange: Exchange): void {
     if (req.header("origin") === undefined) {
       exchange.setHeader("allow", "GET, POST, DELETE");
       this.refuse(exchange, 405, "Method Not Allowed: OPTIONS");
       return;
     }
-    // the headers asked for are granted as listed (Mcp-Param-* names vary by tool), if they are names at all
-    const asked = req.header("access-control-request-headers");
-    exchange.empty(204, {
-      "access-control-allow-methods": "GET, POST, DELETE",
-      "access-control-allow-headers": asked !== undefined && HEADER_LIST.test(asked) ? asked : "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name",
-      "access-control-max-age": "600",
-    });
+    exchange.empty(204, this.origins.preflightHeaders(req));
   }
 
   /** An HTTP-level refusal, with a JSON-RPC error body that has no id (none was read). */
@@ -498,16 +453,6 @@ class StreamableHttpHandler {
       return undefined;
     }
     return this.versionHeaderFits(req, session, exchange, undefined) ? session : undefined;
-  }
-}
-
-/** An origin as `URL.origin` spells it ("https://a.example:443/" is "https://a.example"). */
-function canonicalOrigin(origin: string): string {
-  const o = origin.trim().toLowerCase();
-  try {
-    return o === "*" ? o : new URL(o).origin;
-  } catch {
-    return o;
   }
 }
 

@@ -1,0 +1,82 @@
+/**
+ * Who may call a Streamable HTTP server: the `Origin` check the transport requires against DNS
+ * rebinding (a browser page on another site must not reach a local server), an optional `Host`
+ * check, and the CORS headers an allowed cross-origin caller needs.
+ */
+import type { HttpRequestLike } from "./http-exchange.js";
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+/** A comma-separated list of header names (RFC 9110 tokens). */
+const HEADER_LIST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*$/;
+const METHODS = "GET, POST, DELETE";
+const DEFAULT_ALLOWED_HEADERS = "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name";
+
+/** The host name of a `Host` header, lower case, without the port. */
+function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.indexOf(":");
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+/** An origin as `URL.origin` spells it ("https://a.example:443/" is "https://a.example"). */
+function canonicalOrigin(origin: string): string {
+  const o = origin.trim().toLowerCase();
+  try {
+    return o === "*" ? o : new URL(o).origin;
+  } catch {
+    return o;
+  }
+}
+
+export class OriginPolicy {
+  private readonly origins: ReadonlySet<string>;
+  private readonly hosts: ReadonlySet<string> | undefined;
+
+  /**
+   * `origins`: allowed besides the server's own and loopback ones ("*" for any). `hosts`: the
+   * `Host` names accepted (port ignored); undefined accepts any.
+   */
+  constructor(origins: readonly string[] = [], hosts?: readonly string[]) {
+    this.origins = new Set(origins.map(canonicalOrigin));
+    this.hosts = hosts ? new Set(hosts.map(hostName)) : undefined;
+  }
+
+  /** Headers for a request that may call ({} when it needs none); undefined when it may not. */
+  headersFor(req: HttpRequestLike): Record<string, string> | undefined {
+    const host = req.header("host");
+    if (this.hosts && (host === undefined || !this.hosts.has(hostName(host)))) return undefined;
+    const origin = req.header("origin");
+    if (origin === undefined) return {};
+    const allowed = this.allowedOrigin(origin, host);
+    if (allowed === undefined) return undefined;
+    return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
+  }
+
+  /** What a CORS preflight of an allowed origin is answered with. */
+  preflightHeaders(req: HttpRequestLike): Record<string, string> {
+    // the headers asked for are granted as listed (Mcp-Param-* names vary by tool), if they are names at all
+    const asked = req.header("access-control-request-headers");
+    return {
+      "access-control-allow-methods": METHODS,
+      "access-control-allow-headers": asked !== undefined && HEADER_LIST.test(asked) ? asked : DEFAULT_ALLOWED_HEADERS,
+      "access-control-max-age": "600",
+    };
+  }
+
+  /** The origin as CORS should name it when it may call, else undefined. */
+  private allowedOrigin(origin: string, host: string | undefined): string | undefined {
+    const o = origin.trim().toLowerCase();
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      return undefined; // "null" (sandboxed pages, file:) and anything unreadable
+    }
+    // echoed as the URL parser rebuilt it, never as the client wrote it
+    if (url.protocol !== "http:" && url.protocol !== "https:") return this.origins.has("*") || this.origins.has(o) ? url.origin : undefined;
+    if (this.origins.has("*") || this.origins.has(url.origin)) return url.origin;
+    if (host !== undefined && url.host === host.trim().toLowerCase()) return url.origin; // same origin
+    return LOOPBACK.has(url.hostname) ? url.origin : undefined;
+  }
+}
