@@ -603,7 +603,7 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const cancel = await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "changed my mind" } }, { "mcp-session-id": id });
     assert.equal(cancel.status, 202);
     const ended = await pending;
-    assert.equal(ended.status, 204);
+    assert.equal(ended.status, 202);
     assert.equal(ended.text, "");
     await until(() => s.core.aborted.includes("c1"), 10_000, "the handler's AbortSignal");
 

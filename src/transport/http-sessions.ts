@@ -65,7 +65,8 @@ export class SessionTransport implements Transport {
 
   /**
    * The client cancelled request `id` (`notifications/cancelled`): it will get no answer, so its
-   * exchange ends now, empty, rather than hang until the client gives up on it.
+   * exchange ends now, empty, rather than hang until the client gives up on it. 202, as for a
+   * POST that takes no answer: the SDK clients read that status as "nothing follows".
    */
   cancelled(id: RequestId): void {
     const exchange = this.waiting.get(id);
@@ -73,7 +74,7 @@ export class SessionTransport implements Transport {
     this.waiting.delete(id);
     for (const other of this.waiting.values()) if (other === exchange) return; // a batch still owes other answers
     if (exchange.streaming) exchange.end();
-    else exchange.empty(204);
+    else exchange.empty(202);
   }
 
   /** Takes a GET stream for messages unrelated to any request; false if one is already open. */
