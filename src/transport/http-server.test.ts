@@ -649,6 +649,18 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     controller.abort();
   });
 
+  test("in a 2025-06-18 session a body that is not JSON gets -32700 with id null, as JSON-RPC has it; from 2025-11-25 with no id", async () => {
+    const older = await openSession(s.url, "2025-06-18");
+    const reply = await send(s.url, "{broken", { "mcp-session-id": older });
+    assert.equal(reply.status, 400);
+    assert.equal(errorCode(reply), -32700);
+    assert.ok("id" in reply.json! && reply.json.id === null);
+    const newer = await openSession(s.url);
+    const later = await send(s.url, "{broken", { "mcp-session-id": newer });
+    assert.equal(errorCode(later), -32700);
+    assert.ok(!("id" in later.json!));
+  });
+
   test("a 2025-03-26 session takes a batch and answers it in one array", async () => {
     const id = await openSession(s.url, "2025-03-26");
     const reply = await send(

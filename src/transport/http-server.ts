@@ -219,7 +219,7 @@ class StreamableHttpHandler {
     exchange.empty(204, this.origins.preflightHeaders(req));
   }
 
-  /** An HTTP-level refusal, with a JSON-RPC error body that has no id (none was read). */
+  /** An HTTP-level refusal, with a JSON-RPC error body (with no id unless one was read). */
   private refuse(exchange: Exchange, status: number, message: string, code = INVALID_REQUEST, id?: RequestId | null): void {
     exchange.answer(errorText({ code, message }, id), status);
   }
@@ -242,7 +242,8 @@ class StreamableHttpHandler {
     const session = sessionId === undefined ? undefined : this.table.get(sessionId);
     const decoded = decode(body, { revision: session?.revision ?? LATEST_LEGACY_REVISION, role: "client", maxBytes: this.maxBody });
     if (decoded.kind === "invalid") {
-      this.refuseInvalid(exchange, decoded);
+      // up to 2025-06-18 an error answering an unreadable id carries id null (JSON-RPC); later ones omit it
+      this.refuseInvalid(exchange, decoded, session?.revision !== undefined && !RULES[session.revision].errorIdOptional ? null : undefined);
       return;
     }
     const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
@@ -310,16 +311,16 @@ class StreamableHttpHandler {
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 
-  private refuseInvalid(exchange: Exchange, decoded: Decoded): void {
+  private refuseInvalid(exchange: Exchange, decoded: Decoded, unreadable: null | undefined): void {
     const unparsable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
     if (unparsable) {
-      this.refuse(exchange, 400, "Parse error: the body is not JSON", PARSE_ERROR);
+      this.refuse(exchange, 400, "Parse error: the body is not JSON", PARSE_ERROR, unreadable);
       return;
     }
     const batch = decoded.defects.some((d) => d.code === "batch_not_allowed");
     const why = batch ? "a batch; send one JSON-RPC message per request" : decoded.defects.find((d) => d.severity === "error")?.message ?? "not a JSON-RPC message";
     const value = decoded.value;
-    const id = isObject(value) && (typeof value.id === "string" || (typeof value.id === "number" && Number.isInteger(value.id))) ? (value.id as RequestId) : undefined;
+    const id = isObject(value) && (typeof value.id === "string" || (typeof value.id === "number" && Number.isInteger(value.id))) ? (value.id as RequestId) : unreadable;
     this.refuse(exchange, 400, `Invalid Request: ${why}`, INVALID_REQUEST, id);
   }
 
