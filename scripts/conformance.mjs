@@ -21,7 +21,15 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = path.join(ROOT, "dist/src/cli/main.js");
-const SUITE = path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+const SUITE = (() => {
+  try {
+    return path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+  } catch {
+    console.log("conformance: @modelcontextprotocol/conformance is not installed (npm install, with devDependencies)");
+    console.log("conformance: 0 passed, 1 failed");
+    process.exit(1);
+  }
+})();
 const REVISIONS = (process.env.CONFORMANCE_REVISIONS ?? "2025-11-25 2026-07-28").split(/[\s,]+/).filter(Boolean);
 /** Per revision; the suite's own per-scenario timeout is 30 s and server scenarios run one at a time. */
 const SUITE_DEADLINE_MS = 15 * 60_000;
