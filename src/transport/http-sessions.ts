@@ -149,8 +149,10 @@ export class SessionTransport implements Transport {
 
 /** One legacy session: its id, its peer, and what `initialize` settled. */
 export class Session {
+  /** Random, so it cannot be guessed; visible ASCII, as the transport requires. */
   readonly id = randomUUID();
   readonly transport = new SessionTransport();
+  readonly peer: Peer;
   /** The revision `initialize` negotiated; undefined until it is answered. */
   revision: Revision | undefined;
   lastActive = Date.now();
@@ -158,8 +160,6 @@ export class Session {
   constructor(connect: (transport: Transport) => Peer) {
     this.peer = connect(this.transport);
   }
-
-  readonly peer: Peer;
 
   /** Records the revision an initialize result names. */
   negotiated(result: unknown): void {
