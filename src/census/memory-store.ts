@@ -1,0 +1,143 @@
+/**
+ * A Store held in memory: what tests (the report's, the census's) feed known attempts into, and
+ * the plain-code statement of what each aggregate means, for any other backend to agree with.
+ */
+import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, Store, TargetRecord } from "./store.js";
+
+/** Upper bounds of the latency buckets, in ms; a last, open bucket takes the rest. */
+export const LATENCY_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
+
+/** How many distinct messages an error code keeps as examples. */
+const MESSAGES_PER_CODE = 5;
+
+export class MemoryStore implements Store {
+  readonly #runs: RunRecord[] = [];
+  readonly #targets = new Map<number, TargetRecord[]>();
+  readonly #names = new Map<string, string | null>();
+  readonly #attempts: AttemptRecord[] = [];
+  #sorted = true;
+
+  /** `now` stamps runs, so a test can place them in time. */
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
+    const id = this.#runs.length + 1;
+    this.#runs.push({ id, startedAt: this.now().toISOString(), finishedAt: null, source, targets: targets.length, settings: { ...settings } });
+    this.#targets.set(id, targets.map((t) => ({ ...t })));
+    for (const t of targets) if (t.name !== null || !this.#names.has(t.target)) this.#names.set(t.target, t.name);
+    return id;
+  }
+
+  finishRun(runId: number): void {
+    const run = this.#runs.find((r) => r.id === runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    run.finishedAt = this.now().toISOString();
+  }
+
+  recordAttempt(attempt: AttemptRecord): void {
+    if (!this.#runs.some((r) => r.id === attempt.runId)) throw new Error(`no run ${attempt.runId}`);
+    this.#attempts.push({ ...attempt, defects: [...attempt.defects] });
+    this.#sorted = false;
+  }
+
+  pendingTargets(runId: number): TargetRecord[] {
+    const done = new Set(this.#attempts.filter((a) => a.runId === runId).map((a) => a.target));
+    return (this.#targets.get(runId) ?? []).filter((t) => !done.has(t.target));
+  }
+
+  unfinishedRun(): RunRecord | undefined {
+    return [...this.#runs].reverse().find((r) => r.finishedAt === null);
+  }
+
+  runs(): RunRecord[] {
+    return this.#runs.map((r) => ({ ...r }));
+  }
+
+  *attempts(query: AttemptQuery = {}): IterableIterator<AttemptRecord> {
+    if (!this.#sorted) {
+      // stable, so attempts stamped alike keep the order they were recorded in
+      this.#attempts.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      this.#sorted = true;
+    }
+    const runIds = query.runIds ? new Set(query.runIds) : undefined;
+    for (const a of this.#attempts) {
+      if (runIds && !runIds.has(a.runId)) continue;
+      if (query.since !== undefined && a.at < query.since) continue;
+      if (query.target !== undefined && a.target !== query.target) continue;
+      yield a;
+    }
+  }
+
+  aggregate(query: AttemptQuery = {}): Aggregates {
+    const rows = [...this.attempts(query)];
+    const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
+
+    const perRun = new Map<number, number>();
+    const classes = new Map<string, { class: string; detail: string; count: number }>();
+    const classesPerRun = new Map<string, { runId: number; class: string; count: number }>();
+    const revisions = new Map<string, { era: string | null; revision: string | null; count: number }>();
+    const rpcErrors = new Map<string, Aggregates["rpcErrors"][number]>();
+    const httpStatuses = new Map<number, number>();
+    const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
+    const defects = new Map<string, number>();
+    const perTarget = new Map<string, Aggregates["perTarget"][number]>();
+
+    for (const a of rows) {
+      count(perRun, a.runId);
+      bump(classes, `${a.class}\0${a.detail}`, () => ({ class: a.class, detail: a.detail, count: 0 }));
+      bump(classesPerRun, `${a.runId}\0${a.class}`, () => ({ runId: a.runId, class: a.class, count: 0 }));
+      if (a.class === "ok") bump(revisions, `${a.era}\0${a.revision}`, () => ({ era: a.era, revision: a.revision, count: 0 }));
+      if (a.rpcCode !== null) {
+        const e = bump(rpcErrors, `${a.rpcCode}\0${a.rpcRange}\0${a.class}\0${a.detail}`, () => ({
+          code: a.rpcCode!,
+          range: a.rpcRange,
+          class: a.class,
+          detail: a.detail,
+          count: 0,
+          messages: [],
+        }));
+        if (a.rpcMessage !== null && e.messages.length < MESSAGES_PER_CODE && !e.messages.includes(a.rpcMessage)) e.messages.push(a.rpcMessage);
+      }
+      if (a.class !== "ok" && a.httpStatus !== null) count(httpStatuses, a.httpStatus);
+      latency.find((b) => b.upToMs === null || a.elapsedMs <= b.upToMs)!.count++;
+      for (const code of new Set(a.defects.map((d) => d.code))) count(defects, code);
+
+      const t = perTarget.get(a.target);
+      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs };
+      if (!t) {
+        perTarget.set(a.target, { target: a.target, name: this.#names.get(a.target) ?? null, attempts: 1, firstAt: a.at, lastAt: a.at, classes: { [a.class]: 1 }, latest });
+      } else {
+        t.attempts++;
+        t.classes[a.class] = (t.classes[a.class] ?? 0) + 1;
+        // rows come in time order, so the last one seen is the latest
+        t.lastAt = a.at;
+        t.latest = latest;
+      }
+    }
+
+    return {
+      runs: this.#runs.filter((r) => perRun.has(r.id)).map((r) => ({ ...r, attempts: perRun.get(r.id)! })),
+      attempts: rows.length,
+      targets: perTarget.size,
+      firstAt: rows[0]?.at ?? null,
+      lastAt: rows.at(-1)?.at ?? null,
+      classes: [...classes.values()].sort((a, b) => b.count - a.count || a.class.localeCompare(b.class) || a.detail.localeCompare(b.detail)),
+      classesPerRun: [...classesPerRun.values()].sort((a, b) => a.runId - b.runId || a.class.localeCompare(b.class)),
+      revisions: [...revisions.values()].sort((a, b) => b.count - a.count),
+      rpcErrors: [...rpcErrors.values()].sort((a, b) => b.count - a.count || b.code - a.code),
+      httpStatuses: [...httpStatuses].map(([status, n]) => ({ status, count: n })).sort((a, b) => b.count - a.count || a.status - b.status),
+      latency,
+      defects: [...defects].map(([code, n]) => ({ code, count: n })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+      perTarget: [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
+    };
+  }
+
+  close(): void {}
+}
+
+function bump<T extends { count: number }>(map: Map<string, T>, key: string, make: () => T): T {
+  let entry = map.get(key);
+  if (!entry) map.set(key, (entry = make()));
+  entry.count++;
+  return entry;
+}
