@@ -173,6 +173,34 @@ describe("Linter: lines", () => {
     assert.deepEqual(codes, [[], [], []]);
   });
 
+  test("tap records keep what a string cannot: bytes that are not UTF-8, a \\r\\n ending, an over-long line's size", () => {
+    const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"x","params":{"a":"'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    const lines = [
+      j({ from: "server", line: bad.toString("utf8"), base64: bad.toString("base64") }),
+      j({ from: "client", line: list(1), crlf: true }),
+      j({ from: "server", line: "", overflow: true, size: 5_000_000 }),
+      j({ from: "client", line: "" }),
+    ];
+    const { records, codes, summary } = lint(lines, { revision: "2025-06-18" });
+    assert.deepEqual(codes, [["invalid_utf8"], [], ["too_large"], []]);
+    assert.deepEqual(records.map((r) => [r.kind, r.from]), [["invalid", "server"], ["request", "client"], ["invalid", "server"], ["blank", "client"]]);
+    assert.match(records[2]!.defects[0]!.message, /a line of 5000000 bytes/);
+    assert.equal(summary.crlf, 1);
+    assert.equal(summary.blank, 1);
+  });
+
+  test("a caller that knows the sender passes it: the line is then the message itself, never a record", () => {
+    const linter = new Linter({ revision: "2025-06-18" });
+    const line = (text: string): Line => ({ bytes: Buffer.from(text), crlf: false, overflow: false, size: Buffer.byteLength(text) });
+    const record = linter.line(line(tap("client", list(1))), "server");
+    assert.equal(record.from, "server");
+    assert.deepEqual(record.defects.map((d) => d.code), ["no_envelope"]);
+    // the direction counts: the server's request 1 is not the client's
+    assert.deepEqual(linter.line(line(list(1)), "server").defects, []);
+    assert.deepEqual(linter.line(line(list(1)), "client").defects, []);
+    assert.deepEqual(linter.line(line(empty(1)), "client").defects, []);
+  });
+
   test("an over-long line is too_large with its size", () => {
     const linter = new Linter({ revision: "2025-06-18", maxLineBytes: 100 });
     const r = linter.line({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size: 12345 });

@@ -37,20 +37,33 @@ export interface LintSummary {
   revisionSource: "given" | RevisionEvidence["source"] | "assumed";
 }
 
-/** A `tap --log` record: one message as it crossed, with who sent it. */
+/**
+ * A `tap --log` record: one message as it crossed, with who sent it. `line` is the text; the tap
+ * adds `base64` when the bytes were not UTF-8 (a string cannot hold them), `crlf` when the line
+ * ended in `\r\n`, and `overflow` with `size` for a line over its cap (whose bytes it never
+ * kept), so lint judges exactly what the tap judged.
+ */
 interface TapRecord {
   from: Sender;
-  line: string;
+  line: Line;
+  text: string | Buffer;
 }
 
 function asTapRecord(d: Decoded): TapRecord | undefined {
   const v = d.value as Record<string, unknown> | undefined;
   if (d.kind !== "invalid" || !v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  if ((v.from === "client" || v.from === "server") && typeof v.line === "string" && v.jsonrpc === undefined) {
-    return { from: v.from, line: v.line };
+  if ((v.from !== "client" && v.from !== "server") || typeof v.line !== "string" || v.jsonrpc !== undefined) return undefined;
+  const crlf = v.crlf === true;
+  if (v.overflow === true && typeof v.size === "number") {
+    return { from: v.from, line: { bytes: EMPTY, crlf, overflow: true, size: v.size }, text: "" };
   }
-  return undefined;
+  const bytes = typeof v.base64 === "string" ? Buffer.from(v.base64, "base64") : undefined;
+  // the text stays a string when it is one: a lone surrogate must reach JSON.parse as it was
+  const text = bytes ?? v.line;
+  return { from: v.from, line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length }, text };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 export class Linter {
   private readonly conversation: Conversation;
@@ -67,27 +80,39 @@ export class Linter {
     return this.s;
   }
 
-  /** Judges the next line of the capture. */
-  line(line: Line): LintRecord {
+  /**
+   * Judges the next line of the capture. `from` is for a caller that knows who sent the line
+   * (`tap`): the line is then the message itself, never read as a `tap --log` record.
+   */
+  line(line: Line, from?: Sender): LintRecord {
     const n = ++this.lineNo;
+    if (from !== undefined || line.overflow || isBlank(line.bytes)) return this.judge(n, line, line.bytes, from);
+    const decoded = decode(line.bytes, { revision: this.s.revision, maxBytes: this.maxBytes });
+    const tap = asTapRecord(decoded);
+    if (!tap) return this.judge(n, line, line.bytes, undefined, decoded);
+    if (line.crlf) tap.line.crlf = true;
+    return this.judge(n, tap.line, tap.text, tap.from);
+  }
+
+  private get maxBytes(): number {
+    return this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  private judge(n: number, line: Line, text: string | Buffer, from: Sender | undefined, decoded?: Decoded): LintRecord {
     if (line.crlf) this.s.crlf++;
-    const maxBytes = this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
+    const maxBytes = this.maxBytes;
+    const withFrom = (record: LintRecord): LintRecord => {
+      if (from) record.from = from;
+      return record;
+    };
     if (line.overflow) {
-      return this.count({ line: n, kind: "invalid", defects: [defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`)] });
+      return this.count(withFrom({ line: n, kind: "invalid", defects: [defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`)] }));
     }
     if (isBlank(line.bytes)) {
       this.s.blank++;
-      return { line: n, kind: "blank", defects: [] };
+      return withFrom({ line: n, kind: "blank", defects: [] });
     }
-    let decoded = decode(line.bytes, { revision: this.s.revision, maxBytes });
-    let from: Sender | undefined;
-    const tap = asTapRecord(decoded);
-    let text: string | Buffer = line.bytes;
-    if (tap) {
-      from = tap.from;
-      text = tap.line;
-      decoded = decode(text, { revision: this.s.revision, maxBytes, role: from });
-    }
+    decoded ??= decode(text, { revision: this.s.revision, maxBytes, ...(from ? { role: from } : {}) });
     if (!this.options.revision) {
       const evidence = revisionEvidence(decoded);
       if (evidence && (evidence.revision !== this.s.revision || this.s.revisionSource === "assumed")) {
@@ -105,9 +130,7 @@ export class Linter {
     if (unknown) {
       defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${this.s.revision} (${this.s.revisionSource === "assumed" ? "assumed" : `from the ${this.s.revisionSource}`}); pass --revision`));
     }
-    const record: LintRecord = { line: n, kind: decoded.kind, defects };
-    if (from) record.from = from;
-    return this.count(record);
+    return this.count(withFrom({ line: n, kind: decoded.kind, defects }));
   }
 
   private count(record: LintRecord): LintRecord {
