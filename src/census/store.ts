@@ -27,7 +27,17 @@ export interface TargetRecord {
   kind: TargetKind;
   /** Registry name, when the target came from a registry export. */
   name: string | null;
+  /**
+   * Taken from an untrusted list (a registry export): its host must resolve to a public address
+   * before it is called, so a census cannot be turned against the network it runs in.
+   */
+  untrusted?: boolean;
+  /** Why it cannot be probed at all; it is then stored as class `invalid_target` with this detail. */
+  invalid?: "bad_url" | "template";
 }
+
+/** Upper bounds of `Aggregates.latency` buckets, in ms; a last, open bucket takes the rest. */
+export const LATENCY_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
 
 /** One finished probe of one target in one run. Never holds a secret. */
 export interface AttemptRecord {

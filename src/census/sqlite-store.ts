@@ -1,0 +1,389 @@
+/**
+ * The census Store on SQLite (better-sqlite3): one file, WAL so `report` can read while a census
+ * writes, one transaction per finished attempt, and aggregates computed by GROUP BY over covering
+ * indexes so a million attempts answer in well under two seconds.
+ */
+import Database from "better-sqlite3";
+import type { Defect } from "../codec/defects.js";
+import type { Revision } from "../rules/revisions.js";
+import { SCHEMA_VERSION, latencyBucket, migrate, schemaVersion } from "./sqlite-schema.js";
+import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
+
+/** How many distinct messages an error code keeps as examples (as the memory store does). */
+const MESSAGES_PER_CODE = 5;
+
+export interface SqliteStoreOptions {
+  /** Open an existing database without creating or migrating it (a report reading a census). */
+  readonly?: boolean;
+}
+
+interface RunRow {
+  id: number;
+  started_at: string;
+  finished_at: string | null;
+  source: string;
+  targets: number;
+  settings: string;
+}
+
+interface AttemptRow {
+  run_id: number;
+  target: string;
+  at: number;
+  class: string;
+  detail: string;
+  era: "modern" | "legacy" | null;
+  revision: Revision | null;
+  transport: string | null;
+  http_status: number | null;
+  content_type: string | null;
+  rpc_code: number | null;
+  rpc_message: string | null;
+  rpc_range: string | null;
+  tools: number | null;
+  server_name: string | null;
+  server_version: string | null;
+  defects: string;
+  elapsed_ms: number;
+  repro: string | null;
+  advice: string | null;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  readonly #insertAttempt: Statement;
+  readonly #insertDefect: Statement;
+  readonly #targetId: Statement;
+  readonly #upsertTarget: Statement;
+  readonly #recordOne: (a: AttemptRecord) => void;
+
+  constructor(readonly file: string, options: SqliteStoreOptions = {}) {
+    this.db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    // a census and a report may open the file at once: wait for the other's lock instead of failing
+    this.db.pragma("busy_timeout = 5000");
+    if (options.readonly) {
+      const version = schemaVersion(this.db);
+      if (version !== SCHEMA_VERSION) throw new Error(`${file}: schema version ${version}, this mcp-wire reads ${SCHEMA_VERSION}; run a census on it once to migrate it`);
+    } else {
+      this.db.pragma("journal_mode = WAL");
+      // WAL with NORMAL survives a killed process (what --resume relies on); only a power cut can
+      // lose the last commits, and an fsync per attempt would throttle a census for nothing
+      this.db.pragma("synchronous = NORMAL");
+      migrate(this.db);
+    }
+    this.db.pragma("foreign_keys = ON");
+
+    this.#insertAttempt = this.db.prepare(
+      `INSERT INTO attempts (run_id, target_id, at, class, detail, era, revision, transport, http_status, content_type,
+         rpc_code, rpc_message, rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice)
+       VALUES (@runId, @targetId, @at, @class, @detail, @era, @revision, @transport, @httpStatus, @contentType,
+         @rpcCode, @rpcMessage, @rpcRange, @tools, @serverName, @serverVersion, @defects, @elapsedMs, @bucket, @repro, @advice)`,
+    );
+    this.#insertDefect = this.db.prepare("INSERT OR IGNORE INTO attempt_defects (code, attempt_id) VALUES (?, ?)");
+    this.#targetId = this.db.prepare("SELECT id FROM targets WHERE target = ?").pluck();
+    this.#upsertTarget = this.db.prepare(
+      `INSERT INTO targets (target, kind, name) VALUES (?, ?, ?)
+       ON CONFLICT (target) DO UPDATE SET kind = excluded.kind, name = coalesce(excluded.name, targets.name)
+       RETURNING id`,
+    ).pluck();
+    this.#recordOne = this.db.transaction((a: AttemptRecord) => this.#insert(a));
+  }
+
+  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
+    const insertRun = this.db.prepare("INSERT INTO runs (started_at, source, targets, settings) VALUES (?, ?, ?, ?)");
+    const insertRunTarget = this.db.prepare("INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid) VALUES (?, ?, ?, ?, ?)");
+    return this.db.transaction(() => {
+      const runId = Number(insertRun.run(new Date().toISOString(), source, targets.length, JSON.stringify(settings)).lastInsertRowid);
+      targets.forEach((t, i) => {
+        const targetId = this.#upsertTarget.get(t.target, t.kind, t.name) as number;
+        insertRunTarget.run(runId, targetId, i, t.untrusted ? 1 : 0, t.invalid ?? null);
+      });
+      return runId;
+    })();
+  }
+
+  finishRun(runId: number): void {
+    const changed = this.db.prepare("UPDATE runs SET finished_at = ? WHERE id = ?").run(new Date().toISOString(), runId).changes;
+    if (changed === 0) throw new Error(`no run ${runId}`);
+  }
+
+  recordAttempt(attempt: AttemptRecord): void {
+    this.#recordOne(attempt);
+  }
+
+  /**
+   * Many attempts in one transaction: an import, or a benchmark filling a database. A census
+   * records one at a time instead, so a crash never takes finished attempts with it.
+   */
+  recordAttempts(attempts: Iterable<AttemptRecord>): number {
+    return this.db.transaction(() => {
+      let n = 0;
+      for (const a of attempts) {
+        this.#insert(a);
+        n++;
+      }
+      return n;
+    })();
+  }
+
+  #insert(a: AttemptRecord): void {
+    const at = Date.parse(a.at);
+    if (!Number.isFinite(at)) throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
+    const targetId = (this.#targetId.get(a.target) as number | undefined) ?? (this.#upsertTarget.get(a.target, "http", null) as number);
+    const id = this.#insertAttempt.run({
+      runId: a.runId,
+      targetId,
+      at,
+      class: a.class,
+      detail: a.detail,
+      era: a.era,
+      revision: a.revision,
+      transport: a.transport,
+      httpStatus: a.httpStatus,
+      contentType: a.contentType,
+      rpcCode: a.rpcCode,
+      rpcMessage: a.rpcMessage,
+      rpcRange: a.rpcRange,
+      tools: a.tools,
+      serverName: a.serverName,
+      serverVersion: a.serverVersion,
+      defects: JSON.stringify(a.defects),
+      elapsedMs: Math.round(a.elapsedMs),
+      bucket: latencyBucket(a.elapsedMs),
+      repro: a.repro,
+      advice: a.advice,
+    }).lastInsertRowid;
+    for (const d of a.defects) this.#insertDefect.run(d.code, id);
+  }
+
+  pendingTargets(runId: number): TargetRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+         WHERE rt.run_id = ? AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = rt.run_id AND a.target_id = rt.target_id)
+         ORDER BY rt.position`,
+      )
+      .all(runId) as { target: string; kind: TargetKind; name: string | null; untrusted: number; invalid: TargetRecord["invalid"] | null }[];
+    return rows.map((r) => ({
+      target: r.target,
+      kind: r.kind,
+      name: r.name,
+      ...(r.untrusted ? { untrusted: true } : {}),
+      ...(r.invalid ? { invalid: r.invalid } : {}),
+    }));
+  }
+
+  unfinishedRun(): RunRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow | undefined;
+    return row && runRecord(row);
+  }
+
+  runs(): RunRecord[] {
+    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow[]).map(runRecord);
+  }
+
+  *attempts(query: AttemptQuery = {}): IterableIterator<AttemptRecord> {
+    const where = whereOf(query);
+    const rows = this.db
+      .prepare(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.at, a.id`)
+      .iterate(...where.params) as IterableIterator<AttemptRow>;
+    for (const r of rows) yield attemptRecord(r);
+  }
+
+  aggregate(query: AttemptQuery = {}): Aggregates {
+    const where = whereOf(query);
+    const all = <T>(sql: string) => this.db.prepare(sql).all(...where.params) as T[];
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+
+    // One scan of the attempts_by_run index, grouped in its own order (so SQLite never sorts),
+    // gives runs, classes, classes per run, revisions and latency: a pass over narrow index
+    // entries, with nothing computed per row.
+    const groups = all<{ run_id: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
+      `SELECT run_id, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
+       FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,
+    );
+    const perRun = new Map<number, number>();
+    const classes = new Map<string, { class: string; detail: string; count: number }>();
+    const classesPerRun = new Map<string, { runId: number; class: string; count: number }>();
+    const revisions = new Map<string, { era: string | null; revision: string | null; count: number }>();
+    const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
+    let attempts = 0;
+    for (const g of groups) {
+      attempts += g.n;
+      perRun.set(g.run_id, (perRun.get(g.run_id) ?? 0) + g.n);
+      add(classes, `${g.class}\0${g.detail}`, g.n, () => ({ class: g.class, detail: g.detail }));
+      add(classesPerRun, `${g.run_id}\0${g.class}`, g.n, () => ({ runId: g.run_id, class: g.class }));
+      if (g.class === "ok") add(revisions, `${g.era}\0${g.revision}`, g.n, () => ({ era: g.era, revision: g.revision }));
+      latency[g.bucket]!.count += g.n;
+    }
+
+    // apart, each is one seek at an end of attempts_by_time; together SQLite would scan it all
+    const span = this.db
+      .prepare(`SELECT (SELECT MIN(a.at) FROM attempts a ${where.sql}) AS first, (SELECT MAX(a.at) FROM attempts a ${where.sql}) AS last`)
+      .get(...where.params, ...where.params) as { first: number | null; last: number | null };
+
+    const rpcGroups = all<{ code: number; range: string | null; class: string; detail: string; message: string | null; n: number }>(
+      `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, COUNT(*) AS n, MIN(at) AS first
+       FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first`,
+    );
+    const rpcErrors = new Map<string, Aggregates["rpcErrors"][number]>();
+    for (const g of rpcGroups) {
+      const e = add(rpcErrors, `${g.code}\0${g.range}\0${g.class}\0${g.detail}`, g.n, () => ({ code: g.code, range: g.range, class: g.class, detail: g.detail, messages: [] as string[] }));
+      if (g.message !== null && e.messages.length < MESSAGES_PER_CODE) e.messages.push(g.message);
+    }
+
+    const httpStatuses = all<{ status: number; count: number }>(
+      `SELECT http_status AS status, COUNT(*) AS count FROM attempts a ${and} class <> 'ok' AND http_status IS NOT NULL GROUP BY http_status`,
+    );
+
+    // attempt_defects is keyed (code, attempt): grouped in key order, each code once per attempt
+    const defects = all<{ code: string; count: number }>(
+      where.sql
+        ? `SELECT code, COUNT(*) AS count FROM attempt_defects WHERE attempt_id IN (SELECT a.id FROM attempts a ${where.sql}) GROUP BY code`
+        : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
+    );
+
+    const perTarget = this.#perTarget(where);
+
+    return {
+      runs: this.runs()
+        .filter((r) => perRun.has(r.id))
+        .map((r) => ({ ...r, attempts: perRun.get(r.id)! })),
+      attempts,
+      targets: perTarget.length,
+      firstAt: span.first === null ? null : iso(span.first),
+      lastAt: span.last === null ? null : iso(span.last),
+      classes: [...classes.values()].sort((a, b) => b.count - a.count || a.class.localeCompare(b.class) || a.detail.localeCompare(b.detail)),
+      classesPerRun: [...classesPerRun.values()].sort((a, b) => a.runId - b.runId || a.class.localeCompare(b.class)),
+      revisions: [...revisions.values()].sort((a, b) => b.count - a.count),
+      rpcErrors: [...rpcErrors.values()].sort((a, b) => b.count - a.count || b.code - a.code),
+      httpStatuses: httpStatuses.sort((a, b) => b.count - a.count || a.status - b.status),
+      latency,
+      defects: defects.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+      perTarget,
+    };
+  }
+
+  /**
+   * Per target: attempts per class from one ordered scan of attempts_by_target, then its first
+   * and latest attempts, each one index seek.
+   */
+  #perTarget(where: Where): Aggregates["perTarget"] {
+    const rows = this.db.prepare(`SELECT target_id, class, COUNT(*) AS n FROM attempts a ${where.sql} GROUP BY target_id, class`).all(...where.params) as {
+      target_id: number;
+      class: string;
+      n: number;
+    }[];
+    const byTarget = new Map<number, { attempts: number; classes: Record<string, number> }>();
+    for (const r of rows) {
+      let t = byTarget.get(r.target_id);
+      if (!t) byTarget.set(r.target_id, (t = { attempts: 0, classes: {} }));
+      t.attempts += r.n;
+      t.classes[r.class] = r.n;
+    }
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
+    const latest = this.db.prepare(
+      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms
+       FROM attempts a JOIN targets t ON t.id = a.target_id
+       ${and} a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT 1`,
+    );
+    const out: Aggregates["perTarget"] = [];
+    for (const [targetId, t] of byTarget) {
+      const l = latest.get(...where.params, targetId) as {
+        target: string;
+        name: string | null;
+        class: string;
+        detail: string;
+        era: "modern" | "legacy" | null;
+        revision: Revision | null;
+        at: number;
+        advice: string | null;
+        tools: number | null;
+        elapsed_ms: number;
+      };
+      out.push({
+        target: l.target,
+        name: l.name,
+        attempts: t.attempts,
+        firstAt: iso(first.get(...where.params, targetId) as number),
+        lastAt: iso(l.at),
+        classes: t.classes,
+        latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at: iso(l.at), advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms },
+      });
+    }
+    return out.sort((a, b) => a.target.localeCompare(b.target));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+/** The WHERE clause over `attempts a` for a query; the same parameters in every statement. */
+function whereOf(query: AttemptQuery): Where {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  if (query.runIds) {
+    terms.push(query.runIds.length === 0 ? "0" : `a.run_id IN (${query.runIds.map(() => "?").join(", ")})`);
+    params.push(...query.runIds);
+  }
+  if (query.since !== undefined) {
+    const since = Date.parse(query.since);
+    if (!Number.isFinite(since)) throw new Error(`since: not a date: ${JSON.stringify(query.since)}`);
+    terms.push("a.at >= ?");
+    params.push(since);
+  }
+  if (query.target !== undefined) {
+    terms.push("a.target_id = (SELECT id FROM targets WHERE target = ?)");
+    params.push(query.target);
+  }
+  return { sql: terms.length ? `WHERE ${terms.join(" AND ")}` : "", params };
+}
+
+function add<T extends { count: number }>(map: Map<string, T>, key: string, n: number, make: () => Omit<T, "count">): T {
+  let entry = map.get(key);
+  if (!entry) map.set(key, (entry = { ...make(), count: 0 } as T));
+  entry.count += n;
+  return entry;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function runRecord(r: RunRow): RunRecord {
+  return { id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, source: r.source, targets: r.targets, settings: JSON.parse(r.settings) as Record<string, unknown> };
+}
+
+function attemptRecord(r: AttemptRow): AttemptRecord {
+  return {
+    runId: r.run_id,
+    target: r.target,
+    at: iso(r.at),
+    class: r.class,
+    detail: r.detail,
+    era: r.era,
+    revision: r.revision,
+    transport: r.transport,
+    httpStatus: r.http_status,
+    contentType: r.content_type,
+    rpcCode: r.rpc_code,
+    rpcMessage: r.rpc_message,
+    rpcRange: r.rpc_range,
+    tools: r.tools,
+    serverName: r.server_name,
+    serverVersion: r.server_version,
+    defects: JSON.parse(r.defects) as Defect[],
+    elapsedMs: r.elapsed_ms,
+    repro: r.repro,
+    advice: r.advice,
+  };
+}
