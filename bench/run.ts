@@ -12,11 +12,12 @@
  */
 import os from "node:os";
 import { decodeBenchmark } from "./decode.js";
+import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
-const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, reportBenchmark];
 
 function selected(): Benchmark[] {
   const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")].map((s) => s.trim()).filter((s) => s.length > 0);
