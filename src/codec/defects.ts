@@ -9,9 +9,10 @@ export type Severity = "error" | "warning" | "info";
  * `envelope`: the JSON-RPC frame itself (members `jsonrpc`, `id`, `method`, `params`, `result`,
  * `error`, their types, or the text as a whole). An error here makes the message `invalid`.
  * `content`: a rule about what a sound envelope carries (`resultType`, `_meta`, error codes); the
- * message keeps its kind. `conversation`: needs more than one message.
+ * message keeps its kind. `conversation`: needs more than one message. `transport`: what the
+ * channel carries beside the message (HTTP headers that must mirror the body).
  */
-export type DefectScope = "envelope" | "content" | "conversation";
+export type DefectScope = "envelope" | "content" | "conversation" | "transport";
 
 export const DEFECTS = {
   // the text as a whole
@@ -62,6 +63,10 @@ export const DEFECTS = {
   duplicate_response: { severity: "error", scope: "conversation" },
   revision_unknown: { severity: "warning", scope: "conversation" },
   version_not_negotiated: { severity: "warning", scope: "conversation" },
+  // the channel: 2026-07-28 Streamable HTTP headers against the body they mirror
+  header_missing: { severity: "error", scope: "transport" },
+  header_mismatch: { severity: "error", scope: "transport" },
+  header_malformed: { severity: "error", scope: "transport" },
 } as const satisfies Record<string, { severity: Severity; scope: DefectScope }>;
 
 export type DefectCode = keyof typeof DEFECTS;
