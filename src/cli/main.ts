@@ -59,6 +59,34 @@ program
   });
 
 program
+  .command("tap")
+  .description("sit between a client and a server, pass every byte through and report each defect: tap -- <command> [args…] | --listen PORT --upstream URL")
+  .argument("[command...]", "the stdio server to run, after --")
+  .option("--log <file>", "write every message as an NDJSON record (mcp-wire lint reads it back) instead of live defects")
+  .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
+  .option("--listen <port>", "Streamable HTTP: listen on 127.0.0.1:PORT (0: any free port) as a reverse proxy")
+  .option("--upstream <url>", "Streamable HTTP: the server's endpoint")
+  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string }) => {
+    const { runTap } = await import("./tap.js");
+    process.exitCode = await runTap(command, opts);
+  });
+
+program
+  .command("report")
+  .description("what a census found, in the words a person would write; or --json, --csv, --html FILE")
+  .option("--db <file>", "the census database (default mcp-wire.db)")
+  .option("--json", "print one JSON object")
+  .option("--csv", "print one CSV row per target with its latest verdict")
+  .option("--html <file>", "write one self-contained page with charts and a sortable table of targets")
+  .option("--since <date>", "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs")
+  .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
+  .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])
+  .action(async (opts) => {
+    const { runReport } = await import("./report.js");
+    process.exitCode = await runReport(opts);
+  });
+
+program
   .command("demo")
   .description("show what mcp-wire finds in a bundled sample capture")
   .action(async () => {

@@ -1,0 +1,115 @@
+/**
+ * `mcp-wire tap`: between a client and a stdio server (`tap -- <command> [args…]`), or as a
+ * reverse proxy in front of a Streamable HTTP server (`tap --listen PORT --upstream URL`).
+ * Reports on stderr (or to `--log FILE`) and never changes a byte of the conversation.
+ */
+import { createWriteStream, type WriteStream } from "node:fs";
+import type { Revision } from "../rules/revisions.js";
+import { TapReport } from "../tap/report.js";
+import { USAGE_ERROR } from "./exit.js";
+
+export interface TapCliOptions {
+  log?: string;
+  revision?: Revision;
+  listen?: string;
+  upstream?: string;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-wire tap: ${message}\n`);
+  return USAGE_ERROR;
+}
+
+async function openLog(file: string): Promise<WriteStream | Error> {
+  const log = createWriteStream(file, { flags: "w" });
+  return new Promise((resolve) => {
+    log.once("open", () => resolve(log)).once("error", resolve);
+  });
+}
+
+export async function runTap(command: readonly string[], opts: TapCliOptions): Promise<number> {
+  const http = opts.listen !== undefined || opts.upstream !== undefined;
+  if (http && command.length > 0) return usage("either a server command after --, or --listen with --upstream, not both");
+  if (http && (opts.listen === undefined || opts.upstream === undefined)) return usage("--listen and --upstream go together");
+  if (!http && command.length === 0) return usage("say which server to run: mcp-wire tap [--log FILE] -- <command> [args…]");
+  let port = 0;
+  if (opts.listen !== undefined) {
+    port = Number(opts.listen);
+    if (!/^\d+$/.test(opts.listen) || port > 65535) return usage(`--listen takes a port number (0 for any free one), not ${JSON.stringify(opts.listen)}`);
+  }
+  if (opts.upstream !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(opts.upstream);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return usage(`--upstream takes an http:// or https:// URL, not ${JSON.stringify(opts.upstream)}`);
+  }
+  let log: WriteStream | undefined;
+  if (opts.log !== undefined) {
+    const opened = await openLog(opts.log);
+    if (opened instanceof Error) return usage(`cannot write ${opts.log}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}`);
+    log = opened;
+  }
+  const report = new TapReport({ live: process.stderr, ...(log ? { log } : {}) });
+  return http ? tapHttp(port, opts.upstream!, opts.revision, report) : tapStdio(command, opts.revision, report);
+}
+
+async function tapStdio(command: readonly string[], revision: Revision | undefined, report: TapReport): Promise<number> {
+  const { exitCodeOf, runStdioTap } = await import("../tap/stdio-tap.js");
+  // our stdout is the client's pipe: when the client stops reading, the session ends and the
+  // server is shut down, rather than the whole process exiting as other commands do on EPIPE
+  process.stdout.removeAllListeners("error");
+  const { linter, done } = runStdioTap({ command: command[0]!, args: command.slice(1), report, ...(revision ? { revision } : {}) });
+  const exit = await done;
+  if (exit.error) {
+    report.note(`cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`);
+  } else {
+    const s = linter.summary;
+    const how = s.revisionSource === "given" ? "as given" : s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${s.revisionSource}`;
+    process.stderr.write(report.summary(`revision ${s.revision} (${how})`));
+    report.note(`${exit.endedBy === "client" ? "the client closed the session; " : ""}the server ${exit.signal ? `ended by ${exit.signal}` : `exited with code ${exit.code}`}`);
+  }
+  await report.close();
+  await flushStdout();
+  // stdin may still be open (the server ended first): nothing else would let the process end
+  process.exit(exitCodeOf(exit));
+}
+
+async function tapHttp(port: number, upstream: string, revision: Revision | undefined, report: TapReport): Promise<number> {
+  const { startHttpTap } = await import("../tap/http-tap.js");
+  let tap;
+  try {
+    tap = await startHttpTap({ upstream, port, report, ...(revision ? { revision } : {}) });
+  } catch (e) {
+    report.note(`cannot listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  report.note(`listening on ${tap.url} → ${upstream}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await tap.close();
+  process.stderr.write(report.summary(tap.revisions()));
+  await report.close();
+  return 0;
+}
+
+/** Resolves once what was written to stdout has been handed to the system, or it is gone. */
+function flushStdout(): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.destroyed || process.stdout.writableEnded) return resolve();
+    const timer = setTimeout(resolve, 1000);
+    process.stdout.write("", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
