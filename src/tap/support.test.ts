@@ -1,0 +1,91 @@
+/**
+ * Helpers shared by the tap tests: `mcp-wire tap` as a real child process, what it wrote each
+ * way, and its live report parsed. Named `.test.ts` so the published package leaves it out with
+ * the tests; it declares no tests of its own.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { CLI, until, within } from "../mcp/interop-support.test.js";
+
+export { CLI, until, within };
+
+export const fixture = (name: string) => fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url));
+
+/** One line of the live report: `tap: client→server line 12: error id_null at /id: …`. */
+export interface LiveDefect {
+  from: "client" | "server";
+  where: string;
+  severity: string;
+  code: string;
+}
+
+const LIVE = /^tap: (client|server)→(?:server|client) (.+?): (error|warning|info) ([a-z_0-9]+)(?: at \S*)?: /;
+
+export function liveDefects(stderr: string): LiveDefect[] {
+  const found: LiveDefect[] = [];
+  for (const line of stderr.split("\n")) {
+    const m = LIVE.exec(line);
+    if (m) found.push({ from: m[1] as "client" | "server", where: m[2]!, severity: m[3]!, code: m[4]! });
+  }
+  return found;
+}
+
+/** `mcp-wire tap …` with pipes on all three streams. */
+export class TapProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  private readonly out: Buffer[] = [];
+  private outBytes = 0;
+  private err = "";
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: readonly string[]) {
+    this.child = spawn(process.execPath, [CLI, "tap", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdout.on("data", (b: Buffer) => {
+      this.out.push(b);
+      this.outBytes += b.length;
+    });
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (s: string) => (this.err += s));
+    this.child.stdin.on("error", () => undefined);
+    this.exited = new Promise((resolve) => this.child.once("close", (code, signal) => resolve({ code, signal })));
+  }
+
+  get stdout(): Buffer {
+    return Buffer.concat(this.out, this.outBytes);
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  /** Writes and waits until the pipe has taken it. */
+  write(data: string | Buffer): Promise<void> {
+    return new Promise((resolve, reject) => this.child.stdin.write(data, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /** The complete lines the tap has passed on from the server so far. */
+  lines(): string[] {
+    const text = this.stdout.toString("latin1");
+    return text.split("\n").slice(0, -1);
+  }
+
+  untilLines(n: number, what = `${n} lines from the server`): Promise<void> {
+    return until(() => this.lines().length >= n, what);
+  }
+
+  /** Closes the client's side and waits for the tap to exit. */
+  async end(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.stdin.end();
+    return within(this.exited, "the tap exiting");
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+}
+
+/** `mcp-wire lint --json FILE`: one record per line. */
+export function lintJson(file: string): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
+  const r = spawnSync(process.execPath, [CLI, "lint", "--json", file], { encoding: "utf8", timeout: 20_000 });
+  return { status: r.status, records: r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
+}
