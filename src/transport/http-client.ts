@@ -125,7 +125,10 @@ export class StreamableHttpTransport implements Transport {
       // a legacy session is ended explicitly; a server that does not allow it answers 405
       const headers: Record<string, string> = { ...this.options.headers, [H_SESSION_ID]: this.sessionId };
       if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
-      await fetch(this.url, { method: "DELETE", headers, signal: AbortSignal.timeout(2000), redirect: "manual" })
+      // the caller's signal (an overall deadline, Ctrl-C) ends this exchange too
+      const outer = this.options.signal;
+      const signal = outer ? AbortSignal.any([AbortSignal.timeout(2000), outer]) : AbortSignal.timeout(2000);
+      await fetch(this.url, { method: "DELETE", headers, signal, redirect: "manual" })
         .then((r) => r.body?.cancel())
         .catch(() => undefined);
     }
