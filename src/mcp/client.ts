@@ -157,10 +157,14 @@ export class McpClient {
     this.record({ step: "reconnect", outcome: "ok", detail, ms: Date.now() - t0 });
   }
 
-  /** `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back. */
+  /**
+   * `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back.
+   * `retried`: this is already the one retry a -32022 earns.
+   */
   private async discover(
     revision: Revision,
     exact: boolean,
+    retried = false,
   ): Promise<{ era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision }> {
     const t0 = Date.now();
     const step = (outcome: ConnectStep["outcome"], detail?: string) =>
@@ -189,9 +193,12 @@ export class McpClient {
         const data = e.data as { supported?: unknown } | undefined;
         const supported = e.code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) ? data.supported : [];
         this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
-        const modern = exact ? undefined : mutualRevision(MODERN_REVISIONS, supported);
-        if (modern && modern !== revision) return this.discover(modern, true);
-        if (modern) return { era: "modern", revision: modern };
+        const modern = mutualRevision(exact ? [revision] : MODERN_REVISIONS, supported);
+        // "retry using the advertised supported versions" (2026-07-28 Streamable HTTP, backward
+        // compatibility), once, even with the version just refused: only an answer to the
+        // retry gives the server's capabilities and identity
+        if (modern && !retried) return this.discover(modern, true, true);
+        if (modern) throw new NegotiationError(`the server refused ${modern} twice with -32022, though it lists it as supported`);
         const legacy = mutualRevision(LEGACY_REVISIONS, supported);
         if (legacy) return { era: "legacy", why: "the server offers only legacy revisions", legacyRevision: legacy };
         return this.noMutual(supported);

@@ -98,6 +98,41 @@ describe("connectHttp: which era", () => {
     assert.equal(s.calls("initialize").length, 0, "a recognized modern error is no reason to fall back");
   });
 
+  for (const revision of [undefined, "2026-07-28"] as const) {
+    test(`-32022 naming the very version refused${revision ? " (forced)" : ""}: server/discover once more, and its answer is what counts`, async () => {
+      let refusals = 1;
+      const s = keep(
+        await modernServer({
+          intercept: (r, res) => {
+            if (refusals-- <= 0) return false;
+            sendJson(res, 400, rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2026-07-28" }));
+            return true;
+          },
+        }),
+      );
+      const { client } = await connect(s.url(), revision ? { revision } : {});
+      assert.equal(client.era, "modern");
+      assert.equal(client.revision, "2026-07-28");
+      assert.equal(client.serverInfo?.name, "modern-test", "known only from the retry's answer");
+      assert.equal(s.calls("server/discover").length, 2);
+      assert.equal(s.calls("initialize").length, 0);
+    });
+  }
+
+  test("-32022 twice for a version the server lists: a NegotiationError, not a third try", async () => {
+    const s = keep(
+      await modernServer({
+        intercept: (r, res) => {
+          sendJson(res, 400, rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: ["2026-07-28"] }));
+          return true;
+        },
+      }),
+    );
+    const e = await rejection(connectHttp(s.url(), { timeout: TIMEOUT }), 3 * TIMEOUT);
+    assert.equal(e.name, "NegotiationError");
+    assert.equal(s.calls("server/discover").length, 2);
+  });
+
   test("-32022 listing a legacy version alongside: the modern one is chosen", async () => {
     const s = keep(await modernServer({ supported: ["2026-07-28", "2025-11-25"] }));
     const { client } = await connect(s.url());
