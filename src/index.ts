@@ -105,6 +105,8 @@ export { McpClient, NegotiationError } from "./mcp/client.js";
 export { connectHttp, forgetHttpEras } from "./mcp/connect-http.js";
 export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "./mcp/connect-http.js";
 export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";
+export { InputRequiredError, INPUT_METHODS } from "./mcp/mrtr.js";
+export type { InputHandler, InputHandlers, InputContext, InputMethod, InputRequiredReason } from "./mcp/mrtr.js";
 export { McpServer } from "./mcp/server.js";
 export type { ServerOptions, ServeContext, MethodHandler, MethodOptions } from "./mcp/server.js";
 export { ToolRegistry } from "./mcp/tools.js";

@@ -26,10 +26,21 @@ import {
 import { HttpError } from "../transport/http-error.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
+import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, withInputRounds, type InputHandlers } from "./mrtr.js";
 
 export interface ClientOptions {
   clientInfo?: Implementation;
+  /** Declared as given, over those the `inputHandlers` imply. */
   capabilities?: JsonObject;
+  /**
+   * Answers to what a server asks of the client: the `inputRequests` of a 2026-07-28
+   * `input_required` result, or a legacy server's own request. Each declares its capability
+   * (`elicitation`, `sampling`, `roots`); a server asking for one without a handler fails the
+   * request with an `InputRequiredError`.
+   */
+  inputHandlers?: InputHandlers;
+  /** How many times one request is sent again with answers before it fails. Default 8. */
+  maxInputRounds?: number;
   /** Speak exactly this revision: no detection, no fallback. */
   revision?: Revision;
   /** How long `server/discover` may go unanswered before the server counts as legacy. Default 3 s. */
@@ -84,7 +95,7 @@ export class McpClient {
 
   private constructor(private readonly options: ClientOptions) {
     this.clientInfo = options.clientInfo ?? DEFAULT_INFO;
-    this.clientCapabilities = options.capabilities ?? {};
+    this.clientCapabilities = { ...inputCapabilities(options.inputHandlers), ...options.capabilities };
   }
 
   /** Connects and settles the era and revision. Rejects with a typed error if no era works. */
@@ -107,7 +118,7 @@ export class McpClient {
 
   private newPeer(transport: Transport, revision: Revision): Peer {
     this.transport = transport;
-    return new Peer(transport, {
+    const peer = new Peer(transport, {
       revision,
       role: "client",
       ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
@@ -116,6 +127,13 @@ export class McpClient {
         this.options.onDefect?.(report);
       },
     });
+    // a legacy server asks as a request of its own what a modern one asks in input_required:
+    // the declared capability holds in either era
+    for (const method of INPUT_METHODS) {
+      const handler = this.options.inputHandlers?.[method];
+      if (handler) peer.handle(method, (params, context) => handler(params ?? {}, { signal: context.signal }));
+    }
+    return peer;
   }
 
   private async open(connector: Connector): Promise<void> {
@@ -263,9 +281,19 @@ export class McpClient {
     return { ...params, _meta: isObject(params._meta) ? { ...params._meta, ...base } : base };
   }
 
-  /** Sends any request in the connection's era (modern requests get their `_meta`). */
+  /**
+   * Sends any request in the connection's era. A modern request gets its `_meta`, and while the
+   * answer is `input_required` the `inputHandlers` answer it and it is sent again: what resolves
+   * is the complete result.
+   */
   request<T extends JsonObject = JsonObject>(method: string, params: JsonObject = {}, options?: RequestOptions): Promise<T> {
-    return this.peer.request<T>(method, this.era === "modern" ? this.withMeta(this.revision, params) : params, options);
+    if (this.era !== "modern") return this.peer.request<T>(method, params, options);
+    const send = (p: JsonObject) => this.peer.request(method, this.withMeta(this.revision, p), options);
+    return withInputRounds(method, params, send, {
+      handlers: this.options.inputHandlers,
+      maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+      ...(options?.signal ? { signal: options.signal } : {}),
+    }) as Promise<T>;
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {

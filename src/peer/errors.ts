@@ -30,6 +30,7 @@ export const ConnectionErrorCode = {
   InvalidResponse: "ERR_MCP_WIRE_INVALID_RESPONSE",
   Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
   Http: "ERR_MCP_WIRE_HTTP",
+  InputRequired: "ERR_MCP_WIRE_INPUT_REQUIRED",
 } as const;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 
