@@ -2,10 +2,7 @@
  * A Store held in memory: what tests (the report's, the census's) feed known attempts into, and
  * the plain-code statement of what each aggregate means, for any other backend to agree with.
  */
-import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, Store, TargetRecord } from "./store.js";
-
-/** Upper bounds of the latency buckets, in ms; a last, open bucket takes the rest. */
-export const LATENCY_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
+import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;
