@@ -96,7 +96,7 @@ export function span(firstIso: string, lastIso: string, withYear = true): string
 /** 1234 → "1.2 s", 85 → "85 ms". */
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0).replace(/\.0$/, "")} s`;
   return `${Math.round(ms / 60_000)} min`;
 }
 
