@@ -1,0 +1,135 @@
+/**
+ * The report page in a real browser (Debian's chromium, headless, driven by playwright-core):
+ * the charts drawn, the table sorting on a click, the filter, no console error, no request to
+ * anywhere, and no hostile string ever run. Set REPORT_SCREENSHOT=FILE.png to keep a picture.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { after, before, describe, test } from "node:test";
+import type { BrowserContext, Page } from "playwright-core";
+import { seedCensus, seedHistory } from "./fixtures.test.js";
+import { PAYLOADS, hostileStore } from "./hostile.test.js";
+import { renderHtml } from "./html.js";
+
+// What the functions handed to the page use: they run in the browser, and this program is
+// compiled without the DOM's types.
+interface PageElement {
+  tagName: string;
+  attributes: ArrayLike<{ name: string }>;
+  textContent: string | null;
+  hidden: boolean;
+  cells: ArrayLike<PageElement>;
+}
+declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement>; scripts: { length: number }; body: PageElement };
+declare const window: { __pwned?: unknown };
+
+const CHROMIUM = "/usr/bin/chromium";
+const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)`;
+
+describe("report --html in headless Chromium", { skip }, () => {
+  let dir: string;
+  let context: BrowserContext;
+
+  before(async () => {
+    const { chromium } = await import("playwright-core");
+    dir = await mkdtemp(join(tmpdir(), "mcp-wire-report-"));
+    context = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      viewport: { width: 1280, height: 900 },
+      timeout: 60_000,
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Opens a page of the report, recording console errors, page errors and every request made. */
+  async function open(name: string, html: string) {
+    const file = join(dir, name);
+    await writeFile(file, html);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("request", (r) => requests.push(r.url()));
+    const url = pathToFileURL(file).href;
+    await page.goto(url, { waitUntil: "load" });
+    return { page, problems, requests: () => requests.filter((r) => r !== url) };
+  }
+
+  const column = (page: Page, index: number) =>
+    page.evaluate((i) => Array.from(document.querySelectorAll("#targets tbody tr"), (r) => r.cells[i]!.textContent!.trim()), index);
+
+  test("the charts are drawn, the table sorts on a click, nothing is fetched and nothing complains", async () => {
+    const { page, problems, requests } = await open("report.html", renderHtml(seedHistory(seedCensus()).aggregate()));
+
+    const bars = await page.evaluate(() =>
+      Object.fromEntries(["chart-runs", "chart-revisions", "chart-latency"].map((id) => [id, document.querySelectorAll(`#${id} svg.chart rect.bar`).length])),
+    );
+    assert.equal(bars["chart-runs"], 83 + 8, "one segment per class in each run: 82 single-class runs, and 9 classes in the census run");
+    assert.equal(bars["chart-revisions"], 3);
+    assert.equal(bars["chart-latency"], 9);
+    const box = await page.locator("#chart-runs svg.chart").boundingBox();
+    assert.ok(box && box.width > 300 && box.height > 100, `the runs chart has a size: ${JSON.stringify(box)}`);
+
+    // attempts (column 5) is numeric: ascending, then descending on a second click
+    await page.click("#targets thead th:nth-child(6)");
+    let attempts = (await column(page, 5)).map((t) => Number(t.replace(/,/g, "")));
+    assert.deepEqual(attempts, [...attempts].sort((a, b) => a - b));
+    assert.equal(await page.getAttribute("#targets thead th:nth-child(6)", "aria-sort"), "ascending");
+    await page.click("#targets thead th:nth-child(6)");
+    attempts = (await column(page, 5)).map((t) => Number(t.replace(/,/g, "")));
+    assert.equal(attempts[0], 82, "the target called 82 times comes first");
+    assert.deepEqual(attempts, [...attempts].sort((a, b) => b - a));
+    assert.equal(await page.getAttribute("#targets thead th:nth-child(6)", "aria-sort"), "descending");
+
+    // target (column 0) sorts as text; the first click makes it ascending
+    await page.click("#targets thead th:nth-child(1)");
+    const targets = await column(page, 0);
+    assert.equal(targets[0], "https://mcp0000.example.com/mcp");
+    assert.equal(targets.at(-1), "https://tools.example.org/mcp");
+
+    await page.fill("#filter", "web_page");
+    const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#targets tbody tr")).filter((r) => !r.hidden).length);
+    assert.equal(shown, 9);
+    assert.equal(await page.textContent("#shown"), "9 shown");
+
+    if (process.env.REPORT_SCREENSHOT) {
+      await page.fill("#filter", "");
+      await page.screenshot({ path: process.env.REPORT_SCREENSHOT, fullPage: false });
+    }
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests(), []);
+  });
+
+  test("hostile strings are shown as text and never run", async () => {
+    const { page, problems, requests } = await open("hostile.html", renderHtml(hostileStore().aggregate()));
+    const dom = await page.evaluate(() => ({
+      pwned: window.__pwned ?? null,
+      scripts: document.scripts.length,
+      frames: document.querySelectorAll("iframe, img, object, embed").length,
+      handlers: Array.from(document.querySelectorAll("*")).flatMap((el) => Array.from(el.attributes).filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
+      text: document.body.textContent ?? "",
+      rows: document.querySelectorAll("#targets tbody tr").length,
+    }));
+    assert.equal(dom.pwned, null);
+    assert.equal(dom.scripts, 1);
+    assert.equal(dom.frames, 0);
+    assert.deepEqual(dom.handlers, []);
+    assert.equal(dom.rows, PAYLOADS.length + 1, "markup in a target did not break the table");
+    for (const p of PAYLOADS) assert.ok(dom.text.includes(p), `shown as text: ${p}`);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests(), []);
+  });
+});
