@@ -1,0 +1,95 @@
+/**
+ * `mcp-wire report`: what a census found, in the words a person would write, or as JSON, CSV or
+ * a self-contained HTML page.
+ */
+import { existsSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import type { Aggregates, RunRecord, Store } from "../census/store.js";
+import { parseRuns, parseSince, select } from "../report/select.js";
+import { OK, USAGE_ERROR } from "./exit.js";
+import { writeOut } from "./output.js";
+
+export interface ReportCliOptions {
+  db?: string;
+  json?: boolean;
+  csv?: boolean;
+  html?: string;
+  since?: string;
+  target?: string;
+  run?: string[];
+}
+
+export const DEFAULT_DB = "mcp-wire.db";
+
+export async function runReport(opts: ReportCliOptions): Promise<number> {
+  if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");
+  const runs = parseRuns(opts.run ?? []);
+  if (typeof runs === "string") return usage(runs);
+  let since: string | undefined;
+  if (opts.since !== undefined) {
+    const parsed = parseSince(opts.since);
+    if (typeof parsed !== "string") return usage(parsed.error);
+    since = parsed;
+  }
+
+  const file = opts.db ?? DEFAULT_DB;
+  if (!existsSync(file)) {
+    return usage(`no census database at ${file}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`);
+  }
+  if (!statSync(file).isFile()) return usage(`${file} is not a file`);
+  let store: Store;
+  try {
+    store = await openStore(file);
+  } catch (e) {
+    return usage(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  try {
+    const allRuns = store.runs();
+    const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
+    if ("error" in selected) return usage(selected.error);
+    const agg = store.aggregate(selected.query);
+    if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
+      return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
+    }
+    await print(agg, opts, {
+      runs: selected.runIds,
+      since: since ?? null,
+      target: opts.target ?? null,
+      selectedRuns: selected.runIds ? allRuns.filter((r) => selected.runIds!.includes(r.id)) : [],
+    });
+    return OK;
+  } finally {
+    store.close();
+  }
+}
+
+async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] }) {
+  if (opts.html !== undefined) {
+    const { renderHtml } = await import("../report/html.js");
+    await writeFile(opts.html, renderHtml(agg));
+  }
+  if (opts.json) {
+    const { reportObject } = await import("../report/json.js");
+    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns)) + "\n");
+  } else if (opts.csv) {
+    const { renderCsv } = await import("../report/csv.js");
+    await writeOut(renderCsv(agg));
+  } else if (opts.html !== undefined) {
+    const { heading } = await import("../report/story.js");
+    await writeOut(`Wrote ${opts.html}: ${heading(agg)}.\n`);
+  } else {
+    const { renderText } = await import("../report/text.js");
+    await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour: process.stdout.isTTY === true }));
+  }
+}
+
+/** The census database, read only: a report never changes what a census stored. */
+export async function openStore(file: string): Promise<Store> {
+  const { SqliteStore } = await import("../census/sqlite-store.js");
+  return new SqliteStore(file, { readonly: true });
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-wire report: ${message}\n`);
+  return USAGE_ERROR;
+}
