@@ -18,6 +18,8 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         return "The connection was cut before an answer came: a crashing server, a proxy, or a firewall in between.";
       case "tls":
         return "The TLS handshake failed: an expired, self-signed or wrong-host certificate. Fix the certificate, or use the URL the certificate is for.";
+      case "bad_url":
+        return "This is not an http:// or https:// URL, so nothing was called. Check the address.";
       case "spawn":
         return "The command could not be started. Check that it is installed and on PATH, and that the file is executable.";
       case "exited":
@@ -88,5 +90,10 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
 };
 
 export function adviceFor(cls: ProbeClass, context: Context): string {
-  return BY_CLASS[cls](context);
+  const advice = BY_CLASS[cls](context);
+  if (cls !== "ok") return advice;
+  // it works, but what it got away with is what breaks the next, stricter client
+  const codes = [...new Set(context.defects.filter((d) => d.severity !== "info").map((d) => d.code))];
+  if (codes.length === 0) return advice;
+  return `${advice} It works, but not cleanly: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.`;
 }

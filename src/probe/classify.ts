@@ -85,7 +85,10 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
     if (NOT_JSONRPC.has(first.code)) return withHttp({ class: "not_jsonrpc", detail: first.code });
     return withHttp({ class: "protocol_violation", detail: first.code });
   }
-  // no_response: the body or stream held JSON-RPC, just not the answer to our request
+  // no_response: an empty body where a JSON-RPC answer was due is not JSON at all (202 and 204
+  // say "nothing to answer", which is wrong for a request in its own way)
+  if (status !== 202 && status !== 204 && e.bodyExcerpt === "") return withHttp({ class: "not_json", detail: "empty_body" });
+  // the body or stream held JSON-RPC, just not the answer to our request
   return withHttp({ class: "protocol_violation", detail: status === 202 || status === 204 ? `no_response_http_${status}` : "no_response" });
 }
 
@@ -94,7 +97,12 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
  * server sent broken answers is a protocol violation (or not JSON-RPC at all), not a timeout.
  */
 export function classifyFailure(e: unknown, defects: readonly Defect[], sawValidMessage: boolean, revision?: Revision): Classified {
-  if (e instanceof HttpError) return classifyHttpError(e, revision);
+  if (e instanceof HttpError) {
+    const c = classifyHttpError(e, revision);
+    // an answer that was not ours (a wrong or null id): the defect names what was wrong with it
+    const broken = e.failure === "no_response" && c.class === "protocol_violation" ? classifyDefects(defects, sawValidMessage) : undefined;
+    return broken ? { ...broken, ...(c.http ? { http: c.http } : {}) } : c;
+  }
   if (e instanceof ResponseError) return classifyRpcError(e.code, e.message, revision);
   if (e instanceof InvalidResponseError) {
     const first = e.defects.find((d) => d.severity === "error");

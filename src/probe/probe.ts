@@ -14,6 +14,7 @@ import type { ExchangeRecord } from "../transport/http-client.js";
 import { HttpError } from "../transport/http-error.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
+import { redactSecrets } from "./redact.js";
 import { curlRepro, stdioRepro } from "./repro.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 
@@ -39,6 +40,8 @@ const CLIENT_INFO = { name: "mcp-wire-probe", version: "0.1.0" };
 class Evidence {
   readonly started = Date.now();
   readonly defects: Defect[] = [];
+  /** For each defect, how many exchanges had completed when it came: which exchange it belongs to. */
+  private readonly defectAt: number[] = [];
   readonly exchanges: ExchangeRecord[] = [];
   readonly steps: ConnectStep[] = [];
   client: McpClient | undefined;
@@ -48,9 +51,30 @@ class Evidence {
     return Date.now() - this.started;
   }
 
+  defect(d: Defect): void {
+    this.defects.push(d);
+    this.defectAt.push(this.exchanges.length);
+  }
+
+  /**
+   * The defects of the exchange that failed with `e`: over HTTP each answer is judged on its own,
+   * so the -32000 a legacy server rightly sends to `server/discover` does not condemn the
+   * `tools/list` that later stalls. Exchanges are recorded as they complete, so a defect belongs
+   * to the exchange recorded next; one still under way has none recorded yet.
+   */
+  defectsOf(e: unknown): Defect[] {
+    let index = this.exchanges.length;
+    if (e instanceof HttpError) {
+      const i = this.exchanges.findLastIndex((x) => x.error === e.message);
+      index = i === -1 ? this.exchanges.length - 1 : i;
+    }
+    return this.defects.filter((_, i) => this.defectAt[i] === index);
+  }
+
   /** Some sound JSON-RPC answer came back (a result, or an error the server meant to send). */
   get sawValidMessage(): boolean {
-    return this.steps.some((s) => s.outcome === "ok" || s.outcome === "error") || this.exchanges.some((x) => x.status !== undefined && x.status < 300 && !x.error);
+    // a reconnect is the client's own step: it says nothing about what the server sent
+    return this.steps.some((s) => s.step !== "reconnect" && (s.outcome === "ok" || s.outcome === "error")) || this.exchanges.some((x) => x.status !== undefined && x.status < 300 && !x.error);
   }
 }
 
@@ -58,49 +82,78 @@ export async function probe(target: string, options: ProbeOptions = {}): Promise
   return probeHttp(target, options);
 }
 
+/** How long a probe waits, once its deadline has passed, for the aborted work to say where it stood. */
+const SETTLE_MS = 200;
+/** How long a legacy session may take to end politely (DELETE) before the probe returns anyway. */
+const CLOSE_MS = 200;
+
 export async function probeHttp(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   const ev = new Evidence();
+  const bad = badUrl(url);
+  if (bad) {
+    const result = finish(url, options.transport ?? "streamable-http", ev, { class: "unreachable", detail: "bad_url" });
+    result.trace.push({ step: "connect", ms: 0, error: bad });
+    return redactSecrets(result, options.headers);
+  }
   const deadline = new AbortController();
-  const work = (async (): Promise<{ transport: ProbeTransport; outcome: Classified | undefined; error?: unknown }> => {
-    let transport: ProbeTransport = options.transport ?? "streamable-http";
+  const connectOptions = (revision: Revision | undefined) => ({
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(revision ? { revision } : {}),
+    ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+    fresh: true,
+    timeout: Math.max(1, timeout - ev.elapsed()),
+    signal: deadline.signal,
+    clientInfo: CLIENT_INFO,
+    onExchange: (x: ExchangeRecord) => ev.exchanges.push(x),
+    onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
+    onStep: (step: ConnectStep) => ev.steps.push(step),
+  });
+  let transport: ProbeTransport = options.transport ?? "streamable-http";
+  const work = (async (): Promise<Classified | undefined> => {
     try {
-      const connection = await connectHttp(url, {
-        ...(options.headers ? { headers: options.headers } : {}),
-        ...(options.revision ? { revision: options.revision } : {}),
-        ...(options.transport ? { transport: options.transport } : {}),
-        ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
-        fresh: true,
-        timeout,
-        signal: deadline.signal,
-        clientInfo: CLIENT_INFO,
-        onExchange: (x) => ev.exchanges.push(x),
-        onDefect: (r) => ev.defects.push(r.defect),
-        onStep: (step) => ev.steps.push(step),
-      });
+      const connection = await connectHttp(url, connectOptions(options.revision));
       transport = connection.transport;
       ev.client = connection.client;
       ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
-      return { transport, outcome: undefined };
+      return undefined;
     } catch (e) {
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
-      return { transport, outcome: classifyFailure(e, ev.defects, ev.sawValidMessage), error: e };
+      const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
+      if (await retryOlderRevisions(url, options, ev, outcome, e, (revision) => connectOptions(revision))) return undefined;
+      return outcome;
     }
   })();
-  const { transport, outcome, error } = await withDeadline(work, timeout, deadline, () => ({
-    transport: options.transport ?? ("streamable-http" as ProbeTransport),
-    outcome: { class: "timeout", detail: stalledStep(ev) } as Classified,
-  }));
-  await retryOlderRevisions(url, options, ev, outcome, error, timeout);
-  void ev.client?.close().catch(() => undefined);
-  deadline.abort(new Error("the probe is over"));
+  const outcome = await withDeadline(work, timeout, deadline, () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified);
   const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
   const result = finish(url, transport, ev, failed);
   if (failed) {
     const record = failingExchange(ev.exchanges);
     if (record) result.repro = curlRepro(record, options.headers);
   }
-  return result;
+  // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
+  if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
+  deadline.abort(new Error("the probe is over"));
+  return redactSecrets(result, options.headers);
+}
+
+/** Why `url` cannot be called at all, if it cannot (nothing is sent, nothing resolved). */
+function badUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `not a URL: ${JSON.stringify(url.slice(0, 200))}`;
+  }
+  return parsed.protocol === "http:" || parsed.protocol === "https:" ? undefined : `only http and https URLs can be probed, not ${parsed.protocol}`;
+}
+
+/** Waits for `p`, but never longer than `ms`. */
+async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 export async function probeStdio(command: string, args: readonly string[], options: ProbeOptions = {}): Promise<ProbeResult> {
@@ -110,13 +163,21 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const target = [command, ...args].join(" ");
   const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.maxBytes ? { maxLineBytes: options.maxBytes } : {}) };
   let over = false;
+  let spawnError: unknown;
   const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
     try {
       ev.client = await McpClient.connect(
         () => {
           // past the deadline the opening may still try to restart the server: it must not
           if (over) throw new ClosedError("the probe is over");
-          const child = new ChildServer(command, args, spawnOptions);
+          let child: ChildServer;
+          try {
+            child = new ChildServer(command, args, spawnOptions);
+          } catch (e) {
+            // spawn throws at once for what it can tell without trying (an empty command, a NUL byte)
+            spawnError ??= e;
+            throw e;
+          }
           children.push(child);
           return child.transport;
         },
@@ -126,21 +187,26 @@ export async function probeStdio(command: string, args: readonly string[], optio
           // a silent legacy server costs a third of the budget at most before initialize is tried
           probeTimeout: Math.min(3000, Math.floor(timeout / 3)),
           ...(options.revision ? { revision: options.revision } : {}),
-          onDefect: (r) => ev.defects.push(r.defect),
+          onDefect: (r) => ev.defect(r.defect),
           onStep: (step) => ev.steps.push(step),
         },
       );
       ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return { outcome: undefined };
     } catch (e) {
+      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn" }, error: e };
       return { outcome: classifyStdioFailure(e, ev, children), error: e };
     }
   })();
   const { outcome } = await withDeadline(work, timeout, undefined, () => ({ outcome: stalledStdio(ev, children) }));
   over = true;
   const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
+  // a process whose output just ended is usually a moment from its exit status: wait for it
+  // briefly, so the trace says how it ended
+  if (failed) await bounded(Promise.all(children.map((c) => c.exited)), 50);
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
+  if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
   if (failed) result.repro = stdioRepro(command, args, options.revision);
   await Promise.all(children.map((c) => c.shutdown(300)));
   return result;
@@ -155,17 +221,23 @@ function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[])
   return c;
 }
 
-/** Resolves with `work`, or with `late()` when the deadline passes first (and aborts the rest). */
+/**
+ * Resolves with `work`, or when the deadline passes first: with what the aborted work says
+ * within a short grace (an exchange cut off knows which step it was), else with `late()`.
+ * Without an abort controller, `late()` at once.
+ */
 async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortController | undefined, late: () => T): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<T>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(late());
-      abort?.abort(new Error(`the probe's ${ms} ms deadline passed`));
-    }, ms);
+  const expired = new Promise<{ late: true }>((resolve) => {
+    timer = setTimeout(() => resolve({ late: true }), ms);
   });
   try {
-    return await Promise.race([work, expired]);
+    const first = await Promise.race([work.then((value) => ({ value })), expired]);
+    if ("value" in first) return first.value;
+    if (!abort) return late();
+    abort.abort(new Error(`the probe's ${ms} ms deadline passed`));
+    const settled = await Promise.race([work.then((value) => ({ value })), new Promise<{ late: true }>((resolve) => (timer = setTimeout(() => resolve({ late: true }), SETTLE_MS)))]);
+    return "value" in settled ? settled.value : late();
   } finally {
     clearTimeout(timer);
   }
@@ -173,38 +245,42 @@ async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortControl
 
 /**
  * A legacy server that answers `initialize` with a version error, instead of naming a version
- * it supports as the legacy lifecycle says, gets each older revision in turn.
+ * it supports as the legacy lifecycle says, gets each older revision in turn, within the same
+ * deadline. True when one worked.
  */
-async function retryOlderRevisions(url: string, options: ProbeOptions, ev: Evidence, outcome: Classified | undefined, error: unknown, timeout: number): Promise<void> {
-  if (!outcome || outcome.class !== "rpc_error" || outcome.detail !== "unsupported_version" || options.revision) return;
+async function retryOlderRevisions(
+  url: string,
+  options: ProbeOptions,
+  ev: Evidence,
+  outcome: Classified,
+  error: unknown,
+  connectOptions: (revision: Revision) => Parameters<typeof connectHttp>[1],
+): Promise<boolean> {
+  if (outcome.class !== "rpc_error" || outcome.detail !== "unsupported_version" || options.revision) return false;
   const failedStep = error instanceof ResponseError ? ev.exchanges[ev.exchanges.length - 1]?.method : undefined;
-  if (failedStep !== "initialize") return;
+  if (failedStep !== "initialize") return false;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   for (const revision of LEGACY_REVISIONS.slice(1)) {
-    if (ev.elapsed() >= timeout) return;
+    if (ev.elapsed() >= timeout) return false;
+    let client: McpClient | undefined;
     try {
-      const { client } = await connectHttp(url, {
-        ...(options.headers ? { headers: options.headers } : {}),
-        revision,
-        fresh: true,
-        timeout: Math.max(1, timeout - ev.elapsed()),
-        clientInfo: CLIENT_INFO,
-        onExchange: (x) => ev.exchanges.push(x),
-        onDefect: (r) => ev.defects.push(r.defect),
-      });
+      ({ client } = await connectHttp(url, connectOptions(revision)));
       ev.client = client;
       ev.tools = (await client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
-      ev.defects.push(
+      ev.defect(
         defect(
           "version_not_negotiated",
           "",
           `initialize offering ${LEGACY_REVISIONS[0]} got a JSON-RPC error instead of a version the server supports; ${revision} worked. The legacy lifecycle says a server answers with a version it supports (basic/lifecycle)`,
         ),
       );
-      return;
+      return true;
     } catch {
-      // try the next older revision
+      // a session this revision opened is ended before the next revision is tried
+      if (client) await bounded(client.close().catch(() => undefined), CLOSE_MS);
     }
   }
+  return false;
 }
 
 function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined): ProbeResult {
