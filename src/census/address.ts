@@ -1,0 +1,94 @@
+/**
+ * Whether a URL from an untrusted list points into the network the census runs in: loopback,
+ * private, link-local (cloud metadata lives there), carrier-grade NAT, and the other addresses
+ * no public server has. A registry entry naming such a host would turn the census into a
+ * scanner of its own network, so such a target is recorded, not called.
+ */
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+
+/** Every address a host name resolves to. Injectable, so tests never ask a real resolver. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * The first non-public address the URL's host is or resolves to, or undefined when every one is
+ * public or the name does not resolve (the probe then reports it unreachable).
+ */
+export async function nonPublicAddress(url: string, resolve: Resolver): Promise<string | undefined> {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    return undefined;
+  }
+  if (isIP(host)) return isNonPublic(host) ? host : undefined;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return undefined;
+  }
+  return addresses.find(isNonPublic);
+}
+
+/** IPv4 ranges no public server answers on, as [first octets as a number, prefix length]. */
+const V4_BLOCKED: readonly [string, number][] = [
+  ["0.0.0.0", 8], // "this network"
+  ["10.0.0.0", 8], // private
+  ["100.64.0.0", 10], // carrier-grade NAT (and some clouds' metadata, 100.100.100.200)
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local: 169.254.169.254 is the cloud metadata service
+  ["172.16.0.0", 12], // private
+  ["192.0.0.0", 24], // protocol assignments
+  ["192.168.0.0", 16], // private
+  ["198.18.0.0", 15], // benchmarking
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, and broadcast
+];
+
+export function isNonPublic(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return v4Blocked(v4Number(address));
+  if (family === 6) return v6Blocked(v6Hextets(address));
+  return false;
+}
+
+function v4Number(a: string): number {
+  return a.split(".").reduce((n, octet) => n * 256 + Number(octet), 0);
+}
+
+function v4Blocked(n: number): boolean {
+  return V4_BLOCKED.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4Number(base) / 2 ** (32 - bits)));
+}
+
+function v6Blocked(h: number[]): boolean {
+  const zeros = (from: number, to: number) => h.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 8)) return true; // ::
+  if (zeros(0, 7) && h[7] === 1) return true; // ::1
+  if ((h[0]! & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local (fd00:ec2::254 is a metadata service)
+  if ((h[0]! & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
+  if ((h[0]! & 0xff00) === 0xff00) return true; // multicast
+  const embedded = (hi: number, lo: number) => v4Blocked(hi * 65536 + lo);
+  if (zeros(0, 5) && h[5] === 0xffff) return embedded(h[6]!, h[7]!); // ::ffff:a.b.c.d, mapped
+  if (zeros(0, 6)) return embedded(h[6]!, h[7]!); // ::a.b.c.d, the old compatible form
+  if (h[0] === 0x64 && h[1] === 0xff9b && zeros(2, 6)) return embedded(h[6]!, h[7]!); // NAT64
+  if (h[0] === 0x2002) return embedded(h[1]!, h[2]!); // 6to4
+  return false;
+}
+
+/** The eight 16-bit groups of an IPv6 address, with `::` and a dotted IPv4 tail expanded. */
+function v6Hextets(address: string): number[] {
+  let a = address.replace(/%.*$/, "");
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  if (dotted) {
+    const n = v4Number(dotted[1]!);
+    a = `${a.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = a.includes("::") ? a.split("::") : [a, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
+  return [...left, ...middle, ...right].map((x) => parseInt(x, 16));
+}

@@ -1,0 +1,207 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { isNonPublic, nonPublicAddress, type Resolver } from "./address.js";
+import { parseTargets, readTargets, TargetsError } from "./targets.js";
+
+const OFFICIAL = "io.modelcontextprotocol.registry/official";
+
+function entry(name: string, version: string, isLatest: boolean | undefined, remotes: unknown[]): unknown {
+  return { server: { name, version, remotes }, _meta: isLatest === undefined ? {} : { [OFFICIAL]: { isLatest, status: "active" } } };
+}
+const page = (servers: unknown[], nextCursor?: string) => ({ servers, metadata: { count: servers.length, ...(nextCursor ? { nextCursor } : {}) } });
+
+describe("targets: a text file of URLs", () => {
+  test("one URL a line, # comments and blank lines skipped, duplicates probed once, nothing marked untrusted", () => {
+    const list = parseTargets("# my servers\n\nhttps://a.example/mcp\n  https://b.example/mcp   # staging\nhttps://a.example/mcp\nhttps://c.example/mcp#frag\r\n", "t.txt");
+    assert.equal(list.format, "text");
+    assert.deepEqual(list.targets, [
+      { target: "https://a.example/mcp", kind: "http", name: null },
+      { target: "https://b.example/mcp", kind: "http", name: null },
+      { target: "https://c.example/mcp#frag", kind: "http", name: null },
+    ]);
+    assert.equal(list.duplicates, 1);
+  });
+
+  test("a word that is not an http(s) URL is kept as bad_url, to be recorded, not called", () => {
+    const list = parseTargets("ftp://files.example/x\nnot-a-url\nhttp://127.0.0.1:8080/mcp\n", "t.txt");
+    assert.deepEqual(list.targets, [
+      { target: "ftp://files.example/x", kind: "http", name: null, invalid: "bad_url" },
+      { target: "not-a-url", kind: "http", name: null, invalid: "bad_url" },
+      // the user wrote it: called as given, loopback or not
+      { target: "http://127.0.0.1:8080/mcp", kind: "http", name: null },
+    ]);
+  });
+
+  test("a line with two words is an error naming the line", () => {
+    assert.throws(() => parseTargets("https://a.example/mcp\n\nhttps://b.example/mcp https://c.example/mcp\n", "t.txt"), (e: Error) => {
+      assert.ok(e instanceof TargetsError);
+      assert.match(e.message, /^t\.txt: line 3: one URL a line/);
+      return true;
+    });
+  });
+
+  test("a binary file is refused", () => {
+    assert.throws(() => parseTargets("https://a.example/mcp\n\0\0\0", "t.bin"), /t\.bin: not a text file/);
+  });
+});
+
+describe("targets: an MCP Registry export", () => {
+  test("latest versions only, one target per distinct URL, registry names kept, all untrusted", () => {
+    const text = JSON.stringify(
+      page([
+        entry("io.example/old", "1.0.0", false, [{ type: "streamable-http", url: "https://old.example/mcp" }]),
+        entry("io.example/new", "2.0.0", true, [{ type: "streamable-http", url: "https://new.example/mcp" }]),
+        entry("io.example/mirror", "1.0.0", true, [{ type: "streamable-http", url: "https://NEW.example/mcp" }]),
+        { server: { name: "io.example/package-only", version: "1.0.0", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: { [OFFICIAL]: { isLatest: true } } },
+        entry("io.example/no-meta", "0.1.0", undefined, [{ type: "streamable-http", url: "https://nometa.example/mcp" }]),
+      ]),
+    );
+    const list = parseTargets(text, "registry.json");
+    assert.equal(list.format, "registry");
+    assert.deepEqual(list.targets, [
+      { target: "https://new.example/mcp", kind: "http", name: "io.example/new", untrusted: true },
+      { target: "https://nometa.example/mcp", kind: "http", name: "io.example/no-meta", untrusted: true },
+    ]);
+    assert.equal(list.notLatest, 1);
+    assert.equal(list.duplicates, 1);
+  });
+
+  test("sse remotes are probed as HTTP+SSE; a URL listed as both transports is left to the probe", () => {
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("a", "1", true, [
+            { type: "sse", url: "https://a.example/sse" },
+            { type: "streamable-http", url: "https://a.example/mcp" },
+          ]),
+          entry("b", "1", true, [
+            { type: "sse", url: "https://b.example/both" },
+            { type: "streamable-http", url: "https://b.example/both" },
+          ]),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      list.targets.map((t) => [t.target, t.kind]),
+      [
+        ["https://a.example/sse", "sse"],
+        ["https://a.example/mcp", "http"],
+        ["https://b.example/both", "http"],
+      ],
+    );
+  });
+
+  test("{variable} URLs are filled from their defaults, or recorded as template when one has none", () => {
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("t", "1", true, [
+            { type: "streamable-http", url: "https://{tenant}.example/mcp/{region}", variables: { tenant: { description: "yours", default: "demo" }, region: { default: "eu" } } },
+            { type: "streamable-http", url: "https://{tenant}.example/other", variables: { tenant: { description: "yours", isRequired: true } } },
+            { type: "sse", url: "https://x.example/{undeclared}" },
+          ]),
+        ]),
+      ),
+    );
+    assert.deepEqual(list.targets, [
+      { target: "https://demo.example/mcp/eu", kind: "http", name: "t", untrusted: true },
+      { target: "https://{tenant}.example/other", kind: "http", name: "t", invalid: "template", untrusted: true },
+      { target: "https://x.example/{undeclared}", kind: "sse", name: "t", invalid: "template", untrusted: true },
+    ]);
+  });
+
+  test("a URL that does not parse is recorded as bad_url", () => {
+    const list = parseTargets(JSON.stringify(page([entry("bad", "1", true, [{ type: "streamable-http", url: "https//no-colon" }, { type: "streamable-http", url: "javascript:alert(1)" }])])));
+    assert.deepEqual(
+      list.targets.map((t) => [t.target, t.invalid]),
+      [
+        ["https//no-colon", "bad_url"],
+        ["javascript:alert(1)", "bad_url"],
+      ],
+    );
+  });
+
+  test("pages concatenated one after another, or as an array of pages, are read alike", () => {
+    const p1 = page([entry("a", "1", true, [{ type: "streamable-http", url: "https://a.example/mcp" }])], "cursor-1");
+    const p2 = page([entry("b", "1", true, [{ type: "sse", url: "https://b.example/sse" }]), entry("a", "1", true, [{ type: "streamable-http", url: "https://a.example/mcp" }])]);
+    const expected = ["https://a.example/mcp", "https://b.example/sse"];
+    for (const text of [`${JSON.stringify(p1, null, 2)}\n${JSON.stringify(p2, null, 2)}\n`, `${JSON.stringify(p1)}${JSON.stringify(p2)}`, JSON.stringify([p1, p2])]) {
+      const list = parseTargets(text, "pages.json");
+      assert.deepEqual(
+        list.targets.map((t) => t.target),
+        expected,
+      );
+      assert.equal(list.duplicates, 1);
+    }
+  });
+
+  test("a malformed export names the JSON path of the problem", () => {
+    const cases: [unknown, RegExp][] = [
+      [{ servers: {} }, /^r\.json: \$\.servers: expected an array of servers, found an object$/],
+      [page([entry("a", "1", true, [{ type: "sse", url: 42 }])]), /^r\.json: \$\.servers\[0\]\.server\.remotes\[0\]\.url: expected a string, found a number \(42\)$/],
+      [page([{ server: "x" }]), /^r\.json: \$\.servers\[0\]\.server: expected an object, found a string "x"$/],
+      [page([{ server: { name: "a", remotes: "https://a.example" } }]), /\$\.servers\[0\]\.server\.remotes: expected an array/],
+      [[page([]), 7], /^r\.json: \$\[1\]: expected a registry page/],
+      [page([entry("a", "1", true, [{ type: "streamable-http", url: "https://{x}.example", variables: [] }])]), /\$\.servers\[0\]\.server\.remotes\[0\]\.variables: expected an object, found an array/],
+    ];
+    for (const [value, message] of cases) {
+      assert.throws(() => parseTargets(JSON.stringify(value), "r.json"), (e: Error) => e instanceof TargetsError && message.test(e.message), `for ${JSON.stringify(value)}`);
+    }
+    // in concatenated pages, which value it is, and where it starts
+    const two = `${JSON.stringify(page([]))}\n${JSON.stringify({ servers: null })}\n`;
+    assert.throws(() => parseTargets(two, "r.json"), /^TargetsError: r\.json: value 2 \(line 2\): \$\.servers: expected an array of servers, found null$/);
+  });
+
+  test("a JSON syntax error names the line and column", () => {
+    const text = `{"servers": [\n  {"server": {"name": "a",}}\n]}`;
+    assert.throws(() => parseTargets(text, "r.json"), /^TargetsError: r\.json: line 2, column 27: not JSON/);
+    assert.throws(() => parseTargets(`{"servers": [\n`, "r.json"), /^TargetsError: r\.json: line 1, column 1: this JSON value never ends/);
+  });
+
+  test("readTargets reads a file, and says so when there is none", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-targets-"));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "r.json");
+    writeFileSync(file, "\uFEFF" + JSON.stringify(page([entry("a", "1", true, [{ type: "sse", url: "https://a.example/sse" }])])));
+    assert.deepEqual((await readTargets(file)).targets, [{ target: "https://a.example/sse", kind: "sse", name: "a", untrusted: true }]);
+    await assert.rejects(readTargets(path.join(dir, "missing.txt")), /missing\.txt: no such file/);
+  });
+});
+
+describe("targets: where a registry URL points", () => {
+  /** Answers from a table; a name it does not know fails as an unknown name would. Nothing leaves the machine. */
+  const table = (names: Record<string, string[]>): Resolver & { asked: string[] } => {
+    const asked: string[] = [];
+    const resolve = async (host: string) => {
+      asked.push(host);
+      const found = names[host];
+      if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+      return found;
+    };
+    return Object.assign(resolve, { asked });
+  };
+
+  test("loopback, private, link-local, metadata and unique-local addresses are not public", () => {
+    for (const a of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.100.100.200", "0.0.0.0", "::1", "::", "fd00::1", "fd00:ec2::254", "fe80::1", "::ffff:127.0.0.1", "::ffff:a9fe:a9fe", "64:ff9b::a00:1", "224.0.0.1"]) {
+      assert.equal(isNonPublic(a), true, a);
+    }
+    for (const a of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isNonPublic(a), false, a);
+  });
+
+  test("IP literals are judged without resolving; names are resolved and every address counts", async () => {
+    const resolve = table({ "internal.example": ["10.0.0.1"], "split.example": ["93.184.216.34", "fd00::1"], "public.example": ["93.184.216.34"] });
+    assert.equal(await nonPublicAddress("http://127.0.0.1:8080/mcp", resolve), "127.0.0.1");
+    assert.equal(await nonPublicAddress("http://169.254.169.254/latest/meta-data", resolve), "169.254.169.254");
+    assert.equal(await nonPublicAddress("http://[::1]:9/mcp", resolve), "::1");
+    assert.equal(await nonPublicAddress("http://[fd00::1]/mcp", resolve), "fd00::1");
+    assert.deepEqual(resolve.asked, []);
+    assert.equal(await nonPublicAddress("https://internal.example/mcp", resolve), "10.0.0.1");
+    assert.equal(await nonPublicAddress("https://split.example/mcp", resolve), "fd00::1");
+    assert.equal(await nonPublicAddress("https://public.example/mcp", resolve), undefined);
+    // a name that does not resolve is left to the probe, which reports it unreachable
+    assert.equal(await nonPublicAddress("https://nowhere.example/mcp", resolve), undefined);
+  });
+});
