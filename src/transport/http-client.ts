@@ -1,7 +1,8 @@
 /**
  * The client side of Streamable HTTP (2025-03-26 … 2026-07-28): each message its own POST,
  * answers as one JSON body or an SSE stream, the 2026-07-28 request headers, and the legacy
- * `Mcp-Session-Id` session. Every body is read with a cap and every exchange has a deadline.
+ * `Mcp-Session-Id` session, whose interrupted streams are resumed with GET and `Last-Event-ID`.
+ * Every body is read with a cap and every exchange has a deadline.
  */
 import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../codec/message.js";
@@ -24,6 +25,11 @@ export interface HttpClientOptions {
   onExchange?: (exchange: ExchangeRecord) => void;
   /** Ends every exchange at once (an overall deadline, a user's Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * Reconnections in a row that bring no message before a legacy request's interrupted SSE
+   * stream counts as lost. Default 3; 0 never resumes.
+   */
+  resumeAttempts?: number;
 }
 
 /** What one HTTP exchange looked like, for a person reading a trace. */
@@ -43,12 +49,27 @@ export interface ExchangeRecord {
 }
 
 const ACCEPT = "application/json, text/event-stream";
+/** The wait before resuming when the server named none with `retry` (the SSE standard leaves it to the client). */
+const DEFAULT_RETRY_MS = 1000;
 
 interface Outgoing {
   id: RequestId | undefined;
   method: string;
   isRequest: boolean;
+  /** Carries the 2026-07-28 `_meta`: its streams are not resumable. */
+  modern: boolean;
   headers: Record<string, string>;
+}
+
+/** Where a request's SSE stream stands, across the connections that carry it. */
+interface StreamCursor {
+  answered: boolean;
+  /** The id of the last event that had one: where a resumption picks up. */
+  lastEventId: string | undefined;
+  /** The server's `retry`: how long to wait before reconnecting. */
+  retry: number | undefined;
+  /** JSON-RPC messages the last connection brought. */
+  messages: number;
 }
 
 export class StreamableHttpTransport implements Transport {
@@ -67,6 +88,7 @@ export class StreamableHttpTransport implements Transport {
   private legacy = false;
   private readonly maxBytes: number;
   private readonly timeout: number;
+  private readonly resumeAttempts: number;
 
   constructor(
     readonly url: string,
@@ -74,6 +96,7 @@ export class StreamableHttpTransport implements Transport {
   ) {
     this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
     this.timeout = options.timeout ?? 60_000;
+    this.resumeAttempts = options.resumeAttempts ?? 3;
   }
 
   start(sink: TransportSink): void {
@@ -144,7 +167,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
     if (Array.isArray(message)) {
       if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
-      return { id: undefined, method: "batch", isRequest: false, headers };
+      return { id: undefined, method: "batch", isRequest: false, modern: false, headers };
     }
     const m = message as Message & { id?: RequestId; method?: string; params?: Record<string, unknown> };
     const method = typeof m.method === "string" ? m.method : "response";
@@ -160,7 +183,7 @@ export class StreamableHttpTransport implements Transport {
     } else if (this.protocolVersion) {
       headers[H_PROTOCOL_VERSION] = this.protocolVersion;
     }
-    return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", headers };
+    return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", modern: typeof modernVersion === "string", headers };
   }
 
   private async exchange(text: string, out: Outgoing, signal: AbortSignal): Promise<void> {
@@ -202,9 +225,23 @@ export class StreamableHttpTransport implements Transport {
     const status = response.status;
     const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
     if (contentType.includes("text/event-stream") && status >= 200 && status < 300) {
-      const answered = await this.readEvents(response, out, signal);
-      if (out.isRequest && !answered) {
-        throw new HttpError({ ...base, failure: "no_response" }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}`);
+      const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0 };
+      let broken = await this.readEvents(response, out, signal, cursor);
+      // Before 2026-07-28 a server may end the connection before the response, and the client
+      // "SHOULD then poll" with GET and Last-Event-ID after the `retry` it was given (2025-11-25
+      // transports); 2026-07-28 streams are not resumable. Only reconnections that bring no
+      // message count against the limit: a server that polls is making progress.
+      let fruitless = 0;
+      while (out.isRequest && !cursor.answered && !out.modern && cursor.lastEventId && fruitless < this.resumeAttempts) {
+        await pause(cursor.retry ?? DEFAULT_RETRY_MS, signal);
+        cursor.messages = 0;
+        broken = await this.resume(out, cursor, signal);
+        fruitless = cursor.messages > 0 ? 0 : fruitless + 1;
+      }
+      if (broken) throw broken;
+      if (out.isRequest && !cursor.answered) {
+        const resumed = fruitless > 0 ? ` (resumed with GET ${fruitless} time(s) in a row without a message)` : "";
+        throw new HttpError({ ...base, failure: "no_response" }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}${resumed}`);
       }
       return;
     }
@@ -241,16 +278,24 @@ export class StreamableHttpTransport implements Transport {
     throw new HttpError({ ...evidence, failure: "not_jsonrpc", defects }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
   }
 
-  /** Feeds each SSE event to the peer; true once the response to `out.id` has come. */
-  private async readEvents(response: Response, out: Outgoing, signal: AbortSignal): Promise<boolean> {
-    let answered = false;
+  /**
+   * Feeds each SSE event to the peer and keeps `cursor` up to date. Returns the error if the
+   * connection broke (resumable, like an early end, when events carried ids).
+   */
+  private async readEvents(response: Response, out: Outgoing, signal: AbortSignal, cursor: StreamCursor): Promise<HttpError | undefined> {
     let tooLarge = false;
     const parser = createParser({
       onEvent: (event) => {
+        if (event.id !== undefined) cursor.lastEventId = event.id;
         if (event.event !== undefined && event.event !== "message") return;
+        // an empty event (a priming event, 2025-11-25) only moves the cursor
         if (event.data.length === 0) return;
+        cursor.messages++;
         this.sink?.message(event.data);
-        if (out.isRequest && !answered && parseJsonRpc(Buffer.from(event.data))?.answers(out.id)) answered = true;
+        if (out.isRequest && !cursor.answered && parseJsonRpc(Buffer.from(event.data))?.answers(out.id)) cursor.answered = true;
+      },
+      onRetry: (ms) => {
+        cursor.retry = ms;
       },
       onError: (error) => {
         if (error.type === "max-buffer-size-exceeded") tooLarge = true;
@@ -260,21 +305,78 @@ export class StreamableHttpTransport implements Transport {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     try {
-      while (!answered && !tooLarge) {
+      while (!cursor.answered && !tooLarge) {
         const { done, value } = await reader.read();
         if (done) break;
         parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : e;
-      throw new HttpError({ failure: "network", step: out.method, url: this.url, status: response.status }, `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      return new HttpError({ failure: "network", step: out.method, url: this.url, status: response.status }, `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     } finally {
       // the final response ends our interest; a server that keeps the stream open is cut off
       await reader.cancel().catch(() => undefined);
     }
     if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
-    return answered;
+    return undefined;
   }
+
+  /**
+   * One reconnection to a request's stream: GET with `Last-Event-ID`, "regardless of how the
+   * original stream was initiated" (2025-11-25 transports, resumability). A failure to connect
+   * is returned, to be tried again like a broken stream; a refusal (405: no streams to resume,
+   * 404: the session is gone) is thrown.
+   */
+  private async resume(out: Outgoing, cursor: StreamCursor, signal: AbortSignal): Promise<HttpError | undefined> {
+    const headers: Record<string, string> = { accept: "text/event-stream", ...this.options.headers, "last-event-id": cursor.lastEventId! };
+    if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
+    if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
+    const t0 = Date.now();
+    const record: ExchangeRecord = { method: out.method, httpMethod: "GET", url: this.url, ms: 0, requestHeaders: redacted(headers, this.options.headers) };
+    try {
+      let fetched;
+      try {
+        fetched = await fetchSameOrigin(this.url, { method: "GET", headers, signal }, out.method);
+      } catch (e) {
+        if (e instanceof HttpError && e.failure === "network" && !signal.aborted) return e;
+        throw e;
+      }
+      const { response, url } = fetched;
+      const contentType = response.headers.get("content-type") ?? "";
+      Object.assign(record, { url, status: response.status, contentType });
+      if (response.status >= 200 && response.status < 300 && contentType.includes("text/event-stream")) {
+        return await this.readEvents(response, out, signal, cursor);
+      }
+      const body = await readCapped(response, 64 * 1024).catch(() => ({ bytes: new Uint8Array(), truncated: false }));
+      record.bodyExcerpt = excerpt(body.bytes, 256);
+      throw new HttpError(
+        { failure: "status", step: out.method, url, status: response.status, contentType, bodyExcerpt: excerpt(body.bytes) },
+        `resuming the SSE stream of request ${JSON.stringify(out.id)} (GET, Last-Event-ID ${JSON.stringify(cursor.lastEventId)}): HTTP ${response.status} (${contentType || "no content type"})`,
+      );
+    } catch (e) {
+      record.error = e instanceof Error ? e.message : String(e);
+      throw e;
+    } finally {
+      record.ms = Date.now() - t0;
+      this.options.onExchange?.(record);
+    }
+  }
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it fires. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** The headers as sent, with the values the caller supplied (credentials) replaced. */
