@@ -87,6 +87,16 @@ describe("report: sentences for other mixes", () => {
     assert.ok(text.includes("One answered and listed its tools, on 2026-07-28 (stateless)."), text);
   });
 
+  test("a range and what the server said share one parenthesis", () => {
+    const text = summary(
+      census([rpc("rpc_error", "other", 503, "Service in maintenance"), rpc("rpc_error", "legacy_code", -32000, "Server error: upstream unavailable"), rpc("rpc_error", "internal_error", -32603, "Internal error.")]),
+    ).join(" ");
+    assert.ok(
+      text.includes('3 rejected the opening request with a JSON-RPC error: one each sent 503 (application-defined: "Service in maintenance"), -32000 (legacy range: "Server error: upstream unavailable") and -32603.'),
+      text,
+    );
+  });
+
   test("targets that could not be called are not counted as called", () => {
     const text = summary(census([ok("legacy", "2025-11-25"), ok("legacy", "2025-11-25"), fail("invalid_target", "template"), fail("invalid_target", "private_address")])).join(" ");
     assert.match(text, /^Called 2 servers once each\. Both answered and listed their tools, on 2025-11-25\. /);

@@ -171,20 +171,25 @@ function openingErrors(agg: Aggregates): string[] {
 
 /** What to say after a code: its range unless standard, the key refusals, what the messages say. */
 function codeNotes(g: CodeGroup, allWord: "all" | "both"): string {
-  let s = g.range && g.range !== "standard" ? ` (${rangeWords(g.range)})` : "";
+  const range = g.range && g.range !== "standard" ? rangeWords(g.range) : "";
   const others = g.count - g.keyRefusals;
-  if (g.keyRefusals > 0) {
-    const who = others === 0 ? (g.count === 1 ? "" : `${allWord} `) : `${count(g.keyRefusals)} of them `;
-    s += `, ${who}refusing for lack of a key${quoted(g.keyMessages)}, which the authorization spec expects as an HTTP 401 instead`;
-    if (others > 0) s += `, and ${count(others)} saying something else${quoted(g.otherMessages)}`;
-  } else {
-    s += quoted(g.otherMessages);
+  if (g.keyRefusals === 0) {
+    const said = quoted(g.otherMessages);
+    return range || said ? ` (${[range, said].filter(Boolean).join(": ")})` : "";
   }
+  const who = others === 0 ? (g.count === 1 ? "" : `${allWord} `) : `${count(g.keyRefusals)} of them `;
+  let s = `${range ? ` (${range})` : ""}, ${who}refusing for lack of a key${parenthesized(g.keyMessages)}, which the authorization spec expects as an HTTP 401 instead`;
+  if (others > 0) s += `, and ${count(others)} saying something else${parenthesized(g.otherMessages)}`;
   return s;
 }
 
+/** Up to three messages, quoted: `"invalid api key", "Unauthorized"`. */
 function quoted(messages: readonly string[]): string {
-  return messages.length === 0 ? "" : ` (${messages.slice(0, 3).map((m) => quote(m)).join(", ")}${messages.length > 3 ? ", …" : ""})`;
+  return messages.length === 0 ? "" : `${messages.slice(0, 3).map((m) => quote(m)).join(", ")}${messages.length > 3 ? ", …" : ""}`;
+}
+
+function parenthesized(messages: readonly string[]): string {
+  return messages.length === 0 ? "" : ` (${quoted(messages)})`;
 }
 
 /** A message that only repeats the code's standard name ("Internal error") tells nothing more. */
