@@ -2,11 +2,13 @@
 /**
  * `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance,
  * pinned in package.json) against `mcp-wire serve --http <port> --conformance` on 127.0.0.1,
- * once per revision, scored against the scenarios that revision requires.
+ * once per revision, scored against the scenarios that revision requires; then mcp-wire's
+ * client (scripts/conformance-client.mjs) against the suite's mock servers, scenario by scenario.
  *
  * Prints, per revision, the required scenarios that passed and the ones that failed (with the
- * first failing check), then a last line `conformance: N passed, M failed` counting checks in
- * required scenarios, as the suite's own summaries do. Exit status 0 when nothing failed.
+ * first failing check), the same for the client scenarios, then a last line
+ * `conformance: N passed, M failed` counting checks in required scenarios, as the suite's own
+ * summaries do, over both. Exit status 0 when nothing failed.
  *
  * Environment: CONFORMANCE_OUT keeps the suite's results there (default: a temporary directory,
  * removed afterwards); CONFORMANCE_REVISIONS="2026-07-28" runs only the listed revisions.
@@ -34,19 +36,26 @@ const REVISIONS = (process.env.CONFORMANCE_REVISIONS ?? "2025-11-25 2026-07-28")
 /** Per revision; the suite's own per-scenario timeout is 30 s and server scenarios run one at a time. */
 const SUITE_DEADLINE_MS = 15 * 60_000;
 
-// ───────────────────────────── CLIENT SCENARIOS: the client half fills this in ─────────────────────────────
+// ───────────────────────────────────────────── CLIENT SCENARIOS ─────────────────────────────────────────────
 // The command that runs mcp-wire as an MCP client. `conformance client --command CMD` splits CMD
 // on spaces, appends the URL of a mock server it starts for each scenario as the last argument,
 // runs it through a shell, and sets MCP_CONFORMANCE_SCENARIO (the scenario name),
 // MCP_CONFORMANCE_PROTOCOL_VERSION (the revision) and, for scenarios that need data, a JSON
 // MCP_CONFORMANCE_CONTEXT. The client must exit by itself (killed after 30 s).
-// Until there is such a command, the client scenarios are listed as not run.
-const CLIENT_COMMAND = process.env.MCP_WIRE_CONFORMANCE_CLIENT ?? null; // e.g. `node ${CLI} conformance-client`
+// Run one scenario at a time (--scenario, --spec-version): --requirements would also run the
+// authorization scenarios, which this client does not attempt. MCP_WIRE_CONFORMANCE_CLIENT
+// replaces the command.
+const CLIENT_COMMAND = process.env.MCP_WIRE_CONFORMANCE_CLIENT ?? [process.execPath, path.join(ROOT, "scripts/conformance-client.mjs")].map(shellWord).join(" ");
 const CLIENT_SCENARIOS = {
   "2025-11-25": ["initialize", "tools_call", "sse-retry"],
   "2026-07-28": ["tools_call", "request-metadata", "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "sep-2322-client-request-state"],
 };
 // ──────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A word the shell reads back as it is; the suite's split on spaces and rejoin keep it intact. */
+function shellWord(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -220,23 +229,29 @@ async function runRevision(flags, url, revision, out) {
 
 async function runClients(flags, revision, out) {
   const scenarios = CLIENT_SCENARIOS[revision] ?? [];
-  if (!CLIENT_COMMAND) {
-    console.log(`${revision}: client scenarios not run (no client command yet): ${scenarios.join(", ")}`);
-    return { pass: 0, fail: 0 };
-  }
+  const dir = path.join(out, `client-${revision}`);
   let pass = 0;
   let fail = 0;
-  const failing = [];
+  const lines = [];
   for (const scenario of scenarios) {
-    const dir = path.join(out, `client-${revision}`);
-    await suite(flags, ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--spec-version", revision, "-o", dir], path.join(out, `client-${revision}-${scenario.replace(/\W/g, "_")}.log`));
+    const run = await suite(flags, ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--spec-version", revision, "-o", dir], path.join(out, `client-${revision}-${scenario.replace(/\W/g, "_")}.log`));
     const checks = results(dir, /^$/)[scenario] ?? [{ id: scenario, status: "FAILURE", errorMessage: "no results" }];
+    // the suite also fails a scenario whose client timed out or exited with an error (unless the
+    // scenario allows it), and no check says so: it counts here as one failed check
+    const ended = /CLIENT TIMED OUT|CLIENT EXITED WITH ERROR \(code -?\d+\)/.exec(run.output)?.[0];
+    if (ended) checks.push({ id: "client-process", status: "FAILURE", errorMessage: ended.toLowerCase() });
     const t = tally(checks);
     pass += t.pass;
     fail += t.fail;
-    if (t.fail > 0 || t.pass === 0) failing.push(scenario);
+    const first = checks.find((c) => c.status === "FAILURE") ?? checks.find((c) => c.status === "WARNING");
+    const detail = first ? ` (${first.id}: ${String(first.errorMessage ?? first.description ?? "").split("\n")[0].slice(0, 200)})` : "";
+    if (t.fail > 0 || t.pass === 0) lines.push({ failed: true, text: `  FAIL ${scenario}: ${t.pass} passed, ${t.fail} failed${detail}` });
+    // the suite fails a scenario on a warning too; counted here, as on the server side, as neither
+    else if (t.warn > 0) lines.push({ failed: false, text: `  WARN ${scenario}: ${t.pass} passed, ${t.warn} warning(s)${detail}` });
   }
-  console.log(`${revision}: ${scenarios.length - failing.length}/${scenarios.length} client scenarios passed; checks: ${pass} passed, ${fail} failed${failing.length ? `; failing: ${failing.join(", ")}` : ""}`);
+  const failing = lines.filter((l) => l.failed).length;
+  console.log(`${revision}: ${scenarios.length - failing}/${scenarios.length} client scenarios passed; checks: ${pass} passed, ${fail} failed`);
+  for (const line of lines) console.log(line.text);
   return { pass, fail };
 }
 
