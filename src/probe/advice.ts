@@ -86,7 +86,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
     }
   },
   protocol_violation: (v) =>
-    `The server answered, but broke the protocol (${v.detail}): ${v.defects.find((d) => d.code === v.detail)?.message ?? "see the defects"}. Clients will reject or misroute this answer; tell the server's authors.`,
+    `The server answered, but broke the protocol (${v.detail}): ${v.defects.findLast((d) => d.code === v.detail)?.message ?? "see the defects"}. Clients will reject or misroute this answer; tell the server's authors.`,
 };
 
 export function adviceFor(cls: ProbeClass, context: Context): string {
