@@ -14,10 +14,11 @@ import os from "node:os";
 import { decodeBenchmark } from "./decode.js";
 import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
+import { tapBenchmark } from "./tap.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
-const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, reportBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, reportBenchmark, tapBenchmark];
 
 function selected(): Benchmark[] {
   const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")].map((s) => s.trim()).filter((s) => s.length > 0);
