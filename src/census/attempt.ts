@@ -1,0 +1,91 @@
+/**
+ * What the census stores of one target: a probe's verdict without its trace, or the reason a
+ * target was not called. Never a secret: the headers sent are scrubbed from every stored string,
+ * since a server may echo a credential in an error message or a page.
+ */
+import type { ProbeResult } from "../probe/verdict.js";
+import type { AttemptRecord, TargetRecord } from "./store.js";
+
+export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_address";
+
+export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined): AttemptRecord {
+  const attempt: AttemptRecord = {
+    runId,
+    target: r.target,
+    at: at.toISOString(),
+    class: r.class,
+    detail: r.detail,
+    era: r.era,
+    revision: r.revision,
+    transport: r.transport,
+    httpStatus: r.http?.status ?? null,
+    contentType: r.http?.contentType ?? null,
+    rpcCode: r.rpcError?.code ?? null,
+    rpcMessage: r.rpcError?.message ?? null,
+    rpcRange: r.rpcError?.range ?? null,
+    tools: r.tools,
+    serverName: r.server?.name ?? null,
+    serverVersion: r.server?.version ?? null,
+    defects: r.defects,
+    elapsedMs: r.elapsedMs,
+    repro: r.repro ?? null,
+    advice: r.advice || null,
+  };
+  return scrub(attempt, headers);
+}
+
+/** A target recorded without being called. `address` is what a private host resolved to. */
+export function invalidAttempt(runId: number, at: Date, target: TargetRecord, detail: InvalidDetail, address?: string): AttemptRecord {
+  return {
+    runId,
+    target: target.target,
+    at: at.toISOString(),
+    class: "invalid_target",
+    detail,
+    era: null,
+    revision: null,
+    transport: null,
+    httpStatus: null,
+    contentType: null,
+    rpcCode: null,
+    rpcMessage: null,
+    rpcRange: null,
+    tools: null,
+    serverName: null,
+    serverVersion: null,
+    defects: [],
+    elapsedMs: 0,
+    repro: null,
+    advice: INVALID_ADVICE[detail](address),
+  };
+}
+
+const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {
+  bad_url: () => "Not an http(s) URL that can be called. Fix it where it is listed (the registry entry or the targets file).",
+  template: () =>
+    "The URL has a {variable} with no default, so there is nothing to call until a client fills it in. A registry entry can give the variable a default, which a census then uses.",
+  private_address: (address) =>
+    `Not called: the host resolves to ${address ?? "an address"} (loopback, private, link-local or cloud metadata), and a URL from a registry is untrusted. A public server must resolve to a public address; to census your own network on purpose, use --allow-private.`,
+};
+
+/** Words shorter than this are not scrubbed: hiding every "1" would garble the record. */
+const SHORTEST_SECRET = 6;
+
+function scrub(a: AttemptRecord, headers: Record<string, string> | undefined): AttemptRecord {
+  const secrets = new Set<string>();
+  for (const value of Object.values(headers ?? {})) for (const s of [value, ...value.split(/\s+/)]) if (s.length >= SHORTEST_SECRET) secrets.add(s);
+  if (secrets.size === 0) return a;
+  const ordered = [...secrets].sort((x, y) => y.length - x.length);
+  const clean = <T extends string | null>(s: T): T => (s === null ? s : (ordered.reduce((out: string, secret) => out.split(secret).join("<redacted>"), s) as T));
+  return {
+    ...a,
+    detail: clean(a.detail),
+    contentType: clean(a.contentType),
+    rpcMessage: clean(a.rpcMessage),
+    serverName: clean(a.serverName),
+    serverVersion: clean(a.serverVersion),
+    defects: a.defects.map((d) => ({ ...d, path: clean(d.path), message: clean(d.message) })),
+    repro: clean(a.repro),
+    advice: clean(a.advice),
+  };
+}

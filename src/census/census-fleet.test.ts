@@ -1,0 +1,114 @@
+/**
+ * A tiny fleet for the census tests: one node:http server on 127.0.0.1 whose paths behave like
+ * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
+ * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
+ * quoting the Authorization header it got). Every request can be delayed, and the server counts
+ * how many it holds at once. Named `.test.ts` so the published package leaves it out; it
+ * declares no tests of its own.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createReferenceServer } from "../mcp/reference-server.js";
+import { createHttpHandler } from "../transport/http-server.js";
+
+export interface Fleet {
+  /** `http://127.0.0.1:PORT` */
+  base: string;
+  url(behaviour: "ok" | "page" | "401" | "array" | "hang" | "echo-auth", name: string | number): string;
+  /** Requests received, by path. */
+  readonly hits: Map<string, number>;
+  /** Most requests held at once, over the whole life of the server. */
+  readonly peak: () => number;
+  /** Authorization headers received. */
+  readonly authorizations: string[];
+  close(): Promise<void>;
+}
+
+export interface FleetOptions {
+  /** Held this long before any answer. Default 0. */
+  delayMs?: number;
+  /** Shares a concurrency count with another fleet (two ports, one host). */
+  counter?: { active: number; peak: number };
+}
+
+export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
+  const counter = options.counter ?? { active: 0, peak: 0 };
+  const hits = new Map<string, number>();
+  const authorizations: string[] = [];
+  const handler = createHttpHandler(createReferenceServer(), { sessionIdleMs: 5_000 });
+  const hanging = new Set<ServerResponse>();
+
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const behaviour = path.split("/")[1];
+    if (req.headers.authorization) authorizations.push(req.headers.authorization);
+    switch (behaviour) {
+      case "ok":
+        return handler.node(req, res);
+      case "page":
+        return void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Docs</title><h1>Our MCP server</h1>");
+      case "401":
+        return void res.writeHead(401, { "content-type": "application/json", "www-authenticate": 'Bearer realm="x"' }).end('{"error":"unauthorized"}');
+      case "array":
+        return void res.writeHead(200, { "content-type": "application/json" }).end("[]");
+      case "echo-auth": {
+        let body = "";
+        req.setEncoding("utf8").on("data", (c: string) => (body += c));
+        return void req.on("end", () => {
+          let id: unknown = null;
+          try {
+            id = (JSON.parse(body) as { id?: unknown }).id ?? null;
+          } catch {
+            // not JSON: answer with a null id
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32001, message: `invalid api key: ${req.headers.authorization ?? "none"}` } }));
+        });
+      }
+      case "hang":
+        hanging.add(res);
+        res.on("close", () => hanging.delete(res));
+        return;
+      default:
+        return void res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    counter.active++;
+    counter.peak = Math.max(counter.peak, counter.active);
+    let counted = true;
+    const done = () => {
+      if (counted) counter.active--;
+      counted = false;
+    };
+    res.on("close", done);
+    if (options.delayMs) setTimeout(() => serve(req, res), options.delayMs);
+    else serve(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    url: (behaviour, name) => `${base}/${behaviour}/${name}`,
+    hits,
+    peak: () => counter.peak,
+    authorizations,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Resolves when `condition` holds, checking every 20 ms; rejects after `ms` saying what it waited for. */
+export async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

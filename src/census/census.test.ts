@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Resolver } from "./address.js";
+import { startFleet, type Fleet } from "./census-fleet.test.js";
+import { runCensus } from "./census.js";
+import { forEachLimited } from "./limiter.js";
+import { SqliteStore } from "./sqlite-store.js";
+import type { TargetRecord } from "./store.js";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-test-"));
+let files = 0;
+const newStore = () => new SqliteStore(path.join(dir, `c${++files}.db`));
+
+/** Registry targets here are IP literals, so a resolver must never be asked; this one fails the test if it is. */
+const noResolver: Resolver = async (host) => {
+  throw new Error(`the test asked to resolve ${host}`);
+};
+
+const http = (target: string, extra: Partial<TargetRecord> = {}): TargetRecord => ({ target, kind: "http", name: null, ...extra });
+
+/** Attempts per target in a run, straight from the database. */
+function attemptsPerTarget(store: SqliteStore, runId: number): Map<string, number> {
+  const rows = store.db.prepare("SELECT t.target, COUNT(*) AS n FROM attempts a JOIN targets t ON t.id = a.target_id WHERE a.run_id = ? GROUP BY t.target").all(runId) as { target: string; n: number }[];
+  return new Map(rows.map((r) => [r.target, r.n]));
+}
+
+describe("census", () => {
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet();
+  });
+  after(async () => {
+    await fleet.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("every target gets exactly one attempt with its verdict, invalid ones without a call; a re-run appends", async () => {
+    const store = newStore();
+    const targets = [
+      http(fleet.url("ok", 1)),
+      http(fleet.url("page", 1)),
+      http(fleet.url("401", 1)),
+      http(fleet.url("array", 1)),
+      http(fleet.url("hang", 1)),
+      http("https://{tenant}.example/mcp", { invalid: "template", untrusted: true }),
+      http("not a url", { invalid: "bad_url" }),
+    ];
+    const runId = store.startRun("fleet", targets, {});
+    const seen: string[] = [];
+    const outcome = await runCensus(store, runId, targets, { timeout: 1500, concurrency: 8, perHost: 8, resolve: noResolver, onAttempt: (a) => seen.push(a.class) });
+    assert.deepEqual(outcome, { runId, recorded: 7, pending: 0, stopped: false });
+    assert.equal(seen.length, 7);
+    const byTarget = new Map([...store.attempts({ runIds: [runId] })].map((a) => [a.target, a]));
+    assert.deepEqual(
+      targets.map((t) => [byTarget.get(t.target)?.class, byTarget.get(t.target)?.detail]),
+      [
+        ["ok", "modern"],
+        ["web_page", "text/html"],
+        ["auth_required", "http_401"],
+        ["not_jsonrpc", "bare_array"],
+        ["timeout", byTarget.get(fleet.url("hang", 1))?.detail],
+        ["invalid_target", "template"],
+        ["invalid_target", "bad_url"],
+      ],
+    );
+    const ok = byTarget.get(fleet.url("ok", 1))!;
+    assert.equal(ok.revision, "2026-07-28");
+    assert.ok((ok.tools ?? 0) > 0);
+    assert.equal(byTarget.get(fleet.url("401", 1))?.httpStatus, 401);
+    assert.ok(byTarget.get(fleet.url("page", 1))?.repro?.startsWith("curl "));
+    assert.ok(store.runs()[0]?.finishedAt);
+
+    const again = store.startRun("fleet", targets, {});
+    await runCensus(store, again, targets, { timeout: 1500, concurrency: 8, perHost: 8, resolve: noResolver });
+    assert.deepEqual(
+      store.runs().map((r) => [r.id, r.finishedAt !== null]),
+      [
+        [runId, true],
+        [again, true],
+      ],
+    );
+    for (const n of attemptsPerTarget(store, again).values()) assert.equal(n, 1);
+    assert.equal(store.aggregate().perTarget.find((t) => t.target === fleet.url("ok", 1))?.attempts, 2);
+    store.close();
+  });
+
+  test("sse targets are probed over HTTP+SSE", async () => {
+    const store = newStore();
+    const targets = [{ target: fleet.url("page", "sse"), kind: "sse" as const, name: null }];
+    const runId = store.startRun("fleet", targets, {});
+    await runCensus(store, runId, targets, { timeout: 2000 });
+    const [a] = [...store.attempts()];
+    assert.equal(a?.transport, "http+sse");
+    store.close();
+  });
+
+  test("a registry target on a loopback, private or metadata address is recorded, not called, unless allowed", async () => {
+    const store = newStore();
+    const targets = [http(fleet.url("ok", "private"), { untrusted: true }), http("http://169.254.169.254/latest/meta-data/", { untrusted: true }), http("http://[fd00::1]:9/mcp", { untrusted: true })];
+    const runId = store.startRun("registry.json", targets, {});
+    await runCensus(store, runId, targets, { timeout: 1500, resolve: noResolver });
+    assert.equal(fleet.hits.get("/ok/private"), undefined);
+    const attempts = [...store.attempts()];
+    assert.deepEqual(
+      attempts.map((a) => [a.class, a.detail]),
+      targets.map(() => ["invalid_target", "private_address"]),
+    );
+    assert.match(attempts[0]!.advice!, /resolves to 127\.0\.0\.1/);
+    assert.match(attempts[1]!.advice!, /169\.254\.169\.254/);
+
+    // a name is resolved first, with every address it has
+    const named = [http("http://internal.example/mcp", { untrusted: true })];
+    const asked: string[] = [];
+    const r2 = store.startRun("registry.json", named, {});
+    await runCensus(store, r2, named, { resolve: async (h) => (asked.push(h), ["93.184.216.34", "10.0.0.1"]) });
+    assert.deepEqual(asked, ["internal.example"]);
+    assert.equal([...store.attempts({ runIds: [r2] })][0]?.detail, "private_address");
+
+    const allowed = [http(fleet.url("ok", "allowed"), { untrusted: true })];
+    const r3 = store.startRun("registry.json", allowed, { allowPrivate: true });
+    await runCensus(store, r3, allowed, { timeout: 2000, allowPrivate: true, resolve: noResolver });
+    assert.ok((fleet.hits.get("/ok/allowed") ?? 0) > 0);
+    assert.equal([...store.attempts({ runIds: [r3] })][0]?.class, "ok");
+    store.close();
+  });
+
+  test("headers are sent, and never stored even when a server echoes them", async () => {
+    const store = newStore();
+    const secret = "sk-test-4f8a1c9e2b7d";
+    const targets = [http(fleet.url("echo-auth", "h"))];
+    const runId = store.startRun("t", targets, {});
+    await runCensus(store, runId, targets, { timeout: 2000, headers: { Authorization: `Bearer ${secret}` } });
+    assert.ok(fleet.authorizations.includes(`Bearer ${secret}`));
+    const [a] = [...store.attempts()];
+    assert.equal(a?.class, "auth_required");
+    assert.match(a?.rpcMessage ?? "", /^invalid api key: .*<redacted>$/);
+    store.close();
+    for (const f of readdirSync(dir).filter((f) => f.startsWith(`c${files}.db`))) {
+      assert.equal(readFileSync(path.join(dir, f)).includes(secret), false, `${f} holds the secret`);
+    }
+  });
+
+  test("at most --per-host probes at once to one host, whatever the port", async () => {
+    const counter = { active: 0, peak: 0 };
+    const a = await startFleet({ delayMs: 25, counter });
+    const b = await startFleet({ delayMs: 25, counter });
+    try {
+      for (const perHost of [1, 3]) {
+        counter.peak = 0;
+        const store = newStore();
+        const targets = Array.from({ length: 12 }, (_, i) => http((i % 2 ? a : b).url("ok", `${perHost}-${i}`)));
+        const runId = store.startRun("fleet", targets, {});
+        await runCensus(store, runId, targets, { concurrency: 16, perHost, timeout: 5000 });
+        assert.ok(counter.peak >= 1 && counter.peak <= perHost, `per host ${perHost}: the servers saw ${counter.peak} requests at once`);
+        assert.equal([...store.attempts()].filter((x) => x.class === "ok").length, 12);
+        store.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("a stopped census keeps what it finished, leaves the run open, and a resume does only the rest", async () => {
+    const slow = await startFleet({ delayMs: 30 });
+    try {
+      const store = newStore();
+      const targets = Array.from({ length: 10 }, (_, i) => http(slow.url("ok", `stop-${i}`)));
+      const runId = store.startRun("fleet", targets, {});
+      const stop = new AbortController();
+      const first = await runCensus(store, runId, targets, { concurrency: 2, perHost: 2, timeout: 5000, signal: stop.signal, onAttempt: () => stop.abort() });
+      assert.equal(first.stopped, true);
+      assert.ok(first.recorded >= 1 && first.recorded <= 2, `recorded ${first.recorded}`);
+      assert.equal(first.pending, 10 - first.recorded);
+      assert.equal(store.unfinishedRun()?.id, runId);
+
+      const rest = store.pendingTargets(runId);
+      assert.equal(rest.length, first.pending);
+      const second = await runCensus(store, runId, rest, { concurrency: 4, perHost: 4, timeout: 5000 });
+      assert.equal(second.stopped, false);
+      assert.equal(store.unfinishedRun(), undefined);
+      const counts = attemptsPerTarget(store, runId);
+      assert.deepEqual(
+        targets.map((t) => counts.get(t.target)),
+        targets.map(() => 1),
+      );
+      store.close();
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe("forEachLimited", () => {
+  test("keeps both limits, lets hosts take turns, and does every item once", async () => {
+    const items = ["a1", "a2", "a3", "a4", "b1", "b2", "c1"];
+    const active = new Map<string, number>();
+    let running = 0;
+    let peak = 0;
+    const peakPerKey = new Map<string, number>();
+    const order: string[] = [];
+    await forEachLimited(items, (s) => s[0]!, { concurrency: 3, perKey: 2 }, async (s) => {
+      const k = s[0]!;
+      order.push(s);
+      running++;
+      active.set(k, (active.get(k) ?? 0) + 1);
+      peak = Math.max(peak, running);
+      peakPerKey.set(k, Math.max(peakPerKey.get(k) ?? 0, active.get(k)!));
+      await new Promise((r) => setImmediate(r));
+      running--;
+      active.set(k, active.get(k)! - 1);
+    });
+    assert.deepEqual([...order].sort(), [...items].sort());
+    assert.ok(peak <= 3);
+    for (const [k, n] of peakPerKey) assert.ok(n <= 2, `${k}: ${n} at once`);
+    // the first three go to three different hosts, not to the first host's queue
+    assert.deepEqual(order.slice(0, 3).map((s) => s[0]), ["a", "b", "c"]);
+  });
+
+  test("an abort starts nothing new and resolves when the work in flight is done", async () => {
+    const stop = new AbortController();
+    const started: number[] = [];
+    await forEachLimited(
+      [1, 2, 3, 4, 5, 6],
+      () => "k",
+      { concurrency: 2, perKey: 2 },
+      async (n) => {
+        started.push(n);
+        if (n === 2) stop.abort();
+        await new Promise((r) => setImmediate(r));
+      },
+      stop.signal,
+    );
+    assert.deepEqual(started, [1, 2]);
+  });
+
+  test("no items: resolves at once", async () => {
+    await forEachLimited([], () => "k", { concurrency: 1, perKey: 1 }, async () => {});
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * A census: every target of a run probed once, so many at a time in all and per host, each
+ * verdict stored the moment it is known (one transaction each), so a run killed at any point
+ * keeps every finished attempt and `--resume` does only the rest.
+ */
+import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
+import type { ProbeResult } from "../probe/verdict.js";
+import { nonPublicAddress, systemResolver, type Resolver } from "./address.js";
+import { attemptOf, invalidAttempt } from "./attempt.js";
+import { forEachLimited } from "./limiter.js";
+import type { AttemptRecord, Store, TargetRecord } from "./store.js";
+
+export const DEFAULT_CONCURRENCY = 32;
+export const DEFAULT_PER_HOST = 1;
+export const DEFAULT_TIMEOUT = 10_000;
+
+export interface CensusOptions {
+  /** Probes in flight at once. Default 32. */
+  concurrency?: number;
+  /** Probes in flight at once to one host name. Default 1. */
+  perHost?: number;
+  /** Each probe's overall deadline, ms. Default 10,000. */
+  timeout?: number;
+  /** Sent with every request; never stored, and scrubbed from what is. */
+  headers?: Record<string, string>;
+  /** Call registry targets whose host is loopback, private, link-local or metadata. */
+  allowPrivate?: boolean;
+  /** Resolves registry hosts before they are called. Default: the system resolver. */
+  resolve?: Resolver;
+  /** Probes one target (tests and benchmarks replace it). Default: HTTP, or stdio for stdio targets. */
+  probe?: (target: TargetRecord, options: ProbeOptions) => Promise<ProbeResult>;
+  /** Stops starting probes; the census resolves when those in flight have finished and been stored. */
+  signal?: AbortSignal;
+  /** Called after each attempt is stored. */
+  onAttempt?: (attempt: AttemptRecord) => void;
+}
+
+export interface CensusOutcome {
+  runId: number;
+  /** Attempts stored by this call. */
+  recorded: number;
+  /** Targets still without an attempt (non-zero only when stopped). */
+  pending: number;
+  /** True when `signal` stopped it before every target was done; the run stays unfinished. */
+  stopped: boolean;
+}
+
+/** Probes `targets` (those of `runId` without an attempt) and finishes the run when none is left. */
+export async function runCensus(store: Store, runId: number, targets: readonly TargetRecord[], options: CensusOptions = {}): Promise<CensusOutcome> {
+  const probe = options.probe ?? defaultProbe;
+  const resolve = options.resolve ?? systemResolver;
+  const probeOptions: ProbeOptions = {
+    timeout: options.timeout ?? DEFAULT_TIMEOUT,
+    ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
+  };
+  let recorded = 0;
+  const record = (a: AttemptRecord) => {
+    store.recordAttempt(a);
+    recorded++;
+    options.onAttempt?.(a);
+  };
+
+  // a store write that fails is fatal: no new probe starts, and the error is thrown once the
+  // probes in flight are over
+  let failure: unknown;
+  const stopper = new AbortController();
+
+  const callable: TargetRecord[] = [];
+  for (const t of targets) {
+    if (options.signal?.aborted) break;
+    if (t.invalid) record(invalidAttempt(runId, new Date(), t, t.invalid));
+    else callable.push(t);
+  }
+
+  await forEachLimited(
+    callable,
+    hostOf,
+    { concurrency: positive(options.concurrency, DEFAULT_CONCURRENCY), perKey: positive(options.perHost, DEFAULT_PER_HOST) },
+    async (t) => {
+      const started = new Date();
+      try {
+        if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
+          const address = await nonPublicAddress(t.target, resolve);
+          if (address !== undefined) return record(invalidAttempt(runId, started, t, "private_address", address));
+        }
+        const result = await probe(t, { ...probeOptions, ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}) });
+        // the probe names the URL it was given; the store knows the target by its listed form
+        record(attemptOf(runId, started, { ...result, target: t.target }, options.headers));
+      } catch (e) {
+        failure ??= e;
+        stopper.abort();
+      }
+    },
+    AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
+  );
+  if (failure !== undefined) throw failure;
+
+  const pending = store.pendingTargets(runId).length;
+  const stopped = pending > 0;
+  if (!stopped) store.finishRun(runId);
+  return { runId, recorded, pending, stopped };
+}
+
+/** Targets are limited per host name: the same machine behind several ports is one host. */
+function hostOf(t: TargetRecord): string {
+  if (t.kind === "stdio") return `stdio:${t.target}`;
+  try {
+    return new URL(t.target).hostname.toLowerCase();
+  } catch {
+    return t.target;
+  }
+}
+
+function defaultProbe(t: TargetRecord, options: ProbeOptions): Promise<ProbeResult> {
+  if (t.kind === "stdio") {
+    // a stdio target is stored as its command line; its words are the command and its arguments
+    const [command, ...args] = t.target.split(/\s+/).filter((w) => w !== "");
+    return probeStdio(command ?? "", args, options);
+  }
+  return probeHttp(t.target, options);
+}
+
+function positive(n: number | undefined, fallback: number): number {
+  return n !== undefined && Number.isFinite(n) && n >= 1 ? Math.floor(n) : fallback;
+}
