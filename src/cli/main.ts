@@ -72,6 +72,22 @@ program
   });
 
 program
+  .command("census")
+  .description("probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume")
+  .argument("[targets]", "a text file of URLs (# comments), or a JSON export of the MCP Registry API (pages one after another, or an array of pages)")
+  .option("--db <file>", "the census database (default mcp-wire.db)")
+  .option("--concurrency <n>", "probes in flight at once (default 32)")
+  .option("--per-host <n>", "probes in flight at once to one host (default 1)")
+  .option("--timeout <ms>", "each probe's overall deadline (default 10000)")
+  .option("-H, --header <header>", "'Name: value' sent to every target; ${VAR} reads the environment; never stored or printed (repeatable)", (v: string, all: string[] = []) => [...all, v])
+  .option("--resume", "finish the newest unfinished run in the database instead of starting one")
+  .option("--allow-private", "call registry targets whose host is loopback, private, link-local or cloud metadata")
+  .action(async (targets: string | undefined, opts) => {
+    const { runCensusCli } = await import("./census.js");
+    process.exitCode = await runCensusCli(targets, opts);
+  });
+
+program
   .command("report")
   .description("what a census found, in the words a person would write; or --json, --csv, --html FILE")
   .option("--db <file>", "the census database (default mcp-wire.db)")

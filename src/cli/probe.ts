@@ -2,6 +2,7 @@
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { parseHeaders } from "./headers.js";
 import { paint, writeOut } from "./output.js";
 
 export interface ProbeCliOptions {
@@ -52,33 +53,6 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
 function usage(message: string): number {
   process.stderr.write(`mcp-wire probe: ${message}\n`);
   return USAGE_ERROR;
-}
-
-/**
- * `Name: value` pairs; `${VAR}` in a value is read from the environment, so a key need not
- * appear on the command line or in shell history.
- */
-function parseHeaders(raw: readonly string[]): Record<string, string> | string {
-  const headers: Record<string, string> = {};
-  for (const h of raw) {
-    const colon = h.indexOf(":");
-    if (colon <= 0) return `--header takes 'Name: value', not ${JSON.stringify(h)}`;
-    const name = h.slice(0, colon).trim();
-    let missing: string | undefined;
-    const value = h
-      .slice(colon + 1)
-      .trim()
-      .replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, v: string) => {
-        const got = process.env[v];
-        if (got === undefined) missing = v;
-        return got ?? "";
-      });
-    if (missing) return `--header ${name}: the environment has no ${missing}`;
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `--header: ${JSON.stringify(name)} is not a header name`;
-    if (/[\r\n\0]/.test(value)) return `--header ${name}: the value has a line break`;
-    headers[name] = value;
-  }
-  return headers;
 }
 
 function render(r: ProbeResult, verbose: boolean, colour: boolean): string {

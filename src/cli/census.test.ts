@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { startFleet, until, type Fleet } from "../census/census-fleet.test.js";
+import { SqliteStore } from "../census/sqlite-store.js";
+
+const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-cli-"));
+let n = 0;
+const fresh = (ext: string) => path.join(dir, `f${++n}.${ext}`);
+
+interface Child {
+  process: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (or the signal's name); rejects after `ms`, killing the child. */
+  exit: (ms?: number) => Promise<number | string>;
+}
+
+function census(args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  const child = spawn(process.execPath, [MAIN, "census", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")));
+  return {
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    exit: (ms = 60_000) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new Error(`census did not exit within ${ms} ms; stderr: ${err}`));
+        }, ms);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+/** Attempts stored so far, read beside the running census (WAL lets a reader in); 0 before the file exists. */
+function storedAttempts(db: string): number {
+  try {
+    const conn = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return conn.prepare("SELECT COUNT(*) FROM attempts").pluck().get() as number;
+    } finally {
+      conn.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+function targetsFile(urls: string[]): string {
+  const file = fresh("txt");
+  writeFileSync(file, `# census test\n${urls.join("\n")}\n`);
+  return file;
+}
+
+/** Every target of the run has exactly one attempt: none lost, none doubled. */
+function assertOneEach(db: string, runId: number, urls: string[]): void {
+  const store = new SqliteStore(db, { readonly: true });
+  try {
+    const counts = new Map<string, number>();
+    for (const a of store.attempts({ runIds: [runId] })) counts.set(a.target, (counts.get(a.target) ?? 0) + 1);
+    assert.deepEqual(
+      urls.map((u) => [u, counts.get(u)]),
+      urls.map((u) => [u, 1]),
+    );
+    assert.equal(store.runs().length, 1, "a resume must not start a new run");
+    assert.ok(store.runs()[0]!.finishedAt, "the resumed run is finished");
+  } finally {
+    store.close();
+  }
+}
+
+describe("mcp-wire census", () => {
+  let slow: Fleet;
+  let fast: Fleet;
+  before(async () => {
+    slow = await startFleet({ delayMs: 80 });
+    fast = await startFleet();
+  });
+  after(async () => {
+    await slow.close();
+    await fast.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a census killed with SIGKILL part-way loses no finished attempt, and --resume finishes the run once each", async () => {
+    const urls = Array.from({ length: 16 }, (_, i) => slow.url("ok", `kill-${i}`));
+    const db = fresh("db");
+    const first = census([targetsFile(urls), "--db", db, "--per-host", "2", "--timeout", "5000"]);
+    await until(() => storedAttempts(db) >= 3, "three stored attempts");
+    first.process.kill("SIGKILL");
+    assert.equal(await first.exit(), "SIGKILL");
+    const before = storedAttempts(db);
+    assert.ok(before >= 3 && before < urls.length, `${before} attempts stored when killed`);
+
+    const resumed = census(["--db", db, "--resume", "--per-host", "4"]);
+    assert.equal(await resumed.exit(), 0, resumed.stderr());
+    assert.match(resumed.stderr(), new RegExp(`resuming run 1 over .*: ${urls.length - before} of ${urls.length} targets left`));
+    assert.match(resumed.stdout(), new RegExp(`^Run 1: 16 targets \\(${urls.length - before} in this session\\) in .*ok 16\\.`, "m"));
+    assertOneEach(db, 1, urls);
+  });
+
+  test("Ctrl-C stops cleanly: in-flight probes are stored, the exit is 130, and the resume command is printed", async () => {
+    const urls = Array.from({ length: 16 }, (_, i) => slow.url("ok", `int-${i}`));
+    const db = fresh("db");
+    const first = census([targetsFile(urls), "--db", db, "--per-host", "2"]);
+    await until(() => storedAttempts(db) >= 2, "two stored attempts");
+    first.process.kill("SIGINT");
+    assert.equal(await first.exit(), 130);
+    assert.match(first.stderr(), /stopping: no new probes/);
+    assert.match(first.stderr(), new RegExp(`interrupted: run 1 has \\d+ targets? left; every finished attempt is saved in .*\\nResume with: mcp-wire census --db ${db.replace(/[.]/g, "\\.")} --resume\\n`));
+    assert.equal(first.stdout(), "");
+
+    const resumed = census(["--db", db, "--resume"]);
+    assert.equal(await resumed.exit(), 0, resumed.stderr());
+    assertOneEach(db, 1, urls);
+  });
+
+  test("a header is sent to the server and appears in no output and no database file", async () => {
+    const secret = "census-secret-9d3f7a21";
+    const db = fresh("db");
+    const run = census([targetsFile([fast.url("echo-auth", "cli")]), "--db", db, "--header", "Authorization: Bearer ${CENSUS_TEST_KEY}"], { CENSUS_TEST_KEY: secret });
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.ok(fast.authorizations.includes(`Bearer ${secret}`));
+    assert.match(run.stdout(), /auth_required 1/);
+    assert.ok(!run.stdout().includes(secret) && !run.stderr().includes(secret));
+    for (const f of readdirSync(dir).filter((f) => path.join(dir, f).startsWith(db))) assert.ok(!readFileSync(path.join(dir, f)).includes(secret), `${f} holds the secret`);
+  });
+
+  test("a registry export: private addresses are not called unless --allow-private", async () => {
+    const file = fresh("json");
+    const url = fast.url("ok", "registry");
+    writeFileSync(file, JSON.stringify({ servers: [{ server: { name: "io.example/local", version: "1", remotes: [{ type: "streamable-http", url }] }, _meta: { "io.modelcontextprotocol.registry/official": { isLatest: true } } }] }));
+    const refused = census([file, "--db", fresh("db")]);
+    assert.equal(await refused.exit(), 0, refused.stderr());
+    assert.match(refused.stdout(), /invalid_target 1/);
+    assert.equal(fast.hits.get("/ok/registry"), undefined);
+    const allowed = census([file, "--db", fresh("db"), "--allow-private"]);
+    assert.equal(await allowed.exit(), 0, allowed.stderr());
+    assert.match(allowed.stdout(), /ok 1/);
+  });
+
+  test("usage errors exit 2 with a message: a malformed file names its line, missing targets, nothing to resume, bad numbers", async () => {
+    const bad = fresh("txt");
+    writeFileSync(bad, "https://a.example/mcp\nhttps://b.example/mcp and more\n");
+    const malformed = census([bad, "--db", fresh("db")]);
+    assert.equal(await malformed.exit(), 2);
+    assert.match(malformed.stderr(), /line 2: one URL a line/);
+
+    const json = fresh("json");
+    writeFileSync(json, '{"servers": [{"server": {"name": "a", "remotes": [{"url": 7}]}}]}');
+    const badJson = census([json, "--db", fresh("db")]);
+    assert.equal(await badJson.exit(), 2);
+    assert.match(badJson.stderr(), /\$\.servers\[0\]\.server\.remotes\[0\]\.url: expected a string/);
+
+    const none = census(["--db", fresh("db")]);
+    assert.equal(await none.exit(), 2);
+    assert.match(none.stderr(), /needs a targets file/);
+
+    const nothing = census(["--db", fresh("db"), "--resume"]);
+    assert.equal(await nothing.exit(), 2);
+    assert.match(nothing.stderr(), /nothing to resume/);
+
+    const zero = census([bad, "--concurrency", "0"]);
+    assert.equal(await zero.exit(), 2);
+    assert.match(zero.stderr(), /--concurrency takes a positive whole number/);
+  });
+
+  test("a run started with headers is resumed only with headers again", async () => {
+    const db = fresh("db");
+    const store = new SqliteStore(db);
+    store.startRun("t.txt", [{ target: fast.url("ok", "h"), kind: "http", name: null }], { concurrency: 4, perHost: 1, timeout: 2000, allowPrivate: false, headers: 1 });
+    store.close();
+    const bare = census(["--db", db, "--resume"]);
+    assert.equal(await bare.exit(), 2);
+    assert.match(bare.stderr(), /run 1 was started with 1 --header option; give them again/);
+    const withHeader = census(["--db", db, "--resume", "--header", "X-Key: again-value"]);
+    assert.equal(await withHeader.exit(), 0, withHeader.stderr());
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * `mcp-wire census <targets>`: probes every target once into the census database, with a
+ * progress bar, and says at the end what it found. Ctrl-C stops cleanly and says how to resume.
+ */
+import type { TargetList } from "../census/targets.js";
+import type { RunRecord, Store, TargetRecord } from "../census/store.js";
+import { shellQuote } from "../probe/repro.js";
+import { OK, USAGE_ERROR } from "./exit.js";
+import { parseHeaders } from "./headers.js";
+import { writeOut } from "./output.js";
+
+/** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
+export const INTERRUPTED = 130;
+export const DEFAULT_DB = "mcp-wire.db";
+
+export interface CensusCliOptions {
+  db?: string;
+  concurrency?: string;
+  perHost?: string;
+  timeout?: string;
+  header?: string[];
+  resume?: boolean;
+  allowPrivate?: boolean;
+}
+
+/** The settings a run is started with and resumed with; never a header value. */
+interface Settings {
+  concurrency: number;
+  perHost: number;
+  timeout: number;
+  allowPrivate: boolean;
+  /** How many --header options the run was started with, so a resume can ask for them again. */
+  headers: number;
+}
+
+export async function runCensusCli(targetsFile: string | undefined, opts: CensusCliOptions): Promise<number> {
+  const headers = parseHeaders(opts.header ?? []);
+  if (typeof headers === "string") return usage(headers);
+  const given: Partial<Settings> = {};
+  for (const [key, flag] of [
+    ["concurrency", "--concurrency"],
+    ["perHost", "--per-host"],
+    ["timeout", "--timeout"],
+  ] as const) {
+    const raw = opts[key];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) return usage(`${flag} takes a positive whole number, not ${JSON.stringify(raw)}`);
+    given[key] = n;
+  }
+  if (opts.allowPrivate) given.allowPrivate = true;
+  if (!opts.resume && targetsFile === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), or --resume");
+
+  const { DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, DEFAULT_TIMEOUT, runCensus } = await import("../census/census.js");
+  const { SqliteStore } = await import("../census/sqlite-store.js");
+
+  let list: TargetList | undefined;
+  if (!opts.resume) {
+    const { readTargets, TargetsError } = await import("../census/targets.js");
+    try {
+      list = await readTargets(targetsFile!);
+    } catch (e) {
+      if (e instanceof TargetsError) return usage(e.message);
+      throw e;
+    }
+  }
+
+  const dbFile = opts.db ?? DEFAULT_DB;
+  let store: Store;
+  try {
+    store = new SqliteStore(dbFile);
+  } catch (e) {
+    return usage(`cannot open ${dbFile}: ${(e as Error).message}`);
+  }
+
+  try {
+    let run: RunRecord;
+    let targets: TargetRecord[];
+    let settings: Settings;
+    if (opts.resume) {
+      const unfinished = store.unfinishedRun();
+      if (!unfinished) return usage(`nothing to resume: every run in ${dbFile} is finished`);
+      const before = unfinished.settings as Partial<Settings>;
+      settings = {
+        concurrency: given.concurrency ?? before.concurrency ?? DEFAULT_CONCURRENCY,
+        perHost: given.perHost ?? before.perHost ?? DEFAULT_PER_HOST,
+        timeout: given.timeout ?? before.timeout ?? DEFAULT_TIMEOUT,
+        allowPrivate: given.allowPrivate ?? before.allowPrivate ?? false,
+        headers: Object.keys(headers).length,
+      };
+      if ((before.headers ?? 0) > 0 && settings.headers === 0) {
+        return usage(`run ${unfinished.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to resume it (they are never stored)`);
+      }
+      run = unfinished;
+      targets = store.pendingTargets(run.id);
+      if (targetsFile !== undefined && targetsFile !== run.source) process.stderr.write(`census: resuming run ${run.id} over ${run.source}; ${targetsFile} is not read\n`);
+    } else {
+      settings = {
+        concurrency: given.concurrency ?? DEFAULT_CONCURRENCY,
+        perHost: given.perHost ?? DEFAULT_PER_HOST,
+        timeout: given.timeout ?? DEFAULT_TIMEOUT,
+        allowPrivate: given.allowPrivate ?? false,
+        headers: Object.keys(headers).length,
+      };
+      targets = list!.targets;
+      const id = store.startRun(targetsFile!, targets, { ...settings });
+      run = store.runs().find((r) => r.id === id)!;
+    }
+    return await census(store, dbFile, run, targets, settings, headers, list, runCensus);
+  } finally {
+    store.close();
+  }
+}
+
+async function census(
+  store: Store,
+  dbFile: string,
+  run: RunRecord,
+  targets: TargetRecord[],
+  settings: Settings,
+  headers: Record<string, string>,
+  list: TargetList | undefined,
+  runCensus: typeof import("../census/census.js").runCensus,
+): Promise<number> {
+  const { Progress, classList, clock } = await import("../census/progress.js");
+  const done = run.targets - targets.length;
+  const err = process.stderr;
+  err.write(`census: ${intro(run, targets.length, list, settings)}\n`);
+  if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
+    err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
+  }
+
+  const progress = new Progress({ total: run.targets, done });
+  const stop = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      stop.abort();
+      progress.note(`census: stopping: no new probes; waiting for those in flight (at most ${clock(settings.timeout / 1000)}). Ctrl-C again to leave them.`);
+      return;
+    }
+    // every stored attempt is a committed transaction, and nothing is being written between two
+    // events: leaving now loses only the probes in flight, which a resume calls again
+    progress.stop();
+    const pending = store.pendingTargets(run.id).length;
+    store.close();
+    err.write(resumeHint(run.id, pending, dbFile, settings));
+    process.exit(INTERRUPTED);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const started = Date.now();
+  try {
+    const outcome = await runCensus(store, run.id, targets, {
+      concurrency: settings.concurrency,
+      perHost: settings.perHost,
+      timeout: settings.timeout,
+      allowPrivate: settings.allowPrivate,
+      headers,
+      signal: stop.signal,
+      onAttempt: (a) => progress.add(a.class),
+    });
+    progress.stop();
+    if (outcome.stopped) {
+      err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
+      return INTERRUPTED;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const classes = new Map(store.aggregate({ runIds: [run.id] }).classes.reduce((m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count), new Map<string, number>()));
+    await writeOut(
+      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${done > 0 ? ` (${n(targets.length)} in this session)` : ""} in ${clock(seconds)}` +
+        `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
+        `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
+    );
+    return OK;
+  } finally {
+    progress.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings): string {
+  const parts: string[] = [];
+  if (list) {
+    const extra: string[] = [];
+    if (list.notLatest > 0) extra.push(`${n(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
+    if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
+    parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
+  } else {
+    parts.push(`resuming run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
+  }
+  parts.push(`${s.concurrency} at a time, ${s.perHost} per host, ${s.timeout} ms each`);
+  return parts.join("; ");
+}
+
+function resumeHint(runId: number, pending: number, dbFile: string, s: Settings): string {
+  const command = ["mcp-wire", "census", ...(dbFile === DEFAULT_DB ? [] : ["--db", shellQuote(dbFile)]), "--resume"];
+  if (s.headers > 0) command.push(...Array<string>(s.headers).fill("--header '…'"));
+  return (
+    `\ncensus: interrupted: run ${runId} has ${n(pending)} target${pending === 1 ? "" : "s"} left; every finished attempt is saved in ${dbFile}.\n` +
+    `Resume with: ${command.join(" ")}\n`
+  );
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-wire census: ${message}\n`);
+  return USAGE_ERROR;
+}
+
+function n(x: number): string {
+  return x.toLocaleString("en");
+}
