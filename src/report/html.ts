@@ -8,7 +8,7 @@ import type { Aggregates } from "../census/store.js";
 import { colourOf, latencyChart, revisionsChart, runsChart, swatch } from "./charts.js";
 import { esc } from "./escape.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
-import { heading, history, summary } from "./story.js";
+import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES } from "./vocabulary.js";
 import { digits, duration, moment, share } from "./words.js";
@@ -58,12 +58,8 @@ ${agg.attempts === 0 ? "" : body(agg)}
 `;
 }
 
-/** The summary in two paragraphs: what was called and what answered, then what went wrong. */
 function story(agg: Aggregates): string {
-  const sentences = summary(agg);
-  const cut = agg.attempts === agg.targets ? 2 : 1;
-  return [sentences.slice(0, cut), sentences.slice(cut)]
-    .filter((p) => p.length > 0)
+  return paragraphs(agg)
     .map((p) => `<p>${esc(p.join(" "))}</p>`)
     .join("");
 }
@@ -170,6 +166,8 @@ function errorTable(agg: Aggregates): string {
 function targetTable(agg: Aggregates): string {
   const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
   const targets = [...agg.perTarget].sort((a, b) => rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target));
+  // a history column only when there is a history to tell
+  const histories = targets.some((t) => t.attempts > 1);
   const rows = targets
     .map((t) => {
       const l = t.latest;
@@ -182,7 +180,7 @@ function targetTable(agg: Aggregates): string {
         `<td class="num" data-sort="${l.tools ?? ""}">${l.tools === null ? "" : esc(digits(l.tools))}</td>` +
         `<td class="num" data-sort="${l.elapsedMs}">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
         `<td class="num" data-sort="${t.attempts}">${esc(digits(t.attempts))}</td>` +
-        `<td>${t.attempts > 1 ? esc(history(t)) : ""}</td>` +
+        (histories ? `<td class="history">${t.attempts > 1 ? esc(history(t)) : ""}</td>` : "") +
         `<td class="nowrap" data-sort="${esc(l.at)}">${esc(shortMoment(l.at))}</td>` +
         `<td class="advice">${esc(l.advice ?? "")}</td>` +
         `</tr>`
@@ -196,7 +194,7 @@ function targetTable(agg: Aggregates): string {
     ["tools", "number"],
     ["time (ms)", "number"],
     ["attempts", "number"],
-    ["history", ""],
+    ...(histories ? [["history", ""]] : []),
     ["latest at", ""],
     ["advice", ""],
   ]

@@ -41,8 +41,9 @@ table.small { width: auto; min-width: 50%; }
 #targets th::after { content: " ↕"; color: #aab3bd; font-weight: 400; }
 #targets th[aria-sort="ascending"]::after { content: " ↑"; color: var(--fg); }
 #targets th[aria-sort="descending"]::after { content: " ↓"; color: var(--fg); }
-#targets td.target { word-break: break-all; min-width: 14em; }
-#targets td.advice { color: var(--muted); font-size: 12.5px; min-width: 18em; }
+#targets td.target { overflow-wrap: anywhere; min-width: 12em; }
+#targets td.history { min-width: 10em; }
+#targets td.advice { color: var(--muted); font-size: 12.5px; min-width: 15em; }
 .name { color: var(--muted); display: block; font-size: 12px; }
 .class { white-space: nowrap; font-weight: 600; }
 .nowrap { white-space: nowrap; }

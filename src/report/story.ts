@@ -46,8 +46,16 @@ function sameDay(a: string, b: string): boolean {
  * errors").
  */
 export function summary(agg: Aggregates): string[] {
+  return paragraphs(agg).flat();
+}
+
+/**
+ * The same sentences in paragraphs: what was called and what answered; the refusals; what
+ * answered but not in MCP; what failed before any answer.
+ */
+export function paragraphs(agg: Aggregates): string[][] {
   const total = agg.attempts;
-  if (total === 0) return ["No attempts were recorded in the selection."];
+  if (total === 0) return [["No attempts were recorded in the selection."]];
   const of = (cls: string) => agg.classes.filter((c) => c.class === cls).reduce((n, c) => n + c.count, 0);
   const details = (classes: readonly string[]) =>
     merge(agg.classes.filter((c) => classes.includes(c.class)).map((c) => ({ detail: c.detail, count: c.count })));
@@ -76,27 +84,24 @@ export function summary(agg: Aggregates): string[] {
   if (once) {
     const called = agg.targets - invalid;
     const lead = called === 0 ? "Called no server." : called === 1 ? "Called one server once." : `Called ${digits(called)} servers once each.`;
-    return [
-      lead,
-      ...answered(agg, of("ok"), called, ""),
-      ...opening,
-      ...auth,
-      ...(protocol > 0 ? [`We recorded ${protocolPhrase}.`] : []),
-      ...webPages(protocol > 0),
-      ...rest,
-      ...plainCount(invalid, called > 0 ? "more were not called" : "were not called", details(["invalid_target"])),
-    ];
+    return nonEmpty([
+      [lead, ...answered(agg, of("ok"), called, "")],
+      [...opening, ...auth],
+      [...(protocol > 0 ? [`We recorded ${protocolPhrase}.`] : []), ...webPages(protocol > 0)],
+      [...rest, ...plainCount(invalid, called > 0 ? "more were not called" : "were not called", details(["invalid_target"]))],
+    ]);
   }
   const where = agg.targets === 1 ? "" : ` at ${digits(agg.targets)} servers`;
-  return [
-    `Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`,
-    ...webPages(protocol > 0),
-    ...opening,
-    ...auth,
-    ...rest,
-    ...plainCount(invalid, "were not called", details(["invalid_target"])),
-    ...answered(agg, of("ok"), total, of("ok") < total ? "The other " : ""),
-  ];
+  return nonEmpty([
+    [`Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`, ...webPages(protocol > 0)],
+    [...opening, ...auth],
+    [...rest, ...plainCount(invalid, "were not called", details(["invalid_target"]))],
+    answered(agg, of("ok"), total, of("ok") < total ? "The other " : ""),
+  ]);
+}
+
+function nonEmpty(paragraphs: string[][]): string[][] {
+  return paragraphs.filter((p) => p.length > 0);
 }
 
 /** Detail rows of several classes, summed per detail, most frequent first. */

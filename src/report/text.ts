@@ -1,6 +1,6 @@
 /** The report for a terminal: the story, the tables, then each target with its latest verdict. */
 import type { Aggregates } from "../census/store.js";
-import { heading, history, summary } from "./story.js";
+import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES } from "./vocabulary.js";
 import { counted, digits, quote } from "./words.js";
@@ -15,7 +15,7 @@ export interface TextOptions {
 export function renderText(agg: Aggregates, options: TextOptions = {}): string {
   const width = Math.max(60, options.width ?? 100);
   const bold = (s: string) => (options.colour ? `\x1b[1m${s}\x1b[0m` : s);
-  const out: string[] = [bold(heading(agg)), "", wrap(summary(agg).join(" "), width, ""), ""];
+  const out: string[] = [bold(heading(agg)), "", ...paragraphs(agg).flatMap((p) => [wrap(p.join(" "), width, ""), ""])];
   if (agg.attempts === 0) return out.join("\n");
 
   out.push(bold("Classes"), ...table(["class", "attempts", "share", "in plain words"], classRows(agg).map((r) => [r.class, digits(r.count), r.share, r.words]), "lrrl"), "");
