@@ -121,14 +121,24 @@ function analysisStream(encoding: string | undefined, sink: { chunk(b: Buffer): 
   };
 }
 
+/** How one conversation was judged, for the summary. */
+function describe(linter: Linter): string {
+  const s = linter.summary;
+  return `${s.revision} (${s.revisionSource === "given" ? "as given" : s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${s.revisionSource}`})`;
+}
+
 /**
  * Each legacy session is its own conversation (its ids, its revision); everything without a
- * session (2026-07-28 requests, HTTP+SSE) shares one.
+ * session (2026-07-28 requests, HTTP+SSE) shares one. Conversations that end, or are forgotten
+ * past the cap, leave only a line of the summary behind.
  */
 class Conversations {
   private sessionless: Linter;
   private readonly sessions = new Map<string, Linter>();
-  readonly all = new Set<Linter>();
+  /** Conversations that may still see messages, oldest first. */
+  private readonly live = new Set<Linter>();
+  /** How conversations no longer followed were judged: description → how many. */
+  private readonly retired = new Map<string, number>();
 
   constructor(
     private readonly options: { revision?: Revision; maxLineBytes: number },
@@ -137,10 +147,23 @@ class Conversations {
     this.sessionless = this.make();
   }
 
-  make(): Linter {
+  private make(): Linter {
     const linter = new Linter(this.options.revision ? { revision: this.options.revision, maxLineBytes: this.options.maxLineBytes } : { maxLineBytes: this.options.maxLineBytes });
-    this.all.add(linter);
+    this.live.add(linter);
+    // initialize exchanges whose answer never came are forgotten with the oldest sessions
+    if (this.live.size > 2 * this.max + 2) {
+      for (const old of this.live) {
+        if (this.live.size <= this.max + 2) break;
+        if (old !== this.sessionless && old !== linter && ![...this.sessions.values()].includes(old)) this.retire(old);
+      }
+    }
     return linter;
+  }
+
+  private retire(linter: Linter): void {
+    if (!this.live.delete(linter) || linter.summary.messages === 0) return;
+    const key = describe(linter);
+    this.retired.set(key, (this.retired.get(key) ?? 0) + 1);
   }
 
   /** The conversation a request belongs to; an `initialize` with no session yet starts a new one. */
@@ -159,18 +182,36 @@ class Conversations {
   bind(sessionId: string | undefined, linter: Linter): void {
     if (linter === this.sessionless || this.sessions.get(sessionId ?? "") === linter) return;
     if (sessionId === undefined) {
+      this.retire(this.sessionless);
       this.sessionless = linter;
       return;
     }
     if (this.sessions.size >= this.max) {
-      const oldest = this.sessions.keys().next().value as string;
+      const [oldest, old] = this.sessions.entries().next().value as [string, Linter];
       this.sessions.delete(oldest);
+      this.retire(old);
     }
     this.sessions.set(sessionId, linter);
   }
 
   end(sessionId: string): void {
+    const linter = this.sessions.get(sessionId);
+    if (!linter) return;
     this.sessions.delete(sessionId);
+    this.retire(linter);
+  }
+
+  /** `revision 2025-11-25 (from the initialize request)`, or how many conversations each way. */
+  summary(): string {
+    const seen = new Map(this.retired);
+    for (const l of this.live) {
+      if (l.summary.messages === 0) continue;
+      const key = describe(l);
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    if (seen.size === 0) return "no conversation";
+    const parts = [...seen].map(([k, n]) => (n === 1 ? k : `${k} × ${n}`));
+    return `${seen.size === 1 && [...seen.values()][0] === 1 ? "revision" : "conversations judged by revision"} ${parts.join(", ")}`;
   }
 }
 
@@ -337,18 +378,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
-    revisions() {
-      const seen = new Map<string, number>();
-      for (const l of conversations.all) {
-        const s = l.summary;
-        if (s.messages === 0) continue;
-        const key = `${s.revision} (${s.revisionSource === "given" ? "as given" : s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${s.revisionSource}`})`;
-        seen.set(key, (seen.get(key) ?? 0) + 1);
-      }
-      if (seen.size === 0) return "no conversation";
-      const parts = [...seen].map(([k, n]) => (n === 1 ? k : `${k} × ${n}`));
-      return `${seen.size === 1 && [...seen.values()][0] === 1 ? "revision" : "conversations judged by revision"} ${parts.join(", ")}`;
-    },
+    revisions: () => conversations.summary(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
