@@ -104,7 +104,7 @@ program
 
 program
   .command("demo")
-  .description("show what mcp-wire finds in a bundled sample capture")
+  .description("start a fleet of local servers that misbehave as real ones do, run a census over it into mcp-wire.db, print the report and write mcp-wire-report.html")
   .action(async () => {
     const { runDemo } = await import("./demo.js");
     process.exitCode = await runDemo();

@@ -45,7 +45,7 @@ describe("mcp-wire report", () => {
   test("--run 1: the seed's 1,100 servers", () => {
     const r = run(["report", "--db", db, "--run", "1"]);
     assert.equal(r.status, 0, r.stderr);
-    const prose = r.stdout.split("\n\n")[1]!.replace(/\n/g, " ");
+    const prose = r.stdout.slice(r.stdout.indexOf("\n\n") + 2, r.stdout.indexOf("\n\nClasses\n")).replace(/\n+/g, " ");
     assert.match(prose, /^Called 1,100 servers once each\. /);
     assert.ok(prose.includes('6 rejected the opening request with a JSON-RPC error: 3 sent -32001 (legacy range), all refusing for lack of a key ("invalid api key", "Authentication failed", "Unauthorized"), which the authorization spec expects as an HTTP 401 instead; one each sent -32601'), prose);
   });
