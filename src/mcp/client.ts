@@ -191,7 +191,12 @@ export class McpClient {
       // over HTTP silence is an outage, not a legacy server: the probe waits as long as any request
       const timeout = this.transport.kind === "http" ? this.options.timeout : (this.options.probeTimeout ?? 3000);
       const result = await this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
-      const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+      if (!Array.isArray(result.supportedVersions)) {
+        // not a DiscoverResult: some legacy servers answer any unknown method with `{}`
+        step("invalid", "a result without supportedVersions is no DiscoverResult");
+        return { era: "legacy", why: "server/discover answered with something that is not a DiscoverResult" };
+      }
+      const supported: unknown[] = result.supportedVersions;
       this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
       this.learnServer(result);
       const modern = exact ? (supported.includes(revision) ? revision : undefined) : mutualRevision(MODERN_REVISIONS, supported);
