@@ -149,6 +149,22 @@ describe("HTTP tap: the pass-through", () => {
     assert.equal(r.body.toString(), "short and stout");
   });
 
+  test("a Host that is not loopback is refused before anything reaches the upstream (DNS rebinding)", async () => {
+    let reached = false;
+    const url = await upstream((_req, res) => {
+      reached = true;
+      res.end();
+    });
+    const { tap, live } = await inProcessTap(url);
+    const r = await raw(tap.url, { headers: { host: "rebound.example:80", "content-type": "application/json" }, body: "{}" });
+    assert.equal(r.status, 403);
+    assert.equal(reached, false);
+    assert.match(live.text, /Host "rebound.example:80" is not loopback/);
+    const ok = await raw(tap.url, { method: "GET", headers: { host: `localhost:${new URL(tap.url).port}` } });
+    assert.equal(ok.status, 200);
+    assert.equal(reached, true);
+  });
+
   test("a compressed answer passes on compressed, byte for byte, and is judged decompressed", async () => {
     const compressed = gzipSync(Buffer.from(j({ jsonrpc: "2.0", id: null, result: { resultType: "complete" } })));
     const url = await upstream((_req, res) => {

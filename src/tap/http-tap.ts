@@ -61,6 +61,16 @@ function endToEnd(raw: readonly string[], drop: readonly string[] = []): string[
   return out;
 }
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** The host name of a `Host` header, lower case, without the port. */
+function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.indexOf(":");
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(", ") : v;
@@ -236,6 +246,13 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   }
 
   function proxy(req: IncomingMessage, res: ServerResponse): void {
+    // The upstream sees its own Host, not the one sent here, so its defence against DNS
+    // rebinding cannot work through the tap: the tap refuses any Host but loopback itself.
+    if (!LOOPBACK_HOSTS.has(hostName(req.headers.host ?? ""))) {
+      report.note(`${req.method} ${req.url}: refused, Host ${JSON.stringify(req.headers.host ?? "")} is not loopback`);
+      res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("mcp-wire tap: only loopback Host names are served\n");
+      return;
+    }
     const method = req.method ?? "GET";
     const path = req.url ?? "/";
     const sessionId = header(req, H_SESSION_ID);
