@@ -90,6 +90,8 @@ function check(e: FleetEndpoint | FleetCommand): void {
   assert.ok(wallMs < timeout + SLACK, `${e.name}: the probe took ${Math.round(wallMs)} ms with a ${timeout} ms deadline`);
   if (x.class === "ok") {
     assert.equal(r.repro, undefined, `${e.name}: an ok verdict has nothing to replay`);
+    // the answer that made it ok is in the trace, even one that came on an SSE stream
+    assert.ok(r.trace.some((t) => t.step === "tools/list"), `${e.name}: tools/list in ${JSON.stringify(r.trace.map((t) => t.step))}`);
     assert.ok(r.server !== null, `${e.name}: the server named itself`);
   } else if (x.transport === "stdio") {
     assert.match(r.repro ?? "", /^printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"server\/discover"/, `${e.name}: repro`);

@@ -51,6 +51,19 @@ class Evidence {
     return Date.now() - this.started;
   }
 
+  private readonly waiters: { method: string; resolve: () => void }[] = [];
+
+  exchange(x: ExchangeRecord): void {
+    this.exchanges.push(x);
+    for (const w of this.waiters.filter((w) => w.method === x.method)) w.resolve();
+  }
+
+  /** Resolves once an exchange of `method` has been recorded. */
+  recorded(method: string): Promise<void> {
+    if (this.exchanges.some((x) => x.method === method)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ method, resolve }));
+  }
+
   defect(d: Defect): void {
     this.defects.push(d);
     this.defectAt.push(this.exchanges.length);
@@ -106,7 +119,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     timeout: Math.max(1, timeout - ev.elapsed()),
     signal: deadline.signal,
     clientInfo: CLIENT_INFO,
-    onExchange: (x: ExchangeRecord) => ev.exchanges.push(x),
+    onExchange: (x: ExchangeRecord) => ev.exchange(x),
     onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
     onStep: (step: ConnectStep) => ev.steps.push(step),
   });
@@ -126,6 +139,9 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     }
   })();
   const outcome = await withDeadline(work, timeout, deadline, () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified);
+  // an answer on an SSE stream is read before that exchange is over (its stream still has to be
+  // let go of): the trace waits a moment for it
+  if (ev.tools !== null) await bounded(ev.recorded("tools/list"), 100);
   const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
   const result = finish(url, transport, ev, failed);
   if (failed) {
