@@ -352,6 +352,13 @@ describe("the fleet's stdio commands do what they say", () => {
     assert.match(r.stderr, /expected initialize request/);
   });
 
+  test("stdio-version-retry: -32602 naming any version but 2025-03-26", async () => {
+    const r = await run(cmd("stdio-version-retry"), line(initialize(1)) + line(initialize(2, "2025-03-26")));
+    const [refused, accepted] = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(refused!.error, { code: -32602, message: "Unsupported protocol version: 2025-11-25" });
+    assert.equal((accepted!.result as { protocolVersion: string }).protocolVersion, "2025-03-26");
+  });
+
   test("stdio-invalid-key: -32001 to everything", async () => {
     const r = await run(cmd("stdio-invalid-key"), line(initialize(4)));
     assert.deepEqual(JSON.parse(r.stdout), { jsonrpc: "2.0", id: 4, error: { code: -32001, message: "Unauthorized: invalid API key" } });

@@ -10,6 +10,8 @@
  *   hang             reads its input, never writes a byte, and stays when its input ends
  *   not-json         answers every line with a line of plain text
  *   bare-array       answers every request with a bare JSON array
+ *   old-version      speaks only 2025-03-26, and answers initialize offering anything else with
+ *                    -32602 naming that version instead of offering its own
  */
 
 export {};
@@ -20,6 +22,7 @@ const mode = process.argv[2] ?? "legacy";
 interface Incoming {
   id?: unknown;
   method?: unknown;
+  params?: { protocolVersion?: unknown };
 }
 
 function send(message: unknown): void {
@@ -44,8 +47,11 @@ function serve(m: Incoming): void {
   }
   switch (m.method) {
     case "initialize":
+      if (mode === "old-version" && m.params?.protocolVersion !== "2025-03-26") {
+        return send({ jsonrpc: "2.0", id: m.id, error: { code: -32602, message: `Unsupported protocol version: ${String(m.params?.protocolVersion)}` } });
+      }
       initialized = true;
-      return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: VERSION, capabilities: { tools: {} }, serverInfo: { name: `fleet-stdio-${mode}`, version: "1.0.0" } } });
+      return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: mode === "old-version" ? "2025-03-26" : VERSION, capabilities: { tools: {} }, serverInfo: { name: `fleet-stdio-${mode}`, version: "1.0.0" } } });
     case "tools/list":
       return send({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] } });
     case "ping":

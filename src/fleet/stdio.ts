@@ -58,6 +58,13 @@ export function stdioBehaviours(): StdioBehaviour[] {
       expect: ok("legacy", "2025-06-18", 1, stdio),
     },
     {
+      name: "stdio-version-retry",
+      description: "speaks only 2025-03-26, and answers initialize offering anything newer with -32602 naming the version, instead of offering its own",
+      command: node,
+      args: script("old-version"),
+      expect: ok("legacy", "2025-03-26", 1, { ...stdio, defects: ["version_not_negotiated"] }),
+    },
+    {
       name: "stdio-invalid-key",
       description: 'refuses every request with -32001 "Unauthorized: invalid API key"',
       command: node,

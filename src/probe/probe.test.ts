@@ -197,7 +197,7 @@ describe("probe over HTTP, against the fleet", () => {
 });
 
 describe("probe over stdio, against the fleet", () => {
-  for (const name of ["stdio-modern", "stdio-legacy", "stdio-banner", "stdio-exit-on-request", "stdio-invalid-key", "stdio-crash", "stdio-hang", "stdio-not-json", "stdio-bare-array", "stdio-missing"]) {
+  for (const name of ["stdio-modern", "stdio-legacy", "stdio-banner", "stdio-exit-on-request", "stdio-version-retry", "stdio-invalid-key", "stdio-crash", "stdio-hang", "stdio-not-json", "stdio-bare-array", "stdio-missing"]) {
     test(name, () => check(fleet.get(name)));
   }
 
@@ -216,6 +216,13 @@ describe("probe over stdio, against the fleet", () => {
     const steps = r.trace.map((t) => t.step);
     assert.ok(steps.includes("reconnect"), JSON.stringify(steps));
     assert.match(r.trace.find((t) => t.step.startsWith("process 1 exited"))?.bodyExcerpt ?? "", /expected initialize request/);
+  });
+
+  test("a server that refuses newer versions: a fresh process for each older revision, until one works", () => {
+    const r = seen.get("stdio-version-retry")!.result;
+    const initialize = r.trace.filter((t) => t.step === "initialize");
+    assert.deepEqual(initialize.map((t) => t.error ?? "ok"), ["error: Unsupported protocol version: 2025-11-25", "error: Unsupported protocol version: 2025-06-18", "ok"]);
+    assert.match(r.defects.find((d) => d.code === "version_not_negotiated")!.message, /2025-03-26 worked/);
   });
 
   test("a server that crashes at start: its stderr and exit status are the evidence", () => {

@@ -134,7 +134,8 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     } catch (e) {
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
-      if (await retryOlderRevisions(url, options, ev, outcome, e, (revision) => connectOptions(revision))) return undefined;
+      const initializeRefused = e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
+      if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, async (revision) => (await connectHttp(url, connectOptions(revision))).client))) return undefined;
       return outcome;
     }
   })();
@@ -180,38 +181,41 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.maxBytes ? { maxLineBytes: options.maxBytes } : {}) };
   let over = false;
   let spawnError: unknown;
+  const connector = () => {
+    // past the deadline the opening may still try to restart the server: it must not
+    if (over) throw new ClosedError("the probe is over");
+    let child: ChildServer;
+    try {
+      child = new ChildServer(command, args, spawnOptions);
+    } catch (e) {
+      // spawn throws at once for what it can tell without trying (an empty command, a NUL byte)
+      spawnError ??= e;
+      throw e;
+    }
+    children.push(child);
+    return child.transport;
+  };
+  const clientOptions = (revision: Revision | undefined) => ({
+    clientInfo: CLIENT_INFO,
+    timeout: Math.max(1, timeout - ev.elapsed()),
+    // a silent legacy server costs a third of the budget at most before initialize is tried
+    probeTimeout: Math.min(3000, Math.floor(timeout / 3)),
+    ...(revision ? { revision } : {}),
+    onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
+    onStep: (step: ConnectStep) => ev.steps.push(step),
+  });
   const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
     try {
-      ev.client = await McpClient.connect(
-        () => {
-          // past the deadline the opening may still try to restart the server: it must not
-          if (over) throw new ClosedError("the probe is over");
-          let child: ChildServer;
-          try {
-            child = new ChildServer(command, args, spawnOptions);
-          } catch (e) {
-            // spawn throws at once for what it can tell without trying (an empty command, a NUL byte)
-            spawnError ??= e;
-            throw e;
-          }
-          children.push(child);
-          return child.transport;
-        },
-        {
-          clientInfo: CLIENT_INFO,
-          timeout,
-          // a silent legacy server costs a third of the budget at most before initialize is tried
-          probeTimeout: Math.min(3000, Math.floor(timeout / 3)),
-          ...(options.revision ? { revision: options.revision } : {}),
-          onDefect: (r) => ev.defect(r.defect),
-          onStep: (step) => ev.steps.push(step),
-        },
-      );
+      ev.client = await McpClient.connect(connector, clientOptions(options.revision));
       ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return { outcome: undefined };
     } catch (e) {
       if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn" }, error: e };
-      return { outcome: classifyStdioFailure(e, ev, children), error: e };
+      const outcome = classifyStdioFailure(e, ev, children);
+      const last = ev.steps[ev.steps.length - 1];
+      const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
+      if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, (revision) => McpClient.connect(connector, clientOptions(revision))))) return { outcome: undefined };
+      return { outcome, error: e };
     }
   })();
   const { outcome } = await withDeadline(work, timeout, undefined, () => ({ outcome: stalledStdio(ev, children) }));
@@ -261,26 +265,17 @@ async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortControl
 
 /**
  * A legacy server that answers `initialize` with a version error, instead of naming a version
- * it supports as the legacy lifecycle says, gets each older revision in turn, within the same
- * deadline. True when one worked.
+ * it supports as the legacy lifecycle says, gets each older revision in turn (`open` opens a
+ * fresh connection speaking exactly that one), within the same deadline. True when one worked.
  */
-async function retryOlderRevisions(
-  url: string,
-  options: ProbeOptions,
-  ev: Evidence,
-  outcome: Classified,
-  error: unknown,
-  connectOptions: (revision: Revision) => Parameters<typeof connectHttp>[1],
-): Promise<boolean> {
+async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome: Classified, open: (revision: Revision) => Promise<McpClient>): Promise<boolean> {
   if (outcome.class !== "rpc_error" || outcome.detail !== "unsupported_version" || options.revision) return false;
-  const failedStep = error instanceof ResponseError ? ev.exchanges[ev.exchanges.length - 1]?.method : undefined;
-  if (failedStep !== "initialize") return false;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   for (const revision of LEGACY_REVISIONS.slice(1)) {
     if (ev.elapsed() >= timeout) return false;
     let client: McpClient | undefined;
     try {
-      ({ client } = await connectHttp(url, connectOptions(revision)));
+      client = await open(revision);
       ev.client = client;
       ev.tools = (await client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       ev.defect(
