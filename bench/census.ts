@@ -1,0 +1,208 @@
+/**
+ * A census of 2,000 local endpoints: a mix of behaviours (healthy modern and legacy servers, web
+ * pages, bare arrays, JSON-RPC errors, 401s, 404s) with 10% that never answer, a 2 s timeout and
+ * 200 probes at a time. Targets: done in at most 1.3× the ideal time for that mix, with peak RSS
+ * under 200 MB, and at least 3× faster than the same census driven by the official SDK client
+ * (one Client and StreamableHTTPClientTransport per target, same concurrency, same store).
+ *
+ * The fleet runs in a child process (bench/census-fleet.ts) and each census in another
+ * (bench/census-run.ts), so the one measured pays for its own work only and its peak RSS is
+ * its own. The fleet is one host, so the per-host limit (1 by default, for politeness to shared
+ * platforms) is raised to the concurrency; a real census over many hosts does not need to.
+ *
+ * The ideal time: each behaviour's fastest probe alone (a hang costs the whole timeout), laid
+ * out in target order over 200 slots, each target taking the first free slot: what the census
+ * would take if running 200 probes at once cost nothing beyond running each alone.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { probeHttp } from "../src/probe/probe.js";
+import { MIX, behaviourOf, type Behaviour } from "./census-fleet.js";
+import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+
+const COUNT = 2_000;
+const CONCURRENCY = 200;
+const TIMEOUT_MS = 2_000;
+const RSS_BUDGET_MB = 200;
+const FLEET = fileURLToPath(new URL("./census-fleet.js", import.meta.url));
+const RUNNER = fileURLToPath(new URL("./census-run.js", import.meta.url));
+
+interface RunResult {
+  mode: "wire" | "sdk";
+  ms: number;
+  maxRssKb: number;
+  cpuMs: number;
+  heapMb: { used: number; total: number };
+  classes: Record<string, number>;
+}
+
+async function startFleet(): Promise<{ port: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [FLEET], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the bench fleet did not start within 15 s")), 15_000);
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      resolve(Number(line.split(" ")[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the bench fleet exited (${code}) before listening`)));
+  });
+  return {
+    port,
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function runCensusChild(mode: "wire" | "sdk", port: number, db: string): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUNNER, mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`${mode} census exited with ${code}: ${out}`));
+      resolve(JSON.parse(out.trim().split("\n").pop()!) as RunResult);
+    });
+  });
+}
+
+/** Each behaviour's fastest probe alone, in ms; a hang costs the timeout. */
+async function soloTimes(port: number): Promise<Map<Behaviour, number>> {
+  const times = new Map<Behaviour, number>();
+  for (let i = 0; i < MIX.length; i++) {
+    const b = behaviourOf(i);
+    if (b === "hang") {
+      times.set(b, TIMEOUT_MS);
+      continue;
+    }
+    const runs: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const t0 = performance.now();
+      await probeHttp(`http://127.0.0.1:${port}/t/${i}`, { timeout: TIMEOUT_MS });
+      runs.push(performance.now() - t0);
+    }
+    times.set(b, Math.min(times.get(b) ?? Infinity, ...runs));
+  }
+  return times;
+}
+
+/** Targets in order, each into the slot that frees first: the makespan with no cost for concurrency. */
+function idealMs(solo: Map<Behaviour, number>): number {
+  const slots = new Array<number>(CONCURRENCY).fill(0);
+  for (let i = 0; i < COUNT; i++) {
+    let k = 0;
+    for (let j = 1; j < slots.length; j++) if (slots[j]! < slots[k]!) k = j;
+    slots[k]! += solo.get(behaviourOf(i))!;
+  }
+  return Math.max(...slots);
+}
+
+async function run(profile: Profile): Promise<TargetOutcome[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-bench-"));
+  const fleet = await startFleet();
+  try {
+    const solo = await soloTimes(fleet.port);
+    const ideal = idealMs(solo);
+    console.log(
+      `${COUNT.toLocaleString("en")} endpoints on one local server (a separate process), ${CONCURRENCY} probes at a time, ${TIMEOUT_MS} ms timeout; ` +
+        `the fleet is one host, so --per-host is raised to ${CONCURRENCY} (a census of real servers keeps the default of 1 per host)`,
+    );
+    console.log(`mix per 20: ${MIX.join(", ")}`);
+    console.log(`fastest probe alone per behaviour (ms): ${[...solo].map(([b, ms]) => `${b} ${ms.toFixed(1)}`).join(", ")}`);
+    console.log(`ideal time for the mix: ${ideal.toFixed(0)} ms\n`);
+
+    const rounds = profile.quick ? 1 : 3;
+    const results: RunResult[] = [];
+    for (let r = 0; r < rounds; r++) {
+      // alternate who goes first, so neither always runs on a fresher machine
+      const order: ("wire" | "sdk")[] = r % 2 === 0 ? ["wire", "sdk"] : ["sdk", "wire"];
+      for (const mode of order) results.push(await runCensusChild(mode, fleet.port, path.join(dir, `${mode}-${r}.db`)));
+    }
+    const wire = results.filter((x) => x.mode === "wire");
+    const sdk = results.filter((x) => x.mode === "sdk");
+    const rows = results.map((x, i) => [
+      `${x.mode === "wire" ? "mcp-wire census" : "SDK v1 client census"} #${Math.floor(i / 2) + 1}`,
+      (x.ms / 1000).toFixed(2),
+      `${(x.ms / ideal).toFixed(2)}×`,
+      (x.cpuMs / 1000).toFixed(2),
+      (x.maxRssKb / 1024).toFixed(0),
+      `${x.heapMb.used}/${x.heapMb.total}`,
+      Object.entries(x.classes)
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, k]) => `${c} ${k}`)
+        .join(", "),
+    ]);
+    console.log(table(["census", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "classes"], rows, [false, true, true, true, true, true, false]));
+    console.log(`\n(${loadLine()}: a census is bound by CPU once the machine is shared, so the load moves these numbers)`);
+
+    const wireMs = quantile(
+      wire.map((x) => x.ms),
+      0.5,
+    );
+    const speedups = wire.map((w, i) => sdk[i]!.ms / w.ms);
+    const rss = Math.max(...wire.map((x) => x.maxRssKb / 1024));
+    const stats = (xs: number[]) => ({ median: quantile(xs, 0.5), p25: quantile(xs, 0.25), p75: quantile(xs, 0.75) });
+    const outcomes: TargetOutcome[] = [
+      {
+        of: "ideal time",
+        versus: "mcp-wire census time",
+        atLeast: 1 / 1.3,
+        benchmark: "census",
+        measurement: "census of 2,000 endpoints",
+        ratio: stats(wire.map((x) => ideal / x.ms)),
+        met: ideal / wireMs >= 1 / 1.3,
+      },
+      {
+        of: `${RSS_BUDGET_MB} MB`,
+        versus: "mcp-wire census peak RSS",
+        atLeast: 1,
+        benchmark: "census",
+        measurement: "census of 2,000 endpoints",
+        ratio: stats(wire.map((x) => RSS_BUDGET_MB / (x.maxRssKb / 1024))),
+        met: rss < RSS_BUDGET_MB,
+      },
+      {
+        of: "mcp-wire census",
+        versus: "SDK v1 client census",
+        atLeast: 3,
+        benchmark: "census",
+        measurement: "census of 2,000 endpoints",
+        ratio: stats(speedups),
+        met: quantile(speedups, 0.5) >= 3,
+      },
+    ];
+    console.log(
+      "\n" +
+        table(
+          ["target", "measured", "target", ""],
+          [
+            ["time / ideal", `${(wireMs / ideal).toFixed(2)}×`, "≤ 1.3×", outcomes[0]!.met ? "met" : "MISSED"],
+            ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met ? "met" : "MISSED"],
+            ["SDK time / mcp-wire time", `${quantile(speedups, 0.5).toFixed(2)}×`, "≥ 3×", outcomes[2]!.met ? "met" : "MISSED"],
+          ],
+          [false, true, true, false],
+        ),
+    );
+    return outcomes;
+  } finally {
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const censusBenchmark: Benchmark = {
+  name: "census",
+  title: "a census of 2,000 local endpoints (10% hanging, 2 s timeout, 200 at a time) against the ideal time for the mix and against the SDK client",
+  run,
+};
