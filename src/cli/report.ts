@@ -51,6 +51,14 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
+    if (opts.html !== undefined) {
+      const { renderHtml } = await import("../report/html.js");
+      try {
+        await writeFile(opts.html, renderHtml(agg));
+      } catch (e) {
+        return usage(`cannot write ${opts.html}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
     await print(agg, opts, {
       runs: selected.runIds,
       since: since ?? null,
@@ -64,10 +72,6 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
 }
 
 async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] }) {
-  if (opts.html !== undefined) {
-    const { renderHtml } = await import("../report/html.js");
-    await writeFile(opts.html, renderHtml(agg));
-  }
   if (opts.json) {
     const { reportObject } = await import("../report/json.js");
     await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns)) + "\n");
