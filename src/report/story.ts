@@ -117,7 +117,10 @@ function answered(agg: Aggregates, ok: number, total: number, prefix: string): s
   if (ok === 0) return [total === 1 ? "It did not answer with its tools." : "None answered with its tools."];
   const all = ok === total && total > 1;
   const who = prefix ? `${prefix}${count(ok)}` : all ? (ok === 2 ? "Both" : agg.attempts === agg.targets ? "All" : `All ${digits(ok)}`) : Count(ok);
-  const revisions = agg.revisions.filter((r) => r.count > 0).map((r) => ({ spoken: spoken(r.era, r.revision), count: r.count }));
+  const revisions = agg.revisions
+    .filter((r) => r.count > 0)
+    .sort((a, b) => b.count - a.count || (b.revision ?? "").localeCompare(a.revision ?? ""))
+    .map((r) => ({ spoken: spoken(r.era, r.revision), count: r.count }));
   const their = ok === 1 ? "its" : "their";
   if (revisions.length === 0) return [`${who} answered and listed ${their} tools.`];
   if (revisions.length === 1) {
