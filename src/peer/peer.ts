@@ -446,7 +446,10 @@ export class Peer {
   private receiveResponse(m: { id?: RequestId | null; result?: JsonObject; error?: ErrorObject }): void {
     const id = m.id;
     if (id === undefined || id === null) {
-      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`));
+      // an error without an id is JSON-RPC's answer to a request whose id could not be read (or
+      // a server refusing before it reads ids): worth a note, not a broken conversation
+      const severity = m.error ? "warning" : "error";
+      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`, severity));
       return;
     }
     const entry = this.settle(id);
