@@ -184,6 +184,10 @@ export class SqliteStore implements Store {
     return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow[]).map(runRecord);
   }
 
+  /**
+   * Streams rows as SQLite reads them. While one is being iterated this connection runs no other
+   * statement (better-sqlite3 says "busy"): finish it, or break out of the loop, first.
+   */
   *attempts(query: AttemptQuery = {}): IterableIterator<AttemptRecord> {
     const where = whereOf(query);
     const rows = this.db
