@@ -9,6 +9,7 @@
  * StreamableHTTPClientTransport that connects (initialize) and lists the tools, within the
  * same overall deadline.
  */
+import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCensus } from "../src/census/census.js";
@@ -55,7 +56,7 @@ store.close();
 clearInterval(sampler);
 const mb = (n: number) => Math.round(n / 1e6);
 process.stdout.write(
-  `${JSON.stringify({ mode, ms, maxRssKb: process.resourceUsage().maxRSS, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes })}\n`,
+  `${JSON.stringify({ mode, ms, maxRssKb: peakRssKb(), cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes })}\n`,
 );
 process.exit(0);
 
@@ -101,4 +102,19 @@ function sdkAttempt(runId: number, target: string, at: Date, cls: string, detail
     repro: null,
     advice: null,
   };
+}
+
+/**
+ * This process's own peak RSS. Not getrusage's maxRSS: on Linux that keeps the high-water mark of
+ * the memory a child was forked from, so a child of a large parent reports the parent's size.
+ * VmHWM belongs to the address space exec created.
+ */
+function peakRssKb(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Number(hwm[1]);
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS;
 }

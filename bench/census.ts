@@ -63,9 +63,12 @@ async function startFleet(): Promise<{ port: number; stop: () => Promise<void> }
   };
 }
 
-function runCensusChild(mode: "wire" | "sdk", port: number, db: string): Promise<RunResult> {
+/** V8 lets garbage pile up to its default old-space limit: this run shows how much of the RSS that is. */
+const SMALL_HEAP = "--max-old-space-size=64";
+
+function runCensusChild(mode: "wire" | "sdk", port: number, db: string, nodeFlags: string[] = []): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUNNER, mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...nodeFlags, RUNNER, mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
     const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
@@ -123,16 +126,22 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(`ideal time for the mix: ${ideal.toFixed(0)} ms\n`);
 
     const rounds = profile.quick ? 1 : 3;
-    const results: RunResult[] = [];
+    const results: (RunResult & { label: string })[] = [];
+    const wire: RunResult[] = [];
+    const sdk: RunResult[] = [];
     for (let r = 0; r < rounds; r++) {
       // alternate who goes first, so neither always runs on a fresher machine
       const order: ("wire" | "sdk")[] = r % 2 === 0 ? ["wire", "sdk"] : ["sdk", "wire"];
-      for (const mode of order) results.push(await runCensusChild(mode, fleet.port, path.join(dir, `${mode}-${r}.db`)));
+      for (const mode of order) {
+        const x = await runCensusChild(mode, fleet.port, path.join(dir, `${mode}-${r}.db`));
+        (mode === "wire" ? wire : sdk).push(x);
+        results.push({ ...x, label: `${mode === "wire" ? "mcp-wire census" : "SDK v1 client census"} #${r + 1}` });
+      }
     }
-    const wire = results.filter((x) => x.mode === "wire");
-    const sdk = results.filter((x) => x.mode === "sdk");
-    const rows = results.map((x, i) => [
-      `${x.mode === "wire" ? "mcp-wire census" : "SDK v1 client census"} #${Math.floor(i / 2) + 1}`,
+    // reported, not a target: the same census with V8 told to collect before 64 MB of old space
+    results.push({ ...(await runCensusChild("wire", fleet.port, path.join(dir, "wire-small-heap.db"), [SMALL_HEAP])), label: `mcp-wire census, node ${SMALL_HEAP}` });
+    const rows = results.map((x) => [
+      x.label,
       (x.ms / 1000).toFixed(2),
       `${(x.ms / ideal).toFixed(2)}×`,
       (x.cpuMs / 1000).toFixed(2),
@@ -157,7 +166,8 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       {
         of: "ideal time",
         versus: "mcp-wire census time",
-        atLeast: 1 / 1.3,
+        // 1.3× the ideal time, as a ratio the summary can print
+        atLeast: 0.77,
         benchmark: "census",
         measurement: "census of 2,000 endpoints",
         ratio: stats(wire.map((x) => ideal / x.ms)),
