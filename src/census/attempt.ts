@@ -3,6 +3,7 @@
  * target was not called. Never a secret: the headers sent are scrubbed from every stored string,
  * since a server may echo a credential in an error message or a page.
  */
+import { redactSecrets } from "../probe/redact.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
 
@@ -68,24 +69,8 @@ const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {
     `Not called: the host resolves to ${address ?? "an address"} (loopback, private, link-local or cloud metadata), and a URL from a registry is untrusted. A public server must resolve to a public address; to census your own network on purpose, use --allow-private.`,
 };
 
-/** Words shorter than this are not scrubbed: hiding every "1" would garble the record. */
-const SHORTEST_SECRET = 6;
-
+/** Every stored string but the target's identity, with the headers' secrets shown as `<redacted>`. */
 function scrub(a: AttemptRecord, headers: Record<string, string> | undefined): AttemptRecord {
-  const secrets = new Set<string>();
-  for (const value of Object.values(headers ?? {})) for (const s of [value, ...value.split(/\s+/)]) if (s.length >= SHORTEST_SECRET) secrets.add(s);
-  if (secrets.size === 0) return a;
-  const ordered = [...secrets].sort((x, y) => y.length - x.length);
-  const clean = <T extends string | null>(s: T): T => (s === null ? s : (ordered.reduce((out: string, secret) => out.split(secret).join("<redacted>"), s) as T));
-  return {
-    ...a,
-    detail: clean(a.detail),
-    contentType: clean(a.contentType),
-    rpcMessage: clean(a.rpcMessage),
-    serverName: clean(a.serverName),
-    serverVersion: clean(a.serverVersion),
-    defects: a.defects.map((d) => ({ ...d, path: clean(d.path), message: clean(d.message) })),
-    repro: clean(a.repro),
-    advice: clean(a.advice),
-  };
+  const { target, ...rest } = a;
+  return { target, ...redactSecrets(rest, headers) };
 }
