@@ -85,8 +85,18 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         return `The server answered the opening request with JSON-RPC error ${e?.code ?? "?"}: ${JSON.stringify(e?.message ?? "")}.`;
     }
   },
-  protocol_violation: (v) =>
-    `The server answered, but broke the protocol (${v.detail}): ${v.defects.findLast((d) => d.code === v.detail)?.message ?? "see the defects"}. Clients will reject or misroute this answer; tell the server's authors.`,
+  protocol_violation: (v) => {
+    const tell = "Clients will reject or misroute this answer; tell the server's authors.";
+    if (v.detail === "too_large") {
+      return "The answer was larger than the probe's byte cap (--max-bytes) and was cut off unread: a runaway or endless body. If the server really sends answers this large, raise the cap; otherwise tell the server's authors, since clients cap what they read too.";
+    }
+    if (v.detail === "stream_broken") return `The server's answer broke off mid-stream (the connection closed before the response was complete). ${tell}`;
+    if (v.detail.startsWith("no_response")) {
+      const status = v.detail.match(/http_(\d+)$/)?.[1];
+      return `The server accepted the request${status ? ` with HTTP ${status}` : ""} but sent no JSON-RPC response to it: a request always gets one (a result or an error). ${tell}`;
+    }
+    return `The server answered, but broke the protocol (${v.detail}): ${v.defects.findLast((d) => d.code === v.detail)?.message ?? "see the defects"}. ${tell}`;
+  },
 };
 
 export function adviceFor(cls: ProbeClass, context: Context): string {
