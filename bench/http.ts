@@ -1,0 +1,611 @@
+/**
+ * HTTP round trips on loopback: how many `tools/call` of a trivial `echo` tool a client gets
+ * answered per second over Streamable HTTP on 127.0.0.1, calls awaited one after another,
+ * mcp-wire client ↔ server against the official SDKs' client ↔ server, with JSON answers and
+ * with SSE answers; and, as the limit of this runtime, a bare exchange with no MCP at all:
+ * `fetch` POSTing a small JSON body to a `node:http` server that answers a fixed small JSON,
+ * and the same with a bare `node:http` client request.
+ *
+ * Every server runs in this process, each on its own node:http server bound to 127.0.0.1
+ * port 0 (so every client has its own keep-alive pool), and every one is closed at the end,
+ * also when the run fails. Every contender is one live connection, opened and checked with a
+ * non-ASCII echo before timing; every echoed text is compared with the text sent and counted
+ * in a sink printed at the end.
+ *
+ * SSE: mcp-wire's server answers JSON unless the handler sends something before its result,
+ * so its SSE contenders call the reference server's `progress` tool (steps 1, intervalMs 0)
+ * with onProgress: one progress notification, then the result, on one SSE stream (and each
+ * call checks that exactly one progress arrived). The SDKs answer SSE for a plain echo when
+ * told to (v1/v2 legacy without enableJsonResponse, v2 2026 with responseMode "sse"), so their
+ * SSE contenders carry one message less per call than mcp-wire's.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1HttpClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport as V1HttpServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { Client as V2Client, StreamableHTTPClientTransport as V2HttpClientTransport } from "@modelcontextprotocol/client";
+import { McpServer as V2McpServer, WebStandardStreamableHTTPServerTransport, createMcpHandler, fromJsonSchema } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { connectHttp, createHttpHandler, createReferenceServer, type McpClient } from "../src/index.js";
+import {
+  checkTargets,
+  fmtRate,
+  fmtRatio,
+  formatTargets,
+  loadLine,
+  measure,
+  ratio,
+  table,
+  type Benchmark,
+  type Contender,
+  type Measurement,
+  type Target,
+} from "./harness.js";
+
+/** Calls per pass, awaited one after another. */
+const CALLS = 16;
+const TEXTS: readonly string[] = Array.from({ length: CALLS }, (_, i) => `echo ${i}`);
+const CHECK_TEXT = "round trip ✓ héllo";
+const MODERN = "2026-07-28";
+const LEGACY = "2025-11-25";
+const HOST = "127.0.0.1";
+const SETUP_MS = 15_000;
+
+// Contender names
+const BARE_FETCH = "bare fetch + node:http";
+const BARE_NODE = "bare node:http client";
+const WIRE_MODERN_JSON = "mcp-wire 2026, JSON";
+const WIRE_LEGACY_JSON = "mcp-wire legacy, JSON";
+const WIRE_MODERN_SSE = "mcp-wire 2026, SSE";
+const WIRE_LEGACY_SSE = "mcp-wire legacy, SSE";
+const V1_JSON = "SDK v1 legacy, JSON";
+const V1_SSE = "SDK v1 legacy, SSE";
+const V2_LEGACY_JSON = "SDK v2 legacy, JSON";
+const V2_LEGACY_SSE = "SDK v2 legacy, SSE";
+const V2_MODERN_JSON = "SDK v2 2026, JSON";
+const V2_MODERN_SSE = "SDK v2 2026, SSE";
+
+/**
+ * mcp-wire ≥ 2× the v2 SDK, like for like by era, and ≥ 0.8× the bare fetch exchange. The
+ * ceiling shown is the bare node:http client: mcp-wire's HTTP client runs on node:http
+ * (src/transport/http-fetch.ts), so that, not fetch, is the most any of its round trips can reach.
+ */
+const TARGETS: readonly Target[] = [
+  { of: WIRE_MODERN_JSON, versus: V2_MODERN_JSON, atLeast: 2, bound: BARE_NODE },
+  { of: WIRE_LEGACY_JSON, versus: V2_LEGACY_JSON, atLeast: 2, bound: BARE_NODE },
+  { of: WIRE_MODERN_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
+  { of: WIRE_LEGACY_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
+];
+
+const REPORTED: readonly [string, string][] = [
+  [WIRE_MODERN_SSE, V2_MODERN_SSE],
+  [WIRE_LEGACY_SSE, V2_LEGACY_SSE],
+  [WIRE_LEGACY_JSON, V1_JSON],
+  [WIRE_MODERN_JSON, V1_JSON],
+  [WIRE_LEGACY_SSE, V1_SSE],
+  [WIRE_MODERN_SSE, BARE_FETCH],
+  [WIRE_LEGACY_SSE, BARE_FETCH],
+  [WIRE_MODERN_JSON, BARE_NODE],
+  [WIRE_LEGACY_JSON, BARE_NODE],
+  [WIRE_MODERN_JSON, WIRE_LEGACY_JSON],
+  [V1_JSON, V2_LEGACY_JSON],
+  [BARE_NODE, BARE_FETCH],
+];
+
+interface Tally {
+  calls: number;
+  wrong: number;
+}
+
+interface Connection {
+  name: string;
+  negotiated: string;
+  wiring: string;
+  setupMs: number;
+  tally: Tally;
+  pass: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+function echoed(result: object): unknown {
+  const content = (result as { content?: unknown }).content;
+  return Array.isArray(content) ? (content[0] as { text?: unknown } | undefined)?.text : undefined;
+}
+
+async function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function firstCall(name: string, call: (text: string) => Promise<object>): Promise<void> {
+  const result = await within(call(CHECK_TEXT), `${name}: first tools/call echo`);
+  const text = echoed(result);
+  if (text !== CHECK_TEXT) throw new Error(`${name}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(CHECK_TEXT)}: ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// node:http servers
+
+/** Every server this benchmark started, closed at the end whatever happens. */
+const servers: Server[] = [];
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  // the same timeouts for every stack; keep-alive long enough to outlast a round of the others
+  const server = createServer({ keepAliveTimeout: 60_000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler);
+  servers.push(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return `http://${HOST}:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+async function closeServers(): Promise<void> {
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        }),
+    ),
+  );
+}
+
+/** A fetch-shaped handler served from node:http (as test/fixtures/v2-sdk-http-server.mjs does). */
+function fetchOnNode(serve: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void (async () => {
+      const gone = new AbortController();
+      res.on("close", () => gone.abort());
+      try {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+          else if (value !== undefined) headers.set(name, value);
+        }
+        const hasBody = req.method !== "GET" && req.method !== "HEAD";
+        const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host}`), {
+          method: req.method ?? "GET",
+          headers,
+          ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
+          signal: gone.signal,
+        });
+        const response = await serve(request);
+        res.writeHead(response.status, [...response.headers].flat());
+        if (!response.body) {
+          res.end();
+          return;
+        }
+        const reader = response.body.getReader();
+        gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          res.write(value);
+        }
+        res.end();
+      } catch (e) {
+        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end(String((e as Error)?.message ?? e));
+        else res.destroy();
+      }
+    })();
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bare exchanges: no MCP
+
+const BARE_ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"echo"}]}}';
+const BARE_BODY = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"echo"}}}';
+
+async function bareServer(): Promise<string> {
+  return listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (Buffer.concat(chunks).toString("utf8") !== BARE_BODY) {
+        res.writeHead(400, { "content-type": "text/plain" }).end("unexpected body");
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(BARE_ANSWER) }).end(BARE_ANSWER);
+    });
+  });
+}
+
+async function bareFetch(name: string): Promise<Connection> {
+  const t0 = performance.now();
+  const url = await bareServer();
+  const tally: Tally = { calls: 0, wrong: 0 };
+  const one = async (): Promise<boolean> => {
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: BARE_BODY });
+    const body = (await response.json()) as { result?: object };
+    return response.status === 200 && body.result !== undefined && echoed(body.result) === "echo";
+  };
+  if (!(await within(one(), `${name}: first exchange`))) throw new Error(`${name}: wrong answer`);
+  return {
+    name,
+    negotiated: "-",
+    wiring: "node:http, fixed JSON answer",
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: BARE_BODY });
+        const body = (await response.json()) as { result?: object };
+        if (response.status !== 200 || body.result === undefined || echoed(body.result) !== "echo") wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
+    close: async () => undefined,
+  };
+}
+
+async function bareNode(name: string): Promise<Connection> {
+  const t0 = performance.now();
+  const url = new URL(await bareServer());
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const tally: Tally = { calls: 0, wrong: 0 };
+  const one = () =>
+    new Promise<boolean>((resolve, reject) => {
+      const req = httpRequest(
+        { host: HOST, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(BARE_BODY) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result?: object };
+            resolve(res.statusCode === 200 && body.result !== undefined && echoed(body.result) === "echo");
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(BARE_BODY);
+    });
+  if (!(await within(one(), `${name}: first exchange`))) throw new Error(`${name}: wrong answer`);
+  return {
+    name,
+    negotiated: "-",
+    wiring: "node:http, fixed JSON answer",
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) if (!(await one())) wrong++;
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
+    close: async () => agent.destroy(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// mcp-wire
+
+/** One mcp-wire server, both eras, as `mcp-wire serve --http` wires it (minus the CLI). */
+async function wireServer(): Promise<string> {
+  const handler = createHttpHandler(createReferenceServer(), {
+    allowedHosts: [HOST],
+    onError: (e) => console.error(`mcp-wire server: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+  });
+  const url = await listen((req, res) => {
+    if ((req.url ?? "/").split("?")[0] === "/mcp") handler.node(req, res);
+    else res.writeHead(404).end();
+  });
+  wireHandlers.push(handler);
+  return url;
+}
+const wireHandlers: { close(): Promise<void> }[] = [];
+
+async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
+  const t0 = performance.now();
+  const url = await wireServer();
+  const { client } = await within(connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }), `${name}: connect`);
+  await firstCall(name, (text) => client.callTool("echo", { text }));
+  const tally: Tally = { calls: 0, wrong: 0 };
+  let pass: () => Promise<void>;
+  if (sse) {
+    const args = { steps: 1, intervalMs: 0 };
+    let progress = 0;
+    const options = { onProgress: () => void progress++ };
+    const check = async (c: McpClient): Promise<boolean> => {
+      progress = 0;
+      const result = await c.callTool("progress", args, options);
+      return echoed(result) === "counted to 1" && progress === 1;
+    };
+    if (!(await within(check(client), `${name}: first progress call`))) throw new Error(`${name}: progress tool did not answer "counted to 1" after one progress notification (got ${progress})`);
+    pass = async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        progress = 0;
+        const result = await client.callTool("progress", args, options);
+        if (echoed(result) !== "counted to 1" || progress !== 1) wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    };
+  } else {
+    pass = async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        const text = TEXTS[i]!;
+        const result = await client.callTool("echo", { text });
+        if (echoed(result) !== text) wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    };
+  }
+  return {
+    name,
+    negotiated: `${client.revision} (${client.era})`,
+    wiring: `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step) + onProgress" : "echo"}`,
+    setupMs: performance.now() - t0,
+    tally,
+    pass,
+    close: () => client.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SDK v1
+
+function v1Server(): V1McpServer {
+  const server = new V1McpServer({ name: "sdk-v1-bench", version: "1.0.0" });
+  server.registerTool("echo", { description: "Returns its text argument.", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
+  return server;
+}
+
+/** v1 on node:http with sessions: one transport and McpServer per `initialize`. */
+async function v1HttpServer(json: boolean): Promise<string> {
+  const sessions = new Map<string, V1HttpServerTransport>();
+  return listen((req, res) => {
+    void (async () => {
+      try {
+        const sid = req.headers["mcp-session-id"];
+        if (typeof sid === "string") {
+          const t = sessions.get(sid);
+          if (t) return await t.handleRequest(req, res);
+          res.writeHead(404, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+          return;
+        }
+        const transport = new V1HttpServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: json,
+          onsessioninitialized: (id) => void sessions.set(id, transport),
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        await v1Server().connect(transport);
+        await transport.handleRequest(req, res);
+      } catch (e) {
+        if (!res.headersSent) res.writeHead(500).end(String(e));
+      }
+    })();
+  });
+}
+
+async function v1(name: string, json: boolean): Promise<Connection> {
+  const t0 = performance.now();
+  const url = await v1HttpServer(json);
+  const transport = new V1HttpClientTransport(new URL(url));
+  let version = "(not reported)";
+  const set = transport.setProtocolVersion.bind(transport);
+  transport.setProtocolVersion = (v: string) => {
+    version = v;
+    set(v);
+  };
+  const client = new V1Client({ name: "bench-v1", version: "1.0.0" });
+  await within(client.connect(transport), `${name}: connect`);
+  await firstCall(name, (text) => client.callTool({ name: "echo", arguments: { text } }));
+  const tally: Tally = { calls: 0, wrong: 0 };
+  return {
+    name,
+    negotiated: `${version} (legacy)`,
+    wiring: `McpServer + StreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        const text = TEXTS[i]!;
+        const result = await client.callTool({ name: "echo", arguments: { text } });
+        if (echoed(result) !== text) wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
+    close: () => client.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SDK v2
+
+const V2_LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+function v2Server(options: { supportedProtocolVersions?: string[] } = {}): V2McpServer {
+  const server = new V2McpServer({ name: "sdk-v2-bench", version: "1.0.0" }, { capabilities: { tools: {} }, ...options });
+  server.registerTool(
+    "echo",
+    {
+      description: "Returns its text argument.",
+      inputSchema: fromJsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+    },
+    async ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  return server;
+}
+
+/** Legacy: a sessionful WebStandardStreamableHTTPServerTransport per `initialize`, as a deployed 2025 server looks. */
+async function v2LegacyServer(json: boolean): Promise<string> {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  return listen(
+    fetchOnNode(async (request) => {
+      const sid = request.headers.get("mcp-session-id");
+      if (sid) {
+        const t = sessions.get(sid);
+        if (t) return t.handleRequest(request);
+        return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+      }
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: json,
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      await v2Server({ supportedProtocolVersions: V2_LEGACY_REVISIONS }).connect(transport);
+      return transport.handleRequest(request);
+    }),
+  );
+}
+
+/** 2026-07-28: createMcpHandler, modern only, a fresh server per request. */
+async function v2ModernServer(json: boolean): Promise<string> {
+  const handler = createMcpHandler(() => v2Server(), {
+    legacy: "reject",
+    responseMode: json ? "json" : "sse",
+    onerror: (e) => console.error(`SDK v2 server: ${e.message}`),
+  });
+  return listen(fetchOnNode((request) => handler.fetch(request)));
+}
+
+async function v2(name: string, modern: boolean, json: boolean): Promise<Connection> {
+  const t0 = performance.now();
+  const url = modern ? await v2ModernServer(json) : await v2LegacyServer(json);
+  const client = new V2Client({ name: "bench-v2", version: "1.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
+  await within(client.connect(new V2HttpClientTransport(new URL(url))), `${name}: connect`);
+  await firstCall(name, (text) => client.callTool({ name: "echo", arguments: { text } }));
+  const tally: Tally = { calls: 0, wrong: 0 };
+  return {
+    name,
+    negotiated: `${client.getNegotiatedProtocolVersion() ?? "(unknown)"} (${modern ? "modern" : "legacy"})`,
+    wiring: modern
+      ? `createMcpHandler(legacy: "reject", responseMode: "${json ? "json" : "sse"}")`
+      : `WebStandardStreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        const text = TEXTS[i]!;
+        const result = await client.callTool({ name: "echo", arguments: { text } });
+        if (echoed(result) !== text) wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
+    close: () => client.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const OPENERS: readonly [string, (name: string) => Promise<Connection>][] = [
+  [BARE_FETCH, (n) => bareFetch(n)],
+  [BARE_NODE, (n) => bareNode(n)],
+  [WIRE_MODERN_JSON, (n) => wire(n, false, false)],
+  [WIRE_LEGACY_JSON, (n) => wire(n, true, false)],
+  [WIRE_MODERN_SSE, (n) => wire(n, false, true)],
+  [WIRE_LEGACY_SSE, (n) => wire(n, true, true)],
+  [V1_JSON, (n) => v1(n, true)],
+  [V1_SSE, (n) => v1(n, false)],
+  [V2_LEGACY_JSON, (n) => v2(n, false, true)],
+  [V2_LEGACY_SSE, (n) => v2(n, false, false)],
+  [V2_MODERN_JSON, (n) => v2(n, true, true)],
+  [V2_MODERN_SSE, (n) => v2(n, true, false)],
+];
+
+function formatRoundTrips(m: Measurement, baseline: string): string {
+  const rows = m.results.map((r) => {
+    const calls = r.median * m.work.items;
+    const vs = r.name === baseline ? "1.00× (baseline)" : fmtRatio(ratio(m, r.name, baseline));
+    return [r.name, fmtRate(calls), fmtRate(2 * calls), (1e6 / calls).toFixed(1), `±${((r.spread * 100) / 2).toFixed(1)}%`, vs];
+  });
+  return table(["contender", "round trips/s", "msg/s", "µs per call", "noise ±½IQR", `vs ${baseline}`], rows, [false, true, true, true, true, false]);
+}
+
+async function closeAll(connections: readonly Connection[]): Promise<string> {
+  const problems: string[] = [];
+  await Promise.all(
+    connections.map(async (c) => {
+      try {
+        await within(c.close(), `${c.name}: close`, 5000);
+      } catch (e) {
+        problems.push(e instanceof Error ? e.message : String(e));
+      }
+    }),
+  );
+  for (const h of wireHandlers.splice(0)) await h.close().catch((e: unknown) => problems.push(String(e)));
+  const n = servers.length;
+  await within(closeServers(), "closing the HTTP servers", 5000).catch((e: unknown) => problems.push(String(e)));
+  return `closed ${connections.length} clients and ${n} node:http servers${problems.length > 0 ? `; problems: ${problems.join("; ")}` : ""}`;
+}
+
+export const httpBenchmark: Benchmark = {
+  name: "http",
+  title: "tools/call round trips over HTTP on loopback, mcp-wire against the SDKs and a bare fetch + node:http exchange",
+  run: async (profile) => {
+    const connections: Connection[] = [];
+    try {
+      for (const [name, open] of OPENERS) connections.push(await open(name));
+      console.log(`\n## connections (all servers in this process, node:http on ${HOST}, port 0)\n`);
+      console.log(
+        table(
+          ["contender", "negotiated", "server", "connect ms"],
+          connections.map((c) => [c.name, c.negotiated, c.wiring, c.setupMs.toFixed(0)]),
+          [false, false, false, true],
+        ),
+      );
+      console.log(
+        `\nclients: connectHttp(url, { transport: "streamable-http" }) (2026 auto; legacy forced with revision ${LEGACY}), SDK v1 Client + StreamableHTTPClientTransport, SDK v2 Client + StreamableHTTPClientTransport (default legacy, or versionNegotiation pinned to ${MODERN}); bare: fetch / http.request (keep-alive agent) POSTing ${BARE_BODY.length} bytes, answered with a fixed ${BARE_ANSWER.length}-byte JSON`,
+      );
+      console.log(
+        `SSE: mcp-wire's contenders call progress {steps: 1, intervalMs: 0} with onProgress (one notification + the result on one SSE stream, both checked); the SDKs' call echo on a server told to answer SSE, one message less per call`,
+      );
+
+      const m = await measure(
+        "HTTP round trips, awaited one by one",
+        { items: CALLS, bytes: 0, itemLabel: "call" },
+        connections.map((c): Contender => ({ name: c.name, pass: c.pass })),
+        profile,
+      );
+      console.log(`\n## tools/call over HTTP, awaited one after another (${CALLS} per pass)\n`);
+      console.log(`${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians; one round trip = 2 messages:\n`);
+      console.log(formatRoundTrips(m, BARE_FETCH));
+      const outcomes = checkTargets("http", m, TARGETS);
+      console.log("\n" + formatTargets(outcomes));
+      const rows = REPORTED.map(([a, b]) => [`${a} / ${b}`, fmtRatio(ratio(m, a, b))]);
+      console.log("\n" + table(["ratio, no target (median of per-round ratios [p25–p75])", "measured"], rows, [false, true]));
+
+      console.log(`\nsink, over every pass above (warm-up included); every answer checked:\n`);
+      console.log(table(["contender", "calls", "wrong answers"], connections.map((c) => [c.name, String(c.tally.calls), String(c.tally.wrong)]), [false, true, true]));
+      const wrong = connections.reduce((n, c) => n + c.tally.wrong, 0);
+      if (wrong > 0) console.log(`WARNING: ${wrong} calls did not answer what they should: those contenders did not really round-trip`);
+      return outcomes;
+    } finally {
+      console.log("\n" + (await closeAll(connections)));
+    }
+  },
+};
