@@ -11,7 +11,7 @@ import type { Transport, TransportSink } from "../peer/transport.js";
 import { decode } from "../codec/decode.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./http-error.js";
-import { excerpt, fetchSameOrigin, readCapped } from "./http-fetch.js";
+import { excerpt, fetchSameOrigin, httpRequest, readCapped, type HttpResponse } from "./http-fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./http-headers.js";
 
 export interface HttpClientOptions {
@@ -151,8 +151,8 @@ export class StreamableHttpTransport implements Transport {
       // the caller's signal (an overall deadline, Ctrl-C) ends this exchange too
       const outer = this.options.signal;
       const signal = outer ? AbortSignal.any([AbortSignal.timeout(2000), outer]) : AbortSignal.timeout(2000);
-      await fetch(this.url, { method: "DELETE", headers, signal, redirect: "manual" })
-        .then((r) => r.body?.cancel())
+      await httpRequest(this.url, { method: "DELETE", headers, signal })
+        .then((r) => r.body.cancel())
         .catch(() => undefined);
     }
     this.sink?.closed();
@@ -221,7 +221,7 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  private async consume(response: Response, url: string, contentType: string, out: Outgoing, record: ExchangeRecord, signal: AbortSignal): Promise<void> {
+  private async consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord, signal: AbortSignal): Promise<void> {
     const status = response.status;
     const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
     if (contentType.includes("text/event-stream") && status >= 200 && status < 300) {
@@ -282,7 +282,7 @@ export class StreamableHttpTransport implements Transport {
    * Feeds each SSE event to the peer and keeps `cursor` up to date. Returns the error if the
    * connection broke (resumable, like an early end, when events carried ids).
    */
-  private async readEvents(response: Response, out: Outgoing, signal: AbortSignal, cursor: StreamCursor): Promise<HttpError | undefined> {
+  private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortSignal, cursor: StreamCursor): Promise<HttpError | undefined> {
     let tooLarge = false;
     const parser = createParser({
       onEvent: (event) => {
@@ -302,12 +302,12 @@ export class StreamableHttpTransport implements Transport {
       },
       maxBufferSize: this.maxBytes,
     });
-    const reader = response.body!.getReader();
+    const body = response.body;
     const decoder = new TextDecoder();
     try {
       while (!cursor.answered && !tooLarge) {
-        const { done, value } = await reader.read();
-        if (done) break;
+        const value = await body.read();
+        if (value === undefined) break;
         parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch (e) {
@@ -315,7 +315,7 @@ export class StreamableHttpTransport implements Transport {
       return new HttpError({ failure: "network", step: out.method, url: this.url, status: response.status }, `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     } finally {
       // the final response ends our interest; a server that keeps the stream open is cut off
-      await reader.cancel().catch(() => undefined);
+      body.cancel();
     }
     if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
     return undefined;

@@ -72,11 +72,19 @@ export class HttpError extends ConnectionError {
   }
 }
 
-/** The system error code behind a failed fetch (undici wraps it in `cause`, sometimes twice). */
+/**
+ * The system error code behind a failed request: on the error itself (node:http), or in its
+ * `cause`, sometimes twice (undici). An OpenSSL failure that node reports as EPROTO is named by
+ * its reason (`ERR_SSL_WRONG_VERSION_NUMBER`), as undici named it.
+ */
 export function networkCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === "object"; i++) {
     const code = (cur as { code?: unknown }).code;
+    if (code === "EPROTO") {
+      const reason = /SSL routines:[^:]*:([^:]+)/.exec(String((cur as { message?: unknown }).message))?.[1];
+      if (reason) return `ERR_SSL_${reason.trim().toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+    }
     if (typeof code === "string" && code !== "UND_ERR_SOCKET" && !code.startsWith("ERR_MCP")) return code;
     cur = (cur as { cause?: unknown }).cause;
   }

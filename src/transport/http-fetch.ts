@@ -1,35 +1,183 @@
 /**
- * The two things every HTTP exchange of mcp-wire needs and `fetch` does not give: redirects
- * followed on the same origin only (so credentials never reach another host), and bodies read
- * with a cap (so a 1 GB answer costs no more than the cap).
+ * The HTTP client of every exchange of mcp-wire, on node:http and node:https with keep-alive
+ * agents (the built-in `fetch` costs far more CPU per request, and to start): redirects followed
+ * on the same origin only (so credentials never reach another host), and bodies read with a cap
+ * (so a 1 GB answer costs no more than the cap).
  */
+import * as http from "node:http";
+import * as https from "node:https";
 import { HttpError, networkCode } from "./http-error.js";
 
 const MAX_REDIRECTS = 5;
+/** How long a TCP (and TLS) connection may take to open, as undici's `fetch` allowed. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Keep-alive agents shared by every exchange: a census reuses its connections. */
+const httpAgent = new http.Agent({ keepAlive: true });
+const httpsAgent = new https.Agent({ keepAlive: true });
+
+/** What an exchange sends. */
+export interface HttpRequestInit {
+  method: "GET" | "POST" | "DELETE";
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** The body of an answer, read chunk by chunk. */
+export interface HttpBody {
+  /** The next chunk; undefined at the end. Rejects if the connection breaks or the exchange is aborted. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Stops reading: the rest is never received (the connection is closed). */
+  cancel(): void;
+}
+
+/** An HTTP answer: the status, the headers and the body still to be read. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: HttpBody;
+}
 
 export interface FetchedResponse {
-  response: Response;
+  response: HttpResponse;
   /** Where the answer finally came from, after same-origin redirects. */
   url: string;
 }
 
 /**
- * `fetch` with `redirect: "manual"`: a redirect to the same origin is followed (the method and
- * body kept, as 307/308 say, since re-sending a JSON-RPC message as GET means nothing); one to
- * another origin is refused with an HttpError naming the target.
+ * One HTTP request with node:http or node:https (no redirect followed). Resolves with the
+ * answer once its headers have come; rejects with the system error (its `code` set) or, when
+ * `signal` fires, with the signal's reason. Only http: and https: URLs are accepted.
  */
-export async function fetchSameOrigin(url: string, init: RequestInit, step: string): Promise<FetchedResponse> {
+export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const target = new URL(url);
+    const secure = target.protocol === "https:";
+    if (!secure && target.protocol !== "http:") {
+      reject(Object.assign(new Error(`unsupported URL scheme ${target.protocol} (only http: and https:)`), { code: "ERR_INVALID_PROTOCOL" }));
+      return;
+    }
+    const signal = init.signal;
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const headers: Record<string, string | number> = { ...init.headers };
+    const names = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+    // what fetch sent when the caller did not say
+    if (!names.has("accept")) headers.accept = "*/*";
+    if (!names.has("user-agent")) headers["user-agent"] = "node";
+    if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body, "utf8");
+    let req: http.ClientRequest;
+    let res: http.IncomingMessage | undefined;
+    let settled = false;
+    const onAbort = () => {
+      const e = abortError(signal!);
+      if (res) res.destroy(e);
+      req.destroy(e);
+    };
+    const cleanup = () => signal?.removeEventListener("abort", onAbort);
+    try {
+      req = (secure ? https : http).request(target, { method: init.method, headers, agent: secure ? httpsAgent : httpAgent });
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.once("socket", (socket) => {
+      // a connection that does not open in time fails as undici's did (a deadline, not a hang)
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "UND_ERR_CONNECT_TIMEOUT" })), CONNECT_TIMEOUT_MS);
+      timer.unref();
+      socket.once(secure ? "secureConnect" : "connect", () => clearTimeout(timer));
+      socket.once("close", () => clearTimeout(timer));
+    });
+    req.on("error", (e) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(signal?.aborted ? abortError(signal) : e);
+    });
+    req.once("response", (incoming) => {
+      res = incoming;
+      settled = true;
+      incoming.once("end", cleanup);
+      incoming.once("close", cleanup);
+      // an error after the headers is the body's: it surfaces through read()
+      req.on("error", () => undefined);
+      resolve(new NodeResponse(incoming));
+    });
+    req.end(init.body);
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
+}
+
+class NodeResponse implements HttpResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: HttpBody;
+
+  constructor(res: http.IncomingMessage) {
+    this.status = res.statusCode ?? 0;
+    const raw = res.headers;
+    this.headers = {
+      get(name: string): string | null {
+        const v = raw[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+      },
+    };
+    this.body = new NodeBody(res);
+  }
+}
+
+class NodeBody implements HttpBody {
+  private iterator: AsyncIterator<Buffer> | undefined;
+  private done = false;
+
+  constructor(private readonly res: http.IncomingMessage) {}
+
+  async read(): Promise<Uint8Array | undefined> {
+    if (this.done) return undefined;
+    this.iterator ??= this.res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const next = await this.iterator.next();
+    if (next.done) {
+      this.done = true;
+      return undefined;
+    }
+    return next.value;
+  }
+
+  cancel(): void {
+    this.done = true;
+    if (this.res.readableEnded || this.res.destroyed) return;
+    // a body already received is drained, to leave the connection to the agent; otherwise it is closed
+    if (this.res.complete) this.res.resume();
+    else this.res.destroy();
+  }
+}
+
+/**
+ * A request that follows redirects to the same origin only (the method and body kept, as
+ * 307/308 say, since re-sending a JSON-RPC message as GET means nothing); one to another
+ * origin is refused with an HttpError naming the target.
+ */
+export async function fetchSameOrigin(url: string, init: HttpRequestInit, step: string): Promise<FetchedResponse> {
   let current = url;
   for (let hop = 0; ; hop++) {
-    let response: Response;
+    let response: HttpResponse;
     try {
-      response = await fetch(current, { ...init, redirect: "manual" });
+      response = await httpRequest(current, init);
     } catch (e) {
       throw asNetworkError(e, step, current, init.signal);
     }
     if (response.status < 300 || response.status >= 400 || response.status === 304) return { response, url: current };
     const location = response.headers.get("location");
-    await response.body?.cancel().catch(() => undefined);
+    response.body.cancel();
     if (!location) return { response, url: current };
     const target = new URL(location, current);
     const base = { step, url: current, status: response.status, location: target.href };
@@ -67,23 +215,26 @@ export interface CappedBody {
 }
 
 /** Reads a body up to `cap` bytes; past it, stops reading and cancels the rest. */
-export async function readCapped(response: Response, cap: number): Promise<CappedBody> {
+export async function readCapped(response: HttpResponse, cap: number): Promise<CappedBody> {
   const body = response.body;
-  if (!body) return { bytes: Buffer.alloc(0), truncated: false };
-  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let held = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (held + value.byteLength > cap) {
-      parts.push(value.subarray(0, cap - held));
-      held = cap;
-      await reader.cancel().catch(() => undefined);
-      return { bytes: Buffer.concat(parts, held), truncated: true };
+  try {
+    for (;;) {
+      const value = await body.read();
+      if (value === undefined) break;
+      if (held + value.byteLength > cap) {
+        parts.push(value.subarray(0, cap - held));
+        held = cap;
+        body.cancel();
+        return { bytes: Buffer.concat(parts, held), truncated: true };
+      }
+      parts.push(value);
+      held += value.byteLength;
     }
-    parts.push(value);
-    held += value.byteLength;
+  } catch (e) {
+    body.cancel();
+    throw e;
   }
   return { bytes: Buffer.concat(parts, held), truncated: false };
 }

@@ -9,7 +9,7 @@ import { ClosedError } from "../peer/errors.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./http-client.js";
 import { HttpError } from "./http-error.js";
-import { excerpt, fetchSameOrigin, readCapped } from "./http-fetch.js";
+import { excerpt, fetchSameOrigin, readCapped, type HttpResponse } from "./http-fetch.js";
 
 export class SseClientTransport implements Transport {
   readonly kind = "http";
@@ -125,7 +125,7 @@ export class SseClientTransport implements Transport {
     }
   }
 
-  private async readStream(response: Response, base: string): Promise<void> {
+  private async readStream(response: HttpResponse, base: string): Promise<void> {
     let failure: Error | undefined;
     const parser = createParser({
       onEvent: (event) => {
@@ -146,16 +146,16 @@ export class SseClientTransport implements Transport {
       },
       maxBufferSize: this.maxBytes,
     });
-    const reader = response.body!.getReader();
+    const body = response.body;
     const decoder = new TextDecoder();
     try {
       while (!failure) {
-        const { done, value } = await reader.read();
-        if (done) break;
+        const value = await body.read();
+        if (value === undefined) break;
         parser.feed(decoder.decode(value, { stream: true }));
       }
     } finally {
-      await reader.cancel().catch(() => undefined);
+      body.cancel();
     }
     if (failure) throw failure;
   }
