@@ -11,6 +11,7 @@ import type { McpServer, ServerOptions } from "../mcp/server.js";
 import { createHttpHandler } from "../transport/http-server.js";
 import { StreamTransport } from "../transport/stream.js";
 import { USAGE_ERROR } from "./exit.js";
+import { untilStopped } from "./signals.js";
 
 export interface ServeOptions {
   stdio?: boolean;
@@ -92,15 +93,7 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
   process.stderr.write(`mcp-wire serve: listening on http://${shown}:${address.port}${PATH}\n`);
   if (!isLoopback(host)) process.stderr.write("mcp-wire serve: warning: reachable from other machines, with no authentication\n");
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await untilStopped();
   process.stderr.write("mcp-wire serve: stopping\n");
   await handler.close();
   await new Promise<void>((resolve) => {

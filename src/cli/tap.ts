@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import type { Revision } from "../rules/revisions.js";
 import { TapReport } from "../tap/report.js";
 import { USAGE_ERROR } from "./exit.js";
+import { untilStopped } from "./signals.js";
 
 export interface TapCliOptions {
   log?: string;
@@ -87,15 +88,7 @@ async function tapHttp(port: number, upstream: string, revision: Revision | unde
     return 1;
   }
   report.note(`listening on ${tap.url} → ${upstream}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await untilStopped();
   await tap.close();
   process.stderr.write(report.summary(tap.revisions()));
   await report.close();
