@@ -11,7 +11,7 @@ import type { Transport, TransportSink } from "../peer/transport.js";
 import { decode } from "../codec/decode.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./http-error.js";
-import { excerpt, fetchSameOrigin, httpRequest, readCapped, type HttpResponse } from "./http-fetch.js";
+import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, type HttpResponse } from "./http-fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./http-headers.js";
 
 export interface HttpClientOptions {
@@ -107,9 +107,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
     const out = this.describe(message ?? (JSON.parse(text) as Message));
     const controller = new AbortController();
-    const outer = this.options.signal;
-    if (outer?.aborted) controller.abort(outer.reason);
-    else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true, signal: controller.signal });
+    followAbort(this.options.signal, controller);
     this.all.add(controller);
     if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, controller);
     const deadline = setTimeout(

@@ -244,3 +244,13 @@ export function excerpt(bytes: Uint8Array, max = 512): string {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, max * 4)).toString("utf8");
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/**
+ * Makes `controller` abort when `outer` does (the caller's overall deadline or Ctrl-C), without
+ * leaving a listener on `outer` once `controller` has aborted for its own reasons.
+ */
+export function followAbort(outer: AbortSignal | undefined, controller: AbortController): void {
+  if (!outer) return;
+  if (outer.aborted) controller.abort(outer.reason);
+  else outer.addEventListener("abort", () => controller.abort(outer.reason), { once: true, signal: controller.signal });
+}

@@ -9,7 +9,7 @@ import { ClosedError } from "../peer/errors.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./http-client.js";
 import { HttpError } from "./http-error.js";
-import { excerpt, fetchSameOrigin, readCapped, type HttpResponse } from "./http-fetch.js";
+import { excerpt, fetchSameOrigin, followAbort, readCapped, type HttpResponse } from "./http-fetch.js";
 
 export class SseClientTransport implements Transport {
   readonly kind = "http";
@@ -40,9 +40,7 @@ export class SseClientTransport implements Transport {
 
   start(sink: TransportSink): void {
     this.sink = sink;
-    const outer = this.options.signal;
-    if (outer?.aborted) this.stream.abort(outer.reason);
-    else outer?.addEventListener("abort", () => this.stream.abort(outer.reason), { once: true, signal: this.stream.signal });
+    followAbort(this.options.signal, this.stream);
     void this.listen();
   }
 
