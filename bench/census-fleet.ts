@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createReferenceServer } from "../src/mcp/reference-server.js";
-import { createHttpHandler } from "../src/transport/http-server.js";
+import { createHttpHandler } from "../src/transport/http/server.js";
 
 /** One slot per 5% of the fleet. */
 export const MIX = [

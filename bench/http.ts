@@ -71,7 +71,7 @@ const V2_MODERN_SSE = "SDK v2 2026, SSE";
 /**
  * mcp-wire ≥ 2× the v2 SDK, like for like by era, and ≥ 0.8× the bare fetch exchange. The
  * ceiling shown is the bare node:http client: mcp-wire's HTTP client runs on node:http
- * (src/transport/http-fetch.ts), so that, not fetch, is the most any of its round trips can reach.
+ * (src/transport/http/fetch.ts), so that, not fetch, is the most any of its round trips can reach.
  */
 const TARGETS: readonly Target[] = [
   { of: WIRE_MODERN_JSON, versus: V2_MODERN_JSON, atLeast: 2, bound: BARE_NODE },

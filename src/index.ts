@@ -90,15 +90,15 @@ export { StreamTransport } from "./transport/stream.js";
 export type { StreamTransportOptions } from "./transport/stream.js";
 export { ChildServer } from "./transport/child.js";
 export type { SpawnOptions, ExitStatus } from "./transport/child.js";
-export { StreamableHttpTransport } from "./transport/http-client.js";
-export type { HttpClientOptions, ExchangeRecord } from "./transport/http-client.js";
-export { SseClientTransport } from "./transport/sse-client.js";
-export { HttpError } from "./transport/http-error.js";
-export type { HttpFailure } from "./transport/http-error.js";
-export { encodeHeaderValue, decodeHeaderValue } from "./transport/http-headers.js";
-export { createHttpHandler } from "./transport/http-server.js";
-export type { HttpHandler, HttpHandlerOptions, HttpServable } from "./transport/http-server.js";
-export type { HttpRequestLike, HttpResponder } from "./transport/http-exchange.js";
+export { StreamableHttpTransport } from "./transport/http/client.js";
+export type { HttpClientOptions, ExchangeRecord } from "./transport/http/client.js";
+export { SseClientTransport } from "./transport/http/sse-client.js";
+export { HttpError } from "./transport/http/error.js";
+export type { HttpFailure } from "./transport/http/error.js";
+export { encodeHeaderValue, decodeHeaderValue } from "./transport/http/headers.js";
+export { createHttpHandler } from "./transport/http/server.js";
+export type { HttpHandler, HttpHandlerOptions, HttpServable } from "./transport/http/server.js";
+export type { HttpRequestLike, HttpResponder } from "./transport/http/exchange.js";
 
 // MCP: dual-era client and server cores
 export { McpClient, NegotiationError } from "./mcp/client.js";
@@ -112,6 +112,6 @@ export type { ServerOptions, ServeContext, MethodHandler, MethodOptions } from "
 export { ToolRegistry } from "./mcp/tools.js";
 export type { ToolHandler, ToolOptions } from "./mcp/tools.js";
 export { createReferenceServer, defineReferenceTools } from "./mcp/reference-server.js";
-export { createConformanceServer, defineConformanceFixtures } from "./mcp/conformance-fixtures.js";
+export { createConformanceServer, defineConformanceFixtures } from "./fleet/conformance-server.js";
 export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
 export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";

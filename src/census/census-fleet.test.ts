@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createReferenceServer } from "../mcp/reference-server.js";
-import { createHttpHandler } from "../transport/http-server.js";
+import { createHttpHandler } from "../transport/http/server.js";
 
 export interface Fleet {
   /** `http://127.0.0.1:PORT` */

@@ -5,10 +5,10 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createConformanceServer } from "../mcp/conformance-fixtures.js";
+import { createConformanceServer } from "../fleet/conformance-server.js";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import type { McpServer, ServerOptions } from "../mcp/server.js";
-import { createHttpHandler } from "../transport/http-server.js";
+import { createHttpHandler } from "../transport/http/server.js";
 import { StreamTransport } from "../transport/stream.js";
 import { USAGE_ERROR } from "./exit.js";
 import { untilStopped } from "./signals.js";

@@ -9,7 +9,7 @@ import type { Peer } from "../peer/peer.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { LEGACY_REVISIONS, META_SERVER_INFO } from "../rules/revisions.js";
-import { createHttpHandler, type HttpHandler } from "../transport/http-server.js";
+import { createHttpHandler, type HttpHandler } from "../transport/http/server.js";
 import { fails, ok, type Expectation } from "./expect.js";
 
 export interface FleetContext {

@@ -23,7 +23,7 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
-import { HttpError } from "../transport/http-error.js";
+import { HttpError } from "../transport/http/error.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, withInputRounds, type InputHandlers } from "./mrtr.js";

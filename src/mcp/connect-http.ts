@@ -5,9 +5,9 @@
  * worked is remembered per origin (the era is a property of the server) and tried first next
  * time, with a full detection again if it no longer works.
  */
-import { HttpError } from "../transport/http-error.js";
-import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http-client.js";
-import { SseClientTransport } from "../transport/sse-client.js";
+import { HttpError } from "../transport/http/error.js";
+import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http/client.js";
+import { SseClientTransport } from "../transport/http/sse-client.js";
 import { LATEST_LEGACY_REVISION, type Revision } from "../rules/revisions.js";
 import { McpClient, type ClientOptions } from "./client.js";
 

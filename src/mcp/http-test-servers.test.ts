@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { META_PROTOCOL_VERSION, META_SERVER_INFO } from "../rules/revisions.js";
-import { openSse, rpcError, result, sendJson, startServer, type Recorded, type TestServer } from "../transport/http-test-support.test.js";
+import { openSse, rpcError, result, sendJson, startServer, type Recorded, type TestServer } from "../transport/http/test-support.test.js";
 import type { Tool } from "./meta.js";
 
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

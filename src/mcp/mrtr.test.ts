@@ -12,7 +12,7 @@ import { Peer } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
 import { createMemoryPair } from "../transport/memory.js";
 import { McpClient, type ClientOptions } from "./client.js";
-import { createConformanceServer } from "./conformance-fixtures.js";
+import { createConformanceServer } from "../fleet/conformance-server.js";
 import { within } from "./interop-support.test.js";
 import type { CallToolResult, InputRequiredResult } from "./meta.js";
 import { InputRequiredError, type InputContext, type InputHandlers } from "./mrtr.js";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import type { Revision } from "../rules/revisions.js";
-import { header, mcpHeaders, type TestServer } from "../transport/http-test-support.test.js";
+import { header, mcpHeaders, type TestServer } from "../transport/http/test-support.test.js";
 import type { McpClient } from "./client.js";
 import { connectHttp } from "./connect-http.js";
 import { legacyServer, modernServer } from "./http-test-servers.test.js";

@@ -4,7 +4,7 @@
  * break the rules rather than send headers a server would reject.
  */
 import type { JsonObject } from "../codec/message.js";
-import { H_PARAM_PREFIX, encodeHeaderValue, isHeaderToken } from "../transport/http-headers.js";
+import { H_PARAM_PREFIX, encodeHeaderValue, isHeaderToken } from "../transport/http/headers.js";
 import { isObject, type Tool } from "./meta.js";
 
 export interface HeaderParam {

@@ -7,7 +7,7 @@ import { DEFECTS, type Defect } from "../codec/defects.js";
 import { ConnectionErrorCode, InvalidResponseError, ResponseError, TimeoutError } from "../peer/errors.js";
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, describeError } from "../rules/error-codes.js";
 import { LATEST_REVISION, type Revision } from "../rules/revisions.js";
-import { HttpError } from "../transport/http-error.js";
+import { HttpError } from "../transport/http/error.js";
 import type { ProbeClass, RpcErrorSeen } from "./verdict.js";
 
 export interface Classified {

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { guardEventLoop, within } from "../peer/support.test.js";
-import { HttpError } from "../transport/http-error.js";
+import { HttpError } from "../transport/http/error.js";
 import { startFleet, type Expectation, type Fleet, type FleetCommand, type FleetEndpoint } from "../fleet/fleet.js";
 import { classifyFailure, classifyHttpError, classifyRpcError } from "./classify.js";
 import { probeHttp, probeStdio } from "./probe.js";

@@ -1,7 +1,7 @@
 /** Command lines that replay a failing request, with every credential shown as `<redacted>`. */
 import type { Revision } from "../rules/revisions.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from "../rules/revisions.js";
-import type { ExchangeRecord } from "../transport/http-client.js";
+import type { ExchangeRecord } from "../transport/http/client.js";
 
 /** Quotes for a POSIX shell. */
 export function shellQuote(s: string): string {

@@ -7,7 +7,7 @@
  */
 import { defect, pointerToken, quote, type Defect } from "../codec/defects.js";
 import { META_PROTOCOL_VERSION, RULES, isRevision, type Revision } from "../rules/revisions.js";
-import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, decodeHeaderValue } from "../transport/http-headers.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, decodeHeaderValue } from "../transport/http/headers.js";
 
 /** The body field `Mcp-Name` mirrors, for the methods that carry it. */
 const NAME_SOURCE: Readonly<Record<string, string>> = {

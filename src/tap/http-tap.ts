@@ -17,7 +17,7 @@ import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import { Linter } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
-import { H_SESSION_ID } from "../transport/http-headers.js";
+import { H_SESSION_ID } from "../transport/http/headers.js";
 import { checkRequestHeaders } from "./header-checks.js";
 import type { TapReport } from "./report.js";
 

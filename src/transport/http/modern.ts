@@ -4,10 +4,10 @@
  * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). Intermediaries route on those headers while the
  * server acts on the body, so any disagreement is refused (streamable-http "Server Validation").
  */
-import type { ErrorObject, JsonObject } from "../codec/message.js";
-import { HEADER_MISMATCH, INVALID_PARAMS } from "../rules/error-codes.js";
-import { LATEST_REVISION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RULES } from "../rules/revisions.js";
-import { H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, decodeHeaderValue } from "./http-headers.js";
+import type { ErrorObject, JsonObject } from "../../codec/message.js";
+import { HEADER_MISMATCH, INVALID_PARAMS } from "../../rules/error-codes.js";
+import { LATEST_REVISION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RULES } from "../../rules/revisions.js";
+import { H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, decodeHeaderValue } from "./headers.js";
 
 /** A tool parameter mirrored in an `Mcp-Param-{name}` header, found at `path` in the arguments. */
 export interface ParamHeader {

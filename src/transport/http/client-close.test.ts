@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { guardEventLoop, until, within } from "../peer/support.test.js";
-import { StreamableHttpTransport } from "./http-client.js";
-import { sendJson, startServer, type TestServer } from "./http-test-support.test.js";
+import { guardEventLoop, until, within } from "../../peer/support.test.js";
+import { StreamableHttpTransport } from "./client.js";
+import { sendJson, startServer, type TestServer } from "./test-support.test.js";
 
 guardEventLoop();
 

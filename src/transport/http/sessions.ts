@@ -6,13 +6,13 @@
  * the session's GET stream, if the client opened one.
  */
 import { randomUUID } from "node:crypto";
-import type { Message, RequestId } from "../codec/message.js";
-import { ClosedError } from "../peer/errors.js";
-import type { Peer } from "../peer/peer.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
-import { INVALID_REQUEST } from "../rules/error-codes.js";
-import { isRevision, type Revision } from "../rules/revisions.js";
-import { errorText, type Exchange } from "./http-exchange.js";
+import type { Message, RequestId } from "../../codec/message.js";
+import { ClosedError } from "../../peer/errors.js";
+import type { Peer } from "../../peer/peer.js";
+import type { Transport, TransportSink } from "../../peer/transport.js";
+import { INVALID_REQUEST } from "../../rules/error-codes.js";
+import { isRevision, type Revision } from "../../rules/revisions.js";
+import { errorText, type Exchange } from "./exchange.js";
 
 function isResponse(m: Message): m is Message & { id: RequestId } {
   return (m as { method?: unknown }).method === undefined && (m as { id?: unknown }).id != null;

@@ -7,14 +7,14 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, test } from "node:test";
-import type { JsonObject } from "../codec/message.js";
-import { AbortedError, ResponseError } from "../peer/errors.js";
-import { Peer, type Progress } from "../peer/peer.js";
-import { guardEventLoop, rejection, until, within } from "../peer/support.test.js";
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../rules/revisions.js";
-import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./http-client.js";
-import { HttpError } from "./http-error.js";
-import { closedPort, header, idOf, openSse, result, rpcError, sendJson, startServer, type Handler, type Recorded, type TestServer } from "./http-test-support.test.js";
+import type { JsonObject } from "../../codec/message.js";
+import { AbortedError, ResponseError } from "../../peer/errors.js";
+import { Peer, type Progress } from "../../peer/peer.js";
+import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../../rules/revisions.js";
+import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
+import { HttpError } from "./error.js";
+import { closedPort, header, idOf, openSse, result, rpcError, sendJson, startServer, type Handler, type Recorded, type TestServer } from "./test-support.test.js";
 
 guardEventLoop();
 

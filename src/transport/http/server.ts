@@ -5,12 +5,12 @@
  * it on node:http and on the Fetch API.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Decoded } from "../codec/decode.js";
-import { decode } from "../codec/decode.js";
-import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
-import { ClosedError } from "../peer/errors.js";
-import type { Peer } from "../peer/peer.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
+import type { Decoded } from "../../codec/decode.js";
+import { decode } from "../../codec/decode.js";
+import type { ErrorObject, JsonObject, Message, RequestId } from "../../codec/message.js";
+import { ClosedError } from "../../peer/errors.js";
+import type { Peer } from "../../peer/peer.js";
+import type { Transport, TransportSink } from "../../peer/transport.js";
 import {
   HEADER_MISMATCH,
   INTERNAL_ERROR,
@@ -19,14 +19,14 @@ import {
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
-} from "../rules/error-codes.js";
-import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_PROTOCOL_VERSION, RULES, isRevision } from "../rules/revisions.js";
-import { fetchHandle, nodeRequest, nodeResponder } from "./http-adapters.js";
-import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from "./http-exchange.js";
-import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./http-headers.js";
-import { checkModernRequest, type ParamHeader } from "./http-modern.js";
-import { OriginPolicy } from "./http-origin.js";
-import { Session, SessionTable } from "./http-sessions.js";
+} from "../../rules/error-codes.js";
+import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_PROTOCOL_VERSION, RULES, isRevision } from "../../rules/revisions.js";
+import { fetchHandle, nodeRequest, nodeResponder } from "./adapters.js";
+import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from "./exchange.js";
+import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./headers.js";
+import { checkModernRequest, type ParamHeader } from "./modern.js";
+import { OriginPolicy } from "./origin.js";
+import { Session, SessionTable } from "./sessions.js";
 
 /** What the handler serves: an MCP server core (`McpServer` fits). */
 export interface HttpServable {

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
-import { Peer } from "../peer/peer.js";
-import { guardEventLoop, rejection, within } from "../peer/support.test.js";
-import type { HttpClientOptions } from "./http-client.js";
-import { HttpError } from "./http-error.js";
-import { header, openSse, result, startServer, type Handler, type TestServer } from "./http-test-support.test.js";
+import { Peer } from "../../peer/peer.js";
+import { guardEventLoop, rejection, within } from "../../peer/support.test.js";
+import type { HttpClientOptions } from "./client.js";
+import { HttpError } from "./error.js";
+import { header, openSse, result, startServer, type Handler, type TestServer } from "./test-support.test.js";
 import { SseClientTransport } from "./sse-client.js";
 
 guardEventLoop();

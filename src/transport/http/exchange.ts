@@ -3,7 +3,7 @@
  * opens). The handler's adapters (node:http, Fetch API) provide the request and response
  * primitives below; everything else is written once, against them.
  */
-import type { ErrorObject, RequestId } from "../codec/message.js";
+import type { ErrorObject, RequestId } from "../../codec/message.js";
 
 /** The request side, whatever server delivered it. */
 export interface HttpRequestLike {

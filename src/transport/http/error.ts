@@ -3,8 +3,8 @@
  * and the first bytes of the body, so a person (or the probe) can tell a web page from a proxy's
  * 502 from a refused connection without a schema dump.
  */
-import type { Defect } from "../codec/defects.js";
-import { ConnectionError, ConnectionErrorCode } from "../peer/errors.js";
+import type { Defect } from "../../codec/defects.js";
+import { ConnectionError, ConnectionErrorCode } from "../../peer/errors.js";
 
 export type HttpFailure =
   /** no HTTP answer at all: DNS, refused, reset, TLS; `cause` says which */

@@ -10,9 +10,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
-import { isObject, type CallToolResult, type InputRequiredResult } from "./meta.js";
-import { REFERENCE_SERVER_OPTIONS, defineReferenceTools } from "./reference-server.js";
-import { McpServer, type ServeContext, type ServerOptions } from "./server.js";
+import { isObject, type CallToolResult, type InputRequiredResult } from "../mcp/meta.js";
+import { REFERENCE_SERVER_OPTIONS, defineReferenceTools } from "../mcp/reference-server.js";
+import { McpServer, type ServeContext, type ServerOptions } from "../mcp/server.js";
 
 /** A 1×1 red PNG and a minimal WAV: the suite checks only that data and mimeType are there. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { decodeHeaderValue, encodeHeaderValue, isHeaderToken } from "./http-headers.js";
+import { decodeHeaderValue, encodeHeaderValue, isHeaderToken } from "./headers.js";
 
 /** No lone surrogates: the string has a UTF-8 form. */
 function isWellFormed(v: string): boolean {

@@ -4,12 +4,12 @@
  * as a `message` event on that stream.
  */
 import { createParser } from "eventsource-parser";
-import type { Message } from "../codec/message.js";
-import { ClosedError } from "../peer/errors.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
-import type { ExchangeRecord, HttpClientOptions } from "./http-client.js";
-import { HttpError } from "./http-error.js";
-import { excerpt, fetchSameOrigin, followAbort, readCapped, type HttpResponse } from "./http-fetch.js";
+import type { Message } from "../../codec/message.js";
+import { ClosedError } from "../../peer/errors.js";
+import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { ExchangeRecord, HttpClientOptions } from "./client.js";
+import { HttpError } from "./error.js";
+import { excerpt, fetchSameOrigin, followAbort, readCapped, type HttpResponse } from "./fetch.js";
 
 export class SseClientTransport implements Transport {
   readonly kind = "http";

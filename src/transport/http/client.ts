@@ -5,14 +5,14 @@
  * Every body is read with a cap and every exchange has a deadline.
  */
 import { createParser } from "eventsource-parser";
-import type { Message, RequestId } from "../codec/message.js";
-import { ClosedError } from "../peer/errors.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
-import { decode } from "../codec/decode.js";
-import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../rules/revisions.js";
-import { HttpError, type HttpErrorInit } from "./http-error.js";
-import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, type HttpResponse } from "./http-fetch.js";
-import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./http-headers.js";
+import type { Message, RequestId } from "../../codec/message.js";
+import { ClosedError } from "../../peer/errors.js";
+import type { Transport, TransportSink } from "../../peer/transport.js";
+import { decode } from "../../codec/decode.js";
+import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
+import { HttpError, type HttpErrorInit } from "./error.js";
+import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, type HttpResponse } from "./fetch.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
   /** Sent with every request (e.g. Authorization); never to another origin. */

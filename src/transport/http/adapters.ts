@@ -4,7 +4,7 @@
  * in http-server.ts, once.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HttpRequestLike, HttpResponder } from "./http-exchange.js";
+import type { HttpRequestLike, HttpResponder } from "./exchange.js";
 
 /** A node:http request; `stopped` tells the responder to close the connection after answering. */
 export interface NodeRequest extends HttpRequestLike {

@@ -3,7 +3,7 @@
  * rebinding (a browser page on another site must not reach a local server), an optional `Host`
  * check, and the CORS headers an allowed cross-origin caller needs.
  */
-import type { HttpRequestLike } from "./http-exchange.js";
+import type { HttpRequestLike } from "./exchange.js";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 /** A comma-separated list of header names (RFC 9110 tokens). */

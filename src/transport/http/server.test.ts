@@ -9,12 +9,12 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect as netConnect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import type { JsonObject, RequestId } from "../codec/message.js";
-import { ResponseError } from "../peer/errors.js";
-import { Peer, type RequestContext } from "../peer/peer.js";
-import type { Transport } from "../peer/transport.js";
-import { guardEventLoop, until, within } from "../peer/support.test.js";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HttpServable } from "./http-server.js";
+import type { JsonObject, RequestId } from "../../codec/message.js";
+import { ResponseError } from "../../peer/errors.js";
+import { Peer, type RequestContext } from "../../peer/peer.js";
+import type { Transport } from "../../peer/transport.js";
+import { guardEventLoop, until, within } from "../../peer/support.test.js";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HttpServable } from "./server.js";
 
 guardEventLoop();
 

@@ -6,7 +6,7 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import { HttpError, networkCode } from "./http-error.js";
+import { HttpError, networkCode } from "./error.js";
 
 const MAX_REDIRECTS = 5;
 /** How long a TCP (and TLS) connection may take to open, as undici's `fetch` allowed. */
