@@ -1,0 +1,36 @@
+/**
+ * What `npm pack` ships, from a clean checkout: `dist/` is not committed, so only a `prepack`
+ * build puts the library and the `mcp-wire` command into the tarball. Packed from a fresh clone of
+ * the committed tree, as a user's `npm pack` or `npm publish` would, never from this working
+ * directory whose `dist/` the test run itself built.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { after, describe, test } from "node:test";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "mcp-wire-pack-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const inGit = existsSync(join(ROOT, ".git"));
+
+describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git checkout: nothing to clone" }, () => {
+  test("ships dist (built by prepack): the library, its types and the mcp-wire command, and no test file", async () => {
+    const clone = join(dir, "clone");
+    await run("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone], { timeout: 60_000 });
+    assert.equal(existsSync(join(clone, "dist")), false, "a fresh clone has no dist");
+    // the clone's build needs the compiler and types a fresh `npm ci` would bring: borrow ours
+    symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], { cwd: clone, timeout: 120_000, maxBuffer: 16 << 20 });
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "README.md", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
+    assert.deepEqual(files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")), [], "no source or bench file is packed");
+  });
+});
