@@ -3,7 +3,7 @@
  * target was not called. Never a secret: the headers sent are scrubbed from every stored string,
  * since a server may echo a credential in an error message or a page.
  */
-import { redactSecrets } from "../probe/redact.js";
+import { redactSecrets } from "../secrets/redact.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
 

@@ -4,10 +4,11 @@
  */
 import type { TargetList } from "../census/targets.js";
 import type { RunRecord, Store, TargetRecord } from "../census/store.js";
+import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
 import { shellQuote } from "../probe/repro.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
-import { writeOut } from "./output.js";
+import { writeErr, writeOut } from "./output.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
@@ -54,21 +55,26 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   const { DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, DEFAULT_TIMEOUT, runCensus } = await import("../census/census.js");
   const { SqliteStore } = await import("../census/sqlite-store.js");
 
-  let list: TargetList | undefined;
-  if (!opts.resume) {
-    const { readTargets, TargetsError } = await import("../census/targets.js");
+  const { readTargets, TargetsError } = await import("../census/targets.js");
+  const read = async (file: string): Promise<TargetList | string> => {
     try {
-      list = await readTargets(targetsFile!);
+      return await readTargets(file);
     } catch (e) {
-      if (e instanceof TargetsError) return usage(e.message);
+      if (e instanceof TargetsError) return e.message;
       throw e;
     }
+  };
+  let list: TargetList | undefined;
+  if (targetsFile !== undefined) {
+    const got = await read(targetsFile);
+    if (typeof got === "string") return usage(got);
+    list = got;
   }
 
   const dbFile = opts.db ?? DEFAULT_DB;
-  let store: Store;
+  let store: SecretSafeStore;
   try {
-    store = new SqliteStore(dbFile);
+    store = new SecretSafeStore(new SqliteStore(dbFile));
   } catch (e) {
     return usage(`cannot open ${dbFile}: ${(e as Error).message}`);
   }
@@ -92,8 +98,21 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
         return usage(`run ${unfinished.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to resume it (they are never stored)`);
       }
       run = unfinished;
+      // secrets are never stored: the targets file they came from gives them back
+      if (list) store.learn(list.targets);
       targets = store.pendingTargets(run.id);
-      if (targetsFile !== undefined && targetsFile !== run.source) process.stderr.write(`census: resuming run ${run.id} over ${run.source}; ${targetsFile} is not read\n`);
+      if (!list && targets.some((t) => lostSecret(t.target))) {
+        const again = await read(run.source);
+        if (typeof again !== "string") store.learn(again.targets);
+        targets = store.pendingTargets(run.id);
+      }
+      const lost = targets.filter((t) => lostSecret(t.target)).length;
+      if (lost > 0) {
+        return usage(
+          `run ${run.id} has ${lost} target${lost === 1 ? "" : "s"} whose secrets are never stored, and ${targetsFile ?? run.source} does not list ${lost === 1 ? "it" : "them"}: ` +
+            `give the targets file the run started from (mcp-wire census FILE --resume)`,
+        );
+      }
     } else {
       settings = {
         concurrency: given.concurrency ?? DEFAULT_CONCURRENCY,
@@ -106,7 +125,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       const id = store.startRun(targetsFile!, targets, { ...settings });
       run = store.runs().find((r) => r.id === id)!;
     }
-    return await census(store, dbFile, run, targets, settings, headers, list, runCensus);
+    return await census(store, dbFile, run, targets, settings, headers, opts.resume ? undefined : list, runCensus);
   } finally {
     store.close();
   }
@@ -124,7 +143,7 @@ async function census(
 ): Promise<number> {
   const { Progress, classList, clock } = await import("../census/progress.js");
   const done = run.targets - targets.length;
-  const err = process.stderr;
+  const err = { write: writeErr };
   err.write(`census: ${intro(run, targets.length, list, settings)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
@@ -206,7 +225,7 @@ function resumeHint(runId: number, pending: number, dbFile: string, s: Settings)
 }
 
 function usage(message: string): number {
-  process.stderr.write(`mcp-wire census: ${message}\n`);
+  writeErr(`mcp-wire census: ${message}\n`);
   return USAGE_ERROR;
 }
 

@@ -1,4 +1,5 @@
 /** `--header 'Name: value'` options, shared by every command that calls a server over HTTP. */
+import { REDACTED, rememberSecrets } from "../secrets/redact.js";
 
 /**
  * `Name: value` pairs; `${VAR}` in a value is read from the environment, so a key need not
@@ -9,7 +10,8 @@ export function parseHeaders(raw: readonly string[], env: NodeJS.ProcessEnv = pr
   const headers: Record<string, string> = {};
   for (const h of raw) {
     const colon = h.indexOf(":");
-    if (colon <= 0) return `--header takes 'Name: value', not ${JSON.stringify(h)}`;
+    // the malformed option is likely a credential itself: it is not echoed
+    if (colon <= 0) return `--header takes 'Name: value' (for example 'Authorization: Bearer ${REDACTED}'); one has no name before a colon`;
     const name = h.slice(0, colon).trim();
     let missing: string | undefined;
     const value = h
@@ -25,5 +27,7 @@ export function parseHeaders(raw: readonly string[], env: NodeJS.ProcessEnv = pr
     if (/[\r\n\0]/.test(value)) return `--header ${name}: the value has a line break`;
     headers[name] = value;
   }
+  // whatever this process prints from now on hides these values
+  rememberSecrets(headers);
   return headers;
 }

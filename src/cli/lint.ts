@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
-import { paint, writeOut } from "./output.js";
+import { paint, writeErr, writeOut } from "./output.js";
 
 export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean }): Promise<number> {
   const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
@@ -13,7 +13,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
     input.once("open", () => resolve(null)).once("error", resolve);
   });
   if (opened) {
-    process.stderr.write(`mcp-wire lint: cannot read ${file}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}\n`);
+    writeErr(`mcp-wire lint: cannot read ${file}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}\n`);
     return USAGE_ERROR;
   }
   const colour = !opts.json && process.stdout.isTTY === true;
@@ -26,10 +26,10 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
       return writeOut(formatRecord(r, colour));
     });
     const line = summaryLine(summary);
-    if (opts.json) process.stderr.write(line + "\n");
+    if (opts.json) writeErr(line + "\n");
     else await writeOut(line + "\n");
   } catch (e) {
-    process.stderr.write(`mcp-wire lint: cannot read ${file ?? "standard input"}: ${e instanceof Error ? e.message : String(e)}\n`);
+    writeErr(`mcp-wire lint: cannot read ${file ?? "standard input"}: ${e instanceof Error ? e.message : String(e)}\n`);
     return USAGE_ERROR;
   }
   return errors ? FOUND_PROBLEMS : OK;

@@ -1,9 +1,19 @@
-/** Terminal output with back-pressure, and colour only when a person is watching. */
+/**
+ * Terminal output with back-pressure, and colour only when a person is watching. Every line
+ * passes through the one redaction function on its way out: whatever a command prints, a
+ * credential in it is shown as `<redacted>`.
+ */
+import { redact } from "../secrets/redact.js";
 
 /** Writes to stdout; resolves when the stream can take more, so huge outputs stay bounded. */
 export function writeOut(text: string): Promise<void> | void {
-  if (process.stdout.write(text)) return;
+  if (process.stdout.write(redact(text))) return;
   return new Promise((resolve) => process.stdout.once("drain", resolve));
+}
+
+/** Writes a message for a person to stderr. */
+export function writeErr(text: string): void {
+  process.stderr.write(redact(text));
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;

@@ -3,7 +3,7 @@ import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
-import { paint, writeOut } from "./output.js";
+import { paint, writeErr, writeOut } from "./output.js";
 
 export interface ProbeCliOptions {
   stdio?: boolean;
@@ -51,7 +51,7 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
 }
 
 function usage(message: string): number {
-  process.stderr.write(`mcp-wire probe: ${message}\n`);
+  writeErr(`mcp-wire probe: ${message}\n`);
   return USAGE_ERROR;
 }
 

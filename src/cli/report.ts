@@ -7,7 +7,8 @@ import { writeFile } from "node:fs/promises";
 import type { Aggregates, RunRecord, Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
-import { writeOut } from "./output.js";
+import { redactSecrets } from "../secrets/redact.js";
+import { writeErr, writeOut } from "./output.js";
 
 export interface ReportCliOptions {
   db?: string;
@@ -47,7 +48,9 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     const allRuns = store.runs();
     const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
     if ("error" in selected) return usage(selected.error);
-    const agg = store.aggregate(selected.query);
+    // a database written before secrets were kept out may still hold some: every format is
+    // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
+    const agg = redactSecrets(store.aggregate(selected.query));
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
@@ -94,6 +97,6 @@ export async function openStore(file: string): Promise<Store> {
 }
 
 function usage(message: string): number {
-  process.stderr.write(`mcp-wire report: ${message}\n`);
+  writeErr(`mcp-wire report: ${message}\n`);
   return USAGE_ERROR;
 }

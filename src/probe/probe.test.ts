@@ -19,7 +19,7 @@ import { HttpError } from "../transport/http/error.js";
 import { startFleet, type Expectation, type Fleet, type FleetCommand, type FleetEndpoint } from "../fleet/fleet.js";
 import { classifyFailure, classifyHttpError, classifyRpcError } from "./classify.js";
 import { probeHttp, probeStdio } from "./probe.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets } from "../secrets/redact.js";
 import { PROBE_CLASSES, type ProbeResult } from "./verdict.js";
 
 guardEventLoop();

@@ -14,7 +14,7 @@ import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets } from "../secrets/redact.js";
 import { curlRepro, stdioRepro } from "./repro.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 
@@ -229,7 +229,8 @@ export async function probeStdio(command: string, args: readonly string[], optio
   if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
   if (failed) result.repro = stdioRepro(command, args, options.revision);
   await Promise.all(children.map((c) => c.shutdown(300)));
-  return result;
+  // a command line may carry a URL with a password, and a server's stderr may echo it
+  return redactSecrets(result, options.headers);
 }
 
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {

@@ -1,6 +1,7 @@
 /** Command lines that replay a failing request, with every credential shown as `<redacted>`. */
 import type { Revision } from "../rules/revisions.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from "../rules/revisions.js";
+import { headerValueShown, redact } from "../secrets/redact.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 
 /** Quotes for a POSIX shell. */
@@ -9,12 +10,10 @@ export function shellQuote(s: string): string {
 }
 
 export function curlRepro(x: ExchangeRecord, secrets: Record<string, string> | undefined): string {
-  const parts = ["curl", "-sS", "-i", "-X", x.httpMethod, shellQuote(x.url)];
-  const hidden = new Set(Object.keys(secrets ?? {}).map((k) => k.toLowerCase()));
-  for (const [name, value] of Object.entries(x.requestHeaders ?? {})) {
-    parts.push("-H", shellQuote(`${name}: ${hidden.has(name.toLowerCase()) ? "<redacted>" : value}`));
-  }
-  if (x.httpMethod === "POST" && x.requestBody !== undefined) parts.push("--data-raw", shellQuote(x.requestBody));
+  // redacted before quoting: a quoted secret would no longer look like one
+  const parts = ["curl", "-sS", "-i", "-X", x.httpMethod, shellQuote(redact(x.url, secrets))];
+  for (const [name, value] of Object.entries(x.requestHeaders ?? {})) parts.push("-H", shellQuote(`${name}: ${headerValueShown(name, value, secrets)}`));
+  if (x.httpMethod === "POST" && x.requestBody !== undefined) parts.push("--data-raw", shellQuote(redact(x.requestBody, secrets)));
   return parts.join(" ");
 }
 
@@ -24,5 +23,5 @@ export function stdioRepro(command: string, args: readonly string[], revision?: 
   const message = legacy
     ? { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: revision ?? LATEST_LEGACY_REVISION, capabilities: {}, clientInfo: { name: "repro", version: "0" } } }
     : { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { [META_PROTOCOL_VERSION]: LATEST_REVISION, [META_CLIENT_CAPABILITIES]: {} } } };
-  return `printf '%s\\n' ${shellQuote(JSON.stringify(message))} | ${[command, ...args].map(shellQuote).join(" ")}`;
+  return `printf '%s\\n' ${shellQuote(JSON.stringify(message))} | ${[command, ...args].map((w) => shellQuote(redact(w))).join(" ")}`;
 }

@@ -1,0 +1,85 @@
+/**
+ * A census store that never receives a secret, whatever the targets carry.
+ *
+ * A target's URL is its identity, but `https://user:pw@host/mcp` or `…/mcp?api_key=…` must not be
+ * stored as it is. The store keeps the redacted form instead, and the secret lives only where the
+ * user put it: the targets file. A resume therefore reads the targets file again and matches each
+ * pending target by its redacted form; what cannot be matched is refused with one clear line.
+ *
+ * Why not a hash of the secret next to the redacted URL? Any hash the database can check without
+ * a key is a hash anyone holding the database can check against guesses, and API keys and
+ * passwords are often weak enough to guess. Re-reading the file needs no key and stores nothing.
+ *
+ * Two targets that differ only in their secret (the same endpoint with two keys) redact to the
+ * same text; the second and later get ` (2)`, ` (3)`… in the order the file lists them, so they
+ * stay two targets, and re-reading the same file numbers them the same way again.
+ */
+import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
+import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, Store, TargetRecord } from "./store.js";
+
+/** How each target is known to the store: its redacted form, numbered when two collide. */
+export function storedNames(targets: readonly TargetRecord[]): string[] {
+  const seen = new Map<string, number>();
+  return targets.map((t) => {
+    const shown = redact(t.target);
+    const n = (seen.get(shown) ?? 0) + 1;
+    seen.set(shown, n);
+    return n === 1 ? shown : `${shown} (${n})`;
+  });
+}
+
+/** True when a stored target name stands for a URL whose secret was left out. */
+export function lostSecret(storedTarget: string): boolean {
+  return storedTarget.includes(REDACTED);
+}
+
+export class SecretSafeStore implements Store {
+  /** Real target → stored name, and back, for the targets this process was given. */
+  private readonly toStored = new Map<string, string>();
+  private readonly toReal = new Map<string, TargetRecord>();
+
+  constructor(private readonly inner: Store) {}
+
+  /** Makes these targets (read again from the targets file) callable when a resume finds them pending. */
+  learn(targets: readonly TargetRecord[]): void {
+    const names = storedNames(targets);
+    targets.forEach((t, i) => {
+      this.toStored.set(t.target, names[i]!);
+      this.toReal.set(names[i]!, t);
+    });
+  }
+
+  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
+    this.learn(targets);
+    const names = storedNames(targets);
+    return this.inner.startRun(redact(source), targets.map((t, i) => ({ ...t, target: names[i]! })), redactSecrets(settings));
+  }
+
+  recordAttempt(attempt: AttemptRecord): void {
+    this.inner.recordAttempt({ ...redactSecrets(attempt), target: this.toStored.get(attempt.target) ?? redact(attempt.target) });
+  }
+
+  /** Pending targets as they must be called: the real URL when this process knows it, else the stored name. */
+  pendingTargets(runId: number): TargetRecord[] {
+    return this.inner.pendingTargets(runId).map((t) => this.toReal.get(t.target) ?? t);
+  }
+
+  finishRun(runId: number): void {
+    this.inner.finishRun(runId);
+  }
+  unfinishedRun(): RunRecord | undefined {
+    return this.inner.unfinishedRun();
+  }
+  runs(): RunRecord[] {
+    return this.inner.runs();
+  }
+  attempts(query?: AttemptQuery): IterableIterator<AttemptRecord> {
+    return this.inner.attempts(query);
+  }
+  aggregate(query?: AttemptQuery): Aggregates {
+    return this.inner.aggregate(query);
+  }
+  close(): void {
+    this.inner.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The one place that decides what a secret looks like. Everything mcp-wire prints, stores or
+ * writes (terminal text, `--json`, repro lines, trace excerpts, census rows, reports, tap logs,
+ * error messages) passes through `redact` first, so a credential given on the command line, in a
+ * URL or echoed back by a server never reaches a terminal, a CI log or a database.
+ *
+ * Three kinds of secret are hidden, in any text, wherever they sit (a URL inside a curl line, an
+ * error message, a JSON body):
+ * - the password of a URL's userinfo: `https://user:pw@host` → `https://user:<redacted>@host`
+ *   (any scheme: `postgres://user:pw@host/db` too);
+ * - the value of a query parameter whose name says it is a secret (`key`, `token`, `secret`,
+ *   `password`, `auth`, `sig`, and any name containing one: `api_key`, `apikey`,
+ *   `access_token`, `signature`…), case-insensitive;
+ * - every value given with `--header` (or passed as request headers to the library), whole and
+ *   word by word (the token of "Bearer …"), and after `Name:` whatever its length.
+ */
+
+export const REDACTED = "<redacted>";
+
+/** Header values to hide, as the caller sent them (`{ Authorization: "Bearer …" }`). */
+export type SecretHeaders = Record<string, string> | undefined;
+
+/**
+ * Shorter values are hidden only where they stand as a header's value (`Name: value`), not
+ * everywhere: replacing "1" or "yes" in every sentence would garble the verdict.
+ */
+const SHORTEST_SECRET = 6;
+/** Words of a value that are not secret: the authentication scheme before the credential. */
+const SCHEMES = new Set(["bearer", "basic", "digest", "token", "apikey", "api-key"]);
+
+/**
+ * `scheme://user:password@`: the password runs to the `@` and may hold anything but the
+ * characters that end an authority or a quoted string. `<` is excluded so `<redacted>` is never
+ * matched again.
+ */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>\\`]*):([^\s/?#@"<>\\`]+)@/gi;
+/** A query (or `;`-separated) parameter whose name contains a secret-sounding word. */
+const SECRET_PARAM = /([?&;][^\s=&#?;"'<>]*?(?:key|token|secret|password|passwd|auth|sig)[^\s=&#?;"'<>]*=)([^\s&#;"'<>\\`]+)/gi;
+
+/**
+ * Header values remembered for the whole process: the CLI parses `--header` once, and some of
+ * what it prints (the last-resort error line, a progress note) is written by code that never
+ * saw the headers. Remembering only ever hides more, never less.
+ */
+const remembered = new Map<string, string>();
+
+/** Hides these header values in everything `redact` handles from now on, in this process. */
+export function rememberSecrets(headers: SecretHeaders): void {
+  for (const [name, value] of Object.entries(headers ?? {})) remembered.set(name, value);
+}
+
+/** The strings to hide for these headers: each whole value, and each word of it (the token in "Bearer …"). */
+export function secretsOf(headers: SecretHeaders): string[] {
+  const found = new Set<string>();
+  for (const value of allValues(headers)) {
+    for (const s of [value, ...value.split(/\s+/)]) if (s.length >= SHORTEST_SECRET && !SCHEMES.has(s.toLowerCase())) found.add(s);
+  }
+  // longest first, so a whole value goes before the word inside it
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+function allValues(headers: SecretHeaders): string[] {
+  return [...Object.values(headers ?? {}), ...remembered.values()].filter((v) => v !== "");
+}
+
+function shortPairs(headers: SecretHeaders): [string, string][] {
+  return [...Object.entries(headers ?? {}), ...remembered.entries()].filter(([, v]) => v !== "" && v.length < SHORTEST_SECRET);
+}
+
+function allNames(headers: SecretHeaders): string[] {
+  return [...new Set([...Object.keys(headers ?? {}), ...remembered.keys()])];
+}
+
+/** `text` with every secret in it shown as `<redacted>`. */
+export function redact(text: string, headers?: SecretHeaders): string {
+  return makeScrubber(headers)(text);
+}
+
+/** A deep copy of `value` with every secret in every string (keys included) shown as `<redacted>`. */
+export function redactSecrets<T>(value: T, headers?: SecretHeaders): T {
+  const scrub = makeScrubber(headers);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return scrub(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [scrub(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/** A header's value for display: always hidden when it is one the caller said is secret. */
+export function headerValueShown(name: string, value: string, headers?: SecretHeaders): string {
+  const lower = name.toLowerCase();
+  return allNames(headers).some((n) => n.toLowerCase() === lower) ? REDACTED : redact(value, headers);
+}
+
+function makeScrubber(headers: SecretHeaders): (s: string) => string {
+  const values = secretsOf(headers);
+  // a short value is hidden where it stands as its header's value (`X-Key: ab12` in a curl line)
+  const short = shortPairs(headers).map(([name, value]) => new RegExp(`\\b(${escapeRegExp(name)}:[ \\t]*)${escapeRegExp(value)}(?![^\\s'"])`, "gi"));
+  return (s) => {
+    let out = s;
+    for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const re of short) out = out.replace(re, (_, head: string) => `${head}${REDACTED}`);
+    if (out.includes("://")) out = out.replace(USERINFO, (_, head: string) => `${head}:${REDACTED}@`);
+    if (/[?&;]/.test(out)) out = out.replace(SECRET_PARAM, (_, name: string) => `${name}${REDACTED}`);
+    return out;
+  };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
