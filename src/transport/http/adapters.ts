@@ -28,6 +28,13 @@ export function nodeRequest(req: IncomingMessage): NodeRequest {
       stopped = true;
       req.pause();
     },
+    remoteAddress: req.socket?.remoteAddress,
+    readNow() {
+      const chunk = req.read() as Buffer | null;
+      if (chunk !== null) return chunk;
+      // complete with nothing left buffered: the end, even though its event has not fired yet
+      return req.readableEnded || (req.complete && req.readableLength === 0) ? undefined : null;
+    },
     read() {
       return new Promise<Uint8Array | undefined>((resolve, reject) => {
         const first = req.read() as Buffer | null;
@@ -184,4 +191,36 @@ export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res
   };
   void handle(req, res);
   return response;
+}
+
+/** The deadlines of a node:http server in front of the handler. */
+export interface NodeServerTimeouts {
+  /** Time for a request's headers to arrive. Default 10 s. */
+  headersTimeoutMs?: number;
+  /** Time for a whole request (headers and body) to arrive. Default 30 s. */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this long. Default 5 s. */
+  keepAliveTimeoutMs?: number;
+}
+
+/**
+ * Options for `http.createServer` that hold its deadlines on time. node:http checks the header
+ * and request deadlines only every `connectionsCheckingInterval` (30 s by default), so a client
+ * dripping its headers byte by byte (slowloris) keeps its socket for up to 40 s against a 10 s
+ * header deadline; checked every second or so, it is gone within the deadline and a second.
+ */
+export function nodeServerOptions(timeouts: NodeServerTimeouts = {}): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  const headersTimeout = timeouts.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(headersTimeout, timeouts.requestTimeoutMs ?? 30_000);
+  return {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs ?? 5_000,
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  };
 }

@@ -15,6 +15,14 @@ export interface HttpRequestLike {
   /** The body, chunk by chunk: undefined at its end. Rejects if the client goes away. */
   read(): Promise<Uint8Array | undefined>;
   /**
+   * The next chunk if it has arrived already, undefined at the body's end, null when it has to
+   * be waited for (then `read`). Optional: it spares a server the timer and promise of a wait
+   * that is not needed (most small bodies arrive with their headers).
+   */
+  readNow?(): Uint8Array | undefined | null;
+  /** The peer's network address, when the server knows it (a client's sessions are counted by it). */
+  readonly remoteAddress?: string | undefined;
+  /**
    * Stops reading a body that will not be read to its end (too large, too slow): the
    * connection is closed once the response has gone, so the rest is never waited for.
    */

@@ -26,6 +26,7 @@ import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from ".
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./headers.js";
 import { checkModernRequest, type ParamHeader } from "./modern.js";
 import { OriginPolicy } from "./origin.js";
+import { ByteBudget, SMALL_BODY } from "./budget.js";
 import { Session, SessionTable } from "./sessions.js";
 
 /** What the handler serves: an MCP server core (`McpServer` fits). */
@@ -47,12 +48,25 @@ export interface HttpHandlerOptions {
   allowedHosts?: readonly string[];
   /** Largest request body. Default 4 MiB; a larger one gets 413. */
   maxBodyBytes?: number;
+  /**
+   * Request-body bytes held at once, read or being parsed, over all requests. A body that does
+   * not fit waits unread for up to 2 s, then gets 503 with Retry-After; part of it is kept for
+   * bodies of 64 KiB or less, so ordinary requests never wait behind large ones. Default: four
+   * times `maxBodyBytes`.
+   */
+  maxBufferedBytes?: number;
   /** Time allowed to receive a body. Default 10 s; a slower one gets 408. */
   bodyTimeoutMs?: number;
   /** Legacy sessions: closed after this long with nothing under way. Default 10 minutes. */
   sessionIdleMs?: number;
-  /** Legacy sessions: at most this many at once. Default 1,000. */
+  /**
+   * Legacy sessions: at most this many at once. Default 1,000. When full, a new session replaces
+   * one that never got past `initialize`, or is refused with 503 and Retry-After: sessions in
+   * use are never ended to make room.
+   */
   maxSessions?: number;
+  /** Legacy sessions one client (remote address) may hold at once. Default: a quarter of `maxSessions`. */
+  maxSessionsPerClient?: number;
   /** Interval of the keep-alive comments on a legacy GET stream; 0 for none. Default 15 s. */
   keepAliveMs?: number;
   /** Serve legacy clients (`initialize`, sessions) too. Default true. */
@@ -77,6 +91,8 @@ export interface HttpHandler {
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT = 10_000;
 const TIMED_OUT = Symbol("timed out");
+/** A body that finds the byte budget full waits this long for room, then gets 503. */
+const BUDGET_WAIT_MS = 2_000;
 
 /** HTTP status of a 2026-07-28 error answer (streamable-http "Request Metadata"). */
 function modernStatus(message: Message): number {
@@ -148,6 +164,7 @@ class StreamableHttpHandler {
   private readonly table: SessionTable;
   private readonly maxBody: number;
   private readonly bodyTimeout: number;
+  private readonly budget: ByteBudget;
   private readonly keepAliveMs: number;
   private readonly legacy: boolean;
   private readonly origins: OriginPolicy;
@@ -157,9 +174,15 @@ class StreamableHttpHandler {
     private readonly server: HttpServable,
     private readonly options: HttpHandlerOptions,
   ) {
-    this.table = new SessionTable({ idleMs: options.sessionIdleMs ?? 10 * 60_000, max: options.maxSessions ?? 1000 });
+    this.table = new SessionTable({
+      idleMs: options.sessionIdleMs ?? 10 * 60_000,
+      max: options.maxSessions ?? 1000,
+      ...(options.maxSessionsPerClient !== undefined ? { perClient: options.maxSessionsPerClient } : {}),
+    });
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     this.bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT;
+    const budget = Math.max(1, options.maxBufferedBytes ?? 4 * this.maxBody);
+    this.budget = new ByteBudget(budget, Math.min(1024 * 1024, Math.floor(budget / 4)));
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.legacy = options.legacy ?? true;
     this.origins = new OriginPolicy(options.allowedOrigins, options.allowedHosts);
@@ -235,9 +258,17 @@ class StreamableHttpHandler {
       this.refuse(exchange, 406, "Not Acceptable: the client must accept application/json or text/event-stream");
       return;
     }
-    const body = await this.readBody(req, exchange);
-    if (body === undefined) return;
+    const read = await this.readBody(req, exchange);
+    if (read === undefined) return;
+    try {
+      this.serveBody(req, exchange, read.body);
+    } finally {
+      // parsed and handed over by now: the raw bytes are no longer this server's to hold
+      this.budget.release(read.held);
+    }
+  }
 
+  private serveBody(req: HttpRequestLike, exchange: Exchange, body: Uint8Array): void {
     const sessionId = req.header(H_SESSION_ID);
     const session = sessionId === undefined ? undefined : this.table.get(sessionId);
     const decoded = decode(body, { revision: session?.revision ?? LATEST_LEGACY_REVISION, role: "client", maxBytes: this.maxBody });
@@ -258,7 +289,7 @@ class StreamableHttpHandler {
     }
     if (sessionId === undefined) {
       if (decoded.kind === "request" && (single as { method: string }).method === "initialize") {
-        this.openSession(exchange, single as Message & { id: RequestId }, text);
+        this.openSession(exchange, single as Message & { id: RequestId }, text, req.remoteAddress ?? "");
         return;
       }
       this.refuse(exchange, 400, "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first", INVALID_REQUEST, idOf(single));
@@ -272,43 +303,87 @@ class StreamableHttpHandler {
     this.serveInSession(session, exchange, decoded, text);
   }
 
-  /** Reads the body within the size cap and the deadline; undefined when it answered already. */
-  private async readBody(req: HttpRequestLike, exchange: Exchange): Promise<Uint8Array | undefined> {
-    const declared = req.header("content-length");
-    if (declared !== undefined && Number(declared) > this.maxBody) {
+  /**
+   * Reads the body within the size cap, the deadline and the server's byte budget; undefined
+   * when it answered already. The bytes taken from the budget are in `held`, for the caller to
+   * give back once the body is parsed.
+   */
+  private async readBody(req: HttpRequestLike, exchange: Exchange): Promise<{ body: Uint8Array; held: number } | undefined> {
+    const header = req.header("content-length");
+    const declared = header === undefined ? undefined : Number(header);
+    if (declared !== undefined && declared > this.maxBody) {
       req.stopReading();
       this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
       return undefined;
     }
+    const started = Date.now();
+    let held = 0;
+    const refuseBusy = () => {
+      this.budget.release(held);
+      req.stopReading();
+      exchange.setHeader("retry-after", "1");
+      this.refuse(exchange, 503, "Service Unavailable: too many request bodies in progress; retry shortly");
+      return undefined;
+    };
+    // a declared length is taken whole before reading; a chunked body takes its bytes as they come
+    const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0;
+    if (known && declared > 0) {
+      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait()))) return refuseBusy();
+      held = declared;
+    }
+    // one buffer of the declared size, filled in place: no list of chunks, no copy to join them
+    const whole = known ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Uint8Array[] = [];
     let size = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), this.bodyTimeout);
-    });
+    let deadline: Promise<typeof TIMED_OUT> | undefined;
     try {
       for (;;) {
-        const chunk = await Promise.race([req.read(), deadline]);
-        if (chunk === TIMED_OUT) {
-          req.stopReading();
-          this.refuse(exchange, 408, `Request Timeout: the body did not arrive within ${this.bodyTimeout} ms`);
-          return undefined;
+        // most small bodies are already there with the headers: no timer unless there is a wait
+        let chunk: Uint8Array | null | undefined = req.readNow ? req.readNow() : null;
+        if (chunk === null) {
+          deadline ??= new Promise<typeof TIMED_OUT>((resolve) => {
+            timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, this.bodyTimeout - (Date.now() - started)));
+          });
+          const next = await Promise.race([req.read(), deadline]);
+          if (next === TIMED_OUT) {
+            this.budget.release(held);
+            req.stopReading();
+            this.refuse(exchange, 408, `Request Timeout: the body did not arrive within ${this.bodyTimeout} ms`);
+            return undefined;
+          }
+          chunk = next;
         }
         if (chunk === undefined) break;
-        size += chunk.byteLength;
-        if (size > this.maxBody) {
+        const end = size + chunk.byteLength;
+        if (end > this.maxBody || (whole !== undefined && end > whole.byteLength)) {
+          this.budget.release(held);
           req.stopReading();
           this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
           return undefined;
         }
-        chunks.push(chunk);
+        if (end > held) {
+          const need = end - held;
+          if (!this.budget.tryTake(need, end <= SMALL_BODY) && !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))) return refuseBusy();
+          held = end;
+        }
+        if (whole) whole.set(chunk, size);
+        else chunks.push(chunk);
+        size = end;
       }
     } catch {
+      this.budget.release(held);
       return undefined; // the client went away mid-body: nobody to answer
     } finally {
       clearTimeout(timer);
     }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const body = whole ? (size === whole.byteLength ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return { body, held };
+  }
+
+  /** How long a body waits for room in the byte budget before it is refused with 503. */
+  private budgetWait(): number {
+    return Math.min(this.bodyTimeout, BUDGET_WAIT_MS);
   }
 
   private refuseInvalid(exchange: Exchange, decoded: Decoded, unreadable: null | undefined): void {
@@ -358,12 +433,14 @@ class StreamableHttpHandler {
     transport.deliver(text);
   }
 
-  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string): void {
-    const session = new Session((t) => this.server.connect(t));
-    if (!this.table.add(session)) {
+  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string, client: string): void {
+    const session = new Session((t) => this.server.connect(t), client);
+    const refused = this.table.add(session);
+    if (refused !== undefined) {
       void session.close();
       exchange.setHeader("retry-after", "5");
-      this.refuse(exchange, 503, "Service Unavailable: too many sessions in progress", INVALID_REQUEST, message.id);
+      const why = refused === "full" ? "too many sessions in use" : "this client has too many sessions in use; end some (DELETE) first";
+      this.refuse(exchange, 503, `Service Unavailable: ${why}`, INVALID_REQUEST, message.id);
       return;
     }
     exchange.setHeader(H_SESSION_ID, session.id);
