@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createConformanceServer } from "../fleet/conformance-server.js";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import type { McpServer, ServerOptions } from "../mcp/server.js";
+import { nodeServerOptions } from "../transport/http/adapters.js";
 import { createHttpHandler } from "../transport/http/server.js";
 import { StreamTransport } from "../transport/stream.js";
 import { USAGE_ERROR } from "./exit.js";
@@ -67,7 +68,7 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
     ...(isLoopback(host) ? { allowedHosts: LOOPBACK_HOSTS } : {}),
     onError: (e) => process.stderr.write(`mcp-wire serve: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
   });
-  const http = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const http = createServer(nodeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 }), (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path === PATH) {
       handler.node(req, res);

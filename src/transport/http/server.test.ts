@@ -13,7 +13,8 @@ import type { JsonObject, RequestId } from "../../codec/message.js";
 import { ResponseError } from "../../peer/errors.js";
 import { Peer, type RequestContext } from "../../peer/peer.js";
 import type { Transport } from "../../peer/transport.js";
-import { guardEventLoop, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, sleep, until, within } from "../../peer/support.test.js";
+import { nodeServerOptions } from "./adapters.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HttpServable } from "./server.js";
 
 guardEventLoop();
@@ -201,9 +202,13 @@ class SseReader {
   }
 }
 
+function initialize(id: RequestId, version = "2025-11-25") {
+  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+}
+
 /** Opens a legacy session; returns its id. */
 async function openSession(url: string, version = "2025-11-25"): Promise<string> {
-  const reply = await send(url, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const reply = await send(url, initialize(0, version));
   assert.equal(reply.status, 200, reply.text);
   const id = reply.headers.get("mcp-session-id");
   assert.ok(id, "initialize answers with an Mcp-Session-Id");
@@ -711,19 +716,47 @@ describe("HTTP server: session expiry and the cap", () => {
     }
   });
 
-  test("at the cap a new session replaces the idlest one; with every session busy it is refused with 503", async () => {
-    const s = await start({ maxSessions: 1, keepAliveMs: 0 });
+  test("at the cap a new session replaces only one that never got past initialize; sessions in use are kept and the newcomer gets 503", async () => {
+    const s = await start({ maxSessions: 2, maxSessionsPerClient: 2, keepAliveMs: 0 });
     try {
-      const first = await openSession(s.url);
-      const second = await openSession(s.url);
-      assert.equal(s.handler.sessions, 1);
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": first })).status, 404);
-      const controller = new AbortController();
-      await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": second }, signal: controller.signal }), 10_000, "GET");
-      const refused = await send(s.url, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const inUse = await openSession(s.url);
+      const handshake = await send(s.url, initialize(0));
+      const abandoned = handshake.headers.get("mcp-session-id")!;
+      const third = await send(s.url, initialize(0));
+      assert.equal(third.status, 200, "the abandoned handshake makes room");
+      assert.equal(s.handler.sessions, 2);
+      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": abandoned })).status, 404);
+      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": third.headers.get("mcp-session-id")! })).status, 202);
+      const refused = await send(s.url, initialize(7));
       assert.equal(refused.status, 503);
-      assert.ok(refused.headers.get("retry-after"));
-      controller.abort();
+      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      assert.equal(refused.json?.id, 7);
+      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": inUse })).status, 202);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a flood of sessions from one client ends no session in use: the victim's session survives, the flood gets 503", async () => {
+    const s = await start({ maxSessions: 40, keepAliveMs: 0 });
+    try {
+      const victim = await openSession(s.url);
+      const statuses = new Map<number, number>();
+      for (let round = 0; round < 6; round++) {
+        // each round opens sessions and uses them, as a determined client would
+        const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => send(s.url, initialize(i))));
+        for (const r of replies) {
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          const id = r.headers.get("mcp-session-id");
+          if (id) await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
+          else assert.ok(Number(r.headers.get("retry-after")) > 0, "a refused session says when to retry");
+        }
+      }
+      assert.ok((statuses.get(503) ?? 0) > 0, `the flood is refused once the client's share is used: ${JSON.stringify([...statuses])}`);
+      assert.deepEqual([...statuses.keys()].sort(), [200, 503]);
+      assert.ok(s.handler.sessions <= 40);
+      const call = await send(s.url, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "still mine" } } }, { "mcp-session-id": victim });
+      assert.equal(call.status, 200, call.text);
     } finally {
       await s.close();
     }
@@ -791,6 +824,52 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     );
     await Promise.all([served(), served(), served()]);
     assert.equal(await upload, 413);
+    await served();
+  });
+
+  test("bodies that find the byte budget full wait unread, then get 503 with Retry-After; a small request is served meanwhile", async () => {
+    const b = await start({ maxBodyBytes: 1024 * 1024, maxBufferedBytes: 2 * 1024 * 1024, bodyTimeoutMs: 5_000 });
+    const stalled = netConnect(b.port, "127.0.0.1");
+    stalled.on("error", () => undefined);
+    try {
+      // holds 1 MiB of the budget: declared, half sent, then nothing
+      await new Promise<void>((resolve) => stalled.once("connect", resolve));
+      stalled.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n\r\n[`);
+      stalled.write(Buffer.alloc(512 * 1024, 0x20));
+      await sleep(100);
+      const large = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { pad: "x".repeat(900 * 1024) } });
+      const [waiting, small] = await Promise.all([send(b.url, large), send(b.url, modern(1, "tools/call", { name: "echo", arguments: { text: "small" } }).body, modern(1, "tools/call", { name: "echo" }).headers)]);
+      assert.equal(small.status, 200, small.text);
+      assert.equal(waiting.status, 503, waiting.text);
+      assert.ok(Number(waiting.headers.get("retry-after")) > 0);
+      stalled.destroy();
+      // the stalled body's share comes back when its client goes: the same large body now fits
+      const again = await send(b.url, large, { "mcp-protocol-version": MODERN });
+      assert.notEqual(again.status, 503, again.text);
+    } finally {
+      stalled.destroy();
+      await b.close();
+    }
+  });
+
+  test("a client dripping its headers (slowloris) is disconnected soon after the header deadline, not at node's 30 s check", async () => {
+    const server = createServer(nodeServerOptions({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 }), (req, res) => s.handler.node(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const socket = netConnect((server.address() as AddressInfo).port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    let n = 0;
+    const drip = setInterval(() => socket.write(`X-Drip-${n++}: 1\r\n`), 100);
+    try {
+      // a generous bound, far below the 30 s node would otherwise allow
+      await within(closed, 8_000, "the dripping socket being closed");
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     await served();
   });
 

@@ -156,19 +156,33 @@ export class Session {
   /** The revision `initialize` negotiated; undefined until it is answered. */
   revision: Revision | undefined;
   lastActive = Date.now();
+  /** `initialize` was answered with a result. */
+  private answered = false;
+  /**
+   * The client came back after `initialize` was answered: the session is in use, and a flood of
+   * new sessions must never end it (only its own idleness, DELETE, or the server closing do).
+   */
+  established = false;
 
-  constructor(connect: (transport: Transport) => Peer) {
+  constructor(
+    connect: (transport: Transport) => Peer,
+    /** Who opened it (the remote address), to cap the sessions one client holds. */
+    readonly client = "",
+  ) {
     this.peer = connect(this.transport);
   }
 
   /** Records the revision an initialize result names. */
   negotiated(result: unknown): void {
+    this.answered = true;
     const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (isRevision(version)) this.revision = version;
   }
 
-  touch(): void {
+  /** A request of the client's in this session has arrived. */
+  used(): void {
     this.lastActive = Date.now();
+    if (this.answered) this.established = true;
   }
 
   close(): Promise<void> {
@@ -179,44 +193,60 @@ export class Session {
 export interface SessionLimits {
   /** A session with nothing under way for this long is closed. */
   idleMs: number;
-  /** At most this many at once; a new one then replaces the longest idle, or is refused. */
+  /** At most this many at once. */
   max: number;
+  /** At most this many opened by one client (remote address). Default: a quarter of `max`. */
+  perClient?: number;
 }
 
-/** The live sessions, with idle expiry and a cap on their number. */
+/** A session opened but never used after `initialize` is closed after this long at most. */
+const HANDSHAKE_MS = 30_000;
+
+/** Why `add` refused a session. */
+export type Refusal = "full" | "client-full";
+
+/**
+ * The live sessions, with idle expiry and caps on their number, in all and per client. When
+ * full, a new session may replace only one that never got past `initialize` (an abandoned or
+ * flooded handshake); sessions in use are never ended to make room: the new one is refused.
+ */
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
+  private readonly perClient = new Map<string, number>();
+  private readonly clientMax: number;
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly limits: SessionLimits) {}
+  constructor(private readonly limits: SessionLimits) {
+    this.clientMax = Math.max(1, limits.perClient ?? Math.floor(limits.max / 4));
+  }
 
   get size(): number {
     return this.sessions.size;
   }
 
+  /** The session `id` names, marked as used by its client. */
   get(id: string): Session | undefined {
     const session = this.sessions.get(id);
-    session?.touch();
+    session?.used();
     return session;
   }
 
-  /** Adds a session; false when the table is full of sessions that are all busy. */
-  add(session: Session): boolean {
-    if (this.sessions.size >= this.limits.max && !this.evictIdlest()) return false;
+  /** Adds a session, or says why it cannot: the table, or the client's share of it, is full of sessions in use. */
+  add(session: Session): Refusal | undefined {
+    if ((this.perClient.get(session.client) ?? 0) >= this.clientMax && !this.evictHandshake(session.client)) return "client-full";
+    if (this.sessions.size >= this.limits.max && !this.evictHandshake(undefined)) return "full";
     this.sessions.set(session.id, session);
+    this.perClient.set(session.client, (this.perClient.get(session.client) ?? 0) + 1);
     // a peer that ends by itself (its transport closed) takes its session with it
-    void session.peer.ended.then(() => {
-      if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
-      if (this.sessions.size === 0) this.stopSweeping();
-    });
+    void session.peer.ended.then(() => this.remove(session));
     this.startSweeping();
-    return true;
+    return undefined;
   }
 
   async delete(id: string): Promise<boolean> {
     const session = this.sessions.get(id);
     if (!session) return false;
-    this.sessions.delete(id);
+    this.remove(session);
     await session.close();
     return true;
   }
@@ -225,25 +255,39 @@ export class SessionTable {
     this.stopSweeping();
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.perClient.clear();
     await Promise.all(all.map((s) => s.close()));
   }
 
-  private evictIdlest(): boolean {
+  private remove(session: Session): void {
+    if (this.sessions.get(session.id) !== session) return;
+    this.sessions.delete(session.id);
+    const n = (this.perClient.get(session.client) ?? 1) - 1;
+    if (n > 0) this.perClient.set(session.client, n);
+    else this.perClient.delete(session.client);
+    if (this.sessions.size === 0) this.stopSweeping();
+  }
+
+  /** Ends the idlest session (of `client`, if given) that never got past initialize; false if there is none. */
+  private evictHandshake(client: string | undefined): boolean {
     let idlest: Session | undefined;
     for (const s of this.sessions.values()) {
-      if (!s.transport.busy && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
+      if (s.established || s.transport.busy || (client !== undefined && s.client !== client)) continue;
+      if (!idlest || s.lastActive < idlest.lastActive) idlest = s;
     }
     if (!idlest) return false;
-    this.sessions.delete(idlest.id);
+    this.remove(idlest);
     void idlest.close();
     return true;
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.limits.idleMs;
+    const now = Date.now();
+    const idle = now - this.limits.idleMs;
+    const handshake = now - Math.min(this.limits.idleMs, HANDSHAKE_MS);
     for (const s of [...this.sessions.values()]) {
-      if (!s.transport.busy && s.lastActive < cutoff) {
-        this.sessions.delete(s.id);
+      if (!s.transport.busy && s.lastActive < (s.established ? idle : handshake)) {
+        this.remove(s);
         void s.close();
       }
     }
@@ -251,7 +295,7 @@ export class SessionTable {
 
   private startSweeping(): void {
     if (this.sweeper) return;
-    this.sweeper = setInterval(() => this.sweep(), Math.min(Math.max(this.limits.idleMs / 4, 250), 60_000));
+    this.sweeper = setInterval(() => this.sweep(), Math.min(Math.max(Math.min(this.limits.idleMs, HANDSHAKE_MS) / 4, 250), 60_000));
     this.sweeper.unref?.();
   }
 
