@@ -1,0 +1,9 @@
+/**
+ * The part of the interop matrix that `npm test` runs: probe, tap with the official SDK client,
+ * lint of the tap's log and mcp-wire's own client, against two peers we did not write (tmcp over
+ * stdio, mcp-lite over HTTP). The whole matrix is `npm run interop`.
+ */
+import { serverCells } from "./cells.test.js";
+import { QUICK, peer } from "./peers.test.js";
+
+for (const name of QUICK) serverCells(peer(name));
