@@ -74,7 +74,7 @@ const MEMORY_READ = { tool: "read_graph", args: {}, expect: /entities/ };
 
 export const SERVER_EVERYTHING = modulePath("@modelcontextprotocol/server-everything/dist/index.js");
 export const SERVER_MEMORY = modulePath("@modelcontextprotocol/server-memory/dist/index.js");
-const SERVER_FILESYSTEM = modulePath("@modelcontextprotocol/server-filesystem/dist/index.js");
+export const SERVER_FILESYSTEM = modulePath("@modelcontextprotocol/server-filesystem/dist/index.js");
 const SERVER_THINKING = modulePath("@modelcontextprotocol/server-sequential-thinking/dist/index.js");
 export const MCP_PROXY = modulePath("mcp-proxy/dist/bin/mcp-proxy.mjs");
 
