@@ -30,7 +30,8 @@ export async function readTargets(file: string): Promise<TargetList> {
   try {
     bytes = await readFile(file);
   } catch (e) {
-    throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    // the cause lets the command line say what went wrong in words
+    throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
   }
   return parseTargets(bytes.toString("utf8"), file);
 }

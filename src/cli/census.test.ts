@@ -176,7 +176,7 @@ describe("mcp-wire census", () => {
 
     const zero = census([bad, "--concurrency", "0"]);
     assert.equal(await zero.exit(), 2);
-    assert.match(zero.stderr(), /--concurrency takes a positive whole number/);
+    assert.match(zero.stderr(), /--concurrency takes a number of probes from 1 to 10,000, not "0"/);
   });
 
   test("a run started with headers is resumed only with headers again", async () => {

@@ -7,7 +7,9 @@ import type { RunRecord, Store, TargetRecord } from "../census/store.js";
 import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
 import { shellQuote } from "../probe/repro.js";
 import { OK, USAGE_ERROR } from "./exit.js";
+import { cannotRead } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
+import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
@@ -38,15 +40,15 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   const headers = parseHeaders(opts.header ?? []);
   if (typeof headers === "string") return usage(headers);
   const given: Partial<Settings> = {};
-  for (const [key, flag] of [
-    ["concurrency", "--concurrency"],
-    ["perHost", "--per-host"],
-    ["timeout", "--timeout"],
+  for (const [key, flag, max, unit, hint] of [
+    ["concurrency", "--concurrency", 10_000, "a number of probes", ""],
+    ["perHost", "--per-host", 10_000, "a number of probes", ""],
+    ["timeout", "--timeout", MAX_TIMEOUT_MS, "milliseconds", "a day at most"],
   ] as const) {
     const raw = opts[key];
     if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) return usage(`${flag} takes a positive whole number, not ${JSON.stringify(raw)}`);
+    const n = wholeNumber(flag, raw, 1, max, unit, hint);
+    if (typeof n !== "number") return usage(n.error);
     given[key] = n;
   }
   if (opts.allowPrivate) given.allowPrivate = true;
@@ -60,7 +62,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     try {
       return await readTargets(file);
     } catch (e) {
-      if (e instanceof TargetsError) return e.message;
+      if (e instanceof TargetsError) return e.cause !== undefined ? cannotRead(file, e.cause) : e.message;
       throw e;
     }
   };

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
 export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean }): Promise<number> {
@@ -13,7 +14,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
     input.once("open", () => resolve(null)).once("error", resolve);
   });
   if (opened) {
-    writeErr(`mcp-wire lint: cannot read ${file}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}\n`);
+    writeErr(`mcp-wire lint: ${cannotRead(file!, opened)}\n`);
     return USAGE_ERROR;
   }
   const colour = !opts.json && process.stdout.isTTY === true;
@@ -29,7 +30,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
     if (opts.json) writeErr(line + "\n");
     else await writeOut(line + "\n");
   } catch (e) {
-    writeErr(`mcp-wire lint: cannot read ${file ?? "standard input"}: ${e instanceof Error ? e.message : String(e)}\n`);
+    writeErr(`mcp-wire lint: ${cannotRead(file ?? "standard input", e)}\n`);
     return USAGE_ERROR;
   }
   return errors ? FOUND_PROBLEMS : OK;

@@ -5,7 +5,9 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { REVISIONS } from "../rules/revisions.js";
-import { USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, USAGE_ERROR } from "./exit.js";
+import { fileProblem } from "./file-errors.js";
+import { writeErr } from "./output.js";
 
 // A reader that stops early (`| head`) is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -17,7 +19,9 @@ const program = new Command("mcp-wire")
   .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
   .version(await version(), "-V, --version")
   .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text) });
+  // commander's own messages ("error: unknown option '--x'") become one line naming the command
+  // and where its options are listed; printing happens in the handler at the end
+  .configureOutput({ outputError: () => undefined });
 
 program
   .command("lint")
@@ -110,14 +114,66 @@ program
     process.exitCode = await runDemo();
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (e) {
-  if (e instanceof CommanderError) {
-    process.exitCode = e.exitCode === 0 ? 0 : USAGE_ERROR;
-  } else {
-    process.stderr.write(`mcp-wire: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
+/** One line for anything unexpected, never a stack trace (MCP_WIRE_DEBUG=1 shows it). */
+function unexpected(e: unknown): number {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const path = (e as NodeJS.ErrnoException | undefined)?.path;
+  if (path && code && /^E[A-Z]+$/.test(code)) {
+    // a file the user named, failing where no command expected it: their input, said in words
+    writeErr(`mcp-wire: cannot use ${path}: ${fileProblem(e)}\n`);
+    return USAGE_ERROR;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  writeErr(
+    `mcp-wire: internal error: ${message.split("\n")[0]!.slice(0, 300)} (a bug in mcp-wire: please report it with the command that caused it; MCP_WIRE_DEBUG=1 prints the details)\n`,
+  );
+  if (process.env.MCP_WIRE_DEBUG) writeErr(`${e instanceof Error ? e.stack : message}\n`);
+  return FOUND_PROBLEMS;
+}
+
+/** Which subcommand the arguments name, for the one-line usage message. */
+function commandNamed(argv: readonly string[]): Command | undefined {
+  const word = argv.slice(2).find((a) => !a.startsWith("-"));
+  return program.commands.find((c) => c.name() === word || c.aliases().includes(word ?? ""));
+}
+
+/** What a command without its required argument says instead of commander's "missing required argument". */
+const MISSING: Record<string, string> = {
+  probe: "say which server: mcp-wire probe <url>, or mcp-wire probe --stdio -- <command> [args…]",
+};
+
+/** commander's error as one line: what is wrong, and where the options are listed. */
+function usageLine(e: CommanderError): string {
+  const command = e.code === "commander.unknownCommand" ? undefined : commandNamed(process.argv);
+  const name = command ? `mcp-wire ${command.name()}` : "mcp-wire";
+  const what = (e.code === "commander.missingArgument" && command && MISSING[command.name()]) || e.message.replace(/^error: /, "").replace(/\.$/, "").split("\n")[0]!;
+  return `${name}: ${what} (${name} --help lists ${command ? "its options" : "the commands"})\n`;
+}
+
+process.on("uncaughtException", (e) => {
+  process.exitCode = unexpected(e);
+  process.exit();
+});
+process.on("unhandledRejection", (e) => {
+  process.exitCode = unexpected(e);
+  process.exit();
+});
+
+if (process.argv.length <= 2) {
+  writeErr(`mcp-wire: say what to do: ${program.commands.map((c) => c.name()).join(", ")} (mcp-wire --help says what each does)\n`);
+  process.exitCode = USAGE_ERROR;
+} else {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version asked for are not errors
+      if (e.exitCode === 0 || e.code === "commander.helpDisplayed" || e.code === "commander.version") process.exitCode = 0;
+      else {
+        writeErr(usageLine(e));
+        process.exitCode = USAGE_ERROR;
+      }
+    } else process.exitCode = unexpected(e);
   }
 }
 

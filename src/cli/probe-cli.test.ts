@@ -159,13 +159,13 @@ describe("mcp-wire probe: exit status and output", () => {
 
 describe("mcp-wire probe: usage errors exit 2", { concurrency: true }, () => {
   const cases: [string, string[], RegExp][] = [
-    ["no target", [], /missing required argument/],
-    ["--stdio without a command", ["--stdio"], /missing required argument/],
+    ["no target", [], /say which server/],
+    ["--stdio without a command", ["--stdio"], /say which server/],
     ["not a URL", ["not a url"], /not a URL/],
     ["not http or https", ["ftp://127.0.0.1/mcp"], /only http and https/],
     ["two URLs", ["http://127.0.0.1:1/a", "http://127.0.0.1:1/b"], /one URL/],
-    ["--timeout not a number", ["--timeout", "soon", "http://127.0.0.1:1/mcp"], /--timeout takes a number/],
-    ["--timeout zero", ["--timeout", "0", "http://127.0.0.1:1/mcp"], /--timeout takes a number/],
+    ["--timeout not a number", ["--timeout", "soon", "http://127.0.0.1:1/mcp"], /--timeout takes milliseconds from 1/],
+    ["--timeout zero", ["--timeout", "0", "http://127.0.0.1:1/mcp"], /--timeout takes milliseconds from 1/],
     ["an unknown --revision", ["--revision", "2099-01-01", "http://127.0.0.1:1/mcp"], /2099-01-01/],
     ["--max-bytes not a count", ["--max-bytes", "-5", "http://127.0.0.1:1/mcp"], /--max-bytes/],
     ["a header without a colon", ["--header", "Authorization", "http://127.0.0.1:1/mcp"], /'Name: value'/],

@@ -3,6 +3,10 @@ import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
+import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
+
+/** The largest body cap a probe takes: a body is held in memory whole. */
+const MAX_BODY_BYTES = 1024 ** 3;
 import { paint, writeErr, writeOut } from "./output.js";
 
 export interface ProbeCliOptions {
@@ -18,10 +22,10 @@ export interface ProbeCliOptions {
 export async function runProbe(target: string[], opts: ProbeCliOptions): Promise<number> {
   const headers = parseHeaders(opts.header ?? []);
   if (typeof headers === "string") return usage(headers);
-  const timeout = opts.timeout === undefined ? undefined : Number(opts.timeout);
-  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) return usage(`--timeout takes a number of milliseconds, not ${JSON.stringify(opts.timeout)}`);
-  const maxBytes = opts.maxBytes === undefined ? undefined : Number(opts.maxBytes);
-  if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes <= 0)) return usage(`--max-bytes takes a positive whole number, not ${JSON.stringify(opts.maxBytes)}`);
+  const timeout = opts.timeout === undefined ? undefined : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
+  if (typeof timeout === "object") return usage(timeout.error);
+  const maxBytes = opts.maxBytes === undefined ? undefined : wholeNumber("--max-bytes", opts.maxBytes, 1, MAX_BODY_BYTES, "bytes", "1 GiB at most");
+  if (typeof maxBytes === "object") return usage(maxBytes.error);
   const common = {
     ...(timeout !== undefined ? { timeout } : {}),
     ...(maxBytes !== undefined ? { maxBytes } : {}),

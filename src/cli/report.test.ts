@@ -95,7 +95,7 @@ describe("mcp-wire report", () => {
       [["report", "--db", db, "--run", "x"], /--run takes run numbers/],
       [["report", "--db", db, "--json", "--csv"], /choose one/],
       [["report", "--db", db, "--target", "https://nobody.example/mcp"], /has no attempt at "https:\/\/nobody\.example\/mcp"/],
-      [["report", "--db", db, "--html", join(dir, "no", "such", "dir", "r.html")], /cannot write .*r\.html: ENOENT/],
+      [["report", "--db", db, "--html", join(dir, "no", "such", "dir", "r.html")], /cannot write .*r\.html: no such folder/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);

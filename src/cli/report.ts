@@ -7,6 +7,7 @@ import { writeFile } from "node:fs/promises";
 import type { Aggregates, RunRecord, Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
+import { cannotRead, cannotWrite } from "./file-errors.js";
 import { redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
 
@@ -42,7 +43,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
   try {
     store = await openStore(file);
   } catch (e) {
-    return usage(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    return usage(cannotRead(file, e));
   }
   try {
     const allRuns = store.runs();
@@ -59,7 +60,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
       try {
         await writeFile(opts.html, renderHtml(agg));
       } catch (e) {
-        return usage(`cannot write ${opts.html}: ${e instanceof Error ? e.message : String(e)}`);
+        return usage(cannotWrite(opts.html, e));
       }
     }
     await print(agg, opts, {

@@ -12,6 +12,8 @@ import { nodeServerOptions } from "../transport/http/adapters.js";
 import { createHttpHandler } from "../transport/http/server.js";
 import { StreamTransport } from "../transport/stream.js";
 import { USAGE_ERROR } from "./exit.js";
+import { wholeNumber } from "./numbers.js";
+import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
 
 export interface ServeOptions {
@@ -26,26 +28,26 @@ const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 function build(conformance: boolean | undefined): McpServer {
   const options: Partial<ServerOptions> = {
-    onDefect: ({ defect }) => process.stderr.write(`mcp-wire serve: ${defect.severity} ${defect.code}: ${defect.message}\n`),
+    onDefect: ({ defect }) => writeErr(`mcp-wire serve: ${defect.severity} ${defect.code}: ${defect.message}\n`),
   };
   return conformance ? createConformanceServer(options) : createReferenceServer(options);
 }
 
 export async function runServe(options: ServeOptions): Promise<number> {
   if (options.stdio && options.http !== undefined) {
-    process.stderr.write("mcp-wire serve: --stdio or --http, not both\n");
+    writeErr("mcp-wire serve: --stdio or --http, not both\n");
     return USAGE_ERROR;
   }
   if (options.http === undefined) {
     if (options.host !== undefined) {
-      process.stderr.write("mcp-wire serve: --host goes with --http\n");
+      writeErr("mcp-wire serve: --host goes with --http\n");
       return USAGE_ERROR;
     }
     return runServeStdio(options.conformance);
   }
-  const port = Number(options.http);
-  if (!/^\d+$/.test(options.http) || port > 65535) {
-    process.stderr.write(`mcp-wire serve: --http takes a port number (0 for any free one), not ${JSON.stringify(options.http)}\n`);
+  const port = wholeNumber("--http", options.http, 0, 65535, "a port number", "0: any free one");
+  if (typeof port !== "number") {
+    writeErr(`mcp-wire serve: ${port.error}\n`);
     return USAGE_ERROR;
   }
   return runServeHttp(port, options.host ?? "127.0.0.1", options.conformance);
@@ -66,7 +68,7 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
   const handler = createHttpHandler(server, {
     // bound to loopback, the Host header must name loopback too: a rebound DNS name is refused
     ...(isLoopback(host) ? { allowedHosts: LOOPBACK_HOSTS } : {}),
-    onError: (e) => process.stderr.write(`mcp-wire serve: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
+    onError: (e) => writeErr(`mcp-wire serve: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
   });
   const http = createServer(nodeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 }), (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -86,16 +88,16 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
       });
     });
   } catch (e) {
-    process.stderr.write(`mcp-wire serve: cannot listen on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}\n`);
+    writeErr(`mcp-wire serve: cannot listen on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
   const address = http.address() as AddressInfo;
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  process.stderr.write(`mcp-wire serve: listening on http://${shown}:${address.port}${PATH}\n`);
-  if (!isLoopback(host)) process.stderr.write("mcp-wire serve: warning: reachable from other machines, with no authentication\n");
+  writeErr(`mcp-wire serve: listening on http://${shown}:${address.port}${PATH}\n`);
+  if (!isLoopback(host)) writeErr("mcp-wire serve: warning: reachable from other machines, with no authentication\n");
 
   await untilStopped();
-  process.stderr.write("mcp-wire serve: stopping\n");
+  writeErr("mcp-wire serve: stopping\n");
   await handler.close();
   await new Promise<void>((resolve) => {
     http.close(() => resolve());

@@ -7,6 +7,9 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import type { Revision } from "../rules/revisions.js";
 import { TapReport } from "../tap/report.js";
 import { USAGE_ERROR } from "./exit.js";
+import { cannotWrite } from "./file-errors.js";
+import { wholeNumber } from "./numbers.js";
+import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
 
 export interface TapCliOptions {
@@ -17,7 +20,7 @@ export interface TapCliOptions {
 }
 
 function usage(message: string): number {
-  process.stderr.write(`mcp-wire tap: ${message}\n`);
+  writeErr(`mcp-wire tap: ${message}\n`);
   return USAGE_ERROR;
 }
 
@@ -35,8 +38,9 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
   if (!http && command.length === 0) return usage("say which server to run: mcp-wire tap [--log FILE] -- <command> [args…]");
   let port = 0;
   if (opts.listen !== undefined) {
-    port = Number(opts.listen);
-    if (!/^\d+$/.test(opts.listen) || port > 65535) return usage(`--listen takes a port number (0 for any free one), not ${JSON.stringify(opts.listen)}`);
+    const n = wholeNumber("--listen", opts.listen, 0, 65535, "a port number", "0: any free one");
+    if (typeof n !== "number") return usage(n.error);
+    port = n;
   }
   if (opts.upstream !== undefined) {
     let url: URL | undefined;
@@ -50,7 +54,7 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
   let log: WriteStream | undefined;
   if (opts.log !== undefined) {
     const opened = await openLog(opts.log);
-    if (opened instanceof Error) return usage(`cannot write ${opts.log}: ${(opened as NodeJS.ErrnoException).code ?? opened.message}`);
+    if (opened instanceof Error) return usage(cannotWrite(opts.log, opened));
     log = opened;
   }
   const report = new TapReport({ live: process.stderr, ...(log ? { log } : {}) });

@@ -90,6 +90,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
     if (v.detail === "too_large") {
       return "The answer was larger than the probe's byte cap (--max-bytes) and was cut off unread: a runaway or endless body. If the server really sends answers this large, raise the cap; otherwise tell the server's authors, since clients cap what they read too.";
     }
+    if (v.detail === "echo") {
+      return "What came back is the request itself (and then the probe's own reply to it): the program repeats what it is sent, like cat. It is not an MCP server; check the command or URL points at the server.";
+    }
     if (v.detail === "stream_broken") return `The server's answer broke off mid-stream (the connection closed before the response was complete). ${tell}`;
     if (v.detail.startsWith("no_response")) {
       const status = v.detail.match(/http_(\d+)$/)?.[1];

@@ -10,6 +10,7 @@ import { connectHttp } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError } from "../peer/errors.js";
 import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
+import type { Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { adviceFor } from "./advice.js";
@@ -143,7 +144,8 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   // an answer on an SSE stream is read before that exchange is over (its stream still has to be
   // let go of): the trace waits a moment for it
   if (ev.tools !== null) await bounded(ev.recorded("tools/list"), 100);
-  const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
+  const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
+  const failed = ev.tools === null ? (echo ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
   const result = finish(url, transport, ev, failed);
   if (failed) {
     const record = failingExchange(ev.exchanges);
@@ -181,6 +183,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.maxBytes ? { maxLineBytes: options.maxBytes } : {}) };
   let over = false;
   let spawnError: unknown;
+  let echoed = false;
   const connector = () => {
     // past the deadline the opening may still try to restart the server: it must not
     if (over) throw new ClosedError("the probe is over");
@@ -193,7 +196,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
       throw e;
     }
     children.push(child);
-    return child.transport;
+    return watchEcho(child.transport, () => (echoed = true));
   };
   const clientOptions = (revision: Revision | undefined) => ({
     clientInfo: CLIENT_INFO,
@@ -220,7 +223,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   })();
   const { outcome } = await withDeadline(work, timeout, undefined, () => ({ outcome: stalledStdio(ev, children) }));
   over = true;
-  const failed = ev.tools === null ? outcome ?? { class: "protocol_violation", detail: "other" } : undefined;
+  const failed = ev.tools === null ? (echoed ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
   // a process whose output just ended is usually a moment from its exit status: wait for it
   // briefly, so the trace says how it ended
   if (failed) await bounded(Promise.all(children.map((c) => c.exited)), 50);
@@ -390,6 +393,44 @@ function stalledStdio(ev: Evidence, children: ChildServer[]): Classified {
   const done = new Set(ev.steps.filter((s) => s.outcome === "ok").map((s) => s.step));
   const detail = ev.client ? "tools/list" : done.has("initialize") ? "tools/list" : ev.steps.some((s) => s.step === "server/discover") ? "initialize" : "server/discover";
   return { class: "timeout", detail };
+}
+
+/**
+ * A program that repeats what it is sent (`cat`, an HTTP echo) is not a server, but its answer
+ * is a well-formed JSON-RPC message: our own request, and then our own "method not found" reply
+ * to it, which reads exactly like a server refusing with -32601. The envelope is sound, so it is
+ * not `not_jsonrpc`; what is broken is the conversation (a request came back where an answer was
+ * due), so it is a `protocol_violation`, with detail `echo`.
+ */
+const ECHO: Classified = { class: "protocol_violation", detail: "echo" };
+
+/** `transport`, telling `onEcho` when a message arrives that is byte for byte one it sent. */
+function watchEcho(transport: Transport, onEcho: () => void): Transport {
+  const sent = new Set<string>();
+  const watched: Transport = {
+    start: (sink) =>
+      transport.start({
+        ...sink,
+        message: (data) => {
+          if (sent.size > 0 && sent.has((typeof data === "string" ? data : Buffer.from(data).toString("utf8")).trim())) onEcho();
+          sink.message(data);
+        },
+        defect: (d) => sink.defect(d),
+        closed: (e) => sink.closed(e),
+      }),
+    send: (text, message, related) => {
+      // the opening exchange is all an echo needs to show itself: a few messages suffice
+      if (sent.size < 16) sent.add(text.trim());
+      return transport.send(text, message, related);
+    },
+    close: () => transport.close(),
+  };
+  // the optional parts the client may look for, as the channel has them
+  for (const key of ["kind", "cancel", "paramHeaders", "negotiated"] as const) {
+    const value = transport[key];
+    if (value !== undefined) Object.defineProperty(watched, key, { value: typeof value === "function" ? value.bind(transport) : value, enumerable: true, writable: true });
+  }
+  return watched;
 }
 
 /** The exchange a repro line should replay: the last one that failed, or the last one. */

@@ -1,0 +1,126 @@
+/**
+ * Every bad input a newcomer can type ends at once with exit 2 and one line on stderr that says
+ * what is wrong (and, for a mistyped command line, where the options are listed): no usage dump,
+ * no stack trace, no errno names. And a program that echoes its input is told apart from a
+ * server that answers -32601.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, test } from "node:test";
+
+const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "mcp-wire-errors-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    // a hang is a failure, not a wait
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, ms: Math.round(performance.now() - t0) });
+    });
+  });
+}
+
+/** [what a person typed, what the one line must say] */
+const BAD: [string[], RegExp][] = [
+  [[], /say what to do: .*probe.*--help/],
+  [["nosuch"], /unknown command 'nosuch'.*mcp-wire --help/],
+  [["--bogus"], /unknown option '--bogus'/],
+  [["probe"], /mcp-wire probe: say which server.*--help/],
+  [["probe", "--bogus", "http://127.0.0.1:1/"], /mcp-wire probe: unknown option '--bogus'.*mcp-wire probe --help/],
+  [["probe", "--timeout", "0", "http://127.0.0.1:1/"], /--timeout takes milliseconds from 1 to 86,400,000/],
+  [["probe", "--timeout", "99999999999", "http://127.0.0.1:1/"], /--timeout takes milliseconds from 1 to/],
+  [["probe", "--timeout", "soon", "http://127.0.0.1:1/"], /--timeout takes milliseconds/],
+  [["probe", "--max-bytes", "-1", "http://127.0.0.1:1/"], /--max-bytes takes bytes from 1 to/],
+  [["probe", "-r", "1999", "http://127.0.0.1:1/"], /Allowed choices are 2024-11-05/],
+  [["probe", "notaurl"], /not a URL: "notaurl"/],
+  [["probe", "ftp://example.com/"], /only http and https/],
+  [["probe", "-H", "novalue", "http://127.0.0.1:1/"], /--header takes 'Name: value'/],
+  [["probe", "--timeout"], /option '--timeout <ms>' argument missing/],
+  [["census"], /needs a targets file/],
+  [["census", "missing.txt"], /cannot read missing.txt: no such file/],
+  [["census", "folder"], /cannot read folder: it is a folder, not a file/],
+  [["census", "--concurrency", "0", "targets.txt"], /--concurrency takes a number of probes from 1 to/],
+  [["census", "--timeout", "1.5", "targets.txt"], /--timeout takes milliseconds from 1 to/],
+  [["census", "--db"], /option '--db <file>' argument missing/],
+  [["report", "--db", "missing.db"], /no census database at missing.db/],
+  [["report", "--db", "folder"], /folder is not a file/],
+  [["report", "--json", "--csv"], /choose one/],
+  [["report", "--since", "yesterday"], /--since takes a date/],
+  [["report", "extra"], /too many arguments/],
+  [["lint", "missing.ndjson"], /cannot read missing.ndjson: no such file/],
+  [["lint", "folder"], /cannot read folder: it is a folder, not a file/],
+  [["lint", "-r", "x"], /Allowed choices/],
+  [["serve", "--http", "70000"], /--http takes a port number from 0 to 65,535/],
+  [["serve", "--stdio", "--http", "1"], /--stdio or --http, not both/],
+  [["tap"], /say which server to run/],
+  [["tap", "--listen", "-1", "--upstream", "http://127.0.0.1:1/"], /--listen takes a port number from 0 to 65,535/],
+  [["tap", "--log", "folder", "--", "cat"], /cannot write folder: it is a folder, not a file/],
+  [["demo", "--bogus"], /unknown option '--bogus'/],
+];
+
+test("a table of bad inputs across every command: exit 2, one clear line, nothing else", async () => {
+  mkdirSync(join(dir, "folder"), { recursive: true });
+  writeFileSync(join(dir, "targets.txt"), "http://127.0.0.1:1/\n");
+  const slowest: string[] = [];
+  const queue = [...BAD];
+  await Promise.all(
+    [1, 2, 3, 4].map(async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        const [args, says] = item;
+        const what = `mcp-wire ${args.join(" ")}`;
+        const r = await run(args);
+        assert.equal(r.status, 2, `${what}: exit ${r.status}\n${r.stderr}`);
+        assert.equal(r.stdout, "", `${what} printed on stdout`);
+        const lines = r.stderr.split("\n").filter((l) => l !== "");
+        assert.equal(lines.length, 1, `${what}: one line, got:\n${r.stderr}`);
+        assert.match(lines[0]!, /^mcp-wire( \w+)?: /, what);
+        assert.match(lines[0]!, says, what);
+        assert.doesNotMatch(lines[0]!, /\bE[A-Z]{3,}\b|Usage:|\n\s+at /, `${what}: ${lines[0]}`);
+        slowest.push(`${r.ms} ms  ${what}`);
+      }
+    }),
+  );
+  // timings are shown, not asserted (a loaded machine is not a failure)
+  console.log(`slowest bad inputs:\n${slowest.sort((a, b) => parseInt(b) - parseInt(a)).slice(0, 3).join("\n")}`);
+});
+
+test("help and version asked for are not errors", async () => {
+  for (const args of [["--help"], ["probe", "--help"], ["help", "census"], ["-V"]]) {
+    const r = await run(args);
+    assert.equal(r.status, 0, args.join(" "));
+    assert.notEqual(r.stdout, "");
+  }
+});
+
+test("an echo (cat) is told apart from a server answering -32601", async () => {
+  const echo = await run(["probe", "--json", "--timeout", "5000", "--stdio", "--", "cat"]);
+  const e = JSON.parse(echo.stdout) as { class: string; detail: string; rpcError: unknown; advice: string };
+  assert.deepEqual([e.class, e.detail, e.rpcError], ["protocol_violation", "echo", null]);
+  assert.match(e.advice, /repeats what it is sent/);
+  // a real (if useless) server: answers every request with -32601
+  const server = join(dir, "no-methods.mjs");
+  writeFileSync(
+    server,
+    `import { createInterface } from "node:readline";
+createInterface({ input: process.stdin }).on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } }) + "\\n");
+});\n`,
+  );
+  const refusing = await run(["probe", "--json", "--timeout", "5000", "--stdio", "--", process.execPath, server]);
+  const r = JSON.parse(refusing.stdout) as { class: string; detail: string; rpcError: { code: number } };
+  assert.deepEqual([r.class, r.detail, r.rpcError.code], ["rpc_error", "method_not_found", -32601]);
+});
