@@ -170,13 +170,17 @@ export function assertClean(tapped: readonly Tapped[]): void {
   }
 }
 
-/** The three cells every server peer gets: probe, SDK v1 through tap + lint, mcp-wire's client. */
+/** The cells every server peer gets: probe, SDK v1 and v2 through tap + lint, mcp-wire's client. */
 export function serverCells(row: PeerRow): void {
   describe(row.name, () => {
     const ctx = startedOnce(row);
     cell(`${row.name}: probe says ok with no defects`, () => probeIsClean(ctx.peer));
     cell(`${row.name}: SDK v1 client through tap: no defects live or in lint`, async () => {
       assertClean(await throughTap(["sdk-v1"], ctx.peer, row.call, ctx.dir));
+    });
+    // a dual-era client: server/discover first, so a legacy peer's refusal crosses the tap too
+    cell(`${row.name}: SDK v2 client (auto) through tap: no defects live or in lint`, async () => {
+      assertClean(await throughTap(["sdk-v2"], ctx.peer, row.call, ctx.dir));
     });
     cell(`${row.name}: mcp-wire's client lists and calls`, async () => {
       const client = await connectClient("mcp-wire", ctx.peer.endpoint);
