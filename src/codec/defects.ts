@@ -67,6 +67,8 @@ export const DEFECTS = {
   header_missing: { severity: "error", scope: "transport" },
   header_mismatch: { severity: "error", scope: "transport" },
   header_malformed: { severity: "error", scope: "transport" },
+  // a POST answered with a redirect: followed, but many clients do not follow one
+  redirect: { severity: "warning", scope: "transport" },
 } as const satisfies Record<string, { severity: Severity; scope: DefectScope }>;
 
 export type DefectCode = keyof typeof DEFECTS;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import * as zlib from "node:zlib";
 import type { Peer } from "../peer/peer.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
 import { createReferenceServer } from "../mcp/reference-server.js";
@@ -301,6 +302,59 @@ const HTML_502 = `<html>
 
 const MODERN_TOOLS = [{ name: "search", description: "Searches.", inputSchema: { type: "object" } }];
 
+/** What a small modern server answers: a DiscoverResult, its one tool, or -32601. */
+function modernAnswer(m: Incoming, name: string): unknown {
+  if (m.method === "server/discover") {
+    return rpcResult(m.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { [META_SERVER_INFO]: { name, version: "1.0.0" } } });
+  }
+  if (m.method === "tools/list") return rpcResult(m.id, { resultType: "complete", tools: MODERN_TOOLS });
+  return rpcError(m.id, -32601, "Method not found");
+}
+
+/**
+ * A modern server behind a compressing proxy or framework: every answer in `coding` (as JSON,
+ * or as an SSE stream of one event flushed as it goes), whatever the client offered, as some do.
+ */
+function compressedRoute(coding: "gzip" | "br", name: string, sse: boolean): Route {
+  return rpcRoute((m, _req, res) => {
+    const text = JSON.stringify(modernAnswer(m, name));
+    const type = sse ? "text/event-stream" : "application/json";
+    res.writeHead(200, { "content-type": type, "content-encoding": coding, vary: "accept-encoding" });
+    const encoder = coding === "br" ? zlib.createBrotliCompress() : zlib.createGzip();
+    encoder.pipe(res);
+    if (!sse) return void encoder.end(text);
+    // a comment first, flushed on its own: the client decodes the stream as it arrives
+    encoder.write(": stream open\n\n");
+    encoder.flush(() => encoder.end(`event: message\ndata: ${text}\n\n`));
+  });
+}
+
+/** One gzip member holding 16 MiB of "x": gzip members may follow each other, and decode as one body. */
+let bombFill: Buffer | undefined;
+
+/**
+ * A compression bomb: a JSON-RPC result of `size` decoded bytes (1 GB by default) sent as about
+ * a thousandth of that, gzip members one after another, written only as fast as the client reads.
+ */
+function gzipBomb(res: ServerResponse, id: unknown, size: number): void {
+  bombFill ??= zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024, "x"), { level: 9 });
+  const head = zlib.gzipSync(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":{"resultType":"complete","tools":[{"name":"bomb","inputSchema":{"type":"object"},"description":"`);
+  res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+  res.write(head);
+  let members = Math.max(1, Math.floor(size / (16 * 1024 * 1024)));
+  const pump = () => {
+    while (members > 0 && !res.destroyed) {
+      members--;
+      if (!res.write(bombFill!)) {
+        res.once("drain", pump);
+        return;
+      }
+    }
+    if (!res.destroyed) res.end(zlib.gzipSync(`"}]}}`));
+  };
+  pump();
+}
+
 export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   {
     name: "modern",
@@ -547,6 +601,39 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
       exact((req, res) => {
         void readBody(req).then(() => res.writeHead(307, { location: `${ctx.otherOrigin}/modern`, "content-length": "0" }).end());
       }),
+  },
+  {
+    name: "gzip",
+    description: "a modern server behind a compressing proxy: every JSON answer gzip-encoded",
+    expect: ok("modern", "2026-07-28", 1, { status: 200 }),
+    start: () => compressedRoute("gzip", "fleet-gzip", false),
+  },
+  {
+    name: "brotli-sse",
+    description: "a modern server that answers as an SSE stream, brotli-encoded (br) and flushed event by event",
+    expect: ok("modern", "2026-07-28", 1, { status: 200 }),
+    start: () => compressedRoute("br", "fleet-brotli-sse", true),
+  },
+  {
+    name: "gzip-bomb",
+    description: "a compression bomb: a JSON result of 1 GB (by default) sent gzip-encoded as about 1 MB",
+    expect: fails("protocol_violation", "too_large", { status: 200 }),
+    start: (ctx) => rpcRoute((m, _req, res) => gzipBomb(res, m.id, ctx.hugeBytes)),
+  },
+  {
+    name: "slash-redirect",
+    description: "the endpoint lives at /slash-redirect/: a POST without the trailing slash gets 308 to it, as many frameworks do",
+    expect: ok("modern", "2026-07-28", REFERENCE_TOOLS, { status: 200, defects: ["redirect"] }),
+    start: () => {
+      const inner = mcpServerRoute({});
+      return {
+        handle: (req, res, sub) => {
+          if (sub === "") return void readBody(req).then(() => res.writeHead(308, { location: "/slash-redirect/", "content-length": "0" }).end());
+          inner.handle(req, res, sub === "/" ? "" : sub);
+        },
+        close: () => inner.close?.(),
+      };
+    },
   },
   {
     name: "drip",

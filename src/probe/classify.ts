@@ -79,7 +79,8 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
   if (isHtml(e.contentType, e.bodyExcerpt)) return withHttp({ class: "web_page", detail: mediaType(e.contentType) });
   if (e.failure === "status") return withHttp({ class: "http_error", detail: `http_${status}` });
   if (e.failure === "not_jsonrpc") {
-    if ((e.bodyExcerpt ?? "").trim().length === 0) return withHttp({ class: "not_json", detail: "empty_body" });
+    // no excerpt at all: the body could not even be decoded (a broken gzip), which is no emptiness
+    if (e.bodyExcerpt !== undefined && e.bodyExcerpt.trim().length === 0) return withHttp({ class: "not_json", detail: "empty_body" });
     const first = e.defects.find((d) => d.severity === "error");
     if (!first || first.code === "parse_error" || first.code === "invalid_utf8") return withHttp({ class: "not_json", detail: "text" });
     if (NOT_JSONRPC.has(first.code)) return withHttp({ class: "not_jsonrpc", detail: first.code });

@@ -110,7 +110,7 @@ describe("probe over HTTP, against the fleet", () => {
   });
 
   // one test per behaviour, so a failure names it; the verdicts were all taken in before()
-  for (const name of ["modern", "legacy", "legacy-sse", "http-sse", "modern-no-result-type", "version-retry", "web-page", "login-page", "bare-array-empty", "bare-array", "no-envelope", "invalid-api-key", "method-not-found", "unsupported-version", "internal-error", "legacy-code", "application-error", "http-401", "auth-bearer", "http-403", "http-404", "http-500", "http-502", "empty-body", "plain-text", "hang", "hang-after-initialize", "hang-on-initialize", "wrong-id", "null-id", "result-and-error", "wrong-jsonrpc", "redirect-other-origin", "drip", "endless-sse", "huge-body", "reset", "refused", "tls"]) {
+  for (const name of ["modern", "legacy", "legacy-sse", "http-sse", "modern-no-result-type", "version-retry", "web-page", "login-page", "bare-array-empty", "bare-array", "no-envelope", "invalid-api-key", "method-not-found", "unsupported-version", "internal-error", "legacy-code", "application-error", "http-401", "auth-bearer", "http-403", "http-404", "http-500", "http-502", "empty-body", "plain-text", "hang", "hang-after-initialize", "hang-on-initialize", "wrong-id", "null-id", "result-and-error", "wrong-jsonrpc", "redirect-other-origin", "drip", "endless-sse", "huge-body", "gzip", "brotli-sse", "gzip-bomb", "slash-redirect", "reset", "refused", "tls"]) {
     test(name, () => check(fleet.get(name)));
   }
 
@@ -127,6 +127,30 @@ describe("probe over HTTP, against the fleet", () => {
     assert.match(r.trace[1]!.bodyExcerpt ?? "", /"tools":\[/);
     assert.deepEqual(r.defects, []);
     assert.equal(r.server?.name, "fleet-modern");
+  });
+
+  test("compressed answers are decoded as fetch decodes them, JSON and SSE alike, and cost no defect", () => {
+    for (const name of ["gzip", "brotli-sse"]) {
+      const r = seen.get(name)!.result;
+      assert.deepEqual(r.defects, [], name);
+      if (name === "gzip") assert.match(r.trace.find((t) => t.step === "tools/list")?.bodyExcerpt ?? "", /"tools":\[/, name);
+      assert.equal((r.trace[0]!.request as { method?: string }).method, "server/discover");
+    }
+  });
+
+  test("a compression bomb ends at the cap, which counts decoded bytes", () => {
+    const r = seen.get("gzip-bomb")!.result;
+    assert.match(r.trace[0]!.error ?? "", /cap/);
+  });
+
+  test("a trailing-slash redirect is followed and warned about, once, with the advice naming it", () => {
+    const r = seen.get("slash-redirect")!.result;
+    const warnings = r.defects.filter((d) => d.code === "redirect");
+    assert.equal(warnings.length, 1, JSON.stringify(r.defects));
+    assert.equal(warnings[0]!.severity, "warning");
+    assert.match(warnings[0]!.message, /trailing slash/);
+    assert.match(r.advice, /not cleanly: redirect/);
+    assert.ok(r.trace.every((t) => t.step.startsWith("GET") || t.status === 200), JSON.stringify(r.trace));
   });
 
   test("a legacy server over HTTP+SSE: POST refused, then the GET stream and the endpoint it names", () => {

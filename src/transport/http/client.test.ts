@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
+import * as zlib from "node:zlib";
+import type { Defect } from "../../codec/defects.js";
 import { afterEach, describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
 import { AbortedError, ResponseError } from "../../peer/errors.js";
@@ -392,6 +394,102 @@ describe("redirects and origins", () => {
     assert.equal(e.failure, "network");
     assert.equal(e.networkCode, "ECONNREFUSED");
     assert.equal(e.status, undefined);
+  });
+});
+
+describe("compressed answers, as fetch reads them", () => {
+  const encoders: Record<string, (b: Buffer) => Buffer> = {
+    gzip: (b) => zlib.gzipSync(b),
+    "x-gzip": (b) => zlib.gzipSync(b),
+    deflate: (b) => zlib.deflateSync(b),
+    "deflate (raw, as some servers send it)": (b) => zlib.deflateRawSync(b),
+    br: (b) => zlib.brotliCompressSync(b),
+  };
+  for (const [name, encode] of Object.entries(encoders)) {
+    test(`${name}: Accept-Encoding offers it, and the JSON body is decoded`, async () => {
+      const s = await serve((_req, res, r) => {
+        const body = encode(Buffer.from(JSON.stringify(result(idOf(r), { tools: [{ name: "t" }] }))));
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": name.split(" ")[0]!, "content-length": String(body.length) }).end(body);
+      });
+      const { peer } = client(s.url());
+      assert.deepEqual(await within(peer.request("tools/list", modern())), { tools: [{ name: "t" }] });
+      assert.equal(header(s.requests[0]!, "accept-encoding"), "gzip, deflate, br");
+    });
+  }
+
+  test("a gzip SSE stream: each event decoded as it arrives, progress before the response", async () => {
+    const s = await serve((_req, res, r) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+      const gz = zlib.createGzip();
+      gz.pipe(res);
+      gz.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idOf(r), progress: 1 } })}\n\n`);
+      gz.flush(() => setTimeout(() => gz.end(`event: message\ndata: ${JSON.stringify(result(idOf(r), { done: true }))}\n\n`), 20));
+    });
+    const { peer } = client(s.url());
+    const progress: Progress[] = [];
+    assert.deepEqual(await within(peer.request("tools/call", modern(), { onProgress: (p) => progress.push(p) })), { done: true });
+    assert.deepEqual(progress, [{ progress: 1 }]);
+  });
+
+  test("a gzip bomb: too_large once the decoded bytes pass the cap, with the compressed bytes far fewer", async () => {
+    const fill = zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024, "x"));
+    let sent = 0;
+    const s = await serve((_req, res, r) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.write(zlib.gzipSync(`{"jsonrpc":"2.0","id":${JSON.stringify(idOf(r))},"result":{"x":"`));
+      let left = 256; // 1 GiB decoded
+      const pump = () => {
+        while (left-- > 0 && !res.destroyed) {
+          sent += fill.length;
+          if (!res.write(fill)) return void res.once("drain", pump);
+        }
+        if (!res.destroyed) res.end(zlib.gzipSync(`"}}`));
+      };
+      pump();
+    });
+    const { peer } = client(s.url(), { maxBytes: 1024 * 1024 });
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "too_large");
+    assert.ok(sent < 64 * 1024 * 1024, `the server got to send ${sent} bytes`);
+  });
+
+  test("a body that is not the gzip it claims: not_jsonrpc, no hang, no crash", async () => {
+    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end("{\"jsonrpc\":\"2.0\"}"));
+    const { peer } = client(s.url());
+    const e = await httpError(peer.request("tools/list", modern()));
+    assert.equal(e.failure, "not_jsonrpc");
+    assert.match(e.message, /gzip body cannot be decoded/);
+  });
+
+  test("an identity answer with a content coding not offered is left as it came", async () => {
+    const s = await serve((_req, res, r) => void res.writeHead(200, { "content-type": "application/json", "content-encoding": "identity" }).end(JSON.stringify(result(idOf(r), { ok: 1 }))));
+    const { peer } = client(s.url());
+    assert.deepEqual(await within(peer.request("tools/list", modern())), { ok: 1 });
+  });
+});
+
+describe("redirected POSTs are warned about", () => {
+  test("308 /mcp → /mcp/: followed, and one redirect warning that names the trailing slash", async () => {
+    const s = await serve((_req, res, r) => {
+      if (r.path === "/mcp") return void res.writeHead(308, { location: "/mcp/" }).end();
+      sendJson(res, 200, result(idOf(r), { resultType: "complete", tools: [] }));
+    });
+    const defects: Defect[] = [];
+    const transport = new StreamableHttpTransport(s.url());
+    const peer = new Peer(transport, { revision: "2026-07-28", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+    peers.push(peer);
+    assert.deepEqual(await within(peer.request("tools/list", modern())), { resultType: "complete", tools: [] });
+    assert.deepEqual(defects.map((d) => [d.code, d.severity]), [["redirect", "warning"]]);
+    assert.match(defects[0]!.message, /only adds a trailing slash/);
+  });
+
+  test("no redirect, no warning", async () => {
+    const s = await serve((_req, res, r) => sendJson(res, 200, result(idOf(r), { resultType: "complete", tools: [] })));
+    const defects: Defect[] = [];
+    const peer = new Peer(new StreamableHttpTransport(s.url()), { revision: "2026-07-28", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+    peers.push(peer);
+    await within(peer.request("tools/list", modern()));
+    assert.deepEqual(defects, []);
   });
 });
 

@@ -9,9 +9,10 @@ import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import { decode } from "../../codec/decode.js";
+import { defect } from "../../codec/defects.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
-import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, type HttpResponse } from "./fetch.js";
+import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
@@ -195,7 +196,8 @@ export class StreamableHttpTransport implements Transport {
       requestHeaders: redacted(out.headers, this.options.headers),
     };
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
+      const { response, url, redirects } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
+      for (const r of redirects) this.sink?.defect(redirectDefect(r));
       record.url = url;
       record.status = response.status;
       const contentType = response.headers.get("content-type") ?? "";
@@ -244,7 +246,10 @@ export class StreamableHttpTransport implements Transport {
       return;
     }
     const body = await readCapped(response, this.maxBytes).catch((e: unknown) => {
-      throw signal.aborted && signal.reason instanceof Error ? signal.reason : e;
+      if (signal.aborted && signal.reason instanceof Error) throw signal.reason;
+      // a body that cannot be decoded is no JSON-RPC answer, whatever the bytes meant
+      if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING") throw new HttpError({ ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] }, (e as Error).message);
+      throw e;
     });
     record.bodyExcerpt = excerpt(body.bytes, 256);
     const evidence = { ...base, bodyExcerpt: excerpt(body.bytes) };

@@ -6,11 +6,18 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
+import * as zlib from "node:zlib";
+import { defect, type Defect } from "../../codec/defects.js";
 import { HttpError, networkCode } from "./error.js";
 
 const MAX_REDIRECTS = 5;
 /** How long a TCP (and TLS) connection may take to open, as undici's `fetch` allowed. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * What `fetch` offers: servers behind CDNs and frameworks compress when asked, and a few
+ * compress whatever is asked, so a client that cannot decode reads them as garbage.
+ */
+export const ACCEPT_ENCODING = "gzip, deflate, br";
 
 /** Keep-alive agents shared by every exchange: a census reuses its connections. */
 const httpAgent = new http.Agent({ keepAlive: true });
@@ -43,6 +50,14 @@ export interface FetchedResponse {
   response: HttpResponse;
   /** Where the answer finally came from, after same-origin redirects. */
   url: string;
+  /** The redirects followed on the way, in order (empty when none). */
+  redirects: Redirect[];
+}
+
+export interface Redirect {
+  status: number;
+  from: string;
+  to: string;
 }
 
 /**
@@ -68,6 +83,7 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
     // what fetch sent when the caller did not say
     if (!names.has("accept")) headers.accept = "*/*";
     if (!names.has("user-agent")) headers["user-agent"] = "node";
+    if (!names.has("accept-encoding")) headers["accept-encoding"] = ACCEPT_ENCODING;
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body, "utf8");
     let req: http.ClientRequest;
     let res: http.IncomingMessage | undefined;
@@ -131,7 +147,118 @@ class NodeResponse implements HttpResponse {
         return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
       },
     };
-    this.body = new NodeBody(res);
+    const coding = (raw["content-encoding"] ?? "").trim().toLowerCase();
+    // identity (nearly every answer) is read as it comes: no zlib on the fast path
+    this.body = coding === "" || coding === "identity" || !DECODERS.has(coding) ? new NodeBody(res) : new DecodedBody(res, coding);
+  }
+}
+
+/** The content codings `ACCEPT_ENCODING` offers; any other is left as it came. */
+const DECODERS = new Set(["gzip", "x-gzip", "deflate", "br"]);
+
+/**
+ * A compressed body, decoded as it streams in: callers see decoded bytes only, so every cap
+ * they apply counts what the body expands to (a small bomb ends at the cap, not in memory),
+ * and the decoder only runs as far as the caller reads (the pipe's back-pressure).
+ */
+class DecodedBody implements HttpBody {
+  private decoder: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress | undefined;
+  private readonly ready: Promise<AsyncIterator<Buffer> | undefined>;
+  private done = false;
+
+  constructor(
+    private readonly res: http.IncomingMessage,
+    private readonly coding: string,
+  ) {
+    this.ready = coding === "deflate" ? this.sniff() : Promise.resolve(this.attach(undefined));
+    this.ready.catch(() => undefined);
+  }
+
+  async read(): Promise<Uint8Array | undefined> {
+    if (this.done) return undefined;
+    let next: IteratorResult<Buffer>;
+    try {
+      const iterator = await this.ready;
+      if (!iterator || this.done) {
+        this.done = true;
+        return undefined;
+      }
+      next = await iterator.next();
+    } catch (e) {
+      this.cancel();
+      throw decodingError(e, this.coding);
+    }
+    if (next.done) {
+      this.done = true;
+      return undefined;
+    }
+    return next.value;
+  }
+
+  cancel(): void {
+    this.done = true;
+    if (this.decoder) {
+      this.res.unpipe(this.decoder);
+      this.decoder.destroy();
+    }
+    if (this.res.readableEnded || this.res.destroyed) return;
+    if (this.res.complete) this.res.resume();
+    else this.res.destroy();
+  }
+
+  /**
+   * "deflate" should be zlib-wrapped (RFC 9110), but some servers send raw deflate, which fetch
+   * reads too: the first byte tells them apart.
+   */
+  private sniff(): Promise<AsyncIterator<Buffer> | undefined> {
+    return new Promise((resolve, reject) => {
+      const res = this.res;
+      const off = () => {
+        res.off("data", onData);
+        res.off("end", onEnd);
+        res.off("error", onError);
+      };
+      const onData = (first: Buffer) => {
+        off();
+        res.pause();
+        resolve(this.attach(first));
+      };
+      const onEnd = () => {
+        off();
+        resolve(undefined);
+      };
+      const onError = (e: Error) => {
+        off();
+        reject(e);
+      };
+      res.on("data", onData);
+      res.once("end", onEnd);
+      res.once("error", onError);
+    });
+  }
+
+  private attach(first: Buffer | undefined): AsyncIterator<Buffer> {
+    // sync flushes let a stream (SSE) be decoded event by event, as its chunks arrive, and a
+    // body cut short yields what it held instead of an error, as fetch reads it
+    const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+    const decoder =
+      this.coding === "br"
+        ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+        : this.coding === "deflate"
+          ? (first![0]! & 0x0f) === 8
+            ? zlib.createInflate(flush)
+            : zlib.createInflateRaw(flush)
+          : zlib.createGunzip(flush);
+    this.decoder = decoder;
+    const res = this.res;
+    // pipe() passes on neither the source's failure nor its early end: the decoder is told
+    res.on("error", (e) => decoder.destroy(e));
+    res.once("close", () => {
+      if (!res.complete) decoder.destroy(Object.assign(new Error("the connection closed before the body was complete"), { code: "ECONNRESET" }));
+    });
+    if (first) decoder.write(first);
+    res.pipe(decoder);
+    return decoder[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   }
 }
 
@@ -161,6 +288,13 @@ class NodeBody implements HttpBody {
   }
 }
 
+/** A body whose coding is broken says so; a broken connection or an abort stays what it was. */
+function decodingError(e: unknown, coding: string): Error {
+  const code = String((e as { code?: unknown } | undefined)?.code ?? "");
+  if (!(e instanceof Error) || !(code.startsWith("Z_") || code.startsWith("ERR_BROTLI") || code.startsWith("ERR__ERROR"))) return e instanceof Error ? e : new Error(String(e));
+  return Object.assign(new Error(`the ${coding} body cannot be decoded: ${e.message}`, { cause: e }), { code: "ERR_CONTENT_DECODING" });
+}
+
 /**
  * A request that follows redirects to the same origin only (the method and body kept, as
  * 307/308 say, since re-sending a JSON-RPC message as GET means nothing); one to another
@@ -168,6 +302,7 @@ class NodeBody implements HttpBody {
  */
 export async function fetchSameOrigin(url: string, init: HttpRequestInit, step: string): Promise<FetchedResponse> {
   let current = url;
+  const redirects: Redirect[] = [];
   for (let hop = 0; ; hop++) {
     let response: HttpResponse;
     try {
@@ -175,18 +310,42 @@ export async function fetchSameOrigin(url: string, init: HttpRequestInit, step: 
     } catch (e) {
       throw asNetworkError(e, step, current, init.signal);
     }
-    if (response.status < 300 || response.status >= 400 || response.status === 304) return { response, url: current };
+    if (response.status < 300 || response.status >= 400 || response.status === 304) return { response, url: current, redirects };
     const location = response.headers.get("location");
+    if (!location) return { response, url: current, redirects };
     response.body.cancel();
-    if (!location) return { response, url: current };
     const target = new URL(location, current);
     const base = { step, url: current, status: response.status, location: target.href };
     if (target.origin !== new URL(current).origin) {
       throw new HttpError({ ...base, failure: "redirect" }, `HTTP ${response.status} redirect to another origin (${target.origin}), not followed: credentials are never sent elsewhere`);
     }
     if (hop >= MAX_REDIRECTS) throw new HttpError({ ...base, failure: "redirect" }, `more than ${MAX_REDIRECTS} redirects`);
+    redirects.push({ status: response.status, from: current, to: target.href });
     current = target.href;
   }
+}
+
+/** Only a trailing slash added or removed: the commonest redirect in front of an MCP endpoint. */
+export function isTrailingSlashRedirect(r: Redirect): boolean {
+  const from = new URL(r.from);
+  const to = new URL(r.to);
+  if (from.origin !== to.origin || from.search !== to.search) return false;
+  return from.pathname + "/" === to.pathname || to.pathname + "/" === from.pathname;
+}
+
+/**
+ * The warning a followed redirect of a POST earns: it worked here, but a client that does not
+ * re-send a redirected POST (or turns it into a GET, as browsers do on 301 and 302) fails.
+ */
+export function redirectDefect(r: Redirect): Defect {
+  const from = new URL(r.from);
+  const to = new URL(r.to);
+  const what = isTrailingSlashRedirect(r) ? (to.pathname.endsWith("/") ? "only adds a trailing slash" : "only removes the trailing slash") : "stays on the same origin";
+  return defect(
+    "redirect",
+    "",
+    `POST ${from.pathname}${from.search} was answered with HTTP ${r.status} to ${to.pathname}${to.search}, which ${what}: followed, but many clients do not follow a redirected POST (and 301/302 turn it into a GET); configure clients with the final URL, or serve the endpoint at both`,
+  );
 }
 
 function asNetworkError(e: unknown, step: string, url: string, signal: AbortSignal | null | undefined): HttpError {

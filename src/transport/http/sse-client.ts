@@ -9,7 +9,7 @@ import { ClosedError } from "../../peer/errors.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { excerpt, fetchSameOrigin, followAbort, readCapped, type HttpResponse } from "./fetch.js";
+import { excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
 
 export class SseClientTransport implements Transport {
   readonly kind = "http";
@@ -51,11 +51,12 @@ export class SseClientTransport implements Transport {
     const t0 = Date.now();
     const record: ExchangeRecord = { method, httpMethod: "POST", url: endpoint, ms: 0, requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text };
     try {
-      const { response, url } = await fetchSameOrigin(
+      const { response, url, redirects } = await fetchSameOrigin(
         endpoint,
         { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal: AbortSignal.any([this.stream.signal, AbortSignal.timeout(this.timeout)]) },
         method,
       );
+      for (const r of redirects) this.sink?.defect(redirectDefect(r));
       record.status = response.status;
       record.contentType = response.headers.get("content-type") ?? "";
       const body = await readCapped(response, 64 * 1024);
