@@ -170,8 +170,19 @@ export function assertClean(tapped: readonly Tapped[]): void {
   }
 }
 
-/** The cells every server peer gets: probe, SDK v1 and v2 through tap + lint, mcp-wire's client. */
-export function serverCells(row: PeerRow): void {
+/** For an HTTP peer: several clients at once through one tap, which must keep them apart. */
+export function concurrentCell(row: PeerRow, ctx: { readonly peer: RunningPeer; readonly dir: string }): void {
+  if (row.transport !== "streamable-http") return;
+  cell(`${row.name}: three clients at once through one tap --listen: no defects`, async () => {
+    assertClean(await throughTap(["sdk-v1", "sdk-v1", "mcp-wire"], ctx.peer, row.call, ctx.dir));
+  });
+}
+
+/**
+ * The cells every server peer gets: probe, SDK v1 and v2 through tap + lint, mcp-wire's client,
+ * and unless `concurrent` is false, several clients through one tap.
+ */
+export function serverCells(row: PeerRow, options: { concurrent?: boolean } = {}): void {
   describe(row.name, () => {
     const ctx = startedOnce(row);
     cell(`${row.name}: probe says ok with no defects`, () => probeIsClean(ctx.peer));
@@ -182,6 +193,7 @@ export function serverCells(row: PeerRow): void {
     cell(`${row.name}: SDK v2 client (auto) through tap: no defects live or in lint`, async () => {
       assertClean(await throughTap(["sdk-v2"], ctx.peer, row.call, ctx.dir));
     });
+    if (options.concurrent !== false) concurrentCell(row, ctx);
     cell(`${row.name}: mcp-wire's client lists and calls`, async () => {
       const client = await connectClient("mcp-wire", ctx.peer.endpoint);
       try {
