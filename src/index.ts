@@ -115,3 +115,22 @@ export { createReferenceServer, defineReferenceTools } from "./mcp/reference-ser
 export { createConformanceServer, defineConformanceFixtures } from "./fleet/conformance-server.js";
 export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
 export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";
+
+// Sign-in diagnosis: the OAuth discovery walk (passive: GET and OPTIONS only)
+export { walkAuth } from "./auth/walk.js";
+export type { AuthWalkOptions } from "./auth/walk.js";
+export { parseChallenges } from "./auth/challenge.js";
+export type { Challenge } from "./auth/challenge.js";
+export { AUTH_VERDICTS, AUTH_STEPS, AUTH_DEFECT_CODES } from "./auth/types.js";
+export type {
+  AuthResult,
+  AuthVerdict,
+  AuthStep,
+  AuthDefect,
+  AuthDefectCode,
+  AuthSide,
+  AuthStepRecord,
+  AuthChallengeSeen,
+  AuthResourceMetadataSeen,
+  AuthServerSeen,
+} from "./auth/types.js";

@@ -1,6 +1,7 @@
 /** `mcp-wire probe`: one verdict a person can act on, or one JSON object with `--json`. */
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
+import { authLines } from "../auth/words.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
@@ -75,6 +76,7 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
   const body = !ok ? [...r.trace].reverse().find((t) => t.bodyExcerpt)?.bodyExcerpt : undefined;
   if (body) lines.push(`  body: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
   lines.push("", wrap(r.advice, 2));
+  if (r.auth) lines.push("", ...authLines(r.auth).map((l) => (l ? `  ${l}` : l)));
   if (r.defects.length > 0) {
     lines.push("", `  ${r.defects.length} defect${r.defects.length === 1 ? "" : "s"} seen:`);
     for (const d of r.defects.slice(0, verbose ? 50 : 5)) lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`);

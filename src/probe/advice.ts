@@ -1,7 +1,8 @@
 /** For each verdict, what it means and what to do, in plain words. */
+import { authAdvice } from "../auth/words.js";
 import type { ProbeClass, ProbeResult } from "./verdict.js";
 
-type Context = Pick<ProbeResult, "detail" | "rpcError" | "http" | "transport" | "revision" | "defects">;
+type Context = Pick<ProbeResult, "detail" | "rpcError" | "http" | "transport" | "revision" | "defects"> & Partial<Pick<ProbeResult, "auth">>;
 
 const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
   ok: (v) =>
@@ -103,6 +104,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
 };
 
 export function adviceFor(cls: ProbeClass, context: Context): string {
+  // the sign-in walk knows more than the refusal alone: what kind of sign-in, and where it breaks
+  // (a key refused with a JSON-RPC error keeps its own words: they say what to send instead)
+  if (cls === "auth_required" && context.auth && !(context.auth.verdict === "not_oauth" && context.detail === "rpc_error_instead_of_401")) return authAdvice(context.auth);
   const advice = BY_CLASS[cls](context);
   if (cls !== "ok") return advice;
   // it works, but what it got away with is what breaks the next, stricter client

@@ -75,6 +75,8 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
   const status = e.status ?? 0;
   const rpc = e.rpcError ? rpcErrorSeen(e.rpcError.code, e.rpcError.message, revision) : undefined;
   if (status === 401 || status === 403) return withHttp({ class: "auth_required", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
+  // a 5xx whose JSON-RPC error refuses for lack of a key is a refusal, not a crash (the contract)
+  if (status >= 500 && rpc && AUTH_WORDS.test(rpc.message)) return withHttp({ class: "auth_required", detail: "rpc_error_instead_of_401", rpcError: rpc });
   if (status >= 500) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
   if (isHtml(e.contentType, e.bodyExcerpt)) return withHttp({ class: "web_page", detail: mediaType(e.contentType) });
   if (e.failure === "status") return withHttp({ class: "http_error", detail: `http_${status}` });

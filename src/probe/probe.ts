@@ -8,11 +8,12 @@ import type { JsonObject } from "../codec/message.js";
 import { McpClient, type ConnectStep } from "../mcp/client.js";
 import { connectHttp } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError } from "../peer/errors.js";
-import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
 import type { Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
+import { walkAuth } from "../auth/walk.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
 import { redactSecrets } from "../secrets/redact.js";
@@ -32,6 +33,11 @@ export interface ProbeOptions {
   transport?: "streamable-http" | "http+sse";
   /** stdio only: the child's environment. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Resolves to why a URL the sign-in walk comes across must not be called (a census of
+   * untrusted targets refuses private addresses), or undefined to call it.
+   */
+  urlGuard?: (url: string) => Promise<string | undefined>;
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -47,6 +53,8 @@ class Evidence {
   readonly steps: ConnectStep[] = [];
   client: McpClient | undefined;
   tools: number | null = null;
+  /** What ended the opening, when it failed. */
+  failure: unknown;
 
   elapsed(): number {
     return Date.now() - this.started;
@@ -133,6 +141,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return undefined;
     } catch (e) {
+      ev.failure = e;
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
       const initializeRefused = e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
@@ -154,7 +163,37 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
   if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
   deadline.abort(new Error("the probe is over"));
+  if (result.class === "auth_required") {
+    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}) });
+    result.elapsedMs = ev.elapsed();
+    result.advice = adviceFor(result.class, result);
+  }
   return redactSecrets(result, options.headers);
+}
+
+/** The refusal the sign-in walk starts from: its status, its challenge, its JSON-RPC error. */
+function refusalOf(ev: Evidence, url: string): { endpoint: string; status: number | null; wwwAuthenticate: string | null; rpcError: { code: number; message: string } | null } {
+  const e = ev.failure;
+  if (e instanceof HttpError) {
+    return { endpoint: e.url || url, status: e.status ?? null, wwwAuthenticate: e.wwwAuthenticate ?? null, rpcError: e.rpcError ? { code: e.rpcError.code, message: e.rpcError.message } : null };
+  }
+  const last = [...ev.exchanges].reverse().find((x) => x.status !== undefined);
+  const rpc = e instanceof ResponseError ? { code: e.code, message: e.message } : null;
+  return { endpoint: last?.url ?? url, status: last?.status ?? null, wwwAuthenticate: null, rpcError: rpc };
+}
+
+/**
+ * Whose authorization rules judge the sign-in: the revision asked for, else the one the server
+ * negotiated, else the newest of the era it showed. A server that refuses the modern request
+ * the same way as initialize has shown no era: the newest revision's rules apply.
+ */
+function authRulesRevision(options: ProbeOptions, ev: Evidence): Revision {
+  if (options.revision) return options.revision;
+  if (ev.client?.revision) return ev.client.revision;
+  const discover = ev.exchanges.find((x) => x.method === "server/discover");
+  const refusedDiscover = discover?.status === 401 || discover?.status === 403;
+  const legacy = ev.exchanges.some((x) => x.method === "initialize") && discover !== undefined && !refusedDiscover;
+  return legacy ? LATEST_LEGACY_REVISION : LATEST_REVISION;
 }
 
 /** Why `url` cannot be called at all, if it cannot (nothing is sent, nothing resolved). */

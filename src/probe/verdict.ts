@@ -5,6 +5,7 @@
 import type { Defect } from "../codec/defects.js";
 import type { ErrorRange } from "../rules/error-codes.js";
 import type { Revision } from "../rules/revisions.js";
+import type { AuthResult } from "../auth/types.js";
 
 export const PROBE_CLASSES = [
   "ok",
@@ -57,4 +58,6 @@ export interface ProbeResult {
   trace: TraceStep[];
   /** A command line that replays the failing request (failing verdicts only). */
   repro?: string;
+  /** The sign-in diagnosis, for an HTTP server that refused for lack of credentials. */
+  auth?: AuthResult;
 }

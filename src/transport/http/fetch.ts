@@ -25,7 +25,7 @@ const httpsAgent = new https.Agent({ keepAlive: true });
 
 /** What an exchange sends. */
 export interface HttpRequestInit {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "DELETE" | "OPTIONS";
   headers?: Record<string, string>;
   body?: string;
   signal?: AbortSignal;

@@ -1,0 +1,124 @@
+/**
+ * The requests of the sign-in walk: GET for metadata and OPTIONS for a CORS preflight, nothing
+ * else (the walk is passive and sends no credentials). Every body is read under the cap, every
+ * request ends with the walk's one deadline, a URL the caller's guard refuses (a private address
+ * in a census of untrusted targets) is never called, and a URL asked for twice is fetched once.
+ */
+import { excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
+import type { AuthStepRecord } from "./types.js";
+
+/** The Origin a browser client would send from a page of its own. */
+export const PROBE_ORIGIN = "https://mcp-wire.invalid";
+
+export interface Fetched {
+  url: string;
+  status: number | null;
+  headers: { get(name: string): string | null } | null;
+  /** The body as JSON, when it parsed. */
+  json?: unknown;
+  /** Set when the body was read but is not JSON (its first bytes). */
+  notJson?: string;
+  /** Set when no answer came, or the URL was not called. */
+  error?: string;
+  ms: number;
+}
+
+export interface FetcherOptions {
+  /** When the walk must be over (Date.now() scale). */
+  deadline: number;
+  maxBytes: number;
+  /** Resolves to the reason a URL must not be called, or undefined. */
+  guard?: (url: string) => Promise<string | undefined>;
+  signal?: AbortSignal;
+  /** Sent as MCP-Protocol-Version, as the specification asks of discovery requests. */
+  protocolVersion: string;
+}
+
+const NO_ANSWER = { status: null, headers: null };
+
+export class Fetcher {
+  readonly steps: AuthStepRecord[] = [];
+  /** Every request sent, in order, for tests and traces. */
+  readonly sent: { method: string; url: string }[] = [];
+  private readonly cache = new Map<string, Promise<Fetched>>();
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(private readonly options: FetcherOptions) {
+    const left = Math.max(0, options.deadline - Date.now());
+    this.timer = setTimeout(() => this.controller.abort(new Error("no answer within the deadline")), left);
+    if (options.signal) {
+      if (options.signal.aborted) this.controller.abort(options.signal.reason);
+      else options.signal.addEventListener("abort", () => this.controller.abort(options.signal!.reason), { once: true, signal: this.controller.signal });
+    }
+  }
+
+  /** Stops every request still under way. */
+  close(): void {
+    clearTimeout(this.timer);
+    if (!this.controller.signal.aborted) this.controller.abort(new Error("the walk is over"));
+  }
+
+  get expired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** GET `url` (once), recorded as `step`. */
+  get(url: string, step: string, headers: Record<string, string> = {}): Promise<Fetched> {
+    const key = `GET ${url}`;
+    let p = this.cache.get(key);
+    if (!p) {
+      p = this.send("GET", url, step, { accept: "application/json", origin: PROBE_ORIGIN, "mcp-protocol-version": this.options.protocolVersion, ...headers });
+      this.cache.set(key, p);
+    }
+    return p;
+  }
+
+  /** The CORS preflight a browser sends before a POST carrying the MCP headers. */
+  preflight(url: string, requestHeaders: string): Promise<Fetched> {
+    return this.send("OPTIONS", url, "cors preflight", {
+      origin: PROBE_ORIGIN,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": requestHeaders,
+    });
+  }
+
+  private async send(method: "GET" | "OPTIONS", url: string, step: string, headers: Record<string, string>): Promise<Fetched> {
+    const started = Date.now();
+    const record = (f: Omit<Fetched, "ms">, ok: boolean): Fetched => {
+      const ms = Date.now() - started;
+      this.steps.push({ step, url, method, status: f.status, ms, ok, ...(f.error ? { error: f.error } : {}) });
+      return { ...f, ms };
+    };
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return record({ url, ...NO_ANSWER, error: "not a URL" }, false);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return record({ url, ...NO_ANSWER, error: `not an http(s) URL` }, false);
+    if (this.options.guard) {
+      const refused = await this.options.guard(url).catch(() => undefined);
+      if (refused) return record({ url, ...NO_ANSWER, error: `not called: ${refused}` }, false);
+    }
+    if (this.expired) return record({ url, ...NO_ANSWER, error: "no answer within the deadline" }, false);
+    this.sent.push({ method, url });
+    try {
+      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller.signal }, step);
+      const body = await readCapped(response, this.options.maxBytes);
+      const status = response.status;
+      const ok = status >= 200 && status < 300;
+      if (body.truncated) return record({ url, status, headers: response.headers, error: `the body passed the ${this.options.maxBytes}-byte cap` }, false);
+      if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
+      const text = body.bytes.toString("utf8");
+      try {
+        return record({ url, status, headers: response.headers, json: JSON.parse(text) as unknown }, ok);
+      } catch {
+        return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
+      }
+    } catch (e) {
+      const reason = this.controller.signal.aborted ? "no answer within the deadline" : e instanceof Error ? e.message : String(e);
+      return record({ url, ...NO_ANSWER, error: reason }, false);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The sign-in walk through the probe against every sign-in fixture: each case's verdict,
+ * brokenAt, defect codes (with severities), both client tiers, a side for every defect, and that
+ * nothing but GET and OPTIONS reached a metadata document or a registration endpoint. Then the
+ * walk under its deadline when every metadata URL hangs or drips, and a census guard that keeps
+ * it away from a private address named by `authorization_servers`.
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { startSigninServer, type SigninServer } from "../fleet/signin.js";
+import { guardEventLoop, within } from "../peer/support.test.js";
+import { probeHttp } from "../probe/probe.js";
+import type { ProbeResult } from "../probe/verdict.js";
+import { authLines } from "./words.js";
+import { walkAuth } from "./walk.js";
+
+guardEventLoop();
+
+/** How far past its deadline the walk may end before a test calls it a hang (0.5 s is what it should take at most). */
+const SLACK = 3000;
+
+const codes = (r: ProbeResult) =>
+  (r.auth?.defects ?? [])
+    .map((d) => d.code + (d.severity === "warning" ? "?" : ""))
+    .sort();
+
+describe("the sign-in walk against every fixture", () => {
+  let server: SigninServer;
+  const results = new Map<string, ProbeResult>();
+
+  before(async () => {
+    server = await startSigninServer();
+    await Promise.all(server.cases.map(async (c) => results.set(c.name, await probeHttp(server.url(c.name), { revision: c.expect.rules, timeout: 5000 }))));
+  });
+  after(() => server?.close());
+
+  test("each case: verdict, brokenAt, defects, both tiers", () => {
+    for (const c of server.cases) {
+      const r = results.get(c.name)!;
+      assert.equal(r.class, "auth_required", c.name);
+      assert.equal(r.detail, c.probeDetail, c.name);
+      const a = r.auth;
+      assert.ok(a, `${c.name}: no auth diagnosis`);
+      assert.equal(a.rules, c.expect.rules, c.name);
+      assert.deepEqual(
+        { verdict: a.verdict, brokenAt: a.brokenAt, defects: codes(r), strict: a.clients.strict, lenient: a.clients.lenient },
+        { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt, defects: [...c.expect.defects].sort(), strict: c.expect.strict, lenient: c.expect.lenient },
+        c.name,
+      );
+      for (const d of a.defects) assert.ok(["mcp_server", "authorization_server", "proxy"].includes(d.side) && d.message.length > 20, `${c.name}: ${d.code} says whose fix it is`);
+    }
+  });
+
+  test("healthy chains are ready with no error defect", () => {
+    for (const name of ["signin-dcr", "signin-cimd", "signin-well-known", "signin-openid"]) {
+      const a = results.get(name)!.auth!;
+      assert.equal(a.verdict, "ready", name);
+      assert.deepEqual(a.defects, [], name);
+    }
+    const cimd = results.get("signin-cimd")!.auth!;
+    assert.deepEqual(cimd.authorizationServer?.registration, ["cimd"]);
+    assert.deepEqual(results.get("signin-dcr")!.auth!.authorizationServer?.pkce, ["S256"]);
+  });
+
+  test("the walk sends nothing but GET and OPTIONS to metadata and registration URLs", () => {
+    const others = server.requests.filter((q) => q.kind !== "endpoint" && q.method !== "GET" && q.method !== "OPTIONS");
+    assert.deepEqual(others, []);
+    assert.ok(server.requests.some((q) => q.kind === "document" && q.method === "GET"));
+    assert.equal(server.requests.filter((q) => q.kind === "register").length, 0, "no registration endpoint is ever called");
+  });
+
+  test("the challenge, the metadata and the server are reported as found", () => {
+    const a = results.get("signin-offline-access")!.auth!;
+    assert.equal(a.challenge?.scheme, "Bearer");
+    assert.equal(a.challenge?.scope, "mcp:read offline_access");
+    assert.equal(a.resourceMetadata?.resource, server.url("signin-offline-access"));
+    assert.equal(a.authorizationServer?.issuer, `${server.origin}/c/signin-offline-access/as`);
+    assert.equal(results.get("signin-well-known")!.auth!.challenge?.resourceMetadata, null);
+  });
+
+  test("the text shows the chain one line a step, then the fix and whose it is", () => {
+    const lines = authLines(results.get("signin-issuer-slash")!.auth!);
+    assert.match(lines[0]!, /broken/);
+    assert.ok(lines.some((l) => /^ {2}✓ resource metadata .*HTTP 200$/.test(l)));
+    assert.ok(lines.some((l) => /✗ issuer_mismatch — fix on the MCP server: issuer is `.*\/as` but the metadata was found for `.*\/as\/`.*strict clients refuse this, the TypeScript SDK accepts it/.test(l)));
+    assert.match(results.get("signin-api-key")!.advice, /--header/);
+  });
+});
+
+/** A server whose every path hangs (headers never sent) or drips its body a byte at a time. */
+async function slowServer(mode: "hang" | "drip"): Promise<{ origin: string; close(): Promise<void> }> {
+  const open = new Set<ServerResponse>();
+  const timers = new Set<ReturnType<typeof setInterval>>();
+  const server: Server = createServer((_req, res) => {
+    open.add(res);
+    if (mode === "hang") return;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write("{");
+    const t = setInterval(() => res.write(" "), 20);
+    timers.add(t);
+    res.on("close", () => clearInterval(t));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearInterval(t);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe("the walk keeps its deadline", () => {
+  for (const mode of ["hang", "drip"] as const) {
+    test(`when every metadata URL ${mode}s`, async () => {
+      const slow = await slowServer(mode);
+      try {
+        const timeout = 400;
+        const started = Date.now();
+        const a = await within(
+          walkAuth({ endpoint: `${slow.origin}/mcp`, status: 401, wwwAuthenticate: `Bearer resource_metadata="${slow.origin}/.well-known/oauth-protected-resource/mcp"`, rules: "2025-11-25", timeout }),
+          timeout + SLACK,
+          "the walk",
+        );
+        assert.ok(Date.now() - started < timeout + SLACK);
+        assert.equal(a.verdict, "broken");
+        assert.equal(a.brokenAt, "resource_metadata");
+        assert.ok(a.steps.some((s) => s.error === "no answer within the deadline"));
+      } finally {
+        await slow.close();
+      }
+    });
+  }
+});
+
+describe("a census guard", () => {
+  test("keeps the walk away from a private address the metadata names", async () => {
+    const server = await startSigninServer();
+    try {
+      const guarded: string[] = [];
+      const guard = async (url: string) => {
+        guarded.push(url);
+        return new URL(url).hostname === "169.254.169.254" ? "169.254.169.254 (link-local: cloud metadata)" : undefined;
+      };
+      // the walk as a census runs it, with resource metadata that points at the metadata service
+      const a = await walkAuth({
+        endpoint: server.url("signin-dcr"),
+        status: 401,
+        wwwAuthenticate: `Bearer resource_metadata="http://169.254.169.254/latest/meta-data/"`,
+        rules: "2025-11-25",
+        timeout: 3000,
+        guard,
+      });
+      assert.ok(guarded.includes("http://169.254.169.254/latest/meta-data/"));
+      const step = a.steps.find((s) => s.url.startsWith("http://169.254.169.254"));
+      assert.match(step?.error ?? "", /^not called: 169\.254\.169\.254/);
+      assert.equal(a.brokenAt, "resource_metadata");
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,426 @@
+/**
+ * The sign-in walk: from a refusal ("sign in first") along the chain an OAuth client follows,
+ * the challenge, the protected resource metadata, the authorization server metadata, judged by
+ * one revision's rules, with what a strict and a tolerant client would do. Passive and without
+ * credentials: GET for metadata and OPTIONS for the CORS preflight, never a registration or a
+ * token request. Independent requests go out together, so the walk costs about two round trips,
+ * and never more than its deadline.
+ */
+import type { Revision } from "../rules/revisions.js";
+import { findChallenge, parseChallenges } from "./challenge.js";
+import { corsDefects, metadataCorsDefect } from "./cors.js";
+import {
+  authRules,
+  authorizationServerUrls,
+  isAbsoluteHttpUrl,
+  isInsecure,
+  resourceMetadataUrls,
+  withoutFragment,
+  type AuthRules,
+  type DiscoveryUrl,
+} from "./discovery.js";
+import { Fetcher, type Fetched } from "./fetcher.js";
+import { lenientOutcome, resourceAllowed } from "./sdk-model.js";
+import {
+  AUTH_STEPS,
+  type AuthChallengeSeen,
+  type AuthDefect,
+  type AuthDefectCode,
+  type AuthResourceMetadataSeen,
+  type AuthResult,
+  type AuthServerSeen,
+  type AuthSide,
+  type AuthStep,
+  type AuthStepRecord,
+} from "./types.js";
+
+export interface AuthWalkOptions {
+  /** The MCP endpoint that refused. */
+  endpoint: string;
+  /** The HTTP status of the refusal (200 or 5xx for a JSON-RPC refusal); null if unknown. */
+  status: number | null;
+  /** The refusal's WWW-Authenticate header, as sent. */
+  wwwAuthenticate: string | null;
+  /** The JSON-RPC error of the refusal, when it was one (-32001 "invalid api key"). */
+  rpcError?: { code: number; message: string } | null;
+  /** The revision whose authorization rules apply. */
+  rules: Revision;
+  /** How long the walk may take, in milliseconds. */
+  timeout: number;
+  /** Largest body read. Default 4 MiB. */
+  maxBytes?: number;
+  /** Resolves to why a URL must not be called (a private address in a census of untrusted targets). */
+  guard?: (url: string) => Promise<string | undefined>;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+
+class Findings {
+  readonly defects: AuthDefect[] = [];
+  add(code: AuthDefectCode, severity: "error" | "warning", step: AuthDefect["step"], side: AuthSide, message: string): void {
+    this.defects.push({ code, severity, message, step, side });
+  }
+  errors(step?: AuthStep): AuthDefect[] {
+    return this.defects.filter((d) => d.severity === "error" && (step === undefined || d.step === step));
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const ok = (f: Fetched) => f.status !== null && f.status >= 200 && f.status < 300;
+const shown = (f: Fetched) => (f.status !== null ? `HTTP ${f.status}` : f.error ?? "no answer");
+
+export async function walkAuth(options: AuthWalkOptions): Promise<AuthResult> {
+  const rules = authRules(options.rules);
+  const fetcher = new Fetcher({
+    deadline: Date.now() + Math.max(0, options.timeout),
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    protocolVersion: rules.revision,
+    ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  try {
+    return await walk(options, rules, fetcher);
+  } finally {
+    fetcher.close();
+  }
+}
+
+async function walk(o: AuthWalkOptions, rules: AuthRules, fetcher: Fetcher): Promise<AuthResult> {
+  const found = new Findings();
+  const endpoint = withoutFragment(o.endpoint);
+  const challenges = parseChallenges(o.wwwAuthenticate);
+  const bearer = findChallenge(challenges, "Bearer");
+  const challenge: AuthChallengeSeen = {
+    status: o.status,
+    scheme: bearer?.scheme ?? challenges[0]?.scheme ?? null,
+    resourceMetadata: bearer?.params.resource_metadata ?? null,
+    scope: bearer?.params.scope ?? null,
+    error: bearer?.params.error ?? null,
+  };
+  const refusalStep: AuthStepRecord = { step: "challenge", url: endpoint, status: o.status, ms: 0, ok: o.status === 401 && bearer !== undefined };
+  /** The requests a client following the rules would have made, in its order: what the text shows. */
+  const chain: { url: string; step: string }[] = [];
+
+  // Everything that does not depend on an earlier answer goes out at once: the metadata URLs
+  // (the challenge's and the well-known ones), and the two CORS requests.
+  const challengeUrl = bearer?.params.resource_metadata;
+  const wellKnown = rules.resourceMetadata ? resourceMetadataUrls(endpoint) : [];
+  const prmFetches = new Map<string, Promise<Fetched>>();
+  const want = (url: string) => {
+    if (!prmFetches.has(url)) prmFetches.set(url, fetcher.get(url, "resource_metadata"));
+    return prmFetches.get(url)!;
+  };
+  if (rules.resourceMetadata && challengeUrl && isAbsoluteHttpUrl(challengeUrl)) want(new URL(challengeUrl).href);
+  for (const w of wellKnown) want(w.url);
+  const cors = corsDefects(endpoint, rules, fetcher);
+
+  // the protected resource metadata a client following the rules would use
+  let prm: { fetched: Fetched; expectedResource: string; via: "challenge" | "path" | "root" } | undefined;
+  let prmMissing: string | undefined;
+  if (rules.resourceMetadata) {
+    if (challengeUrl !== undefined) {
+      if (!isAbsoluteHttpUrl(challengeUrl)) prmMissing = `the challenge's resource_metadata ${JSON.stringify(challengeUrl)} is not an absolute http(s) URL`;
+      else {
+        const f = await want(new URL(challengeUrl).href);
+        chain.push({ url: f.url, step: "resource_metadata" });
+        if (ok(f)) prm = { fetched: f, expectedResource: endpoint, via: "challenge" };
+        else prmMissing = `the challenge names ${f.url}, which answers ${shown(f)}`;
+      }
+    } else {
+      const tried: string[] = [];
+      for (const w of wellKnown) {
+        const f = await want(w.url);
+        chain.push({ url: w.url, step: "resource_metadata" });
+        if (ok(f)) {
+          prm = { fetched: f, expectedResource: w.resource, via: w.where };
+          break;
+        }
+        tried.push(`${w.url} (${shown(f)})`);
+      }
+      if (!prm) prmMissing = `nothing at ${tried.join(" or ")}`;
+    }
+  }
+
+  let resourceMetadata: AuthResourceMetadataSeen | null = null;
+  let issuer: string | undefined;
+  const unreadable: AuthDefect[] = [];
+  if (rules.resourceMetadata && prm) {
+    const hidden = metadataCorsDefect(prm.fetched, "protected resource metadata", "mcp_server");
+    if (hidden) unreadable.push(hidden);
+    const doc = prm.fetched.json;
+    const problems: string[] = [];
+    if (!isObject(doc)) problems.push(prm.fetched.json === undefined ? "the body is not JSON" : "the body is not a JSON object");
+    else {
+      if (!isAbsoluteHttpUrl(doc.resource)) problems.push("`resource` (required) is missing or not an absolute URL");
+      const servers = doc.authorization_servers;
+      if (!Array.isArray(servers) || servers.length === 0) problems.push("`authorization_servers` must list at least one authorization server");
+      else if (!servers.every(isAbsoluteHttpUrl)) problems.push("`authorization_servers` holds something that is not an absolute URL");
+      resourceMetadata = {
+        url: prm.fetched.url,
+        resource: typeof doc.resource === "string" ? doc.resource : null,
+        authorizationServers: Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string") : [],
+        scopesSupported: Array.isArray(doc.scopes_supported) ? doc.scopes_supported.filter((s): s is string => typeof s === "string") : null,
+      };
+    }
+    if (problems.length > 0) {
+      found.add("resource_metadata_invalid", "error", "resource_metadata", "mcp_server", `The protected resource metadata at ${prm.fetched.url} is not usable: ${problems.join("; ")} (RFC 9728 section 2). Fix the document the MCP server serves there.`);
+    } else if (resourceMetadata) {
+      checkResource(found, endpoint, prm.expectedResource, prm.via, resourceMetadata.resource!);
+      issuer = resourceMetadata.authorizationServers[0];
+      for (const s of resourceMetadata.authorizationServers) {
+        if (isInsecure(s)) found.add("insecure_endpoint", "error", "resource_metadata", "mcp_server", `The resource metadata lists the authorization server ${s} over plain http: authorization server endpoints must be served over HTTPS. List its https:// URL.`);
+      }
+      if (rules.offlineAccessDiscouraged && resourceMetadata.scopesSupported?.includes("offline_access")) {
+        found.add("offline_access_in_challenge", "warning", "resource_metadata", "mcp_server", "The resource metadata lists offline_access in scopes_supported: MCP servers should not, since refresh tokens are not a resource requirement (clients ask the authorization server for them). Remove it.");
+      }
+    }
+  } else if (rules.resourceMetadata) {
+    // where the metadata really is, when the challenge points elsewhere: worth saying
+    let elsewhere = "";
+    if (challengeUrl !== undefined) {
+      for (const w of wellKnown) {
+        const f = await want(w.url);
+        if (ok(f)) {
+          elsewhere = ` It is served at ${w.url}: point resource_metadata there.`;
+          break;
+        }
+      }
+    }
+    const fix = elsewhere || ` Serve RFC 9728 metadata naming the authorization server at the URL the 401 names in resource_metadata, or at ${wellKnown[0]?.url ?? "the well-known URL"}.`;
+    found.add("resource_metadata_not_found", "error", "resource_metadata", "mcp_server", `No protected resource metadata: ${prmMissing ?? "none found"}.${fix}`);
+  } else {
+    issuer = new URL(endpoint).origin;
+  }
+
+  // the authorization server metadata, every URL the revision lists, fetched together, used in order
+  let authorizationServer: AuthServerSeen | null = null;
+  let asFound = false;
+  if (issuer !== undefined && isAbsoluteHttpUrl(issuer)) {
+    const urls = authorizationServerUrls(issuer, rules);
+    const answers = urls.map((u) => fetcher.get(u.url, "authorization_server"));
+    let chosen: { u: DiscoveryUrl; f: Fetched } | undefined;
+    for (let i = 0; i < urls.length; i++) {
+      const f = await answers[i]!;
+      chain.push({ url: f.url, step: "authorization_server" });
+      if (ok(f)) {
+        chosen = { u: urls[i]!, f };
+        break;
+      }
+    }
+    if (!chosen) {
+      const tried = await Promise.all(answers);
+      const list = tried.map((f) => `${f.url} (${shown(f)})`).join(", ");
+      if (rules.defaultEndpoints) {
+        found.add("authorization_server_metadata_not_found", "warning", "authorization_server", "authorization_server", `No authorization server metadata at ${list}: 2025-03-26 clients then use ${issuer}/authorize, /token and /register, which this walk does not call. Publishing RFC 8414 metadata removes the guesswork.`);
+      } else {
+        found.add("authorization_server_metadata_not_found", "error", "authorization_server", "authorization_server", `No authorization server metadata for ${issuer}: tried ${list}. The authorization server must publish RFC 8414 (or OpenID Connect Discovery) metadata at one of them.`);
+      }
+    } else {
+      asFound = true;
+      const hidden = metadataCorsDefect(chosen.f, "authorization server metadata", "authorization_server");
+      if (hidden) unreadable.push(hidden);
+      authorizationServer = checkAuthorizationServer(found, rules, issuer, chosen.u, chosen.f);
+    }
+  }
+
+  // a JSON-RPC or non-401 refusal: the server did not say "sign in" the way clients understand
+  const oauthSignal = bearer !== undefined || prm !== undefined || asFound || (await originMetadataExists(endpoint, rules, fetcher, chain));
+  const refusedRight = o.status === 401 && !o.rpcError;
+  if (!refusedRight) {
+    const how = o.rpcError ? `a JSON-RPC error ${o.rpcError.code} ${JSON.stringify(o.rpcError.message)}${o.status !== null ? ` with HTTP ${o.status}` : ""}` : `HTTP ${o.status ?? "?"}`;
+    found.add(
+      "auth_status_not_401",
+      oauthSignal ? "error" : "warning",
+      "challenge",
+      "mcp_server",
+      `The server refuses with ${how} instead of HTTP 401: clients start sign-in only on a 401 with a WWW-Authenticate challenge. Answer 401 (a proxy in front may be rewriting it).`,
+    );
+  }
+  if (o.status === 401 && !bearer) {
+    const other = challenges[0] ? ` (it sends a ${challenges[0].scheme} challenge)` : "";
+    found.add("no_challenge", rules.challengeMustNameMetadata ? "error" : "warning", "challenge", "mcp_server", `The 401 carries no Bearer challenge${other}: send WWW-Authenticate: Bearer resource_metadata="…" so clients know where to sign in. A proxy in front may be dropping the header.`);
+  } else if (bearer && !challengeUrl && rules.resourceMetadata) {
+    const severity = rules.challengeMustNameMetadata ? "error" : prm ? undefined : "warning";
+    if (severity) {
+      found.add("challenge_without_resource_metadata", severity, "challenge", "mcp_server", `The Bearer challenge has no resource_metadata parameter${rules.challengeMustNameMetadata ? " (2025-06-18 requires it)" : ""}: add resource_metadata="<URL of the protected resource metadata>".`);
+    }
+  }
+  if (rules.offlineAccessDiscouraged && challenge.scope?.split(/\s+/).includes("offline_access")) {
+    found.add("offline_access_in_challenge", "warning", "challenge", "mcp_server", "The challenge asks for offline_access: MCP servers should not put it in the WWW-Authenticate scope, since refresh tokens are not a resource requirement. Remove it from the scope parameter.");
+  }
+
+  const stepsOf = (corsFound: AuthDefect[]) => {
+    const picked = chain.map((c) => {
+      const record = fetcher.steps.find((s) => s.url === c.url && s.method === "GET");
+      return record ? { ...record, step: c.step } : undefined;
+    });
+    const cors = fetcher.steps
+      .filter((s) => s.step === "cors preflight" || s.step === "cors refusal")
+      .map((s) => ({ ...s, ok: s.status !== null && !corsFound.some((d) => d.code === (s.step === "cors preflight" ? "cors_preflight_rejected" : "cors_headers_not_exposed")) }));
+    const seen = new Set<string>();
+    const all: AuthStepRecord[] = [refusalStep, ...picked.filter((x): x is NonNullable<typeof x> => x !== undefined), ...cors];
+    return all.filter((x) => {
+      const key = `${x.method ?? ""} ${x.url} ${x.step}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  };
+
+  if (!oauthSignal) {
+    const lenient = await lenientOutcome(endpoint, o.status, o.wwwAuthenticate, (u, s) => fetcher.get(u, s));
+    return {
+      rules: rules.revision,
+      verdict: "not_oauth",
+      brokenAt: null,
+      challenge,
+      resourceMetadata: null,
+      authorizationServer: null,
+      steps: stepsOf([]).filter((x) => !x.step.startsWith("cors")),
+      defects: found.defects.filter((d) => d.code === "auth_status_not_401"),
+      clients: { strict: "fails", lenient: lenient.ok ? "ok" : "fails" },
+      ...(lenient.stops ? { lenientStops: lenient.stops } : {}),
+    };
+  }
+
+  const corsFound = await cors;
+  for (const d of [...corsFound, ...unreadable]) found.defects.push(d);
+  const lenient = await lenientOutcome(endpoint, o.status, o.wwwAuthenticate, (u, s) => fetcher.get(u, s));
+  const brokenAt = AUTH_STEPS.find((s) => found.errors(s).length > 0) ?? null;
+  const registers = authorizationServer !== null ? authorizationServer.registration.length > 0 : rules.defaultEndpoints;
+  const verdict = brokenAt ? "broken" : registers ? "ready" : "manual_registration";
+  return {
+    rules: rules.revision,
+    verdict,
+    brokenAt,
+    challenge,
+    resourceMetadata,
+    authorizationServer,
+    steps: stepsOf(corsFound),
+    defects: sortDefects(found.defects),
+    clients: { strict: verdict === "ready" ? "ok" : "fails", lenient: lenient.ok ? "ok" : "fails" },
+    ...(lenient.stops ? { lenientStops: lenient.stops } : {}),
+  };
+}
+
+const STEP_ORDER = ["challenge", "resource_metadata", "authorization_server", "cors"];
+function sortDefects(defects: AuthDefect[]): AuthDefect[] {
+  return defects
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => STEP_ORDER.indexOf(a.d.step) - STEP_ORDER.indexOf(b.d.step) || (a.d.severity === b.d.severity ? 0 : a.d.severity === "error" ? -1 : 1) || a.i - b.i)
+    .map(({ d }) => d);
+}
+
+/** RFC 9728 section 3.3: the `resource` must be the resource the metadata was looked up for. */
+function checkResource(found: Findings, endpoint: string, expected: string, via: "challenge" | "path" | "root", resource: string): void {
+  if (sameUrl(resource, expected)) return;
+  const tolerated = resourceAllowed(endpoint, resource);
+  const where = via === "challenge" ? "the endpoint the 401 came from" : via === "path" ? "the endpoint whose path the well-known URL was built from" : "the origin the root well-known URL belongs to";
+  found.add(
+    "resource_mismatch",
+    "error",
+    "resource_metadata",
+    "mcp_server",
+    `The resource metadata says resource is \`${resource}\` but it was found for \`${expected}\` (${where}): make resource exactly \`${expected}\`; strict clients refuse this, the TypeScript SDK ${tolerated ? "accepts it (a path prefix on the same origin)" : "refuses it too"}.`,
+  );
+}
+
+/** Identical URLs, up to what URL parsing normalizes (scheme and host case, an empty path). */
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+}
+
+function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: string, where: DiscoveryUrl, f: Fetched): AuthServerSeen | null {
+  const doc = f.json;
+  if (!isObject(doc)) {
+    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is ${doc === undefined ? "not JSON" : "not a JSON object"}. Serve the RFC 8414 document there.`);
+    return null;
+  }
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  const registration: ("dcr" | "cimd")[] = [];
+  if (isAbsoluteHttpUrl(doc.registration_endpoint)) registration.push("dcr");
+  if (rules.cimd && doc.client_id_metadata_document_supported === true) registration.push("cimd");
+  const seen: AuthServerSeen = {
+    url: f.url,
+    issuer: str(doc.issuer),
+    authorizationEndpoint: str(doc.authorization_endpoint),
+    tokenEndpoint: str(doc.token_endpoint),
+    registration,
+    pkce: list(doc.code_challenge_methods_supported),
+  };
+
+  const problems: string[] = [];
+  if (typeof doc.issuer !== "string") problems.push("`issuer` is missing");
+  if (!isAbsoluteHttpUrl(doc.authorization_endpoint)) problems.push("`authorization_endpoint` is missing or not a URL");
+  if (!isAbsoluteHttpUrl(doc.token_endpoint)) problems.push("`token_endpoint` is missing or not a URL");
+  if (!Array.isArray(doc.response_types_supported)) problems.push("`response_types_supported` (required) is missing");
+  else if (!doc.response_types_supported.includes("code")) problems.push("`response_types_supported` lacks `code`");
+  if (where.kind === "openid") {
+    for (const k of ["jwks_uri", "subject_types_supported", "id_token_signing_alg_values_supported"]) if (doc[k] === undefined) problems.push(`\`${k}\` (required by OpenID Connect Discovery) is missing`);
+  }
+  if (problems.length > 0) {
+    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is not usable: ${problems.join("; ")}. Fix the document.`);
+  }
+
+  if (typeof doc.issuer === "string" && doc.issuer !== issuer) {
+    const v2 = doc.issuer === issuer || (issuer.endsWith("/") && doc.issuer === issuer.slice(0, -1));
+    const slashOnly = doc.issuer.replace(/\/$/, "") === issuer.replace(/\/$/, "");
+    found.add(
+      "issuer_mismatch",
+      "error",
+      "authorization_server",
+      "mcp_server",
+      `issuer is \`${doc.issuer}\` but the metadata was found for \`${issuer}\`: make them identical (list the issuer exactly as the authorization server states it in authorization_servers, or fix the issuer)${slashOnly ? `; strict clients refuse this, the TypeScript SDK ${v2 ? "accepts it" : "refuses it too (it forgives only a trailing slash on the listed URL)"}` : "; clients must not use metadata whose issuer differs (RFC 8414 section 3.3)"}.`,
+    );
+  }
+
+  const pkce = seen.pkce;
+  if (doc.code_challenge_methods_supported === undefined) {
+    found.add(
+      "pkce_s256_missing",
+      rules.pkceMustBeListed ? "error" : "warning",
+      "authorization_server",
+      "authorization_server",
+      `The authorization server metadata lists no code_challenge_methods_supported: add ["S256"]. ${rules.pkceMustBeListed ? "Clients following this revision must refuse to proceed without it; the TypeScript SDK goes on regardless." : "Clients use PKCE S256 anyway."}`,
+    );
+  } else if (!pkce.includes("S256")) {
+    found.add("pkce_s256_missing", "error", "authorization_server", "authorization_server", `The authorization server supports PKCE methods ${JSON.stringify(pkce)} but not S256, which clients must use: add "S256".`);
+  }
+
+  for (const [name, value] of [
+    ["issuer", doc.issuer],
+    ["authorization_endpoint", doc.authorization_endpoint],
+    ["token_endpoint", doc.token_endpoint],
+    ["registration_endpoint", doc.registration_endpoint],
+  ] as const) {
+    if (typeof value === "string" && isInsecure(value)) {
+      found.add("insecure_endpoint", "error", "authorization_server", "authorization_server", `${name} ${value} is plain http on a host that is not loopback: every authorization server endpoint must be served over HTTPS.`);
+    }
+  }
+
+  if (registration.length === 0) {
+    const how = rules.cimd ? "a registration_endpoint (dynamic client registration) or client_id_metadata_document_supported: true" : "a registration_endpoint (dynamic client registration)";
+    found.add("no_registration", "warning", "authorization_server", "authorization_server", `The authorization server offers no way for a client to register itself: each user must register a client by hand and give its ID to their client. Offer ${how}.`);
+  }
+  return seen;
+}
+
+/**
+ * Whether the MCP server's origin publishes authorization server metadata (what 2025-03-26
+ * clients and the TypeScript SDK look at when there is no resource metadata): the one OAuth
+ * signal left when the challenge and the resource metadata say nothing.
+ */
+async function originMetadataExists(endpoint: string, rules: AuthRules, fetcher: Fetcher, chain: { url: string; step: string }[]): Promise<boolean> {
+  if (!rules.resourceMetadata) return false; // already looked at as the authorization server
+  const origin = new URL(endpoint).origin;
+  const urls = [`${origin}/.well-known/oauth-authorization-server`, `${origin}/.well-known/openid-configuration`];
+  for (const url of urls) chain.push({ url, step: "authorization_server (origin)" });
+  const answers = await Promise.all(urls.map((url) => fetcher.get(url, "authorization_server (origin)")));
+  return answers.some((f) => ok(f) && isObject(f.json));
+}
