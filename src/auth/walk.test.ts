@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import { probeHttp } from "../probe/probe.js";
@@ -162,6 +163,23 @@ describe("a census guard", () => {
       assert.equal(a.brokenAt, "resource_metadata");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("the demo fleet's sign-in cases", () => {
+  test("judged by the newest rules when the server showed no era, each as the fleet expects", async () => {
+    const fleet = await startFleet({ hugeBytes: 1024, dripMs: 50 });
+    try {
+      const cases = fleet.endpoints.filter((e) => e.expect.auth);
+      assert.ok(cases.length >= 5);
+      for (const e of cases) {
+        const r = await probeHttp(e.url, { timeout: 5000 });
+        assert.equal(r.auth?.rules, "2026-07-28", e.name);
+        assert.deepEqual({ verdict: r.auth?.verdict, brokenAt: r.auth?.brokenAt }, e.expect.auth, e.name);
+      }
+    } finally {
+      await fleet.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import type { DefectCode } from "../codec/defects.js";
 import type { ErrorRange } from "../rules/error-codes.js";
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeClass, ProbeTransport } from "../probe/verdict.js";
+import type { AuthStep, AuthVerdict } from "../auth/types.js";
 
 export interface Expectation {
   class: ProbeClass;
@@ -21,6 +22,8 @@ export interface Expectation {
   defects?: DefectCode[];
   /** The probe can only conclude when its deadline passes (silence, or broken lines and silence). */
   untilDeadline?: boolean;
+  /** For a sign-in case: what the sign-in walk concludes. */
+  auth?: { verdict: AuthVerdict; brokenAt: AuthStep | null };
 }
 
 type Extra = Partial<Omit<Expectation, "class" | "detail">>;

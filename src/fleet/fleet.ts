@@ -9,6 +9,9 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HTTP_BEHAVIOURS, type FleetContext, type Route } from "./behaviours.js";
 import type { Expectation } from "./expect.js";
+import { fails } from "./expect.js";
+import { startSigninServer } from "./signin.js";
+import { DEMO_SIGNIN_CASES, SIGNIN_CASES } from "./signin-cases.js";
 import { stdioBehaviours } from "./stdio.js";
 
 export type { Expectation } from "./expect.js";
@@ -94,6 +97,8 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   // a port that was free a moment ago: nothing listens there
   const spare = createServer();
   const [port, otherPort, closedPort] = await Promise.all([listen(main), listen(other), listen(spare)]);
+  // sign-in chains need their own origin: their metadata lives at well-known paths of its root
+  const signin = await startSigninServer(SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)));
   await shut(spare);
 
   const ctx: FleetContext = {
@@ -124,6 +129,14 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     url: b.url ? b.url(ctx) : `${ctx.origin}/${b.name}`,
     expect: b.expect,
   }));
+  for (const c of signin.cases) {
+    endpoints.push({
+      name: c.name,
+      description: c.description,
+      url: signin.url(c.name),
+      expect: fails("auth_required", c.probeDetail, { status: c.status, auth: { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt } }),
+    });
+  }
   const stdio: FleetCommand[] = stdioBehaviours();
 
   let closing: Promise<void> | undefined;
@@ -147,7 +160,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
         for (const t of timers) clearInterval(t);
         timers.clear();
         await Promise.all([...routes.values()].map((r) => r.close?.()));
-        await Promise.all([shut(main), shut(other)]);
+        await Promise.all([shut(main), shut(other), signin.close()]);
       })();
       return closing;
     },

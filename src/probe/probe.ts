@@ -191,7 +191,9 @@ function authRulesRevision(options: ProbeOptions, ev: Evidence): Revision {
   if (options.revision) return options.revision;
   if (ev.client?.revision) return ev.client.revision;
   const discover = ev.exchanges.find((x) => x.method === "server/discover");
-  const refusedDiscover = discover?.status === 401 || discover?.status === 403;
+  // refused the same way (a 401, or the same key-refusing JSON-RPC error): no era shown
+  const refusal = ev.failure instanceof ResponseError ? ev.failure.code : ev.failure instanceof HttpError ? ev.failure.rpcError?.code : undefined;
+  const refusedDiscover = discover?.status === 401 || discover?.status === 403 || (refusal !== undefined && (discover?.bodyExcerpt ?? "").replace(/\s/g, "").includes(`"code":${refusal}`));
   const legacy = ev.exchanges.some((x) => x.method === "initialize") && discover !== undefined && !refusedDiscover;
   return legacy ? LATEST_LEGACY_REVISION : LATEST_REVISION;
 }
