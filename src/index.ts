@@ -39,8 +39,8 @@ export type { DecodeOptions, Decoded } from "./codec/decode.js";
 export { encode, EncodeError } from "./codec/encode.js";
 export type { EncodeOptions } from "./codec/encode.js";
 export type { Role, Checked } from "./codec/check.js";
-export { DEFECTS, worstSeverity } from "./codec/defects.js";
-export type { Defect, DefectCode, Severity, DefectScope } from "./codec/defects.js";
+export { DEFECTS, severityOf, worstSeverity } from "./codec/defects.js";
+export type { Defect, DefectCase, DefectCode, Severity, DefectScope } from "./codec/defects.js";
 export type {
   Message,
   MessageKind,

@@ -14,6 +14,18 @@ export type Severity = "error" | "warning" | "info";
  */
 export type DefectScope = "envelope" | "content" | "conversation" | "transport";
 
+/**
+ * The one severity table: every emitter (the codec, the conversation checker, the peer, probe,
+ * tap, lint) takes a defect's severity from here and never decides it at the emit site. Where
+ * one code has a milder case, the case is named under `when` and the emitter names the case,
+ * so a severity can only change in this table.
+ */
+interface DefectSpec {
+  readonly severity: Severity;
+  readonly scope: DefectScope;
+  readonly when?: Readonly<Record<string, Severity>>;
+}
+
 export const DEFECTS = {
   // the text as a whole
   parse_error: { severity: "error", scope: "envelope" },
@@ -32,7 +44,8 @@ export const DEFECTS = {
   // the members
   missing_jsonrpc: { severity: "error", scope: "envelope" },
   wrong_jsonrpc_version: { severity: "error", scope: "envelope" },
-  id_null: { severity: "error", scope: "envelope" },
+  // JSON-RPC's own mark for an unreadable request id is legal on an error response; MCP has no null id
+  id_null: { severity: "error", scope: "envelope", when: { error_response: "warning" } },
   id_missing: { severity: "error", scope: "envelope" },
   id_invalid_type: { severity: "error", scope: "envelope" },
   id_fractional: { severity: "error", scope: "envelope" },
@@ -55,11 +68,14 @@ export const DEFECTS = {
   result_type_unknown: { severity: "error", scope: "content" },
   meta_missing_protocol_version: { severity: "error", scope: "content" },
   meta_missing_client_capabilities: { severity: "error", scope: "content" },
+  meta_invalid: { severity: "error", scope: "content" },
   // conversations
   response_to_notification: { severity: "error", scope: "conversation" },
   id_reused_in_flight: { severity: "error", scope: "conversation" },
   id_reused_in_session: { severity: "error", scope: "conversation" },
-  unknown_response_id: { severity: "error", scope: "conversation" },
+  // an error without an id is a refusal before the id could be read (a transport-level 400 body),
+  // not a broken conversation
+  unknown_response_id: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },
   duplicate_response: { severity: "error", scope: "conversation" },
   revision_unknown: { severity: "warning", scope: "conversation" },
   version_not_negotiated: { severity: "warning", scope: "conversation" },
@@ -69,9 +85,18 @@ export const DEFECTS = {
   header_malformed: { severity: "error", scope: "transport" },
   // a POST answered with a redirect: followed, but many clients do not follow one
   redirect: { severity: "warning", scope: "transport" },
-} as const satisfies Record<string, { severity: Severity; scope: DefectScope }>;
+} as const satisfies Record<string, DefectSpec>;
 
 export type DefectCode = keyof typeof DEFECTS;
+
+/** The named milder (or harsher) cases of one code, as the table lists them. */
+export type DefectCase<C extends DefectCode> = (typeof DEFECTS)[C] extends { when: infer W } ? keyof W & string : never;
+
+/** The severity the table gives `code`, in the named case when there is one. */
+export function severityOf<C extends DefectCode>(code: C, when?: DefectCase<C>): Severity {
+  const spec: DefectSpec = DEFECTS[code];
+  return (when !== undefined ? spec.when?.[when] : undefined) ?? spec.severity;
+}
 
 export interface Defect {
   readonly code: DefectCode;
@@ -82,8 +107,9 @@ export interface Defect {
   readonly message: string;
 }
 
-export function defect(code: DefectCode, path: string, message: string, severity?: Severity): Defect {
-  return { code, severity: severity ?? DEFECTS[code].severity, path, message };
+/** A defect whose severity is the table's for `code` (in the case `when`, if the table names one). */
+export function defect<C extends DefectCode>(code: C, path: string, message: string, when?: DefectCase<C>): Defect {
+  return { code, severity: when === undefined ? DEFECTS[code].severity : severityOf(code, when), path, message };
 }
 
 /** Escapes one reference token of a JSON Pointer. */

@@ -23,7 +23,7 @@ class Sink extends Writable {
 
 describe("TapReport", () => {
   test("a live line per defect: direction, where, severity, code, path, message", () => {
-    const m = message({ defects: [defect("id_null", "/id", "id is null"), defect("unexpected_member", "", "has x", "warning")] });
+    const m = message({ defects: [defect("id_null", "/id", "id is null"), defect("unexpected_member", "", "has x")] });
     assert.equal(liveLines(m), "tap: server→client line 3: error id_null at /id: id is null\ntap: server→client line 3: warning unexpected_member: has x\n");
   });
 
