@@ -7,8 +7,8 @@
  * must name each defect precisely rather than report a generic schema mismatch.
  */
 import { describeError } from "../rules/error-codes.js";
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
-import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCode, type Severity } from "./defects.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
+import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCase, type DefectCode } from "./defects.js";
 import type { Message, MessageKind } from "./message.js";
 
 /** Who sent the message; some rules bind only one side. */
@@ -35,8 +35,8 @@ class Findings {
   readonly defects: Defect[] = [];
   broken = false;
   constructor(readonly rules: RevisionRules) {}
-  add(code: DefectCode, path: string, message: string, severity?: Severity): void {
-    const d = defect(code, path, message, severity);
+  add<C extends DefectCode>(code: C, path: string, message: string, when?: DefectCase<C>): void {
+    const d = defect(code, path, message, when);
     if (d.severity === "error" && DEFECTS[code].scope === "envelope") this.broken = true;
     this.defects.push(d);
   }
@@ -55,14 +55,19 @@ function describeType(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-/** Does this array look like JSON-RPC messages (a batch), or like a bare result list? */
-function looksLikeMessages(list: unknown[]): boolean {
+/**
+ * Does this array look like JSON-RPC messages (a batch), or like a bare result list? With
+ * `objectless`, an array holding no object at all (`[1,2,3]`, `[null]`) counts as a batch too:
+ * where batches exist, JSON-RPC 2.0 §6 reads it as a batch of invalid requests, each answered.
+ */
+function looksLikeMessages(list: unknown[], objectless: boolean): boolean {
+  let objects = false;
   for (const e of list) {
-    if (isPlainObject(e) && (e.jsonrpc !== undefined || e.method !== undefined || e.result !== undefined || e.error !== undefined)) {
-      return true;
-    }
+    if (!isPlainObject(e)) continue;
+    if (e.jsonrpc !== undefined || e.method !== undefined || e.result !== undefined || e.error !== undefined) return true;
+    objects = true;
   }
-  return false;
+  return objectless && !objects;
 }
 
 export function checkValue(value: unknown, rules: RevisionRules, role?: Role): Checked {
@@ -84,7 +89,7 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
     else f.add("bare_array", "", `an empty array is not a JSON-RPC message ${ref(rules)}`);
     return { kind: "invalid", defects: f.defects };
   }
-  if (!looksLikeMessages(list)) {
+  if (!looksLikeMessages(list, batches)) {
     f.add("bare_array", "", `a bare array of ${list.length} item(s) with no JSON-RPC envelope: expected one message object ${ref(rules)}`);
     return { kind: "invalid", defects: f.defects };
   }
@@ -158,10 +163,9 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     }
     kind = hasId ? "request" : "notification";
     known += 1 + (hasId ? 1 : 0) + (params !== undefined ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
+    // an empty name is a well-formed call of a method nobody has: answered -32601, not -32600
     if (typeof method !== "string") {
       f.add("method_invalid", `${path}/method`, `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`);
-    } else if (method.length === 0) {
-      f.add("method_invalid", `${path}/method`, `"method" is empty: it must name a method (${JSONRPC_SPEC} §4)`);
     } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
       f.add("method_invalid", `${path}/method`, `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`);
     }
@@ -189,7 +193,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
         }
       } else if (id === null) {
         // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id
-        f.add("id_null", `${path}/id`, `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`, "warning");
+        f.add("id_null", `${path}/id`, `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`, "error_response");
       } else {
         checkId(id, f, path, "error");
       }
@@ -241,11 +245,31 @@ function checkRequestMeta(params: unknown, f: Findings, path: string): void {
     f.add("meta_missing_protocol_version", `${at}`, `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`);
     return;
   }
-  if (typeof meta[META_PROTOCOL_VERSION] !== "string") {
-    f.add("meta_missing_protocol_version", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta has no "${META_PROTOCOL_VERSION}" string: every ${rules.revision} request names its protocol version ${ref(rules)}`);
+  const version = meta[META_PROTOCOL_VERSION];
+  if (version === undefined) {
+    f.add("meta_missing_protocol_version", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta has no "${META_PROTOCOL_VERSION}": every ${rules.revision} request names its protocol version ${ref(rules)}`);
+  } else if (typeof version !== "string") {
+    f.add("meta_invalid", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta "${META_PROTOCOL_VERSION}" is ${describeType(version)}: it must be a string ${ref(rules)}`);
   }
-  if (!isPlainObject(meta[META_CLIENT_CAPABILITIES])) {
-    f.add("meta_missing_client_capabilities", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta has no "${META_CLIENT_CAPABILITIES}" object: every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
+  const capabilities = meta[META_CLIENT_CAPABILITIES];
+  if (capabilities === undefined) {
+    f.add("meta_missing_client_capabilities", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta has no "${META_CLIENT_CAPABILITIES}": every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
+  } else if (!isPlainObject(capabilities)) {
+    f.add("meta_invalid", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta "${META_CLIENT_CAPABILITIES}" is ${describeType(capabilities)}: it must be an object ({} for none) ${ref(rules)}`);
+  }
+  // optional (clients SHOULD send it), but when sent it is an Implementation
+  const info = meta[META_CLIENT_INFO];
+  if (info !== undefined) {
+    const infoAt = `${at}/${pointerToken(META_CLIENT_INFO)}`;
+    if (!isPlainObject(info)) {
+      f.add("meta_invalid", infoAt, `_meta "${META_CLIENT_INFO}" is ${describeType(info)}: it must be an object with string "name" and "version" ${ref(rules)}`);
+    } else {
+      for (const member of ["name", "version"] as const) {
+        if (typeof info[member] !== "string") {
+          f.add("meta_invalid", `${infoAt}/${member}`, `_meta "${META_CLIENT_INFO}" ${info[member] === undefined ? `has no "${member}"` : `"${member}" is ${describeType(info[member])}`}: it must be a string ${ref(rules)}`);
+        }
+      }
+    }
   }
 }
 

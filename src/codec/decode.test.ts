@@ -249,12 +249,27 @@ describe("batches", () => {
     }
   });
 
-  test("bare_array: an array of things that are not messages, on every revision", () => {
+  test("bare_array: an array of things that are not messages; on 2025-03-26 only when it holds objects", () => {
     for (const rev of ALL) {
-      for (const text of ["[1,2]", '[{"name":"search"}]', '["a"]', "[[]]", '[[{"jsonrpc":"2.0","method":"a"}]]']) {
-        raised(dec(text, rev), "bare_array", { kind: "invalid" });
-      }
+      raised(dec('[{"name":"search"}]', rev), "bare_array", { kind: "invalid" });
+      raised(dec('[{"name":"search"}, 1]', rev), "bare_array", { kind: "invalid" });
       notRaised(dec(two, rev), "bare_array");
+    }
+    for (const rev of except("2025-03-26")) {
+      for (const text of ["[1]", "[1,2]", "[1,2,3]", "[null]", '["a"]', "[[]]", '[[{"jsonrpc":"2.0","method":"a"}]]']) {
+        raised(dec(text, rev), "bare_array", { kind: "invalid", path: "" });
+      }
+    }
+  });
+
+  test("2025-03-26: an array of no objects ([1], [1,2,3], [null]) is a batch of invalid members, one defect each", () => {
+    for (const [text, n] of [["[1]", 1], ["[1,2,3]", 3], ["[null]", 1], ['["a", true]', 2], ["[[]]", 1], ['[[{"jsonrpc":"2.0","method":"a"}]]', 1]] as const) {
+      const d = dec(text, "2025-03-26");
+      assert.equal(d.kind, "batch", text);
+      assert.equal(d.items?.length, n);
+      assert.ok(d.items!.every((i) => i.kind === "invalid"));
+      assert.deepEqual(d.defects.map((x) => [x.code, x.path]), Array.from({ length: n }, (_, i) => ["not_object", `/${i}`]), text);
+      notRaised(d, "bare_array");
     }
   });
 
@@ -379,14 +394,25 @@ describe("ids", () => {
 });
 
 describe("method and params", () => {
-  test("method_invalid: not a string, empty, rpc.-prefixed, or params with no method", () => {
+  test("method_invalid: not a string, rpc.-prefixed, or params with no method", () => {
     for (const rev of ALL) {
-      for (const method of [5, "", "rpc.discover", null, ["x"]]) {
+      for (const method of [5, "rpc.discover", null, ["x"]]) {
         raised(dec(req({ method }), rev), "method_invalid", { kind: "invalid", path: "/method" });
         raised(dec(json({ jsonrpc: "2.0", method }), rev), "method_invalid", { kind: "invalid" });
       }
       raised(dec('{"jsonrpc":"2.0","id":1,"params":{}}', rev), "method_invalid", { kind: "invalid", path: "" });
       for (const method of ["tools/list", "rpc", "rpcx", "RPC.x", "x.rpc.y"]) notRaised(dec(req({ method }), rev), "method_invalid");
+    }
+  });
+
+  test('an empty method name "" is a well-formed call of a method nobody has (answered -32601)', () => {
+    for (const rev of ALL) {
+      const r = dec(rev === MODERN ? json(request(rev, 1, "")) : req({ method: "" }), rev);
+      assert.equal(r.kind, "request");
+      assert.deepEqual(r.defects, []);
+      const n = dec(json({ jsonrpc: "2.0", method: "" }), rev);
+      assert.equal(n.kind, "notification");
+      assert.deepEqual(n.defects, []);
     }
   });
 
@@ -573,7 +599,6 @@ describe("2026-07-28 content rules", () => {
       [{}, "/params/_meta"],
       [{ _meta: null }, "/params/_meta"],
       [{ _meta: { "io.modelcontextprotocol/clientCapabilities": {} } }, "/params/_meta/io.modelcontextprotocol~1protocolVersion"],
-      [{ _meta: { ...META, "io.modelcontextprotocol/protocolVersion": 20260728 } }, "/params/_meta/io.modelcontextprotocol~1protocolVersion"],
     ];
     for (const [params, path] of cases) {
       const m = params === undefined ? { jsonrpc: "2.0", id: 1, method: "tools/list" } : { jsonrpc: "2.0", id: 1, method: "tools/list", params };
@@ -589,15 +614,54 @@ describe("2026-07-28 content rules", () => {
 
   test("meta_missing_client_capabilities", () => {
     const pv = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
-    for (const caps of [undefined, null, "all", []]) {
-      const meta = caps === undefined ? pv : { ...pv, "io.modelcontextprotocol/clientCapabilities": caps };
-      raised(dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }), MODERN), "meta_missing_client_capabilities", {
-        kind: "request",
-        path: "/params/_meta/io.modelcontextprotocol~1clientCapabilities",
-      });
-    }
+    raised(dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), MODERN), "meta_missing_client_capabilities", {
+      kind: "request",
+      path: "/params/_meta/io.modelcontextprotocol~1clientCapabilities",
+    });
     notRaised(dec(json(request(MODERN)), MODERN), "meta_missing_client_capabilities");
     for (const rev of LEGACY) notRaised(dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), rev), "meta_missing_client_capabilities");
+  });
+
+  test("meta_invalid: present per-request _meta values of the wrong type, an error that keeps the kind", () => {
+    const PV = "io.modelcontextprotocol/protocolVersion";
+    const CAPS = "io.modelcontextprotocol/clientCapabilities";
+    const INFO = "io.modelcontextprotocol/clientInfo";
+    const at = (...tokens: string[]) => ["/params/_meta", ...tokens.map((t) => t.replace("/", "~1"))].join("/");
+    const cases: [Record<string, unknown>, string][] = [
+      [{ [PV]: 20260728 }, at(PV)],
+      [{ [PV]: null }, at(PV)],
+      [{ [PV]: ["2026-07-28"] }, at(PV)],
+      [{ [CAPS]: null }, at(CAPS)],
+      [{ [CAPS]: "all" }, at(CAPS)],
+      [{ [CAPS]: [] }, at(CAPS)],
+      [{ [INFO]: "client/1.0" }, at(INFO)],
+      [{ [INFO]: null }, at(INFO)],
+      [{ [INFO]: [] }, at(INFO)],
+      [{ [INFO]: { version: "1" } }, at(INFO) + "/name"],
+      [{ [INFO]: { name: "c" } }, at(INFO) + "/version"],
+      [{ [INFO]: { name: 5, version: "1" } }, at(INFO) + "/name"],
+      [{ [INFO]: { name: "c", version: 1 } }, at(INFO) + "/version"],
+    ];
+    for (const [change, path] of cases) {
+      const m = request(MODERN, 1, "tools/list");
+      const params = m.params as Record<string, unknown>;
+      params._meta = { ...(params._meta as Record<string, unknown>), ...change };
+      const d = dec(json(m), MODERN);
+      raised(d, "meta_invalid", { kind: "request", path });
+      assert.equal(d.defects.length, 1, JSON.stringify(d.defects));
+    }
+    // present and sound, or clientInfo absent (it is optional): silent
+    notRaised(dec(json(request(MODERN)), MODERN), "meta_invalid");
+    const noInfo = request(MODERN, 1, "tools/list");
+    delete ((noInfo.params as Record<string, unknown>)._meta as Record<string, unknown>)[INFO];
+    assert.deepEqual(dec(json(noInfo), MODERN).defects, []);
+    const richer = request(MODERN, 1, "tools/list");
+    ((richer.params as Record<string, unknown>)._meta as Record<string, unknown>)[INFO] = { name: "c", version: "1", title: "C", websiteUrl: "https://example.com" };
+    assert.deepEqual(dec(json(richer), MODERN).defects, []);
+    // a server's requests and the legacy revisions are not bound by the per-request fields
+    const wrong = json({ jsonrpc: "2.0", id: 1, method: "roots/list", params: { _meta: { [PV]: 1, [CAPS]: 1, [INFO]: 1 } } });
+    notRaised(dec(wrong, MODERN, { role: "server" }), "meta_invalid");
+    for (const rev of LEGACY) notRaised(dec(wrong, rev), "meta_invalid");
   });
 
   test("a clean 2026-07-28 request, result, error and notification", () => {

@@ -203,7 +203,6 @@ function mutants(rev: Revision, kind: MessageKind, m: Record<string, unknown>): 
     add("params as string", (c) => void (c.params = "x"), "params_not_object");
     add("drop method", (c) => void delete c.method, "method_invalid", "neither_result_nor_error");
     add("method not a string", (c) => void (c.method = 42), "method_invalid");
-    add("empty method", (c) => void (c.method = ""), "method_invalid");
     add("rpc. method", (c) => void (c.method = "rpc.x"), "method_invalid");
     add("method beside a result", (c) => void (c.result = {}), "ambiguous_kind");
   }

@@ -8,6 +8,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { decode } from "../codec/decode.js";
 import { LEGACY_REVISIONS } from "../rules/revisions.js";
 import { SERVE_ARGS, signal, until, within } from "./interop-support.test.js";
 
@@ -58,17 +59,25 @@ async function connectV1(): Promise<SdkClient> {
   };
 }
 
-async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & { v2: V2Client }> {
+async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & { v2: V2Client; sent: Record<string, unknown>[] }> {
   const stderr: string[] = [];
   const { collect, ...params } = serverParams(stderr);
   const transport = new V2StdioClientTransport(params);
   transport.stderr?.on("data", collect);
+  // what the SDK puts on the wire, to be judged by the codec as a peer would judge it
+  const sent: Record<string, unknown>[] = [];
+  const send = transport.send.bind(transport);
+  transport.send = (message) => {
+    sent.push(JSON.parse(JSON.stringify(message)) as Record<string, unknown>);
+    return send(message);
+  };
   const client = new V2Client({ name: "interop-v2", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } });
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await within(client.connect(transport, { timeout: TIMEOUT }), "v2 connect");
   return {
     v2: client,
+    sent,
     listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
     callTool: (name, args, options) => client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
     close: () => client.close(),
@@ -197,7 +206,7 @@ describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --stdio
 });
 
 describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --stdio", () => {
-  let client: (SdkClient & { v2: V2Client }) | undefined;
+  let client: (SdkClient & { v2: V2Client; sent: Record<string, unknown>[] }) | undefined;
   before(async () => {
     client = await connectV2({ pin: "2026-07-28" });
   });
@@ -213,4 +222,12 @@ describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --stdio", () => 
     assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
   });
   sameChecks(() => client!);
+
+  test("the SDK's own requests are clean on 2026-07-28: its per-request _meta values pass the checks (no meta_invalid)", () => {
+    const requests = client!.sent.filter((m) => m.method !== undefined && m.id !== undefined);
+    assert.ok(requests.length >= 4, `requests seen: ${requests.length}`);
+    assert.ok(requests.some((m) => JSON.stringify(m).includes("io.modelcontextprotocol/clientInfo")), "the SDK sends clientInfo, so its check ran");
+    for (const m of requests) assert.deepEqual(decode(JSON.stringify(m), { revision: "2026-07-28", role: "client" }).defects, [], JSON.stringify(m));
+    assert.equal(client!.errors.filter((e) => /invalid|-32602/i.test(e.message)).length, 0);
+  });
 });

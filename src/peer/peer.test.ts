@@ -215,6 +215,28 @@ for (const channel of CHANNELS) {
         await s.peer.close();
       });
 
+      test("an empty method name is a well-formed request for a method nobody has: -32601, not -32600", async () => {
+        const s = new Scripted(channel, "server");
+        await s.send({ jsonrpc: "2.0", id: 3, method: "" });
+        const answer = await s.next();
+        assert.equal(answer.id, 3);
+        assert.equal((answer.error as { code: number }).code, -32601);
+        assert.deepEqual(s.defects.codes(), []);
+        await s.peer.close();
+      });
+
+      test("2025-03-26: [1,2,3] is a batch of three invalid requests, answered by three -32600s with id null", async () => {
+        const s = new Scripted(channel, "server", { revision: "2025-03-26" });
+        await s.send("[1,2,3]");
+        const answers = (await s.next()) as unknown as Record<string, unknown>[];
+        assert.ok(Array.isArray(answers), JSON.stringify(answers));
+        assert.deepEqual(answers.map((a) => [a.id, (a.error as { code: number }).code]), [[null, -32600], [null, -32600], [null, -32600]]);
+        await s.send("[null]");
+        assert.equal(((await s.next()) as unknown as unknown[]).length, 1);
+        assert.deepEqual(s.defects.codes().filter((c) => c !== "not_object"), []);
+        await s.peer.close();
+      });
+
       for (const revision of REVISIONS) {
         const idOmitted = RULES[revision].errorIdOptional;
         test(`${revision}: unparseable input gets -32700 with ${idOmitted ? "no id" : "id null"}`, async () => {

@@ -379,7 +379,7 @@ export class Peer {
     const list = decoded.message as Message[];
     const answers: Answer[] = [];
     decoded.items!.forEach((item, i) => {
-      const answer = item.kind === "invalid" || item.kind === "batch" ? this.receiveInvalid({ ...item, value: list[i] }) : this.dispatch(list[i]!, item.kind);
+      const answer = item.kind === "invalid" || item.kind === "batch" ? this.receiveInvalid({ ...item, value: list[i] }, true) : this.dispatch(list[i]!, item.kind);
       if (answer) answers.push(answer);
     });
     if (answers.length === 0) return;
@@ -407,9 +407,10 @@ export class Peer {
   /**
    * A broken message still tells something: a request with a readable id gets -32600, an
    * unreadable text gets -32700 (only a server answers these: a client does not answer a
-   * server's garbage), and an answer to a pending request fails that request.
+   * server's garbage), and an answer to a pending request fails that request. A batch member
+   * that is no message at all (`1` in `[1,2,3]`) gets its own -32600, as JSON-RPC 2.0 §6 shows.
    */
-  private receiveInvalid(decoded: Decoded): Message | undefined {
+  private receiveInvalid(decoded: Decoded, member = false): Message | undefined {
     const v = decoded.value;
     const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     const id = o?.id;
@@ -427,7 +428,7 @@ export class Peer {
     }
     const unparseable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
     if (unparseable) return this.errorAnswer(null, { code: PARSE_ERROR, message: "Parse error" });
-    if (o || Array.isArray(v)) return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" });
+    if (o || Array.isArray(v) || member) return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" });
     return undefined;
   }
 
@@ -448,8 +449,7 @@ export class Peer {
     if (id === undefined || id === null) {
       // an error without an id is JSON-RPC's answer to a request whose id could not be read (or
       // a server refusing before it reads ids): worth a note, not a broken conversation
-      const severity = m.error ? "warning" : "error";
-      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`, severity));
+      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`, m.error ? "no_id_error" : undefined));
       return;
     }
     const entry = this.settle(id);

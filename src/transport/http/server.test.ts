@@ -685,6 +685,30 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     assert.equal(refused.status, 400, "2025-11-25 has no batches");
   });
 
+  test("a 2025-03-26 session answers [1,2,3] with three -32600s (id null), as JSON-RPC 2.0 §6 shows; a broken member beside a request gets its own", async () => {
+    const id = await openSession(s.url, "2025-03-26");
+    for (const [body, n] of [[[1, 2, 3], 3], [[1], 1], [[null], 1]] as const) {
+      const reply = await send(s.url, body, { "mcp-session-id": id });
+      assert.equal(reply.status, 400);
+      const answers = JSON.parse(reply.text) as JsonObject[];
+      assert.equal(answers.length, n, reply.text);
+      for (const a of answers) {
+        assert.equal(a.id, null);
+        assert.equal((a.error as JsonObject).code, -32600);
+      }
+    }
+    const mixed = await send(s.url, [1, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "a" } } }], { "mcp-session-id": id });
+    assert.equal(mixed.status, 200);
+    const answers = JSON.parse(mixed.text) as JsonObject[];
+    const seen = answers.map((a) => JSON.stringify([a.id, (a.error as JsonObject | undefined)?.code ?? "result"]));
+    assert.deepEqual(seen.sort(), ['[7,"result"]', "[null,-32600]"]);
+    // elsewhere a JSON array stays one refusal
+    const newer = await openSession(s.url);
+    const refused = await send(s.url, [1, 2, 3], { "mcp-session-id": newer });
+    assert.equal(refused.status, 400);
+    assert.equal(errorCode(refused), -32600);
+  });
+
   test("modern requests and legacy sessions share the endpoint without meeting", async () => {
     const id = await openSession(s.url);
     const m = modern(20, "tools/call", { name: "echo", arguments: { text: "modern" } });

@@ -469,8 +469,17 @@ class StreamableHttpHandler {
 
   private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, text: string): void {
     const messages = decoded.kind === "batch" ? (decoded.message as Message[]) : [decoded.message as Message];
+    if (decoded.kind === "batch" && decoded.items!.every((i) => i.kind === "invalid")) {
+      // JSON-RPC 2.0 §6: `[1,2,3]` gets three -32600s; no request in it has an id to carry them
+      const ids = (messages as unknown[]).map(brokenMemberId).filter((id) => id !== undefined);
+      if (ids.length > 0) {
+        exchange.answer(`[${ids.map((id) => errorText({ code: INVALID_REQUEST, message: "Invalid Request" }, id)).join(",")}]`, 400);
+        return;
+      }
+    }
     const ids: RequestId[] = [];
     for (const m of messages) {
+      if (!isObject(m)) continue; // a broken member, answered by the session's peer
       const { id, method } = m as { id?: RequestId; method?: string };
       if (method === undefined || id === undefined) continue;
       if (method === "initialize") {
@@ -491,6 +500,7 @@ class StreamableHttpHandler {
       session.transport.deliver(text, exchange, ids);
     }
     for (const m of messages) {
+      if (!isObject(m)) continue;
       const { method, params } = m as { method?: string; params?: JsonObject };
       const target = params?.requestId;
       if (method === "notifications/cancelled" && (typeof target === "string" || typeof target === "number")) session.transport.cancelled(target);
@@ -532,6 +542,18 @@ class StreamableHttpHandler {
     }
     return this.versionHeaderFits(req, session, exchange, undefined) ? session : undefined;
   }
+}
+
+/**
+ * The id of the -32600 that answers one broken batch member (null when it has none readable), or
+ * undefined when the member gets no answer: a notification or a response, as the peer judges them.
+ */
+function brokenMemberId(m: unknown): RequestId | null | undefined {
+  if (!isObject(m)) return null;
+  const id = m.id;
+  if (m.method === undefined && (m.result !== undefined || m.error !== undefined)) return undefined;
+  if (typeof m.method === "string" && id === undefined) return undefined;
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null;
 }
 
 function idOf(message: Message | undefined): RequestId | undefined {
