@@ -14,10 +14,8 @@ import { Client as V2Client, SSEClientTransport as V2Sse, StreamableHTTPClientTr
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiStdio } from "@ai-sdk/mcp/mcp-stdio";
-import { McpClient } from "../mcp/client.js";
-import { connectHttp } from "../mcp/connect-http.js";
-import type { JsonObject } from "../codec/message.js";
-import { ChildServer } from "../transport/child.js";
+// mcp-wire as its users import it
+import { ChildServer, McpClient, connectHttp, type JsonObject } from "../index.js";
 import { STEP_MS, within } from "./harness.test.js";
 
 /** Where a client finds its server: a command it starts, or a URL. */

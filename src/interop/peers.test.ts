@@ -23,6 +23,11 @@ export interface PeerRow {
   call: { tool: string; args: Record<string, unknown>; expect: RegExp };
   /** `dir` is a scratch folder of the test's own. */
   start(dir: string): Promise<RunningPeer>;
+  /**
+   * Defect codes `probe` rightly reports on this peer (its traffic breaks a rule or a SHOULD),
+   * each with the reason in a comment on the row; every other peer must probe with none.
+   */
+  probeDefects?: readonly string[];
 }
 
 function stdio(args: readonly string[], env?: Record<string, string>): RunningPeer {
