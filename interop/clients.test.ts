@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe } from "node:test";
 import { assertClean, cell, listAndCall, startedOnce, throughTap } from "../src/interop/cells.test.js";
 import { connectClient, type ClientName } from "../src/interop/clients.test.js";
-import { CLI, NODE, Proc, freePort, modulePath, readLog, scratch, tapSummary } from "../src/interop/harness.test.js";
+import { CLI, NODE, Proc, freePort, modulePath, readLog, scratch, tapSummary, untilListening } from "../src/interop/harness.test.js";
 import { MCP_PROXY, SERVE, peer } from "../src/interop/peers.test.js";
 
 const CLIENTS: readonly ClientName[] = ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-wire"];
@@ -54,7 +54,7 @@ describe("mcp-proxy → tap → mcp-wire serve --stdio", () => {
     const proxy = new Proc(NODE, [MCP_PROXY, "--host", "127.0.0.1", "--port", String(port), "--server", "stream", "--", NODE, CLI, "tap", "--log", log, "--", NODE, CLI, "serve", "--stdio"]);
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
-      await proxy.waitFor(/listening|started|port/i, "mcp-proxy listening");
+      await untilListening(proxy, url);
       for (const name of ["sdk-v1", "sdk-v2"] as const) {
         const client = await connectClient(name, { kind: "http", url });
         try {

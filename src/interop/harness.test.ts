@@ -123,6 +123,23 @@ export async function startListening(command: string, args: readonly string[], p
   }
 }
 
+/** Resolves once `url` answers HTTP at all (any status); stops `proc` and fails if it never does. */
+export async function untilListening(proc: Proc, url: string): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    const up = await fetch(url, { method: "GET", headers: { accept: "text/event-stream" }, signal: AbortSignal.timeout(1000) }).then(
+      (r) => (void r.body?.cancel().catch(() => undefined), true),
+      () => false,
+    );
+    if (up) return;
+    if (!proc.running || Date.now() - start > STEP_MS) {
+      await proc.stop(500);
+      throw new Error(`${proc.args.join(" ")} did not answer at ${url}; stderr:\n${proc.stderr.slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** `mcp-wire serve --http 0`, and the URL it listens on. */
 export async function startServeHttp(): Promise<{ proc: Proc; url: string }> {
   const proc = new Proc(NODE, [CLI, "serve", "--http", "0"]);

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import type { Endpoint } from "./clients.test.js";
-import { CLI, NODE, Proc, STEP_MS, fixture, freePort, modulePath, startListening, startServeHttp } from "./harness.test.js";
+import { CLI, NODE, Proc, fixture, freePort, modulePath, startListening, startServeHttp, untilListening } from "./harness.test.js";
 
 export interface RunningPeer {
   endpoint: Endpoint;
@@ -57,19 +57,8 @@ async function onPort(command: string, args: (port: number) => readonly string[]
   const port = await freePort();
   const proc = new Proc(command, args(port), env ? { env } : {});
   const url = `http://127.0.0.1:${port}/mcp`;
-  const start = Date.now();
-  for (;;) {
-    const up = await fetch(url, { method: "GET", headers: { accept: "text/event-stream" }, signal: AbortSignal.timeout(1000) }).then(
-      (r) => (void r.body?.cancel().catch(() => undefined), true),
-      () => false,
-    );
-    if (up) return running(proc, url);
-    if (!proc.running || Date.now() - start > STEP_MS) {
-      await proc.stop(500);
-      throw new Error(`${args(port).join(" ")} did not listen on ${port}; stderr:\n${proc.stderr.slice(-2000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await untilListening(proc, url);
+  return running(proc, url);
 }
 
 const PEERS_DIR = "peers/";
