@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
+import { SIGNIN_CASES, paths, type SigninCase } from "../fleet/signin-cases.js";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import { probeHttp } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
@@ -140,27 +141,36 @@ describe("the walk keeps its deadline", () => {
 });
 
 describe("a census guard", () => {
-  test("keeps the walk away from a private address the metadata names", async () => {
-    const server = await startSigninServer();
+  test("keeps the walk away from a private address named by authorization_servers", async () => {
+    const healthy = SIGNIN_CASES.find((c) => c.name === "signin-dcr")!;
+    const pointing: SigninCase = {
+      ...healthy,
+      name: "signin-to-metadata-service",
+      layout: (origin, base) => {
+        const layout = healthy.layout(origin, base);
+        const prm = layout.docs[paths(base).prmPathInserted]!;
+        prm.body = { ...(prm.body as object), authorization_servers: ["http://169.254.169.254/latest/meta-data"] };
+        return layout;
+      },
+    };
+    const server = await startSigninServer([pointing]);
     try {
       const guarded: string[] = [];
       const guard = async (url: string) => {
         guarded.push(url);
-        return new URL(url).hostname === "169.254.169.254" ? "169.254.169.254 (link-local: cloud metadata)" : undefined;
+        return new URL(url).hostname === "169.254.169.254" ? "169.254.169.254 is link-local (cloud metadata)" : undefined;
       };
-      // the walk as a census runs it, with resource metadata that points at the metadata service
-      const a = await walkAuth({
-        endpoint: server.url("signin-dcr"),
-        status: 401,
-        wwwAuthenticate: `Bearer resource_metadata="http://169.254.169.254/latest/meta-data/"`,
-        rules: "2025-11-25",
-        timeout: 3000,
-        guard,
-      });
-      assert.ok(guarded.includes("http://169.254.169.254/latest/meta-data/"));
-      const step = a.steps.find((s) => s.url.startsWith("http://169.254.169.254"));
-      assert.match(step?.error ?? "", /^not called: 169\.254\.169\.254/);
+      const r = await probeHttp(server.url(pointing.name), { revision: "2025-11-25", timeout: 3000, urlGuard: guard });
+      const a = r.auth!;
+      assert.ok(guarded.some((u) => u.startsWith("http://169.254.169.254/.well-known/oauth-authorization-server")));
+      const refused = a.steps.filter((s) => s.url.startsWith("http://169.254.169.254"));
+      assert.ok(refused.length > 0 && refused.every((s) => s.status === null && /^not called: 169\.254\.169\.254/.test(s.error ?? "")));
+      // plain http to a host that is not loopback breaks the chain already at the resource metadata
       assert.equal(a.brokenAt, "resource_metadata");
+      assert.deepEqual(
+        a.defects.filter((d) => d.severity === "error").map((d) => d.code),
+        ["insecure_endpoint", "authorization_server_metadata_not_found"],
+      );
     } finally {
       await server.close();
     }

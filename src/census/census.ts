@@ -83,7 +83,9 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
           const address = await nonPublicAddress(t.target, resolve);
           if (address !== undefined) return record(invalidAttempt(runId, started, t, "private_address", address));
         }
-        const result = await probe(t, { ...probeOptions, ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}) });
+        // every URL a registry target's sign-in chain leads to obeys the same rule as the target
+        const guard = t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {};
+        const result = await probe(t, { ...probeOptions, ...guard, ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}) });
         // the probe names the URL it was given; the store knows the target by its listed form
         record(attemptOf(runId, started, { ...result, target: t.target }, options.headers));
       } catch (e) {
@@ -99,6 +101,12 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   const stopped = pending > 0;
   if (!stopped) store.finishRun(runId);
   return { runId, recorded, pending, stopped };
+}
+
+/** Why a URL must not be called from a census of untrusted targets, or undefined. */
+async function privateReason(url: string, resolve: Resolver): Promise<string | undefined> {
+  const address = await nonPublicAddress(url, resolve);
+  return address === undefined ? undefined : `${new URL(url).hostname} resolves to ${address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
 }
 
 /** Targets are limited per host name: the same machine behind several ports is one host. */
