@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import { auth as authV1, extractWWWAuthenticateParams as extractV1 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { auth as authV2, extractWWWAuthenticateParams as extractV2 } from "@modelcontextprotocol/client";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
+import { ORIGIN_CASES } from "../fleet/signin-cases.js";
 import { probeHttp } from "../probe/probe.js";
 
 const REDIRECT = "http://127.0.0.1:1/callback";
@@ -66,16 +67,17 @@ async function sdkSignIn(sdk: Sdk, url: string): Promise<"ok" | "fails"> {
   }
 }
 
-let server: SigninServer;
+/** All the shared-origin cases on one server; each origin case on a server of its own. */
+let servers: SigninServer[] = [];
 before(async () => {
-  server = await startSigninServer();
+  servers = await Promise.all([startSigninServer(), ...ORIGIN_CASES.map((c) => startSigninServer([c]))]);
 });
-after(() => server?.close());
+after(() => Promise.all(servers.map((s) => s.close())));
 
 test("lenient says what the TypeScript SDK (v1 and v2) did, on every fixture", async (t) => {
   t.mock.method(console, "warn", () => undefined);
   const disagreements: string[] = [];
-  for (const c of server.cases) {
+  for (const [server, c] of servers.flatMap((s) => s.cases.map((c) => [s, c] as const))) {
     const url = server.url(c.name);
     const walk = (await probeHttp(url, { revision: c.expect.rules, timeout: 5000 })).auth;
     for (const [version, sdk] of Object.entries(SDKS)) {

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
-import { SIGNIN_CASES, paths, type SigninCase } from "../fleet/signin-cases.js";
+import { ORIGIN_CASES, SIGNIN_CASES, paths, type SigninCase } from "../fleet/signin-cases.js";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import { probeHttp } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
@@ -116,6 +116,24 @@ async function slowServer(mode: "hang" | "drip"): Promise<{ origin: string; clos
       }),
   };
 }
+
+describe("2025-03-26: the authorization server at the origin", () => {
+  for (const c of ORIGIN_CASES) {
+    test(c.name, async () => {
+      const server = await startSigninServer([c]);
+      try {
+        const r = await probeHttp(server.url(c.name), { revision: c.expect.rules, timeout: 5000 });
+        assert.deepEqual(
+          { verdict: r.auth?.verdict, brokenAt: r.auth?.brokenAt, defects: codes(r), strict: r.auth?.clients.strict, lenient: r.auth?.clients.lenient },
+          { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt, defects: [...c.expect.defects].sort(), strict: c.expect.strict, lenient: c.expect.lenient },
+        );
+        assert.equal(r.auth?.resourceMetadata, null);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe("the walk keeps its deadline", () => {
   for (const mode of ["hang", "drip"] as const) {

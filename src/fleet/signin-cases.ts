@@ -325,3 +325,31 @@ export const SIGNIN_CASES: SigninCase[] = [
 
 /** The cases the demo fleet shows (a few healthy ones and the commonest breaks). */
 export const DEMO_SIGNIN_CASES = ["signin-dcr", "signin-cimd", "signin-metadata-wrong-path", "signin-issuer-slash", "signin-rpc-32001"];
+
+/**
+ * 2025-03-26 chains, where the authorization server is the MCP server's origin: each needs a
+ * server of its own, since it owns the origin's well-known metadata (every other case would see
+ * it, as the TypeScript SDK looks there when resource metadata is missing).
+ */
+export const ORIGIN_CASES: SigninCase[] = [
+  {
+    name: "signin-origin-metadata",
+    description: "2025-03-26 style: a bare Bearer challenge, RFC 8414 metadata at the origin, no resource metadata",
+    probeDetail: "http_401",
+    status: 401,
+    expect: ready("2025-03-26"),
+    layout: (origin, base) => ({
+      endpoint: refuse401("Bearer"),
+      docs: { "/.well-known/oauth-authorization-server": { status: 200, body: { ...(asDoc(origin, base).body as object), issuer: origin } } },
+      cors: "full",
+    }),
+  },
+  {
+    name: "signin-default-endpoints",
+    description: "2025-03-26 style with no metadata at all: clients fall back to /authorize, /token and /register",
+    probeDetail: "http_401",
+    status: 401,
+    expect: { rules: "2025-03-26", verdict: "ready", brokenAt: null, defects: ["authorization_server_metadata_not_found?"], strict: "ok", lenient: "fails" },
+    layout: () => ({ endpoint: refuse401("Bearer"), docs: {}, cors: "full" }),
+  },
+];
