@@ -189,7 +189,8 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     } else {
       if (!hasId) {
         if (!rules.errorIdOptional) {
-          f.add("id_missing", `${path}`, `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`);
+          // an error without an id is a warning at most (a transport's refusal reads this way too)
+          f.add("id_missing", `${path}`, `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`, "error_response");
         }
       } else if (id === null) {
         // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id

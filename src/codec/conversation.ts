@@ -2,8 +2,9 @@
  * Rules that need more than one message: which ids may repeat, which responses answer what.
  * Fed the messages of one exchange in order, each with its sender.
  */
-import { INVALID_REQUEST, PARSE_ERROR } from "../rules/error-codes.js";
-import { RULES, type Revision, type RevisionRules } from "../rules/revisions.js";
+import { INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
+import { BoundedMap, BoundedSet } from "./bounded.js";
 import type { Checked } from "./check.js";
 import { defect, quote, type Defect } from "./defects.js";
 import type { Message, MessageKind, RequestId } from "./message.js";
@@ -20,59 +21,72 @@ export interface ConversationOptions {
   remember?: number;
 }
 
-/** A set that forgets its oldest entries past a limit. */
-class BoundedSet<T> {
-  private readonly items = new Set<T>();
-  constructor(private readonly limit: number) {}
-  has(v: T): boolean {
-    return this.items.has(v);
-  }
-  add(v: T): void {
-    if (this.items.has(v)) return;
-    if (this.items.size >= this.limit) this.items.delete(this.items.values().next().value as T);
-    this.items.add(v);
-  }
-  delete(v: T): void {
-    this.items.delete(v);
-  }
-}
-
-class BoundedMap<K, V> {
-  private readonly items = new Map<K, V>();
-  constructor(private readonly limit: number) {}
-  get(k: K): V | undefined {
-    return this.items.get(k);
-  }
-  has(k: K): boolean {
-    return this.items.has(k);
-  }
-  set(k: K, v: V): void {
-    if (!this.items.has(k) && this.items.size >= this.limit) this.items.delete(this.items.keys().next().value as K);
-    this.items.set(k, v);
-  }
-  delete(k: K): boolean {
-    return this.items.delete(k);
-  }
+/** A request awaiting its answer: its method, and when it was sent (to tell nested calls apart). */
+interface Awaiting {
+  method: string;
+  turn: number;
 }
 
 class Side {
   /** Requests this side sent that await an answer: id (compared by value and type) → method. */
-  readonly pending: BoundedMap<RequestId, string>;
+  readonly pending: BoundedMap<RequestId, Awaiting>;
   /** Every id this side used, for the session-scoped rule. */
   readonly used: BoundedSet<RequestId>;
   /** Ids of this side's requests already answered, to tell a duplicate from a stranger. */
   readonly answered: BoundedSet<RequestId>;
+  /** Ids of this side's requests it cancelled (`notifications/cancelled`) before an answer came. */
+  readonly cancelled: BoundedSet<RequestId>;
   lastWasNotification = false;
   constructor(remember: number) {
     this.pending = new BoundedMap(remember);
     this.used = new BoundedSet(remember);
     this.answered = new BoundedSet(Math.min(remember, 100_000));
+    this.cancelled = new BoundedSet(Math.min(remember, 100_000));
   }
+}
+
+/**
+ * Requests only a server sends, by revision (the `ServerRequest` union of each schema, less the
+ * methods a client sends too: `ping`, and the `tasks/*` requests of 2025-11-25 go both ways).
+ * 2026-07-28 has none: a server asks for input inside its result.
+ */
+const SERVER_ONLY_REQUESTS: Readonly<Record<Revision, ReadonlySet<string>>> = {
+  "2024-11-05": new Set(["sampling/createMessage", "roots/list"]),
+  "2025-03-26": new Set(["sampling/createMessage", "roots/list"]),
+  "2025-06-18": new Set(["sampling/createMessage", "roots/list", "elicitation/create"]),
+  "2025-11-25": new Set(["sampling/createMessage", "roots/list", "elicitation/create"]),
+  "2026-07-28": new Set(),
+};
+/** Requests that may come from either side. */
+const EITHER_SIDE_REQUESTS = new Set(["ping", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"]);
+/** Notifications only a server sends (the same in every revision that has them). */
+const SERVER_ONLY_NOTIFICATIONS = new Set([
+  "notifications/message",
+  "notifications/resources/updated",
+  "notifications/resources/list_changed",
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/elicitation/complete",
+]);
+
+const CANCELLED = "notifications/cancelled";
+
+export interface ObserveOptions {
+  /**
+   * The requests an answer without an id settles: over HTTP a POST's error status carries "a
+   * JSON-RPC error response that has no id" (transports), which answers what that POST sent.
+   */
+  answers?: readonly RequestId[];
 }
 
 export class Conversation {
   private rules: RevisionRules;
   private readonly sides: Record<Sender, Side>;
+  private turn = 0;
+  /** The protocol versions the server said it supports (`server/discover`, a -32022 error). */
+  private readonly serverVersions = new Set<string>();
+  /** The version the last `initialize` asked for. */
+  private requestedVersion: string | undefined;
 
   constructor(options: ConversationOptions) {
     this.rules = RULES[options.revision];
@@ -90,46 +104,86 @@ export class Conversation {
   }
 
   /**
+   * Who sent a message of a capture that does not say: requests and notifications only a server
+   * sends (`roots/list`, `sampling/createMessage`…) are the server's, other calls the client's;
+   * an answer is from the side whose request awaits it (the later one when both do: a call
+   * nested in another). A request either side may send (`ping`) is the client's unless that
+   * would reuse an id the client holds and the server does not.
+   */
+  senderOf(value: unknown): Sender {
+    if (Array.isArray(value)) return value.length > 0 && value.every(isResponseShape) ? "server" : "client";
+    if (typeof value !== "object" || value === null) return "client";
+    const o = value as Record<string, unknown>;
+    const method = o.method;
+    if (typeof method === "string") {
+      if (o.id === undefined) return SERVER_ONLY_NOTIFICATIONS.has(method) ? "server" : "client";
+      if (SERVER_ONLY_REQUESTS[this.rules.revision].has(method)) return "server";
+      if (EITHER_SIDE_REQUESTS.has(method) && (typeof o.id === "string" || typeof o.id === "number")) {
+        const { client, server } = this.sides;
+        const clash = (s: Side) => s.pending.has(o.id as RequestId) || (this.rules.idReuse === "session" && s.used.has(o.id as RequestId));
+        if (clash(client) && !clash(server)) return "server";
+      }
+      return "client";
+    }
+    if (!isResponseShape(value)) return "client";
+    const id = o.id;
+    if (typeof id !== "string" && typeof id !== "number") return "server";
+    const byClient = this.sides.client.pending.get(id);
+    const byServer = this.sides.server.pending.get(id);
+    if (byClient && byServer) return byServer.turn > byClient.turn ? "client" : "server";
+    if (byServer) return "client";
+    if (byClient) return "server";
+    if (!this.sides.client.answered.has(id) && this.sides.server.answered.has(id)) return "client";
+    return "server";
+  }
+
+  /**
    * Takes the next message of the exchange and returns the conversation defects it raises.
    * A message whose envelope is broken still counts when its id and shape can be read: a
    * request with array params gets an answer like any other.
    */
-  observe(checked: Checked & { value?: unknown }, from: Sender): Defect[] {
+  observe(checked: Checked & { value?: unknown }, from: Sender, options: ObserveOptions = {}): Defect[] {
     const found: Defect[] = [];
     if (checked.items) {
       // a batch, even one the revision forbids: its members still ask and answer
       const list = (checked.message ?? checked.value) as unknown[];
-      checked.items.forEach((item, i) => this.observeValue(list[i], item.kind, from, `/${i}`, found));
+      checked.items.forEach((item, i) => this.observeValue(list[i], item.kind, from, `/${i}`, found, options));
     } else {
-      this.observeValue(checked.message ?? checked.value, checked.kind, from, "", found);
+      this.observeValue(checked.message ?? checked.value, checked.kind, from, "", found, options);
     }
     return found;
   }
 
-  private observeValue(value: unknown, kind: MessageKind, from: Sender, path: string, found: Defect[]): void {
+  private observeValue(value: unknown, kind: MessageKind, from: Sender, path: string, found: Defect[], options: ObserveOptions): void {
     if (kind === "invalid") kind = readableShape(value);
     if (kind === "invalid" || kind === "batch") return;
-    this.observeOne(value as Message, kind, from, path, found);
+    this.observeOne(value as Message, kind, from, path, found, options);
   }
 
-  private observeOne(m: Message, kind: MessageKind, from: Sender, path: string, found: Defect[]): void {
+  private observeOne(m: Message, kind: MessageKind, from: Sender, path: string, found: Defect[], options: ObserveOptions): void {
     const me = this.sides[from];
     const peer = this.sides[from === "client" ? "server" : "client"];
     const rev = this.rules.revision;
     if (kind === "notification") {
       me.lastWasNotification = true;
+      if ((m as { method: string }).method === CANCELLED) this.cancelled(me, (m as { params?: unknown }).params);
       return;
     }
     if (kind === "request") {
       me.lastWasNotification = false;
       const { id, method } = m as { id: RequestId; method: string };
       if (me.pending.has(id)) {
-        found.push(defect("id_reused_in_flight", `${path}/id`, `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id))} request, still awaiting its answer (${rev} basic/index)`));
+        found.push(defect("id_reused_in_flight", `${path}/id`, `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id)!.method)} request, still awaiting its answer (${rev} basic/index)`));
       } else if (this.rules.idReuse === "session" && me.used.has(id)) {
         found.push(defect("id_reused_in_session", `${path}/id`, `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`));
       }
-      me.pending.set(id, method);
+      me.pending.set(id, { method, turn: this.turn++ });
+      me.cancelled.delete(id);
       if (this.rules.idReuse === "session") me.used.add(id);
+      if (method === "initialize" && from === "client") {
+        const v = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+        this.requestedVersion = typeof v === "string" ? v : undefined;
+      }
       return;
     }
     // a response: it answers one of the peer's requests
@@ -140,16 +194,34 @@ export class Conversation {
       const error: unknown = kind === "error" ? (m as { error?: unknown }).error : undefined;
       // a broken message can get here too (see readableShape), its error need not be an object
       const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+      if (kind === "error" && options.answers) {
+        for (const answered of options.answers) this.settle(peer, answered);
+        return;
+      }
       if (code === PARSE_ERROR || code === INVALID_REQUEST) return; // the request's id could not be read
       if (wasAfterNotification) {
-        found.push(defect("response_to_notification", path || "", `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`));
+        // an error without an id is a warning at most, wherever it comes
+        found.push(defect("response_to_notification", path || "", `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`, kind === "error" ? "no_id_error" : undefined));
+      } else if (kind === "error") {
+        // JSON-RPC's answer to a request it could not read, or a refusal before ids were read:
+        // worth a note, never a broken conversation (the same in the peer)
+        found.push(defect("unknown_response_id", `${path}/id`, `an error with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`, "no_id_error"));
       } else {
-        found.push(defect("unknown_response_id", `${path}/id`, `${article(kind)} with ${id === null ? "a null" : "no"} id answers no request`));
+        found.push(defect("unknown_response_id", `${path}/id`, `a result with ${id === null ? "a null" : "no"} id answers no request`));
       }
       return;
     }
-    if (peer.pending.delete(id)) {
+    const awaited = peer.pending.get(id);
+    if (awaited) {
+      this.settle(peer, id);
+      if (kind === "result" && awaited.method === "initialize" && from === "server") this.initializeAnswered(m, path, found);
+      if (kind === "error" && awaited.method !== "initialize") this.learnVersions(m);
+      if (kind === "result" && awaited.method === "server/discover") this.learnVersions(m);
+      return;
+    }
+    if (peer.cancelled.delete(id)) {
       peer.answered.add(id);
+      found.push(defect("response_after_cancel", `${path}/id`, `${article(kind)} to request ${quote(id)}, which the ${from === "server" ? "client" : "server"} had cancelled: the receiver of notifications/cancelled should not answer it (${rev} utilities/cancellation), unless the answer crossed the cancellation in flight`));
       return;
     }
     if (peer.answered.has(id)) {
@@ -160,6 +232,45 @@ export class Conversation {
     const hint = peer.pending.has(other) ? ` (request ${quote(other)} is pending: ids must match in type too)` : "";
     found.push(defect("unknown_response_id", `${path}/id`, `${article(kind)} for id ${quote(id)}, which matches no request awaiting an answer${hint}`));
   }
+
+  private settle(side: Side, id: RequestId): void {
+    if (side.pending.delete(id)) side.answered.add(id);
+  }
+
+  /** A side cancelled one of its own requests: no answer is due any more, and its id is free. */
+  private cancelled(side: Side, params: unknown): void {
+    const id = typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    if (side.pending.delete(id)) side.cancelled.add(id);
+  }
+
+  /** What the server said it supports: a `server/discover` result, or -32022's `data.supported`. */
+  private learnVersions(m: Message): void {
+    const r = m as { result?: { supportedVersions?: unknown }; error?: { code?: unknown; data?: { supported?: unknown } } };
+    const list = r.result ? r.result.supportedVersions : r.error?.code === UNSUPPORTED_PROTOCOL_VERSION ? r.error.data?.supported : undefined;
+    if (!Array.isArray(list)) return;
+    for (const v of list) if (typeof v === "string") this.serverVersions.add(v);
+  }
+
+  /**
+   * A server that does not speak the version asked for answers with another it supports, which
+   * "SHOULD be the latest version supported by the server" (lifecycle, version negotiation).
+   */
+  private initializeAnswered(m: Message, path: string, found: Defect[]): void {
+    const chosen = (m as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    if (typeof chosen !== "string" || chosen === this.requestedVersion || !isRevision(chosen)) return;
+    // only versions opened with initialize can be answered to it
+    const newer = [...this.serverVersions].filter((v): v is Revision => isRevision(v) && RULES[v].opening === "initialize" && v > chosen).sort();
+    const latest = newer.at(-1);
+    if (!latest) return;
+    found.push(defect("initialize_version_not_latest", `${path}/result/protocolVersion`, `initialize asked for ${quote(this.requestedVersion ?? null)} and the server chose ${quote(chosen)}, though it lists ${quote(latest)} as supported: a server that does not speak the requested version should answer with the latest it supports (${chosen} basic/lifecycle)`));
+  }
+}
+
+function isResponseShape(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return o.method === undefined && (o.result !== undefined || o.error !== undefined);
 }
 
 function article(kind: MessageKind): string {

@@ -46,7 +46,8 @@ export const DEFECTS = {
   wrong_jsonrpc_version: { severity: "error", scope: "envelope" },
   // JSON-RPC's own mark for an unreadable request id is legal on an error response; MCP has no null id
   id_null: { severity: "error", scope: "envelope", when: { error_response: "warning" } },
-  id_missing: { severity: "error", scope: "envelope" },
+  // an error response without an id is a warning at most (a transport's refusal reads this way)
+  id_missing: { severity: "error", scope: "envelope", when: { error_response: "warning" } },
   id_invalid_type: { severity: "error", scope: "envelope" },
   id_fractional: { severity: "error", scope: "envelope" },
   id_unsafe_integer: { severity: "warning", scope: "envelope" },
@@ -70,13 +71,16 @@ export const DEFECTS = {
   meta_missing_client_capabilities: { severity: "error", scope: "content" },
   meta_invalid: { severity: "error", scope: "content" },
   // conversations
-  response_to_notification: { severity: "error", scope: "conversation" },
+  // an error without an id right after a notification: the same refusal, a warning at most
+  response_to_notification: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },
   id_reused_in_flight: { severity: "error", scope: "conversation" },
   id_reused_in_session: { severity: "error", scope: "conversation" },
   // an error without an id is a refusal before the id could be read (a transport-level 400 body),
   // not a broken conversation
   unknown_response_id: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },
   duplicate_response: { severity: "error", scope: "conversation" },
+  response_after_cancel: { severity: "warning", scope: "conversation" },
+  initialize_version_not_latest: { severity: "warning", scope: "conversation" },
   revision_unknown: { severity: "warning", scope: "conversation" },
   version_not_negotiated: { severity: "warning", scope: "conversation" },
   // the channel: 2026-07-28 Streamable HTTP headers against the body they mirror

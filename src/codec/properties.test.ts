@@ -227,7 +227,7 @@ function mutants(rev: Revision, kind: MessageKind, m: Record<string, unknown>): 
     add("error without message", (c) => void delete (c.error as Record<string, unknown>).message, "error_invalid");
     add("error without code", (c) => void delete (c.error as Record<string, unknown>).code, "error_invalid");
     add("error as string", (c) => void (c.error = "boom"), "error_invalid");
-    if (!rules.errorIdOptional) add("drop id", (c) => void delete c.id, "id_missing");
+    // an error without an id is a warning at most, in every revision: not a mutation encode refuses
     if (rev === MODERN) {
       add("retired code", (c) => void ((c.error as Record<string, unknown>).code = -32002), "error_code_retired");
       add("undefined MCP code", (c) => void ((c.error as Record<string, unknown>).code = -32077), "error_code_undefined_mcp");

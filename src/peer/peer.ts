@@ -3,6 +3,7 @@
  * responses, serves incoming requests and notifications, and keeps every wait bounded.
  */
 import { decode, type Decoded } from "../codec/decode.js";
+import { BoundedSet } from "../codec/bounded.js";
 import { defect, type Defect } from "../codec/defects.js";
 import { encode } from "../codec/encode.js";
 import type { Role } from "../codec/check.js";
@@ -139,22 +140,6 @@ class IncomingRequest implements RequestContext {
   }
 }
 
-/** Forgets the oldest entries past a limit; enough to recognise late or repeated answers. */
-class RecentIds {
-  private readonly ids = new Set<RequestId>();
-  constructor(private readonly limit: number) {}
-  add(id: RequestId): void {
-    if (this.ids.size >= this.limit) this.ids.delete(this.ids.values().next().value as RequestId);
-    this.ids.add(id);
-  }
-  has(id: RequestId): boolean {
-    return this.ids.has(id);
-  }
-  delete(id: RequestId): boolean {
-    return this.ids.delete(id);
-  }
-}
-
 /** What serving an incoming message gives: an answer to send, now or later, or nothing. */
 type Answer = Message | undefined | Promise<Message | undefined>;
 
@@ -172,9 +157,9 @@ export class Peer {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byProgressToken = new Map<RequestId, Pending>();
   private readonly serving = new Map<RequestId, IncomingRequest>();
-  private readonly answered = new RecentIds(1024);
+  private readonly answered = new BoundedSet<RequestId>(1024);
   /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */
-  private readonly abandoned = new RecentIds(1024);
+  private readonly abandoned = new BoundedSet<RequestId>(1024);
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private nextId = 1;
@@ -449,7 +434,7 @@ export class Peer {
     if (id === undefined || id === null) {
       // an error without an id is JSON-RPC's answer to a request whose id could not be read (or
       // a server refusing before it reads ids): worth a note, not a broken conversation
-      this.report(defect("unknown_response_id", "/id", `${m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)})` : "a result"} with ${id === null ? "a null" : "no"} id answers no request`, m.error ? "no_id_error" : undefined));
+      this.report(defect("unknown_response_id", "/id", m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)}) with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read` : `a result with ${id === null ? "a null" : "no"} id answers no request`, m.error ? "no_id_error" : undefined));
       return;
     }
     const entry = this.settle(id);
