@@ -71,9 +71,7 @@ async function tapStdio(command: readonly string[], revision: Revision | undefin
   if (exit.error) {
     report.note(`cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`);
   } else {
-    const s = linter.summary;
-    const how = s.revisionSource === "given" ? "as given" : s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${s.revisionSource}`;
-    process.stderr.write(report.summary(`revision ${s.revision} (${how})`));
+    process.stderr.write(report.summary(linter.revisions()));
     report.note(`${exit.endedBy === "client" ? "the client closed the session; " : ""}the server ${exit.signal ? `ended by ${exit.signal}` : `exited with code ${exit.code}`}`);
   }
   await report.close();

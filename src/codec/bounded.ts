@@ -14,7 +14,11 @@ export class BoundedMap<K, V> {
   private readonly items = new Map<K, V>();
   private oldest: Iterator<K> | undefined;
 
-  constructor(readonly limit: number) {
+  /** `forgotten` hears of each entry evicted past the limit (not of those deleted). */
+  constructor(
+    readonly limit: number,
+    private readonly forgotten?: (key: K, value: V) => void,
+  ) {
     if (!(limit >= 1)) throw new RangeError(`a bounded map holds at least one entry, not ${limit}`);
   }
 
@@ -34,6 +38,9 @@ export class BoundedMap<K, V> {
   delete(k: K): boolean {
     return this.items.delete(k);
   }
+  values(): IterableIterator<V> {
+    return this.items.values();
+  }
 
   private evict(): void {
     this.oldest ??= this.items.keys();
@@ -43,7 +50,10 @@ export class BoundedMap<K, V> {
       this.oldest = this.items.keys();
       next = this.oldest.next();
     }
-    if (!next.done) this.items.delete(next.value);
+    if (next.done) return;
+    const value = this.items.get(next.value)!;
+    this.items.delete(next.value);
+    this.forgotten?.(next.value, value);
   }
 }
 

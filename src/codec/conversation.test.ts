@@ -211,4 +211,57 @@ describe("Conversation", () => {
     assert.equal(c.revision, MODERN);
     assert.deepEqual(see(request(MODERN, 1), "client"), []); // no session on 2026-07-28
   });
+
+  test("an error without an id is a warning at most: answering nothing, a notification, or (over HTTP) the requests its exchange sent", () => {
+    for (const rev of ALL) {
+      const stray = run(rev, [["client", request(rev, 1)], ["server", error(null, -32000)]]);
+      assert.deepEqual(stray.flat().map((d) => [d.code, d.severity]), [["unknown_response_id", "warning"]]);
+      const toNote = run(rev, [["client", note()], ["server", error(undefined, -32601)]]);
+      assert.deepEqual(toNote.flat().map((d) => [d.code, d.severity]), [["response_to_notification", "warning"]]);
+      // a result with no id is still an error
+      assert.deepEqual(run(rev, [["server", { jsonrpc: "2.0", id: null, result: {} }]]).flat().map((d) => d.severity), ["error"]);
+    }
+    // told what the exchange sent, the error settles it: the id is free again, and no answer is stray
+    const c = new Conversation({ revision: "2025-11-25" });
+    const see = (m: unknown, from: Sender, answers?: number[]) => c.observe(decode(json(m), { revision: "2025-11-25", role: from }), from, answers ? { answers } : {}).map((d) => d.code);
+    assert.deepEqual(see(request("2025-11-25", 1), "client"), []);
+    assert.deepEqual(see(error(null, -32000), "server", [1]), []);
+    assert.deepEqual(see(result("2025-11-25", 1), "server"), ["duplicate_response"]);
+  });
+
+  test("response_after_cancel: a warning for an answer to a request its sender cancelled; the cancelled id is no longer in flight", () => {
+    const cancel = (requestId: number) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "x" } });
+    for (const rev of LEGACY) {
+      const steps = run(rev, [
+        ["client", request(rev, 1)],
+        ["client", cancel(1)],
+        ["server", result(rev, 1)],
+      ]);
+      assert.deepEqual(steps.flat().map((d) => [d.code, d.severity]), [["response_after_cancel", "warning"]]);
+      // cancelled and never answered, as the spec asks: nothing to report
+      assert.deepEqual(flat(run(rev, [["client", request(rev, 1)], ["client", cancel(1)], ["client", request(rev, 2)], ["server", result(rev, 2)]])), []);
+      // a cancellation of the other side's request, or of nothing, changes nothing
+      assert.deepEqual(flat(run(rev, [["client", request(rev, 1)], ["server", cancel(1)], ["server", result(rev, 1)]])), []);
+    }
+    // 2026-07-28 forbids only ids in flight: once cancelled, the id may be used again
+    assert.deepEqual(flat(run(MODERN, [["client", request(MODERN, 1)], ["client", cancel(1)], ["client", request(MODERN, 1)], ["server", result(MODERN, 1)]])), []);
+  });
+
+  test("initialize_version_not_latest: a server that lists a newer version than the one it chose for an unsupported request", () => {
+    const init = (id: number, protocolVersion: string) => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+    const chosen = (id: number, protocolVersion: string) => ({ jsonrpc: "2.0", id, result: { protocolVersion, capabilities: {}, serverInfo: { name: "s", version: "1" } } });
+    const discover = (id: number) => ({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } } });
+    const listed = (id: number, supportedVersions: string[]) => ({ jsonrpc: "2.0", id, result: { resultType: "complete", supportedVersions, capabilities: {}, serverInfo: { name: "s", version: "1" } } });
+    const unsupported = (id: number, supported: string[]) => ({ jsonrpc: "2.0", id, error: { code: -32022, message: "Unsupported protocol version", data: { supported, requested: MODERN } } });
+    const rev = "2025-03-26";
+    const found = run(rev, [["client", discover(0)], ["server", listed(0, ["2026-07-28", "2025-11-25", "2025-03-26"])], ["client", init(1, "2099-01-01")], ["server", chosen(1, "2025-03-26")]]);
+    assert.deepEqual(found.flat().map((d) => [d.code, d.severity, d.path]), [["initialize_version_not_latest", "warning", "/result/protocolVersion"]]);
+    assert.deepEqual(flat(run(rev, [["client", discover(0)], ["server", unsupported(0, ["2025-11-25", "2024-11-05"])], ["client", init(1, "2099-01-01")], ["server", chosen(1, "2024-11-05")]])), ["initialize_version_not_latest"]);
+    // the version asked for, when the server speaks it, is the right answer even if it lists newer ones
+    assert.deepEqual(flat(run(rev, [["client", discover(0)], ["server", listed(0, ["2025-11-25", "2025-03-26"])], ["client", init(1, "2025-03-26")], ["server", chosen(1, "2025-03-26")]])), []);
+    // its latest legacy version is the latest an initialize can be answered with
+    assert.deepEqual(flat(run(rev, [["client", discover(0)], ["server", listed(0, ["2026-07-28", "2025-11-25"])], ["client", init(1, "2099-01-01")], ["server", chosen(1, "2025-11-25")]])), []);
+    // nothing listed elsewhere: nothing to compare with
+    assert.deepEqual(flat(run(rev, [["client", init(1, "2099-01-01")], ["server", chosen(1, "2024-11-05")]])), []);
+  });
 });

@@ -150,9 +150,42 @@ describe("Linter: lines", () => {
     const { records, codes } = lint(lines, { revision: rev });
     assert.deepEqual(records.map((r) => [r.kind, r.from]), [["request", "client"], ["request", "server"], ["result", "client"], ["result", "server"]]);
     assert.deepEqual(codes, [[], [], [], []]);
-    // without the direction, the server's request looks like the client reusing id 1
+    // without the direction, roots/list is still the server's by its method, and each answer
+    // goes to the side whose request awaits it (the nested call first)
     const plain = lint([list(1), j({ jsonrpc: "2.0", id: 1, method: "roots/list" }), empty(1), empty(1)], { revision: rev });
-    assert.deepEqual(plain.codes, [[], ["id_reused_in_flight"], [], ["duplicate_response"]]);
+    assert.deepEqual(plain.codes, [[], [], [], []]);
+    assert.deepEqual(lint([list(1), empty(1), empty(1)], { revision: rev }).codes, [[], [], ["duplicate_response"]]);
+  });
+
+  test("a plain capture: requests only a server sends are the server's, whatever their id", () => {
+    for (const [rev, method] of [
+      ["2024-11-05", "roots/list"],
+      ["2025-03-26", "sampling/createMessage"],
+      ["2025-06-18", "elicitation/create"],
+      ["2025-11-25", "roots/list"],
+    ] as const) {
+      const { codes } = lint([
+        initialize(rev, 0),
+        initialized(rev, 0),
+        j({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        j({ jsonrpc: "2.0", id: 0, method, params: {} }),
+        empty(0),
+        list(1),
+        j({ jsonrpc: "2.0", id: 1, result: { tools: [] } }),
+      ]);
+      assert.deepEqual(codes, [[], [], [], [], [], [], []], `${rev} ${method}`);
+    }
+    // the client's own reuse of an id is still found
+    assert.deepEqual(lint([initialize("2025-06-18", 0), initialized("2025-06-18", 0), list(0), empty(0)]).codes, [[], [], ["id_reused_in_session"], []]);
+  });
+
+  test("a plain capture: a ping may come from either side; it is the server's when the client's reading would reuse an id", () => {
+    const rev = "2025-06-18";
+    const ping = (id: number) => j({ jsonrpc: "2.0", id, method: "ping" });
+    const { codes } = lint([initialize(rev, 0), initialized(rev, 0), ping(0), empty(0), ping(1), empty(1)]);
+    assert.deepEqual(codes, [[], [], [], [], [], []]);
+    // both sides used id 0 already: a reused id is reported, not explained away
+    assert.deepEqual(lint([initialize(rev, 0), initialized(rev, 0), ping(0), empty(0), ping(0), empty(0)]).codes.flat(), ["id_reused_in_session"]);
   });
 
   test("a tap record's line is judged as its sender's message", () => {

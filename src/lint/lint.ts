@@ -3,12 +3,13 @@
  * Streams: a capture of any size is read chunk by chunk with a cap on each line.
  */
 import type { Readable } from "node:stream";
+import { BoundedMap } from "../codec/bounded.js";
 import { Conversation, type Sender } from "../codec/conversation.js";
 import { decode, DEFAULT_MAX_BYTES, type Decoded } from "../codec/decode.js";
 import { defect, pointerToken, worstSeverity, type Defect } from "../codec/defects.js";
 import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
 import { LineSplitter, type Line } from "../codec/lines.js";
-import type { MessageKind } from "../codec/message.js";
+import type { MessageKind, RequestId } from "../codec/message.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
 
 export interface LintOptions {
@@ -34,7 +35,31 @@ export interface LintSummary {
   crlf: number;
   revision: Revision;
   /** How the revision was chosen. */
-  revisionSource: "given" | RevisionEvidence["source"] | "assumed";
+  revisionSource: RevisionSource;
+  /** How many conversations a `tap --listen` log held (each judged on its own); absent for one. */
+  conversations?: number;
+}
+
+export type RevisionSource = "given" | RevisionEvidence["source"] | "MCP-Protocol-Version header" | "earlier initialize result" | "assumed";
+
+/** The HTTP exchange that carried a message, as `tap --listen` saw it. */
+export interface HttpContext {
+  method: string;
+  path: string;
+  /** The answer's status; absent on what the client sent. */
+  status?: number;
+  /** The tap's number for the HTTP exchange, so an answer finds the requests it closes. */
+  exchange?: number;
+  /** The request's `MCP-Protocol-Version` header: the revision of a conversation that opens without initialize. */
+  protocolVersion?: string;
+}
+
+/** Who sent a line and where it belongs, when the caller (`tap`, or a `tap --log` record) knows. */
+export interface LineContext {
+  from: Sender;
+  /** The conversation it belongs to: a `tap --listen` keeps sessions and exchanges apart. */
+  conversation?: string;
+  http?: HttpContext;
 }
 
 /**
@@ -44,9 +69,20 @@ export interface LintSummary {
  * kept), so lint judges exactly what the tap judged.
  */
 interface TapRecord {
-  from: Sender;
+  context: LineContext;
   line: Line;
   text: string | Buffer;
+}
+
+function asHttp(v: unknown): HttpContext | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const h = v as Record<string, unknown>;
+  if (typeof h.method !== "string" || typeof h.path !== "string") return undefined;
+  const out: HttpContext = { method: h.method, path: h.path };
+  if (typeof h.status === "number") out.status = h.status;
+  if (typeof h.exchange === "number") out.exchange = h.exchange;
+  if (typeof h.protocolVersion === "string") out.protocolVersion = h.protocolVersion;
+  return out;
 }
 
 function asTapRecord(d: Decoded): TapRecord | undefined {
@@ -54,26 +90,64 @@ function asTapRecord(d: Decoded): TapRecord | undefined {
   if (d.kind !== "invalid" || !v || typeof v !== "object" || Array.isArray(v)) return undefined;
   if ((v.from !== "client" && v.from !== "server") || typeof v.line !== "string" || v.jsonrpc !== undefined) return undefined;
   const crlf = v.crlf === true;
+  const context: LineContext = { from: v.from };
+  if (typeof v.conversation === "string") context.conversation = v.conversation;
+  const http = asHttp(v.http);
+  if (http) context.http = http;
   if (v.overflow === true && typeof v.size === "number") {
-    return { from: v.from, line: { bytes: EMPTY, crlf, overflow: true, size: v.size }, text: "" };
+    return { context, line: { bytes: EMPTY, crlf, overflow: true, size: v.size }, text: "" };
   }
   const bytes = typeof v.base64 === "string" ? Buffer.from(v.base64, "base64") : undefined;
   // the text stays a string when it is one: a lone surrogate must reach JSON.parse as it was
   const text = bytes ?? v.line;
-  return { from: v.from, line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length }, text };
+  return { context, line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length }, text };
 }
 
 const EMPTY = Buffer.alloc(0);
 
+/** One conversation of a capture: its ids, its revision, and the requests of its HTTP exchanges. */
+interface Thread {
+  conversation: Conversation;
+  revision: Revision;
+  revisionSource: RevisionSource;
+  messages: number;
+  /** Request ids the client sent in each HTTP exchange, for an answer that carries no id. */
+  exchanges: BoundedMap<number, RequestId[]>;
+}
+
+/** Conversations followed at once; past it the oldest is forgotten (a log of any length stays bounded). */
+const MAX_THREADS = 10_000;
+
 export class Linter {
-  private readonly conversation: Conversation;
+  private readonly main: Thread;
+  private readonly threads = new BoundedMap<string, Thread>(MAX_THREADS, (_, t) => this.retire(t));
+  /** How conversations no longer followed were judged: description → how many. */
+  private readonly retired = new Map<string, number>();
+  /** The revision the latest `initialize` settled on: a conversation that opens without one (a stateless server) speaks it too. */
+  private settled: Revision | undefined;
+  private named = 0;
   private lineNo = 0;
   private readonly s: LintSummary;
 
   constructor(private readonly options: LintOptions = {}) {
-    const revision = options.revision ?? LATEST_REVISION;
-    this.conversation = new Conversation({ revision });
-    this.s = { messages: 0, clean: 0, withWarnings: 0, withErrors: 0, blank: 0, crlf: 0, revision, revisionSource: options.revision ? "given" : "assumed" };
+    this.main = this.thread();
+    this.s = { messages: 0, clean: 0, withWarnings: 0, withErrors: 0, blank: 0, crlf: 0, revision: this.main.revision, revisionSource: this.main.revisionSource };
+  }
+
+  private thread(http?: HttpContext): Thread {
+    let revision: Revision = this.options.revision ?? LATEST_REVISION;
+    let revisionSource: RevisionSource = this.options.revision ? "given" : "assumed";
+    if (!this.options.revision) {
+      const header = http?.protocolVersion?.trim();
+      if (header !== undefined && isRevision(header)) {
+        revision = header;
+        revisionSource = "MCP-Protocol-Version header";
+      } else if (this.settled) {
+        revision = this.settled;
+        revisionSource = "earlier initialize result";
+      }
+    }
+    return { conversation: new Conversation({ revision }), revision, revisionSource, messages: 0, exchanges: new BoundedMap(1024) };
   }
 
   get summary(): Readonly<LintSummary> {
@@ -84,23 +158,65 @@ export class Linter {
    * Judges the next line of the capture. `from` is for a caller that knows who sent the line
    * (`tap`): the line is then the message itself, never read as a `tap --log` record.
    */
-  line(line: Line, from?: Sender): LintRecord {
+  line(line: Line, from?: Sender | LineContext): LintRecord {
     const n = ++this.lineNo;
-    if (from !== undefined || line.overflow || isBlank(line.bytes)) return this.judge(n, line, line.bytes, from);
-    const decoded = decode(line.bytes, { revision: this.s.revision, maxBytes: this.maxBytes });
+    const context = typeof from === "string" ? { from } : from;
+    if (context !== undefined || line.overflow || isBlank(line.bytes)) return this.judge(n, line, line.bytes, context);
+    const decoded = decode(line.bytes, { revision: this.main.revision, maxBytes: this.maxBytes });
     const tap = asTapRecord(decoded);
     if (!tap) return this.judge(n, line, line.bytes, undefined, decoded);
     if (line.crlf) tap.line.crlf = true;
-    return this.judge(n, tap.line, tap.text, tap.from);
+    return this.judge(n, tap.line, tap.text, tap.context);
+  }
+
+  /** A conversation that has ended: its state is dropped, its revision kept for the summary. */
+  end(conversation: string): void {
+    const t = this.threads.get(conversation);
+    if (!t) return;
+    this.threads.delete(conversation);
+    this.retire(t);
+  }
+
+  private retire(t: Thread): void {
+    if (t.messages === 0) return;
+    const key = describe(t);
+    this.retired.set(key, (this.retired.get(key) ?? 0) + 1);
+  }
+
+  /** `revision 2025-11-25 (from the initialize request)`, or how many conversations each way. */
+  revisions(): string {
+    const seen = new Map(this.retired);
+    const live = [this.main, ...this.threads.values()];
+    for (const t of live) {
+      if (t.messages === 0) continue;
+      const key = describe(t);
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    if (seen.size === 0) return `revision ${describe(this.main)}`;
+    const parts = [...seen].map(([k, n]) => (n === 1 ? k : `${k} × ${n}`));
+    return `${seen.size === 1 && [...seen.values()][0] === 1 ? "revision" : "conversations judged by revision"} ${parts.join(", ")}`;
+  }
+
+  private threadOf(context: LineContext | undefined): Thread {
+    const key = context?.conversation;
+    if (key === undefined) return this.main;
+    let t = this.threads.get(key);
+    if (!t) {
+      t = this.thread(context?.http);
+      this.threads.set(key, t);
+      this.s.conversations = ++this.named;
+    }
+    return t;
   }
 
   private get maxBytes(): number {
     return this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   }
 
-  private judge(n: number, line: Line, text: string | Buffer, from: Sender | undefined, decoded?: Decoded): LintRecord {
+  private judge(n: number, line: Line, text: string | Buffer, context: LineContext | undefined, decoded?: Decoded): LintRecord {
     if (line.crlf) this.s.crlf++;
     const maxBytes = this.maxBytes;
+    const from = context?.from;
     const withFrom = (record: LintRecord): LintRecord => {
       if (from) record.from = from;
       return record;
@@ -112,23 +228,41 @@ export class Linter {
       this.s.blank++;
       return withFrom({ line: n, kind: "blank", defects: [] });
     }
-    decoded ??= decode(text, { revision: this.s.revision, maxBytes, ...(from ? { role: from } : {}) });
+    const t = this.threadOf(context);
+    t.messages++;
+    if (decoded !== undefined && t.revision !== this.main.revision) decoded = undefined;
+    decoded ??= decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}) });
     if (!this.options.revision) {
       const evidence = revisionEvidence(decoded);
-      if (evidence && (evidence.revision !== this.s.revision || this.s.revisionSource === "assumed")) {
-        this.s.revision = evidence.revision;
-        this.s.revisionSource = evidence.source;
-        this.conversation.revision = evidence.revision;
+      if (evidence && (evidence.revision !== t.revision || t.revisionSource === "assumed" || t.revisionSource === "earlier initialize result")) {
+        t.revision = evidence.revision;
+        t.revisionSource = evidence.source;
+        t.conversation.revision = evidence.revision;
         decoded = decode(text, { revision: evidence.revision, maxBytes, ...(from ? { role: from } : {}) });
       }
+      if (evidence?.source === "initialize result") this.settled = evidence.revision;
     }
-    // A plain capture has no direction: calls from one side, answers from the other. A broken
-    // answer (a null id) or a batch of answers is still an answer.
-    const sender = from ?? (isAnswer(decoded.message ?? decoded.value) ? "server" : "client");
-    const defects = decoded.defects.concat(this.conversation.observe(decoded, sender));
+    this.s.revision = t.revision;
+    this.s.revisionSource = t.revisionSource;
+    // A plain capture has no direction: the conversation tells who sent what (see senderOf).
+    const value = decoded.message ?? decoded.value;
+    const sender = from ?? t.conversation.senderOf(value);
+    const http = context?.http;
+    let answers: RequestId[] | undefined;
+    if (http?.exchange !== undefined) {
+      if (sender === "client") {
+        const ids = requestIds(value);
+        if (ids.length > 0) t.exchanges.set(http.exchange, ids);
+      } else if (http.status !== undefined && http.status >= 400) {
+        // an HTTP error status may carry "a JSON-RPC error response that has no id"
+        // (transports): it answers what that exchange's POST sent
+        answers = t.exchanges.get(http.exchange) ?? [];
+      }
+    }
+    const defects = decoded.defects.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}));
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
-      defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${this.s.revision} (${this.s.revisionSource === "assumed" ? "assumed" : `from the ${this.s.revisionSource}`}); pass --revision`));
+      defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`));
     }
     return this.count(withFrom({ line: n, kind: decoded.kind, defects }));
   }
@@ -143,15 +277,27 @@ export class Linter {
   }
 }
 
-function isResponse(v: unknown): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  return o.method === undefined && (o.result !== undefined || o.error !== undefined);
+/** How one conversation was judged, for a summary. */
+function describe(t: { revision: Revision; revisionSource: RevisionSource }): string {
+  return `${t.revision} (${howChosen(t.revisionSource)})`;
 }
 
-function isAnswer(v: unknown): boolean {
-  return Array.isArray(v) ? v.length > 0 && v.every(isResponse) : isResponse(v);
+export function howChosen(source: RevisionSource): string {
+  return source === "given" ? "as given" : source === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${source}`;
 }
+
+/** The ids of the requests in a message (or a batch). */
+function requestIds(v: unknown): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of Array.isArray(v) ? v : [v]) {
+    if (typeof m !== "object" || m === null) continue;
+    const o = m as Record<string, unknown>;
+    if (typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number")) ids.push(o.id);
+  }
+  return ids;
+}
+
+
 
 /**
  * A protocol version a message names where `revisionEvidence` looks, but which is none of the
@@ -216,12 +362,7 @@ export function summaryLine(s: LintSummary): string {
   const notes: string[] = [];
   if (s.blank) notes.push(`${s.blank} blank line${s.blank === 1 ? "" : "s"} skipped`);
   if (s.crlf) notes.push(`${s.crlf} line${s.crlf === 1 ? "" : "s"} ended in \\r\\n (read as \\n)`);
-  const how =
-    s.revisionSource === "given"
-      ? "as given"
-      : s.revisionSource === "assumed"
-        ? "assumed: no initialize or _meta seen; pass --revision"
-        : `from the ${s.revisionSource}`;
-  notes.push(`revision ${s.revision} (${how})`);
+  const how = s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen; pass --revision" : howChosen(s.revisionSource);
+  notes.push(s.conversations ? `${s.conversations} conversation${s.conversations === 1 ? "" : "s"}, each judged on its own; the last by revision ${s.revision} (${how})` : `revision ${s.revision} (${how})`);
   return `${parts[0]} — ${notes.join("; ")}`;
 }
