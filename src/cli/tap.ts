@@ -81,7 +81,7 @@ async function tapStdio(command: readonly string[], revision: Revision | undefin
 }
 
 async function tapHttp(port: number, upstream: string, revision: Revision | undefined, report: TapReport): Promise<number> {
-  const { startHttpTap } = await import("../tap/http-tap.js");
+  const { startHttpTap, shown } = await import("../tap/http-tap.js");
   let tap;
   try {
     tap = await startHttpTap({ upstream, port, report, ...(revision ? { revision } : {}) });
@@ -89,7 +89,7 @@ async function tapHttp(port: number, upstream: string, revision: Revision | unde
     report.note(`cannot listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
-  report.note(`listening on ${tap.url} → ${upstream}`);
+  report.note(`listening on ${tap.url} → ${shown(upstream)}`);
   await untilStopped();
   await tap.close();
   process.stderr.write(report.summary(tap.revisions()));

@@ -169,6 +169,12 @@ export class Linter {
     return this.judge(n, tap.line, tap.text, tap.context);
   }
 
+  /** How a conversation is judged so far; undefined for one not seen (or forgotten). */
+  revisionOf(conversation: string): { revision: Revision; revisionSource: RevisionSource } | undefined {
+    const t = this.threads.get(conversation);
+    return t ? { revision: t.revision, revisionSource: t.revisionSource } : undefined;
+  }
+
   /** A conversation that has ended: its state is dropped, its revision kept for the summary. */
   end(conversation: string): void {
     const t = this.threads.get(conversation);
@@ -234,7 +240,7 @@ export class Linter {
     decoded ??= decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}) });
     if (!this.options.revision) {
       const evidence = revisionEvidence(decoded);
-      if (evidence && (evidence.revision !== t.revision || t.revisionSource === "assumed" || t.revisionSource === "earlier initialize result")) {
+      if (evidence && (evidence.revision !== t.revision || t.revisionSource === "assumed" || t.revisionSource === "earlier initialize result" || t.revisionSource === "MCP-Protocol-Version header")) {
         t.revision = evidence.revision;
         t.revisionSource = evidence.source;
         t.conversation.revision = evidence.revision;
@@ -259,7 +265,10 @@ export class Linter {
         answers = t.exchanges.get(http.exchange) ?? [];
       }
     }
-    const defects = decoded.defects.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}));
+    // That refusal is the transport's, carried by the HTTP status (a 400 says what -32000 cannot);
+    // its missing or null id and a legacy-range code are what the transport allows there.
+    const own = answers && decoded.kind === "error" && noId(value) ? decoded.defects.filter((d) => !TRANSPORT_REFUSAL_ALLOWS.has(d.code)) : decoded.defects;
+    const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}));
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
       defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`));
@@ -284,6 +293,15 @@ function describe(t: { revision: Revision; revisionSource: RevisionSource }): st
 
 export function howChosen(source: RevisionSource): string {
   return source === "given" ? "as given" : source === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${source}`;
+}
+
+/** What a JSON-RPC error without an id on an HTTP error status may carry without a defect. */
+const TRANSPORT_REFUSAL_ALLOWS: ReadonlySet<string> = new Set(["id_null", "id_missing", "error_code_legacy"]);
+
+function noId(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const id = (v as { id?: unknown }).id;
+  return id === undefined || id === null;
 }
 
 /** The ids of the requests in a message (or a batch). */

@@ -11,13 +11,15 @@ import type { AddressInfo } from "node:net";
 import type { Writable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { createParser } from "eventsource-parser";
+import { BoundedMap } from "../codec/bounded.js";
 import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
-import { Linter } from "../lint/lint.js";
+import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
-import { H_SESSION_ID } from "../transport/http/headers.js";
+import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
+import { hostName, isLoopbackHost } from "../transport/http/origin.js";
 import { checkRequestHeaders } from "./header-checks.js";
 import type { TapReport } from "./report.js";
 
@@ -59,16 +61,6 @@ function endToEnd(raw: readonly string[], drop: readonly string[] = []): string[
     if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
   }
   return out;
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** The host name of a `Host` header, lower case, without the port. */
-function hostName(host: string): string {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
-  const colon = h.indexOf(":");
-  return colon === -1 ? h : h.slice(0, colon);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -131,98 +123,39 @@ function analysisStream(encoding: string | undefined, sink: { chunk(b: Buffer): 
   };
 }
 
-/** How one conversation was judged, for the summary. */
-function describe(linter: Linter): string {
-  const s = linter.summary;
-  return `${s.revision} (${s.revisionSource === "given" ? "as given" : s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${s.revisionSource}`})`;
+/**
+ * One conversation as the protocol makes one over HTTP: a legacy session (`Mcp-Session-Id`), an
+ * HTTP+SSE session (the `endpoint` event's), or else a single HTTP exchange. Its messages are
+ * judged one after another through `queue`, so answers arriving on another stream (an HTTP+SSE
+ * GET, a session's standalone stream) are judged after the requests POSTed before them.
+ */
+interface Thread {
+  readonly id: string;
+  queue: Promise<void>;
+  /** Bound to a session: it outlives the exchange that opened it. */
+  bound: boolean;
 }
 
+/** Where a body's copy goes for analysis; `gone`: the stream broke off before its end. */
+interface Sink {
+  chunk(b: Buffer): void;
+  end(): void;
+  skip(why: string): void;
+  gone?(): void;
+}
+const IGNORED: Sink = { chunk: () => undefined, end: () => undefined, skip: () => undefined };
+
+/** How long the answers of a conversation wait for a request body still arriving, before going on without it. */
+const BODY_WAIT_MS = 10_000;
+
 /**
- * Each legacy session is its own conversation (its ids, its revision); everything without a
- * session (2026-07-28 requests, HTTP+SSE) shares one. Conversations that end, or are forgotten
- * past the cap, leave only a line of the summary behind.
+ * The secrets of the upstream URL (a userinfo password, secret-looking query values) hidden for
+ * printing. The one place the tap shows a URL or path a user gave it.
  */
-class Conversations {
-  private sessionless: Linter;
-  private readonly sessions = new Map<string, Linter>();
-  /** Conversations that may still see messages, oldest first. */
-  private readonly live = new Set<Linter>();
-  /** How conversations no longer followed were judged: description → how many. */
-  private readonly retired = new Map<string, number>();
-
-  constructor(
-    private readonly options: { revision?: Revision; maxLineBytes: number },
-    private readonly max: number,
-  ) {
-    this.sessionless = this.make();
-  }
-
-  private make(): Linter {
-    const linter = new Linter(this.options.revision ? { revision: this.options.revision, maxLineBytes: this.options.maxLineBytes } : { maxLineBytes: this.options.maxLineBytes });
-    this.live.add(linter);
-    // initialize exchanges whose answer never came are forgotten with the oldest sessions
-    if (this.live.size > 2 * this.max + 2) {
-      for (const old of this.live) {
-        if (this.live.size <= this.max + 2) break;
-        if (old !== this.sessionless && old !== linter && ![...this.sessions.values()].includes(old)) this.retire(old);
-      }
-    }
-    return linter;
-  }
-
-  private retire(linter: Linter): void {
-    if (!this.live.delete(linter) || linter.summary.messages === 0) return;
-    const key = describe(linter);
-    this.retired.set(key, (this.retired.get(key) ?? 0) + 1);
-  }
-
-  /** The conversation a request belongs to; an `initialize` with no session yet starts a new one. */
-  of(sessionId: string | undefined, initialize: boolean): Linter {
-    if (sessionId !== undefined) {
-      const known = this.sessions.get(sessionId);
-      if (known) return known;
-      const linter = this.make();
-      this.bind(sessionId, linter);
-      return linter;
-    }
-    return initialize ? this.make() : this.sessionless;
-  }
-
-  /** The answer to `initialize` named its session (or named none: the conversation goes on without). */
-  bind(sessionId: string | undefined, linter: Linter): void {
-    if (linter === this.sessionless || this.sessions.get(sessionId ?? "") === linter) return;
-    if (sessionId === undefined) {
-      this.retire(this.sessionless);
-      this.sessionless = linter;
-      return;
-    }
-    if (this.sessions.size >= this.max) {
-      const [oldest, old] = this.sessions.entries().next().value as [string, Linter];
-      this.sessions.delete(oldest);
-      this.retire(old);
-    }
-    this.sessions.set(sessionId, linter);
-  }
-
-  end(sessionId: string): void {
-    const linter = this.sessions.get(sessionId);
-    if (!linter) return;
-    this.sessions.delete(sessionId);
-    this.retire(linter);
-  }
-
-  /** `revision 2025-11-25 (from the initialize request)`, or how many conversations each way. */
-  summary(): string {
-    const seen = new Map(this.retired);
-    for (const l of this.live) {
-      if (l.summary.messages === 0) continue;
-      const key = describe(l);
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-    }
-    if (seen.size === 0) return "no conversation";
-    const parts = [...seen].map(([k, n]) => (n === 1 ? k : `${k} × ${n}`));
-    return `${seen.size === 1 && [...seen.values()][0] === 1 ? "revision" : "conversations judged by revision"} ${parts.join(", ")}`;
-  }
+export function shown(text: string): string {
+  return text
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):([^\s/?#@]+)@/gi, "$1:<redacted>@")
+    .replace(/([?&;][^\s=&#?;]*?(?:key|token|secret|password|passwd|auth|sig)[^\s=&#?;]*=)([^\s&#;]+)/gi, "$1<redacted>");
 }
 
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
@@ -233,57 +166,129 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const secure = upstream.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  // userinfo in the upstream URL is sent as fetch and curl send it: Basic credentials on every request
+  const basic = upstream.username || upstream.password ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString("base64")}` : undefined;
   const cap = options.maxBodyBytes ?? DEFAULT_MAX_BYTES;
   const report = options.report;
-  const conversations = new Conversations({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes: cap }, options.maxSessions ?? 1000);
+  const linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
   const counted: Record<Sender, number> = { client: 0, server: 0 };
+  const maxSessions = options.maxSessions ?? 1000;
+  let threads = 0;
+  let exchanges = 0;
+  const end = (t: Thread) => void (t.queue = t.queue.then(() => linter.end(t.id)));
+  /** Legacy sessions by `Mcp-Session-Id`; HTTP+SSE sessions by the endpoint's `sessionId` (or its path). */
+  const sessions = new BoundedMap<string, Thread>(maxSessions, (_, t) => end(t));
+  const sseSessions = new BoundedMap<string, Thread>(maxSessions, (_, t) => end(t));
+  const thread = (): Thread => ({ id: `c${++threads}`, queue: Promise.resolve(), bound: false });
 
-  function observe(linter: Linter, from: Sender, line: Line, http: { method: string; path: string; status?: number }, where: string, extra: Defect[] = []): void {
+  function observe(t: Thread, from: Sender, line: Line, http: HttpContext, where: string, extra: Defect[] = []): void {
     const no = ++counted[from];
-    const r = linter.line(line, from);
+    const r = linter.line(line, { from, conversation: t.id, http });
     const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
-    report.message({ from, no, where: `message ${no} (${where})`, line, kind: r.kind, defects, http });
+    report.message({ from, no, where: `message ${no} (${where})`, line, kind: r.kind, defects, http, conversation: t.id });
+  }
+
+  /** Runs `task` in the conversation's order. */
+  function inOrder(t: Thread, task: () => void | Promise<void>): void {
+    t.queue = t.queue.then(task).catch((e: unknown) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  /** The HTTP+SSE session a POST belongs to, by its `sessionId` query or its whole path. */
+  function sseThread(path: string): Thread | undefined {
+    const url = new URL(path, "http://tap.invalid");
+    const id = url.searchParams.get("sessionId");
+    return (id !== null ? sseSessions.get(`id:${id}`) : undefined) ?? sseSessions.get(`path:${url.pathname}${url.search}`);
   }
 
   function proxy(req: IncomingMessage, res: ServerResponse): void {
+    const refuse = (status: number, why: string) => {
+      report.note(`${req.method} ${shown(req.url ?? "")}: refused, ${why}`);
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`mcp-wire tap: ${why}\n`);
+    };
+    // RFC 9112 §3.2: one Host, well formed, or 400
+    const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
+    if (hosts > 1) return refuse(400, "more than one Host header");
+    let path = req.url ?? "/";
+    let host = req.headers.host ?? "";
+    if (!path.startsWith("/")) {
+      // The absolute form ("POST http://elsewhere/x") is what a client sends a forward proxy; an
+      // origin must accept it and take the host from it (RFC 9112 §3.2.2). The tap forwards only
+      // to its upstream, so it keeps the path alone, and the host named is checked as Host is.
+      let target: URL | undefined;
+      try {
+        target = /^https?:\/\//i.test(path) ? new URL(path) : undefined;
+      } catch {
+        // refused below
+      }
+      if (!target) return refuse(400, `the request target ${JSON.stringify(path.slice(0, 100))} is not a path`);
+      path = `${target.pathname}${target.search}`;
+      host = target.host;
+    }
+    const name = hostName(host);
+    if (name === undefined) return refuse(400, `the Host ${JSON.stringify(host)} is not a host name`);
     // The upstream sees its own Host, not the one sent here, so its defence against DNS
     // rebinding cannot work through the tap: the tap refuses any Host but loopback itself.
-    if (!LOOPBACK_HOSTS.has(hostName(req.headers.host ?? ""))) {
-      report.note(`${req.method} ${req.url}: refused, Host ${JSON.stringify(req.headers.host ?? "")} is not loopback`);
+    if (!isLoopbackHost(name)) {
+      report.note(`${req.method} ${shown(path)}: refused, Host ${JSON.stringify(host)} is not loopback`);
       res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("mcp-wire tap: only loopback Host names are served\n");
       return;
     }
     const method = req.method ?? "GET";
-    const path = req.url ?? "/";
     const sessionId = header(req, H_SESSION_ID);
+    const exchange = ++exchanges;
+    const protocolVersion = header(req, H_PROTOCOL_VERSION);
+    const http = (status?: number): HttpContext => ({ method, path: shown(path), ...(status !== undefined ? { status } : {}), exchange, ...(protocolVersion !== undefined ? { protocolVersion } : {}) });
+
+    // the conversation: the session named, else the HTTP+SSE session this POST is for, else this exchange alone
+    let conv: Thread | undefined;
+    if (sessionId !== undefined) {
+      conv = sessions.get(sessionId);
+      if (!conv) {
+        conv = thread();
+        conv.bound = true;
+        sessions.set(sessionId, conv);
+      }
+    } else {
+      conv = sseThread(path);
+    }
+    const t = conv ?? thread();
+
     const headers = endToEnd(req.rawHeaders, ["host"]);
     headers.push("Host", upstream.host);
+    if (basic && req.headers.authorization === undefined) headers.push("Authorization", basic);
     const up = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method, path, headers, agent, setHost: false });
 
-    // the request body: forwarded as it comes, judged once complete
-    let linter: Linter | undefined;
+    // the request body: forwarded as it comes, judged once complete, in its conversation's order
     let initialize = false;
     const body = new BodyCopy(cap);
-    const requestDone = new Promise<void>((resolve) => {
-      const copy = analysisStream(header(req, "content-encoding"), {
-        chunk: (b) => body.push(b),
-        end: () => {
-          linter = judgeRequest();
-          resolve();
-        },
-        skip: (why) => {
-          report.note(`${method} ${path}: the request body is not analysed: ${why}`);
-          resolve();
-        },
-      });
-      pipeThrough(req, up, (b) => copy.push(b), () => copy.end());
-      // a body broken off is not judged, but the answers that still come belong somewhere
-      req.once("close", () => {
-        if (!req.complete) resolve();
+    let bodyDone!: (judged: boolean) => void;
+    const bodyReady = new Promise<boolean>((resolve) => (bodyDone = resolve));
+    const copy = analysisStream(header(req, "content-encoding"), {
+      chunk: (b) => body.push(b),
+      end: () => bodyDone(true),
+      skip: (why) => {
+        report.note(`${method} ${shown(path)}: the request body is not analysed: ${why}`);
+        bodyDone(false);
+      },
+    });
+    pipeThrough(req, up, (b) => copy.push(b), () => copy.end());
+    // a body broken off is not judged, but the answers that still come belong somewhere
+    req.once("close", () => {
+      if (!req.complete) bodyDone(false);
+    });
+    const requestJudged = new Promise<void>((judged) => {
+      inOrder(t, async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), BODY_WAIT_MS)));
+        const ready = await Promise.race([bodyReady, late]);
+        clearTimeout(timer);
+        if (ready === true) judgeRequest();
+        else if (ready === "late") void bodyReady.then((ok) => ok && judgeRequest());
+        judged();
       });
     });
 
-    const judgeRequest = (): Linter => {
+    const judgeRequest = (): void => {
       const line = body.line();
       let parsed: unknown;
       if (!line.overflow && line.size > 0) {
@@ -294,14 +299,20 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
         }
       }
       initialize = typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
-      const conversation = conversations.of(sessionId, initialize && sessionId === undefined);
-      if (line.size === 0 && !line.overflow) return conversation; // GET, DELETE: nothing was sent
-      const s = conversation.summary;
-      const negotiated = s.revisionSource === "initialize result" ? s.revision : undefined;
+      if (line.size === 0 && !line.overflow) return; // GET, DELETE: nothing was sent
+      const s = linter.revisionOf(t.id);
+      const negotiated = s?.revisionSource === "initialize result" ? s.revision : undefined;
       const extra = checkRequestHeaders(parsed, { header: (name) => header(req, name), ...(negotiated ? { negotiated } : {}) });
-      observe(conversation, "client", line, { method, path }, `${method} ${path}`, extra);
-      return conversation;
+      observe(t, "client", line, http(), `${method} ${shown(path)}`, extra);
     };
+
+    // the answer analysed to its end (or given up on): only then may the exchange's conversation end
+    let analysed!: () => void;
+    const answerAnalysed = new Promise<void>((resolve) => (analysed = resolve));
+    // an exchange of its own ends with its answer: its requests are closed, its ids free again
+    void Promise.all([requestJudged, answerAnalysed]).then(() => {
+      if (!t.bound) end(t);
+    });
 
     up.on("response", (ures) => {
       const status = ures.statusCode ?? 502;
@@ -309,27 +320,50 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
       // an SSE client learns at once that its stream is open, before the first event
       res.flushHeaders();
       const type = (ures.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-      const exchange = { method, path, status };
-      const label = `${method} ${path} → ${status}${type === "text/event-stream" ? " SSE" : ""}`;
+      const label = `${method} ${shown(path)} → ${status}${type === "text/event-stream" ? " SSE" : ""}`;
       const answerSession = ures.headers[H_SESSION_ID] as string | undefined;
-      const conversation = async (): Promise<Linter> => {
-        await requestDone;
-        const linter_ = linter ?? conversations.of(sessionId, false);
-        if (initialize && sessionId === undefined) conversations.bind(answerSession, linter_);
-        return linter_;
-      };
-      if (method === "DELETE" && sessionId !== undefined && status < 300) conversations.end(sessionId);
+      inOrder(t, async () => {
+        await requestJudged;
+        // the answer to initialize names the session the conversation goes on in
+        if (initialize && sessionId === undefined && answerSession !== undefined && !t.bound) {
+          t.bound = true;
+          sessions.set(answerSession, t);
+        }
+      });
+      if (method === "DELETE" && sessionId !== undefined && status < 300) {
+        sessions.delete(sessionId);
+        end(t);
+      }
 
-      let sink: { chunk(b: Buffer): void; end(): void; skip(why: string): void };
-      if (type === "text/event-stream") sink = sseSink(conversation, exchange, label);
-      else if (isJson(type)) sink = jsonSink(conversation, exchange, label);
-      else sink = { chunk: () => undefined, end: () => undefined, skip: () => undefined };
-      const copy = analysisStream(ures.headers["content-encoding"], sink);
+      let sink: Sink;
+      // An error status answering a GET or DELETE is the transport's refusal, carried by HTTP, not a
+      // message of the conversation: nothing to judge.
+      if (method !== "POST" && status >= 400) sink = IGNORED;
+      else if (type === "text/event-stream") sink = sseSink(t, http(status), label, path);
+      else if (isJson(type)) sink = jsonSink(t, http(status), label);
+      else sink = IGNORED;
+      const copy = analysisStream(ures.headers["content-encoding"], {
+        chunk: (b) => sink.chunk(b),
+        end: () => {
+          sink.end();
+          analysed();
+        },
+        skip: (why) => {
+          sink.skip(why);
+          analysed();
+        },
+      });
       pipeThrough(ures, res, (b) => copy.push(b), () => copy.end());
+      ures.once("close", () => {
+        if (ures.complete) return;
+        sink.gone?.();
+        analysed();
+      });
     });
 
     up.on("error", (e) => {
-      report.note(`${method} ${path}: the upstream failed: ${e.message}`);
+      analysed();
+      report.note(`${method} ${shown(path)}: the upstream failed: ${e.message}`);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" }).end(`mcp-wire tap: the upstream ${upstream.origin} failed: ${e.message}\n`);
       else res.destroy();
     });
@@ -341,32 +375,44 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   }
 
   /** One JSON body from the server: one message (or batch). */
-  function jsonSink(conversation: () => Promise<Linter>, exchange: { method: string; path: string; status: number }, label: string) {
+  function jsonSink(t: Thread, http: HttpContext, label: string): Sink {
     const body = new BodyCopy(cap);
     return {
       chunk: (b: Buffer) => body.push(b),
       end: () => {
         const line = body.line();
         if (line.size === 0 && !line.overflow) return;
-        void conversation().then((linter) => observe(linter, "server", line, exchange, label));
+        inOrder(t, () => observe(t, "server", line, http, label));
       },
       skip: (why: string) => report.note(`${label}: the response body is not analysed: ${why}`),
     };
   }
 
-  /** An SSE stream from the server: each `message` event's data is one message, judged as it arrives. */
-  function sseSink(conversation: () => Promise<Linter>, exchange: { method: string; path: string; status: number }, label: string) {
+  /**
+   * An SSE stream from the server: each `message` event's data is one message, judged as it
+   * arrives. An `endpoint` event (HTTP+SSE) names the session this stream serves: the POSTs to
+   * that endpoint join this stream's conversation, and it ends when the stream does.
+   */
+  function sseSink(t: Thread, http: HttpContext, label: string, path: string): Sink {
     const text = new TextDecoder();
-    // events wait for the request to be judged first, so the conversation sees the request before its answers
-    let queue = conversation();
-    const judge = (line: Line) => {
-      queue = queue.then((linter) => {
-        observe(linter, "server", line, exchange, label);
-        return linter;
-      });
-    };
+    const keys: string[] = [];
+    const judge = (line: Line) => inOrder(t, () => observe(t, "server", line, http, label));
     const parser = createParser({
       onEvent: (event) => {
+        if (event.event === "endpoint") {
+          let endpoint: URL | undefined;
+          try {
+            endpoint = new URL(event.data.trim(), new URL(path, "http://tap.invalid"));
+          } catch {
+            return;
+          }
+          const id = endpoint.searchParams.get("sessionId");
+          const key = id !== null ? `id:${id}` : `path:${endpoint.pathname}${endpoint.search}`;
+          t.bound = true;
+          sseSessions.set(key, t);
+          keys.push(key);
+          return;
+        }
         if (event.event !== undefined && event.event !== "message") return;
         if (event.data.length === 0) return; // a priming event, for resumption
         const bytes = Buffer.from(event.data, "utf8");
@@ -377,9 +423,19 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
       },
       maxBufferSize: cap,
     });
+    const ended = () => {
+      // an HTTP+SSE session lives as long as its stream
+      if (keys.length === 0) return;
+      for (const k of keys.splice(0)) if (sseSessions.get(k) === t) sseSessions.delete(k);
+      end(t);
+    };
     return {
       chunk: (b: Buffer) => parser.feed(text.decode(b, { stream: true })),
-      end: () => parser.feed(text.decode()),
+      end: () => {
+        parser.feed(text.decode());
+        ended();
+      },
+      gone: ended,
       skip: (why: string) => report.note(`${label}: the event stream is not analysed: ${why}`),
     };
   }
@@ -395,7 +451,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
-    revisions: () => conversations.summary(),
+    revisions: () => linter.revisions(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -9,6 +9,7 @@ import type { Sender } from "../codec/conversation.js";
 import type { Defect, DefectCode, Severity } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import type { MessageKind } from "../codec/message.js";
+import type { HttpContext } from "../lint/lint.js";
 
 /** One message as it crossed the tap, with what was found wrong with it. */
 export interface TapMessage {
@@ -22,7 +23,9 @@ export interface TapMessage {
   kind: MessageKind | "blank";
   defects: readonly Defect[];
   /** The HTTP exchange that carried it. */
-  http?: { method: string; path: string; status?: number };
+  http?: HttpContext;
+  /** The conversation it belongs to, when one tap follows several (`tap --listen`). */
+  conversation?: string;
 }
 
 export interface TapReportOptions {
@@ -123,7 +126,7 @@ function s(n: number): string {
 }
 
 /**
- * `{at, from, no, line, defects}`: `line` holds the text exactly, so `mcp-wire lint` judges it
+ * `{at, from, no, line, kind, conversation?, http?, defects}`: `line` holds the text exactly, so `mcp-wire lint` judges it
  * again; bytes a string cannot hold (not UTF-8) go in `base64` too, and a line over the cap,
  * whose bytes were never kept, is `overflow` with its `size`.
  */
@@ -139,6 +142,7 @@ export function logRecord(m: TapMessage): string {
   }
   if (m.line.crlf) r.crlf = true;
   r.kind = m.kind;
+  if (m.conversation !== undefined) r.conversation = m.conversation;
   if (m.http) r.http = m.http;
   r.defects = m.defects;
   return JSON.stringify(r) + "\n";

@@ -3,7 +3,7 @@
  * way, and its live report parsed. Named `.test.ts` so the published package leaves it out with
  * the tests; it declares no tests of its own.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { CLI, until, within } from "../mcp/interop-support.test.js";
 
@@ -88,4 +88,50 @@ export class TapProcess {
 export function lintJson(file: string): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
   const r = spawnSync(process.execPath, [CLI, "lint", "--json", file], { encoding: "utf8", timeout: 20_000 });
   return { status: r.status, records: r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
+}
+
+/** A child process that prints its URL once it is ready: `mcp-wire serve --http 0`, a fixture server. */
+export interface Started {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  stop(): void;
+}
+
+/** Spawns `node args…` and waits for `pattern` on stdout or stderr; its first group is the URL. */
+export async function startPrinting(args: readonly string[], pattern: RegExp, url: (m: RegExpExecArray) => string = (m) => m[1]!): Promise<Started> {
+  const child = spawn(process.execPath, [...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  const found = within(
+    new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const m = pattern.exec(out + err);
+        if (m) resolve(url(m));
+      };
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => ((out += d), look()));
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => ((err += d), look()));
+      child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited (${code}):\n${err}`)));
+    }),
+    `${args.join(" ")} printing its URL`,
+  );
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  try {
+    return { child, url: await found, stderr: () => err, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
+}
+
+/** server-everything over HTTP (`streamable` on /mcp, or `sse` on /sse), as a child process. */
+export function startEverythingHttp(mode: "streamable" | "sse"): Promise<Started> {
+  return startPrinting([fixture("everything-http.mjs"), mode], /PORT (\d+)/, (m) => `http://127.0.0.1:${m[1]}${mode === "sse" ? "/sse" : "/mcp"}`);
+}
+
+/** `mcp-wire serve --http 0`. */
+export function startServeHttp(): Promise<Started> {
+  return startPrinting([CLI, "serve", "--http", "0"], /listening on (http:\/\/\S+)/);
 }

@@ -16,6 +16,11 @@ export function nodeRequest(req: IncomingMessage): NodeRequest {
   return {
     method: req.method ?? "GET",
     header(name) {
+      // node keeps only the first Host; a second one must still be seen (RFC 9112 §3.2: 400)
+      if (name === "host") {
+        const all = req.rawHeaders.filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1]!.toLowerCase() === "host");
+        return all.length === 0 ? undefined : all.join(", ");
+      }
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(", ") : v;
     },

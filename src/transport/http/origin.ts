@@ -11,12 +11,35 @@ const HEADER_LIST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-
 const METHODS = "GET, POST, DELETE";
 const DEFAULT_ALLOWED_HEADERS = "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name";
 
-/** The host name of a `Host` header, lower case, without the port. */
-function hostName(host: string): string {
+/**
+ * The host name of a `Host` header (RFC 9110 §7.2: `uri-host [ ":" port ]`), lower case, without
+ * the port; undefined when it is not one. A bracketed IPv6 literal ends the name: `[::1].evil`
+ * is no host at all, not `[::1]`.
+ */
+export function hostName(host: string): string | undefined {
   const h = host.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
-  const colon = h.indexOf(":");
-  return colon === -1 ? h : h.slice(0, colon);
+  let name: string;
+  let rest: string;
+  if (h.startsWith("[")) {
+    const close = h.indexOf("]");
+    if (close === -1) return undefined;
+    name = h.slice(0, close + 1);
+    rest = h.slice(close + 1);
+    if (!/^\[[0-9a-f:.]+\]$|^\[v[0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+\]$/.test(name)) return undefined;
+  } else {
+    const colon = h.indexOf(":");
+    name = colon === -1 ? h : h.slice(0, colon);
+    rest = colon === -1 ? "" : h.slice(colon);
+    // reg-name or IPv4 (RFC 3986 §3.2.2): nothing that could end an authority or start a path
+    if (!/^[a-z0-9\-._~!$&'()*+,;=%]+$/.test(name)) return undefined;
+  }
+  if (rest !== "" && !/^:[0-9]*$/.test(rest)) return undefined;
+  return name;
+}
+
+/** A host name (as `hostName` gives it) that is this machine's loopback. */
+export function isLoopbackHost(name: string): boolean {
+  return LOOPBACK.has(name);
 }
 
 /** An origin as `URL.origin` spells it ("https://a.example:443/" is "https://a.example"). */
@@ -39,18 +62,32 @@ export class OriginPolicy {
    */
   constructor(origins: readonly string[] = [], hosts?: readonly string[]) {
     this.origins = new Set(origins.map(canonicalOrigin));
-    this.hosts = hosts ? new Set(hosts.map(hostName)) : undefined;
+    this.hosts = hosts ? new Set(hosts.map((h) => hostName(h) ?? h.trim().toLowerCase())) : undefined;
   }
 
   /** Headers for a request that may call ({} when it needs none); undefined when it may not. */
   headersFor(req: HttpRequestLike): Record<string, string> | undefined {
     const host = req.header("host");
-    if (this.hosts && (host === undefined || !this.hosts.has(hostName(host)))) return undefined;
+    if (this.hosts) {
+      const name = host === undefined ? undefined : hostName(host);
+      if (name === undefined || !this.hosts.has(name)) return undefined;
+    }
     const origin = req.header("origin");
     if (origin === undefined) return {};
     const allowed = this.allowedOrigin(origin, host);
     if (allowed === undefined) return undefined;
     return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
+  }
+
+  /**
+   * Why a request's `Host` is malformed, for a 400 (RFC 9112 §3.2: a request with more than one
+   * Host line, or an invalid one, gets 400); undefined when it is fine or absent.
+   */
+  hostProblem(req: HttpRequestLike): string | undefined {
+    const host = req.header("host");
+    if (host === undefined) return undefined;
+    if (host.includes(",")) return "more than one Host header";
+    return hostName(host) === undefined ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name` : undefined;
   }
 
   /** What a CORS preflight of an allowed origin is answered with. */

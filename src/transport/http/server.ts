@@ -201,6 +201,11 @@ class StreamableHttpHandler {
     const cors = this.origins.headersFor(req);
     const exchange = new Exchange(res, accepts(req.header("accept")), cors ?? {});
     try {
+      const badHost = this.origins.hostProblem(req);
+      if (badHost !== undefined) {
+        this.refuse(exchange, 400, `Bad Request: ${badHost}`);
+        return;
+      }
       if (cors === undefined) {
         this.refuse(exchange, 403, "Forbidden: this Origin or Host may not call the server");
         return;
