@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect as netConnect, type AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
@@ -163,6 +163,56 @@ describe("HTTP tap: the pass-through", () => {
     const ok = await raw(tap.url, { method: "GET", headers: { host: `localhost:${new URL(tap.url).port}` } });
     assert.equal(ok.status, 200);
     assert.equal(reached, true);
+  });
+
+  test("Host and request-line hygiene: [::1].evil and two Host lines are refused; an absolute-form target is taken as its path and its host checked", async () => {
+    const seen: string[] = [];
+    const url = await upstream((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.host}`);
+      res.writeHead(202).end();
+    });
+    const { tap, live } = await inProcessTap(url);
+    const port = Number(new URL(tap.url).port);
+    const send = (text: string) =>
+      within(
+        new Promise<string>((resolve, reject) => {
+          // written, not ended: a client that half-closes before its answer has gone away
+          const socket = netConnect(port, "127.0.0.1", () => socket.write(text));
+          let got = "";
+          socket.on("data", (c: Buffer) => (got += c.toString("latin1")));
+          socket.on("end", () => resolve(got));
+          socket.on("error", reject);
+        }),
+        "a raw request to the tap",
+      );
+    const post = (target: string, hosts: string[]) => send(`POST ${target} HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join("")}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    assert.match(await post("/mcp", ["[::1].evil"]), /^HTTP\/1\.1 400 /);
+    assert.match(await post("/mcp", [`[::1].evil:${port}`]), /^HTTP\/1\.1 400 /);
+    assert.match(await post("/mcp", [`127.0.0.1:${port}`, "evil.example"]), /^HTTP\/1\.1 400 /);
+    assert.match(await post("http://evil.example/steal", [`127.0.0.1:${port}`]), /^HTTP\/1\.1 403 /);
+    assert.match(await post("*", [`127.0.0.1:${port}`]), /^HTTP\/1\.1 400 /);
+    assert.deepEqual(seen, [], "nothing reached the upstream");
+    // the absolute form naming the tap itself is the tap's own path, sent upstream in origin form
+    assert.match(await post(`http://127.0.0.1:${port}/mcp?x=1`, ["elsewhere.example"]), /^HTTP\/1\.1 202 /);
+    assert.match(await post("/mcp", [`[::1]:${port}`]), /^HTTP\/1\.1 202 /);
+    assert.deepEqual(seen, [`POST /mcp?x=1 ${new URL(url).host}`, `POST /mcp ${new URL(url).host}`]);
+    assert.match(live.text, /refused, more than one Host header/);
+  });
+
+  test("userinfo in the upstream URL is sent as Authorization: Basic, as fetch and curl send it, and never printed", async () => {
+    const auths: (string | undefined)[] = [];
+    const url = await upstream((req, res) => {
+      auths.push(req.headers.authorization);
+      res.writeHead(202).end();
+    });
+    const withUser = url.replace("http://", "http://us%C3%A9r:s3cr%40t-pw@");
+    const served = ready(["tap", "--listen", "0", "--upstream", withUser], /listening on (http:\/\/\S+) →/);
+    const tapUrl = await served.url;
+    await raw(tapUrl, { headers: { "content-type": "application/json" }, body: "{}" });
+    await raw(tapUrl, { headers: { "content-type": "application/json", authorization: "Bearer the-clients-own" }, body: "{}" });
+    assert.deepEqual(auths, [`Basic ${Buffer.from("usér:s3cr@t-pw").toString("base64")}`, "Bearer the-clients-own"]);
+    assert.doesNotMatch(served.stderr(), /s3cr/);
+    assert.match(served.stderr(), /→ http:\/\/us%C3%A9r:<redacted>@127\.0\.0\.1/);
   });
 
   test("a compressed answer passes on compressed, byte for byte, and is judged decompressed", async () => {

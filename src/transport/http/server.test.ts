@@ -917,6 +917,16 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     await served();
   });
 
+  test("Host hygiene (RFC 9112 §3.2): [::1].evil is no loopback name (403 or 400, never served); two Host lines are 400", async () => {
+    for (const host of ["[::1].evil", `[::1].evil:${s.port}`, "[::1]evil", "127.0.0.1/x"]) {
+      const answer = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+      assert.match(answer, /^HTTP\/1\.1 (400|403) /, host);
+    }
+    const twice = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    assert.match(twice, /^HTTP\/1\.1 400 /);
+    await served();
+  });
+
   test("a core that throws while connecting gets 500 'Internal error', reported to onError and not to the client", async () => {
     const broken: HttpServable = {
       connect: () => {
