@@ -20,6 +20,7 @@ import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import { hostName, isLoopbackHost } from "../transport/http/origin.js";
+import { redact } from "../secrets/redact.js";
 import { checkRequestHeaders } from "./header-checks.js";
 import type { TapReport } from "./report.js";
 
@@ -148,14 +149,9 @@ const IGNORED: Sink = { chunk: () => undefined, end: () => undefined, skip: () =
 /** How long the answers of a conversation wait for a request body still arriving, before going on without it. */
 const BODY_WAIT_MS = 10_000;
 
-/**
- * The secrets of the upstream URL (a userinfo password, secret-looking query values) hidden for
- * printing. The one place the tap shows a URL or path a user gave it.
- */
+/** A URL or path for printing and logging: its secrets (a userinfo password, secret-looking query values) hidden. */
 export function shown(text: string): string {
-  return text
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):([^\s/?#@]+)@/gi, "$1:<redacted>@")
-    .replace(/([?&;][^\s=&#?;]*?(?:key|token|secret|password|passwd|auth|sig)[^\s=&#?;]*=)([^\s&#;]+)/gi, "$1<redacted>");
+  return redact(text);
 }
 
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
@@ -251,6 +247,8 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
     } else {
       conv = sseThread(path);
     }
+    // a POST to an HTTP+SSE session's endpoint is not Streamable HTTP: its header rules do not apply
+    const streamable = conv === undefined || sessionId !== undefined;
     const t = conv ?? thread();
 
     const headers = endToEnd(req.rawHeaders, ["host"]);
@@ -302,7 +300,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
       if (line.size === 0 && !line.overflow) return; // GET, DELETE: nothing was sent
       const s = linter.revisionOf(t.id);
       const negotiated = s?.revisionSource === "initialize result" ? s.revision : undefined;
-      const extra = checkRequestHeaders(parsed, { header: (name) => header(req, name), ...(negotiated ? { negotiated } : {}) });
+      const extra = streamable ? checkRequestHeaders(parsed, { header: (name) => header(req, name), ...(negotiated ? { negotiated } : {}) }) : [];
       observe(t, "client", line, http(), `${method} ${shown(path)}`, extra);
     };
 

@@ -10,6 +10,7 @@ import type { Defect, DefectCode, Severity } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import type { MessageKind } from "../codec/message.js";
 import type { HttpContext } from "../lint/lint.js";
+import { redact } from "../secrets/redact.js";
 
 /** One message as it crossed the tap, with what was found wrong with it. */
 export interface TapMessage {
@@ -137,7 +138,9 @@ export function logRecord(m: TapMessage): string {
     r.overflow = true;
     r.size = m.line.size;
   } else {
-    r.line = m.line.bytes.toString("utf8");
+    // secrets (a URL's password, a token in a query) never reach the log; what redact changes
+    // stays inside JSON strings, so lint still judges the same message
+    r.line = redact(m.line.bytes.toString("utf8"));
     if (!isUtf8(m.line.bytes)) r.base64 = m.line.bytes.toString("base64");
   }
   if (m.line.crlf) r.crlf = true;
@@ -151,6 +154,6 @@ export function logRecord(m: TapMessage): string {
 /** `tap: client→server line 12: error id_null at /id: …`, one line per defect. */
 export function liveLines(m: TapMessage): string {
   let out = "";
-  for (const d of m.defects) out += `tap: ${ARROW[m.from]} ${m.where}: ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}\n`;
+  for (const d of m.defects) out += `tap: ${ARROW[m.from]} ${redact(m.where)}: ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${redact(d.message)}\n`;
   return out;
 }
