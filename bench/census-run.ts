@@ -37,7 +37,7 @@ sampler.unref();
 const store = new SqliteStore(db);
 const classes: Record<string, number> = {};
 const t0 = performance.now();
-const runId = store.startRun("bench", targets, { concurrency: C, perHost: C, timeout: T });
+const runId = await store.startRun("bench", targets, { concurrency: C, perHost: C, timeout: T });
 
 if (mode === "wire") {
   // one host serves the whole fleet, so the per-host limit is raised to the concurrency
@@ -47,12 +47,12 @@ if (mode === "wire") {
     const started = new Date();
     const { cls, detail, tools } = await sdkProbe(t.target);
     classes[cls] = (classes[cls] ?? 0) + 1;
-    store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
+    await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
   });
-  store.finishRun(runId);
+  await store.finishRun(runId);
 }
 const ms = performance.now() - t0;
-store.close();
+await store.close();
 clearInterval(sampler);
 const mb = (n: number) => Math.round(n / 1e6);
 process.stdout.write(
@@ -101,6 +101,7 @@ function sdkAttempt(runId: number, target: string, at: Date, cls: string, detail
     elapsedMs: Date.now() - at.getTime(),
     repro: null,
     advice: null,
+    auth: null,
   };
 }
 

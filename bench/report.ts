@@ -103,6 +103,7 @@ function* synthetic(written: Written): Generator<AttemptRecord> {
         elapsedMs,
         repro: failing ? `curl -sS -i -X POST ${targetUrl(t)} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' --data-raw '{"jsonrpc":"2.0","id":1,"method":"initialize"}'` : null,
         advice: failing ? `The server answered ${kind.class} (${kind.detail}); see the trace for the exchange that failed and fix the endpoint before listing it.` : null,
+        auth: null,
       };
       written.attempts++;
       written.classes.set(a.class, (written.classes.get(a.class) ?? 0) + 1);
@@ -128,22 +129,23 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     store.db.pragma("cache_size = -262144");
     const targets: TargetRecord[] = Array.from({ length: TARGETS }, (_, i) => ({ target: targetUrl(i), kind: "http", name: `example/server-${i}` }));
     store.db.transaction(() => {
-      for (let r = 1; r <= RUNS; r++) store.startRun("bench", targets, { timeout: 10_000 });
+      // the store answers at once (SQLite): each call has done its work before the transaction ends
+      for (let r = 1; r <= RUNS; r++) void store.startRun("bench", targets, { timeout: 10_000 });
     })();
     const written: Written = { attempts: 0, classes: new Map(), run7: 0 };
-    store.recordAttempts(synthetic(written));
+    await store.recordAttempts(synthetic(written));
     store.db.transaction(() => {
-      for (let r = 1; r <= RUNS; r++) store.finishRun(r);
+      for (let r = 1; r <= RUNS; r++) void store.finishRun(r);
     })();
     store.db.pragma("wal_checkpoint(TRUNCATE)");
-    store.close();
+    await store.close();
     const fillMs = performance.now() - fill0;
     console.log(`filled ${written.attempts.toLocaleString("en")} attempts (${TARGETS.toLocaleString("en")} targets × ${RUNS} runs) in ${(fillMs / 1000).toFixed(1)} s; database ${fmtBytes(statSync(file).size)}`);
 
     // cold: a fresh connection, as `mcp-wire report` opens one
     const reader = new SqliteStore(file, { readonly: true });
-    const cold = timeIt(() => reader.aggregate());
-    const agg = cold.value as ReturnType<SqliteStore["aggregate"]>;
+    const cold = timeIt(() => reader.aggregateNow());
+    const agg = cold.value as ReturnType<SqliteStore["aggregateNow"]>;
     check(agg.attempts === written.attempts, `aggregate counted ${agg.attempts} attempts, ${written.attempts} were written`);
     check(agg.targets === TARGETS && agg.perTarget.length === TARGETS, `aggregate saw ${agg.targets} targets`);
     check(agg.runs.length === RUNS, `aggregate saw ${agg.runs.length} runs`);
@@ -154,14 +156,14 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
 
     const rounds = profile.quick ? 3 : 7;
     const warm: number[] = [];
-    for (let i = 0; i < rounds; i++) warm.push(timeIt(() => reader.aggregate()).ms);
-    const oneRun = timeIt(() => reader.aggregate({ runIds: [7] }));
+    for (let i = 0; i < rounds; i++) warm.push(timeIt(() => reader.aggregateNow()).ms);
+    const oneRun = timeIt(() => reader.aggregateNow({ runIds: [7] }));
     check((oneRun.value as typeof agg).attempts === written.run7, "the --run 7 aggregate counted the wrong attempts");
-    const since = timeIt(() => reader.aggregate({ since: new Date(START + (RUNS - 50) * HOUR).toISOString() }));
+    const since = timeIt(() => reader.aggregateNow({ since: new Date(START + (RUNS - 50) * HOUR).toISOString() }));
     check((since.value as typeof agg).attempts === 50 * TARGETS, "the --since aggregate counted the wrong attempts");
-    const oneTarget = timeIt(() => reader.aggregate({ target: targetUrl(123) }));
+    const oneTarget = timeIt(() => reader.aggregateNow({ target: targetUrl(123) }));
     check((oneTarget.value as typeof agg).attempts === RUNS, "the --target aggregate counted the wrong attempts");
-    reader.close();
+    await reader.close();
 
     const median = quantile(warm, 0.5);
     console.log(

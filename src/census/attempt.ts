@@ -31,6 +31,7 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     elapsedMs: r.elapsedMs,
     repro: r.repro ?? null,
     advice: r.advice || null,
+    auth: null,
   };
   return scrub(attempt, headers);
 }
@@ -58,6 +59,7 @@ export function invalidAttempt(runId: number, at: Date, target: TargetRecord, de
     elapsedMs: 0,
     repro: null,
     advice: INVALID_ADVICE[detail](address),
+    auth: null,
   };
 }
 

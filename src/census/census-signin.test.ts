@@ -25,7 +25,7 @@ test("registry targets get a guard that refuses private addresses; listed target
     return { target: t.target, class: "unreachable", detail: "dns", era: null, revision: null, transport: "streamable-http", http: null, rpcError: null, tools: null, server: null, defects: [], advice: "", elapsedMs: 0, trace: [] };
   };
   const resolve = async (host: string) => (host === "metadata.internal.example" ? ["169.254.169.254"] : ["93.184.216.34"]);
-  await runCensus(store, runId, targets, { probe, resolve });
+  await runCensus(store.asStore(), runId, targets, { probe, resolve });
   const guard = given.get("https://registry.example/mcp")?.urlGuard;
   assert.ok(guard, "the registry target's probe has a guard");
   assert.match((await guard("http://169.254.169.254/latest/meta-data/")) ?? "", /169\.254\.169\.254/);

@@ -8,7 +8,7 @@ import { startFleet, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
 import { forEachLimited } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
-import type { TargetRecord } from "./store.js";
+import { collect, type TargetRecord } from "./store.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-test-"));
 let files = 0;
@@ -48,12 +48,12 @@ describe("census", () => {
       http("https://{tenant}.example/mcp", { invalid: "template", untrusted: true }),
       http("not a url", { invalid: "bad_url" }),
     ];
-    const runId = store.startRun("fleet", targets, {});
+    const runId = await store.startRun("fleet", targets, {});
     const seen: string[] = [];
     const outcome = await runCensus(store, runId, targets, { timeout: 1500, concurrency: 8, perHost: 8, resolve: noResolver, onAttempt: (a) => seen.push(a.class) });
     assert.deepEqual(outcome, { runId, recorded: 7, pending: 0, stopped: false });
     assert.equal(seen.length, 7);
-    const byTarget = new Map([...store.attempts({ runIds: [runId] })].map((a) => [a.target, a]));
+    const byTarget = new Map((await collect(store.attempts({ runIds: [runId] }))).map((a) => [a.target, a]));
     assert.deepEqual(
       targets.map((t) => [byTarget.get(t.target)?.class, byTarget.get(t.target)?.detail]),
       [
@@ -71,39 +71,39 @@ describe("census", () => {
     assert.ok((ok.tools ?? 0) > 0);
     assert.equal(byTarget.get(fleet.url("401", 1))?.httpStatus, 401);
     assert.ok(byTarget.get(fleet.url("page", 1))?.repro?.startsWith("curl "));
-    assert.ok(store.runs()[0]?.finishedAt);
+    assert.ok((await store.runs())[0]?.finishedAt);
 
-    const again = store.startRun("fleet", targets, {});
+    const again = await store.startRun("fleet", targets, {});
     await runCensus(store, again, targets, { timeout: 1500, concurrency: 8, perHost: 8, resolve: noResolver });
     assert.deepEqual(
-      store.runs().map((r) => [r.id, r.finishedAt !== null]),
+      (await store.runs()).map((r) => [r.id, r.finishedAt !== null]),
       [
         [runId, true],
         [again, true],
       ],
     );
     for (const n of attemptsPerTarget(store, again).values()) assert.equal(n, 1);
-    assert.equal(store.aggregate().perTarget.find((t) => t.target === fleet.url("ok", 1))?.attempts, 2);
-    store.close();
+    assert.equal((await store.aggregate()).perTarget.find((t) => t.target === fleet.url("ok", 1))?.attempts, 2);
+    await store.close();
   });
 
   test("sse targets are probed over HTTP+SSE", async () => {
     const store = newStore();
     const targets = [{ target: fleet.url("page", "sse"), kind: "sse" as const, name: null }];
-    const runId = store.startRun("fleet", targets, {});
+    const runId = await store.startRun("fleet", targets, {});
     await runCensus(store, runId, targets, { timeout: 2000 });
-    const [a] = [...store.attempts()];
+    const [a] = (await collect(store.attempts()));
     assert.equal(a?.transport, "http+sse");
-    store.close();
+    await store.close();
   });
 
   test("a registry target on a loopback, private or metadata address is recorded, not called, unless allowed", async () => {
     const store = newStore();
     const targets = [http(fleet.url("ok", "private"), { untrusted: true }), http("http://169.254.169.254/latest/meta-data/", { untrusted: true }), http("http://[fd00::1]:9/mcp", { untrusted: true })];
-    const runId = store.startRun("registry.json", targets, {});
+    const runId = await store.startRun("registry.json", targets, {});
     await runCensus(store, runId, targets, { timeout: 1500, resolve: noResolver });
     assert.equal(fleet.hits.get("/ok/private"), undefined);
-    const attempts = [...store.attempts()];
+    const attempts = (await collect(store.attempts()));
     assert.deepEqual(
       attempts.map((a) => [a.class, a.detail]),
       targets.map(() => ["invalid_target", "private_address"]),
@@ -114,30 +114,30 @@ describe("census", () => {
     // a name is resolved first, with every address it has
     const named = [http("http://internal.example/mcp", { untrusted: true })];
     const asked: string[] = [];
-    const r2 = store.startRun("registry.json", named, {});
+    const r2 = await store.startRun("registry.json", named, {});
     await runCensus(store, r2, named, { resolve: async (h) => (asked.push(h), ["93.184.216.34", "10.0.0.1"]) });
     assert.deepEqual(asked, ["internal.example"]);
-    assert.equal([...store.attempts({ runIds: [r2] })][0]?.detail, "private_address");
+    assert.equal((await collect(store.attempts({ runIds: [r2] })))[0]?.detail, "private_address");
 
     const allowed = [http(fleet.url("ok", "allowed"), { untrusted: true })];
-    const r3 = store.startRun("registry.json", allowed, { allowPrivate: true });
+    const r3 = await store.startRun("registry.json", allowed, { allowPrivate: true });
     await runCensus(store, r3, allowed, { timeout: 2000, allowPrivate: true, resolve: noResolver });
     assert.ok((fleet.hits.get("/ok/allowed") ?? 0) > 0);
-    assert.equal([...store.attempts({ runIds: [r3] })][0]?.class, "ok");
-    store.close();
+    assert.equal((await collect(store.attempts({ runIds: [r3] })))[0]?.class, "ok");
+    await store.close();
   });
 
   test("headers are sent, and never stored even when a server echoes them", async () => {
     const store = newStore();
     const secret = "sk-test-4f8a1c9e2b7d";
     const targets = [http(fleet.url("echo-auth", "h"))];
-    const runId = store.startRun("t", targets, {});
+    const runId = await store.startRun("t", targets, {});
     await runCensus(store, runId, targets, { timeout: 2000, headers: { Authorization: `Bearer ${secret}` } });
     assert.ok(fleet.authorizations.includes(`Bearer ${secret}`));
-    const [a] = [...store.attempts()];
+    const [a] = (await collect(store.attempts()));
     assert.equal(a?.class, "auth_required");
     assert.match(a?.rpcMessage ?? "", /^invalid api key: .*<redacted>$/);
-    store.close();
+    await store.close();
     for (const f of readdirSync(dir).filter((f) => f.startsWith(`c${files}.db`))) {
       assert.equal(readFileSync(path.join(dir, f)).includes(secret), false, `${f} holds the secret`);
     }
@@ -152,11 +152,11 @@ describe("census", () => {
         counter.peak = 0;
         const store = newStore();
         const targets = Array.from({ length: 12 }, (_, i) => http((i % 2 ? a : b).url("ok", `${perHost}-${i}`)));
-        const runId = store.startRun("fleet", targets, {});
+        const runId = await store.startRun("fleet", targets, {});
         await runCensus(store, runId, targets, { concurrency: 16, perHost, timeout: 5000 });
         assert.ok(counter.peak >= 1 && counter.peak <= perHost, `per host ${perHost}: the servers saw ${counter.peak} requests at once`);
-        assert.equal([...store.attempts()].filter((x) => x.class === "ok").length, 12);
-        store.close();
+        assert.equal((await collect(store.attempts())).filter((x) => x.class === "ok").length, 12);
+        await store.close();
       }
     } finally {
       await a.close();
@@ -169,25 +169,25 @@ describe("census", () => {
     try {
       const store = newStore();
       const targets = Array.from({ length: 10 }, (_, i) => http(slow.url("ok", `stop-${i}`)));
-      const runId = store.startRun("fleet", targets, {});
+      const runId = await store.startRun("fleet", targets, {});
       const stop = new AbortController();
       const first = await runCensus(store, runId, targets, { concurrency: 2, perHost: 2, timeout: 5000, signal: stop.signal, onAttempt: () => stop.abort() });
       assert.equal(first.stopped, true);
       assert.ok(first.recorded >= 1 && first.recorded <= 2, `recorded ${first.recorded}`);
       assert.equal(first.pending, 10 - first.recorded);
-      assert.equal(store.unfinishedRun()?.id, runId);
+      assert.equal((await store.unfinishedRun())?.id, runId);
 
-      const rest = store.pendingTargets(runId);
+      const rest = await store.pendingTargets(runId);
       assert.equal(rest.length, first.pending);
       const second = await runCensus(store, runId, rest, { concurrency: 4, perHost: 4, timeout: 5000 });
       assert.equal(second.stopped, false);
-      assert.equal(store.unfinishedRun(), undefined);
+      assert.equal((await store.unfinishedRun()), undefined);
       const counts = attemptsPerTarget(store, runId);
       assert.deepEqual(
         targets.map((t) => counts.get(t.target)),
         targets.map(() => 1),
       );
-      store.close();
+      await store.close();
     } finally {
       await slow.close();
     }

@@ -7,6 +7,7 @@ import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { nonPublicAddress, systemResolver, type Resolver } from "./address.js";
 import { attemptOf, invalidAttempt } from "./attempt.js";
+import { hostOf } from "./host-of.js";
 import { forEachLimited } from "./limiter.js";
 import type { AttemptRecord, Store, TargetRecord } from "./store.js";
 
@@ -47,15 +48,9 @@ export interface CensusOutcome {
 
 /** Probes `targets` (those of `runId` without an attempt) and finishes the run when none is left. */
 export async function runCensus(store: Store, runId: number, targets: readonly TargetRecord[], options: CensusOptions = {}): Promise<CensusOutcome> {
-  const probe = options.probe ?? defaultProbe;
-  const resolve = options.resolve ?? systemResolver;
-  const probeOptions: ProbeOptions = {
-    timeout: options.timeout ?? DEFAULT_TIMEOUT,
-    ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
-  };
   let recorded = 0;
-  const record = (a: AttemptRecord) => {
-    store.recordAttempt(a);
+  const record = async (a: AttemptRecord) => {
+    await store.recordAttempt(a);
     recorded++;
     options.onAttempt?.(a);
   };
@@ -68,7 +63,7 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   const callable: TargetRecord[] = [];
   for (const t of targets) {
     if (options.signal?.aborted) break;
-    if (t.invalid) record(invalidAttempt(runId, new Date(), t, t.invalid));
+    if (t.invalid) await record(invalidAttempt(runId, new Date(), t, t.invalid));
     else callable.push(t);
   }
 
@@ -77,17 +72,8 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
     hostOf,
     { concurrency: positive(options.concurrency, DEFAULT_CONCURRENCY), perKey: positive(options.perHost, DEFAULT_PER_HOST) },
     async (t) => {
-      const started = new Date();
       try {
-        if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
-          const address = await nonPublicAddress(t.target, resolve);
-          if (address !== undefined) return record(invalidAttempt(runId, started, t, "private_address", address));
-        }
-        // every URL a registry target's sign-in chain leads to obeys the same rule as the target
-        const guard = t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {};
-        const result = await probe(t, { ...probeOptions, ...guard, ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}) });
-        // the probe names the URL it was given; the store knows the target by its listed form
-        record(attemptOf(runId, started, { ...result, target: t.target }, options.headers));
+        await record(await attemptAt(runId, t, options));
       } catch (e) {
         failure ??= e;
         stopper.abort();
@@ -97,9 +83,9 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   );
   if (failure !== undefined) throw failure;
 
-  const pending = store.pendingTargets(runId).length;
+  const pending = (await store.pendingTargets(runId)).length;
   const stopped = pending > 0;
-  if (!stopped) store.finishRun(runId);
+  if (!stopped) await store.finishRun(runId);
   return { runId, recorded, pending, stopped };
 }
 
@@ -109,14 +95,29 @@ async function privateReason(url: string, resolve: Resolver): Promise<string | u
   return address === undefined ? undefined : `${new URL(url).hostname} resolves to ${address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
 }
 
-/** Targets are limited per host name: the same machine behind several ports is one host. */
-function hostOf(t: TargetRecord): string {
-  if (t.kind === "stdio") return `stdio:${t.target}`;
-  try {
-    return new URL(t.target).hostname.toLowerCase();
-  } catch {
-    return t.target;
+/**
+ * The attempt of one target, as the census stores it: not called when it cannot be (invalid, or
+ * a registry URL resolving to a private address), else probed. Shared by every way of running
+ * a census (one process, or workers sharing a run).
+ */
+export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}): Promise<AttemptRecord> {
+  const started = new Date();
+  const resolve = options.resolve ?? systemResolver;
+  if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
+  if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
+    const address = await nonPublicAddress(t.target, resolve);
+    if (address !== undefined) return invalidAttempt(runId, started, t, "private_address", address);
   }
+  const probeOptions: ProbeOptions = {
+    timeout: options.timeout ?? DEFAULT_TIMEOUT,
+    ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
+    // every URL a registry target's sign-in chain leads to obeys the same rule as the target
+    ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),
+    ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
+  };
+  const result = await (options.probe ?? defaultProbe)(t, probeOptions);
+  // the probe names the URL it was given; the store knows the target by its listed form
+  return attemptOf(runId, started, { ...result, target: t.target }, options.headers);
 }
 
 function defaultProbe(t: TargetRecord, options: ProbeOptions): Promise<ProbeResult> {

@@ -1,13 +1,15 @@
 /**
- * A Store held in memory: what tests (the report's, the census's) feed known attempts into, and
- * the plain-code statement of what each aggregate means, for any other backend to agree with.
+ * The census store's model, held in memory and answering at once: what the report's tests feed
+ * known attempts into, and the plain-code statement of what each aggregate means, for every
+ * engine to agree with. It has the Store's methods without the promises (tests build fixtures
+ * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
 import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;
 
-export class MemoryStore implements Store {
+export class MemoryStore {
   readonly #runs: RunRecord[] = [];
   readonly #targets = new Map<number, TargetRecord[]>();
   readonly #names = new Map<string, string | null>();
@@ -130,6 +132,30 @@ export class MemoryStore implements Store {
   }
 
   close(): void {}
+
+  /** This store behind the Store interface, for code that takes any engine (a census). */
+  asStore(): Store {
+    return {
+      where: "memory",
+      startRun: async (source, targets, settings) => this.startRun(source, targets, settings),
+      finishRun: async (runId) => this.finishRun(runId),
+      recordAttempt: async (attempt) => {
+        // the one-attempt-per-target key every engine keeps
+        if ([...this.attempts({ runIds: [attempt.runId], target: attempt.target })].length > 0) throw new Error(`UNIQUE: ${attempt.target} already has an attempt in run ${attempt.runId}`);
+        this.recordAttempt(attempt);
+      },
+      pendingTargets: async (runId) => this.pendingTargets(runId),
+      unfinishedRun: async () => this.unfinishedRun(),
+      runs: async () => this.runs(),
+      attempts: (query) => stream(this.attempts(query)),
+      aggregate: async (query) => this.aggregate(query),
+      close: async () => this.close(),
+    };
+  }
+}
+
+async function* stream<T>(items: Iterable<T>): AsyncIterableIterator<T> {
+  yield* items;
 }
 
 function bump<T extends { count: number }>(map: Map<string, T>, key: string, make: () => T): T {

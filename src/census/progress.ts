@@ -57,7 +57,17 @@ export class Progress {
     this.#dirty = true;
   }
 
-  get state(): ProgressState {
+  /**
+   * The whole run's state as the store counts it, when other processes work on the same run:
+   * their attempts move the bar too. The rate stays this process's own.
+   */
+  sync(done: number, classes: ReadonlyMap<string, number>): void {
+    this.#state.done = done;
+    this.#state.classes = new Map(classes);
+    this.#dirty = true;
+  }
+
+    get state(): ProgressState {
     return { ...this.#state, elapsedMs: this.#now() - this.#started, classes: new Map(this.#state.classes) };
   }
 

@@ -15,7 +15,7 @@
  * stay two targets, and re-reading the same file numbers them the same way again.
  */
 import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
-import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, Store, TargetRecord } from "./store.js";
+import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord } from "./store.js";
 
 /** How each target is known to the store: its redacted form, numbered when two collide. */
 export function storedNames(targets: readonly TargetRecord[]): string[] {
@@ -37,8 +37,32 @@ export class SecretSafeStore implements Store {
   /** Real target → stored name, and back, for the targets this process was given. */
   private readonly toStored = new Map<string, string>();
   private readonly toReal = new Map<string, TargetRecord>();
+  readonly share?: (runId: number, options: ShareOptions) => Promise<SharedRun>;
 
-  constructor(private readonly inner: Store) {}
+  constructor(private readonly inner: Store) {
+    // a worker of a shared run claims stored names and calls the real URLs this process knows
+    if (inner.share) {
+      const share = inner.share.bind(inner);
+      this.share = async (runId, options) => {
+        const run = await share(runId, options);
+        return {
+          workerId: run.workerId,
+          claim: async (max, perHost) => (await run.claim(max, perHost)).map((t) => this.toReal.get(t.target) ?? t),
+          finish: async (attempts) => {
+            const stored = new Set((await run.finish(attempts.map((a) => this.stored(a)))).map((a) => a.target));
+            return attempts.filter((a) => stored.has(this.stored(a).target));
+          },
+          renew: () => run.renew(),
+          progress: () => run.progress(),
+          leave: () => run.leave(),
+        };
+      };
+    }
+  }
+
+  get where(): string {
+    return this.inner.where;
+  }
 
   /** Makes these targets (read again from the targets file) callable when a resume finds them pending. */
   learn(targets: readonly TargetRecord[]): void {
@@ -49,37 +73,41 @@ export class SecretSafeStore implements Store {
     });
   }
 
-  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
+  private stored(attempt: AttemptRecord): AttemptRecord {
+    return { ...redactSecrets(attempt), target: this.toStored.get(attempt.target) ?? redact(attempt.target) };
+  }
+
+  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
     this.learn(targets);
     const names = storedNames(targets);
     return this.inner.startRun(redact(source), targets.map((t, i) => ({ ...t, target: names[i]! })), redactSecrets(settings));
   }
 
-  recordAttempt(attempt: AttemptRecord): void {
-    this.inner.recordAttempt({ ...redactSecrets(attempt), target: this.toStored.get(attempt.target) ?? redact(attempt.target) });
+  recordAttempt(attempt: AttemptRecord): Promise<void> {
+    return this.inner.recordAttempt(this.stored(attempt));
   }
 
   /** Pending targets as they must be called: the real URL when this process knows it, else the stored name. */
-  pendingTargets(runId: number): TargetRecord[] {
-    return this.inner.pendingTargets(runId).map((t) => this.toReal.get(t.target) ?? t);
+  async pendingTargets(runId: number): Promise<TargetRecord[]> {
+    return (await this.inner.pendingTargets(runId)).map((t) => this.toReal.get(t.target) ?? t);
   }
 
-  finishRun(runId: number): void {
-    this.inner.finishRun(runId);
+  finishRun(runId: number): Promise<void> {
+    return this.inner.finishRun(runId);
   }
-  unfinishedRun(): RunRecord | undefined {
+  unfinishedRun(): Promise<RunRecord | undefined> {
     return this.inner.unfinishedRun();
   }
-  runs(): RunRecord[] {
+  runs(): Promise<RunRecord[]> {
     return this.inner.runs();
   }
-  attempts(query?: AttemptQuery): IterableIterator<AttemptRecord> {
+  attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord> {
     return this.inner.attempts(query);
   }
-  aggregate(query?: AttemptQuery): Aggregates {
+  aggregate(query?: AttemptQuery): Promise<Aggregates> {
     return this.inner.aggregate(query);
   }
-  close(): void {
-    this.inner.close();
+  close(): Promise<void> {
+    return this.inner.close();
   }
 }

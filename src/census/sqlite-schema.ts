@@ -91,7 +91,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX attempts_http ON attempts (http_status, at) WHERE class <> 'ok' AND http_status IS NOT NULL;
       `),
   },
+  {
+    version: 3,
+    why: "the probe's sign-in diagnosis, as JSON, on each attempt",
+    up: (db) => db.exec("ALTER TABLE attempts ADD COLUMN auth TEXT"),
+  },
 ];
+
+/** Every table the migrations make: a database holding any other is another program's. */
+export const OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects"];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 

@@ -3,18 +3,23 @@
  * writes, one transaction per finished attempt, and aggregates computed by GROUP BY over covering
  * indexes so a million attempts answer in well under two seconds.
  */
-import Database from "better-sqlite3";
+import { rmSync } from "node:fs";
+import type Database from "better-sqlite3";
 import type { Defect } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
-import { SCHEMA_VERSION, latencyBucket, migrate, schemaVersion } from "./sqlite-schema.js";
-import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
-
-/** How many distinct messages an error code keeps as examples (as the memory store does). */
-const MESSAGES_PER_CODE = 5;
+import { openReadonly, openWritable } from "./sqlite-open.js";
+import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
+import { assemble } from "./aggregate-rows.js";
+import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
 
 export interface SqliteStoreOptions {
-  /** Open an existing database without creating or migrating it (a report reading a census). */
+  /**
+   * Read an existing census without writing a byte (a report): no migration, and no `-wal` or
+   * `-shm` file left beside it.
+   */
   readonly?: boolean;
+  /** Open only a database that exists (a resume): a missing file is an error, not a new census. */
+  mustExist?: boolean;
 }
 
 interface RunRow {
@@ -47,39 +52,48 @@ interface AttemptRow {
   elapsed_ms: number;
   repro: string | null;
   advice: string | null;
+  auth: string | null;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
 
 export class SqliteStore implements Store {
   readonly db: Database.Database;
+  readonly where: string;
   readonly #insertAttempt: Statement;
   readonly #insertDefect: Statement;
   readonly #targetId: Statement;
   readonly #upsertTarget: Statement;
   readonly #recordOne: (a: AttemptRecord) => void;
+  readonly #readonly: boolean;
+  /** A private copy a report reads instead of the user's file (see openReadonly). */
+  readonly #copy: string | undefined;
 
   constructor(readonly file: string, options: SqliteStoreOptions = {}) {
-    this.db = new Database(file, options.readonly ? { readonly: true, fileMustExist: true } : {});
-    // a census and a report may open the file at once: wait for the other's lock instead of failing
-    this.db.pragma("busy_timeout = 5000");
-    if (options.readonly) {
-      const version = schemaVersion(this.db);
-      if (version !== SCHEMA_VERSION) throw new Error(`${file}: schema version ${version}, this mcp-wire reads ${SCHEMA_VERSION}; run a census on it once to migrate it`);
+    this.where = file;
+    this.#readonly = options.readonly === true;
+    if (this.#readonly) {
+      const opened = openReadonly(file);
+      this.db = opened.db;
+      this.#copy = opened.copy;
+      try {
+        const version = schemaVersion(this.db);
+        if (version !== SCHEMA_VERSION) throw new StoreRefused(`${file}: schema version ${version}, this mcp-wire reads ${SCHEMA_VERSION}; run a census on it once to migrate it`);
+      } catch (e) {
+        this.#dispose();
+        throw e;
+      }
     } else {
-      this.db.pragma("journal_mode = WAL");
-      // WAL with NORMAL survives a killed process (what --resume relies on); only a power cut can
-      // lose the last commits, and an fsync per attempt would throttle a census for nothing
-      this.db.pragma("synchronous = NORMAL");
-      migrate(this.db);
+      this.db = openWritable(file, options.mustExist === true);
+      this.#copy = undefined;
     }
     this.db.pragma("foreign_keys = ON");
 
     this.#insertAttempt = this.db.prepare(
       `INSERT INTO attempts (run_id, target_id, at, class, detail, era, revision, transport, http_status, content_type,
-         rpc_code, rpc_message, rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice)
+         rpc_code, rpc_message, rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice, auth)
        VALUES (@runId, @targetId, @at, @class, @detail, @era, @revision, @transport, @httpStatus, @contentType,
-         @rpcCode, @rpcMessage, @rpcRange, @tools, @serverName, @serverVersion, @defects, @elapsedMs, @bucket, @repro, @advice)`,
+         @rpcCode, @rpcMessage, @rpcRange, @tools, @serverName, @serverVersion, @defects, @elapsedMs, @bucket, @repro, @advice, @auth)`,
     );
     this.#insertDefect = this.db.prepare("INSERT OR IGNORE INTO attempt_defects (code, attempt_id) VALUES (?, ?)");
     this.#targetId = this.db.prepare("SELECT id FROM targets WHERE target = ?").pluck();
@@ -91,7 +105,7 @@ export class SqliteStore implements Store {
     this.#recordOne = this.db.transaction((a: AttemptRecord) => this.#insert(a));
   }
 
-  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
+  async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
     const insertRun = this.db.prepare("INSERT INTO runs (started_at, source, targets, settings) VALUES (?, ?, ?, ?)");
     const insertRunTarget = this.db.prepare("INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid) VALUES (?, ?, ?, ?, ?)");
     return this.db.transaction(() => {
@@ -104,12 +118,12 @@ export class SqliteStore implements Store {
     })();
   }
 
-  finishRun(runId: number): void {
+  async finishRun(runId: number): Promise<void> {
     const changed = this.db.prepare("UPDATE runs SET finished_at = ? WHERE id = ?").run(new Date().toISOString(), runId).changes;
     if (changed === 0) throw new Error(`no run ${runId}`);
   }
 
-  recordAttempt(attempt: AttemptRecord): void {
+  async recordAttempt(attempt: AttemptRecord): Promise<void> {
     this.#recordOne(attempt);
   }
 
@@ -117,7 +131,7 @@ export class SqliteStore implements Store {
    * Many attempts in one transaction: an import, or a benchmark filling a database. A census
    * records one at a time instead, so a crash never takes finished attempts with it.
    */
-  recordAttempts(attempts: Iterable<AttemptRecord>): number {
+  async recordAttempts(attempts: Iterable<AttemptRecord>): Promise<number> {
     return this.db.transaction(() => {
       let n = 0;
       for (const a of attempts) {
@@ -154,11 +168,12 @@ export class SqliteStore implements Store {
       bucket: latencyBucket(a.elapsedMs),
       repro: a.repro,
       advice: a.advice,
+      auth: a.auth === null || a.auth === undefined ? null : JSON.stringify(a.auth),
     }).lastInsertRowid;
     for (const d of a.defects) this.#insertDefect.run(d.code, id);
   }
 
-  pendingTargets(runId: number): TargetRecord[] {
+  async pendingTargets(runId: number): Promise<TargetRecord[]> {
     const rows = this.db
       .prepare(
         `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
@@ -175,12 +190,16 @@ export class SqliteStore implements Store {
     }));
   }
 
-  unfinishedRun(): RunRecord | undefined {
+  async unfinishedRun(): Promise<RunRecord | undefined> {
     const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow | undefined;
     return row && runRecord(row);
   }
 
-  runs(): RunRecord[] {
+  async runs(): Promise<RunRecord[]> {
+    return this.#runs();
+  }
+
+  #runs(): RunRecord[] {
     return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow[]).map(runRecord);
   }
 
@@ -188,7 +207,7 @@ export class SqliteStore implements Store {
    * Streams rows as SQLite reads them. While one is being iterated this connection runs no other
    * statement (better-sqlite3 says "busy"): finish it, or break out of the loop, first.
    */
-  *attempts(query: AttemptQuery = {}): IterableIterator<AttemptRecord> {
+  async *attempts(query: AttemptQuery = {}): AsyncIterableIterator<AttemptRecord> {
     const where = whereOf(query);
     const rows = this.db
       .prepare(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.at, a.id`)
@@ -196,7 +215,12 @@ export class SqliteStore implements Store {
     for (const r of rows) yield attemptRecord(r);
   }
 
-  aggregate(query: AttemptQuery = {}): Aggregates {
+  async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
+    return this.aggregateNow(query);
+  }
+
+  /** The same, computed before it returns: for a benchmark timing SQLite itself. */
+  aggregateNow(query: AttemptQuery = {}): Aggregates {
     const where = whereOf(query);
     const all = <T>(sql: string) => this.db.prepare(sql).all(...where.params) as T[];
     const and = where.sql ? `${where.sql} AND` : "WHERE";
@@ -204,24 +228,10 @@ export class SqliteStore implements Store {
     // One scan of the attempts_by_run index, grouped in its own order (so SQLite never sorts),
     // gives runs, classes, classes per run, revisions and latency: a pass over narrow index
     // entries, with nothing computed per row.
-    const groups = all<{ run_id: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
-      `SELECT run_id, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
+    const groups = all<{ runId: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
+      `SELECT run_id AS runId, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
        FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,
     );
-    const perRun = new Map<number, number>();
-    const classes = new Map<string, { class: string; detail: string; count: number }>();
-    const classesPerRun = new Map<string, { runId: number; class: string; count: number }>();
-    const revisions = new Map<string, { era: string | null; revision: string | null; count: number }>();
-    const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
-    let attempts = 0;
-    for (const g of groups) {
-      attempts += g.n;
-      perRun.set(g.run_id, (perRun.get(g.run_id) ?? 0) + g.n);
-      add(classes, `${g.class}\0${g.detail}`, g.n, () => ({ class: g.class, detail: g.detail }));
-      add(classesPerRun, `${g.run_id}\0${g.class}`, g.n, () => ({ runId: g.run_id, class: g.class }));
-      if (g.class === "ok") add(revisions, `${g.era}\0${g.revision}`, g.n, () => ({ era: g.era, revision: g.revision }));
-      latency[g.bucket]!.count += g.n;
-    }
 
     // apart, each is one seek at an end of attempts_by_time; together SQLite would scan it all
     const span = this.db
@@ -230,13 +240,8 @@ export class SqliteStore implements Store {
 
     const rpcGroups = all<{ code: number; range: string | null; class: string; detail: string; message: string | null; n: number }>(
       `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, COUNT(*) AS n, MIN(at) AS first
-       FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first`,
+       FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first, message`,
     );
-    const rpcErrors = new Map<string, Aggregates["rpcErrors"][number]>();
-    for (const g of rpcGroups) {
-      const e = add(rpcErrors, `${g.code}\0${g.range}\0${g.class}\0${g.detail}`, g.n, () => ({ code: g.code, range: g.range, class: g.class, detail: g.detail, messages: [] as string[] }));
-      if (g.message !== null && e.messages.length < MESSAGES_PER_CODE) e.messages.push(g.message);
-    }
 
     const httpStatuses = all<{ status: number; count: number }>(
       `SELECT http_status AS status, COUNT(*) AS count FROM attempts a ${and} class <> 'ok' AND http_status IS NOT NULL GROUP BY http_status`,
@@ -249,25 +254,16 @@ export class SqliteStore implements Store {
         : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
     );
 
-    const perTarget = this.#perTarget(where);
-
-    return {
-      runs: this.runs()
-        .filter((r) => perRun.has(r.id))
-        .map((r) => ({ ...r, attempts: perRun.get(r.id)! })),
-      attempts,
-      targets: perTarget.length,
+    return assemble({
+      runs: this.#runs(),
+      groups,
       firstAt: span.first === null ? null : iso(span.first),
       lastAt: span.last === null ? null : iso(span.last),
-      classes: [...classes.values()].sort((a, b) => b.count - a.count || a.class.localeCompare(b.class) || a.detail.localeCompare(b.detail)),
-      classesPerRun: [...classesPerRun.values()].sort((a, b) => a.runId - b.runId || a.class.localeCompare(b.class)),
-      revisions: [...revisions.values()].sort((a, b) => b.count - a.count),
-      rpcErrors: [...rpcErrors.values()].sort((a, b) => b.count - a.count || b.code - a.code),
-      httpStatuses: httpStatuses.sort((a, b) => b.count - a.count || a.status - b.status),
-      latency,
-      defects: defects.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
-      perTarget,
-    };
+      rpcGroups,
+      httpStatuses,
+      defects,
+      perTarget: this.#perTarget(where),
+    });
   }
 
   /**
@@ -318,11 +314,28 @@ export class SqliteStore implements Store {
         latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at: iso(l.at), advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms },
       });
     }
-    return out.sort((a, b) => a.target.localeCompare(b.target));
+    return out;
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async close(): Promise<void> {
+    this.#dispose();
+  }
+
+  #dispose(): void {
+    if (this.db.open) {
+      // back to a rollback journal when this is the last connection, so a report opening the
+      // file read-only later finds no WAL to set up and leaves no -wal/-shm beside it
+      if (!this.#readonly) {
+        try {
+          this.db.pragma("busy_timeout = 0");
+          this.db.pragma("journal_mode = DELETE");
+        } catch {
+          // another connection is open: the last one to close does it
+        }
+      }
+      this.db.close();
+    }
+    if (this.#copy) rmSync(this.#copy, { recursive: true, force: true });
   }
 }
 
@@ -350,13 +363,6 @@ function whereOf(query: AttemptQuery): Where {
     params.push(query.target);
   }
   return { sql: terms.length ? `WHERE ${terms.join(" AND ")}` : "", params };
-}
-
-function add<T extends { count: number }>(map: Map<string, T>, key: string, n: number, make: () => Omit<T, "count">): T {
-  let entry = map.get(key);
-  if (!entry) map.set(key, (entry = { ...make(), count: 0 } as T));
-  entry.count += n;
-  return entry;
 }
 
 function iso(ms: number): string {
@@ -389,5 +395,6 @@ function attemptRecord(r: AttemptRow): AttemptRecord {
     elapsedMs: r.elapsed_ms,
     repro: r.repro,
     advice: r.advice,
+    auth: r.auth === null ? null : (JSON.parse(r.auth) as Record<string, unknown>),
   };
 }

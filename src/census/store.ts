@@ -1,7 +1,8 @@
 /**
  * Where census attempts live. The census writes through this interface and the report reads
- * through it, so another backend (PostgreSQL, with several census workers claiming targets
- * with `FOR UPDATE SKIP LOCKED`) can be added without touching either. SQLite is the default.
+ * through it, and neither knows which engine is behind it: SQLite (one file, the default) or
+ * PostgreSQL (shared by census workers on many machines). Every method returns a promise, since
+ * a network database answers later; SQLite answers at once and pays one microtask a call.
  */
 import type { Defect } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
@@ -61,6 +62,8 @@ export interface AttemptRecord {
   elapsedMs: number;
   repro: string | null;
   advice: string | null;
+  /** The probe's sign-in diagnosis (the contract's `auth` object), when it walked one. */
+  auth: Record<string, unknown> | null;
 }
 
 export interface AttemptQuery {
@@ -105,19 +108,74 @@ export interface Aggregates {
 }
 
 export interface Store {
+  /** Where the data is, for messages: a file path, or a URL without its password. */
+  readonly where: string;
   /** Creates a run and its target list; returns the run's id. */
-  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number;
+  startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number>;
   /** Marks a run finished (every target has its attempt). */
-  finishRun(runId: number): void;
-  /** Records one finished attempt, atomically: a crash loses no finished attempt and never half of one. */
-  recordAttempt(attempt: AttemptRecord): void;
+  finishRun(runId: number): Promise<void>;
+  /**
+   * Records one finished attempt, atomically: a crash loses no finished attempt and never half of
+   * one. A second attempt at the same target in the same run is refused (an error).
+   */
+  recordAttempt(attempt: AttemptRecord): Promise<void>;
   /** Targets of a run that have no attempt yet (what `--resume` still has to do). */
-  pendingTargets(runId: number): TargetRecord[];
+  pendingTargets(runId: number): Promise<TargetRecord[]>;
   /** The newest run that is not finished, if any. */
-  unfinishedRun(): RunRecord | undefined;
-  runs(): RunRecord[];
+  unfinishedRun(): Promise<RunRecord | undefined>;
+  runs(): Promise<RunRecord[]>;
   /** Attempts in time order; streams, so a million rows never sit in memory at once. */
-  attempts(query?: AttemptQuery): IterableIterator<AttemptRecord>;
-  aggregate(query?: AttemptQuery): Aggregates;
-  close(): void;
+  attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord>;
+  aggregate(query?: AttemptQuery): Promise<Aggregates>;
+  close(): Promise<void>;
+  /**
+   * Joins a run as one of several workers sharing it, when the engine can share one between
+   * processes (PostgreSQL); absent when it cannot (SQLite: one census process per file).
+   */
+  share?(runId: number, options: ShareOptions): Promise<SharedRun>;
+}
+
+export interface ShareOptions {
+  /** How long a claim outlives its worker's last sign of life. */
+  leaseMs: number;
+  /** The least time between the end of one request to a host and the start of the next. */
+  gapMs?: number;
+  /** Who this worker is, for a person reading the workers table (host name, pid). */
+  label: string;
+}
+
+/** One worker's hold on a shared run: what it claims, it probes, and it alone, while its lease runs. */
+export interface SharedRun {
+  readonly workerId: number;
+  /**
+   * Takes up to `max` targets nobody holds (or whose holder's lease ran out), never more in
+   * flight to one host, across all workers, than `perHost`, and none from a host still in its gap.
+   */
+  claim(max: number, perHost: number): Promise<TargetRecord[]>;
+  /**
+   * Stores finished attempts (one transaction) and releases their claims. Returns those stored:
+   * an attempt another worker finished first (after this one's lease ran out) is dropped.
+   */
+  finish(attempts: readonly AttemptRecord[]): Promise<AttemptRecord[]>;
+  /** Extends the lease; called well within it while the worker lives. */
+  renew(): Promise<void>;
+  /** The whole run's state, whichever worker did the work. */
+  progress(): Promise<{ done: number; total: number; classes: Map<string, number> }>;
+  /** Gives back what this worker still holds, and ends its lease. */
+  leave(): Promise<void>;
+}
+
+/**
+ * The database was not opened because it is not one mcp-wire may use (another program's tables,
+ * not a database at all, a newer schema, nothing to read): a usage error, told in one line.
+ */
+export class StoreRefused extends Error {
+  override name = "StoreRefused";
+}
+
+/** Every item of an async stream, in order (Node 20 has no Array.fromAsync). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }

@@ -67,19 +67,20 @@ function targetsFile(urls: string[]): string {
 }
 
 /** Every target of the run has exactly one attempt: none lost, none doubled. */
-function assertOneEach(db: string, runId: number, urls: string[]): void {
+async function assertOneEach(db: string, runId: number, urls: string[]): Promise<void> {
   const store = new SqliteStore(db, { readonly: true });
   try {
     const counts = new Map<string, number>();
-    for (const a of store.attempts({ runIds: [runId] })) counts.set(a.target, (counts.get(a.target) ?? 0) + 1);
+    for await (const a of store.attempts({ runIds: [runId] })) counts.set(a.target, (counts.get(a.target) ?? 0) + 1);
     assert.deepEqual(
       urls.map((u) => [u, counts.get(u)]),
       urls.map((u) => [u, 1]),
     );
-    assert.equal(store.runs().length, 1, "a resume must not start a new run");
-    assert.ok(store.runs()[0]!.finishedAt, "the resumed run is finished");
+    const runs = await store.runs();
+    assert.equal(runs.length, 1, "a resume must not start a new run");
+    assert.ok(runs[0]!.finishedAt, "the resumed run is finished");
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -110,7 +111,7 @@ describe("mcp-wire census", () => {
     assert.equal(await resumed.exit(), 0, resumed.stderr());
     assert.match(resumed.stderr(), new RegExp(`resuming run 1 over .*: ${urls.length - before} of ${urls.length} targets left`));
     assert.match(resumed.stdout(), new RegExp(`^Run 1: 16 targets \\(${urls.length - before} in this session\\) in .*ok 16\\.`, "m"));
-    assertOneEach(db, 1, urls);
+    await assertOneEach(db, 1, urls);
   });
 
   test("Ctrl-C stops cleanly: in-flight probes are stored, the exit is 130, and the resume command is printed", async () => {
@@ -126,7 +127,7 @@ describe("mcp-wire census", () => {
 
     const resumed = census(["--db", db, "--resume"]);
     assert.equal(await resumed.exit(), 0, resumed.stderr());
-    assertOneEach(db, 1, urls);
+    await assertOneEach(db, 1, urls);
   });
 
   test("a header is sent to the server and appears in no output and no database file", async () => {
@@ -182,8 +183,8 @@ describe("mcp-wire census", () => {
   test("a run started with headers is resumed only with headers again", async () => {
     const db = fresh("db");
     const store = new SqliteStore(db);
-    store.startRun("t.txt", [{ target: fast.url("ok", "h"), kind: "http", name: null }], { concurrency: 4, perHost: 1, timeout: 2000, allowPrivate: false, headers: 1 });
-    store.close();
+    await store.startRun("t.txt", [{ target: fast.url("ok", "h"), kind: "http", name: null }], { concurrency: 4, perHost: 1, timeout: 2000, allowPrivate: false, headers: 1 });
+    await store.close();
     const bare = census(["--db", db, "--resume"]);
     assert.equal(await bare.exit(), 2);
     assert.match(bare.stderr(), /run 1 was started with 1 --header option; give them again/);

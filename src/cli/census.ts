@@ -3,8 +3,10 @@
  * progress bar, and says at the end what it found. Ctrl-C stops cleanly and says how to resume.
  */
 import type { TargetList } from "../census/targets.js";
-import type { RunRecord, Store, TargetRecord } from "../census/store.js";
+import { isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
+import { StoreRefused, type AttemptRecord, type RunRecord, type Store, type TargetRecord } from "../census/store.js";
+import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
@@ -24,6 +26,9 @@ export interface CensusCliOptions {
   header?: string[];
   resume?: boolean;
   allowPrivate?: boolean;
+  /** `--join` alone (the latest unfinished run) or `--join RUN`. */
+  join?: boolean | string;
+  lease?: string;
 }
 
 /** The settings a run is started with and resumed with; never a header value. */
@@ -52,10 +57,28 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     given[key] = n;
   }
   if (opts.allowPrivate) given.allowPrivate = true;
-  if (!opts.resume && targetsFile === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), or --resume");
+  const db = opts.db ?? DEFAULT_DB;
+  const join = opts.join;
+  let joinRun: number | undefined;
+  let leaseMs: number | undefined;
+  if (join !== undefined || opts.lease !== undefined) {
+    const flag = join !== undefined ? "--join" : "--lease";
+    if (!isPostgresUrl(db)) return usage(`${flag} is for a run shared by several census processes: give --db postgres://… (an SQLite file serves one process)`);
+    if (join !== undefined && opts.resume) return usage("--join and --resume both pick up an unfinished run: give one");
+    if (typeof join === "string") {
+      joinRun = Number(join);
+      if (!Number.isSafeInteger(joinRun) || joinRun < 1) return usage(`--join takes a run number (as \`report --json\` lists them), not ${JSON.stringify(join)}`);
+    }
+    if (opts.lease !== undefined) {
+      const seconds = Number(opts.lease);
+      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return usage(`--lease takes seconds from 1 to 86400, not ${JSON.stringify(opts.lease)}`);
+      leaseMs = seconds * 1000;
+    }
+  }
+  const pickUp = opts.resume === true || join !== undefined;
+  if (!pickUp && targetsFile === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), or --resume");
 
   const { DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, DEFAULT_TIMEOUT, runCensus } = await import("../census/census.js");
-  const { SqliteStore } = await import("../census/sqlite-store.js");
 
   const { readTargets, TargetsError } = await import("../census/targets.js");
   const read = async (file: string): Promise<TargetList | string> => {
@@ -70,24 +93,31 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   if (targetsFile !== undefined) {
     const got = await read(targetsFile);
     if (typeof got === "string") return usage(got);
+    if (got.targets.length === 0) return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
     list = got;
   }
 
-  const dbFile = opts.db ?? DEFAULT_DB;
-  let store: SecretSafeStore;
-  try {
-    store = new SecretSafeStore(new SqliteStore(dbFile));
-  } catch (e) {
-    return usage(`cannot open ${dbFile}: ${(e as Error).message}`);
-  }
+  const opened = await openCensusStore(db, pickUp ? "existing" : "write");
+  if (typeof opened === "string") return usage(pickUp && /^no census database/.test(opened) ? `nothing to ${join !== undefined ? "join" : "resume"}: ${opened}` : opened);
+  const store = new SecretSafeStore(opened);
+  const dbFile = store.where;
 
   try {
     let run: RunRecord;
     let targets: TargetRecord[];
     let settings: Settings;
-    if (opts.resume) {
-      const unfinished = store.unfinishedRun();
-      if (!unfinished) return usage(`nothing to resume: every run in ${dbFile} is finished`);
+    if (pickUp) {
+      const verb = join !== undefined ? "join" : "resume";
+      let unfinished: RunRecord | undefined;
+      if (joinRun !== undefined) {
+        const runs = await store.runs();
+        unfinished = runs.find((r) => r.id === joinRun);
+        if (!unfinished) return usage(`no run ${joinRun} in ${dbFile} (runs: ${runs.length === 0 ? "none" : runs.map((r) => r.id).join(", ")})`);
+        if (unfinished.finishedAt !== null) return usage(`nothing to join: run ${joinRun} is finished`);
+      } else {
+        unfinished = await store.unfinishedRun();
+        if (!unfinished) return usage(`nothing to ${verb}: every run in ${dbFile} is finished`);
+      }
       const before = unfinished.settings as Partial<Settings>;
       settings = {
         concurrency: given.concurrency ?? before.concurrency ?? DEFAULT_CONCURRENCY,
@@ -97,22 +127,22 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
         headers: Object.keys(headers).length,
       };
       if ((before.headers ?? 0) > 0 && settings.headers === 0) {
-        return usage(`run ${unfinished.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to resume it (they are never stored)`);
+        return usage(`run ${unfinished.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to ${verb} it (they are never stored)`);
       }
       run = unfinished;
       // secrets are never stored: the targets file they came from gives them back
       if (list) store.learn(list.targets);
-      targets = store.pendingTargets(run.id);
+      targets = await store.pendingTargets(run.id);
       if (!list && targets.some((t) => lostSecret(t.target))) {
         const again = await read(run.source);
         if (typeof again !== "string") store.learn(again.targets);
-        targets = store.pendingTargets(run.id);
+        targets = await store.pendingTargets(run.id);
       }
       const lost = targets.filter((t) => lostSecret(t.target)).length;
       if (lost > 0) {
         return usage(
           `run ${run.id} has ${lost} target${lost === 1 ? "" : "s"} whose secrets are never stored, and ${targetsFile ?? run.source} does not list ${lost === 1 ? "it" : "them"}: ` +
-            `give the targets file the run started from (mcp-wire census FILE --resume)`,
+            `give the targets file the run started from (mcp-wire census FILE --${verb})`,
         );
       }
     } else {
@@ -124,12 +154,22 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
         headers: Object.keys(headers).length,
       };
       targets = list!.targets;
-      const id = store.startRun(targetsFile!, targets, { ...settings });
-      run = store.runs().find((r) => r.id === id)!;
+      const id = await store.startRun(targetsFile!, targets, { ...settings });
+      run = (await store.runs()).find((r) => r.id === id)!;
     }
-    return await census(store, dbFile, run, targets, settings, headers, opts.resume ? undefined : list, runCensus);
+    return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs);
   } finally {
-    store.close();
+    await store.close();
+  }
+}
+
+/** The store `--db` names, or one line saying why it cannot be used. */
+async function openCensusStore(db: string, mode: OpenMode): Promise<Store | string> {
+  try {
+    return await openStore(db, mode);
+  } catch (e) {
+    if (e instanceof StoreRefused) return e.message;
+    return `cannot open ${redact(db)}: ${redact(e instanceof Error ? e.message : String(e))}`;
   }
 }
 
@@ -142,11 +182,12 @@ async function census(
   headers: Record<string, string>,
   list: TargetList | undefined,
   runCensus: typeof import("../census/census.js").runCensus,
+  leaseMs: number | undefined,
 ): Promise<number> {
   const { Progress, classList, clock } = await import("../census/progress.js");
   const done = run.targets - targets.length;
   const err = { write: writeErr };
-  err.write(`census: ${intro(run, targets.length, list, settings)}\n`);
+  err.write(`census: ${intro(run, targets.length, list, settings, leaseMs !== undefined || store.share !== undefined)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
   }
@@ -164,34 +205,52 @@ async function census(
     // every stored attempt is a committed transaction, and nothing is being written between two
     // events: leaving now loses only the probes in flight, which a resume calls again
     progress.stop();
-    const pending = store.pendingTargets(run.id).length;
-    store.close();
-    err.write(resumeHint(run.id, pending, dbFile, settings));
-    process.exit(INTERRUPTED);
+    void (async () => {
+      let pending = targets.length;
+      try {
+        pending = (await store.pendingTargets(run.id)).length;
+        await store.close();
+      } catch {
+        // leaving anyway: the count in the hint is then this session's, not the store's
+      }
+      err.write(resumeHint(run.id, pending, dbFile, settings));
+      process.exit(INTERRUPTED);
+    })();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
   const started = Date.now();
   try {
-    const outcome = await runCensus(store, run.id, targets, {
+    const options = {
       concurrency: settings.concurrency,
       perHost: settings.perHost,
       timeout: settings.timeout,
       allowPrivate: settings.allowPrivate,
       headers,
       signal: stop.signal,
-      onAttempt: (a) => progress.add(a.class),
-    });
+      onAttempt: (a: AttemptRecord) => progress.add(a.class),
+    };
+    // a store that several processes can share is worked through its queue, whoever started
+    // the run; the bar then shows every worker's attempts
+    const outcome = store.share
+      ? await (await import("../census/worker.js")).runWorker(store, run.id, {
+          ...options,
+          ...(leaseMs !== undefined ? { leaseMs } : {}),
+          onProgress: (p) => progress.sync(p.done, p.classes),
+        })
+      : await runCensus(store, run.id, targets, options);
     progress.stop();
     if (outcome.stopped) {
       err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
       return INTERRUPTED;
     }
     const seconds = (Date.now() - started) / 1000;
-    const classes = new Map(store.aggregate({ runIds: [run.id] }).classes.reduce((m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count), new Map<string, number>()));
+    const classes = new Map((await store.aggregate({ runIds: [run.id] })).classes.reduce((m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count), new Map<string, number>()));
     await writeOut(
-      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${done > 0 ? ` (${n(targets.length)} in this session)` : ""} in ${clock(seconds)}` +
+      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
+        store.share ? ` (${n(outcome.recorded)} by this process)` : done > 0 ? ` (${n(targets.length)} in this session)` : ""
+      } in ${clock(seconds)}` +
         `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
         `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
     );
@@ -203,7 +262,7 @@ async function census(
   }
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings): string {
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, shared: boolean): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -211,7 +270,7 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
     if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
     parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
   } else {
-    parts.push(`resuming run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
+    parts.push(`${shared ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
   }
   parts.push(`${s.concurrency} at a time, ${s.perHost} per host, ${s.timeout} ms each`);
   return parts.join("; ");

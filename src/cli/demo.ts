@@ -51,7 +51,7 @@ export async function runDemo(): Promise<number> {
         `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, hangs. Each is called once, into ${DEMO_DB}.\n\n`,
     );
 
-    const runId = store.startRun("demo fleet", targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
+    const runId = await store.startRun("demo fleet", targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
     const progress = new Progress({ total: targets.length, everyMs: 2000 });
     const seen: AttemptRecord[] = [];
     try {
@@ -69,14 +69,14 @@ export async function runDemo(): Promise<number> {
       progress.stop();
     }
 
-    const agg = store.aggregate({ runIds: [runId] });
+    const agg = await store.aggregate({ runIds: [runId] });
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
     await writeFile(DEMO_HTML, renderHtml(agg));
     await writeOut(`${bold("Wrote")} ${DEMO_HTML}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
     await writeOut(checkVerdicts(seen, expected));
     await writeOut(`Next: mcp-wire report [--json | --csv | --html FILE] reads ${DEMO_DB} again; mcp-wire census <targets> runs a census of your own; mcp-wire probe <url> asks one server.\n\n`);
   } finally {
-    store.close();
+    await store.close();
     await fleet.close();
   }
 

@@ -79,12 +79,14 @@ program
   .command("census")
   .description("probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume")
   .argument("[targets]", "a text file of URLs (# comments), or a JSON export of the MCP Registry API (pages one after another, or an array of pages)")
-  .option("--db <file>", "the census database (default mcp-wire.db)")
+  .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
   .option("--concurrency <n>", "probes in flight at once (default 32)")
   .option("--per-host <n>", "probes in flight at once to one host (default 1)")
   .option("--timeout <ms>", "each probe's overall deadline (default 10000)")
   .option("-H, --header <header>", "'Name: value' sent to every target; ${VAR} reads the environment; never stored or printed (repeatable)", (v: string, all: string[] = []) => [...all, v])
   .option("--resume", "finish the newest unfinished run in the database instead of starting one")
+  .option("--join [run]", "work on a run another census process started (PostgreSQL; default: the newest unfinished run)")
+  .option("--lease <seconds>", "how long a shared run's claims outlive a worker that stops renewing them (PostgreSQL; default 30)")
   .option("--allow-private", "call registry targets whose host is loopback, private, link-local or cloud metadata")
   .action(async (targets: string | undefined, opts) => {
     const { runCensusCli } = await import("./census.js");
@@ -94,7 +96,7 @@ program
 program
   .command("report")
   .description("what a census found, in the words a person would write; or --json, --csv, --html FILE")
-  .option("--db <file>", "the census database (default mcp-wire.db)")
+  .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
   .option("--json", "print one JSON object")
   .option("--csv", "print one CSV row per target with its latest verdict")
   .option("--html <file>", "write one self-contained page with charts and a sortable table of targets")

@@ -19,17 +19,17 @@ let dir: string;
 let db: string;
 
 /** The seed's two stories in a real census database: run 1 the 1,100 servers, runs 2–83 the one server watched. */
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), "mcp-wire-report-cli-"));
   db = join(dir, "census.db");
   const store = new SqliteStore(db);
   const memory = seedHistory(seedCensus());
   for (const r of memory.runs()) {
-    const id = store.startRun(r.source, [], r.settings);
-    for (const a of memory.attempts({ runIds: [r.id] })) store.recordAttempt({ ...a, runId: id });
-    store.finishRun(id);
+    const id = await store.startRun(r.source, [], r.settings);
+    for (const a of memory.attempts({ runIds: [r.id] })) await store.recordAttempt({ ...a, runId: id });
+    await store.finishRun(id);
   }
-  store.close();
+  await store.close();
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));

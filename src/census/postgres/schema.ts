@@ -1,0 +1,222 @@
+/**
+ * The census schema on PostgreSQL, as an ordered list of migrations, in a schema of its own
+ * (`mcp_wire`) so a database shared with other programs keeps their tables and ours apart.
+ * `mcp_wire.schema_version` records each migration applied; opening the store applies the rest
+ * under an advisory lock (workers starting together migrate once). Migrations are only ever
+ * appended: an applied one never changes.
+ */
+import type pg from "pg";
+import { StoreRefused } from "../store.js";
+
+export const SCHEMA = "mcp_wire";
+
+export interface PgMigration {
+  version: number;
+  why: string;
+  sql: string;
+}
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    why: "runs, targets, the targets of each run, one attempt per target per run, defect codes, and the report's indexes",
+    sql: `
+      CREATE TABLE runs (
+        id bigserial PRIMARY KEY,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        source text NOT NULL,
+        targets integer NOT NULL,
+        settings jsonb NOT NULL DEFAULT '{}'
+      );
+      CREATE TABLE targets (
+        id bigserial PRIMARY KEY,
+        target text NOT NULL UNIQUE,
+        kind text NOT NULL,
+        name text
+      );
+      CREATE TABLE run_targets (
+        run_id bigint NOT NULL REFERENCES runs (id),
+        target_id bigint NOT NULL REFERENCES targets (id),
+        position integer NOT NULL,
+        untrusted boolean NOT NULL DEFAULT false,
+        invalid text,
+        PRIMARY KEY (run_id, target_id)
+      );
+      CREATE TABLE attempts (
+        id bigserial PRIMARY KEY,
+        run_id bigint NOT NULL REFERENCES runs (id),
+        target_id bigint NOT NULL REFERENCES targets (id),
+        at timestamptz NOT NULL,
+        class text NOT NULL,
+        detail text NOT NULL,
+        era text,
+        revision text,
+        transport text,
+        http_status integer,
+        content_type text,
+        rpc_code integer,
+        rpc_message text,
+        rpc_range text,
+        tools integer,
+        server_name text,
+        server_version text,
+        defects jsonb NOT NULL DEFAULT '[]',
+        elapsed_ms integer NOT NULL,
+        latency_bucket smallint NOT NULL,
+        repro text,
+        advice text,
+        -- exactly one finished attempt per target per run, however many workers race to it
+        UNIQUE (run_id, target_id)
+      );
+      CREATE TABLE attempt_defects (
+        code text NOT NULL,
+        attempt_id bigint NOT NULL REFERENCES attempts (id),
+        PRIMARY KEY (code, attempt_id)
+      );
+      CREATE INDEX attempts_by_time ON attempts (at);
+      CREATE INDEX attempts_by_run ON attempts (run_id, class, detail, era, revision, latency_bucket) INCLUDE (at, target_id);
+      CREATE INDEX attempts_latest ON attempts (target_id, at DESC, id DESC);
+      CREATE INDEX attempts_rpc ON attempts (rpc_code, rpc_range, class, detail, rpc_message, at) WHERE rpc_code IS NOT NULL;
+      CREATE INDEX attempts_http ON attempts (http_status, at) WHERE class <> 'ok' AND http_status IS NOT NULL;
+      CREATE INDEX attempt_defects_by_attempt ON attempt_defects (attempt_id);
+    `,
+  },
+  {
+    version: 2,
+    why: "the work queue shared by census workers (leases, claims, per-host slots and gaps), and the sign-in diagnosis on each attempt",
+    sql: `
+      ALTER TABLE attempts ADD COLUMN auth jsonb;
+      -- a worker is alive while its lease runs; its claims (and the host slots they take) die with it
+      CREATE TABLE workers (
+        id bigserial PRIMARY KEY,
+        run_id bigint NOT NULL REFERENCES runs (id),
+        started_at timestamptz NOT NULL DEFAULT now(),
+        lease_until timestamptz NOT NULL,
+        left_at timestamptz,
+        label text NOT NULL
+      );
+      ALTER TABLE run_targets
+        ADD COLUMN host text NOT NULL DEFAULT '',
+        ADD COLUMN done boolean NOT NULL DEFAULT false,
+        ADD COLUMN claimed_by bigint REFERENCES workers (id),
+        ADD COLUMN claims integer NOT NULL DEFAULT 0;
+      UPDATE run_targets rt SET done = true
+        WHERE EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = rt.run_id AND a.target_id = rt.target_id);
+      -- the host as the census limits it (host-of.ts): the URL's host name, lower case
+      UPDATE run_targets rt SET host = CASE WHEN t.kind = 'stdio' THEN 'stdio:' || t.target
+          ELSE coalesce(lower(substring(t.target FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[^]]*\\]|[^:/?#]*)')), t.target) END
+        FROM targets t WHERE t.id = rt.target_id;
+      CREATE INDEX run_targets_todo ON run_targets (run_id, host, position) WHERE NOT done;
+      CREATE INDEX run_targets_claimed ON run_targets (claimed_by) WHERE NOT done AND claimed_by IS NOT NULL;
+      -- one row per host of a run: the lock that makes per-host limits hold across workers, and
+      -- when the host may be called again (the per-host gap)
+      CREATE TABLE run_hosts (
+        run_id bigint NOT NULL REFERENCES runs (id),
+        host text NOT NULL,
+        free_at timestamptz NOT NULL DEFAULT '-infinity',
+        PRIMARY KEY (run_id, host)
+      );
+      INSERT INTO run_hosts (run_id, host) SELECT DISTINCT run_id, host FROM run_targets;
+
+      -- Claims up to max_n targets of a run for a worker: hosts are locked first (SKIP LOCKED, so
+      -- workers never wait on each other), then, in a statement of its own that therefore sees
+      -- every claim committed before the lock was taken, each host's live claims are counted and
+      -- only the free slots are filled. A claim is live while its worker's lease runs.
+      CREATE FUNCTION claim(p_run bigint, p_worker bigint, max_n integer, per_host integer)
+      RETURNS TABLE (target_id bigint, target text, kind text, name text, untrusted boolean, invalid text, host text, claims integer)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      DECLARE
+        locked text[];
+      BEGIN
+        SELECT array_agg(h.host) INTO locked FROM (
+          SELECT rh.host FROM run_hosts rh
+          WHERE rh.run_id = p_run AND rh.free_at <= now()
+            AND EXISTS (
+              SELECT 1 FROM run_targets rt LEFT JOIN workers w ON w.id = rt.claimed_by
+              WHERE rt.run_id = p_run AND rt.host = rh.host AND NOT rt.done
+                AND (rt.claimed_by IS NULL OR w.lease_until <= now()))
+          ORDER BY rh.free_at, rh.host
+          LIMIT max_n
+          FOR UPDATE OF rh SKIP LOCKED) h;
+        IF locked IS NULL THEN RETURN; END IF;
+        RETURN QUERY
+        WITH slots AS (
+          SELECT l.host, per_host - (
+            SELECT count(*) FROM run_targets c JOIN workers w ON w.id = c.claimed_by
+            WHERE c.run_id = p_run AND c.host = l.host AND NOT c.done AND w.lease_until > now())::integer AS free
+          FROM unnest(locked) AS l(host)
+        ), picked AS (
+          SELECT p.target_id FROM slots s CROSS JOIN LATERAL (
+            SELECT rt.target_id FROM run_targets rt LEFT JOIN workers w ON w.id = rt.claimed_by
+            WHERE rt.run_id = p_run AND rt.host = s.host AND NOT rt.done
+              AND (rt.claimed_by IS NULL OR w.lease_until <= now())
+            ORDER BY rt.position
+            LIMIT greatest(s.free, 0)
+          ) p
+          LIMIT max_n
+        ), claimed AS (
+          UPDATE run_targets rt SET claimed_by = p_worker, claims = rt.claims + 1
+          FROM picked WHERE rt.run_id = p_run AND rt.target_id = picked.target_id
+          RETURNING rt.target_id, rt.untrusted, rt.invalid, rt.host, rt.claims, rt.position
+        )
+        SELECT c.target_id, t.target, t.kind, t.name, c.untrusted, c.invalid, c.host, c.claims
+        FROM claimed c JOIN targets t ON t.id = c.target_id ORDER BY c.position;
+      END
+      $fn$;
+    `,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+/** Every table the migrations make: a `mcp_wire` schema holding any other is not ours. */
+export const PG_OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "workers", "run_hosts"];
+
+type Queryable = Pick<pg.PoolClient, "query">;
+
+/** The version of the census schema in this database: 0 when there is none, and why it is not ours if it is not. */
+export async function pgSchemaVersion(db: Queryable, where: string): Promise<number> {
+  const tables = (await db.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1", [SCHEMA])).rows.map((r) => r.name).sort();
+  if (tables.length === 0) return 0;
+  const refuse = (names: string[]) =>
+    new StoreRefused(`${where}: schema ${SCHEMA} holds tables mcp-wire did not make (${names.slice(0, 4).join(", ")}${names.length > 4 ? ", …" : ""}); it was left untouched`);
+  if (!tables.includes("schema_version")) throw refuse(tables);
+  const version = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
+  if (version > PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${PG_SCHEMA_VERSION})`);
+  const foreign = tables.filter((t) => !PG_OWN_TABLES.includes(t));
+  if (foreign.length > 0) throw refuse(foreign);
+  return version;
+}
+
+/**
+ * Brings the schema up to `upTo` (default: the latest), each migration in its own transaction.
+ * The advisory lock makes workers that start together take turns; each re-reads the version
+ * once it holds the lock.
+ */
+export async function pgMigrate(db: Queryable, where: string, upTo = PG_SCHEMA_VERSION): Promise<number> {
+  // refuse before creating anything
+  let version = await pgSchemaVersion(db, where);
+  if (version >= upTo) return version;
+  for (const m of PG_MIGRATIONS) {
+    if (m.version <= version || m.version > upTo) continue;
+    await db.query("BEGIN");
+    try {
+      await db.query("SELECT pg_advisory_xact_lock(hashtext('mcp_wire schema migration'))");
+      await db.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+      await db.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL, why text NOT NULL)`);
+      const now = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
+      if (now < m.version) {
+        await db.query(`SET LOCAL search_path = ${SCHEMA}`);
+        await db.query(m.sql);
+        await db.query(`INSERT INTO ${SCHEMA}.schema_version (version, applied_at, why) VALUES ($1, now(), $2)`, [m.version, m.why]);
+      }
+      await db.query("COMMIT");
+    } catch (e) {
+      await db.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    version = m.version;
+  }
+  return version;
+}

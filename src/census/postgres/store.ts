@@ -1,0 +1,500 @@
+/**
+ * The census Store on PostgreSQL (node-postgres): the same runs, targets and attempts as the
+ * SQLite store, in a schema of its own, plus a work queue through which census processes on
+ * any number of machines share one run.
+ *
+ * The queue is plain SQL rather than pg-boss or graphile-worker. Those libraries run jobs that
+ * are independent of each other; a census needs two things they do not give: a limit on
+ * requests in flight to one host across every worker (a job queue's concurrency is per queue or
+ * per worker, not per key), and the census's own tables as the queue (the targets of a run are
+ * already rows; copying them into a job table would keep two truths about what is done). With
+ * plain SQL, a claim and the host slot it takes are one row under one lease, so a worker that
+ * dies can hold neither past its lease, and "exactly one finished attempt per target" is the
+ * attempts table's unique key.
+ */
+import os from "node:os";
+import pg from "pg";
+import type { Defect } from "../../codec/defects.js";
+import type { Revision } from "../../rules/revisions.js";
+import { assemble } from "../aggregate-rows.js";
+import { redact } from "../../secrets/redact.js";
+import { hostOf } from "../host-of.js";
+import { latencyBucket } from "../sqlite-schema.js";
+import { StoreRefused, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
+import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
+
+export interface PostgresStoreOptions {
+  /** Read only (a report): nothing created or migrated, every transaction read-only. */
+  readonly?: boolean;
+}
+
+/** Rows fetched at a time when streaming attempts. */
+const PAGE = 2000;
+/** The oldest PostgreSQL this schema is written for (the contract's promise). */
+const MIN_SERVER = 140000;
+
+/** `--db postgres:` alone: every connection setting from PGHOST, PGUSER, PGPASSWORD… */
+function bare(url: string): boolean {
+  return /^postgres(ql)?:$/i.test(url);
+}
+
+/** The database as a message may name it: never its password. */
+export function describeDb(url: string): string {
+  return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : redact(url);
+}
+
+export class PostgresStore implements Store {
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly where: string,
+  ) {}
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const where = describeDb(url);
+    const pool = new pg.Pool({
+      ...(bare(url) ? {} : { connectionString: url }),
+      application_name: "mcp-wire",
+      connectionTimeoutMillis: 10_000,
+      max: 4,
+      options: `-c search_path=${SCHEMA}${options.readonly ? " -c default_transaction_read_only=on" : ""}`,
+    });
+    // an idle connection the server dropped: the pool replaces it, the next query says if it matters
+    pool.on("error", () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        const server = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v);
+        if (server < MIN_SERVER) throw new StoreRefused(`${where}: PostgreSQL ${Math.floor(server / 10000)} is too old; mcp-wire needs 14 or newer`);
+        if (options.readonly) {
+          const version = await pgSchemaVersion(client, where);
+          if (version === 0) throw new StoreRefused(`${where} holds no mcp-wire census (schema ${SCHEMA}): run \`mcp-wire census <targets> --db …\` first`);
+          if (version !== PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version}, this mcp-wire reads ${PG_SCHEMA_VERSION}; run a census on it once to migrate it`);
+        } else {
+          await pgMigrate(client, where);
+        }
+      } finally {
+        client.release();
+      }
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      if (e instanceof StoreRefused) throw e;
+      throw new Error(redact(e instanceof Error ? e.message : String(e)));
+    }
+    return new PostgresStore(pool, where);
+  }
+
+  async #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(begin);
+      const out = await work(client);
+      await client.query("COMMIT");
+      return out;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
+    // a run lists each target once (the first listing wins), as the SQLite store's key demands
+    const seen = new Set<string>();
+    const list = targets.filter((t) => !seen.has(t.target) && seen.add(t.target));
+    return this.#tx(async (c) => {
+      const runId = Number(
+        (await c.query<{ id: string }>("INSERT INTO runs (started_at, source, targets, settings) VALUES ($1, $2, $3, $4) RETURNING id", [new Date().toISOString(), source, list.length, settings])).rows[0]!.id,
+      );
+      if (list.length === 0) return runId;
+      const ids = await c.query<{ id: string; target: string }>(
+        `INSERT INTO targets (target, kind, name) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+         ON CONFLICT (target) DO UPDATE SET kind = excluded.kind, name = coalesce(excluded.name, targets.name)
+         RETURNING id, target`,
+        [list.map((t) => t.target), list.map((t) => t.kind), list.map((t) => t.name)],
+      );
+      const idOf = new Map(ids.rows.map((r) => [r.target, r.id]));
+      const hosts = list.map((t) => hostOf(t));
+      await c.query(
+        `INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid, host)
+         SELECT $1, * FROM unnest($2::bigint[], $3::integer[], $4::boolean[], $5::text[], $6::text[])`,
+        [runId, list.map((t) => idOf.get(t.target)), list.map((_, i) => i), list.map((t) => t.untrusted === true), list.map((t) => t.invalid ?? null), hosts],
+      );
+      await c.query("INSERT INTO run_hosts (run_id, host) SELECT DISTINCT $1::bigint, h FROM unnest($2::text[]) AS h", [runId, hosts]);
+      return runId;
+    });
+  }
+
+  async finishRun(runId: number): Promise<void> {
+    const r = await this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]);
+    if (r.rowCount === 0) throw new Error(`no run ${runId}`);
+  }
+
+  async recordAttempt(attempt: AttemptRecord): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("INSERT INTO targets (target, kind) VALUES ($1, 'http') ON CONFLICT (target) DO NOTHING", [attempt.target]);
+      await insertAttempts(c, attempt.runId, [attempt], "error");
+    });
+  }
+
+  async pendingTargets(runId: number): Promise<TargetRecord[]> {
+    const rows = await this.pool.query<TargetRow>(
+      `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+       WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
+      [runId],
+    );
+    return rows.rows.map(targetRecord);
+  }
+
+  async unfinishedRun(): Promise<RunRecord | undefined> {
+    const r = await this.pool.query<RunRow>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1");
+    return r.rows[0] && runRecord(r.rows[0]);
+  }
+
+  async runs(): Promise<RunRecord[]> {
+    return (await this.pool.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+  }
+
+  /** Pages through the attempts by (at, id), so memory holds one page however many there are. */
+  async *attempts(query: AttemptQuery = {}): AsyncIterableIterator<AttemptRecord> {
+    const where = whereOf(query);
+    let after: { at: Date; id: string } | undefined;
+    for (;;) {
+      const params = [...where.params];
+      let cond = where.sql;
+      if (after) {
+        params.push(after.at, after.id);
+        cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
+      }
+      const rows = (await this.pool.query<AttemptRow>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params)).rows;
+      for (const r of rows) yield attemptRecord(r);
+      if (rows.length < PAGE) return;
+      const last = rows[rows.length - 1]!;
+      after = { at: last.at, id: last.id };
+    }
+  }
+
+  /** Every grouping in one read-only snapshot, so a census writing meanwhile cannot skew the sums. */
+  async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
+    const where = whereOf(query);
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    return this.#tx(async (c) => {
+      const all = async <T extends pg.QueryResultRow>(sql: string) => (await c.query<T>(sql, where.params)).rows;
+      const groups = await all<{ runId: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
+        `SELECT a.run_id::integer AS "runId", class, detail, era, revision, latency_bucket::integer AS bucket, count(*)::integer AS n
+         FROM attempts a ${where.sql} GROUP BY a.run_id, class, detail, era, revision, latency_bucket`,
+      );
+      const span = (await all<{ first: Date | null; last: Date | null }>(`SELECT min(a.at) AS first, max(a.at) AS last FROM attempts a ${where.sql}`))[0]!;
+      // ties broken as SQLite breaks them: NULL first, then byte order
+      const rpcGroups = await all<{ code: number; range: string | null; class: string; detail: string; message: string | null; n: number }>(
+        `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, count(*)::integer AS n
+         FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message
+         ORDER BY min(at), rpc_message COLLATE "C" NULLS FIRST`,
+      );
+      const httpStatuses = await all<{ status: number; count: number }>(
+        `SELECT http_status AS status, count(*)::integer AS count FROM attempts a ${and} class <> 'ok' AND http_status IS NOT NULL GROUP BY http_status`,
+      );
+      const defects = await all<{ code: string; count: number }>(
+        where.sql
+          ? `SELECT d.code, count(*)::integer AS count FROM attempt_defects d JOIN attempts a ON a.id = d.attempt_id ${where.sql} GROUP BY d.code`
+          : "SELECT code, count(*)::integer AS count FROM attempt_defects GROUP BY code",
+      );
+      const perClass = await all<{ target_id: string; class: string; n: number; first: Date }>(
+        `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
+      );
+      const latest = await all<LatestRow>(
+        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms
+         FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
+      );
+      const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+
+      const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();
+      for (const r of perClass) {
+        let t = byTarget.get(r.target_id);
+        if (!t) byTarget.set(r.target_id, (t = { attempts: 0, first: Infinity, classes: {} }));
+        t.attempts += r.n;
+        t.first = Math.min(t.first, r.first.getTime());
+        t.classes[r.class] = r.n;
+      }
+      return assemble({
+        runs,
+        groups,
+        firstAt: span.first?.toISOString() ?? null,
+        lastAt: span.last?.toISOString() ?? null,
+        rpcGroups,
+        httpStatuses,
+        defects,
+        perTarget: latest.map((l) => {
+          const t = byTarget.get(l.target_id)!;
+          const at = l.at.toISOString();
+          return {
+            target: l.target,
+            name: l.name,
+            attempts: t.attempts,
+            firstAt: new Date(t.first).toISOString(),
+            lastAt: at,
+            classes: t.classes,
+            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms },
+          };
+        }),
+      });
+    }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
+  async share(runId: number, options: ShareOptions): Promise<SharedRun> {
+    return PgWorker.join(this.pool, runId, options);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** One census process working on a shared run; see SharedRun. */
+class PgWorker implements SharedRun {
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly runId: number,
+    readonly workerId: number,
+    private readonly leaseMs: number,
+    private readonly gapMs: number,
+  ) {}
+
+  static async join(pool: pg.Pool, runId: number, options: ShareOptions): Promise<PgWorker> {
+    const exists = await pool.query("SELECT 1 FROM runs WHERE id = $1", [runId]);
+    if (exists.rowCount === 0) throw new StoreRefused(`no run ${runId} in this database`);
+    const id = await pool.query<{ id: string }>(
+      "INSERT INTO workers (run_id, lease_until, label) VALUES ($1, now() + $2 * interval '1 millisecond', $3) RETURNING id",
+      [runId, options.leaseMs, options.label || `${os.hostname()} pid ${process.pid}`],
+    );
+    return new PgWorker(pool, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+  }
+
+  async claim(max: number, perHost: number): Promise<TargetRecord[]> {
+    if (max <= 0) return [];
+    const rows = await this.pool.query<TargetRow>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]);
+    return rows.rows.map(targetRecord);
+  }
+
+  async finish(attempts: readonly AttemptRecord[]): Promise<AttemptRecord[]> {
+    if (attempts.length === 0) return [];
+    const client = await this.pool.connect();
+    try {
+      // a lost commit on a server crash only makes these targets pending again, to be probed
+      // once more: not worth an fsync each, which would cap the queue at the disk's flush rate
+      await client.query("BEGIN");
+      await client.query("SET LOCAL synchronous_commit = off");
+      const stored = await insertAttempts(client, this.runId, attempts, "skip");
+      if (this.gapMs > 0) {
+        await client.query(
+          `UPDATE run_hosts rh SET free_at = greatest(rh.free_at, now() + $3 * interval '1 millisecond')
+           WHERE rh.run_id = $1 AND rh.host IN (
+             SELECT rt.host FROM run_targets rt JOIN targets t ON t.id = rt.target_id WHERE rt.run_id = $1 AND t.target = ANY($2::text[]))`,
+          [this.runId, attempts.map((a) => a.target), this.gapMs],
+        );
+      }
+      await client.query("COMMIT");
+      return attempts.filter((a) => stored.has(a.target));
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async renew(): Promise<void> {
+    await this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]);
+  }
+
+  async progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
+    const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
+    const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
+    return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
+  }
+
+  async leave(): Promise<void> {
+    await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
+    await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+  }
+}
+
+/**
+ * Inserts attempts of one run in one statement: their defect codes, and the run's targets
+ * marked done. `skip` drops an attempt whose target already has one in the run (a worker whose
+ * lease ran out, racing the one that took over); `error` refuses it, as SQLite's key does.
+ * Returns the targets whose attempt was stored.
+ */
+async function insertAttempts(c: pg.PoolClient, runId: number, attempts: readonly AttemptRecord[], conflict: "skip" | "error"): Promise<Set<string>> {
+  const rows = attempts.map((a) => {
+    if (!Number.isFinite(Date.parse(a.at))) throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
+    return {
+      target: a.target,
+      at: a.at,
+      class: a.class,
+      detail: a.detail,
+      era: a.era,
+      revision: a.revision,
+      transport: a.transport,
+      http_status: a.httpStatus,
+      content_type: a.contentType,
+      rpc_code: a.rpcCode,
+      rpc_message: a.rpcMessage,
+      rpc_range: a.rpcRange,
+      tools: a.tools,
+      server_name: a.serverName,
+      server_version: a.serverVersion,
+      defects: a.defects,
+      elapsed_ms: Math.round(a.elapsedMs),
+      latency_bucket: latencyBucket(a.elapsedMs),
+      repro: a.repro,
+      advice: a.advice,
+      auth: a.auth ?? null,
+    };
+  });
+  const r = await c.query<{ target: string }>(
+    `WITH input AS (
+       SELECT x.*, t.id AS target_id FROM jsonb_to_recordset($2::jsonb) AS x(
+         target text, at timestamptz, class text, detail text, era text, revision text, transport text, http_status integer,
+         content_type text, rpc_code integer, rpc_message text, rpc_range text, tools integer, server_name text, server_version text,
+         defects jsonb, elapsed_ms integer, latency_bucket smallint, repro text, advice text, auth jsonb)
+       JOIN targets t ON t.target = x.target
+     ), ins AS (
+       INSERT INTO attempts (run_id, target_id, at, class, detail, era, revision, transport, http_status, content_type, rpc_code, rpc_message,
+         rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice, auth)
+       SELECT $1, target_id, at, class, detail, era, revision, transport, http_status, content_type, rpc_code, rpc_message,
+         rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice, auth FROM input
+       ${conflict === "skip" ? "ON CONFLICT (run_id, target_id) DO NOTHING" : ""}
+       RETURNING id, target_id, defects
+     ), codes AS (
+       INSERT INTO attempt_defects (code, attempt_id)
+       SELECT DISTINCT d->>'code', ins.id FROM ins, jsonb_array_elements(ins.defects) d WHERE d->>'code' IS NOT NULL
+     ), marked AS (
+       UPDATE run_targets rt SET done = true, claimed_by = NULL FROM ins WHERE rt.run_id = $1 AND rt.target_id = ins.target_id
+     )
+     SELECT t.target FROM ins JOIN targets t ON t.id = ins.target_id`,
+    [runId, JSON.stringify(rows)],
+  );
+  return new Set(r.rows.map((x) => x.target));
+}
+
+interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+function whereOf(query: AttemptQuery): Where {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  if (query.runIds) {
+    params.push(query.runIds);
+    terms.push(`a.run_id = ANY($${params.length}::bigint[])`);
+  }
+  if (query.since !== undefined) {
+    const since = Date.parse(query.since);
+    if (!Number.isFinite(since)) throw new Error(`since: not a date: ${JSON.stringify(query.since)}`);
+    params.push(new Date(since).toISOString());
+    terms.push(`a.at >= $${params.length}::timestamptz`);
+  }
+  if (query.target !== undefined) {
+    params.push(query.target);
+    terms.push(`a.target_id = (SELECT id FROM targets WHERE target = $${params.length})`);
+  }
+  return { sql: terms.length ? `WHERE ${terms.join(" AND ")}` : "", params };
+}
+
+interface RunRow {
+  id: string;
+  started_at: Date;
+  finished_at: Date | null;
+  source: string;
+  targets: number;
+  settings: Record<string, unknown>;
+}
+
+function runRecord(r: RunRow): RunRecord {
+  return { id: Number(r.id), startedAt: r.started_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null, source: r.source, targets: r.targets, settings: r.settings };
+}
+
+interface TargetRow {
+  target: string;
+  kind: TargetKind;
+  name: string | null;
+  untrusted: boolean;
+  invalid: TargetRecord["invalid"] | null;
+}
+
+function targetRecord(r: TargetRow): TargetRecord {
+  return {
+    target: r.target,
+    kind: r.kind,
+    name: r.name,
+    ...(r.untrusted ? { untrusted: true } : {}),
+    ...(r.invalid ? { invalid: r.invalid } : {}),
+  };
+}
+
+interface LatestRow {
+  target_id: string;
+  target: string;
+  name: string | null;
+  class: string;
+  detail: string;
+  era: "modern" | "legacy" | null;
+  revision: Revision | null;
+  at: Date;
+  advice: string | null;
+  tools: number | null;
+  elapsed_ms: number;
+}
+
+interface AttemptRow {
+  id: string;
+  run_id: string;
+  target: string;
+  at: Date;
+  class: string;
+  detail: string;
+  era: "modern" | "legacy" | null;
+  revision: Revision | null;
+  transport: string | null;
+  http_status: number | null;
+  content_type: string | null;
+  rpc_code: number | null;
+  rpc_message: string | null;
+  rpc_range: string | null;
+  tools: number | null;
+  server_name: string | null;
+  server_version: string | null;
+  defects: Defect[];
+  elapsed_ms: number;
+  repro: string | null;
+  advice: string | null;
+  auth: Record<string, unknown> | null;
+}
+
+function attemptRecord(r: AttemptRow): AttemptRecord {
+  return {
+    runId: Number(r.run_id),
+    target: r.target,
+    at: r.at.toISOString(),
+    class: r.class,
+    detail: r.detail,
+    era: r.era,
+    revision: r.revision,
+    transport: r.transport,
+    httpStatus: r.http_status,
+    contentType: r.content_type,
+    rpcCode: r.rpc_code,
+    rpcMessage: r.rpc_message,
+    rpcRange: r.rpc_range,
+    tools: r.tools,
+    serverName: r.server_name,
+    serverVersion: r.server_version,
+    defects: r.defects,
+    elapsedMs: r.elapsed_ms,
+    repro: r.repro,
+    advice: r.advice,
+    auth: r.auth,
+  };
+}
