@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -108,7 +108,9 @@ describe("mcp-wire report", () => {
     writeFileSync(garbage, "this is not a database, just text long enough to be read as a header and rejected.\n".repeat(10));
     const r = run(["report", "--db", garbage]);
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /^mcp-wire report: cannot read .*garbage\.db: /);
+    assert.match(r.stderr, /^mcp-wire report: .*garbage\.db is not an SQLite database, not a census database\n$/);
+    const left = readdirSync(dir).filter((f) => f.startsWith("garbage.db"));
+    assert.deepEqual(left, ["garbage.db"], "a report leaves nothing beside the file");
   });
 
   test("the default database is mcp-wire.db in the working directory", () => {

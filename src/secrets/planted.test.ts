@@ -125,8 +125,8 @@ test("census --resume of targets that carry secrets: the targets file gives them
   const db = join(dir, "resume.db");
   // a run stopped before any target was done, as a killed census leaves it
   const store = new SecretSafeStore(new SqliteStore(db));
-  store.startRun(targets, list.map((target) => ({ target, kind: "http" as const, name: null })), { timeout: 2000 });
-  store.close();
+  await store.startRun(targets, list.map((target) => ({ target, kind: "http" as const, name: null })), { timeout: 2000 });
+  await store.close();
   assertFilesClean();
 
   const resumed = await run(["census", "--resume", "--db", db]);
@@ -139,8 +139,8 @@ test("census --resume of targets that carry secrets: the targets file gives them
   // without the file, a resume cannot call what it cannot name: one clear line, exit 2
   const again = join(dir, "again.db");
   const s2 = new SecretSafeStore(new SqliteStore(again));
-  s2.startRun(join(dir, "gone.txt"), list.map((target) => ({ target, kind: "http" as const, name: null })), {});
-  s2.close();
+  await s2.startRun(join(dir, "gone.txt"), list.map((target) => ({ target, kind: "http" as const, name: null })), {});
+  await s2.close();
   const refused = await run(["census", "--resume", "--db", again]);
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /secrets are never stored/);
