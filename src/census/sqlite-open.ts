@@ -15,7 +15,7 @@ const MAGIC = "SQLite format 3\0";
 /** The first bytes of the file, or why it cannot be a database at all. */
 function header(file: string): Buffer {
   const stat = statSync(file);
-  if (stat.isDirectory()) throw new StoreRefused(`${file} is a directory, not a census database`);
+  if (stat.isDirectory()) throw new StoreRefused(`${file} is not a file (it is a folder)`);
   if (!stat.isFile()) throw new StoreRefused(`${file} is not a regular file`);
   const fd = openSync(file, "r");
   try {

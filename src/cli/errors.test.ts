@@ -54,7 +54,7 @@ const BAD: [string[], RegExp][] = [
   [["census", "folder"], /cannot read folder: it is a folder, not a file/],
   [["census", "--concurrency", "0", "targets.txt"], /--concurrency takes a number of probes from 1 to/],
   [["census", "--timeout", "1.5", "targets.txt"], /--timeout takes milliseconds from 1 to/],
-  [["census", "--db"], /option '--db <file>' argument missing/],
+  [["census", "--db"], /option '--db <file\|url>' argument missing/],
   [["report", "--db", "missing.db"], /no census database at missing.db/],
   [["report", "--db", "folder"], /folder is not a file/],
   [["report", "--json", "--csv"], /choose one/],
