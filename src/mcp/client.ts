@@ -11,7 +11,7 @@ import type { JsonObject } from "../codec/message.js";
 import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
-import { UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import { METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import {
   LEGACY_REVISIONS,
   META_CLIENT_CAPABILITIES,
@@ -43,7 +43,10 @@ export interface ClientOptions {
   maxInputRounds?: number;
   /** Speak exactly this revision: no detection, no fallback. */
   revision?: Revision;
-  /** How long `server/discover` may go unanswered before the server counts as legacy. Default 3 s. */
+  /**
+   * Over a stream: how long `server/discover` may go unanswered before `initialize` is sent
+   * beside it (both then stay open, and the first proper answer decides). Default 1 s.
+   */
   probeTimeout?: number;
   /** Default deadline of each request. Default 60 s. */
   timeout?: number;
@@ -74,6 +77,24 @@ export class NegotiationError extends ConnectionError {
 }
 
 const DEFAULT_INFO: Implementation = { name: "mcp-wire", version: "0.1.0" };
+/**
+ * How long `server/discover` may go unanswered over a stream before `initialize` is sent beside
+ * it. Short, since a late discover answer still wins: a legacy server that ignores discover opens
+ * quickly, and a slow modern one loses nothing.
+ */
+const DEFAULT_PROBE_TIMEOUT = 1000;
+
+type DiscoverVerdict = { era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision };
+
+/** True if `p` settles (either way) within `ms`. */
+function answeredWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = p.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+}
 
 export class McpClient {
   era!: Era;
@@ -90,6 +111,8 @@ export class McpClient {
   private peer!: Peer;
   private transport!: Transport;
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  /** An `initialize` sent beside a late `server/discover` may still be answered after modern won. */
+  private lateInitialize = false;
   private readonly clientInfo: Implementation;
   private readonly clientCapabilities: JsonObject;
 
@@ -123,6 +146,7 @@ export class McpClient {
       role: "client",
       ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
       onDefect: (report) => {
+        if (this.lateInitialize && isInitializeAnswer(report.excerpt)) return;
         if (this.defects.length < 100) this.defects.push(report.defect);
         this.options.onDefect?.(report);
       },
@@ -144,15 +168,21 @@ export class McpClient {
     }
     const preferred = forced ?? MODERN_REVISIONS[0]!;
     this.peer = this.newPeer(await connector(), preferred);
+    if (!forced && this.transport.kind !== "http") return this.openStream(connector, preferred);
     const verdict = await this.discover(preferred, forced !== undefined);
-    if (verdict.era === "modern") {
-      this.era = "modern";
-      this.revision = verdict.revision;
-      this.peer.revision = verdict.revision;
-      return;
-    }
+    if (verdict.era === "modern") return this.settleModern(verdict.revision);
     if (forced) throw new NegotiationError(`the server did not accept ${forced}: ${verdict.why}`);
-    const offer = verdict.legacyRevision ?? LEGACY_REVISIONS[0]!;
+    return this.fallBack(connector, verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
+  }
+
+  private settleModern(revision: Revision): void {
+    this.era = "modern";
+    this.revision = revision;
+    this.peer.revision = revision;
+  }
+
+  /** `initialize` after `server/discover` said legacy, on this connection or, if it died, a fresh one. */
+  private async fallBack(connector: Connector, offer: Revision): Promise<void> {
     if (this.peer.closed) {
       // Some servers exit on any request before initialize: start a fresh one for the session.
       await this.reconnect(connector, "the server closed after server/discover");
@@ -169,6 +199,94 @@ export class McpClient {
     }
   }
 
+  /**
+   * Over a stream, silence from `server/discover` may be a legacy server ignoring it, or a
+   * modern one still starting (an npx download, a JVM). So silence does not end the probe:
+   * after `probeTimeout`, `initialize` is sent beside it, both stay open for the whole deadline,
+   * and the first proper answer decides. A slow modern server reads both in order and answers
+   * discover first; a legacy one answers initialize at once.
+   */
+  private async openStream(connector: Connector, preferred: Revision): Promise<void> {
+    const t0 = Date.now();
+    const discoverAbort = new AbortController();
+    const discovering = this.peer.request("server/discover", this.withMeta(preferred, {}), this.waitOptions(discoverAbort.signal));
+    discovering.catch(() => undefined);
+    const waitMs = this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT;
+    if (await answeredWithin(discovering, waitMs)) {
+      const verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);
+      if (verdict.era === "modern") return this.settleModern(verdict.revision);
+      return this.fallBack(connector, verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
+    }
+    this.record({ step: "server/discover", outcome: "timeout", detail: `no answer within ${waitMs} ms yet: initialize sent beside it, and the first proper answer decides`, ms: Date.now() - t0 });
+    const offer = LEGACY_REVISIONS[0]!;
+    const initAbort = new AbortController();
+    const tInit = Date.now();
+    // initialize is a legacy message, sent and judged as one; a discover answer that wins sets
+    // the revision back
+    this.peer.revision = offer;
+    const initializing = this.peer.request("initialize", this.initializeParams(offer), this.waitOptions(initAbort.signal));
+    initializing.catch(() => undefined);
+    const first = await Promise.race([discovering.then(() => "discover" as const, () => "discover" as const), initializing.then(() => "initialize" as const, () => "initialize" as const)]);
+    if (first === "initialize") {
+      const refused = await initializing.then(() => undefined, (e: unknown) => e);
+      // A modern-only server may refuse initialize while its discover answer is on the way:
+      // only a refusal in modern terms (or "no such method") waits for it.
+      const modernRefusal = refused instanceof ResponseError && (MODERN_ERROR_CODES.has(refused.code) || refused.code === METHOD_NOT_FOUND);
+      if (refused === undefined || !modernRefusal) {
+        try {
+          await this.finishInitialize(offer, initializing, tInit);
+        } catch (e) {
+          discoverAbort.abort(new Error("initialize failed"));
+          if (!(e instanceof ClosedError)) throw e;
+          await this.reconnect(connector, "the server closed after server/discover");
+          return this.initialize(offer);
+        }
+        // the session is open: the discover request it never answered is withdrawn
+        discoverAbort.abort(new Error("the server answered initialize instead"));
+        return;
+      }
+      let verdict: DiscoverVerdict;
+      try {
+        verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);
+      } catch (e) {
+        await this.finishInitialize(offer, initializing, tInit);
+        throw e;
+      }
+      if (verdict.era === "modern") return this.settleModern(verdict.revision);
+      return this.finishInitialize(offer, initializing, tInit);
+    }
+    let verdict: DiscoverVerdict;
+    try {
+      verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);
+    } catch (e) {
+      initAbort.abort(e);
+      throw e;
+    }
+    if (verdict.era === "modern") {
+      // the late answer wins; initialize is let go (never cancelled by notification, as the
+      // lifecycle forbids, and its answer, if one comes, ignored)
+      initAbort.abort(new Error("the server answered server/discover"));
+      // a dual-era server answers initialize too: that answer is a legacy one, not a modern
+      // answer missing its resultType
+      this.lateInitialize = true;
+      return this.settleModern(verdict.revision);
+    }
+    if (!this.peer.closed) {
+      try {
+        return await this.finishInitialize(offer, initializing, tInit);
+      } catch (e) {
+        if (!(e instanceof ClosedError)) throw e;
+      }
+    }
+    await this.reconnect(connector, "the server closed after server/discover");
+    return this.initialize(offer);
+  }
+
+  /** Request options for a wait that lasts the whole deadline: the client's `timeout`, or the peer's own. */
+  private waitOptions(signal: AbortSignal): RequestOptions {
+    return this.options.timeout === undefined ? { signal } : { signal, timeout: this.options.timeout };
+  }
+
   private async reconnect(connector: Connector, detail: string): Promise<void> {
     const t0 = Date.now();
     this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
@@ -179,18 +297,20 @@ export class McpClient {
    * `server/discover` with the modern `_meta`: modern evidence, or the reason to fall back.
    * `retried`: this is already the one retry a -32022 earns.
    */
-  private async discover(
-    revision: Revision,
-    exact: boolean,
-    retried = false,
-  ): Promise<{ era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision }> {
+  private discover(revision: Revision, exact: boolean, retried = false): Promise<DiscoverVerdict> {
     const t0 = Date.now();
+    // over HTTP silence is an outage, not a legacy server: the probe waits as long as any
+    // request; a client that speaks exactly one revision has no fallback, so it waits too
+    const timeout = this.transport.kind === "http" || exact ? this.options.timeout : (this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT);
+    const answer = this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
+    return this.judgeDiscover(answer, revision, exact, retried, t0);
+  }
+
+  private async judgeDiscover(answer: Promise<JsonObject>, revision: Revision, exact: boolean, retried: boolean, t0: number): Promise<DiscoverVerdict> {
     const step = (outcome: ConnectStep["outcome"], detail?: string) =>
       this.record({ step: "server/discover", outcome, ...(detail ? { detail } : {}), ms: Date.now() - t0 });
     try {
-      // over HTTP silence is an outage, not a legacy server: the probe waits as long as any request
-      const timeout = this.transport.kind === "http" ? this.options.timeout : (this.options.probeTimeout ?? 3000);
-      const result = await this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
+      const result = await answer;
       if (!Array.isArray(result.supportedVersions)) {
         // not a DiscoverResult: some legacy servers answer any unknown method with `{}`
         step("invalid", "a result without supportedVersions is no DiscoverResult");
@@ -237,16 +357,21 @@ export class McpClient {
     throw new NegotiationError(`the server supports ${JSON.stringify(supported)}, none of which mcp-wire speaks`);
   }
 
-  private async initialize(offer: Revision): Promise<void> {
+  private initialize(offer: Revision): Promise<void> {
     this.peer.revision = offer;
     const t0 = Date.now();
+    return this.finishInitialize(offer, this.peer.request("initialize", this.initializeParams(offer)), t0);
+  }
+
+  private initializeParams(offer: Revision): JsonObject {
+    return { protocolVersion: offer, capabilities: this.clientCapabilities, clientInfo: this.clientInfo };
+  }
+
+  /** Judges the answer to an `initialize` already sent, and completes the legacy opening. */
+  private async finishInitialize(offer: Revision, answer: Promise<JsonObject>, t0: number): Promise<void> {
     let result: JsonObject;
     try {
-      result = await this.peer.request("initialize", {
-        protocolVersion: offer,
-        capabilities: this.clientCapabilities,
-        clientInfo: this.clientInfo,
-      });
+      result = await answer;
     } catch (e) {
       this.record({ step: "initialize", outcome: e instanceof ResponseError ? "error" : codeOutcome(e), detail: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
       throw e;
@@ -371,6 +496,18 @@ function isHttpLegacyEvidence(e: unknown): boolean {
   if (s === undefined || s === 401 || s === 403 || s >= 500) return false;
   if (e.failure === "status") return s >= 400;
   return e.failure === "no_response";
+}
+
+/** The text of a result to `initialize` (judged by the rules of the era it was sent in, not those that won). */
+function isInitializeAnswer(excerpt: string | undefined): boolean {
+  if (!excerpt || !excerpt.includes('"protocolVersion"')) return false;
+  try {
+    const m = JSON.parse(excerpt) as { result?: { protocolVersion?: unknown; serverInfo?: unknown } };
+    return typeof m.result?.protocolVersion === "string" && m.result.serverInfo !== undefined;
+  } catch {
+    // an excerpt is cut at 1 KiB: an answer that long still names its version near the start
+    return /^\s*\{\s*"(jsonrpc|id|result)"[^]*"result"\s*:\s*\{\s*"protocolVersion"/.test(excerpt);
+  }
 }
 
 function codeOutcome(e: unknown): ConnectStep["outcome"] {

@@ -106,6 +106,10 @@ export async function probe(target: string, options: ProbeOptions = {}): Promise
 
 /** How long a probe waits, once its deadline has passed, for the aborted work to say where it stood. */
 const SETTLE_MS = 200;
+/** How much of a stdio probe's deadline is kept for ending the server process (at most). */
+const STDIO_CLEANUP_MS = 300;
+/** How long a failing stdio probe waits for the exit status of a process whose output ended. */
+const EXIT_STATUS_MS = 50;
 /** How long a legacy session may take to end politely (DELETE) before the probe returns anyway. */
 const CLOSE_MS = 200;
 
@@ -242,8 +246,9 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const clientOptions = (revision: Revision | undefined) => ({
     clientInfo: CLIENT_INFO,
     timeout: Math.max(1, timeout - ev.elapsed()),
-    // a silent legacy server costs a third of the budget at most before initialize is tried
-    probeTimeout: Math.min(3000, Math.floor(timeout / 3)),
+    // after this much silence initialize goes beside server/discover; both stay open, so a
+    // legacy server that ignores discover opens quickly and a slow modern one is still modern
+    probeTimeout: Math.min(1000, Math.floor(timeout / 3)),
     ...(revision ? { revision } : {}),
     onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
     onStep: (step: ConnectStep) => ev.steps.push(step),
@@ -262,17 +267,21 @@ export async function probeStdio(command: string, args: readonly string[], optio
       return { outcome, error: e };
     }
   })();
-  const { outcome } = await withDeadline(work, timeout, undefined, () => ({ outcome: stalledStdio(ev, children) }));
+  // the deadline covers the cleanup too: the work stops early enough for a server that ignores
+  // stdin closing and SIGTERM to be killed before it passes
+  const cleanupMs = Math.min(STDIO_CLEANUP_MS, Math.floor(timeout / 10));
+  const { outcome } = await withDeadline(work, Math.max(1, timeout - cleanupMs - EXIT_STATUS_MS), undefined, () => ({ outcome: stalledStdio(ev, children) }));
   over = true;
   const failed = ev.tools === null ? (echoed ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
   // a process whose output just ended is usually a moment from its exit status: wait for it
   // briefly, so the trace says how it ended
-  if (failed) await bounded(Promise.all(children.map((c) => c.exited)), 50);
+  if (failed) await bounded(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
   if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
   if (failed) result.repro = stdioRepro(command, args, options.revision);
-  await Promise.all(children.map((c) => c.shutdown(300)));
+  // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
+  await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
   // a command line may carry a URL with a password, and a server's stderr may echo it
   return redactSecrets(result, options.headers);
 }

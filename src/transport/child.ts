@@ -68,15 +68,45 @@ export class ChildServer {
     return Buffer.concat(this.stderrParts).toString("utf8");
   }
 
-  /** Graceful first, forced if need be; resolves once the process is gone. */
+  /**
+   * Graceful first, forced if need be: stdin closed, `graceMs` later SIGTERM, `graceMs` later
+   * SIGKILL. Resolves once the process is gone, or `graceMs` after the SIGKILL at the latest
+   * (a process stuck in the kernel): never more than three graces in all. Our ends of its pipes
+   * are let go as well, so a grandchild that inherited them cannot keep this process alive.
+   */
   async shutdown(graceMs = 2000): Promise<ExitStatus> {
-    if (this.exit) return this.exit;
-    this.child.stdin.end();
-    if (await this.waitExit(graceMs)) return this.exit!;
-    this.child.kill("SIGTERM");
-    if (await this.waitExit(graceMs)) return this.exit!;
-    this.child.kill("SIGKILL");
-    return this.exited;
+    if (!this.exit) {
+      this.child.stdin.end();
+      if (!(await this.waitExit(graceMs))) {
+        this.signal("SIGTERM");
+        if (!(await this.waitExit(graceMs))) {
+          this.signal("SIGKILL");
+          await this.waitExit(graceMs);
+        }
+        this.release();
+        return this.exit ?? { code: null, signal: null };
+      }
+    }
+    // it ended on its own: what it wrote last is still read, unless a grandchild holds the
+    // pipes open past a grace
+    const timer = setTimeout(() => this.release(), graceMs);
+    timer.unref();
+    this.child.once("close", () => clearTimeout(timer));
+    return this.exit!;
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    try {
+      this.child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  private release(): void {
+    this.child.stdout.destroy();
+    this.child.stderr.destroy();
+    this.child.stdin.destroy();
   }
 
   private waitExit(ms: number): Promise<boolean> {
