@@ -72,7 +72,7 @@ export type { LintOptions, LintRecord, LintSummary } from "./lint/lint.js";
 // Peer: requests and responses over any transport
 export { Peer } from "./peer/peer.js";
 export type { PeerOptions, RequestOptions, RequestContext, RequestHandler, NotificationHandler, Progress, DefectReport } from "./peer/peer.js";
-export type { Transport, TransportSink } from "./peer/transport.js";
+export type { Transport, TransportSink, DroppedAnswer } from "./peer/transport.js";
 export {
   ResponseError,
   ConnectionError,
@@ -82,6 +82,7 @@ export {
   AbortedError,
   OverloadedError,
   InvalidResponseError,
+  MessageTooLargeError,
 } from "./peer/errors.js";
 
 // Transports

@@ -12,7 +12,12 @@ export interface Line {
   /** The line was longer than the cap: its bytes were dropped, `size` says how many there were. */
   overflow: boolean;
   size: number;
+  /** For an overflow: the line's first bytes (up to 1 KiB), where a message's `id` usually is. */
+  prefix?: Buffer;
 }
+
+/** How much of an over-long line is kept: enough for the envelope's first members. */
+const PREFIX_BYTES = 1024;
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -22,6 +27,7 @@ export class LineSplitter {
   private held = 0;
   /** Bytes of the current line dropped because it passed the cap (0: not overflowing). */
   private dropped = 0;
+  private prefix: Buffer | undefined;
 
   constructor(
     private readonly maxLineBytes: number,
@@ -56,6 +62,8 @@ export class LineSplitter {
     }
     if (this.held + n > this.maxLineBytes) {
       this.dropped = this.held + n;
+      const head = this.parts.length > 0 ? Buffer.concat(this.parts, Math.min(this.held, PREFIX_BYTES)) : Buffer.alloc(0);
+      this.prefix = head.length >= PREFIX_BYTES ? Buffer.from(head.subarray(0, PREFIX_BYTES)) : Buffer.concat([head, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES - head.length))]);
       this.parts = [];
       this.held = 0;
       return;
@@ -70,8 +78,10 @@ export class LineSplitter {
   private emit(): void {
     if (this.dropped > 0) {
       const size = this.dropped;
+      const prefix = this.prefix ?? Buffer.alloc(0);
       this.dropped = 0;
-      this.onLine({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size });
+      this.prefix = undefined;
+      this.onLine({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size, prefix });
       return;
     }
     let bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.held);

@@ -31,6 +31,7 @@ export const ConnectionErrorCode = {
   Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
   Http: "ERR_MCP_WIRE_HTTP",
   InputRequired: "ERR_MCP_WIRE_INPUT_REQUIRED",
+  TooLarge: "ERR_MCP_WIRE_TOO_LARGE",
 } as const;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 
@@ -89,5 +90,22 @@ export class InvalidResponseError extends ConnectionError {
     readonly defects: readonly Defect[],
   ) {
     super(ConnectionErrorCode.InvalidResponse, `${method}: invalid response: ${defects.filter((d) => d.severity === "error").map((d) => d.code).join(", ")}`);
+  }
+}
+
+/**
+ * The answer came, but was larger than the channel's cap and was dropped unread: the request
+ * fails at once instead of waiting out its deadline.
+ */
+export class MessageTooLargeError extends ConnectionError {
+  override readonly name = "MessageTooLargeError";
+  constructor(
+    readonly method: string,
+    /** The answer's size in bytes. */
+    readonly size: number,
+    /** The cap it passed. */
+    readonly limit: number,
+  ) {
+    super(ConnectionErrorCode.TooLarge, `${method}: the answer of ${size} bytes is over the ${limit}-byte limit, dropped unread`);
   }
 }

@@ -10,7 +10,7 @@ import type { Role } from "../codec/check.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
-import { AbortedError, ClosedError, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import type { Transport } from "./transport.js";
 
 export interface Progress {
@@ -68,7 +68,7 @@ export interface PeerOptions {
   timeout?: number;
   /** How many outgoing requests may await an answer at once. Default 10,000. */
   maxInFlight?: number;
-  /** Largest message accepted. Default 4 MiB. */
+  /** Largest message accepted. Default: the transport's cap, else 4 MiB. */
   maxBytes?: number;
   /** Everything wrong that arrived: malformed messages, stray responses, codec warnings. */
   onDefect?: (report: DefectReport) => void;
@@ -180,11 +180,18 @@ export class Peer {
     this.revisionRules = RULES[options.revision];
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    this.maxBytes = options.maxBytes;
+    this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
     this.peerRole = options.role === "client" ? "server" : "client";
     transport.start({
       message: (data) => this.receive(data),
-      defect: (d) => this.report(d),
+      defect: (d, answer) => {
+        this.report(d);
+        if (answer === undefined) return;
+        const entry = this.settle(answer.id);
+        if (!entry) return;
+        this.answered.add(answer.id);
+        entry.reject(new MessageTooLargeError(entry.method, answer.size, answer.limit));
+      },
       closed: (error) => this.shutdown(error ?? new ClosedError("the other side closed the connection")),
     });
   }

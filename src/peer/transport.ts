@@ -9,13 +9,27 @@ import type { Revision } from "../rules/revisions.js";
 export interface TransportSink {
   /** One framed message as it arrived. */
   message(data: string | Uint8Array): void;
-  /** Something arrived that cannot be a message at all (an over-long line, a broken frame). */
-  defect(defect: Defect): void;
+  /**
+   * Something arrived that cannot be a message at all (an over-long line, a broken frame).
+   * `answer` says what is known of the message it was, when it answered a request: that
+   * request then fails at once with a `MessageTooLargeError`.
+   */
+  defect(defect: Defect, answer?: DroppedAnswer): void;
   /** The channel ended; nothing more will arrive. */
   closed(error?: Error): void;
 }
 
+/** What a transport could still read of an answer it had to drop. */
+export interface DroppedAnswer {
+  id: RequestId;
+  /** Its size in bytes, and the cap it passed. */
+  size: number;
+  limit: number;
+}
+
 export interface Transport {
+  /** The largest message the channel delivers; the peer judges messages by the same cap. */
+  readonly maxMessageBytes?: number;
   /** Begins delivering incoming messages to `sink`. Called once. */
   start(sink: TransportSink): void;
   /**

@@ -9,6 +9,7 @@ import { McpClient, type ConnectStep } from "../mcp/client.js";
 import { connectHttp } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ChildServer } from "../transport/child.js";
 import type { Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
@@ -225,7 +226,8 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const ev = new Evidence();
   const children: ChildServer[] = [];
   const target = [command, ...args].join(" ");
-  const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.maxBytes ? { maxLineBytes: options.maxBytes } : {}) };
+  // the probe's cap is the contract's, over stdio as over HTTP (a client library may read more)
+  const spawnOptions = { ...(options.env ? { env: options.env } : {}), maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   let over = false;
   let spawnError: unknown;
   let echoed = false;

@@ -6,6 +6,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { StreamTransport, type StreamTransportOptions } from "./stream.js";
 
+/**
+ * The longest line read from a server by default: file and image tools answer with a whole file
+ * base64-encoded on one line, often past 4 MiB (a 5 MiB text file is a 5.2 MB line), so the
+ * client reads up to 64 MiB; past it the request fails at once, never after its deadline.
+ */
+export const CHILD_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
 export interface SpawnOptions extends StreamTransportOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -51,7 +58,7 @@ export class ChildServer {
     this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
     // a server that dies mid-write must not crash us with EPIPE
     this.child.stdin.on("error", () => undefined);
-    this.transport = new StreamTransport(this.child.stdout, this.child.stdin, options);
+    this.transport = new StreamTransport(this.child.stdout, this.child.stdin, { ...options, maxLineBytes: options.maxLineBytes ?? CHILD_MAX_LINE_BYTES });
   }
 
   get pid(): number | undefined {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { ClosedError } from "../peer/errors.js";
+import { ClosedError, MessageTooLargeError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
 import type { TransportSink } from "../peer/transport.js";
 import { Defects, guardEventLoop, rejection, ticks, until, within } from "../peer/support.test.js";
@@ -113,13 +113,16 @@ describe("StreamTransport", () => {
     const output = new PassThrough();
     const defects = new Defects();
     const peer = new Peer(new StreamTransport(input, output), { revision: "2025-11-25", role: "client", onDefect: defects.listener });
-    const pending = peer.request("x");
+    const pending = rejection(peer.request("x"), 20_000);
+    const next = peer.request("y");
     const before = process.memoryUsage();
     const mib = Buffer.alloc(2 ** 20, "x");
     await write(input, '{"jsonrpc":"2.0","id":1,"result":{"data":"');
     for (let i = 0; i < 100; i++) await write(input, mib);
-    await write(input, '"}}\n{"jsonrpc":"2.0","id":1,"result":{"small":true}}\n');
-    assert.deepEqual(await within(pending, 20_000), { small: true });
+    await write(input, '"}}\n{"jsonrpc":"2.0","id":2,"result":{"small":true}}\n');
+    // the request the line answered fails at once (its id is in the line's first bytes)
+    assert.ok((await pending) instanceof MessageTooLargeError);
+    assert.deepEqual(await within(next, 20_000), { small: true });
     const after = process.memoryUsage();
     assert.deepEqual(defects.codes(), ["too_large"]);
     assert.match(defects.reports[0]!.defect.message, /^a line of 104857\d\d\d bytes, over the 4194304-byte limit: dropped$/);

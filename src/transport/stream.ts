@@ -7,10 +7,14 @@ import { defect } from "../codec/defects.js";
 import { LineSplitter } from "../codec/lines.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ClosedError } from "../peer/errors.js";
+import type { RequestId } from "../codec/message.js";
 import type { Transport, TransportSink } from "../peer/transport.js";
 
 export interface StreamTransportOptions {
-  /** Longest line accepted; longer ones are dropped and reported as `too_large`. Default 4 MiB. */
+  /**
+   * Longest line accepted; longer ones are dropped and reported as `too_large`, and a request
+   * they answer fails at once. Default 4 MiB.
+   */
   maxLineBytes?: number;
 }
 
@@ -19,6 +23,9 @@ export class StreamTransport implements Transport {
   private drained: Promise<void> | undefined;
   private isClosed = false;
   private readonly maxLineBytes: number;
+  get maxMessageBytes(): number {
+    return this.maxLineBytes;
+  }
 
   constructor(
     private readonly input: Readable,
@@ -32,7 +39,10 @@ export class StreamTransport implements Transport {
     this.sink = sink;
     const splitter = new LineSplitter(this.maxLineBytes, (line) => {
       if (line.overflow) {
-        sink.defect(defect("too_large", "", `a line of ${line.size} bytes, over the ${this.maxLineBytes}-byte limit: dropped`));
+        const head = line.prefix ? peekEnvelope(line.prefix) : {};
+        const d = defect("too_large", "", `a line of ${line.size} bytes, over the ${this.maxLineBytes}-byte limit: dropped`);
+        // only an answer fails a request: a request or notification names a method first
+        sink.defect(d, head.id !== undefined && !head.method ? { id: head.id, size: line.size, limit: this.maxLineBytes } : undefined);
       } else if (line.bytes.length > 0) {
         sink.message(line.bytes);
       }
@@ -74,4 +84,61 @@ export class StreamTransport implements Transport {
     this.isClosed = true;
     this.sink?.closed(error);
   }
+}
+
+/**
+ * The top-level `id` in the first bytes of a JSON object, and whether a `method` member came
+ * before the bytes ran out: enough to tell which request an over-long answer was for, without
+ * parsing what was dropped. Strings are skipped whole, so an `"id"` inside a value never counts.
+ */
+export function peekEnvelope(bytes: Uint8Array): { id?: RequestId; method?: true } {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const out: { id?: RequestId; method?: true } = {};
+  let depth = 0;
+  let i = 0;
+  const stringEnd = (from: number): number => {
+    for (let j = from + 1; j < text.length; j++) {
+      if (text[j] === "\\") j++;
+      else if (text[j] === '"') return j;
+    }
+    return -1;
+  };
+  const skipSpace = (from: number): number => {
+    while (from < text.length && " \t\r\n".includes(text[from]!)) from++;
+    return from;
+  };
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      const end = stringEnd(i);
+      if (end === -1) break;
+      const after = skipSpace(end + 1);
+      if (depth === 1 && text[after] === ":") {
+        const key = text.slice(i + 1, end);
+        if (key === "method") out.method = true;
+        if (key === "id") {
+          const v = skipSpace(after + 1);
+          if (text[v] === '"') {
+            const vEnd = stringEnd(v);
+            if (vEnd !== -1) {
+              try {
+                out.id = JSON.parse(text.slice(v, vEnd + 1)) as string;
+              } catch {
+                // not a JSON string: no id to read
+              }
+            }
+          } else {
+            const num = /^-?\d+(?=[\s,}])/.exec(text.slice(v, v + 32));
+            if (num && Number.isSafeInteger(Number(num[0]))) out.id = Number(num[0]);
+          }
+        }
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    i++;
+  }
+  return out;
 }
