@@ -4,6 +4,7 @@
  * request ends with the walk's one deadline, a URL the caller's guard refuses (a private address
  * in a census of untrusted targets) is never called, and a URL asked for twice is fetched once.
  */
+import { parseJson } from "../codec/parse.js";
 import { excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
 import type { AuthStepRecord } from "./types.js";
 
@@ -112,7 +113,7 @@ export class Fetcher {
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
       const text = body.bytes.toString("utf8");
       try {
-        return record({ url, status, headers: response.headers, json: JSON.parse(text) as unknown }, ok);
+        return record({ url, status, headers: response.headers, json: parseJson(text) }, ok);
       } catch {
         return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
       }

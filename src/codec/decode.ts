@@ -4,10 +4,11 @@
 import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { checkValue, type Checked, type Role } from "./check.js";
 import { defect, type Defect } from "./defects.js";
-import { exceedsDepth } from "./depth.js";
+import { DEFAULT_MAX_DEPTH } from "./depth.js";
+import { parseJson, TooDeepError } from "./parse.js";
 
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_MAX_DEPTH = 128;
+export { DEFAULT_MAX_DEPTH };
 
 export interface DecodeOptions {
   revision: Revision;
@@ -57,15 +58,11 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
 
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // measured before it is built: a deep text is refused at the cost of its bytes
+    value = parseJson(text, options.maxDepth ?? DEFAULT_MAX_DEPTH);
   } catch (e) {
+    if (e instanceof TooDeepError) return invalid(withBom(bom, [defect("too_deep", "", e.message)]));
     return invalid(withBom(bom, [defect("parse_error", "", parseErrorMessage(text, e))]));
-  }
-
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  // Each level costs at least two characters, so a short text cannot be too deep.
-  if (text.length > 2 * maxDepth && exceedsDepth(value, maxDepth)) {
-    return invalid(withBom(bom, [defect("too_deep", "", `nests arrays and objects deeper than ${maxDepth} levels`)]));
   }
 
   const checked: Decoded = checkValue(value, rules, options.role);

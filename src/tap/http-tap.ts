@@ -16,6 +16,7 @@ import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
+import { parseJson } from "../codec/parse.js";
 import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
@@ -291,7 +292,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
       let parsed: unknown;
       if (!line.overflow && line.size > 0) {
         try {
-          parsed = JSON.parse(line.bytes.toString("utf8"));
+          parsed = parseJson(line.bytes.toString("utf8"));
         } catch {
           // the codec says what is wrong with it
         }

@@ -10,6 +10,7 @@ import { ClosedError } from "../../peer/errors.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import { decode } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
+import { parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
 import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
@@ -401,7 +402,7 @@ function parseJsonRpc(bytes: Uint8Array): ParsedBody | undefined {
   if (bytes.length === 0) return undefined;
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    v = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
   } catch {
     return undefined;
   }

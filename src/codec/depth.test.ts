@@ -1,0 +1,106 @@
+/**
+ * Nesting is measured before JSON.parse builds anything: the text scan agrees with a walk of the
+ * parsed value, a too-deep text is told apart from a broken one without being built, and a
+ * hostile 4 MiB body costs about its own bytes.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { decode } from "./decode.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth, textTooDeep } from "./depth.js";
+import { parseJson, TooDeepError } from "./parse.js";
+import { jsonSyntaxError } from "./syntax.js";
+
+const parses = (t: string): boolean => {
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Strings that look like structure: brackets, quotes and backslashes in them must not count. */
+const tricky = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("[", "]", "{", "}", '"', "\\", '\\"[', "[[[[", "\\\\", "}}]]"), fc.string({ unit: fc.constantFrom("[", "{", '"', "\\", "]", "}", "a"), maxLength: 12 }));
+const { value: nested } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", maxDepth: 12 },
+    tricky,
+    fc.integer(),
+    fc.constant(null),
+    fc.array(tie("value"), { maxLength: 3 }),
+    fc.dictionary(tricky, tie("value"), { maxKeys: 3 }),
+  ),
+}));
+const spaced = (v: unknown, space: number) => JSON.stringify(v, null, space);
+
+describe("depth of the text, before parsing", () => {
+  test("the scan agrees with a walk of the parsed value, brackets and escaped quotes inside strings included", () => {
+    fc.assert(
+      fc.property(nested, fc.nat(10), fc.constantFrom(0, 1), (v, max, space) => {
+        const text = spaced(v, space);
+        assert.equal(textTooDeep(text, max), exceedsDepth(JSON.parse(text), max), text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("around the limit: 128 levels pass, 129 do not, whatever the strings hold", () => {
+    const nest = (n: number, inner = "") => "[".repeat(n) + inner + "]".repeat(n);
+    assert.equal(textTooDeep(nest(128), 128), false);
+    assert.equal(textTooDeep(nest(129), 128), true);
+    assert.equal(textTooDeep(nest(128, '"' + "[".repeat(300) + '"'), 128), false);
+    assert.equal(textTooDeep(nest(128, '"\\"' + "{".repeat(300) + '"'), 128), false);
+    assert.equal(textTooDeep(nest(128, '"\\\\"' + ",[]"), 128), true);
+    assert.equal(textTooDeep(`{"a":${nest(127)},"b":${nest(128)}}`, 128), true);
+    assert.equal(textTooDeep(`${"[1,".repeat(500)}1${"]".repeat(500)}`, 128), true);
+    assert.equal(textTooDeep(`[${"[],".repeat(500)}[]]`, 128), false, "many brackets, little depth");
+  });
+
+  test("the syntax check agrees with JSON.parse on any text", () => {
+    const token = fc.constantFrom("{", "}", "[", "]", ":", ",", '"a"', '"\\u12g4"', '"\\u1234"', '"\\x"', '"\\n"', '"\\/"', "null", "nul", "true", "tru", "false", "fals", "1", "-", "-0", "01", "1.", "1.5", "1e", "1e+5", "1E-2", " ", "\n", "\t", "\r", "\u00a0", '"', "\\", "\u0001", "\ud800", "x");
+    fc.assert(fc.property(fc.array(token, { maxLength: 30 }), (ts) => (jsonSyntaxError(ts.join("")) === undefined) === parses(ts.join(""))), { numRuns: 5000 });
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 40 }), (t) => (jsonSyntaxError(t) === undefined) === parses(t)), { numRuns: 3000 });
+    fc.assert(fc.property(fc.json({ maxDepth: 5 }), (t) => jsonSyntaxError(t) === undefined), { numRuns: 2000 });
+  });
+
+  test("decode: deep JSON is too_deep, deep text that is not JSON stays a parse_error, as before", () => {
+    const deep = decode("[".repeat(200) + "]".repeat(200), { revision: "2025-06-18" });
+    assert.equal(deep.kind, "invalid");
+    assert.deepEqual(deep.defects.map((d) => [d.code, d.message]), [["too_deep", "nests arrays and objects deeper than 128 levels"]]);
+    for (const broken of ["[".repeat(200), "[".repeat(300) + "]".repeat(299), "[".repeat(300) + "x" + "]".repeat(300), `{"a":${"[".repeat(300)}1,]${"]".repeat(299)}}`]) {
+      assert.deepEqual(decode(broken, { revision: "2025-06-18" }).defects.map((d) => d.code), ["parse_error"]);
+    }
+    // the same for bytes, for a smaller limit, and through the guarded parse
+    assert.deepEqual(decode(Buffer.from("[".repeat(200) + "]".repeat(200)), { revision: "2025-03-26" }).defects.map((d) => d.code), ["too_deep"]);
+    assert.deepEqual(decode('{"a":[[[[1]]]]}', { revision: "2025-03-26", maxDepth: 3 }).defects.map((d) => d.code), ["too_deep"]);
+    assert.throws(() => parseJson("[".repeat(200) + "]".repeat(200)), TooDeepError);
+    assert.throws(() => parseJson("[".repeat(200)), (e: unknown) => e instanceof SyntaxError && !(e instanceof TooDeepError));
+    assert.deepEqual(parseJson("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)), JSON.parse("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)));
+  });
+
+  test("a 4 MiB body of two million [ and ] is too_deep at the cost of its bytes, not of two million arrays", () => {
+    const half = 2 * 1024 * 1024;
+    const rss = process.memoryUsage().rss;
+    const heap = process.memoryUsage().heapUsed;
+    let peakRss = rss;
+    let peakHeap = heap;
+    const sample = () => {
+      const m = process.memoryUsage();
+      peakRss = Math.max(peakRss, m.rss);
+      peakHeap = Math.max(peakHeap, m.heapUsed);
+    };
+    for (const body of [Buffer.from("[".repeat(half) + "]".repeat(half)), "[".repeat(half) + "]".repeat(half), Buffer.from("[".repeat(half - 1) + "}" + "]".repeat(half))]) {
+      sample();
+      const d = decode(body, { revision: "2025-03-26" });
+      sample();
+      assert.equal(d.kind, "invalid");
+      assert.equal(d.defects.length, 1);
+      assert.ok(d.defects[0]!.code === "too_deep" || d.defects[0]!.code === "parse_error");
+    }
+    // JSON.parse of one such body alone grows the heap by over 100 MB
+    const mb = (n: number) => Math.round(n / 1e6);
+    assert.ok(peakHeap - heap < 50e6, `heap grew ${mb(peakHeap - heap)} MB`);
+    assert.ok(peakRss - rss < 50e6, `RSS grew ${mb(peakRss - rss)} MB`);
+  });
+});
