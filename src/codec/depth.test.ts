@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { decode } from "./decode.js";
-import { DEFAULT_MAX_DEPTH, exceedsDepth, textTooDeep } from "./depth.js";
+import { BUILD_LEVELS, DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth, textTooDeep } from "./depth.js";
 import { parseJson, TooDeepError } from "./parse.js";
 import { jsonSyntaxError } from "./syntax.js";
 
@@ -77,6 +77,18 @@ describe("depth of the text, before parsing", () => {
     assert.throws(() => parseJson("[".repeat(200) + "]".repeat(200)), TooDeepError);
     assert.throws(() => parseJson("[".repeat(200)), (e: unknown) => e instanceof SyntaxError && !(e instanceof TooDeepError));
     assert.deepEqual(parseJson("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)), JSON.parse("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)));
+  });
+
+  test("every depth is judged the same, scanned before parsing or walked after", () => {
+    for (const levels of [129, 1_000, BUILD_LEVELS - 1, BUILD_LEVELS, BUILD_LEVELS + 1, 3 * BUILD_LEVELS]) {
+      const text = "[".repeat(levels) + "]".repeat(levels);
+      assert.deepEqual(decode(text, { revision: "2025-06-18" }).defects.map((d) => d.code), ["too_deep"], `${levels} levels`);
+      assert.equal(depthBeforeParse(text, DEFAULT_MAX_DEPTH), levels > BUILD_LEVELS ? true : undefined);
+    }
+    // a long text with many brackets but little depth is parsed
+    const wide = `[${"[1],".repeat(3 * BUILD_LEVELS)}[2]]`;
+    assert.equal(depthBeforeParse(wide, DEFAULT_MAX_DEPTH), false);
+    assert.equal(decode(wide, { revision: "2025-06-18" }).defects[0]?.code, "bare_array");
   });
 
   test("a 4 MiB body of two million [ and ] is too_deep at the cost of its bytes, not of two million arrays", () => {

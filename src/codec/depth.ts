@@ -4,12 +4,33 @@
  * V8's JSON.parse accepts any depth and builds all of it: two million `[` in a 4 MiB body become
  * two million arrays (over 100 MB) before anything could look at them, and code that later walks
  * the value (ours, a user's, JSON.stringify) recurses, so a hostile peer could hand it a stack
- * overflow. So the text is measured first, by a scan that builds nothing: it costs what the
- * bytes cost, and ordinary messages pay for it only in a cheap count (see `textTooDeep`).
+ * overflow. So text that could build many levels is measured first, by a scan that builds
+ * nothing and costs what the bytes cost. Text that cannot build more than `BUILD_LEVELS` levels
+ * (a few MB at worst) is parsed and its value walked instead: the walk visits only containers,
+ * while a scan of the text pays for every string in it (a fifth of JSON.parse's own time on a
+ * large tool list), and ordinary messages must not pay that.
  */
 
 /** Deeper nesting than this is `too_deep`, in every decoder of untrusted text. */
 export const DEFAULT_MAX_DEPTH = 128;
+
+/**
+ * Levels JSON.parse may build before a walk of the value finds them too deep: V8 spends about
+ * 125 bytes a level, so at most about 4 MB, whatever the text. Text that could build more is
+ * measured before it is parsed.
+ */
+export const BUILD_LEVELS = 32_768;
+
+/**
+ * Before parsing: true when `text` nests deeper than `max` (it must not be parsed), false when
+ * it does not, undefined when it cannot build more than `BUILD_LEVELS` levels and a walk of the
+ * parsed value (`exceedsDepth`) is the cheaper judge.
+ */
+export function depthBeforeParse(text: string, max: number): boolean | undefined {
+  if (text.length <= 2 * max) return false;
+  if (text.length <= 2 * BUILD_LEVELS || !mayNest(text, BUILD_LEVELS)) return undefined;
+  return scanDepth(text, max);
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -31,9 +52,8 @@ export function textTooDeep(text: string, max: number): boolean {
 }
 
 /**
- * A necessary condition, cheap enough for every message: more than `max` brackets and braces
- * anywhere (strings included). Native `indexOf` jumps between them, so an ordinary message,
- * with a few dozen, costs a few dozen calls and no loop over its characters.
+ * A necessary condition: more than `max` brackets and braces anywhere (strings included). Native
+ * `indexOf` jumps between them, so it costs one call per bracket and no loop over characters.
  */
 function mayNest(text: string, max: number): boolean {
   let n = 0;

@@ -1,8 +1,8 @@
 /**
- * JSON.parse for untrusted text: too-deep text is refused before anything is built, so parsing
- * costs what the bytes cost. Every parse of a peer's bytes goes through here or through `decode`.
+ * JSON.parse for untrusted text: text deep enough to cost more than its bytes is refused before
+ * anything is built (see depth.ts). Every parse of a peer's bytes goes through here or `decode`.
  */
-import { DEFAULT_MAX_DEPTH, textTooDeep } from "./depth.js";
+import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "./depth.js";
 import { jsonSyntaxError } from "./syntax.js";
 
 /** The text is JSON, but nests deeper than the limit: it was not parsed. */
@@ -17,6 +17,9 @@ export class TooDeepError extends SyntaxError {
  * would), a TooDeepError when it is JSON nested deeper than `maxDepth`.
  */
 export function parseJson(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
-  if (textTooDeep(text, maxDepth)) throw jsonSyntaxError(text) ?? new TooDeepError(maxDepth);
-  return JSON.parse(text) as unknown;
+  const deep = depthBeforeParse(text, maxDepth);
+  if (deep === true) throw jsonSyntaxError(text) ?? new TooDeepError(maxDepth);
+  const value: unknown = JSON.parse(text);
+  if (deep === undefined && exceedsDepth(value, maxDepth)) throw new TooDeepError(maxDepth);
+  return value;
 }
