@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,14 +12,14 @@ const dir = mkdtempSync(join(tmpdir(), "mcp-wire-demo-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** As `npm start` runs it on a fresh machine: no terminal, no input, nothing but the working directory. */
-function demo(): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(args: string[], deadlineMs = 120_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, "demo"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), deadlineMs);
     child.on("error", reject);
     child.on("close", (status) => {
       clearTimeout(timer);
@@ -26,11 +27,23 @@ function demo(): Promise<{ status: number | null; stdout: string; stderr: string
     });
   });
 }
+const demo = (...args: string[]) => run(["demo", ...args]);
+
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** The servers the report names, in its order: the same fleet on the same ports reads the same. */
+const urls = (out: string) => [...out.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S*/g)].map((m) => m[0]).sort();
 
 describe("mcp-wire demo", () => {
-  test("starts the fleet, runs a census into mcp-wire.db, prints the report, writes the page, lints the samples", async () => {
+  let first = "";
+
+  test("starts the fleet, runs a census into mcp-wire-demo.db, prints the report, writes the page, lints the samples", async () => {
+    // a user's own census database sits beside it: the demo must never touch it
+    writeFileSync(join(dir, "mcp-wire.db"), "not the demo's");
+    const before = sha(join(dir, "mcp-wire.db"));
     const r = await demo();
     assert.equal(r.status, 0, r.stderr);
+    first = r.stdout;
+    assert.equal(sha(join(dir, "mcp-wire.db")), before, "mcp-wire.db untouched");
     const servers = Number(/^mcp-wire demo: (\d+) servers on 127\.0\.0\.1/.exec(r.stdout)?.[1]);
     assert.ok(servers > 20, r.stdout.slice(0, 300));
     assert.match(r.stderr, /^census: \d+ of \d+ done/m, "progress, as plain lines without a terminal");
@@ -47,14 +60,14 @@ describe("mcp-wire demo", () => {
     assert.match(r.stdout, /samples\/legacy-session\.ndjson .*revision 2025-11-25 \(from the initialize request\)/);
     assert.match(r.stdout, /samples\/modern-requests\.ndjson .*revision 2026-07-28 \(from the _meta\)/);
 
-    assert.ok(existsSync(join(dir, "mcp-wire.db")));
+    assert.ok(existsSync(join(dir, "mcp-wire-demo.db")));
     const html = readFileSync(join(dir, "mcp-wire-report.html"), "utf8");
     assert.match(html, /^<!doctype html>/);
     assert.equal(html.match(/<tr>/g)!.length >= servers, true);
 
     // the database is a census like any other: report reads it again
     const again = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, [MAIN, "report", "--json"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [MAIN, "report", "--json", "--db", "mcp-wire-demo.db"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
       child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
       child.on("close", () => resolve(out));
@@ -64,4 +77,53 @@ describe("mcp-wire demo", () => {
     assert.equal(stored.runs[0].source, "demo fleet");
     assert.equal(stored.targets.length, servers);
   });
+  test("a second run starts its database afresh: one run, the same servers on the same ports, never appended", async () => {
+    assert.ok(first, "the first demo ran");
+    const r = await demo();
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(urls(r.stdout), urls(first), "the report names the same servers");
+    const stored = JSON.parse((await run(["report", "--json", "--db", "mcp-wire-demo.db"])).stdout);
+    assert.equal(stored.runs.length, 1, "a fresh database, not a second run appended");
+    assert.equal(stored.runs[0].id, 1);
+  });
+
+  test("--db and --html put the census and the page where the user says", async () => {
+    mkdirSync(join(dir, "elsewhere"));
+    const r = await demo("--db", "elsewhere/d.db", "--html", "elsewhere/page.html");
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(existsSync(join(dir, "elsewhere", "d.db")));
+    assert.match(readFileSync(join(dir, "elsewhere", "page.html"), "utf8"), /^<!doctype html>/);
+    assert.match(r.stdout, /mcp-wire report --db elsewhere\/d\.db/);
+  });
+});
+
+describe("mcp-wire demo refuses a database it cannot or must not use, at once and untouched", () => {
+  const cases: [string, () => string, RegExp][] = [
+    ["a folder", () => (mkdirSync(join(dir, "a-folder"), { recursive: true }), "a-folder"), /a-folder is not a file/],
+    ["a text file", () => (writeFileSync(join(dir, "notes.txt"), "my notes\n"), "notes.txt"), /notes\.txt is not an SQLite database/],
+    ["a census of the user's own", () => "own.db", /own\.db holds a census other than the demo's/],
+    ["a place nothing can be written", () => "/proc/mcp-wire-demo.db", /^mcp-wire demo: cannot use \/proc\/mcp-wire-demo\.db: /],
+    ["a PostgreSQL URL", () => "postgres://u:hunter2secret@127.0.0.1:1/x", /the demo writes an SQLite file of its own/],
+  ];
+  for (const [what, make, message] of cases) {
+    test(what, async () => {
+      if (what.startsWith("a census")) {
+        // a real census of the user's, made by mcp-wire census over one unreachable target
+        writeFileSync(join(dir, "targets.txt"), "http://127.0.0.1:9/mcp\n");
+        const made = await run(["census", "targets.txt", "--db", "own.db", "--timeout", "1000"]);
+        assert.equal(made.status, 0, made.stderr);
+      }
+      const db = make();
+      const path = db.startsWith("/") || db.includes("://") ? undefined : join(dir, db);
+      const hash = path && existsSync(path) && !db.startsWith("a-folder") ? sha(path) : undefined;
+      // a hang is killed at 20 s, far past "at once", and then has no exit status of 2
+      const r = await run(["demo", "--db", db], 20_000);
+      assert.equal(r.status, 2, r.stdout + r.stderr);
+      assert.match(r.stderr.trim(), message);
+      assert.equal(r.stderr.trim().split("\n").length, 1, "one line");
+      assert.doesNotMatch(r.stderr, /hunter2secret|    at /, "no secret, no stack trace");
+      assert.equal(r.stdout, "", "no fleet started, nothing printed");
+      if (hash) assert.equal(sha(path!), hash, "left untouched");
+    });
+  }
 });

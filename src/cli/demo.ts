@@ -1,27 +1,36 @@
 /**
  * `mcp-wire demo` (what `npm start` runs): the whole tool on one machine. It starts the demo
  * fleet (local servers on 127.0.0.1 that behave like those the seed's census met), runs a census
- * over it into mcp-wire.db with the progress bar, prints the report, writes mcp-wire-report.html,
- * and ends with the bundled sample captures linted. Nothing leaves 127.0.0.1.
+ * over it into a database of its own with the progress bar, prints the report, writes the HTML
+ * page, and ends with the bundled sample captures linted. Nothing leaves 127.0.0.1.
  */
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { runCensus } from "../census/census.js";
+import { isPostgresUrl, openStore } from "../census/open-store.js";
 import { Progress } from "../census/progress.js";
-import { SqliteStore } from "../census/sqlite-store.js";
-import type { AttemptRecord, TargetRecord } from "../census/store.js";
+import { StoreRefused, type AttemptRecord, type Store, type TargetRecord } from "../census/store.js";
 import { startFleet, type Expectation, type Fleet, type FleetCommand } from "../fleet/fleet.js";
 import { lintStream, summaryLine } from "../lint/lint.js";
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import { shellQuote } from "../probe/repro.js";
 import { renderHtml } from "../report/html.js";
 import { renderText } from "../report/text.js";
-import { OK } from "./exit.js";
-import { paint, writeOut } from "./output.js";
+import { OK, USAGE_ERROR } from "./exit.js";
+import { cannotWrite, fileProblem } from "./file-errors.js";
+import { paint, writeErr, writeOut } from "./output.js";
 
-export const DEMO_DB = "mcp-wire.db";
+/** The demo's own database: a user's census lives in mcp-wire.db, which the demo never opens. */
+export const DEMO_DB = "mcp-wire-demo.db";
 export const DEMO_HTML = "mcp-wire-report.html";
+/** What the demo calls its runs: a database holding any other run is a user's census, not ours to reset. */
+const DEMO_SOURCE = "demo fleet";
+/**
+ * The fleet's ports when they are free, so that two demos print the same report (it names every
+ * server by its URL); in the dynamic range, clear of the ports Linux hands out by default.
+ */
+const DEMO_BASE_PORT = 47_830;
 
 /**
  * Long enough for every behaviour that ends only at the deadline (a hang, an endless stream) to
@@ -34,24 +43,39 @@ const TIMEOUT_MS = 4000;
  */
 const CONCURRENCY = 16;
 
+export interface DemoOptions {
+  db?: string;
+  html?: string;
+}
+
 const SAMPLES = [
   ["a legacy 2025-11-25 session over stdio", "legacy-session.ndjson"],
   ["modern 2026-07-28 stateless requests", "modern-requests.ndjson"],
 ] as const;
 
-export async function runDemo(): Promise<number> {
+export async function runDemo(options: DemoOptions = {}): Promise<number> {
+  const db = options.db ?? DEMO_DB;
+  const html = options.html ?? DEMO_HTML;
   const colour = process.stdout.isTTY === true;
   const bold = (s: string) => paint("bold", s, colour);
-  const fleet = await startFleet();
-  const store = new SqliteStore(DEMO_DB);
+  // the database first: one that cannot be used is said at once, before any server is started
+  let store: Store;
   try {
+    store = await freshStore(db);
+  } catch (e) {
+    writeErr(`mcp-wire demo: ${e instanceof StoreRefused ? e.message : `cannot use ${db}: ${fileProblem(e)}`}\n`);
+    return USAGE_ERROR;
+  }
+  let fleet: Fleet | undefined;
+  try {
+    fleet = await startFleet({ basePort: DEMO_BASE_PORT });
     const { targets, commands, expected } = fleetTargets(fleet);
     await writeOut(
       `${bold("mcp-wire demo")}: ${targets.length} servers on 127.0.0.1 (${fleet.endpoints.length} over HTTP, ${fleet.stdio.length} over stdio) that behave like those ` +
-        `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, hangs. Each is called once, into ${DEMO_DB}.\n\n`,
+        `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${db}.\n\n`,
     );
 
-    const runId = await store.startRun("demo fleet", targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
+    const runId = await store.startRun(DEMO_SOURCE, targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
     const progress = new Progress({ total: targets.length, everyMs: 2000 });
     const seen: AttemptRecord[] = [];
     try {
@@ -71,13 +95,18 @@ export async function runDemo(): Promise<number> {
 
     const agg = await store.aggregate({ runIds: [runId] });
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
-    await writeFile(DEMO_HTML, renderHtml(agg));
-    await writeOut(`${bold("Wrote")} ${DEMO_HTML}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
+    try {
+      await writeFile(html, renderHtml(agg));
+      await writeOut(`${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
+    } catch (e) {
+      writeErr(`mcp-wire demo: ${cannotWrite(html, e)}\n`);
+    }
     await writeOut(checkVerdicts(seen, expected));
-    await writeOut(`Next: mcp-wire report [--json | --csv | --html FILE] reads ${DEMO_DB} again; mcp-wire census <targets> runs a census of your own; mcp-wire probe <url> asks one server.\n\n`);
+    const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;
+    await writeOut(`Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`);
   } finally {
     await store.close();
-    await fleet.close();
+    await fleet?.close();
   }
 
   await writeOut(`${bold("The bundled sample captures, linted")} (mcp-wire lint FILE shows each defect)\n`);
@@ -122,4 +151,24 @@ function checkVerdicts(seen: readonly AttemptRecord[], expected: ReadonlyMap<str
   });
   if (wrong.length === 0) return `Every verdict is the one its fleet server was built to draw (${seen.length} of ${seen.length}).\n`;
   return `${wrong.length} verdict${wrong.length === 1 ? " differs" : "s differ"} from what the fleet expects (a loaded machine can turn an answer into a timeout):\n${wrong.join("\n")}\n`;
+}
+
+/**
+ * The demo's database, emptied: each run starts afresh so that two demos print the same report.
+ * Only a database that holds nothing but demo runs is reset; any other file is the user's and is
+ * refused untouched (a census of their own, another program's database, not a database at all).
+ */
+async function freshStore(db: string): Promise<Store> {
+  if (isPostgresUrl(db)) throw new StoreRefused(`the demo writes an SQLite file of its own; for PostgreSQL run mcp-wire census --db ${db} on your targets`);
+  if (existsSync(db)) {
+    const old = await openStore(db, "read");
+    try {
+      const foreign = (await old.runs()).filter((r) => r.source !== DEMO_SOURCE);
+      if (foreign.length > 0) throw new StoreRefused(`${db} holds a census other than the demo's (${foreign.length} run${foreign.length === 1 ? "" : "s"}); it was left untouched. Name another file with --db`);
+    } finally {
+      await old.close();
+    }
+    for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]) rmSync(f, { force: true });
+  }
+  return openStore(db, "write");
 }

@@ -110,10 +110,12 @@ program
 
 program
   .command("demo")
-  .description("start a fleet of local servers that misbehave as real ones do, run a census over it into mcp-wire.db, print the report and write mcp-wire-report.html")
-  .action(async () => {
+  .description("start a fleet of local servers that misbehave as real ones do, run a census over it into a database of its own, print the report and write the HTML page")
+  .option("--db <file>", "the demo's SQLite file, emptied at each run (default mcp-wire-demo.db; a database holding any other census is refused)")
+  .option("--html <file>", "where to write the page (default mcp-wire-report.html)")
+  .action(async (opts: { db?: string; html?: string }) => {
     const { runDemo } = await import("./demo.js");
-    process.exitCode = await runDemo();
+    process.exitCode = await runDemo(opts);
   });
 
 /** One line for anything unexpected, never a stack trace (MCP_WIRE_DEBUG=1 shows it). */

@@ -6,7 +6,7 @@
  * be another origin.
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLoopback } from "./listen.js";
 import { HTTP_BEHAVIOURS, type FleetContext, type Route } from "./behaviours.js";
 import type { Expectation } from "./expect.js";
 import { fails } from "./expect.js";
@@ -23,6 +23,11 @@ export interface FleetOptions {
   dripMs?: number;
   /** The token `auth-bearer` accepts. Default: a fixed demo token. */
   token?: string;
+  /**
+   * The first of four ports to listen on when they are free (the fleet's own origin, a second
+   * origin, a port left closed, the sign-in chains' origin). Default: any free ports.
+   */
+  basePort?: number;
 }
 
 export interface FleetEndpoint {
@@ -50,16 +55,6 @@ export interface Fleet {
   url(name: string): string;
   /** Ends every response under way (endless ones too), every timer and both servers. */
   close(): Promise<void>;
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 function shut(server: Server): Promise<void> {
@@ -96,9 +91,11 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   });
   // a port that was free a moment ago: nothing listens there
   const spare = createServer();
-  const [port, otherPort, closedPort] = await Promise.all([listen(main), listen(other), listen(spare)]);
+  const base = options.basePort ?? 0;
+  const at = (i: number) => (base > 0 ? base + i : 0);
+  const [port, otherPort, closedPort] = await Promise.all([listenLoopback(main, at(0)), listenLoopback(other, at(1)), listenLoopback(spare, at(2))]);
   // sign-in chains need their own origin: their metadata lives at well-known paths of its root
-  const signin = await startSigninServer(SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)));
+  const signin = await startSigninServer(SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)), at(3));
   await shut(spare);
 
   const ctx: FleetContext = {

@@ -6,7 +6,7 @@
  * that the walk sent nothing but GET and OPTIONS to metadata and registration URLs.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLoopback } from "./listen.js";
 import { SIGNIN_CASES, paths, type Answer, type CorsMode, type SigninCase, type SigninLayout } from "./signin-cases.js";
 
 export interface SigninRequest {
@@ -56,7 +56,7 @@ function send(res: ServerResponse, answer: Answer, extra: Record<string, string>
 }
 
 /** Starts the server with `cases` (all of them by default). */
-export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES): Promise<SigninServer> {
+export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES, preferredPort = 0): Promise<SigninServer> {
   const requests: SigninRequest[] = [];
   const layouts = new Map<string, { layout: SigninLayout; name: string }>();
   const endpoints = new Map<string, { layout: SigninLayout; name: string }>();
@@ -99,10 +99,7 @@ export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES): Pro
       send(res, { status: 404, body: "Not Found" }, {});
     });
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
+  const port = await listenLoopback(server, preferredPort);
   const origin = `http://127.0.0.1:${port}`;
   for (const c of cases) {
     const base = `/c/${c.name}`;
