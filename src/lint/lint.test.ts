@@ -188,6 +188,31 @@ describe("Linter: lines", () => {
     assert.deepEqual(lint([initialize(rev, 0), initialized(rev, 0), ping(0), empty(0), ping(0), empty(0)]).codes.flat(), ["id_reused_in_session"]);
   });
 
+  test("tap --listen records: each conversation judged on its own, and an error on an HTTP error status answers its exchange's POST", () => {
+    const rec = (from: "client" | "server", conversation: string, message: unknown, http: Record<string, unknown>) => j({ from, line: j(message), conversation, http: { method: "POST", path: "/mcp", ...http } });
+    const discover = { jsonrpc: "2.0", id: 0, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } };
+    const refusal = (id: number | null) => ({ jsonrpc: "2.0", id, error: { code: -32000, message: "Bad Request: Server not initialized" } });
+    const { codes, summary } = lint([
+      rec("client", "c1", discover, { exchange: 1, protocolVersion: "2026-07-28" }),
+      rec("server", "c1", refusal(null), { exchange: 1, status: 400 }),
+      rec("client", "c2", discover, { exchange: 2, protocolVersion: "2026-07-28" }),
+      rec("server", "c2", refusal(0), { exchange: 2, status: 400 }),
+      // two sessions, each with its own initialize id 0
+      rec("client", "c3", JSON.parse(initialize("2025-06-18", 0)), { exchange: 3 }),
+      rec("server", "c3", JSON.parse(initialized("2025-06-18", 0)), { exchange: 3, status: 200 }),
+      rec("client", "c4", JSON.parse(initialize("2025-11-25", 0)), { exchange: 4 }),
+      rec("server", "c4", JSON.parse(initialized("2025-11-25", 0)), { exchange: 4, status: 200 }),
+      // a stateless exchange after them speaks what its MCP-Protocol-Version header says
+      rec("client", "c5", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { exchange: 5, protocolVersion: "2025-06-18" }),
+      rec("server", "c5", { jsonrpc: "2.0", id: 1, result: { tools: [] } }, { exchange: 5, status: 200 }),
+    ]);
+    assert.deepEqual(codes.flat(), []);
+    assert.equal(summary.conversations, 5);
+    // the same refusal with no HTTP status around it is judged as a message: warnings at most
+    const plain = lint([j(discover), j(refusal(null))]);
+    assert.deepEqual(plain.records[1]!.defects.map((d) => [d.code, d.severity]), [["id_null", "warning"], ["error_code_legacy", "warning"], ["unknown_response_id", "warning"]]);
+  });
+
   test("a tap record's line is judged as its sender's message", () => {
     // 2026-07-28: the client's requests carry _meta; a server's do not have to
     const { codes } = lint([tap("server", list(5)), tap("client", list(6))], { revision: "2026-07-28" });

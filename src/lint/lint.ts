@@ -265,9 +265,11 @@ export class Linter {
         answers = t.exchanges.get(http.exchange) ?? [];
       }
     }
-    // That refusal is the transport's, carried by the HTTP status (a 400 says what -32000 cannot);
-    // its missing or null id and a legacy-range code are what the transport allows there.
-    const own = answers && decoded.kind === "error" && noId(value) ? decoded.defects.filter((d) => !TRANSPORT_REFUSAL_ALLOWS.has(d.code)) : decoded.defects;
+    // An error on an HTTP error status is the transport's refusal, and the status says what a
+    // legacy-range code (-32000) cannot: a client acts on the 400, so that code is no trap there;
+    // a missing or null id is what the transport allows such a body.
+    const refusal = answers !== undefined && decoded.kind === "error";
+    const own = refusal ? decoded.defects.filter((d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing"))) : decoded.defects;
     const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}));
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
@@ -294,9 +296,6 @@ function describe(t: { revision: Revision; revisionSource: RevisionSource }): st
 export function howChosen(source: RevisionSource): string {
   return source === "given" ? "as given" : source === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${source}`;
 }
-
-/** What a JSON-RPC error without an id on an HTTP error status may carry without a defect. */
-const TRANSPORT_REFUSAL_ALLOWS: ReadonlySet<string> = new Set(["id_null", "id_missing", "error_code_legacy"]);
 
 function noId(v: unknown): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;

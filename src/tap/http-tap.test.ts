@@ -199,6 +199,18 @@ describe("HTTP tap: the pass-through", () => {
     assert.match(live.text, /refused, more than one Host header/);
   });
 
+  test("an HTTP error body answering a GET (a server without a GET stream) is the transport's refusal: no defect, nothing judged", async () => {
+    const url = await upstream((_req, res) => {
+      res.writeHead(405, { "content-type": "application/json", allow: "POST" }).end(j({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }));
+    });
+    const { tap, live, report } = await inProcessTap(url);
+    const r = await raw(tap.url, { method: "GET", headers: { accept: "text/event-stream" } });
+    assert.equal(r.status, 405);
+    assert.match(r.body.toString(), /Method not allowed/);
+    assert.deepEqual(liveDefects(live.text), []);
+    assert.match(report.summary(tap.revisions()), /0 messages client→server, 0 server→client/);
+  });
+
   test("userinfo in the upstream URL is sent as Authorization: Basic, as fetch and curl send it, and never printed", async () => {
     const auths: (string | undefined)[] = [];
     const url = await upstream((req, res) => {
