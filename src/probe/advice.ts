@@ -103,6 +103,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
   },
 };
 
+/** How advice begins its note on a server that works but broke rules on the way (the report groups by it). */
+export const NOT_CLEANLY = "It works, but not cleanly";
+
 export function adviceFor(cls: ProbeClass, context: Context): string {
   // the sign-in walk knows more than the refusal alone: what kind of sign-in, and where it breaks
   // (a key refused with a JSON-RPC error keeps its own words: they say what to send instead)
@@ -112,5 +115,5 @@ export function adviceFor(cls: ProbeClass, context: Context): string {
   // it works, but what it got away with is what breaks the next, stricter client
   const codes = [...new Set(context.defects.filter((d) => d.severity !== "info").map((d) => d.code))];
   if (codes.length === 0) return advice;
-  return `${advice} It works, but not cleanly: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.`;
+  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.`;
 }

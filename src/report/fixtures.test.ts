@@ -124,3 +124,56 @@ export function seedHistory(store?: MemoryStore): MemoryStore {
   }
   return s;
 }
+
+/**
+ * Fifty targets as a newcomer's own census finds them, for the page's layout: most healthy, a
+ * few failing in every way, URLs long enough to wrap (paths, query strings, a key), a target
+ * with a long history, and three runs started within one minute, two of them in one second.
+ */
+export function seedFifty(): MemoryStore {
+  let clock = Date.parse("2026-08-20T09:00:05Z");
+  const store = new MemoryStore(() => new Date(clock));
+  const long = (i: number) =>
+    `https://analytics-gateway-${i}.eu-west-1.internal-platform.example.com/api/v2/organizations/acme-corporation-holdings/mcp/servers/reporting?workspace=production&region=eu-west-1&api_key=<redacted>`;
+  const shapes: [string, Shape][] = [];
+  for (let i = 0; i < 32; i++) shapes.push([i % 4 === 0 ? long(i) : `https://mcp${i}.example.com/mcp`, ok(i % 2 ? "modern" : "legacy", i % 2 ? "2026-07-28" : "2025-06-18")]);
+  const failing: Shape[] = [
+    fail("not_jsonrpc", "bare_array", { httpStatus: 200 }),
+    fail("not_jsonrpc", "no_envelope", { httpStatus: 200 }),
+    fail("protocol_violation", "id_null", { httpStatus: 200, defects: [{ code: "id_null", severity: "error", path: "/id", message: "the id is null" }] }),
+    fail("web_page", "text/html", { httpStatus: 200, contentType: "text/html" }),
+    fail("timeout", "initialize", { elapsedMs: 10_000 }),
+    fail("unreachable", "dns"),
+    fail("http_error", "http_404", { httpStatus: 404 }),
+    fail("http_error", "http_502", { httpStatus: 502, contentType: "text/html" }),
+    rpc("auth_required", "rpc_error_instead_of_401", -32001, "invalid api key"),
+    rpc("rpc_error", "method_not_found", -32601, "Unknown method: initialize"),
+    fail("auth_required", "http_401", { httpStatus: 401 }),
+    fail("invalid_target", "template"),
+    fail("not_json", "empty_body", { httpStatus: 200 }),
+    fail("protocol_violation", "result_and_error", { httpStatus: 200 }),
+    fail("timeout", "server/discover", { elapsedMs: 10_000 }),
+    fail("unreachable", "refused"),
+    fail("not_jsonrpc", "bare_array", { httpStatus: 200 }),
+  ];
+  failing.forEach((shape, i) => shapes.push([i % 3 === 0 ? `${long(100 + i)}&page=${i}` : `https://broken${i}.example.net/v1/mcp`, shape]));
+  const targets = shapes.map(([target]) => ({ target, kind: "http" as const, name: null }));
+  const first = store.startRun("targets.txt", targets, {});
+  shapes.forEach(([target, shape], i) => store.recordAttempt(attempt(first, target, new Date(clock + i * 100).toISOString(), shape)));
+  store.finishRun(first);
+  // two more runs in the same minute, one of them in the same second, over the first few targets
+  for (const at of ["2026-08-20T09:00:40Z", "2026-08-20T09:00:40.500Z"]) {
+    clock = Date.parse(at);
+    const run = store.startRun("targets.txt", targets.slice(0, 3), {});
+    for (const [target, shape] of shapes.slice(0, 3)) store.recordAttempt(attempt(run, target, at, shape));
+    store.finishRun(run);
+  }
+  // one target with a long history of its own, a run a day before the census
+  for (let day = 0; day < 12; day++) {
+    clock = Date.parse("2026-08-01T06:00:00Z") + day * 86_400_000;
+    const run = store.startRun("watch.txt", [{ target: HISTORY_TARGET, kind: "http", name: null }], {});
+    store.recordAttempt(attempt(run, HISTORY_TARGET, new Date(clock).toISOString(), day % 4 === 1 ? fail("web_page", "text/html", { httpStatus: 200 }) : day % 5 === 2 ? fail("not_jsonrpc", "bare_array") : ok("legacy", "2025-06-18")));
+    store.finishRun(run);
+  }
+  return store;
+}

@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { seedCensus, seedHistory } from "./fixtures.test.js";
+import { seedCensus, seedFifty, seedHistory } from "./fixtures.test.js";
 import { PAYLOADS, hostileStore } from "./hostile.test.js";
 import { renderHtml } from "./html.js";
 
@@ -24,8 +24,14 @@ interface PageElement {
   hidden: boolean;
   cells: ArrayLike<PageElement>;
 }
-declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement>; scripts: { length: number }; body: PageElement };
-declare const window: { __pwned?: unknown };
+declare const document: {
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
+  querySelector(selector: string): (PageElement & { open?: boolean; getBoundingClientRect(): { top: number } }) | null;
+  scripts: { length: number };
+  body: PageElement;
+  scrollingElement: { scrollWidth: number; scrollHeight: number };
+};
+declare const window: { __pwned?: unknown; innerWidth: number; innerHeight: number };
 
 const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)`;
@@ -94,10 +100,11 @@ describe("report --html in headless Chromium", { skip }, () => {
     assert.deepEqual(attempts, [...attempts].sort((a, b) => b - a));
     assert.equal(await page.getAttribute("#targets thead th:nth-child(6)", "aria-sort"), "descending");
 
-    // target (column 0) sorts as text; the first click makes it ascending
+    // target (column 0) sorts as text; the first click makes it ascending (the healthy servers,
+    // mcp0000 to mcp0999, are folded into their own group)
     await page.click("#targets thead th:nth-child(1)");
     const targets = await column(page, 0);
-    assert.equal(targets[0], "https://mcp0000.example.com/mcp");
+    assert.equal(targets[0], "https://mcp1000.example.com/mcp");
     assert.equal(targets.at(-1), "https://tools.example.org/mcp");
 
     await page.fill("#filter", "web_page");
@@ -121,7 +128,7 @@ describe("report --html in headless Chromium", { skip }, () => {
       frames: document.querySelectorAll("iframe, img, object, embed").length,
       handlers: Array.from(document.querySelectorAll("*")).flatMap((el) => Array.from(el.attributes).filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
       text: document.body.textContent ?? "",
-      rows: document.querySelectorAll("#targets tbody tr").length,
+      rows: document.querySelectorAll("#targets tbody tr, #healthy-targets tbody tr").length,
     }));
     assert.equal(dom.pwned, null);
     assert.equal(dom.scripts, 1);
@@ -129,6 +136,44 @@ describe("report --html in headless Chromium", { skip }, () => {
     assert.deepEqual(dom.handlers, []);
     assert.equal(dom.rows, PAYLOADS.length + 1, "markup in a target did not break the table");
     for (const p of PAYLOADS) assert.ok(dom.text.includes(p), `shown as text: ${p}`);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests(), []);
+  });
+
+  test("fifty targets at 420 px and 1280 px: no sideways scroll, every target there, a few screens long", async () => {
+    const agg = seedFifty().aggregate();
+    const { page, problems, requests } = await open("fifty.html", renderHtml(agg));
+    // screenshots stay after the test, for a person to look at
+    const shots = process.env.REPORT_SCREENSHOTS ?? join(tmpdir(), "mcp-wire-report-screenshots");
+    await mkdir(shots, { recursive: true });
+    for (const width of [420, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const seen = await page.evaluate(() => ({
+        scrollWidth: document.scrollingElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        height: document.scrollingElement.scrollHeight,
+        targets: Array.from(document.querySelectorAll("td.target"), (td) => td.textContent ?? ""),
+        healthyOpen: document.querySelector("#healthy")?.open ?? null,
+      }));
+      assert.ok(seen.scrollWidth <= seen.innerWidth, `${width} px: the page is ${seen.scrollWidth} px wide`);
+      assert.deepEqual(new Set(seen.targets), new Set(agg.perTarget.map((t) => t.target)), `${width} px: every target once`);
+      assert.equal(seen.targets.length, agg.targets);
+      assert.equal(seen.healthyOpen, false, "the healthy servers start folded");
+      // the page's length in screens: a layout figure, not a timing
+      const screens = seen.height / 900;
+      assert.ok(screens <= (width === 420 ? 12 : 8), `${width} px: ${screens.toFixed(1)} screens`);
+      const file = join(shots, `report-fifty-${width}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(`screenshot at ${width} px (${screens.toFixed(1)} screens): ${file}`);
+    }
+    // the story's protocol errors point at their list, which names the servers
+    await page.click("a.see");
+    const listed = await page.evaluate(() => document.querySelector("#defect-kinds")?.textContent ?? "");
+    assert.match(listed, /bare_array.*https:\/\/broken16\.example\.net\/v1\/mcp/s);
+    // filtering for a healthy server unfolds the group it is in
+    await page.fill("#filter", "mcp5.example.com");
+    assert.equal(await page.evaluate(() => document.querySelector("#healthy")?.open ?? null), true);
+    assert.equal(await page.textContent("#shown"), "1 shown");
     assert.deepEqual(problems, []);
     assert.deepEqual(requests(), []);
   });

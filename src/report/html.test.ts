@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
 import { seedCensus, seedHistory } from "./fixtures.test.js";
 import { PAYLOADS, hostileStore } from "./hostile.test.js";
-import { renderHtml } from "./html.js";
+import { seedFifty } from "./fixtures.test.js";
+import { breakableUrl, renderHtml, runLabels } from "./html.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("base64");
@@ -18,7 +19,9 @@ describe("report --html, as text", () => {
     assert.ok(csp!.includes(`script-src 'sha256-${sha(PAGE_SCRIPT)}'`));
     assert.ok(csp!.includes(`style-src 'sha256-${sha(PAGE_CSS)}'`));
     assert.ok(html.includes(`<script>${PAGE_SCRIPT}</script>`) && html.includes(`<style>${PAGE_CSS}</style>`));
-    assert.doesNotMatch(html, /\s(src|href|srcset|action|poster|data)\s*=/i);
+    assert.doesNotMatch(html, /\s(src|srcset|action|poster|data)\s*=/i);
+    // links only within the page itself
+    assert.doesNotMatch(html, /\shref\s*=\s*"(?!#)/i);
     assert.doesNotMatch(html, /@import|url\(/i);
     assert.doesNotMatch(html, /\sstyle\s*=/i, "no style attributes: the policy would block them");
     assert.equal(html.match(/<script/g)?.length, 1);
@@ -39,5 +42,31 @@ describe("report --html, as text", () => {
     }
     assert.equal(html.match(/<script/g)?.length, 1);
     assert.doesNotMatch(html, /<(img|iframe|svg onload)/i);
+  });
+
+  test("run labels stay unique: the day, then the minute, then the second, then the run's number", () => {
+    const at = (id: number, startedAt: string) => ({ id, startedAt });
+    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-21T09:00:00Z")]).values()], ["20 Aug", "21 Aug"]);
+    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-20T10:00:00Z")]).values()], ["20 Aug 09:00", "20 Aug 10:00"]);
+    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:05Z"), at(2, "2026-08-20T09:00:40Z")]).values()], ["20 Aug 09:00:05", "20 Aug 09:00:40"]);
+    assert.deepEqual([...runLabels([at(7, "2026-08-20T09:00:40Z"), at(8, "2026-08-20T09:00:40.5Z")]).values()], ["20 Aug 09:00:40 #7", "20 Aug 09:00:40 #8"]);
+  });
+
+  test("a URL breaks between its parts, a very long part within itself, and is still escaped", () => {
+    assert.equal(breakableUrl("https://a.example/mcp?x=1&y=2"), "https://<wbr>a.<wbr>example/<wbr>mcp?<wbr>x=<wbr>1&amp;<wbr>y=<wbr>2");
+    assert.equal(breakableUrl("/<b>"), "/<wbr>&lt;b&gt;");
+    assert.ok(breakableUrl(`https://h/${"k".repeat(60)}`).split("<wbr>").every((p) => p.length <= 24));
+  });
+
+  test("fifty targets: healthy ones folded into one group, the rest in the table, protocol errors listed where the story points", () => {
+    const agg = seedFifty().aggregate();
+    const html = renderHtml(agg);
+    const healthy = /<details id="healthy"><summary>([^<]+)<\/summary>/.exec(html);
+    assert.equal(healthy?.[1], "32 servers answered cleanly and listed their tools every time");
+    const rows = (id: string) => (new RegExp(`<table[^>]* id="${id}">.*?<tbody>(.*?)</tbody>`, "s").exec(html)?.[1] ?? "").split("<tr").length - 1;
+    assert.equal(rows("healthy-targets") + rows("targets"), agg.targets);
+    assert.match(html, /protocol errors[^<]*<a class="see" href="#defects">/);
+    assert.match(html, /<h2 id="defects">/);
+    assert.match(html, /<table class="cards" id="defect-kinds">.*bare_array.*https:\/\/<wbr>broken16/s);
   });
 });

@@ -10,8 +10,10 @@ import { esc } from "./escape.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
 import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
-import { CLASSES } from "./vocabulary.js";
-import { digits, duration, moment, share } from "./words.js";
+import { CLASSES, PROTOCOL_ERROR_CLASSES, detailNoun } from "./vocabulary.js";
+import { DEFECTS } from "../codec/defects.js";
+import { NOT_CLEANLY } from "../probe/advice.js";
+import { digits, duration, moment, noun, share } from "./words.js";
 
 export interface HtmlOptions {
   /** When the page was made (default: now). */
@@ -58,9 +60,15 @@ ${agg.attempts === 0 ? "" : body(agg)}
 `;
 }
 
+/** The story; a paragraph that counts protocol errors points at the list of them. */
 function story(agg: Aggregates): string {
+  const listed = defectRows(agg).length > 0 || agg.defects.length > 0;
   return paragraphs(agg)
-    .map((p) => `<p>${esc(p.join(" "))}</p>`)
+    .map((p) => {
+      const text = p.join(" ");
+      const points = listed && /protocol error/.test(text);
+      return `<p>${esc(text)}${points ? ` <a class="see" href="#defects">Which servers, by kind</a>` : ""}</p>`;
+    })
     .join("");
 }
 
@@ -79,6 +87,7 @@ function body(agg: Aggregates): string {
     classTable(classes, agg.attempts),
     revisionTable(agg),
     errorTable(agg),
+    defectsSection(agg),
     targetTable(agg),
   ].join("\n");
 }
@@ -97,14 +106,27 @@ function runLabel(iso: string, sameDay: boolean): string {
   return sameDay ? `${date} ${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}` : date;
 }
 
+/**
+ * A label for each run that no other run shares: the day; the time to the minute when a day
+ * holds several runs; the second when a minute does; the run's number when even that repeats.
+ */
+export function runLabels(runs: readonly { id: number; startedAt: string }[]): Map<number, string> {
+  const unique = (label: (r: { id: number; startedAt: string }) => string) => new Set(runs.map(label)).size === runs.length;
+  const day = (r: { startedAt: string }) => runLabel(r.startedAt, false);
+  const minute = (r: { startedAt: string }) => runLabel(r.startedAt, true);
+  const second = (r: { startedAt: string }) => `${minute(r)}:${String(new Date(r.startedAt).getUTCSeconds()).padStart(2, "0")}`;
+  const numbered = (r: { id: number; startedAt: string }) => `${second(r)} #${r.id}`;
+  const pick = [day, minute, second].find((f) => unique(f)) ?? numbered;
+  return new Map(runs.map((r) => [r.id, pick(r)]));
+}
+
 function runsFigure(agg: Aggregates): string {
-  const days = new Set(agg.runs.map((r) => r.startedAt.slice(0, 10)));
-  const repeatDays = days.size < agg.runs.length;
+  const labels = runLabels(agg.runs);
   const columns = [...agg.runs]
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id)
     .map((r) => ({
       id: r.id,
-      label: runLabel(r.startedAt, repeatDays),
+      label: labels.get(r.id)!,
       classes: agg.classesPerRun.filter((c) => c.runId === r.id).map((c) => ({ class: c.class, count: c.count })),
     }));
   const seen = new Set(agg.classesPerRun.map((c) => c.class));
@@ -133,19 +155,19 @@ function classTable(rows: ReturnType<typeof classRows>, total: number): string {
   const body = rows
     .map(
       (r) =>
-        `<tr><td>${swatch(colourOf(r.class))}<span class="class">${esc(r.class)}</span></td><td>${esc(r.words)}</td><td class="num">${esc(digits(r.count))}</td><td class="num">${esc(r.share)}</td><td class="muted">${esc(
+        `<tr><td>${swatch(colourOf(r.class))}<span class="class">${esc(r.class)}</span></td><td>${esc(r.words)}</td><td class="num" data-label="attempts">${esc(digits(r.count))}</td><td class="num" data-label="share">${esc(r.share)}</td><td class="muted" data-label="details">${esc(
           r.details.map((d) => `${d.detail} ${digits(d.count)}`).join(", "),
         )}</td></tr>`,
     )
     .join("");
-  return `<h2>Classes</h2><table class="small" id="classes"><thead><tr><th>class</th><th>in plain words</th><th class="num">attempts</th><th class="num">share</th><th>details</th></tr></thead><tbody>${body}</tbody><tfoot><tr><td></td><td>all</td><td class="num">${esc(digits(total))}</td><td></td><td></td></tr></tfoot></table>`;
+  return `<h2>Classes</h2><table class="small cards" id="classes"><thead><tr><th>class</th><th>in plain words</th><th class="num">attempts</th><th class="num">share</th><th>details</th></tr></thead><tbody>${body}</tbody><tfoot><tr><td></td><td>all</td><td class="num">${esc(digits(total))}</td><td></td><td></td></tr></tfoot></table>`;
 }
 
 function revisionTable(agg: Aggregates): string {
   const rows = revisionRows(agg);
   if (rows.length === 0) return "";
-  const body = rows.map((r) => `<tr><td>${esc(r.revision ?? "unknown")}</td><td>${esc(r.era ?? "")}</td><td class="num">${esc(digits(r.count))}</td><td class="num">${esc(r.share)}</td></tr>`).join("");
-  return `<h2>Revisions spoken</h2><table class="small" id="revisions"><thead><tr><th>revision</th><th>era</th><th class="num">answered</th><th class="num">share</th></tr></thead><tbody>${body}</tbody></table>`;
+  const body = rows.map((r) => `<tr><td>${esc(r.revision ?? "unknown")}</td><td data-label="era">${esc(r.era ?? "")}</td><td class="num" data-label="answered">${esc(digits(r.count))}</td><td class="num" data-label="share">${esc(r.share)}</td></tr>`).join("");
+  return `<h2>Revisions spoken</h2><table class="small cards" id="revisions"><thead><tr><th>revision</th><th>era</th><th class="num">answered</th><th class="num">share</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
 function errorTable(agg: Aggregates): string {
@@ -154,35 +176,122 @@ function errorTable(agg: Aggregates): string {
   const body = rows
     .map(
       (r) =>
-        `<tr><td><code>${esc(r.code)}</code></td><td>${esc(r.range)}</td><td>${esc(r.name)}</td><td class="num">${esc(digits(r.count))}</td><td>${esc(r.verdicts.join(", "))}</td><td>${r.messages
+        `<tr><td><code>${esc(r.code)}</code></td><td data-label="range">${esc(r.range)}</td><td data-label="name">${esc(r.name)}</td><td class="num" data-label="count">${esc(digits(r.count))}</td><td data-label="verdicts">${esc(r.verdicts.join(", "))}</td><td class="messages">${r.messages
           .slice(0, 5)
           .map((m) => `<code>${esc(JSON.stringify(m.length > 120 ? `${m.slice(0, 119)}…` : m))}</code>`)
           .join("<br>")}</td></tr>`,
     )
     .join("");
-  return `<h2>JSON-RPC error codes seen</h2><table id="errors"><thead><tr><th>code</th><th>range</th><th>name</th><th class="num">count</th><th>verdicts</th><th>messages</th></tr></thead><tbody>${body}</tbody></table>`;
+  return `<h2>JSON-RPC error codes seen</h2><table class="cards" id="errors"><thead><tr><th>code</th><th>range</th><th>name</th><th class="num">count</th><th>verdicts</th><th>messages</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** Every attempt answered with tools, cleanly: one collapsed group instead of a row each. */
+function healthy(t: Aggregates["perTarget"][number]): boolean {
+  return t.latest.class === "ok" && (t.classes.ok ?? 0) === t.attempts && !(t.latest.advice ?? "").includes(NOT_CLEANLY);
+}
+
+/**
+ * A URL with a place to break after each `/`, `?`, `&`, `.`, `=` and `-`, so a long one wraps
+ * between its parts rather than mid-word, and within a part only when it is very long (a key).
+ */
+export function breakableUrl(url: string): string {
+  return url
+    .split(/(?<=[/?&.=#-])(?!\/)/)
+    .map((part) => (part.match(/.{1,24}/gsu) ?? [part]).map(esc).join("<wbr>"))
+    .join("<wbr>");
+}
+
+/** A code such as `rpc_error_instead_of_401`, with a place to break after each underscore. */
+function breakable(code: string): string {
+  return code.split(/(?<=_)/).map(esc).join("<wbr>");
+}
+
+/** A long text as its first sentence, with the rest a click away. */
+function collapsed(text: string, link = false): string {
+  const html = (t: string) => (link ? linkDefects(esc(t)) : esc(t));
+  const cut = /^(.{20,160}?[.:])\s+(.{40,})$/s.exec(text);
+  if (!cut) return html(text);
+  return `<details><summary>${html(cut[1]!)}</summary>${html(cut[2]!)}</details>`;
+}
+
+/** "see the defects" in advice points at the list of them. */
+function linkDefects(escaped: string): string {
+  return escaped.replace(/see the defects/g, `<a href="#defects">see the defects</a>`);
+}
+
+/**
+ * What the protocol-error sentences count, listed: each kind with the servers whose latest answer
+ * was of that kind, and the defect codes recorded in any answer.
+ */
+function defectRows(agg: Aggregates): { detail: string; count: number; targets: string[] }[] {
+  const rows = new Map<string, { detail: string; count: number; targets: string[] }>();
+  for (const c of agg.classes) {
+    if (!PROTOCOL_ERROR_CLASSES.includes(c.class)) continue;
+    const row = rows.get(c.detail) ?? { detail: c.detail, count: 0, targets: [] };
+    row.count += c.count;
+    rows.set(c.detail, row);
+  }
+  for (const t of agg.perTarget) if (PROTOCOL_ERROR_CLASSES.includes(t.latest.class)) rows.get(t.latest.detail)?.targets.push(t.target);
+  return [...rows.values()].sort((a, b) => b.count - a.count || a.detail.localeCompare(b.detail));
+}
+
+function defectsSection(agg: Aggregates): string {
+  const rows = defectRows(agg);
+  if (rows.length === 0 && agg.defects.length === 0) return "";
+  const kinds = rows
+    .map(
+      (r, i) =>
+        `<tr id="defect-${i + 1}"><td><span class="class">${esc(r.detail)}</span><span class="detail">${esc(noun(r.count, ...detailNoun(r.detail)))}</span></td>` +
+        `<td class="num" data-label="attempts">${esc(digits(r.count))}</td>` +
+        `<td class="url" data-label="latest at">${r.targets.length === 0 ? `<span class="muted">none in its latest answer</span>` : list(r.targets)}</td></tr>`,
+    )
+    .join("");
+  const codes = agg.defects
+    .map((d) => {
+      const severity = (DEFECTS as Record<string, { severity: string } | undefined>)[d.code]?.severity ?? "";
+      return `<tr><td><code>${esc(d.code)}</code></td><td data-label="severity">${esc(severity)}</td><td class="num" data-label="times">${esc(digits(d.count))}</td></tr>`;
+    })
+    .join("");
+  return (
+    `<h2 id="defects">Protocol errors and defects</h2>` +
+    (kinds ? `<table class="cards" id="defect-kinds"><thead><tr><th>kind</th><th class="num">attempts</th><th>servers whose latest answer was this</th></tr></thead><tbody>${kinds}</tbody></table>` : "") +
+    (codes ? `<h3>Defects recorded in the answers</h3><table class="small cards" id="defect-codes"><thead><tr><th>defect</th><th>severity</th><th class="num">times</th></tr></thead><tbody>${codes}</tbody></table>` : "")
+  );
+}
+
+/** Up to a dozen URLs, then how many more: a long list stays a click away. */
+function list(urls: readonly string[]): string {
+  const items = (xs: readonly string[]) => xs.map((u) => `<li>${breakableUrl(u)}</li>`).join("");
+  if (urls.length <= 12) return `<ul class="urls">${items(urls)}</ul>`;
+  return `<ul class="urls">${items(urls.slice(0, 12))}</ul><details><summary>${esc(digits(urls.length - 12))} more</summary><ul class="urls">${items(urls.slice(12))}</ul></details>`;
 }
 
 function targetTable(agg: Aggregates): string {
   const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
-  const targets = [...agg.perTarget].sort((a, b) => rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target));
-  // a history column only when there is a history to tell
+  const sorted = [...agg.perTarget].sort((a, b) => rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target));
+  const fine = sorted.filter(healthy);
+  const targets = sorted.filter((t) => !healthy(t));
+  // a history column only when there is a history to tell, a time only when runs differ in it
   const histories = targets.some((t) => t.attempts > 1);
+  const times = agg.runs.length > 1;
+  // columns every row would leave empty are left out, so the rest have room
+  const eras = targets.some((t) => t.latest.era !== null);
+  const tools = targets.some((t) => t.latest.tools !== null);
   const rows = targets
     .map((t) => {
       const l = t.latest;
       const spoken = l.era ? `${l.era}${l.revision ? ` ${l.revision}` : ""}` : "";
       return (
         `<tr>` +
-        `<td class="target" data-sort="${esc(t.target)}">${esc(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
-        `<td data-sort="${esc(`${l.class} ${l.detail}`)}">${swatch(colourOf(l.class))}<span class="class">${esc(l.class)}</span><span class="detail">${esc(l.detail)}</span></td>` +
-        `<td class="nowrap">${esc(spoken)}</td>` +
-        `<td class="num" data-sort="${l.tools ?? ""}">${l.tools === null ? "" : esc(digits(l.tools))}</td>` +
-        `<td class="num" data-sort="${l.elapsedMs}">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
-        `<td class="num" data-sort="${t.attempts}">${esc(digits(t.attempts))}</td>` +
-        (histories ? `<td class="history">${t.attempts > 1 ? esc(history(t)) : ""}</td>` : "") +
-        `<td class="nowrap" data-sort="${esc(l.at)}">${esc(shortMoment(l.at))}</td>` +
-        `<td class="advice">${esc(l.advice ?? "")}</td>` +
+        `<td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
+        `<td data-sort="${esc(`${l.class} ${l.detail}`)}">${swatch(colourOf(l.class))}<span class="class">${esc(l.class)}</span><span class="detail">${breakable(l.detail)}</span></td>` +
+        (eras ? `<td class="nowrap" data-label="era">${esc(spoken)}</td>` : "") +
+        (tools ? `<td class="num" data-sort="${l.tools ?? ""}" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>` : "") +
+        `<td class="num" data-sort="${l.elapsedMs}" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
+        (histories ? `<td class="num" data-sort="${t.attempts}" data-label="attempts">${esc(digits(t.attempts))}</td>` : "") +
+        (histories ? `<td class="history" data-label="history">${t.attempts > 1 ? collapsed(history(t)) : ""}</td>` : "") +
+        (times ? `<td class="nowrap" data-sort="${esc(l.at)}" data-label="latest">${esc(shortMoment(l.at))}</td>` : "") +
+        `<td class="advice">${collapsed(l.advice ?? "", true)}</td>` +
         `</tr>`
       );
     })
@@ -190,19 +299,36 @@ function targetTable(agg: Aggregates): string {
   const head = [
     ["target", ""],
     ["latest verdict", ""],
-    ["era, revision", ""],
-    ["tools", "number"],
+    ...(eras ? [["era, revision", ""]] : []),
+    ...(tools ? [["tools", "number"]] : []),
     ["time (ms)", "number"],
-    ["attempts", "number"],
-    ...(histories ? [["history", ""]] : []),
-    ["latest at", ""],
+    ...(histories ? [["attempts", "number"], ["history", ""]] : []),
+    ...(times ? [["latest at", ""]] : []),
     ["advice", ""],
   ]
     .map(([label, type]) => `<th${type ? ` data-type="${type}" class="num"` : ""}><button type="button">${esc(label)}</button></th>`)
     .join("");
+  const fineRows = fine
+    .map((t) => {
+      const l = t.latest;
+      return (
+        `<tr><td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
+        `<td class="nowrap" data-label="era">${esc(`${l.era ?? l.detail}${l.revision ? ` ${l.revision}` : ""}`)}</td>` +
+        `<td class="num" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>` +
+        `<td class="num" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
+        `<td class="num" data-label="attempts">${esc(digits(t.attempts))}</td></tr>`
+      );
+    })
+    .join("");
+  const group =
+    fine.length === 0
+      ? ""
+      : `<details id="healthy"><summary>${esc(`${digits(fine.length)} ${noun(fine.length, "server")} answered cleanly and listed ${fine.length === 1 ? "its" : "their"} tools${fine.some((t) => t.attempts > 1) ? " every time" : ""}`)}</summary>` +
+        `<table class="cards" id="healthy-targets"><thead><tr><th>target</th><th>era, revision</th><th class="num">tools</th><th class="num">time (ms)</th><th class="num">attempts</th></tr></thead><tbody>${fineRows}</tbody></table></details>`;
   return (
     `<h2>Targets</h2>` +
-    `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted">Click a column's name to sort by it.</span></div>` +
-    `<table id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`
+    `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted hint">Click a column's name to sort by it.</span></div>` +
+    group +
+    (targets.length === 0 ? "" : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`)
   );
 }

@@ -103,6 +103,15 @@ describe("report: sentences for other mixes", () => {
     assert.ok(text.endsWith("2 more were not called: one private address and one URL template with no default."), text);
   });
 
+  test("one and many: one was not called, 2 were not called", () => {
+    const one = summary(census([ok("legacy", "2025-11-25"), fail("invalid_target", "template")])).join(" ");
+    assert.ok(one.endsWith("One more was not called: one URL template with no default."), one);
+    const none = summary(census([fail("invalid_target", "bad_url")])).join(" ");
+    assert.ok(none.endsWith("One was not called: one malformed URL."), none);
+    const two = summary(census([fail("invalid_target", "bad_url"), fail("invalid_target", "bad_url")])).join(" ");
+    assert.ok(two.endsWith("2 were not called: 2 malformed URLs."), two);
+  });
+
   test("HTTP refusals, 401 and 403 together", () => {
     const text = summary(census([fail("auth_required", "http_401"), fail("auth_required", "http_403")])).join(" ");
     assert.ok(text.includes("2 asked for a key with HTTP 401 or 403, as the authorization spec expects."), text);

@@ -77,7 +77,7 @@ export function paragraphs(agg: Aggregates): string[][] {
   const rest = [
     ...httpErrors(details(["http_error"])),
     ...timeouts(details(["timeout"])),
-    ...plainCount(of("unreachable"), "could not be reached", details(["unreachable"])),
+    ...plainCount(of("unreachable"), ["could not be reached", "could not be reached"], details(["unreachable"])),
   ];
   const invalid = of("invalid_target");
 
@@ -88,14 +88,14 @@ export function paragraphs(agg: Aggregates): string[][] {
       [lead, ...answered(agg, of("ok"), called, "")],
       [...opening, ...auth],
       [...(protocol > 0 ? [`We recorded ${protocolPhrase}.`] : []), ...webPages(protocol > 0)],
-      [...rest, ...plainCount(invalid, called > 0 ? "more were not called" : "were not called", details(["invalid_target"]))],
+      [...rest, ...plainCount(invalid, called > 0 ? ["more was not called", "more were not called"] : ["was not called", "were not called"], details(["invalid_target"]))],
     ]);
   }
   const where = agg.targets === 1 ? "" : ` at ${digits(agg.targets)} servers`;
   return nonEmpty([
     [`Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`, ...webPages(protocol > 0)],
     [...opening, ...auth],
-    [...rest, ...plainCount(invalid, "were not called", details(["invalid_target"]))],
+    [...rest, ...plainCount(invalid, ["was not called", "were not called"], details(["invalid_target"]))],
     answered(agg, of("ok"), total, of("ok") < total ? "The other " : ""),
   ]);
 }
@@ -234,9 +234,10 @@ function timeouts(details: readonly { detail: string; count: number }[]): string
   return [`${Count(n)} did not answer in time: ${list(details.map((d) => `${count(d.count)} at ${d.detail}`))}.`];
 }
 
-function plainCount(n: number, verb: string, details: readonly { detail: string; count: number }[]): string[] {
+/** `verb` as [one, many]: "one was not called", "2 were not called". */
+function plainCount(n: number, verb: readonly [string, string], details: readonly { detail: string; count: number }[]): string[] {
   if (n === 0) return [];
-  return [`${Count(n)} ${verb}: ${detailBreakdown(details)}.`];
+  return [`${Count(n)} ${n === 1 ? verb[0] : verb[1]}: ${detailBreakdown(details)}.`];
 }
 
 /**

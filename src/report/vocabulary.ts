@@ -76,6 +76,11 @@ const DETAIL_NOUNS: Record<string, readonly [string, string]> = {
   private_address: ["private address", "private addresses"],
 };
 
+/** A detail's noun, singular and plural; a detail without one is named by its code. */
+export function detailNoun(detail: string): readonly [string, string] {
+  return DETAIL_NOUNS[detail] ?? [detail, detail];
+}
+
 /** "2 bare JSON arrays, one result with no envelope and one id_mismatch". */
 export function detailBreakdown(details: readonly { detail: string; count: number }[]): string {
   return list(
