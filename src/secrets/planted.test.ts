@@ -47,17 +47,19 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("close", (status) => {
       clearTimeout(timer);
-      outputs.push({ what: args.join(" "), text: stdout + stderr });
+      // tap passes the conversation through unchanged: its stdout is the client's, not a report
+      outputs.push({ what: args.join(" "), text: args[0] === "tap" ? stderr : stdout + stderr });
       resolve({ status, stdout, stderr });
     });
   });
@@ -75,7 +77,7 @@ function assertFilesClean(): void {
   }
 }
 
-test("probe, census, report (text, --json, --csv, --html), lint and error lines: no planted secret anywhere", async () => {
+test("probe, census, report (text, --json, --csv, --html), lint, tap (live and --log) and error lines: no planted secret anywhere", async () => {
   const origin = new URL(fleet.url("modern")).origin;
   const withPassword = fleet.url("modern").replace("http://", `http://bob:${PASSWORD}@`);
   const bearer = `${fleet.url("auth-bearer")}?api_key=${KEY_A}`;
@@ -112,6 +114,18 @@ test("probe, census, report (text, --json, --csv, --html), lint and error lines:
   await run(["lint", "--json", capture]);
   await run(["lint", capture]);
   rmSync(capture);
+
+  // tap between a client and a server that repeat a URL with a password and a token, with a
+  // defect to report live (a null id), logged, and the log linted
+  const server = join(dir, "server.mjs");
+  writeFileSync(server, `process.stdin.pipe(process.stdout);\n`);
+  const message = `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"url":"${withPassword}?token=${TOKEN}"}}\n`;
+  const log = join(dir, "tap.ndjson");
+  const tapped = await run(["tap", "--log", log, "--", process.execPath, server], {}, message);
+  assert.ok(tapped.stdout.includes(TOKEN), "the pass-through is byte for byte");
+  await run(["tap", "--", process.execPath, server], {}, message);
+  await run(["lint", log]);
+  rmSync(server);
 
   for (const o of outputs) assertClean(o.what, o.text);
   assertFilesClean();
