@@ -1,50 +1,19 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { startFleet, until, type Fleet } from "../census/census-fleet.test.js";
 import { SqliteStore } from "../census/sqlite-store.js";
+import { mcpWire, type Child } from "./cli-child.test.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-cli-"));
 let n = 0;
 const fresh = (ext: string) => path.join(dir, `f${++n}.${ext}`);
 
-interface Child {
-  process: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves with the exit code (or the signal's name); rejects after `ms`, killing the child. */
-  exit: (ms?: number) => Promise<number | string>;
-}
-
-function census(args: string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [MAIN, "census", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
-  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")));
-  return {
-    process: child,
-    stdout: () => out,
-    stderr: () => err,
-    exit: (ms = 60_000) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          child.kill("SIGKILL");
-          reject(new Error(`census did not exit within ${ms} ms; stderr: ${err}`));
-        }, ms);
-      });
-      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
-    },
-  };
-}
+const census = (args: string[], env: NodeJS.ProcessEnv = {}): Child => mcpWire(["census", ...args], env);
 
 /** Attempts stored so far, read beside the running census (WAL lets a reader in); 0 before the file exists. */
 function storedAttempts(db: string): number {
@@ -171,9 +140,18 @@ describe("mcp-wire census", () => {
     assert.equal(await none.exit(), 2);
     assert.match(none.stderr(), /needs a targets file/);
 
-    const nothing = census(["--db", fresh("db"), "--resume"]);
+    const missing = fresh("db");
+    const nothing = census(["--db", missing, "--resume"]);
     assert.equal(await nothing.exit(), 2);
-    assert.match(nothing.stderr(), /nothing to resume/);
+    assert.match(nothing.stderr(), /nothing to resume: no census database at /);
+    assert.equal(existsSync(missing), false, "a resume with nothing to resume creates nothing");
+
+    const empty = fresh("txt");
+    writeFileSync(empty, "# nothing here yet\n\n");
+    const noTarget = census([empty, "--db", missing]);
+    assert.equal(await noTarget.exit(), 2);
+    assert.match(noTarget.stderr(), /lists no target/);
+    assert.equal(existsSync(missing), false);
 
     const zero = census([bad, "--concurrency", "0"]);
     assert.equal(await zero.exit(), 2);
@@ -190,5 +168,31 @@ describe("mcp-wire census", () => {
     assert.match(bare.stderr(), /run 1 was started with 1 --header option; give them again/);
     const withHeader = census(["--db", db, "--resume", "--header", "X-Key: again-value"]);
     assert.equal(await withHeader.exit(), 0, withHeader.stderr());
+  });
+
+  test("a --db that is not mcp-wire's is refused in one line (exit 2) and left byte for byte as it was", async () => {
+    const urls = targetsFile([fast.url("ok", "db-check")]);
+    const text = fresh("db");
+    writeFileSync(text, "notes, not a database\n");
+    const foreign = fresh("db");
+    const db = new Database(foreign);
+    db.exec("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada')");
+    db.close();
+    for (const [file, message] of [
+      [text, /is not an SQLite database; it was left untouched/],
+      [foreign, /holds tables mcp-wire did not make \(contacts\); it was left untouched/],
+    ] as const) {
+      const before = createHash("sha256").update(readFileSync(file)).digest("hex");
+      const run = census([urls, "--db", file]);
+      assert.equal(await run.exit(), 2);
+      assert.match(run.stderr(), message);
+      assert.equal(run.stderr().trim().split("\n").length, 1, run.stderr());
+      assert.equal(createHash("sha256").update(readFileSync(file)).digest("hex"), before);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.startsWith(`${path.basename(file)}-`)),
+        [],
+      );
+    }
+    assert.equal(fast.hits.get("/ok/db-check"), undefined, "nothing was called");
   });
 });

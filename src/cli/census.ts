@@ -157,7 +157,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       const id = await store.startRun(targetsFile!, targets, { ...settings });
       run = (await store.runs()).find((r) => r.id === id)!;
     }
-    return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs);
+    return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs, join !== undefined);
   } finally {
     await store.close();
   }
@@ -183,11 +183,12 @@ async function census(
   list: TargetList | undefined,
   runCensus: typeof import("../census/census.js").runCensus,
   leaseMs: number | undefined,
+  joining: boolean,
 ): Promise<number> {
   const { Progress, classList, clock } = await import("../census/progress.js");
   const done = run.targets - targets.length;
   const err = { write: writeErr };
-  err.write(`census: ${intro(run, targets.length, list, settings, leaseMs !== undefined || store.share !== undefined)}\n`);
+  err.write(`census: ${intro(run, targets.length, list, settings, joining)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
   }
@@ -262,7 +263,7 @@ async function census(
   }
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, shared: boolean): string {
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -270,7 +271,7 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
     if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
     parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
   } else {
-    parts.push(`${shared ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
+    parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
   }
   parts.push(`${s.concurrency} at a time, ${s.perHost} per host, ${s.timeout} ms each`);
   return parts.join("; ");

@@ -1,0 +1,41 @@
+/**
+ * `mcp-wire census` as a child process, as a user runs it: for the tests that kill one
+ * part-way or run several side by side. Named `.test.ts` so the package leaves it out; it
+ * declares no tests of its own.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+
+export interface Child {
+  process: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (or the signal's name); rejects after `ms`, killing the child. */
+  exit: (ms?: number) => Promise<number | string>;
+}
+
+export function mcpWire(args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")));
+  return {
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    exit: (ms = 60_000) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new Error(`mcp-wire ${args[0]} did not exit within ${ms} ms; stderr: ${err}`));
+        }, ms);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
+  };
+}
