@@ -31,7 +31,15 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface StartOptions {
+  /**
+   * Flush to disk as a real server does (a benchmark); tests skip the fsyncs, since their data
+   * is thrown away and only a power cut would need them.
+   */
+  durable?: boolean;
+}
+
+export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), "mcp-wire-pg-"));
   const port = await freePort();
   const password = `pw-${randomBytes(6).toString("hex")}`;
@@ -42,9 +50,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     password,
     persistent: false,
     createPostgresUser: true,
-    // a test server's data is thrown away: skip the fsyncs that only protect it from power cuts
     initdbFlags: ["--no-sync"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(options.durable ? [] : ["-c", "fsync=off"])],
     onLog: () => undefined,
     onError: () => undefined,
   });

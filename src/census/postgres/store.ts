@@ -43,21 +43,26 @@ export function describeDb(url: string): string {
   return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : redact(url);
 }
 
+function poolConfig(url: string, settings: string): pg.PoolConfig {
+  return {
+    ...(bare(url) ? {} : { connectionString: url }),
+    application_name: "mcp-wire",
+    connectionTimeoutMillis: 10_000,
+    max: 4,
+    options: `-c search_path=${SCHEMA}${settings}`,
+  };
+}
+
 export class PostgresStore implements Store {
   private constructor(
     readonly pool: pg.Pool,
     readonly where: string,
+    private readonly url: string,
   ) {}
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = describeDb(url);
-    const pool = new pg.Pool({
-      ...(bare(url) ? {} : { connectionString: url }),
-      application_name: "mcp-wire",
-      connectionTimeoutMillis: 10_000,
-      max: 4,
-      options: `-c search_path=${SCHEMA}${options.readonly ? " -c default_transaction_read_only=on" : ""}`,
-    });
+    const pool = new pg.Pool(poolConfig(url, options.readonly ? " -c default_transaction_read_only=on" : ""));
     // an idle connection the server dropped: the pool replaces it, the next query says if it matters
     pool.on("error", () => undefined);
     try {
@@ -80,7 +85,7 @@ export class PostgresStore implements Store {
       if (e instanceof StoreRefused) throw e;
       throw new Error(redact(e instanceof Error ? e.message : String(e)));
     }
-    return new PostgresStore(pool, where);
+    return new PostgresStore(pool, where, url);
   }
 
   async #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
@@ -242,7 +247,18 @@ export class PostgresStore implements Store {
   }
 
   async share(runId: number, options: ShareOptions): Promise<SharedRun> {
-    return PgWorker.join(this.pool, runId, options);
+    // A worker's own connections commit without waiting for the disk: a claim, a renewal or a
+    // stored attempt that a server crash takes back only leaves its target to be claimed and
+    // probed again, which the queue is built for; an fsync each would cap the queue at the
+    // disk's flush rate. Runs and migrations keep the store's durable connections.
+    const pool = new pg.Pool({ ...poolConfig(this.url, " -c synchronous_commit=off"), max: 3 });
+    pool.on("error", () => undefined);
+    try {
+      return await PgWorker.join(pool, runId, options);
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw e;
+    }
   }
 
   async close(): Promise<void> {
@@ -276,31 +292,11 @@ class PgWorker implements SharedRun {
     return rows.rows.map(targetRecord);
   }
 
+  /** One statement, so one round trip and one commit for the whole batch. */
   async finish(attempts: readonly AttemptRecord[]): Promise<AttemptRecord[]> {
     if (attempts.length === 0) return [];
-    const client = await this.pool.connect();
-    try {
-      // a lost commit on a server crash only makes these targets pending again, to be probed
-      // once more: not worth an fsync each, which would cap the queue at the disk's flush rate
-      await client.query("BEGIN");
-      await client.query("SET LOCAL synchronous_commit = off");
-      const stored = await insertAttempts(client, this.runId, attempts, "skip");
-      if (this.gapMs > 0) {
-        await client.query(
-          `UPDATE run_hosts rh SET free_at = greatest(rh.free_at, now() + $3 * interval '1 millisecond')
-           WHERE rh.run_id = $1 AND rh.host IN (
-             SELECT rt.host FROM run_targets rt JOIN targets t ON t.id = rt.target_id WHERE rt.run_id = $1 AND t.target = ANY($2::text[]))`,
-          [this.runId, attempts.map((a) => a.target), this.gapMs],
-        );
-      }
-      await client.query("COMMIT");
-      return attempts.filter((a) => stored.has(a.target));
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+    const stored = await insertAttempts(this.pool, this.runId, attempts, "skip", this.gapMs);
+    return attempts.filter((a) => stored.has(a.target));
   }
 
   async renew(): Promise<void> {
@@ -314,8 +310,12 @@ class PgWorker implements SharedRun {
   }
 
   async leave(): Promise<void> {
-    await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
-    await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+    try {
+      await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
+      await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+    } finally {
+      await this.pool.end();
+    }
   }
 }
 
@@ -325,7 +325,7 @@ class PgWorker implements SharedRun {
  * lease ran out, racing the one that took over); `error` refuses it, as SQLite's key does.
  * Returns the targets whose attempt was stored.
  */
-async function insertAttempts(c: pg.PoolClient, runId: number, attempts: readonly AttemptRecord[], conflict: "skip" | "error"): Promise<Set<string>> {
+async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts: readonly AttemptRecord[], conflict: "skip" | "error", gapMs = 0): Promise<Set<string>> {
   const rows = attempts.map((a) => {
     if (!Number.isFinite(Date.parse(a.at))) throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
     return {
@@ -371,9 +371,14 @@ async function insertAttempts(c: pg.PoolClient, runId: number, attempts: readonl
        SELECT DISTINCT d->>'code', ins.id FROM ins, jsonb_array_elements(ins.defects) d WHERE d->>'code' IS NOT NULL
      ), marked AS (
        UPDATE run_targets rt SET done = true, claimed_by = NULL FROM ins WHERE rt.run_id = $1 AND rt.target_id = ins.target_id
+       RETURNING rt.host
+     ), gap AS (
+       -- the host's next request waits out the gap, whichever worker makes it
+       UPDATE run_hosts rh SET free_at = greatest(rh.free_at, now() + $3 * interval '1 millisecond')
+       WHERE $3 > 0 AND rh.run_id = $1 AND rh.host IN (SELECT host FROM marked)
      )
      SELECT t.target FROM ins JOIN targets t ON t.id = ins.target_id`,
-    [runId, JSON.stringify(rows)],
+    [runId, JSON.stringify(rows), gapMs],
   );
   return new Set(r.rows.map((x) => x.target));
 }
