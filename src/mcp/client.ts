@@ -41,8 +41,10 @@ export interface ClientOptions {
   inputHandlers?: InputHandlers;
   /** How many times one request is sent again with answers before it fails. Default 8. */
   maxInputRounds?: number;
-  /** Speak exactly this revision: no detection, no fallback. */
+  /** Speak exactly this revision: no detection, no fallback, no other version accepted. */
   revision?: Revision;
+  /** The channel carries only the legacy era (HTTP+SSE): `initialize` at once, any legacy revision accepted. */
+  legacyOnly?: boolean;
   /**
    * Over a stream: how long `server/discover` may go unanswered before `initialize` is sent
    * beside it (both then stay open, and the first proper answer decides). Default 1 s.
@@ -73,6 +75,22 @@ export class NegotiationError extends ConnectionError {
   override readonly name = "NegotiationError";
   constructor(message: string) {
     super(ConnectionErrorCode.Negotiation, message);
+  }
+}
+
+/**
+ * A client told to speak exactly one revision (`revision`) met a server that does not speak it:
+ * it chose another in `initialize`, or lists others, or does not speak that era at all.
+ * `serverSpeaks` holds what the server named instead (empty when it named nothing).
+ */
+export class RevisionNotSpokenError extends ConnectionError {
+  override readonly name = "RevisionNotSpokenError";
+  constructor(
+    readonly requested: Revision,
+    readonly serverSpeaks: readonly string[],
+    why: string,
+  ) {
+    super(ConnectionErrorCode.Negotiation, `the server does not speak ${requested}: ${why}`);
   }
 }
 
@@ -166,12 +184,26 @@ export class McpClient {
       this.peer = this.newPeer(await connector(), forced);
       return this.initialize(forced);
     }
+    if (this.options.legacyOnly && !forced) {
+      this.peer = this.newPeer(await connector(), LEGACY_REVISIONS[0]!);
+      return this.initialize(LEGACY_REVISIONS[0]!);
+    }
     const preferred = forced ?? MODERN_REVISIONS[0]!;
     this.peer = this.newPeer(await connector(), preferred);
     if (!forced && this.transport.kind !== "http") return this.openStream(connector, preferred);
-    const verdict = await this.discover(preferred, forced !== undefined);
+    let verdict: DiscoverVerdict;
+    try {
+      verdict = await this.discover(preferred, forced !== undefined);
+    } catch (e) {
+      // a modern server that lists only revisions other than the one asked for
+      if (forced && e instanceof NegotiationError && this.supportedVersions.length > 0) throw new RevisionNotSpokenError(forced, this.supportedVersions, `it supports ${this.supportedVersions.join(", ")}`);
+      throw e;
+    }
     if (verdict.era === "modern") return this.settleModern(verdict.revision);
-    if (forced) throw new NegotiationError(`the server did not accept ${forced}: ${verdict.why}`);
+    if (forced) {
+      const named = this.supportedVersions;
+      throw new RevisionNotSpokenError(forced, named, named.length > 0 ? `it supports ${named.join(", ")}` : `server/discover: ${verdict.why}`);
+    }
     return this.fallBack(connector, verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
   }
 
@@ -380,6 +412,13 @@ export class McpClient {
     if (!isRevision(chosen) || RULES[chosen].era !== "legacy") {
       this.record({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${JSON.stringify(chosen)}`, ms: Date.now() - t0 });
       throw new NegotiationError(`initialize: the server chose protocol version ${JSON.stringify(chosen)}, which mcp-wire does not know`);
+    }
+    const forced = this.options.revision;
+    if (forced && chosen !== forced) {
+      // "If the client does not support the version in the server's response, it SHOULD
+      // disconnect" (basic/lifecycle): one that speaks exactly one revision supports no other
+      this.record({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${chosen}, not the ${forced} asked for`, ms: Date.now() - t0 });
+      throw new RevisionNotSpokenError(forced, [chosen], `it chose ${chosen}`);
     }
     this.record({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
     this.era = "legacy";

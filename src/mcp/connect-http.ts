@@ -8,7 +8,7 @@
 import { HttpError } from "../transport/http/error.js";
 import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http/client.js";
 import { SseClientTransport } from "../transport/http/sse-client.js";
-import { LATEST_LEGACY_REVISION, type Revision } from "../rules/revisions.js";
+import type { Revision } from "../rules/revisions.js";
 import { McpClient, type ClientOptions } from "./client.js";
 
 export type HttpTransportName = "streamable-http" | "http+sse";
@@ -63,6 +63,7 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
 
 async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
   const connector = () => (transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options));
-  const client = await McpClient.connect(connector, transport === "http+sse" ? { ...options, revision: options.revision ?? LATEST_LEGACY_REVISION } : options);
+  // HTTP+SSE carries only the legacy era: initialize at once, accepting any legacy revision
+  const client = await McpClient.connect(connector, transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options);
   return { client, transport };
 }

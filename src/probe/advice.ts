@@ -75,7 +75,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
       case "method_not_found":
         return "The server answered the opening request with -32601 (method not found): it does not implement initialize or server/discover. It may be modern-only with a broken discovery, or not an MCP server at all.";
       case "unsupported_version":
-        return `The server rejected every protocol version offered (${JSON.stringify(e?.message ?? "")}). Check which versions it supports; it may need a newer or older client.`;
+        // no JSON-RPC error: the probe was told to speak exactly one revision (-r), and the server chose or speaks another
+        if (!e) return "Speaking exactly the revision asked for (-r), the probe found none in common with the server: clients that speak only that revision fail against it. Without -r, a client negotiates one both sides speak.";
+        return `The server rejected every protocol version offered (${JSON.stringify(e.message)}). Check which versions it supports; it may need a newer or older client.`;
       case "internal_error":
         return "The server failed while opening the session (-32603). Its logs say why; a missing configuration or API key is common.";
       case "invalid_params":

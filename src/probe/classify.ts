@@ -8,11 +8,14 @@ import { ConnectionErrorCode, InvalidResponseError, ResponseError, TimeoutError 
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, describeError } from "../rules/error-codes.js";
 import { LATEST_REVISION, type Revision } from "../rules/revisions.js";
 import { HttpError } from "../transport/http/error.js";
+import { RevisionNotSpokenError } from "../mcp/client.js";
 import type { ProbeClass, RpcErrorSeen } from "./verdict.js";
 
 export interface Classified {
   class: ProbeClass;
   detail: string;
+  /** A sentence that leads the advice: what the server speaks instead of the revision asked for. */
+  note?: string;
   http?: { status: number; contentType: string };
   rpcError?: RpcErrorSeen;
 }
@@ -107,6 +110,7 @@ export function classifyFailure(e: unknown, defects: readonly Defect[], sawValid
     return broken ? { ...broken, ...(c.http ? { http: c.http } : {}) } : c;
   }
   if (e instanceof ResponseError) return classifyRpcError(e.code, e.message, revision);
+  if (e instanceof RevisionNotSpokenError) return { class: "rpc_error", detail: "unsupported_version", note: notSpokenNote(e.requested, e.serverSpeaks, e.message) };
   if (e instanceof InvalidResponseError) {
     const first = e.defects.find((d) => d.severity === "error");
     return { class: NOT_JSONRPC.has(first?.code ?? "") ? "not_jsonrpc" : "protocol_violation", detail: first?.code ?? "invalid_response" };
@@ -116,6 +120,13 @@ export function classifyFailure(e: unknown, defects: readonly Defect[], sawValid
   if (e instanceof TimeoutError) return { class: "timeout", detail: e.method };
   if ((e as { code?: unknown } | undefined)?.code === ConnectionErrorCode.Closed) return { class: "unreachable", detail: "exited" };
   return { class: "protocol_violation", detail: "other" };
+}
+
+/** "does not speak 2024-11-05; it chose 2025-03-26", in the probe's words. */
+export function notSpokenNote(requested: string, speaks: readonly string[], why: string): string {
+  if (speaks.length === 1) return `The server does not speak ${requested}; it chose ${speaks[0]}.`;
+  if (speaks.length > 1) return `The server does not speak ${requested}; it speaks ${speaks.join(", ")}.`;
+  return `The server does not speak ${requested} (${why}).`;
 }
 
 /**

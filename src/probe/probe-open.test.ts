@@ -4,10 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import { SERVE_ARGS } from "../mcp/interop-support.test.js";
-import { probeStdio } from "./probe.js";
+import { startFleet, type Fleet } from "../fleet/fleet.js";
+import { probeHttp, probeStdio } from "./probe.js";
 
 guardEventLoop();
 
@@ -33,5 +34,45 @@ describe("probe --stdio: the deadline includes the cleanup", () => {
     const wall = performance.now() - t0;
     assert.equal(r.class, "timeout");
     assert.ok(wall < timeout + 500, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
+  });
+});
+
+describe("probe -r: exactly one revision", () => {
+  const LEGACY_2025_06_18 = [fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url)), "legacy"];
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet();
+  });
+  after(() => fleet?.close());
+
+  test("a legacy server that chooses 2025-06-18 when offered 2024-11-05: rpc_error unsupported_version, naming its choice", async () => {
+    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2024-11-05", timeout: 10_000 }), 20_000, "the probe");
+    assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
+    assert.equal(r.detail, "unsupported_version");
+    assert.equal(r.rpcError, null);
+    assert.match(r.advice, /^The server does not speak 2024-11-05; it chose 2025-06-18\./);
+  });
+
+  test("a legacy-only stdio server with -r 2026-07-28: rpc_error unsupported_version, naming what it speaks", async () => {
+    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2026-07-28", timeout: 10_000 }), 20_000, "the probe");
+    assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
+    assert.equal(r.detail, "unsupported_version");
+    assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-06-18 \(legacy/);
+  });
+
+  test("a legacy-only HTTP server with -r 2026-07-28: the same, over Streamable HTTP", async () => {
+    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2026-07-28", timeout: 10_000 }), 20_000, "the probe");
+    assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
+    assert.equal(r.detail, "unsupported_version");
+    assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-11-25 \(legacy/);
+  });
+
+  test("a revision the server speaks: ok, that revision", async () => {
+    const r = await within(probeStdio(NODE, [...SERVE_ARGS], { revision: "2024-11-05", timeout: 10_000 }), 20_000, "the probe");
+    assert.equal(r.class, "ok", JSON.stringify(r.trace));
+    assert.equal(r.revision, "2024-11-05");
+    const m = await within(probeHttp(fleet.url("modern"), { revision: "2025-03-26", timeout: 10_000 }), 20_000, "the probe");
+    assert.equal(m.class, "ok", JSON.stringify(m.trace));
+    assert.equal(m.revision, "2025-03-26");
   });
 });

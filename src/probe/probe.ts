@@ -5,7 +5,7 @@
  */
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { McpClient, type ConnectStep } from "../mcp/client.js";
+import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
 import { connectHttp } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
@@ -151,6 +151,11 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
       const initializeRefused = e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
       if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, async (revision) => (await connectHttp(url, connectOptions(revision))).client))) return undefined;
+      if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
+        // the era asked for is not spoken at all: what is, a plain detection says (unrecorded)
+        const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
+        await learnSpoken(outcome, e.requested, async () => (await connectHttp(url, { ...quiet, timeout: Math.max(1, timeout - ev.elapsed()) })).client);
+      }
       return outcome;
     }
   })();
@@ -266,6 +271,10 @@ export async function probeStdio(command: string, args: readonly string[], optio
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
       if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, (revision) => McpClient.connect(connector, clientOptions(revision))))) return { outcome: undefined };
+      if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
+        const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
+        await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
+      }
       return { outcome, error: e };
     }
   })();
@@ -316,6 +325,22 @@ async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortControl
     return "value" in settled ? settled.value : late();
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * With `-r`, a server that does not speak the era asked for at all: a plain detection (any
+ * revision) finds what it speaks, for the verdict to name. Its session is ended at once.
+ */
+async function learnSpoken(outcome: Classified, requested: Revision, open: () => Promise<McpClient>): Promise<void> {
+  let client: McpClient | undefined;
+  try {
+    client = await open();
+    outcome.note = `The server does not speak ${requested}; it speaks ${client.revision} (${client.era === "legacy" ? "legacy, opened with initialize" : "modern, no handshake"}).`;
+  } catch {
+    // nothing learned: the verdict says what the server answered
+  } finally {
+    if (client) await bounded(client.close().catch(() => undefined), CLOSE_MS);
   }
 }
 
@@ -373,6 +398,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     trace: ev.exchanges.map(traceStep),
   };
   result.advice = adviceFor(cls, result);
+  if (failed?.note) result.advice = `${failed.note} ${result.advice}`;
   return result;
 }
 
