@@ -428,6 +428,9 @@ export class McpClient {
     this.learnServer(result);
     await this.peer.notify("notifications/initialized");
     this.record({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
+    // a server can only ask what the client declared it may, and over Streamable HTTP it can
+    // only ask on a stream the client opened
+    if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined)) this.transport.openServerStream?.();
   }
 
   private learnServer(result: JsonObject): void {
@@ -536,6 +539,9 @@ function isHttpLegacyEvidence(e: unknown): boolean {
   if (e.failure === "status") return s >= 400;
   return e.failure === "no_response";
 }
+
+/** Capabilities that let a server send requests of its own to the client. */
+const SERVER_REQUEST_CAPABILITIES = ["roots", "sampling", "elicitation"] as const;
 
 /** The text of a result to `initialize` (judged by the rules of the era it was sent in, not those that won). */
 function isInitializeAnswer(excerpt: string | undefined): boolean {

@@ -56,5 +56,11 @@ export interface Transport {
   paramHeaders?: ((message: Message) => Record<string, string> | undefined) | undefined;
   /** Told the revision a legacy `initialize` settled on (HTTP sends it as a header from then on). */
   negotiated?(revision: Revision): void;
+  /**
+   * Opens the channel's way for the other side to reach this one unasked, where it needs opening
+   * (a legacy Streamable HTTP session's GET stream): called once the session is open, by a
+   * client that declared capabilities the server may call on (`roots`, `sampling`, `elicitation`).
+   */
+  openServerStream?(): void;
   close(): Promise<void>;
 }

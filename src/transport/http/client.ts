@@ -88,6 +88,8 @@ export class StreamableHttpTransport implements Transport {
   private isClosed = false;
   /** A legacy `initialize` settled the session (see `cancel`). */
   private legacy = false;
+  /** The GET stream for the server's own messages is open (see `openServerStream`). */
+  private listening = false;
   private readonly maxBytes: number;
   private readonly timeout: number;
   private readonly resumeAttempts: number;
@@ -138,6 +140,60 @@ export class StreamableHttpTransport implements Transport {
   negotiated(revision: Revision): void {
     this.legacy = RULES[revision].era === "legacy";
     this.protocolVersion = RULES[revision].http.requestHeaders.includes("MCP-Protocol-Version") ? revision : undefined;
+  }
+
+  /**
+   * Opens the GET stream of a legacy session, on which the server sends what is not tied to one
+   * of our requests: the requests it makes of the client (`roots/list`, `sampling/createMessage`,
+   * `elicitation/create`) among them. A server that offers none answers 405, which is fine. The
+   * stream lives until the transport closes (it is a channel, not a wait for an answer: close()
+   * ends it); it is not reopened if the server ends it.
+   */
+  openServerStream(): void {
+    if (this.isClosed || this.listening) return;
+    this.listening = true;
+    const controller = new AbortController();
+    followAbort(this.options.signal, controller);
+    this.all.add(controller);
+    void this.readServerStream(controller.signal).finally(() => this.all.delete(controller));
+  }
+
+  private async readServerStream(signal: AbortSignal): Promise<void> {
+    const headers: Record<string, string> = { accept: "text/event-stream", ...this.options.headers };
+    if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
+    if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
+    const t0 = Date.now();
+    const record: ExchangeRecord = { method: "GET stream", httpMethod: "GET", url: this.url, ms: 0, requestHeaders: redacted(headers, this.options.headers) };
+    try {
+      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers, signal }, "GET stream");
+      const contentType = response.headers.get("content-type") ?? "";
+      Object.assign(record, { url, status: response.status, contentType, ms: Date.now() - t0 });
+      this.options.onExchange?.(record);
+      if (response.status !== 200 || !contentType.includes("text/event-stream")) {
+        response.body.cancel();
+        return;
+      }
+      const parser = createParser({
+        onEvent: (event) => {
+          if ((event.event === undefined || event.event === "message") && event.data.length > 0) this.sink?.message(event.data);
+        },
+        onError: (error) => {
+          if (error.type === "max-buffer-size-exceeded") {
+            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
+            response.body.cancel();
+          }
+        },
+        maxBufferSize: this.maxBytes,
+      });
+      const decoder = new TextDecoder();
+      try {
+        for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) parser.feed(decoder.decode(chunk, { stream: true }));
+      } finally {
+        response.body.cancel();
+      }
+    } catch {
+      // the channel is optional: a server that cannot be reached this way still answers POSTs
+    }
   }
 
   async close(): Promise<void> {
