@@ -12,6 +12,7 @@ import { AbortedError, ResponseError } from "../peer/errors.js";
 import type { Progress } from "../peer/peer.js";
 import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import type { McpClient } from "./client.js";
+import { probeHttp } from "../probe/probe.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpTransportName } from "./connect-http.js";
 import { signal, until, within } from "./interop-support.test.js";
 import type { CallToolResult } from "./meta.js";
@@ -211,6 +212,25 @@ describe("McpClient over HTTP → server-everything, Streamable HTTP (SDK v1, le
   });
 
   toolChecks(conn, EVERYTHING_TOOLS);
+});
+
+describe("server-everything over Streamable HTTP: its own requests reach a client that declares roots; its refusal of server/discover is no defect", () => {
+  const ROOT = { uri: "file:///tmp/mcp-wire-roots-check", name: "roots-check" };
+  const conn = connection(EVERYTHING_HTTP, ["streamable"], "/mcp", { inputHandlers: { "roots/list": () => ({ roots: [ROOT] }) } });
+
+  test("get-roots-list: the server's roots/list arrives on the GET stream the client opened, and the answer goes back", async () => {
+    const result = await within(conn.client.callTool("get-roots-list", {}, { timeout: TIMEOUT }), "get-roots-list");
+    assert.match(JSON.stringify(result.content), /mcp-wire-roots-check/);
+  });
+
+  test("probe: ok (legacy), and the SDK's 400 {\"id\":null} refusal of server/discover, the expected signal to fall back, costs no defect", async () => {
+    const r = await within(probeHttp(conn.fixture.url("/mcp"), { timeout: TIMEOUT }), "the probe");
+    assert.equal(r.class, "ok");
+    assert.equal(r.detail, "legacy");
+    assert.equal(r.trace[0]?.status, 400, "server/discover was refused");
+    assert.deepEqual(r.defects, []);
+    assert.doesNotMatch(r.advice, /not cleanly/);
+  });
 });
 
 describe("McpClient over HTTP → server-everything, HTTP+SSE (the deprecated transport)", () => {

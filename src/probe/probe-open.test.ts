@@ -58,6 +58,8 @@ describe("probe -r: exactly one revision", () => {
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-06-18 \(legacy/);
+    // the repro line replays the request as sent, identity included
+    assert.match(r.repro ?? "", /"io\.modelcontextprotocol\/clientInfo":\{"name":"mcp-wire-probe","version":"[^"]+"\}/);
   });
 
   test("a legacy-only HTTP server with -r 2026-07-28: the same, over Streamable HTTP", async () => {

@@ -77,6 +77,31 @@ class Evidence {
   defect(d: Defect): void {
     this.defects.push(d);
     this.defectAt.push(this.exchanges.length);
+    this.defectStep.push(this.steps.length);
+  }
+
+  /** For each defect, how many opening steps had been recorded when it came (stdio's exchanges). */
+  private readonly defectStep: number[] = [];
+
+  /**
+   * The defects worth reporting: all but the warnings on a refusal of `server/discover` that the
+   * opening then fell back from. A legacy server answers an unknown request before initialize
+   * however it likes (the official SDK's `400 {"id":null}` with -32000, say): that refusal is the
+   * expected signal of the fallback, not a flaw of the server.
+   */
+  reportable(): Defect[] {
+    const fellBack = (later: readonly { step?: string; method?: string }[], from: number) => later.slice(from + 1).some((x) => (x.step ?? x.method) === "initialize");
+    const refusedExchanges = new Set<number>();
+    this.exchanges.forEach((x, i) => {
+      if (x.method === "server/discover" && x.httpMethod === "POST" && (x.error !== undefined || (x.status ?? 0) >= 400) && fellBack(this.exchanges, i)) refusedExchanges.add(i);
+    });
+    const refusedSteps = new Set<number>();
+    if (this.exchanges.length === 0) {
+      this.steps.forEach((step, i) => {
+        if (step.step === "server/discover" && step.outcome === "error" && fellBack(this.steps, i)) refusedSteps.add(i);
+      });
+    }
+    return this.defects.filter((d, i) => d.severity === "error" || !(refusedExchanges.has(this.defectAt[i]!) || refusedSteps.has(this.defectStep[i]!)));
   }
 
   /**
@@ -290,7 +315,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
   if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
-  if (failed) result.repro = stdioRepro(command, args, options.revision);
+  if (failed) result.repro = stdioRepro(command, args, options.revision, CLIENT_INFO);
   // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
   await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
   // a command line may carry a URL with a password, and a server's stderr may echo it
@@ -392,7 +417,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     rpcError: failed?.rpcError ?? null,
     tools: ev.tools,
     server: serverOf(ev.client),
-    defects: dedupe(ev.defects),
+    defects: dedupe(ev.reportable()),
     advice: "",
     elapsedMs: ev.elapsed(),
     trace: ev.exchanges.map(traceStep),
