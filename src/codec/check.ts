@@ -238,38 +238,49 @@ function checkId(id: unknown, f: Findings, path: string, what: "request" | "resu
   f.add("id_invalid_type", `${path}/id`, `id is ${describeType(id)}: MCP ids are strings or integers ${ref(rules)}`);
 }
 
+// the per-request _meta keys as JSON Pointer tokens ("/" escaped), worked out once
+const PROTOCOL_VERSION_TOKEN = pointerToken(META_PROTOCOL_VERSION);
+const CLIENT_CAPABILITIES_TOKEN = pointerToken(META_CLIENT_CAPABILITIES);
+const CLIENT_INFO_TOKEN = pointerToken(META_CLIENT_INFO);
+
+/** Runs on every modern request: paths and messages are only put together for a defect. */
 function checkRequestMeta(params: unknown, f: Findings, path: string): void {
   const meta = isPlainObject(params) ? params._meta : undefined;
   const rules = f.rules;
-  const at = `${path}/params/_meta`;
   if (!isPlainObject(meta)) {
-    f.add("meta_missing_protocol_version", `${at}`, `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`);
+    f.add("meta_missing_protocol_version", `${path}/params/_meta`, `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`);
     return;
   }
   const version = meta[META_PROTOCOL_VERSION];
-  if (version === undefined) {
-    f.add("meta_missing_protocol_version", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta has no "${META_PROTOCOL_VERSION}": every ${rules.revision} request names its protocol version ${ref(rules)}`);
-  } else if (typeof version !== "string") {
-    f.add("meta_invalid", `${at}/${pointerToken(META_PROTOCOL_VERSION)}`, `_meta "${META_PROTOCOL_VERSION}" is ${describeType(version)}: it must be a string ${ref(rules)}`);
+  if (typeof version !== "string") {
+    const at = `${path}/params/_meta/${PROTOCOL_VERSION_TOKEN}`;
+    if (version === undefined) {
+      f.add("meta_missing_protocol_version", at, `_meta has no "${META_PROTOCOL_VERSION}": every ${rules.revision} request names its protocol version ${ref(rules)}`);
+    } else {
+      f.add("meta_invalid", at, `_meta "${META_PROTOCOL_VERSION}" is ${describeType(version)}: it must be a string ${ref(rules)}`);
+    }
   }
   const capabilities = meta[META_CLIENT_CAPABILITIES];
-  if (capabilities === undefined) {
-    f.add("meta_missing_client_capabilities", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta has no "${META_CLIENT_CAPABILITIES}": every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
-  } else if (!isPlainObject(capabilities)) {
-    f.add("meta_invalid", `${at}/${pointerToken(META_CLIENT_CAPABILITIES)}`, `_meta "${META_CLIENT_CAPABILITIES}" is ${describeType(capabilities)}: it must be an object ({} for none) ${ref(rules)}`);
+  if (!isPlainObject(capabilities)) {
+    const at = `${path}/params/_meta/${CLIENT_CAPABILITIES_TOKEN}`;
+    if (capabilities === undefined) {
+      f.add("meta_missing_client_capabilities", at, `_meta has no "${META_CLIENT_CAPABILITIES}": every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
+    } else {
+      f.add("meta_invalid", at, `_meta "${META_CLIENT_CAPABILITIES}" is ${describeType(capabilities)}: it must be an object ({} for none) ${ref(rules)}`);
+    }
   }
   // optional (clients SHOULD send it), but when sent it is an Implementation
   const info = meta[META_CLIENT_INFO];
-  if (info !== undefined) {
-    const infoAt = `${at}/${pointerToken(META_CLIENT_INFO)}`;
-    if (!isPlainObject(info)) {
-      f.add("meta_invalid", infoAt, `_meta "${META_CLIENT_INFO}" is ${describeType(info)}: it must be an object with string "name" and "version" ${ref(rules)}`);
-    } else {
-      for (const member of ["name", "version"] as const) {
-        if (typeof info[member] !== "string") {
-          f.add("meta_invalid", `${infoAt}/${member}`, `_meta "${META_CLIENT_INFO}" ${info[member] === undefined ? `has no "${member}"` : `"${member}" is ${describeType(info[member])}`}: it must be a string ${ref(rules)}`);
-        }
-      }
+  if (info === undefined || (isPlainObject(info) && typeof info.name === "string" && typeof info.version === "string")) return;
+  const at = `${path}/params/_meta/${CLIENT_INFO_TOKEN}`;
+  if (!isPlainObject(info)) {
+    f.add("meta_invalid", at, `_meta "${META_CLIENT_INFO}" is ${describeType(info)}: it must be an object with string "name" and "version" ${ref(rules)}`);
+    return;
+  }
+  for (const member of ["name", "version"] as const) {
+    const v = info[member];
+    if (typeof v !== "string") {
+      f.add("meta_invalid", `${at}/${member}`, `_meta "${META_CLIENT_INFO}" ${v === undefined ? `has no "${member}"` : `"${member}" is ${describeType(v)}`}: it must be a string ${ref(rules)}`);
     }
   }
 }
