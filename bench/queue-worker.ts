@@ -6,8 +6,8 @@
  * work, after Node and the store had started, and when it was done).
  */
 import { openStore } from "../src/census/open-store.js";
-import type { ProbeResult } from "../src/probe/verdict.js";
 import { runWorker } from "../src/census/worker.js";
+import { instantProbe } from "./instant-probe.js";
 
 const [url, run, concurrency, perHost] = process.argv.slice(2);
 if (!url || !run) {
@@ -20,22 +20,7 @@ const outcome = await runWorker(store, Number(run), {
   concurrency: Number(concurrency),
   perHost: Number(perHost),
   pollMs: 20,
-  probe: async (t): Promise<ProbeResult> => ({
-    target: t.target,
-    class: "ok",
-    detail: "modern",
-    era: "modern",
-    revision: "2026-07-28",
-    transport: "streamable-http",
-    http: { status: 200, contentType: "application/json" },
-    rpcError: null,
-    tools: 3,
-    server: null,
-    defects: [],
-    advice: "",
-    elapsedMs: 1,
-    trace: [],
-  }),
+  probe: instantProbe,
 });
 const end = Date.now();
 await store.close();

@@ -15,7 +15,7 @@ import { startPostgres } from "../src/census/postgres/embedded.test.js";
 import { PostgresStore } from "../src/census/postgres/store.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
 import type { TargetRecord } from "../src/census/store.js";
-import type { ProbeResult } from "../src/probe/verdict.js";
+import { instantProbe } from "./instant-probe.js";
 import { table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const WORKERS = 3;
@@ -41,23 +41,6 @@ function worker(url: string, run: number): Promise<WorkerResult> {
     child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as WorkerResult) : reject(new Error(`queue worker exited ${code}`))));
   });
 }
-
-const instant = async (t: TargetRecord): Promise<ProbeResult> => ({
-  target: t.target,
-  class: "ok",
-  detail: "modern",
-  era: "modern",
-  revision: "2026-07-28",
-  transport: "streamable-http",
-  http: { status: 200, contentType: "application/json" },
-  rpcError: null,
-  tools: 3,
-  server: null,
-  defects: [],
-  advice: "",
-  elapsedMs: 1,
-  trace: [],
-});
 
 async function run(profile: Profile): Promise<TargetOutcome[]> {
   const n = profile.quick ? 1500 : 6000;
@@ -88,7 +71,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       const targets = targetsOf(n);
       const runId = await store.startRun("bench", targets, {});
       const t0 = performance.now();
-      await runCensus(store, runId, targets, { concurrency: CONCURRENCY * WORKERS, perHost: PER_HOST, probe: instant });
+      await runCensus(store, runId, targets, { concurrency: CONCURRENCY * WORKERS, perHost: PER_HOST, probe: instantProbe });
       sqliteRates.push((n * 1000) / (performance.now() - t0));
       await store.close();
     }
