@@ -20,23 +20,7 @@ export type Call = PeerRow["call"];
  * run as `todo`, so the suite stays green while the gap stays visible. Remove a line once its
  * cell passes.
  */
-const FASTMCP_REFUSAL = "the -32000 refusal of server/discover by FastMCP (mcp-proxy 6) is still an error_code_legacy warning; FINDINGS.md [client]/[tap]";
-const SDK_REFUSAL = "probe still warns id_null, error_code_legacy, unknown_response_id on the SDK's 400 {id:null} refusal of server/discover; FINDINGS.md [client]";
-const PROBE_R = "probe -r does not yet say rpc_error/unsupported_version when the server speaks another revision or era; FINDINGS.md [client], issue 10 item 8";
-export const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  "fastmcp httpStream: probe says ok with no defects": FASTMCP_REFUSAL,
-  "fastmcp httpStream: SDK v2 client (auto) through tap: no defects live or in lint": FASTMCP_REFUSAL,
-  "fastmcp httpStream: three clients at once through one tap --listen: no defects": FASTMCP_REFUSAL,
-  "fastmcp stateless: probe says ok with no defects": FASTMCP_REFUSAL,
-  "fastmcp stateless: SDK v2 client (auto) through tap: no defects live or in lint": FASTMCP_REFUSAL,
-  "fastmcp stateless: three clients at once through one tap --listen: no defects": FASTMCP_REFUSAL,
-  "server-everything streamableHttp: probe says ok with no defects": SDK_REFUSAL,
-  "server-everything streamableHttp: get-roots-list reaches the client's roots handler and returns":
-    "McpClient over legacy Streamable HTTP opens no GET stream, so the server's roots/list never arrives; FINDINGS.md [client], issue 10 item 7",
-  "mcp-lite (2025-03-26, 2025-06-18) with -r 2024-11-05: rpc_error unsupported_version": PROBE_R,
-  "server-everything streamableHttp (legacy only) with -r 2026-07-28: rpc_error unsupported_version": PROBE_R,
-  "FastMCP stdio (legacy only) with -r 2026-07-28: rpc_error unsupported_version": PROBE_R,
-};
+export const KNOWN_GAPS: Readonly<Record<string, string>> = {};
 
 /** `test`, or a `todo` test when the cell is a known gap. */
 export function cell(name: string, fn: () => Promise<void>): void {
