@@ -114,36 +114,32 @@ const broken = (brokenAt: AuthStep, defects: (AuthDefectCode | `${AuthDefectCode
   lenient,
 });
 
-export const SIGNIN_CASES: SigninCase[] = [
+/** A case refused the usual way (HTTP 401) unless it says otherwise. */
+type CaseSpec = Omit<SigninCase, "probeDetail" | "status"> & Partial<Pick<SigninCase, "probeDetail" | "status">>;
+const refusedWith401 = (c: CaseSpec): SigninCase => ({ probeDetail: "http_401", status: 401, ...c });
+
+export const SIGNIN_CASES: SigninCase[] = ([
   {
     name: "signin-dcr",
     description: "OAuth done right: a 401 naming its resource metadata, an authorization server with dynamic client registration and PKCE S256",
-    probeDetail: "http_401",
-    status: 401,
     expect: ready(),
     layout: (origin, base) => healthy(origin, base),
   },
   {
     name: "signin-cimd",
     description: "OAuth with client ID metadata documents instead of a registration endpoint",
-    probeDetail: "http_401",
-    status: 401,
     expect: ready(),
     layout: (origin, base) => healthy(origin, base, { as: { registration_endpoint: undefined, client_id_metadata_document_supported: true } }),
   },
   {
     name: "signin-well-known",
     description: "a Bearer challenge without resource_metadata; the resource metadata at the path-inserted well-known URL",
-    probeDetail: "http_401",
-    status: 401,
     expect: ready(),
     layout: (origin, base) => healthy(origin, base, { challenge: { realm: "mcp", error: "invalid_token", error_description: 'token missing, "please sign in"' } }),
   },
   {
     name: "signin-openid",
     description: "an authorization server that publishes only OpenID Connect Discovery, at the path-appended URL",
-    probeDetail: "http_401",
-    status: 401,
     expect: ready(),
     layout: (origin, base) => {
       const p = paths(base);
@@ -157,24 +153,18 @@ export const SIGNIN_CASES: SigninCase[] = [
   {
     name: "signin-api-key",
     description: "a 401 with no challenge and no metadata anywhere: it wants an API key",
-    probeDetail: "http_401",
-    status: 401,
     expect: { rules: "2025-11-25", verdict: "not_oauth", brokenAt: null, defects: [], strict: "fails", lenient: "fails" },
     layout: () => ({ endpoint: { status: 401, body: { error: "missing api key" } }, docs: {}, cors: "full" }),
   },
   {
     name: "signin-no-challenge",
     description: "a 401 without WWW-Authenticate, though the metadata is served at the well-known URL (judged by 2025-06-18, where the challenge must name it)",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("challenge", ["no_challenge"], "ok", "2025-06-18"),
     layout: (origin, base) => healthy(origin, base, { challenge: null }),
   },
   {
     name: "signin-challenge-no-metadata",
     description: "a Bearer challenge without resource_metadata, and no resource metadata anywhere",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("resource_metadata", ["challenge_without_resource_metadata?", "resource_metadata_not_found"], "fails"),
     layout: (origin, base) => {
       const layout = healthy(origin, base, { challenge: { realm: "mcp" } });
@@ -185,16 +175,12 @@ export const SIGNIN_CASES: SigninCase[] = [
   {
     name: "signin-metadata-wrong-path",
     description: "the challenge names a resource metadata URL that answers 404; the document is at the well-known URL instead",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("resource_metadata", ["resource_metadata_not_found"], "fails"),
     layout: (origin, base) => healthy(origin, base, { challenge: { resource_metadata: `${origin}${base}/oauth-protected-resource` } }),
   },
   {
     name: "signin-metadata-invalid",
     description: "resource metadata without `resource` and with `authorization_server` misspelt",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("resource_metadata", ["resource_metadata_invalid"], "fails"),
     layout: (origin, base) => {
       const layout = healthy(origin, base);
@@ -205,32 +191,24 @@ export const SIGNIN_CASES: SigninCase[] = [
   {
     name: "signin-resource-mismatch",
     description: "resource metadata whose `resource` names another server",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("resource_metadata", ["resource_mismatch"], "fails"),
     layout: (origin, base) => healthy(origin, base, { prm: { resource: `${origin}/another-server/mcp` } }),
   },
   {
     name: "signin-resource-prefix",
     description: "resource metadata whose `resource` is a path prefix of the endpoint",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("resource_metadata", ["resource_mismatch"], "ok"),
     layout: (origin, base) => healthy(origin, base, { prm: { resource: `${origin}${base}` } }),
   },
   {
     name: "signin-issuer-slash",
     description: "the resource metadata lists the authorization server with a trailing slash; its issuer has none",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("authorization_server", ["issuer_mismatch"], "ok"),
     layout: (origin, base) => healthy(origin, base, { prm: { authorization_servers: [`${origin}${base}/as/`] } }),
   },
   {
     name: "signin-as-not-found",
     description: "the authorization server publishes no metadata at any discovery URL",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("authorization_server", ["authorization_server_metadata_not_found"], "fails"),
     layout: (origin, base) => {
       const layout = healthy(origin, base);
@@ -241,40 +219,30 @@ export const SIGNIN_CASES: SigninCase[] = [
   {
     name: "signin-as-invalid",
     description: "authorization server metadata without a token_endpoint",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("authorization_server", ["authorization_server_metadata_invalid"], "fails"),
     layout: (origin, base) => healthy(origin, base, { as: { token_endpoint: undefined } }),
   },
   {
     name: "signin-pkce-missing",
     description: "authorization server metadata that lists no code_challenge_methods_supported",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("authorization_server", ["pkce_s256_missing"], "ok"),
     layout: (origin, base) => healthy(origin, base, { as: { code_challenge_methods_supported: undefined } }),
   },
   {
     name: "signin-no-registration",
     description: "an authorization server with neither a registration endpoint nor client ID metadata documents",
-    probeDetail: "http_401",
-    status: 401,
     expect: { rules: "2025-11-25", verdict: "manual_registration", brokenAt: null, defects: ["no_registration?"], strict: "fails", lenient: "fails" },
     layout: (origin, base) => healthy(origin, base, { as: { registration_endpoint: undefined } }),
   },
   {
     name: "signin-insecure",
     description: "authorization and token endpoints over plain http on a public host name",
-    probeDetail: "http_401",
-    status: 401,
     expect: broken("authorization_server", ["insecure_endpoint", "insecure_endpoint"], "ok"),
     layout: (origin, base) => healthy(origin, base, { as: { authorization_endpoint: "http://auth.example.com/authorize", token_endpoint: "http://auth.example.com/token" } }),
   },
   {
     name: "signin-offline-access",
     description: "a challenge whose scope asks for offline_access (judged by 2026-07-28)",
-    probeDetail: "http_401",
-    status: 401,
     expect: { ...ready("2026-07-28"), defects: ["offline_access_in_challenge?"] },
     layout: (origin, base) => healthy(origin, base, { challenge: { resource_metadata: `${origin}${paths(base).prmPathInserted}`, scope: "mcp:read offline_access" } }),
   },
@@ -300,28 +268,22 @@ export const SIGNIN_CASES: SigninCase[] = [
   {
     name: "signin-cors-hidden",
     description: "a healthy chain whose cross-origin 401 does not expose WWW-Authenticate",
-    probeDetail: "http_401",
-    status: 401,
     expect: { ...ready(), defects: ["cors_headers_not_exposed?"] },
     layout: (origin, base) => healthy(origin, base, { cors: "hidden" }),
   },
   {
     name: "signin-cors-preflight",
     description: "a healthy chain whose CORS preflight is refused (405)",
-    probeDetail: "http_401",
-    status: 401,
     expect: { ...ready(), defects: ["cors_preflight_rejected?"] },
     layout: (origin, base) => healthy(origin, base, { cors: "preflight" }),
   },
   {
     name: "signin-cors-metadata",
     description: "a healthy chain whose metadata documents carry no Access-Control-Allow-Origin",
-    probeDetail: "http_401",
-    status: 401,
     expect: { ...ready(), defects: ["metadata_without_cors?", "metadata_without_cors?"] },
     layout: (origin, base) => healthy(origin, base, { cors: "metadata" }),
   },
-];
+] satisfies CaseSpec[]).map(refusedWith401);
 
 /** The cases the demo fleet shows (a few healthy ones and the commonest breaks). */
 export const DEMO_SIGNIN_CASES = ["signin-dcr", "signin-cimd", "signin-metadata-wrong-path", "signin-issuer-slash", "signin-rpc-32001"];
@@ -331,12 +293,10 @@ export const DEMO_SIGNIN_CASES = ["signin-dcr", "signin-cimd", "signin-metadata-
  * server of its own, since it owns the origin's well-known metadata (every other case would see
  * it, as the TypeScript SDK looks there when resource metadata is missing).
  */
-export const ORIGIN_CASES: SigninCase[] = [
+export const ORIGIN_CASES: SigninCase[] = ([
   {
     name: "signin-origin-metadata",
     description: "2025-03-26 style: a bare Bearer challenge, RFC 8414 metadata at the origin, no resource metadata",
-    probeDetail: "http_401",
-    status: 401,
     expect: ready("2025-03-26"),
     layout: (origin, base) => ({
       endpoint: refuse401("Bearer"),
@@ -347,9 +307,7 @@ export const ORIGIN_CASES: SigninCase[] = [
   {
     name: "signin-default-endpoints",
     description: "2025-03-26 style with no metadata at all: clients fall back to /authorize, /token and /register",
-    probeDetail: "http_401",
-    status: 401,
     expect: { rules: "2025-03-26", verdict: "ready", brokenAt: null, defects: ["authorization_server_metadata_not_found?"], strict: "ok", lenient: "fails" },
     layout: () => ({ endpoint: refuse401("Bearer"), docs: {}, cors: "full" }),
   },
-];
+] satisfies CaseSpec[]).map(refusedWith401);
