@@ -19,6 +19,35 @@ export interface AggregateRows {
   httpStatuses: { status: number; count: number }[];
   defects: { code: string; count: number }[];
   perTarget: Aggregates["perTarget"];
+  /** Sign-in diagnoses per verdict, first error code and TypeScript SDK outcome. */
+  signin: SigninGroup[];
+}
+
+export interface SigninGroup {
+  verdict: string;
+  firstError: string | null;
+  lenient: string | null;
+  n: number;
+}
+
+/** The sign-in aggregate from its groups: the same for every engine. */
+export function signinOf(groups: readonly SigninGroup[]): Aggregates["signin"] {
+  const verdicts = new Map<string, { verdict: string; count: number }>();
+  const broken = new Map<string, { code: string; count: number }>();
+  let asked = 0;
+  let lenientOk = 0;
+  for (const g of groups) {
+    asked += g.n;
+    add(verdicts, g.verdict, g.n, () => ({ verdict: g.verdict }));
+    if (g.verdict === "broken") add(broken, g.firstError ?? "", g.n, () => ({ code: g.firstError ?? "" }));
+    if (g.verdict !== "ready" && g.verdict !== "not_oauth" && g.lenient === "ok") lenientOk += g.n;
+  }
+  return {
+    asked,
+    verdicts: [...verdicts.values()].sort((a, b) => b.count - a.count || cmp(a.verdict, b.verdict)),
+    broken: [...broken.values()].sort((a, b) => b.count - a.count || cmp(a.code, b.code)),
+    lenientOk,
+  };
 }
 
 export function assemble(rows: AggregateRows): Aggregates {
@@ -56,6 +85,7 @@ export function assemble(rows: AggregateRows): Aggregates {
     httpStatuses: [...rows.httpStatuses].sort((a, b) => b.count - a.count || a.status - b.status),
     latency,
     defects: [...rows.defects].sort((a, b) => b.count - a.count || cmp(a.code, b.code)),
+    signin: signinOf(rows.signin),
     perTarget: [...rows.perTarget].sort((a, b) => cmp(a.target, b.target)),
   };
 }

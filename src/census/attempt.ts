@@ -31,7 +31,8 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     elapsedMs: r.elapsedMs,
     repro: r.repro ?? null,
     advice: r.advice || null,
-    auth: null,
+    // the sign-in walk, as the contract shapes it; scrubbed below like every other string
+    auth: r.auth ? (JSON.parse(JSON.stringify(r.auth)) as Record<string, unknown>) : null,
   };
   return scrub(attempt, headers);
 }

@@ -4,6 +4,7 @@
  * engine to agree with. It has the Store's methods without the promises (tests build fixtures
  * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
+import { signinOf, type SigninGroup } from "./aggregate-rows.js";
 import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
@@ -80,6 +81,7 @@ export class MemoryStore {
     const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
     const defects = new Map<string, number>();
     const perTarget = new Map<string, Aggregates["perTarget"][number]>();
+    const signin = new Map<string, SigninGroup>();
 
     for (const a of rows) {
       count(perRun, a.runId);
@@ -101,8 +103,19 @@ export class MemoryStore {
       latency.find((b) => b.upToMs === null || a.elapsedMs <= b.upToMs)!.count++;
       for (const code of new Set(a.defects.map((d) => d.code))) count(defects, code);
 
+      if (a.auth) {
+        const walk = a.auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
+        const verdict = String(walk.verdict);
+        const first = walk.defects?.find((d) => d.severity === "error")?.code;
+        const firstError = typeof first === "string" ? first : null;
+        const lenient = typeof walk.clients?.lenient === "string" ? walk.clients.lenient : null;
+        const key = `${verdict}\0${firstError}\0${lenient}`;
+        const g = signin.get(key) ?? { verdict, firstError, lenient, n: 0 };
+        g.n++;
+        signin.set(key, g);
+      }
       const t = perTarget.get(a.target);
-      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs };
+      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth };
       if (!t) {
         perTarget.set(a.target, { target: a.target, name: this.#names.get(a.target) ?? null, attempts: 1, firstAt: a.at, lastAt: a.at, classes: { [a.class]: 1 }, latest });
       } else {
@@ -127,6 +140,7 @@ export class MemoryStore {
       httpStatuses: [...httpStatuses].map(([status, n]) => ({ status, count: n })).sort((a, b) => b.count - a.count || a.status - b.status),
       latency,
       defects: [...defects].map(([code, n]) => ({ code, count: n })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+      signin: signinOf([...signin.values()]),
       perTarget: [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
     };
   }

@@ -9,7 +9,7 @@ import type { Defect } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
-import { assemble } from "./aggregate-rows.js";
+import { assemble, type SigninGroup } from "./aggregate-rows.js";
 import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -254,7 +254,17 @@ export class SqliteStore implements Store {
         : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
     );
 
+    // the chain's first error: the walk lists defects in chain order, errors first at each step
+    const signin = all<SigninGroup>(
+      `SELECT json_extract(a.auth, '$.verdict') AS verdict,
+         (SELECT json_extract(d.value, '$.code') FROM json_each(a.auth, '$.defects') d
+          WHERE json_extract(d.value, '$.severity') = 'error' ORDER BY CAST(d.key AS INTEGER) LIMIT 1) AS firstError,
+         json_extract(a.auth, '$.clients.lenient') AS lenient, COUNT(*) AS n
+       FROM attempts a ${and} a.auth IS NOT NULL GROUP BY 1, 2, 3`,
+    );
+
     return assemble({
+      signin,
       runs: this.#runs(),
       groups,
       firstAt: span.first === null ? null : iso(span.first),
@@ -286,7 +296,7 @@ export class SqliteStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
     const latest = this.db.prepare(
-      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms
+      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
        FROM attempts a JOIN targets t ON t.id = a.target_id
        ${and} a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT 1`,
     );
@@ -303,6 +313,7 @@ export class SqliteStore implements Store {
         advice: string | null;
         tools: number | null;
         elapsed_ms: number;
+        auth: string | null;
       };
       out.push({
         target: l.target,
@@ -311,7 +322,17 @@ export class SqliteStore implements Store {
         firstAt: iso(first.get(...where.params, targetId) as number),
         lastAt: iso(l.at),
         classes: t.classes,
-        latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at: iso(l.at), advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms },
+        latest: {
+          class: l.class,
+          detail: l.detail,
+          era: l.era,
+          revision: l.revision,
+          at: iso(l.at),
+          advice: l.advice,
+          tools: l.tools,
+          elapsedMs: l.elapsed_ms,
+          auth: l.auth === null ? null : (JSON.parse(l.auth) as Record<string, unknown>),
+        },
       });
     }
     return out;

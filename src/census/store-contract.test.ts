@@ -193,7 +193,46 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         firstAt: "2026-07-20T10:00:00.000Z",
         lastAt: "2026-08-05T09:00:00.000Z",
         classes: { ok: 1, web_page: 1 },
-        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000 },
+        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null },
+      });
+      assert.deepEqual(agg.signin, { asked: 2, verdicts: [{ verdict: "not_oauth", count: 2 }], broken: [], lenientOk: 0 });
+      assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");
+      await store.close();
+    });
+
+    test("aggregate() counts sign-in verdicts, and broken chains by their first error", async () => {
+      const store = await open();
+      const run = await store.startRun("targets.txt", TARGETS, {});
+      const walk = (verdict: string, lenient: string, codes: [string, string][]) => ({
+        rules: "2025-11-25",
+        verdict,
+        clients: { strict: verdict === "ready" ? "ok" : "fails", lenient },
+        defects: codes.map(([code, severity]) => ({ code, severity, message: "…", step: "resource_metadata", side: "mcp_server" })),
+      });
+      const chains = [
+        walk("ready", "ok", [["cors_preflight_rejected", "warning"]]),
+        walk("broken", "fails", [["challenge_without_resource_metadata", "warning"], ["resource_metadata_not_found", "error"], ["metadata_without_cors", "warning"]]),
+        walk("broken", "ok", [["issuer_mismatch", "error"], ["pkce_s256_missing", "error"]]),
+        walk("broken", "fails", [["resource_metadata_not_found", "error"]]),
+        walk("manual_registration", "fails", [["no_registration", "warning"]]),
+      ];
+      let second = 0;
+      for (const [i, auth] of chains.entries()) {
+        await store.recordAttempt(attempt(run, `https://s${i}.example/mcp`, `2026-08-05T09:00:0${second++}.000Z`, { class: "auth_required", detail: "http_401", auth }));
+      }
+      const agg = await store.aggregate();
+      assert.deepEqual(agg.signin, {
+        asked: 5,
+        verdicts: [
+          { verdict: "broken", count: 3 },
+          { verdict: "manual_registration", count: 1 },
+          { verdict: "ready", count: 1 },
+        ],
+        broken: [
+          { code: "resource_metadata_not_found", count: 2 },
+          { code: "issuer_mismatch", count: 1 },
+        ],
+        lenientOk: 1,
       });
       await store.close();
     });

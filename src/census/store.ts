@@ -95,6 +95,17 @@ export interface Aggregates {
   latency: { upToMs: number | null; count: number }[];
   /** Defects seen, by code. */
   defects: { code: string; count: number }[];
+  /**
+   * The sign-in diagnoses (attempts that carry one): how many, per verdict, the broken ones by
+   * the first error of their chain, and how many a strict client fails but the TypeScript SDK
+   * gets through.
+   */
+  signin: {
+    asked: number;
+    verdicts: { verdict: string; count: number }[];
+    broken: { code: string; count: number }[];
+    lenientOk: number;
+  };
   /** Per target: its history and latest verdict. */
   perTarget: {
     target: string;
@@ -103,7 +114,7 @@ export interface Aggregates {
     firstAt: string;
     lastAt: string;
     classes: Record<string, number>;
-    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs">;
+    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth">;
   }[];
 }
 

@@ -8,6 +8,7 @@ import type { Aggregates } from "../census/store.js";
 import { colourOf, latencyChart, revisionsChart, runsChart, swatch } from "./charts.js";
 import { esc } from "./escape.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
+import { signinSection } from "./signin.js";
 import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES, PROTOCOL_ERROR_CLASSES, detailNoun } from "./vocabulary.js";
@@ -84,6 +85,7 @@ function body(agg: Aggregates): string {
   return [
     `<div class="figures">${figures.map(([n, what]) => `<div class="figure"><b>${esc(n)}</b><span>${esc(what)}</span></div>`).join("")}</div>`,
     `<h2>Charts</h2><div class="charts">${runsFigure(agg)}${revisionsFigure(agg)}${latencyFigure(agg)}</div>`,
+    signinSection(agg),
     classTable(classes, agg.attempts),
     revisionTable(agg),
     errorTable(agg),

@@ -3,6 +3,7 @@
  * `targets` with `latest`) come first; everything the text says is there too, as data.
  */
 import type { Aggregates, RunRecord } from "../census/store.js";
+import { signinObject } from "./signin.js";
 import { heading, history, summary } from "./story.js";
 import { classCounts, errorCodeRows, revisionRows } from "./tables.js";
 
@@ -41,6 +42,7 @@ export function reportObject(agg: Aggregates, selection: Selection, selected: re
         tools: t.latest.tools,
         elapsedMs: t.latest.elapsedMs,
         advice: t.latest.advice,
+        ...(t.latest.auth ? { auth: t.latest.auth } : {}),
       },
     })),
     selection,
@@ -54,6 +56,7 @@ export function reportObject(agg: Aggregates, selection: Selection, selected: re
     httpStatuses: agg.httpStatuses,
     latency: agg.latency,
     defects: agg.defects,
+    signin: signinObject(agg),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Aggregates } from "../census/store.js";
 import { describeError } from "../rules/error-codes.js";
 import { LATEST_REVISION } from "../rules/revisions.js";
 import { HISTORY_KINDS, PROTOCOL_ERROR_CLASSES, detailBreakdown, rangeWords } from "./vocabulary.js";
+import { signinSentences } from "./signin.js";
 import { Count, count, counted, digits, list, moment, noun, quote, span } from "./words.js";
 
 type PerTarget = Aggregates["perTarget"][number];
@@ -86,7 +87,7 @@ export function paragraphs(agg: Aggregates): string[][] {
     const lead = called === 0 ? "Called no server." : called === 1 ? "Called one server once." : `Called ${digits(called)} servers once each.`;
     return nonEmpty([
       [lead, ...answered(agg, of("ok"), called, "")],
-      [...opening, ...auth],
+      [...opening, ...auth, ...signinSentences(agg)],
       [...(protocol > 0 ? [`We recorded ${protocolPhrase}.`] : []), ...webPages(protocol > 0)],
       [...rest, ...plainCount(invalid, called > 0 ? ["more was not called", "more were not called"] : ["was not called", "were not called"], details(["invalid_target"]))],
     ]);
@@ -94,7 +95,7 @@ export function paragraphs(agg: Aggregates): string[][] {
   const where = agg.targets === 1 ? "" : ` at ${digits(agg.targets)} servers`;
   return nonEmpty([
     [`Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`, ...webPages(protocol > 0)],
-    [...opening, ...auth],
+    [...opening, ...auth, ...signinSentences(agg)],
     [...rest, ...plainCount(invalid, ["was not called", "were not called"], details(["invalid_target"]))],
     answered(agg, of("ok"), total, of("ok") < total ? "The other " : ""),
   ]);

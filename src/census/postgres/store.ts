@@ -16,7 +16,7 @@ import os from "node:os";
 import pg from "pg";
 import type { Defect } from "../../codec/defects.js";
 import type { Revision } from "../../rules/revisions.js";
-import { assemble } from "../aggregate-rows.js";
+import { assemble, type SigninGroup } from "../aggregate-rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
@@ -208,10 +208,18 @@ export class PostgresStore implements Store {
         `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
       );
       const latest = await all<LatestRow>(
-        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms
+        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
          FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
       );
       const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+      // the chain's first error: the walk lists defects in chain order, errors first at each step
+      const signin = await all<SigninGroup>(
+        `SELECT a.auth->>'verdict' AS verdict,
+           (SELECT d->>'code' FROM jsonb_array_elements(a.auth->'defects') WITH ORDINALITY AS e(d, i)
+            WHERE d->>'severity' = 'error' ORDER BY i LIMIT 1) AS "firstError",
+           a.auth->'clients'->>'lenient' AS lenient, count(*)::integer AS n
+         FROM attempts a ${and} a.auth IS NOT NULL GROUP BY 1, 2, 3`,
+      );
 
       const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();
       for (const r of perClass) {
@@ -222,6 +230,7 @@ export class PostgresStore implements Store {
         t.classes[r.class] = r.n;
       }
       return assemble({
+        signin,
         runs,
         groups,
         firstAt: span.first?.toISOString() ?? null,
@@ -239,7 +248,7 @@ export class PostgresStore implements Store {
             firstAt: new Date(t.first).toISOString(),
             lastAt: at,
             classes: t.classes,
-            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms },
+            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth },
           };
         }),
       });
@@ -451,6 +460,7 @@ interface LatestRow {
   advice: string | null;
   tools: number | null;
   elapsed_ms: number;
+  auth: Record<string, unknown> | null;
 }
 
 interface AttemptRow {

@@ -1,0 +1,130 @@
+/**
+ * The census's sign-in findings, in words, as data and as a chart: of the servers that ask for
+ * sign-in, how many a standard OAuth client can sign in to, how many need a client registered
+ * by hand, and where the broken ones break ("Of 312 servers that ask for sign-in, 201 are ready,
+ * 38 need a client registered by hand, 61 are broken: 24 publish no resource metadata, …"), and
+ * per target the chain as the probe walked it.
+ */
+import type { AuthResult } from "../auth/types.js";
+import type { Aggregates } from "../census/store.js";
+import { esc } from "./escape.js";
+import { Count, digits, list } from "./words.js";
+
+/** What the broken ones do, by the first error of their chain ("24 publish no resource metadata"). */
+const BROKEN_WORDS: Record<string, [one: string, many: string]> = {
+  no_challenge: ["sends a 401 without a Bearer challenge", "send a 401 without a Bearer challenge"],
+  challenge_without_resource_metadata: ["leaves resource_metadata out of its challenge", "leave resource_metadata out of their challenge"],
+  auth_status_not_401: ["refuses with a JSON-RPC error or another status instead of 401", "refuse with a JSON-RPC error or another status instead of 401"],
+  resource_metadata_not_found: ["publishes no resource metadata", "publish no resource metadata"],
+  resource_metadata_invalid: ["publishes unusable resource metadata", "publish unusable resource metadata"],
+  resource_mismatch: ["names another resource in its resource metadata", "name another resource in their resource metadata"],
+  authorization_server_metadata_not_found: ["names an authorization server that publishes no metadata", "name an authorization server that publishes no metadata"],
+  authorization_server_metadata_invalid: ["has unusable authorization server metadata", "have unusable authorization server metadata"],
+  issuer_mismatch: ["has an issuer that differs from the authorization server it lists", "have an issuer that differs from the authorization server they list"],
+  pkce_s256_missing: ["has an authorization server that does not list PKCE S256", "have an authorization server that does not list PKCE S256"],
+  insecure_endpoint: ["sends sign-in over plain http", "send sign-in over plain http"],
+};
+
+const VERDICT_LABEL: Record<string, string> = {
+  ready: "ready",
+  manual_registration: "client registered by hand",
+  broken: "broken",
+  not_oauth: "a key, not OAuth",
+};
+
+type Signin = Aggregates["signin"];
+
+function of(s: Signin, verdict: string): number {
+  return s.verdicts.find((v) => v.verdict === verdict)?.count ?? 0;
+}
+
+/** The sentences of the sign-in paragraph (none when no server asked for sign-in over HTTP). */
+export function signinSentences(agg: Aggregates): string[] {
+  const s = agg.signin;
+  if (s.asked === 0) return [];
+  const ready = of(s, "ready");
+  const manual = of(s, "manual_registration");
+  const broken = of(s, "broken");
+  const keys = of(s, "not_oauth");
+  const oauth = s.asked - keys;
+  const parts: string[] = [];
+  parts.push(`${digits(ready)} ${ready === 1 ? "is" : "are"} ready`);
+  if (manual > 0) parts.push(`${digits(manual)} need${manual === 1 ? "s" : ""} a client registered by hand`);
+  let brokenPart = `${digits(broken)} ${broken === 1 ? "is" : "are"} broken`;
+  if (broken > 0 && s.broken.length > 0) {
+    const why = s.broken.map((b) => `${digits(b.count)} ${BROKEN_WORDS[b.code]?.[b.count === 1 ? 0 : 1] ?? `break at ${b.code}`}`);
+    brokenPart += `: ${why.join(", ")}`;
+  }
+  parts.push(brokenPart);
+  const sentences: string[] = [];
+  if (oauth > 0) {
+    sentences.push(`Of ${counted(oauth, "server")} that ask for sign-in with OAuth, ${list(parts)}.`);
+  }
+  if (s.lenientOk > 0) {
+    sentences.push(`${Count(s.lenientOk)} of them a strict client cannot sign in to still ${s.lenientOk === 1 ? "works" : "work"} with the TypeScript SDK, which tolerates what the specification does not.`);
+  }
+  if (keys > 0) sentences.push(`${Count(keys)} more ${keys === 1 ? "asks" : "ask"} for a key rather than OAuth (no challenge and no metadata anywhere).`);
+  return sentences;
+}
+
+function counted(n: number, noun: string): string {
+  return `${digits(n)} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/** `report --json`: the same numbers as data. */
+export function signinObject(agg: Aggregates) {
+  const s = agg.signin;
+  return {
+    asked: s.asked,
+    ready: of(s, "ready"),
+    manualRegistration: of(s, "manual_registration"),
+    broken: of(s, "broken"),
+    notOauth: of(s, "not_oauth"),
+    brokenBy: s.broken,
+    lenientOnly: s.lenientOk,
+    sentences: signinSentences(agg),
+  };
+}
+
+const BAR_COLOURS: Record<string, string> = { ready: "#2b8a3e", manual_registration: "#e67700", broken: "#c92a2a", not_oauth: "#868e96" };
+
+/** The HTML section: a bar per verdict (broken split by cause), then each target's chain. */
+export function signinSection(agg: Aggregates): string {
+  const s = agg.signin;
+  if (s.asked === 0) return "";
+  const rows = [
+    ...["ready", "manual_registration"].map((v) => ({ label: VERDICT_LABEL[v]!, n: of(s, v), colour: BAR_COLOURS[v]! })),
+    ...s.broken.map((b) => ({ label: `broken: ${b.code}`, n: b.count, colour: BAR_COLOURS.broken! })),
+    { label: VERDICT_LABEL.not_oauth!, n: of(s, "not_oauth"), colour: BAR_COLOURS.not_oauth! },
+  ].filter((r) => r.n > 0);
+  const max = Math.max(1, ...rows.map((r) => r.n));
+  const barH = 22;
+  const width = 560;
+  const labelW = 260;
+  const svg =
+    `<svg class="chart" role="img" aria-label="Sign-in verdicts" viewBox="0 0 ${width} ${rows.length * barH + 4}" width="${width}" height="${rows.length * barH + 4}">` +
+    rows
+      .map((r, i) => {
+        const w = Math.max(2, Math.round(((width - labelW - 50) * r.n) / max));
+        const y = i * barH + 2;
+        return `<text x="${labelW - 6}" y="${y + 15}" text-anchor="end" font-size="12">${esc(r.label)}</text><rect x="${labelW}" y="${y + 3}" width="${w}" height="${barH - 8}" fill="${r.colour}"><title>${esc(`${r.label}: ${r.n}`)}</title></rect><text x="${labelW + w + 4}" y="${y + 15}" font-size="12">${esc(digits(r.n))}</text>`;
+      })
+      .join("") +
+    `</svg>`;
+  const chains = agg.perTarget
+    .map((t) => ({ target: t.target, auth: t.latest.auth as AuthResult | null | undefined }))
+    .filter((t): t is { target: string; auth: AuthResult } => !!t.auth && typeof t.auth === "object" && Array.isArray(t.auth.steps))
+    .map((t) => {
+      const steps = t.auth.steps
+        .map((st) => `<li class="${st.ok ? "ok" : "fail"}">${st.ok ? "✓" : "✗"} ${esc(st.step)} <code>${esc(st.url)}</code> ${esc(st.status !== null ? `HTTP ${st.status}` : st.error ?? "no answer")}</li>`)
+        .join("");
+      const fixes = t.auth.defects.map((d) => `<li class="${esc(d.severity)}"><b>${esc(d.code)}</b> (${esc(d.side.replace("_", " "))}): ${esc(d.message)}</li>`).join("");
+      return `<details class="signin-chain"><summary><span class="target">${esc(t.target)}</span> — ${esc(t.auth.verdict)}${t.auth.brokenAt ? ` at ${esc(t.auth.brokenAt)}` : ""} · strict ${esc(t.auth.clients.strict)}, TypeScript SDK ${esc(t.auth.clients.lenient)}</summary><ul class="steps">${steps}</ul>${fixes ? `<ul class="fixes">${fixes}</ul>` : ""}</details>`;
+    })
+    .join("");
+  const words = signinSentences(agg)
+    .map((p) => `<p>${esc(p)}</p>`)
+    .join("");
+  return `<h2 id="signin">Sign-in</h2>${words}<figure id="chart-signin"><figcaption>Servers that ask for sign-in, by verdict</figcaption>${svg}</figure>${chains ? `<h3>Each chain</h3>${chains}` : ""}`;
+}
+
