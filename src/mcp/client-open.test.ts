@@ -118,3 +118,26 @@ test("a server silent to both: the whole deadline, then a timeout naming initial
   const e = await within(McpClient.connect(connector, { probeTimeout: 50, timeout: 300 }).then(() => undefined, (x: unknown) => x), 10_000, "connect");
   assert.match(String(e), /initialize: no answer within 300 ms/);
 });
+
+test("initialize answered with an older version than the newest the server listed: initialize_version_not_latest, a warning; the latest, nothing", async () => {
+  for (const [chosen, expected] of [
+    ["2025-03-26", ["initialize_version_not_latest"]],
+    ["2025-11-25", []],
+  ] as const) {
+    const { connector } = memoryServer((server) => {
+      server.handle("server/discover", () => {
+        throw new ResponseError(-32022, "Unsupported protocol version", { supported: ["2025-03-26", "2025-11-25"], requested: "2026-07-28" });
+      });
+      server.handle("initialize", () => ({ ...LEGACY_INIT, protocolVersion: chosen }));
+    });
+    const codes: string[] = [];
+    const client = await within(McpClient.connect(connector, { probeTimeout: 5000, timeout: 10_000, onDefect: (r) => codes.push(r.defect.code) }), 10_000, "connect");
+    try {
+      assert.equal(client.revision, chosen);
+      assert.deepEqual(codes, expected);
+      assert.deepEqual(client.defects.map((d) => [d.code, d.severity]), expected.map((c) => [c, "warning"]));
+    } finally {
+      await client.close();
+    }
+  }
+});

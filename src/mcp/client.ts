@@ -6,7 +6,7 @@
  * the client's capabilities and identity. Legacy (2024-11-05 … 2025-11-25): `initialize`, then
  * `notifications/initialized`, then requests in that session.
  */
-import type { Defect } from "../codec/defects.js";
+import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
@@ -421,6 +421,7 @@ export class McpClient {
       throw new RevisionNotSpokenError(forced, [chosen], `it chose ${chosen}`);
     }
     this.record({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
+    this.checkLatest(offer, chosen);
     this.era = "legacy";
     this.revision = chosen;
     this.peer.revision = chosen;
@@ -431,6 +432,29 @@ export class McpClient {
     // a server can only ask what the client declared it may, and over Streamable HTTP it can
     // only ask on a stream the client opened
     if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined)) this.transport.openServerStream?.();
+  }
+
+  /**
+   * A server that does not speak the version offered answers with "the latest version it
+   * supports" (basic/lifecycle): one that listed a newer initialize-era version (in a
+   * DiscoverResult or a -32022's `data.supported`) and chose an older one gets a warning.
+   */
+  private checkLatest(offer: Revision, chosen: Revision): void {
+    if (chosen === offer) return;
+    const listed = this.supportedVersions.filter((v) => isRevision(v) && RULES[v].era === "legacy").sort();
+    const latest = listed[listed.length - 1];
+    if (latest === undefined || chosen >= latest) return;
+    const d = defect(
+      "initialize_version_not_latest",
+      "/result/protocolVersion",
+      `initialize asked for ${JSON.stringify(offer)} and the server chose ${JSON.stringify(chosen)}, though it lists ${JSON.stringify(latest)} as supported: a server that does not speak the requested version should answer with the latest it supports (${chosen} basic/lifecycle)`,
+    );
+    if (this.defects.length < 100) this.defects.push(d);
+    try {
+      this.options.onDefect?.({ defect: d });
+    } catch {
+      // a listener's failure must not disturb the opening
+    }
   }
 
   private learnServer(result: JsonObject): void {
