@@ -67,6 +67,14 @@ const V2_LEGACY_JSON = "SDK v2 legacy, JSON";
 const V2_LEGACY_SSE = "SDK v2 legacy, SSE";
 const V2_MODERN_JSON = "SDK v2 2026, JSON";
 const V2_MODERN_SSE = "SDK v2 2026, SSE";
+const CLIENT_MODERN_JSON = "mcp-wire client 2026 → bare server, JSON";
+const CLIENT_LEGACY_JSON = "mcp-wire client legacy → bare server, JSON";
+const CLIENT_MODERN_SSE = "mcp-wire client 2026 → bare server, SSE";
+const CLIENT_LEGACY_SSE = "mcp-wire client legacy → bare server, SSE";
+const SERVER_MODERN_JSON = "bare client → mcp-wire server 2026, JSON";
+const SERVER_LEGACY_JSON = "bare client → mcp-wire server legacy, JSON";
+const SERVER_MODERN_SSE = "bare client → mcp-wire server 2026, SSE";
+const SERVER_LEGACY_SSE = "bare client → mcp-wire server legacy, SSE";
 
 /**
  * mcp-wire ≥ 2× the v2 SDK, like for like by era, and ≥ 0.8× the bare fetch exchange. The
@@ -78,6 +86,13 @@ const TARGETS: readonly Target[] = [
   { of: WIRE_LEGACY_JSON, versus: V2_LEGACY_JSON, atLeast: 2, bound: BARE_NODE },
   { of: WIRE_MODERN_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
   { of: WIRE_LEGACY_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
+  // at the speed of node:http: the pair, and each side in place of the bare side it replaces
+  { of: WIRE_MODERN_JSON, versus: BARE_NODE, atLeast: 0.6 },
+  { of: WIRE_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.6 },
+  { of: CLIENT_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75 },
+  { of: CLIENT_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75 },
+  { of: SERVER_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75 },
+  { of: SERVER_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75 },
 ];
 
 const REPORTED: readonly [string, string][] = [
@@ -88,8 +103,12 @@ const REPORTED: readonly [string, string][] = [
   [WIRE_LEGACY_SSE, V1_SSE],
   [WIRE_MODERN_SSE, BARE_FETCH],
   [WIRE_LEGACY_SSE, BARE_FETCH],
-  [WIRE_MODERN_JSON, BARE_NODE],
-  [WIRE_LEGACY_JSON, BARE_NODE],
+  [WIRE_MODERN_SSE, BARE_NODE],
+  [WIRE_LEGACY_SSE, BARE_NODE],
+  [CLIENT_MODERN_SSE, BARE_NODE],
+  [CLIENT_LEGACY_SSE, BARE_NODE],
+  [SERVER_MODERN_SSE, BARE_NODE],
+  [SERVER_LEGACY_SSE, BARE_NODE],
   [WIRE_MODERN_JSON, WIRE_LEGACY_JSON],
   [V1_JSON, V2_LEGACY_JSON],
   [BARE_NODE, BARE_FETCH],
@@ -213,19 +232,76 @@ function fetchOnNode(serve: (request: Request) => Promise<Response>): (req: Inco
 
 const BARE_ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"echo"}]}}';
 const BARE_BODY = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"echo"}}}';
+const PROTOCOL_META = "io.modelcontextprotocol/protocolVersion";
+const DISCOVERED = {
+  resultType: "complete",
+  supportedVersions: [MODERN, LEGACY],
+  capabilities: { tools: { listChanged: false } },
+  ttlMs: 60000,
+  cacheScope: "public",
+  _meta: { "io.modelcontextprotocol/serverInfo": { name: "bare", version: "1" } },
+};
+const INITIALIZED = { protocolVersion: LEGACY, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "bare", version: "1" } };
 
-async function bareServer(): Promise<string> {
+/**
+ * A bare node:http server that answers what an MCP client needs and nothing more: it parses each
+ * body, answers discovery, initialize (with a session id it never checks) and `tools/call` echo
+ * with the request's own id, 202 for notifications, 204 for DELETE. No validation, no sessions,
+ * no peer: the least a server can do and still be a server mcp-wire's client talks to. `sse`:
+ * the answer goes as a one-event SSE stream instead of JSON.
+ */
+async function bareServer(sse = false): Promise<string> {
   return listen((req, res) => {
+    if (req.method === "DELETE") return void req.resume().on("end", () => res.writeHead(204).end());
+    if (req.method !== "POST") return void req.resume().on("end", () => res.writeHead(405, { allow: "POST, DELETE" }).end());
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (Buffer.concat(chunks).toString("utf8") !== BARE_BODY) {
-        res.writeHead(400, { "content-type": "text/plain" }).end("unexpected body");
-        return;
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: unknown; method?: string; params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> } };
+      if (m.id === undefined) return void res.writeHead(202).end();
+      let result: unknown;
+      const headers: Record<string, string | number> = {};
+      if (m.method === "server/discover") result = DISCOVERED;
+      else if (m.method === "initialize") {
+        result = INITIALIZED;
+        headers["mcp-session-id"] = "bare-session";
+      } else if (m.method === "tools/call") {
+        const content = [{ type: "text", text: m.params?.arguments?.text }];
+        result = m.params?._meta?.[PROTOCOL_META] === undefined ? { content } : { resultType: "complete", content };
+      } else {
+        const error = JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+        return void res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(error) }).end(error);
       }
-      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(BARE_ANSWER) }).end(BARE_ANSWER);
+      const answer = JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
+      if (sse) {
+        const event = `event: message\ndata: ${answer}\n\n`;
+        res.writeHead(200, { ...headers, "content-type": "text/event-stream", "content-length": Buffer.byteLength(event) }).end(event);
+      } else {
+        res.writeHead(200, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(answer) }).end(answer);
+      }
     });
   });
+}
+
+/** One POST on a keep-alive agent with node:http; resolves with the status, headers and body text. */
+function bareExchange(url: URL, agent: Agent, body: string, headers: Record<string, string | number>): Promise<{ status: number; headers: IncomingMessage["headers"]; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The JSON-RPC message an answer carries: the body itself, or the last event of an SSE body. */
+function answerOf(text: string, contentType: string | undefined): { result?: object; id?: unknown } {
+  if (!contentType?.startsWith("text/event-stream")) return JSON.parse(text) as { result?: object };
+  const data = text.split("\n").filter((l) => l.startsWith("data:"));
+  return JSON.parse(data[data.length - 1]!.slice(5)) as { result?: object };
 }
 
 async function bareFetch(name: string): Promise<Connection> {
@@ -361,6 +437,84 @@ async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connec
     setupMs: performance.now() - t0,
     tally,
     pass,
+    close: () => client.close(),
+  };
+}
+
+/**
+ * A bare node:http client against mcp-wire's server: the same server as the pairs, driven by the
+ * least a client can do (a fixed body per call, the answer parsed, nothing checked but the echo).
+ * Legacy opens its session once with initialize; SSE calls `progress` with a progress token, so
+ * the answer is one progress event and the result on one stream, as for the pairs.
+ */
+async function bareToWire(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
+  const t0 = performance.now();
+  const url = new URL(await wireServer());
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const meta: Record<string, unknown> = legacy ? {} : { [PROTOCOL_META]: MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+  if (legacy) {
+    const opened = await within(bareExchange(url, agent, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bare", version: "1" } } }), headers), `${name}: initialize`);
+    const session = opened.headers["mcp-session-id"];
+    if (opened.status !== 200 || typeof session !== "string") throw new Error(`${name}: initialize answered ${opened.status} ${opened.text.slice(0, 200)}`);
+    headers["mcp-session-id"] = session;
+    headers["mcp-protocol-version"] = LEGACY;
+    await bareExchange(url, agent, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers);
+  } else {
+    headers["mcp-protocol-version"] = MODERN;
+    headers["mcp-method"] = "tools/call";
+    headers["mcp-name"] = sse ? "progress" : "echo";
+  }
+  const expected = sse ? "counted to 1" : "echo";
+  const body = sse
+    ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "progress", arguments: { steps: 1, intervalMs: 0 }, _meta: { ...meta, progressToken: 1 } } })
+    : JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "echo" }, ...(legacy ? {} : { _meta: meta }) } });
+  const one = async (): Promise<boolean> => {
+    const r = await bareExchange(url, agent, body, headers);
+    const events = sse ? r.text.split("\n").filter((l) => l.startsWith("data:")).length : 1;
+    return r.status === 200 && events === (sse ? 2 : 1) && echoed(answerOf(r.text, r.headers["content-type"]).result ?? {}) === expected;
+  };
+  if (!(await within(one(), `${name}: first exchange`))) throw new Error(`${name}: wrong answer`);
+  const tally: Tally = { calls: 0, wrong: 0 };
+  return {
+    name,
+    negotiated: legacy ? `${LEGACY} (legacy)` : `${MODERN} (modern)`,
+    wiring: `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step), progressToken" : "echo"}`,
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) if (!(await one())) wrong++;
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
+    close: async () => agent.destroy(),
+  };
+}
+
+/** mcp-wire's client against the bare server: everything the client does, nothing a server adds. */
+async function wireToBare(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
+  const t0 = performance.now();
+  const url = await bareServer(sse);
+  const { client } = await within(connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }), `${name}: connect`);
+  await firstCall(name, (text) => client.callTool("echo", { text }));
+  const tally: Tally = { calls: 0, wrong: 0 };
+  return {
+    name,
+    negotiated: `${client.revision} (${client.era})`,
+    wiring: `bare node:http server, ${sse ? "one-event SSE" : "JSON"} answers`,
+    setupMs: performance.now() - t0,
+    tally,
+    pass: async () => {
+      let wrong = 0;
+      for (let i = 0; i < CALLS; i++) {
+        const text = TEXTS[i]!;
+        const result = await client.callTool("echo", { text });
+        if (echoed(result) !== text) wrong++;
+      }
+      tally.calls += CALLS;
+      tally.wrong += wrong;
+    },
     close: () => client.close(),
   };
 }
@@ -535,6 +689,14 @@ const OPENERS: readonly [string, (name: string) => Promise<Connection>][] = [
   [V2_LEGACY_SSE, (n) => v2(n, false, false)],
   [V2_MODERN_JSON, (n) => v2(n, true, true)],
   [V2_MODERN_SSE, (n) => v2(n, true, false)],
+  [CLIENT_MODERN_JSON, (n) => wireToBare(n, false, false)],
+  [CLIENT_LEGACY_JSON, (n) => wireToBare(n, true, false)],
+  [CLIENT_MODERN_SSE, (n) => wireToBare(n, false, true)],
+  [CLIENT_LEGACY_SSE, (n) => wireToBare(n, true, true)],
+  [SERVER_MODERN_JSON, (n) => bareToWire(n, false, false)],
+  [SERVER_LEGACY_JSON, (n) => bareToWire(n, true, false)],
+  [SERVER_MODERN_SSE, (n) => bareToWire(n, false, true)],
+  [SERVER_LEGACY_SSE, (n) => bareToWire(n, true, true)],
 ];
 
 function formatRoundTrips(m: Measurement, baseline: string): string {
@@ -579,7 +741,7 @@ export const httpBenchmark: Benchmark = {
         ),
       );
       console.log(
-        `\nclients: connectHttp(url, { transport: "streamable-http" }) (2026 auto; legacy forced with revision ${LEGACY}), SDK v1 Client + StreamableHTTPClientTransport, SDK v2 Client + StreamableHTTPClientTransport (default legacy, or versionNegotiation pinned to ${MODERN}); bare: fetch / http.request (keep-alive agent) POSTing ${BARE_BODY.length} bytes, answered with a fixed ${BARE_ANSWER.length}-byte JSON`,
+        `\nclients: connectHttp(url, { transport: "streamable-http" }) (2026 auto; legacy forced with revision ${LEGACY}), SDK v1 Client + StreamableHTTPClientTransport, SDK v2 Client + StreamableHTTPClientTransport (default legacy, or versionNegotiation pinned to ${MODERN}); bare: fetch / http.request (keep-alive agent) POSTing ${BARE_BODY.length} bytes to a bare node:http server that parses it and answers ${BARE_ANSWER.length} bytes of JSON; one side alone: mcp-wire's client against that bare server, a bare node:http client against mcp-wire's server`,
       );
       console.log(
         `SSE: mcp-wire's contenders call progress {steps: 1, intervalMs: 0} with onProgress (one notification + the result on one SSE stream, both checked); the SDKs' call echo on a server told to answer SSE, one message less per call`,

@@ -43,6 +43,7 @@ export interface HttpResponder {
 }
 
 const JSON_TYPE = "application/json";
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The headers of every SSE stream: no caching, and no buffering by proxies (nginx honours this one). */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -71,20 +72,24 @@ export class Exchange {
   private isStarted = false;
   private finished = false;
   private aborted = false;
-  private abortListeners: (() => void)[] = [];
-  private readonly headers: Record<string, string>;
+  private abortListeners: (() => void)[] | undefined;
+  /** Headers added to the response; copied from the caller's only once one is set or removed. */
+  private headers: Record<string, string>;
+  private ownHeaders = false;
 
   constructor(
     private readonly responder: HttpResponder,
     /** What the client's Accept header allows. */
-    private readonly accepts: { json: boolean; sse: boolean },
-    headers: Record<string, string> = {},
+    readonly accepts: { readonly json: boolean; readonly sse: boolean },
+    headers: Readonly<Record<string, string>> = NO_HEADERS,
   ) {
-    this.headers = { ...headers };
+    this.headers = headers as Record<string, string>;
     responder.onAbort(() => {
       if (this.finished || this.aborted) return;
       this.aborted = true;
-      for (const listener of this.abortListeners.splice(0)) listener();
+      const listeners = this.abortListeners;
+      this.abortListeners = undefined;
+      if (listeners) for (const listener of listeners) listener();
     });
   }
 
@@ -109,17 +114,25 @@ export class Exchange {
 
   /** Adds a header to the response, if it has not started yet. */
   setHeader(name: string, value: string): void {
-    this.headers[name] = value;
+    this.own()[name] = value;
   }
 
   removeHeader(name: string): void {
-    delete this.headers[name];
+    delete this.own()[name];
+  }
+
+  private own(): Record<string, string> {
+    if (!this.ownHeaders) {
+      this.headers = { ...this.headers };
+      this.ownHeaders = true;
+    }
+    return this.headers;
   }
 
   /** Calls `listener` if the client goes away before the response has ended. */
   onAbort(listener: () => void): void {
     if (this.aborted) listener();
-    else if (!this.finished) this.abortListeners.push(listener);
+    else if (!this.finished) (this.abortListeners ??= []).push(listener);
   }
 
   /**
@@ -161,7 +174,10 @@ export class Exchange {
       this.finish(sseEvent(text));
       return;
     }
-    this.responder.start(status, { ...this.headers, "content-type": JSON_TYPE, "content-length": String(Buffer.byteLength(text, "utf8")) });
+    const headers = this.own();
+    headers["content-type"] = JSON_TYPE;
+    headers["content-length"] = String(Buffer.byteLength(text, "utf8"));
+    this.responder.start(status, headers);
     this.isStarted = true;
     this.finish(text);
   }
@@ -190,7 +206,7 @@ export class Exchange {
 
   private finish(chunk?: string): void {
     this.finished = true;
-    this.abortListeners = [];
+    this.abortListeners = undefined;
     this.responder.end(chunk);
   }
 }

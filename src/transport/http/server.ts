@@ -106,9 +106,25 @@ function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+interface Accepts {
+  readonly json: boolean;
+  readonly sse: boolean;
+}
+const ACCEPTS_ANY: Accepts = { json: true, sse: true };
+/** The last Accept header read and what it allows: a client sends the same one every time. */
+let lastAccept: { header: string; accepts: Accepts } | undefined;
+
 /** What an Accept header allows; absent or `*\/*` allows both. */
-function accepts(header: string | undefined): { json: boolean; sse: boolean } {
-  if (header === undefined || header.trim() === "") return { json: true, sse: true };
+function accepts(header: string | undefined): Accepts {
+  if (header === undefined) return ACCEPTS_ANY;
+  if (lastAccept?.header === header) return lastAccept.accepts;
+  const found = parseAccept(header);
+  lastAccept = { header, accepts: found };
+  return found;
+}
+
+function parseAccept(header: string): Accepts {
+  if (header.trim() === "") return ACCEPTS_ANY;
   const types = header.split(",").map((t) => t.split(";")[0]!.trim().toLowerCase());
   const any = types.includes("*/*");
   return {
@@ -116,6 +132,12 @@ function accepts(header: string | undefined): { json: boolean; sse: boolean } {
     sse: any || types.includes("text/event-stream") || types.includes("text/*"),
   };
 }
+
+/**
+ * How a 2026-07-28 request's peer ends once its answer is sent: one error for all of them, since
+ * building an Error (its stack) per request costs more than serving a small call.
+ */
+const ANSWERED = new ClosedError("the request has been answered");
 
 /**
  * A 2026-07-28 request's own channel: one message in, its answer out on the exchange, then the
@@ -145,7 +167,7 @@ class RequestTransport implements Transport {
     if (m && !Array.isArray(m) && (m as { method?: unknown }).method === undefined) {
       if ((m as { id?: RequestId }).id !== this.id) return; // not the answer this stream is for
       this.exchange.answer(text, modernStatus(m));
-      this.sink?.closed();
+      this.sink?.closed(ANSWERED);
       return;
     }
     if (m && (m as { id?: unknown }).id !== undefined) {
@@ -199,7 +221,7 @@ class StreamableHttpHandler {
 
   async handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
     const cors = this.origins.headersFor(req);
-    const exchange = new Exchange(res, accepts(req.header("accept")), cors ?? {});
+    const exchange = new Exchange(res, accepts(req.header("accept")), cors);
     try {
       const badHost = this.origins.hostProblem(req);
       if (badHost !== undefined) {
@@ -258,7 +280,7 @@ class StreamableHttpHandler {
       this.refuse(exchange, 415, "Unsupported Media Type: the body must be application/json");
       return;
     }
-    const accept = accepts(req.header("accept"));
+    const accept = exchange.accepts;
     if (!accept.json && !accept.sse) {
       this.refuse(exchange, 406, "Not Acceptable: the client must accept application/json or text/event-stream");
       return;
