@@ -6,6 +6,7 @@
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { nonPublicAddress, systemResolver, type Resolver } from "./address.js";
+import { Admission, type AdmissionState } from "./admission.js";
 import { attemptOf, invalidAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
 import { forEachLimited } from "./limiter.js";
@@ -34,6 +35,8 @@ export interface CensusOptions {
   signal?: AbortSignal;
   /** Called after each attempt is stored. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** Told when the census admits fewer probes than `concurrency` (its own event loop is behind), and why. */
+  onAdmission?: (state: AdmissionState) => void;
 }
 
 export interface CensusOutcome {
@@ -48,6 +51,11 @@ export interface CensusOutcome {
 
 /** Probes `targets` (those of `runId` without an attempt) and finishes the run when none is left. */
 export async function runCensus(store: Store, runId: number, targets: readonly TargetRecord[], options: CensusOptions = {}): Promise<CensusOutcome> {
+  const concurrency = positive(options.concurrency, DEFAULT_CONCURRENCY);
+  // probes are admitted while this process keeps up, and a timeout it caused is probed again
+  const admission = new Admission({ ceiling: concurrency, ...(options.onAdmission ? { onChange: options.onAdmission } : {}) });
+  const probeOnce = options.probe ?? defaultProbe;
+  const guarded: CensusOptions = { ...options, probe: (t, o) => admission.probe(() => probeOnce(t, o), ownFault) };
   let recorded = 0;
   const record = async (a: AttemptRecord) => {
     await store.recordAttempt(a);
@@ -67,13 +75,19 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
     else callable.push(t);
   }
 
+  admission.start();
   await forEachLimited(
     callable,
     hostOf,
-    { concurrency: positive(options.concurrency, DEFAULT_CONCURRENCY), perKey: positive(options.perHost, DEFAULT_PER_HOST) },
+    {
+      get concurrency() {
+        return admission.limit;
+      },
+      perKey: positive(options.perHost, DEFAULT_PER_HOST),
+    },
     async (t) => {
       try {
-        await record(await attemptAt(runId, t, options));
+        await record(await attemptAt(runId, t, guarded));
       } catch (e) {
         failure ??= e;
         stopper.abort();
@@ -81,12 +95,21 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
     },
     AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
   );
+  admission.stop();
   if (failure !== undefined) throw failure;
 
   const pending = (await store.pendingTargets(runId)).length;
   const stopped = pending > 0;
   if (!stopped) await store.finishRun(runId);
   return { runId, recorded, pending, stopped };
+}
+
+/**
+ * Verdicts this process can cause by falling behind: a deadline that passed while answers sat
+ * unread, and a reset from reusing a keep-alive connection whose close it had not yet read.
+ */
+function ownFault(r: ProbeResult): boolean {
+  return r.class === "timeout" || (r.class === "unreachable" && r.detail === "reset");
 }
 
 /** Why a URL must not be called from a census of untrusted targets, or undefined. */

@@ -23,6 +23,8 @@ export interface ProgressState {
   doneHere: number;
   elapsedMs: number;
   classes: Map<string, number>;
+  /** Set while the census admits fewer probes than it may, with why (its own event loop is behind). */
+  throttle?: string | undefined;
 }
 
 const REDRAW_MS = 100;
@@ -67,7 +69,14 @@ export class Progress {
     this.#dirty = true;
   }
 
-    get state(): ProgressState {
+  /** The census throttles itself (`text` says to what and why), or no longer does (undefined). */
+  throttled(text: string | undefined): void {
+    if (this.#state.throttle === text) return;
+    this.#state.throttle = text;
+    this.#dirty = true;
+  }
+
+  get state(): ProgressState {
     return { ...this.#state, elapsedMs: this.#now() - this.#started, classes: new Map(this.#state.classes) };
   }
 
@@ -107,6 +116,7 @@ export function renderBar(s: ProgressState): string {
   const share = s.total === 0 ? 1 : s.done / s.total;
   const filled = Math.round(share * BAR);
   const parts = [`[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${n(s.done)}/${n(s.total)} ${Math.floor(share * 100)}%`, `${rate(s)}/s`, `ETA ${clock(eta(s))}`];
+  if (s.throttle) parts.push(s.throttle);
   const classes = classList(s.classes);
   if (classes) parts.push(classes);
   return parts.join(" · ");
@@ -116,7 +126,7 @@ export function renderBar(s: ProgressState): string {
 export function renderLine(s: ProgressState): string {
   const share = s.total === 0 ? 1 : s.done / s.total;
   const classes = classList(s.classes, ", ");
-  return `census: ${n(s.done)} of ${n(s.total)} done (${Math.floor(share * 100)}%), ${rate(s)}/s, about ${clock(eta(s))} left${classes ? `; ${classes}` : ""}`;
+  return `census: ${n(s.done)} of ${n(s.total)} done (${Math.floor(share * 100)}%), ${rate(s)}/s, about ${clock(eta(s))} left${s.throttle ? ` (${s.throttle})` : ""}${classes ? `; ${classes}` : ""}`;
 }
 
 /** Classes by count, most first: `ok 800 · timeout 120`. */
@@ -157,4 +167,12 @@ function n(x: number): string {
 
 function fit(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+}
+
+/** `throttled to 8/32: this process's event loop is 140 ms behind · 3 re-probed`, or undefined at full speed with nothing re-probed. */
+export function throttleText(a: { limit: number; ceiling: number; reason: string | undefined; reprobed: number }): string | undefined {
+  const parts: string[] = [];
+  if (a.reason !== undefined && a.limit < a.ceiling) parts.push(`throttled to ${a.limit}/${a.ceiling}: ${a.reason}`);
+  if (a.reprobed > 0) parts.push(`${a.reprobed} re-probed after a stall here`);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
 }

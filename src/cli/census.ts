@@ -2,6 +2,7 @@
  * `mcp-wire census <targets>`: probes every target once into the census database, with a
  * progress bar, and says at the end what it found. Ctrl-C stops cleanly and says how to resume.
  */
+import type { AdmissionState } from "../census/admission.js";
 import type { TargetList } from "../census/targets.js";
 import { isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
@@ -185,7 +186,7 @@ async function census(
   leaseMs: number | undefined,
   joining: boolean,
 ): Promise<number> {
-  const { Progress, classList, clock } = await import("../census/progress.js");
+  const { Progress, classList, clock, throttleText } = await import("../census/progress.js");
   const done = run.targets - targets.length;
   const err = { write: writeErr };
   err.write(`census: ${intro(run, targets.length, list, settings, joining)}\n`);
@@ -231,6 +232,7 @@ async function census(
       headers,
       signal: stop.signal,
       onAttempt: (a: AttemptRecord) => progress.add(a.class),
+      onAdmission: (a: AdmissionState) => progress.throttled(throttleText(a)),
     };
     // a store that several processes can share is worked through its queue, whoever started
     // the run; the bar then shows every worker's attempts
