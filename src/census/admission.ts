@@ -91,10 +91,14 @@ export class Admission {
    * runs it again (with fewer probes admitted by then, the loop has room to read the answer).
    */
   async probe<T>(run: () => Promise<T>, timedOut: (result: T) => boolean): Promise<T> {
+    let first: T | undefined;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       const result = await run();
-      if (!timedOut(result) || attempt >= MAX_REPROBES) return result;
+      if (!timedOut(result)) return result;
+      first ??= result;
+      // still stalled after every repeat: the first verdict stands (later ones met a worse machine)
+      if (attempt >= MAX_REPROBES) return first;
       // the last tick may not have been read yet: read the loop now, so a stall just ended counts
       this.tick();
       if (!this.stalledSince(started)) return result;

@@ -27,6 +27,8 @@ export interface Fleet {
 export interface FleetOptions {
   /** Held this long before any answer. Default 0. */
   delayMs?: number;
+  /** Idle keep-alive connections are closed after this long. Default: node's 5 s. */
+  keepAliveMs?: number;
   /** Shares a concurrency count with another fleet (two ports, one host). */
   counter?: { active: number; peak: number };
 }
@@ -73,7 +75,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     }
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(options.keepAliveMs !== undefined ? { keepAliveTimeout: options.keepAliveMs } : {}, (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     counter.active++;
