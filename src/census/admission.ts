@@ -23,7 +23,9 @@ const STALLED_SHARE = 0.1;
 /** … or was this far behind at one point in it. */
 const STALLED_PEAK_MS = 250;
 /** How many times a probe may be repeated because the loop was stalled. */
-const MAX_REPROBES = 3;
+const MAX_REPROBES = 4;
+/** The longest a repeat waits for the loop to keep up again. */
+const CALM_WAIT_MS = 5_000;
 /** Ticks kept to judge past probe windows (a minute at TICK_MS). */
 const HISTORY = 600;
 
@@ -104,6 +106,16 @@ export class Admission {
       if (!this.stalledSince(started)) return result;
       this.reprobes++;
       this.options.onChange?.(this.state);
+      // probed again once the loop keeps up, so the repeat does not meet the same stall
+      await this.calm();
+    }
+  }
+
+  /** Resolves once a tick finds the loop keeping up, or after CALM_WAIT_MS whatever it finds. */
+  private async calm(): Promise<void> {
+    const until = performance.now() + CALM_WAIT_MS;
+    while (this.timer && this.lastLag >= KEEPING_UP_MS && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
     }
   }
 
