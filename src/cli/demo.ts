@@ -28,9 +28,10 @@ export const DEMO_HTML = "mcp-wire-report.html";
 const DEMO_SOURCE = "demo fleet";
 /**
  * The fleet's ports when they are free, so that two demos print the same report (it names every
- * server by its URL); in the dynamic range, clear of the ports Linux hands out by default.
+ * server by its URL); below Linux's ephemeral range (32768–60999), so that no outgoing connection
+ * of another program has taken them by chance.
  */
-const DEMO_BASE_PORT = 47_830;
+const DEMO_BASE_PORT = 29_830;
 
 /**
  * Long enough for every behaviour that ends only at the deadline (a hang, an endless stream) to
@@ -146,8 +147,13 @@ function probeOne(t: TargetRecord, options: ProbeOptions, commands: ReadonlyMap<
 function checkVerdicts(seen: readonly AttemptRecord[], expected: ReadonlyMap<string, { name: string; expect: Expectation }>): string {
   const wrong = seen.flatMap((a) => {
     const e = expected.get(a.target);
-    if (!e || (e.expect.class === a.class && e.expect.detail === a.detail)) return [];
-    return [`  ${e.name}: expected ${e.expect.class} (${e.expect.detail}), got ${a.class} (${a.detail})`];
+    if (!e) return [];
+    const auth = e.expect.auth;
+    const got = a.auth as { verdict?: unknown; brokenAt?: unknown } | null;
+    const authAgrees = !auth || (got?.verdict === auth.verdict && (got?.brokenAt ?? null) === (auth.brokenAt ?? null));
+    if (e.expect.class === a.class && e.expect.detail === a.detail && authAgrees) return [];
+    const signin = (v: unknown, at: unknown) => (auth ? `, sign-in ${String(v)}${at ? ` at ${String(at)}` : ""}` : "");
+    return [`  ${e.name}: expected ${e.expect.class} (${e.expect.detail}${signin(auth?.verdict, auth?.brokenAt)}), got ${a.class} (${a.detail}${signin(got?.verdict ?? "none", got?.brokenAt)})`];
   });
   if (wrong.length === 0) return `Every verdict is the one its fleet server was built to draw (${seen.length} of ${seen.length}).\n`;
   return `${wrong.length} verdict${wrong.length === 1 ? " differs" : "s differ"} from what the fleet expects (a loaded machine can turn an answer into a timeout):\n${wrong.join("\n")}\n`;
