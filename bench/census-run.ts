@@ -1,7 +1,14 @@
 /**
- * One census over the benchmark fleet, run by bench/census.ts in a process of its own so its
- * peak RSS is its own: `node census-run.js <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db>`.
- * Prints one JSON line: `{ mode, ms, maxRssKb, classes }`.
+ * One census over the benchmark fleet, run by the census benchmarks in a process of its own so
+ * its CPU time and peak RSS are its own:
+ *
+ *   node census-run.js <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db> [warmup] [answering]
+ *
+ * Prints one JSON line: `{ mode, probes, ms, cpuMs, censusCpuMs, maxRssKb, heapMb, classes, admission }`.
+ * The targets are `/t/0` … `/t/<count-1>`, or with `answering` the first `count` that answer
+ * (no hang: the CPU benchmark). With `warmup` > 0 a census of that many other targets runs first,
+ * into its own run of the same store, so the census timed runs at the JIT's steady state.
+ * `censusCpuMs` and `ms` cover the timed census alone, from creating its run to finishing it.
  *
  * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, one
  * transaction per attempt). `sdk` is the same census driven by the official SDK client: the
@@ -9,22 +16,27 @@
  * StreamableHTTPClientTransport that connects (initialize) and lists the tools, within the
  * same overall deadline.
  */
-import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCensus } from "../src/census/census.js";
 import { forEachLimited } from "../src/census/limiter.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
 import type { AttemptRecord, TargetRecord } from "../src/census/store.js";
+import type { AdmissionState } from "../src/census/admission.js";
+import { answeringIndices, cpuMs, peakRssKb } from "./census-support.js";
 
-const [mode, port, count, concurrency, timeout, db] = process.argv.slice(2);
+const [mode, port, count, concurrency, timeout, db, warmupArg, which] = process.argv.slice(2);
 if ((mode !== "wire" && mode !== "sdk") || !db) {
-  process.stderr.write("usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db>\n");
+  process.stderr.write("usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db> [warmup] [answering]\n");
   process.exit(2);
 }
 const C = Number(concurrency);
 const T = Number(timeout);
-const targets: TargetRecord[] = Array.from({ length: Number(count) }, (_, i) => ({ target: `http://127.0.0.1:${port}/t/${i}`, kind: "http", name: null }));
+const warmup = Number(warmupArg ?? 0);
+const indices = which === "answering" ? answeringIndices(warmup + Number(count)) : Array.from({ length: warmup + Number(count) }, (_, i) => i);
+const targetOf = (i: number): TargetRecord => ({ target: `http://127.0.0.1:${port}/t/${i}`, kind: "http", name: null });
+const warmTargets = indices.slice(0, warmup).map(targetOf);
+const targets = indices.slice(warmup).map(targetOf);
 
 // where the memory goes, sampled: the peak RSS alone does not say whether heap or buffers grew
 const peak = { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
@@ -35,28 +47,47 @@ const sampler = setInterval(() => {
 sampler.unref();
 
 const store = new SqliteStore(db);
-const classes: Record<string, number> = {};
-const t0 = performance.now();
-const runId = await store.startRun("bench", targets, { concurrency: C, perHost: C, timeout: T });
+let classes: Record<string, number> = {};
+// the lowest limit the census's admission set, and why: a census that throttles itself shows it
+const admission = { lowest: C, reason: undefined as string | undefined, reprobed: 0 };
+const onAdmission = (s: AdmissionState) => {
+  if (s.limit < admission.lowest) admission.lowest = s.limit;
+  admission.reason ??= s.reason;
+  admission.reprobed = s.reprobed;
+};
 
-if (mode === "wire") {
-  // one host serves the whole fleet, so the per-host limit is raised to the concurrency
-  await runCensus(store, runId, targets, { concurrency: C, perHost: C, timeout: T, onAttempt: (a) => (classes[a.class] = (classes[a.class] ?? 0) + 1) });
-} else {
-  await forEachLimited(targets, () => "127.0.0.1", { concurrency: C, perKey: C }, async (t) => {
-    const started = new Date();
-    const { cls, detail, tools } = await sdkProbe(t.target);
-    classes[cls] = (classes[cls] ?? 0) + 1;
-    await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
-  });
-  await store.finishRun(runId);
+async function census(list: TargetRecord[]): Promise<void> {
+  const runId = await store.startRun("bench", list, { concurrency: C, perHost: C, timeout: T });
+  if (mode === "wire") {
+    // one host serves the whole fleet, so the per-host limit is raised to the concurrency
+    await runCensus(store, runId, list, { concurrency: C, perHost: C, timeout: T, onAdmission, onAttempt: (a) => (classes[a.class] = (classes[a.class] ?? 0) + 1) });
+  } else {
+    await forEachLimited(list, () => "127.0.0.1", { concurrency: C, perKey: C }, async (t) => {
+      const started = new Date();
+      const { cls, detail, tools } = await sdkProbe(t.target);
+      classes[cls] = (classes[cls] ?? 0) + 1;
+      await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
+    });
+    await store.finishRun(runId);
+  }
 }
+
+if (warmTargets.length > 0) {
+  await census(warmTargets);
+  classes = {};
+  admission.lowest = C;
+  admission.reason = undefined;
+}
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await census(targets);
 const ms = performance.now() - t0;
+const censusCpuMs = cpuMs(cpu0);
 await store.close();
 clearInterval(sampler);
 const mb = (n: number) => Math.round(n / 1e6);
 process.stdout.write(
-  `${JSON.stringify({ mode, ms, maxRssKb: peakRssKb(), cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes })}\n`,
+  `${JSON.stringify({ mode, probes: targets.length, ms, cpuMs: cpuMs(), censusCpuMs, maxRssKb: peakRssKb(), heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes, admission })}\n`,
 );
 process.exit(0);
 
@@ -103,19 +134,4 @@ function sdkAttempt(runId: number, target: string, at: Date, cls: string, detail
     advice: null,
     auth: null,
   };
-}
-
-/**
- * This process's own peak RSS. Not getrusage's maxRSS: on Linux that keeps the high-water mark of
- * the memory a child was forked from, so a child of a large parent reports the parent's size.
- * VmHWM belongs to the address space exec created.
- */
-function peakRssKb(): number {
-  try {
-    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
-    if (hwm) return Number(hwm[1]);
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS;
 }

@@ -14,115 +14,49 @@
  * out in target order over 200 slots, each target taking the first free slot: what the census
  * would take if running 200 probes at once cost nothing beyond running each alone.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { probeHttp } from "../src/probe/probe.js";
-import { MIX, behaviourOf, type Behaviour } from "./census-fleet.js";
+import { soloTimes } from "./census-capture.js";
+import { MIX } from "./census-fleet.js";
+import { idealMs, ratioStats, runJsonChild, startFleetProcess } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const COUNT = 2_000;
 const CONCURRENCY = 200;
 const TIMEOUT_MS = 2_000;
 const RSS_BUDGET_MB = 200;
-const FLEET = fileURLToPath(new URL("./census-fleet.js", import.meta.url));
-const RUNNER = fileURLToPath(new URL("./census-run.js", import.meta.url));
 
 interface RunResult {
   mode: "wire" | "sdk";
   ms: number;
   maxRssKb: number;
-  cpuMs: number;
+  censusCpuMs: number;
   heapMb: { used: number; total: number };
   classes: Record<string, number>;
-}
-
-async function startFleet(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [FLEET], { stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the bench fleet did not start within 15 s")), 15_000);
-    lines.once("line", (line) => {
-      clearTimeout(timer);
-      resolve(Number(line.split(" ")[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`the bench fleet exited (${code}) before listening`)));
-  });
-  return {
-    port,
-    stop: async () => {
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.stdin!.end();
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
 }
 
 /** V8 lets garbage pile up to its default old-space limit: this run shows how much of the RSS that is. */
 const SMALL_HEAP = "--max-old-space-size=64";
 
 function runCensusChild(mode: "wire" | "sdk", port: number, db: string, nodeFlags: string[] = []): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, RUNNER, mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`${mode} census exited with ${code}: ${out}`));
-      resolve(JSON.parse(out.trim().split("\n").pop()!) as RunResult);
-    });
-  });
-}
-
-/** Each behaviour's fastest probe alone, in ms; a hang costs the timeout. */
-async function soloTimes(port: number): Promise<Map<Behaviour, number>> {
-  const times = new Map<Behaviour, number>();
-  for (let i = 0; i < MIX.length; i++) {
-    const b = behaviourOf(i);
-    if (b === "hang") {
-      times.set(b, TIMEOUT_MS);
-      continue;
-    }
-    const runs: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const t0 = performance.now();
-      await probeHttp(`http://127.0.0.1:${port}/t/${i}`, { timeout: TIMEOUT_MS });
-      runs.push(performance.now() - t0);
-    }
-    times.set(b, Math.min(times.get(b) ?? Infinity, ...runs));
-  }
-  return times;
-}
-
-/** Targets in order, each into the slot that frees first: the makespan with no cost for concurrency. */
-function idealMs(solo: Map<Behaviour, number>): number {
-  const slots = new Array<number>(CONCURRENCY).fill(0);
-  for (let i = 0; i < COUNT; i++) {
-    let k = 0;
-    for (let j = 1; j < slots.length; j++) if (slots[j]! < slots[k]!) k = j;
-    slots[k]! += solo.get(behaviourOf(i))!;
-  }
-  return Math.max(...slots);
+  return runJsonChild<RunResult>("./census-run.js", [mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], nodeFlags, 300_000);
 }
 
 async function run(profile: Profile): Promise<TargetOutcome[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-bench-"));
-  const fleet = await startFleet();
+  const fleet = await startFleetProcess();
   try {
-    const solo = await soloTimes(fleet.port);
-    const ideal = idealMs(solo);
+    const solo = await soloTimes(fleet.port, TIMEOUT_MS);
+    const ideal = idealMs(COUNT, CONCURRENCY, (i) => solo.get(i % MIX.length)!);
     console.log(
       `${COUNT.toLocaleString("en")} endpoints on one local server (a separate process), ${CONCURRENCY} probes at a time, ${TIMEOUT_MS} ms timeout; ` +
         `the fleet is one host, so --per-host is raised to ${CONCURRENCY} (a census of real servers keeps the default of 1 per host)`,
     );
     console.log(`mix per 20: ${MIX.join(", ")}`);
-    console.log(`fastest probe alone per behaviour (ms): ${[...solo].map(([b, ms]) => `${b} ${ms.toFixed(1)}`).join(", ")}`);
+    const perBehaviour = new Map<string, number>();
+    for (const [slot, ms] of solo) perBehaviour.set(MIX[slot]!, Math.min(perBehaviour.get(MIX[slot]!) ?? Infinity, ms));
+    console.log(`fastest probe alone per behaviour (ms): ${[...perBehaviour].map(([b, ms]) => `${b} ${ms.toFixed(1)}`).join(", ")}`);
     console.log(`ideal time for the mix: ${ideal.toFixed(0)} ms\n`);
 
     const rounds = profile.quick ? 1 : 3;
@@ -144,7 +78,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       x.label,
       (x.ms / 1000).toFixed(2),
       `${(x.ms / ideal).toFixed(2)}×`,
-      (x.cpuMs / 1000).toFixed(2),
+      (x.censusCpuMs / 1000).toFixed(2),
       (x.maxRssKb / 1024).toFixed(0),
       `${x.heapMb.used}/${x.heapMb.total}`,
       Object.entries(x.classes)
@@ -161,7 +95,6 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     );
     const speedups = wire.map((w, i) => sdk[i]!.ms / w.ms);
     const rss = Math.max(...wire.map((x) => x.maxRssKb / 1024));
-    const stats = (xs: number[]) => ({ median: quantile(xs, 0.5), p25: quantile(xs, 0.25), p75: quantile(xs, 0.75) });
     const outcomes: TargetOutcome[] = [
       {
         of: "ideal time",
@@ -170,7 +103,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         atLeast: 0.77,
         benchmark: "census",
         measurement: "census of 2,000 endpoints",
-        ratio: stats(wire.map((x) => ideal / x.ms)),
+        ratio: ratioStats(wire.map((x) => ideal / x.ms)),
         met: ideal / wireMs >= 1 / 1.3,
       },
       {
@@ -179,7 +112,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         atLeast: 1,
         benchmark: "census",
         measurement: "census of 2,000 endpoints",
-        ratio: stats(wire.map((x) => RSS_BUDGET_MB / (x.maxRssKb / 1024))),
+        ratio: ratioStats(wire.map((x) => RSS_BUDGET_MB / (x.maxRssKb / 1024))),
         met: rss < RSS_BUDGET_MB,
       },
       {
@@ -188,7 +121,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         atLeast: 3,
         benchmark: "census",
         measurement: "census of 2,000 endpoints",
-        ratio: stats(speedups),
+        ratio: ratioStats(speedups),
         met: quantile(speedups, 0.5) >= 3,
       },
     ];

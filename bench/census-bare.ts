@@ -1,0 +1,74 @@
+/**
+ * The floor of the census CPU benchmark, run by bench/census-cpu.ts in a process of its own:
+ * a bare `node:http` client doing, for each target, exactly the requests a probe of it sends
+ * (captured by bench/census-capture.ts: same methods, paths, headers and bodies, the same waves
+ * of requests sent together, a legacy session's id carried over) on one keep-alive agent, as
+ * many targets at a time as the census. It reads every answer to its end and stores nothing.
+ *
+ *   node census-bare.js <port> <script.json> <warmup> <count> <concurrency>
+ *
+ * The targets are the fleet's answering ones in index order (as the census child takes them);
+ * the first `warmup` are done before the clock starts. Prints one JSON line:
+ * `{ probes, cpuMs, ms, requests, statuses }`.
+ */
+import { Agent, request } from "node:http";
+import { readFileSync } from "node:fs";
+import type { CapturedProbe, CapturedRequest } from "./census-capture.js";
+import { MIX } from "./census-fleet.js";
+import { answeringIndices, cpuMs } from "./census-support.js";
+
+const [port, scriptFile, warmup, count, concurrency] = process.argv.slice(2);
+const script = new Map<number, CapturedProbe>(JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][]);
+const indices = answeringIndices(Number(warmup) + Number(count));
+const agent = new Agent({ keepAlive: true });
+const statuses = new Map<number, number>();
+let requests = 0;
+
+function send(r: CapturedRequest, i: number, session: { id: string | undefined }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const headers = r.session && session.id !== undefined ? { ...r.headers, "mcp-session-id": session.id } : r.headers;
+    const req = request({ host: "127.0.0.1", port: Number(port), method: r.method, path: r.path.replace("{i}", String(i)), headers, agent }, (res) => {
+      const id = res.headers["mcp-session-id"];
+      if (typeof id === "string") session.id = id;
+      statuses.set(res.statusCode!, (statuses.get(res.statusCode!) ?? 0) + 1);
+      let bytes = 0;
+      res.on("data", (c: Buffer) => (bytes += c.length));
+      res.on("end", () => {
+        requests++;
+        resolve();
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(r.body === "" ? undefined : r.body);
+  });
+}
+
+async function probe(i: number): Promise<void> {
+  const session = { id: undefined as string | undefined };
+  for (const wave of script.get(i % MIX.length)!.waves) {
+    if (wave.length === 1) await send(wave[0]!, i, session);
+    else await Promise.all(wave.map((r) => send(r, i, session)));
+  }
+}
+
+/** `concurrency` loops taking the next target in turn. */
+async function all(targets: readonly number[]): Promise<void> {
+  let next = 0;
+  const loop = async () => {
+    while (next < targets.length) await probe(targets[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(Number(concurrency), targets.length) }, loop));
+}
+
+await all(indices.slice(0, Number(warmup)));
+const measured = indices.slice(Number(warmup), Number(warmup) + Number(count));
+const before = requests;
+const cpu = process.cpuUsage();
+const t0 = performance.now();
+await all(measured);
+const ms = performance.now() - t0;
+const used = cpuMs(cpu);
+agent.destroy();
+process.stdout.write(`${JSON.stringify({ probes: measured.length, cpuMs: used, ms, requests: requests - before, statuses: Object.fromEntries(statuses) })}\n`);
+process.exit(0);

@@ -1,0 +1,170 @@
+/**
+ * The CPU a census spends per probe, against a bare `node:http` client doing the very same HTTP
+ * exchanges in the same run. Target: the census within 1.25× the bare client's CPU per probe.
+ *
+ * The fleet runs in a child process (bench/census-fleet.ts). A real probe of each of its
+ * answering behaviours is first recorded through a proxy (bench/census-capture.ts): every
+ * request, its headers and body, and which were sent together. Then, round after round, two
+ * child processes take turns over the same targets at the same concurrency: `runCensus` into a
+ * real SQLite store (bench/census-run.ts), and a bare client replaying the recorded requests on
+ * one keep-alive agent, reading every answer to its end (bench/census-bare.ts). Each first does a
+ * warm-up pass over other targets, then times its pass with process.cpuUsage (user + system,
+ * all threads: GC and SQLite included). The fleet counts the requests and bytes each one caused,
+ * so the output shows they did the same exchanges.
+ *
+ * Hanging targets are left out: a hang costs a probe almost no CPU, only time.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { captureProbes } from "./census-capture.js";
+import type { FleetStats } from "./census-fleet.js";
+import { answeringIndices, ratioStats, runJsonChild, startFleetProcess } from "./census-support.js";
+import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+
+const CONCURRENCY = 50;
+const TIMEOUT_MS = 10_000;
+const TARGET = 1.25;
+
+interface CensusResult {
+  probes: number;
+  ms: number;
+  censusCpuMs: number;
+  classes: Record<string, number>;
+  admission: { lowest: number; reason?: string; reprobed: number };
+}
+
+interface BareResult {
+  probes: number;
+  ms: number;
+  cpuMs: number;
+  requests: number;
+  statuses: Record<string, number>;
+}
+
+interface Turn {
+  who: "census" | "bare";
+  round: number;
+  probes: number;
+  cpuMsPerProbe: number;
+  ms: number;
+  fleet: FleetStats;
+  note: string;
+}
+
+function delta(a: FleetStats, b: FleetStats): FleetStats {
+  return { cpuMs: b.cpuMs - a.cpuMs, requests: b.requests - a.requests, connections: b.connections - a.connections, bytesIn: b.bytesIn - a.bytesIn, bytesOut: b.bytesOut - a.bytesOut };
+}
+
+async function run(profile: Profile): Promise<TargetOutcome[]> {
+  const count = profile.quick ? 720 : 3_600;
+  const warmup = profile.quick ? 180 : 720;
+  const rounds = profile.quick ? 1 : 4;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-cpu-"));
+  const fleet = await startFleetProcess();
+  try {
+    const captured = await captureProbes(fleet.port);
+    const scriptFile = path.join(dir, "script.json");
+    writeFileSync(scriptFile, JSON.stringify([...captured]));
+    const perProbe = answeringIndices(captured.size * 10).map((i) => captured.get(i % 20)!.waves.flat().length);
+    console.log(
+      `${count.toLocaleString("en")} answering endpoints (every behaviour of the census bench but the hanging ones) on one local server (a separate process), ${CONCURRENCY} at a time, ` +
+        `after a warm-up of ${warmup}; --per-host raised to ${CONCURRENCY} as the fleet is one host`,
+    );
+    console.log(
+      `what a probe sends, recorded through a proxy (requests in waves sent together): ${[...captured.values()]
+        .filter((c, k, all) => all.findIndex((o) => o.behaviour === c.behaviour) === k)
+        .map((c) => `${c.behaviour} ${c.waves.map((w) => w.length).join("+")}`)
+        .join(", ")}; ${(perProbe.reduce((a, b) => a + b, 0) / perProbe.length).toFixed(2)} requests per probe on average`,
+    );
+    console.log("each contender is a child process timed with process.cpuUsage (user + system, all threads) over its timed pass only\n");
+
+    const turns: Turn[] = [];
+    for (let r = 0; r < rounds; r++) {
+      // alternate who goes first, so neither always runs on a fresher machine
+      for (const who of r % 2 === 0 ? (["census", "bare"] as const) : (["bare", "census"] as const)) {
+        const before = await fleet.stats();
+        if (who === "census") {
+          const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), path.join(dir, `census-${r}.db`), String(warmup), "answering"]);
+          const classes = Object.entries(x.classes)
+            .sort((a, b) => b[1] - a[1])
+            .map(([c, k]) => `${c} ${k}`)
+            .join(", ");
+          const throttled = x.admission.lowest < CONCURRENCY ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed` : "";
+          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: classes + throttled });
+        } else {
+          const x = await runJsonChild<BareResult>("./census-bare.js", [String(fleet.port), scriptFile, String(warmup), String(count), String(CONCURRENCY)]);
+          const statuses = Object.entries(x.statuses)
+            .map(([s, k]) => `${s}: ${k}`)
+            .join(", ");
+          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: `HTTP ${statuses}` });
+        }
+      }
+    }
+
+    const all = warmup + count;
+    console.log(
+      table(
+        ["round", "contender", "CPU ms/probe", "s", "fleet: req/probe", "bytes in/probe", "bytes out/probe", "connections", "fleet CPU ms/probe", "outcome"],
+        turns.map((t) => [
+          String(t.round + 1),
+          t.who === "census" ? "mcp-wire census (runCensus, SQLite)" : "bare node:http client",
+          t.cpuMsPerProbe.toFixed(3),
+          (t.ms / 1000).toFixed(2),
+          (t.fleet.requests / all).toFixed(2),
+          (t.fleet.bytesIn / all).toFixed(0),
+          (t.fleet.bytesOut / all).toFixed(0),
+          String(t.fleet.connections),
+          (t.fleet.cpuMs / all).toFixed(3),
+          t.note,
+        ]),
+        [true, false, true, true, true, true, true, true, true, false],
+      ),
+    );
+    const census = turns.filter((t) => t.who === "census");
+    const bare = turns.filter((t) => t.who === "bare");
+    const mismatch = census.some((c, k) => c.fleet.requests !== bare[k]!.fleet.requests || Math.abs(c.fleet.bytesIn - bare[k]!.fleet.bytesIn) > 0.01 * c.fleet.bytesIn);
+    console.log(
+      mismatch
+        ? "\nWARNING: the census and the bare client did not send the fleet the same requests and bytes in every round: the comparison is not like for like"
+        : "\nthe fleet counted the same requests (and bytes in to within 1%) from both contenders in every round",
+    );
+    console.log(`(${loadLine()}; CPU time leaves out time spent waiting for a core, so a busy machine moves these figures less than wall time)`);
+
+    // per round: probes per CPU second of the census over those of the bare client
+    const perRound = census.map((c, k) => bare[k]!.cpuMsPerProbe / c.cpuMsPerProbe);
+    const over = census.map((c, k) => c.cpuMsPerProbe / bare[k]!.cpuMsPerProbe);
+    const outcome: TargetOutcome = {
+      of: "mcp-wire census",
+      versus: "bare node:http client",
+      // within 1.25× the CPU per probe, as probes per CPU second
+      atLeast: Number((1 / TARGET).toFixed(2)),
+      benchmark: "census-cpu",
+      measurement: "census CPU per probe",
+      ratio: ratioStats(perRound),
+      met: quantile(over, 0.5) <= TARGET,
+    };
+    console.log(
+      "\n" +
+        table(
+          ["target", "measured [p25–p75]", "target", ""],
+          [
+            ["census CPU per probe", `${quantile(census.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", ""],
+            ["bare node:http CPU per probe", `${quantile(bare.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", ""],
+            ["census / bare, paired by round", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${TARGET}×`, outcome.met ? "met" : "MISSED"],
+          ],
+          [false, true, true, false],
+        ),
+    );
+    return [outcome];
+  } finally {
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const censusCpuBenchmark: Benchmark = {
+  name: "census-cpu",
+  title: "CPU per probe of a census of local endpoints against a bare node:http client doing the same exchanges",
+  run,
+};
