@@ -89,6 +89,8 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
     let res: http.IncomingMessage | undefined;
     let settled = false;
     const onAbort = () => {
+      // an answer received whole and let go of is over: its connection stays with the agent
+      if (res && released.has(res)) return;
       const e = abortError(signal!);
       if (res) res.destroy(e);
       req.destroy(e);
@@ -153,6 +155,17 @@ class NodeResponse implements HttpResponse {
   }
 }
 
+/** Answers received whole whose rest was drained by `cancel`, their connections left to the agent. */
+const released = new WeakSet<http.IncomingMessage>();
+
+/** Lets go of an answer: drained when it has all come (the connection stays open), else closed. */
+function release(res: http.IncomingMessage): void {
+  if (res.complete) {
+    released.add(res);
+    res.resume();
+  } else res.destroy();
+}
+
 /** The content codings `ACCEPT_ENCODING` offers; any other is left as it came. */
 const DECODERS = new Set(["gzip", "x-gzip", "deflate", "br"]);
 
@@ -202,8 +215,7 @@ class DecodedBody implements HttpBody {
       this.decoder.destroy();
     }
     if (this.res.readableEnded || this.res.destroyed) return;
-    if (this.res.complete) this.res.resume();
-    else this.res.destroy();
+    release(this.res);
   }
 
   /**
@@ -283,8 +295,7 @@ class NodeBody implements HttpBody {
     this.done = true;
     if (this.res.readableEnded || this.res.destroyed) return;
     // a body already received is drained, to leave the connection to the agent; otherwise it is closed
-    if (this.res.complete) this.res.resume();
-    else this.res.destroy();
+    release(this.res);
   }
 }
 
