@@ -133,6 +133,8 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
   }
   const probeOptions: ProbeOptions = {
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
+    // an attempt keeps no trace
+    trace: false,
     ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
     // every URL a registry target's sign-in chain leads to obeys the same rule as the target
     ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),

@@ -65,6 +65,8 @@ export class SqliteStore implements Store {
   readonly #targetId: Statement;
   readonly #upsertTarget: Statement;
   readonly #recordOne: (a: AttemptRecord) => void;
+  /** Target row ids by target, for the attempts of the runs this connection started. */
+  readonly #ids = new Map<string, number>();
   readonly #readonly: boolean;
   /** A private copy a report reads instead of the user's file (see openReadonly). */
   readonly #copy: string | undefined;
@@ -92,8 +94,7 @@ export class SqliteStore implements Store {
     this.#insertAttempt = this.db.prepare(
       `INSERT INTO attempts (run_id, target_id, at, class, detail, era, revision, transport, http_status, content_type,
          rpc_code, rpc_message, rpc_range, tools, server_name, server_version, defects, elapsed_ms, latency_bucket, repro, advice, auth)
-       VALUES (@runId, @targetId, @at, @class, @detail, @era, @revision, @transport, @httpStatus, @contentType,
-         @rpcCode, @rpcMessage, @rpcRange, @tools, @serverName, @serverVersion, @defects, @elapsedMs, @bucket, @repro, @advice, @auth)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertDefect = this.db.prepare("INSERT OR IGNORE INTO attempt_defects (code, attempt_id) VALUES (?, ?)");
     this.#targetId = this.db.prepare("SELECT id FROM targets WHERE target = ?").pluck();
@@ -108,14 +109,18 @@ export class SqliteStore implements Store {
   async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
     const insertRun = this.db.prepare("INSERT INTO runs (started_at, source, targets, settings) VALUES (?, ?, ?, ?)");
     const insertRunTarget = this.db.prepare("INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid) VALUES (?, ?, ?, ?, ?)");
-    return this.db.transaction(() => {
+    const ids: [string, number][] = [];
+    const runId = this.db.transaction(() => {
       const runId = Number(insertRun.run(new Date().toISOString(), source, targets.length, JSON.stringify(settings)).lastInsertRowid);
       targets.forEach((t, i) => {
         const targetId = this.#upsertTarget.get(t.target, t.kind, t.name) as number;
+        ids.push([t.target, targetId]);
         insertRunTarget.run(runId, targetId, i, t.untrusted ? 1 : 0, t.invalid ?? null);
       });
       return runId;
     })();
+    for (const [target, id] of ids) this.#ids.set(target, id);
+    return runId;
   }
 
   async finishRun(runId: number): Promise<void> {
@@ -145,32 +150,41 @@ export class SqliteStore implements Store {
   #insert(a: AttemptRecord): void {
     const at = Date.parse(a.at);
     if (!Number.isFinite(at)) throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
-    const targetId = (this.#targetId.get(a.target) as number | undefined) ?? (this.#upsertTarget.get(a.target, "http", null) as number);
-    const id = this.#insertAttempt.run({
-      runId: a.runId,
+    const targetId = this.#idOf(a.target);
+    // positional, in the order of the INSERT's columns: binding by name costs a lookup per column
+    const id = this.#insertAttempt.run(
+      a.runId,
       targetId,
       at,
-      class: a.class,
-      detail: a.detail,
-      era: a.era,
-      revision: a.revision,
-      transport: a.transport,
-      httpStatus: a.httpStatus,
-      contentType: a.contentType,
-      rpcCode: a.rpcCode,
-      rpcMessage: a.rpcMessage,
-      rpcRange: a.rpcRange,
-      tools: a.tools,
-      serverName: a.serverName,
-      serverVersion: a.serverVersion,
-      defects: JSON.stringify(a.defects),
-      elapsedMs: Math.round(a.elapsedMs),
-      bucket: latencyBucket(a.elapsedMs),
-      repro: a.repro,
-      advice: a.advice,
-      auth: a.auth === null || a.auth === undefined ? null : JSON.stringify(a.auth),
-    }).lastInsertRowid;
+      a.class,
+      a.detail,
+      a.era,
+      a.revision,
+      a.transport,
+      a.httpStatus,
+      a.contentType,
+      a.rpcCode,
+      a.rpcMessage,
+      a.rpcRange,
+      a.tools,
+      a.serverName,
+      a.serverVersion,
+      JSON.stringify(a.defects),
+      Math.round(a.elapsedMs),
+      latencyBucket(a.elapsedMs),
+      a.repro,
+      a.advice,
+      a.auth === null || a.auth === undefined ? null : JSON.stringify(a.auth),
+    ).lastInsertRowid;
     for (const d of a.defects) this.#insertDefect.run(d.code, id);
+  }
+
+  /**
+   * A target's row id: remembered from a committed startRun (rows are never deleted, so the id
+   * stays), else looked up; one made here is not remembered, as its transaction may yet roll back.
+   */
+  #idOf(target: string): number {
+    return this.#ids.get(target) ?? (this.#targetId.get(target) as number | undefined) ?? (this.#upsertTarget.get(target, "http", null) as number);
   }
 
   async pendingTargets(runId: number): Promise<TargetRecord[]> {

@@ -39,6 +39,11 @@ export interface ProbeOptions {
    * untrusted targets refuses private addresses), or undefined to call it.
    */
   urlGuard?: (url: string) => Promise<string | undefined>;
+  /**
+   * HTTP only: false leaves the trace out of the verdict (a census stores none), so the request
+   * bodies of every exchange are not parsed back and copied for nothing. Default true.
+   */
+  trace?: boolean;
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -138,6 +143,8 @@ const STDIO_CLEANUP_MS = 300;
 const EXIT_STATUS_MS = 50;
 /** How long a legacy session may take to end politely (DELETE) before the probe returns anyway. */
 const CLOSE_MS = 200;
+/** Ends what a finished probe left under way; one reason for all, as nothing reads its stack. */
+const PROBE_OVER = new Error("the probe is over");
 
 export async function probeHttp(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -190,14 +197,14 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   if (ev.tools !== null) await bounded(ev.recorded("tools/list"), 100);
   const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
   const failed = ev.tools === null ? (echo ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
-  const result = finish(url, transport, ev, failed);
+  const result = finish(url, transport, ev, failed, options.trace !== false);
   if (failed) {
     const record = failingExchange(ev.exchanges);
     if (record) result.repro = curlRepro(record, options.headers);
   }
   // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
   if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
-  deadline.abort(new Error("the probe is over"));
+  deadline.abort(PROBE_OVER);
   if (result.class === "auth_required") {
     result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}) });
     result.elapsedMs = ev.elapsed();
@@ -400,7 +407,7 @@ async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome:
   return false;
 }
 
-function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined): ProbeResult {
+function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined, withTrace = true): ProbeResult {
   const client = failed ? undefined : ev.client;
   const lastHttp = [...ev.exchanges].reverse().find((x) => x.status !== undefined);
   const cls = failed ? failed.class : "ok";
@@ -420,7 +427,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     defects: dedupe(ev.reportable()),
     advice: "",
     elapsedMs: ev.elapsed(),
-    trace: ev.exchanges.map(traceStep),
+    trace: withTrace ? ev.exchanges.map(traceStep) : [],
   };
   result.advice = adviceFor(cls, result);
   if (failed?.note) result.advice = `${failed.note} ${result.advice}`;

@@ -79,11 +79,25 @@ export function redact(text: string, headers?: SecretHeaders): string {
 /** A deep copy of `value` with every secret in every string (keys included) shown as `<redacted>`. */
 export function redactSecrets<T>(value: T, headers?: SecretHeaders): T {
   const scrub = makeScrubber(headers);
+  // loops rather than entries/map/fromEntries: every probe's verdict passes through here, trace
+  // and all, and the intermediate arrays were most of its cost
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return scrub(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [scrub(k), walk(x)]));
-    return v;
+    if (typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) {
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      const key = scrub(k);
+      const x = walk((v as Record<string, unknown>)[k]);
+      // as Object.fromEntries does: "__proto__" from parsed JSON is an own property, not the prototype
+      if (key === "__proto__") Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
+      else out[key] = x;
+    }
+    return out;
   };
   return walk(value) as T;
 }
