@@ -8,6 +8,7 @@
  */
 import { describeError } from "../rules/error-codes.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
+import { cleanKind, countKeys, isPlainObject } from "./clean.js";
 import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCase, type DefectCode } from "./defects.js";
 import type { Message, MessageKind } from "./message.js";
 
@@ -55,10 +56,6 @@ function add<C extends DefectCode>(f: Findings, code: C, path: string, message: 
   f.defects.push(d);
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function describeType(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
@@ -84,6 +81,16 @@ function looksLikeMessages(list: unknown[], objectless: boolean): boolean {
 }
 
 export function checkValue(value: unknown, rules: RevisionRules, role?: Role): Checked {
+  if (Array.isArray(value)) return checkArray(value, rules, role);
+  if (isPlainObject(value)) {
+    const kind = cleanKind(value, rules, role);
+    if (kind !== undefined) return { kind, message: value as unknown as Message, defects: [] };
+  }
+  return checkEveryRule(value, rules, role);
+}
+
+/** `checkValue` without the shortcut for clean messages: every rule tested, every defect worded. */
+export function checkEveryRule(value: unknown, rules: RevisionRules, role?: Role): Checked {
   if (Array.isArray(value)) return checkArray(value, rules, role);
   const f = findings(rules);
   if (!isPlainObject(value)) {
@@ -133,13 +140,6 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
 
 function nestedArray(rules: RevisionRules): Checked {
   return { kind: "invalid", defects: [defect("not_object", "", `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`)] };
-}
-
-/** Own enumerable keys, counted without allocating an array: this runs on every message. */
-function countKeys(o: object): number {
-  let n = 0;
-  for (const _ in o) n++;
-  return n;
 }
 
 function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): MessageKind {

@@ -1,7 +1,7 @@
 /**
  * Text (or bytes) → a JSON-RPC message and its defects, for one MCP revision. Never throws.
  */
-import { RULES, isRevision, type Revision } from "../rules/revisions.js";
+import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
 import { checkValue, type Checked, type Role } from "./check.js";
 import { defect, type Defect } from "./defects.js";
 import { DEFAULT_MAX_DEPTH } from "./depth.js";
@@ -27,9 +27,20 @@ export interface Decoded extends Checked {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
+// the revision of the last call and its rules: a stream of messages is judged by one revision
+let lastRevision: Revision | undefined;
+let lastRules: RevisionRules | undefined;
+
+function rulesOf(revision: unknown): RevisionRules | undefined {
+  if (revision === lastRevision) return lastRules;
   // not RULES[...] alone: "toString" or "__proto__" would find Object.prototype's members
-  const rules = isRevision(options.revision) ? RULES[options.revision] : undefined;
+  if (!isRevision(revision)) return undefined;
+  lastRevision = revision;
+  return (lastRules = RULES[revision]);
+}
+
+export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
+  const rules = rulesOf(options.revision);
   if (rules === undefined) {
     return invalid([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`)]);
   }
