@@ -9,6 +9,8 @@ import fc from "fast-check";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, REVISIONS, RULES, type Revision } from "../rules/revisions.js";
 import { checkEveryRule, checkValue, type Role } from "./check.js";
 import { cleanKind } from "./clean.js";
+import { decode } from "./decode.js";
+import { exceedsDepth } from "./depth.js";
 import { MODERN, request, result } from "./support.test.js";
 
 const ABSENT = Symbol("absent");
@@ -144,5 +146,31 @@ describe("the shortcut for clean messages", () => {
     // a member present with the value undefined, as only a caller of encode can write it
     agrees({ ...clean, params: undefined }, "2025-11-25", "client");
     agrees({ jsonrpc: "2.0", id: 1, result: {}, error: undefined }, "2025-11-25", "client");
+  });
+
+  test("a clean message is refused as too deep exactly when its value nests deeper than the limit", () => {
+    const nested = (levels: number): unknown => (levels === 0 ? 0 : JSON.parse("[".repeat(levels) + "]".repeat(levels)));
+    for (const rev of REVISIONS) {
+      const modern = rev === MODERN;
+      const messages = (levels: number): Record<string, unknown>[] => [
+        request(rev, 1, "tools/call", { name: "echo", arguments: { v: nested(levels) } }),
+        { jsonrpc: "2.0", method: "notifications/progress", params: { v: nested(levels) } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        result(rev, 1, { content: [nested(levels)] }),
+        { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "x", data: nested(levels) } },
+      ];
+      for (const maxDepth of [0, 1, 2, 3, 5, 64, 128]) {
+        for (const levels of [0, 1, maxDepth - 4, maxDepth - 3, maxDepth - 2, maxDepth]) {
+          if (levels < 0) continue;
+          for (const m of messages(levels)) {
+            const text = JSON.stringify(m);
+            const d = decode(text, { revision: rev, maxDepth, role: "client" });
+            const deep = exceedsDepth(JSON.parse(text), maxDepth);
+            assert.equal(d.defects.some((x) => x.code === "too_deep"), deep, `${rev}, maxDepth ${maxDepth}: ${text.slice(0, 120)}`);
+            if (!deep && !modern) assert.equal(d.defects.length, 0);
+          }
+        }
+      }
+    }
   });
 });

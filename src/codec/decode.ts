@@ -2,10 +2,13 @@
  * Text (or bytes) → a JSON-RPC message and its defects, for one MCP revision. Never throws.
  */
 import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
-import { checkValue, type Checked, type Role } from "./check.js";
+import { checkEveryRule, type Checked, type Role } from "./check.js";
+import { cleanKind, isPlainObject } from "./clean.js";
 import { defect, type Defect } from "./defects.js";
-import { DEFAULT_MAX_DEPTH } from "./depth.js";
-import { parseJson, TooDeepError } from "./parse.js";
+import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "./depth.js";
+import type { Message } from "./message.js";
+import { TooDeepError } from "./parse.js";
+import { jsonSyntaxError } from "./syntax.js";
 
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 export { DEFAULT_MAX_DEPTH };
@@ -67,19 +70,43 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
     bom = defect("byte_order_mark", "", "starts with a UTF-8 byte-order mark, ignored here; JSON text must not carry one (RFC 8259 §8.1)");
   }
 
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  // measured before it is built: a deep text is refused at the cost of its bytes
+  const deep = depthBeforeParse(text, maxDepth);
+  if (deep === true) {
+    const notJson = jsonSyntaxError(text);
+    return invalid(withBom(bom, [notJson ? defect("parse_error", "", parseErrorMessage(text, notJson)) : tooDeep(maxDepth)]));
+  }
   let value: unknown;
   try {
-    // measured before it is built: a deep text is refused at the cost of its bytes
-    value = parseJson(text, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+    value = JSON.parse(text);
   } catch (e) {
-    if (e instanceof TooDeepError) return invalid(withBom(bom, [defect("too_deep", "", e.message)]));
     return invalid(withBom(bom, [defect("parse_error", "", parseErrorMessage(text, e))]));
   }
 
-  const checked: Decoded = checkValue(value, rules, options.role);
+  const role = options.role;
+  if (isPlainObject(value)) {
+    const kind = cleanKind(value, rules, role);
+    if (kind !== undefined) {
+      // A clean message's other members are strings and numbers: only this one can nest, and
+      // walking it alone spares the walk a pass over the envelope on every message.
+      const inner = kind === "result" ? value.result : kind === "error" ? value.error : value.params;
+      if (deep === undefined && (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1)))) {
+        return invalid(withBom(bom, [tooDeep(maxDepth)]));
+      }
+      return { kind, message: value as unknown as Message, defects: bom ? [bom] : [] };
+    }
+  }
+  if (deep === undefined && exceedsDepth(value, maxDepth)) return invalid(withBom(bom, [tooDeep(maxDepth)]));
+
+  const checked: Decoded = checkEveryRule(value, rules, role);
   if (bom) checked.defects.unshift(bom);
   if (checked.kind === "invalid") checked.value = value;
   return checked;
+}
+
+function tooDeep(maxDepth: number): Defect {
+  return defect("too_deep", "", new TooDeepError(maxDepth).message);
 }
 
 function invalid(defects: Defect[]): Decoded {
