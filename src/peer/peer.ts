@@ -183,7 +183,8 @@ export class Peer {
     this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
     this.peerRole = options.role === "client" ? "server" : "client";
     transport.start({
-      message: (data) => this.receive(data),
+      message: (data, decoded) => this.receive(data, decoded),
+      decode: (data) => this.decodeIncoming(data),
       defect: (d, answer) => {
         this.report(d);
         if (answer === undefined) return;
@@ -347,9 +348,13 @@ export class Peer {
     }
   }
 
-  private receive(data: string | Uint8Array): void {
+  private decodeIncoming(data: string | Uint8Array): Decoded {
+    return decode(data, this.maxBytes === undefined ? { revision: this.revision, role: this.peerRole } : { revision: this.revision, role: this.peerRole, maxBytes: this.maxBytes });
+  }
+
+  private receive(data: string | Uint8Array, given?: Decoded): void {
     if (this.isClosed) return;
-    const decoded = decode(data, this.maxBytes === undefined ? { revision: this.revision, role: this.peerRole } : { revision: this.revision, role: this.peerRole, maxBytes: this.maxBytes });
+    const decoded = given ?? this.decodeIncoming(data);
     for (const d of decoded.defects) this.report(d, data);
     switch (decoded.kind) {
       case "request":

@@ -8,12 +8,12 @@ import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
-import { decode } from "../../codec/decode.js";
+import { decode, type Decoded } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
 import { parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
-import { excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
+import { Abort, excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
@@ -83,8 +83,8 @@ export class StreamableHttpTransport implements Transport {
   /** Extra headers for a message (the `Mcp-Param-*` mirror of `x-mcp-header` tool parameters). */
   paramHeaders: ((message: Message) => Record<string, string> | undefined) | undefined;
   private sink: TransportSink | undefined;
-  private readonly inFlight = new Map<RequestId, AbortController>();
-  private readonly all = new Set<AbortController>();
+  private readonly inFlight = new Map<RequestId, Abort>();
+  private readonly all = new Set<Abort | AbortController>();
   private isClosed = false;
   /** A legacy `initialize` settled the session (see `cancel`). */
   private legacy = false;
@@ -109,20 +109,27 @@ export class StreamableHttpTransport implements Transport {
 
   send(text: string, message?: Message | readonly Message[]): Promise<void> {
     if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
-    const out = this.describe(message ?? (JSON.parse(text) as Message));
-    const controller = new AbortController();
-    followAbort(this.options.signal, controller);
-    this.all.add(controller);
-    if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, controller);
+    return this.run(text, this.describe(message ?? (JSON.parse(text) as Message)));
+  }
+
+  /** One message's exchange, under its deadline and the caller's signal, cancellable by its id. */
+  private async run(text: string, out: Outgoing): Promise<void> {
+    const abort = new Abort();
+    const unfollow = followAbort(this.options.signal, abort);
+    this.all.add(abort);
+    if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, abort);
     const deadline = setTimeout(
-      () => controller.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
+      () => abort.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
       this.timeout,
     );
-    return this.exchange(text, out, controller.signal).finally(() => {
+    try {
+      await this.exchange(text, out, abort);
+    } finally {
       clearTimeout(deadline);
-      this.all.delete(controller);
-      if (out.id !== undefined && this.inFlight.get(out.id) === controller) this.inFlight.delete(out.id);
-    });
+      unfollow?.();
+      this.all.delete(abort);
+      if (out.id !== undefined && this.inFlight.get(out.id) === abort) this.inFlight.delete(out.id);
+    }
   }
 
   /** Closing a request's stream is how Streamable HTTP cancels it. */
@@ -242,25 +249,35 @@ export class StreamableHttpTransport implements Transport {
     return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", modern: typeof modernVersion === "string", headers };
   }
 
-  private async exchange(text: string, out: Outgoing, signal: AbortSignal): Promise<void> {
-    const t0 = Date.now();
-    const record: ExchangeRecord = {
-      method: out.method,
-      httpMethod: "POST",
-      url: this.url,
-      ms: 0,
-      requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
-      requestHeaders: redacted(out.headers, this.options.headers),
-    };
+  private async exchange(text: string, out: Outgoing, signal: AbortLike): Promise<void> {
+    // a trace record only for a listener: building one costs as much as a small call
+    const listener = this.options.onExchange;
+    const t0 = listener ? Date.now() : 0;
+    const record: ExchangeRecord | undefined = listener
+      ? {
+          method: out.method,
+          httpMethod: "POST",
+          url: this.url,
+          ms: 0,
+          requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
+          requestHeaders: redacted(out.headers, this.options.headers),
+        }
+      : undefined;
+    let status: number | undefined;
     try {
       const { response, url, redirects } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
       for (const r of redirects) this.sink?.defect(redirectDefect(r));
-      record.url = url;
-      record.status = response.status;
+      status = response.status;
       const contentType = response.headers.get("content-type") ?? "";
-      record.contentType = contentType;
-      const session = response.headers.get(H_SESSION_ID);
-      if (session && out.method === "initialize") this.sessionId = session;
+      if (record) {
+        record.url = url;
+        record.status = status;
+        record.contentType = contentType;
+      }
+      if (out.method === "initialize") {
+        const session = response.headers.get(H_SESSION_ID);
+        if (session) this.sessionId = session;
+      }
       await this.consume(response, url, contentType, out, record, signal);
     } catch (e) {
       // an abort (deadline, caller's signal) mid-body surfaces as a stream error: say what it was
@@ -268,17 +285,19 @@ export class StreamableHttpTransport implements Transport {
         signal.aborted && !(e instanceof HttpError)
           ? signal.reason instanceof HttpError
             ? signal.reason
-            : new HttpError({ failure: "timeout", step: out.method, url: this.url, ...(record.status !== undefined ? { status: record.status } : {}) }, signal.reason instanceof Error ? signal.reason.message : "aborted")
+            : new HttpError({ failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) }, signal.reason instanceof Error ? signal.reason.message : "aborted")
           : e;
-      record.error = error instanceof Error ? error.message : String(error);
+      if (record) record.error = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
-      record.ms = Date.now() - t0;
-      this.options.onExchange?.(record);
+      if (record) {
+        record.ms = Date.now() - t0;
+        listener!(record);
+      }
     }
   }
 
-  private async consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord, signal: AbortSignal): Promise<void> {
+  private async consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord | undefined, signal: AbortLike): Promise<void> {
     const status = response.status;
     const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
     if (contentType.includes("text/event-stream") && status >= 200 && status < 300) {
@@ -302,47 +321,53 @@ export class StreamableHttpTransport implements Transport {
       }
       return;
     }
-    const body = await readCapped(response, this.maxBytes).catch((e: unknown) => {
+    let body: CappedBody;
+    try {
+      body = await readCapped(response, this.maxBytes);
+    } catch (e) {
       if (signal.aborted && signal.reason instanceof Error) throw signal.reason;
       // a body that cannot be decoded is no JSON-RPC answer, whatever the bytes meant
       if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING") throw new HttpError({ ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] }, (e as Error).message);
       throw e;
-    });
-    record.bodyExcerpt = excerpt(body.bytes, 256);
-    const evidence = { ...base, bodyExcerpt: excerpt(body.bytes) };
-    if (body.truncated) throw new HttpError({ ...evidence, failure: "too_large" }, `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`);
-    const parsed = parseJsonRpc(body.bytes);
+    }
+    const bytes = body.bytes;
+    if (record) record.bodyExcerpt = excerpt(bytes, 256);
+    const evidence = (): HttpErrorInit => ({ ...base, bodyExcerpt: excerpt(bytes) });
+    if (body.truncated) throw new HttpError({ ...evidence(), failure: "too_large" }, `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`);
     if (status === 401 || status === 403 || status >= 500) {
       // never era evidence, whatever the body says: the exchange itself failed
-      const rpcError = parsed?.error;
+      const rpcError = parseJsonRpc(bytes)?.error;
       const challenge = response.headers.get("www-authenticate");
-      throw new HttpError({ ...evidence, ...(rpcError ? { rpcError } : {}), ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
+      throw new HttpError({ ...evidence(), ...(rpcError ? { rpcError } : {}), ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
     }
-    if (status === 202 || status === 204 || (body.bytes.length === 0 && status < 300)) {
-      if (out.isRequest) throw new HttpError({ ...evidence, failure: "no_response" }, `HTTP ${status} with no body: a request needs a response`);
+    if (status === 202 || status === 204 || (bytes.length === 0 && status < 300)) {
+      if (out.isRequest) throw new HttpError({ ...evidence(), failure: "no_response" }, `HTTP ${status} with no body: a request needs a response`);
       return;
     }
+    // the peer's own reading of the body, made once: it routes the body here and serves it there
+    const decoded = this.sink?.decode?.(bytes);
+    const parsed = routing(decoded) ?? parseJsonRpc(bytes);
     if (parsed) {
-      this.sink?.message(body.bytes);
+      this.sink?.message(bytes, decoded);
       if (out.isRequest && !parsed.answers(out.id)) {
         // an error that answers no id (a server that rejects on the headers alone) is still evidence
         const rpcError = parsed.error;
-        throw new HttpError({ ...evidence, failure: "no_response", ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
+        throw new HttpError({ ...evidence(), failure: "no_response", ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
       }
       return;
     }
-    if (status >= 300) throw new HttpError(evidence, `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
+    if (status >= 300) throw new HttpError(evidence(), `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
     if (!out.isRequest) return;
     // say exactly what the body is instead: a web page, a bare array, a result with no envelope
-    const { defects } = decode(body.bytes, { revision: LATEST_REVISION, maxBytes: this.maxBytes });
-    throw new HttpError({ ...evidence, failure: "not_jsonrpc", defects }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
+    const { defects } = decode(bytes, { revision: LATEST_REVISION, maxBytes: this.maxBytes });
+    throw new HttpError({ ...evidence(), failure: "not_jsonrpc", defects }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
   }
 
   /**
    * Feeds each SSE event to the peer and keeps `cursor` up to date. Returns the error if the
    * connection broke (resumable, like an early end, when events carried ids).
    */
-  private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortSignal, cursor: StreamCursor): Promise<HttpError | undefined> {
+  private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortLike, cursor: StreamCursor): Promise<HttpError | undefined> {
     let tooLarge = false;
     const parser = createParser({
       onEvent: (event) => {
@@ -351,8 +376,9 @@ export class StreamableHttpTransport implements Transport {
         // an empty event (a priming event, 2025-11-25) only moves the cursor
         if (event.data.length === 0) return;
         cursor.messages++;
-        this.sink?.message(event.data);
-        if (out.isRequest && !cursor.answered && parseJsonRpc(Buffer.from(event.data))?.answers(out.id)) cursor.answered = true;
+        const decoded = this.sink?.decode?.(event.data);
+        this.sink?.message(event.data, decoded);
+        if (out.isRequest && !cursor.answered && (routing(decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
       },
       onRetry: (ms) => {
         cursor.retry = ms;
@@ -387,7 +413,7 @@ export class StreamableHttpTransport implements Transport {
    * is returned, to be tried again like a broken stream; a refusal (405: no streams to resume,
    * 404: the session is gone) is thrown.
    */
-  private async resume(out: Outgoing, cursor: StreamCursor, signal: AbortSignal): Promise<HttpError | undefined> {
+  private async resume(out: Outgoing, cursor: StreamCursor, signal: AbortLike): Promise<HttpError | undefined> {
     const headers: Record<string, string> = { accept: "text/event-stream", ...this.options.headers, "last-event-id": cursor.lastEventId! };
     if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
     if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
@@ -424,7 +450,7 @@ export class StreamableHttpTransport implements Transport {
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it fires. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortLike): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -462,6 +488,20 @@ function parseJsonRpc(bytes: Uint8Array): ParsedBody | undefined {
   } catch {
     return undefined;
   }
+  return jsonRpcOf(v);
+}
+
+/**
+ * The same from the peer's decoding, when it parsed the very value `parseJsonRpc` would (a
+ * leading byte-order mark is skipped by the decoder, not by JSON.parse); undefined otherwise.
+ */
+function routing(decoded: Decoded | undefined): ParsedBody | undefined {
+  if (decoded === undefined || decoded.defects[0]?.code === "byte_order_mark") return undefined;
+  const v = decoded.message ?? decoded.value;
+  return v === undefined ? undefined : jsonRpcOf(v);
+}
+
+function jsonRpcOf(v: unknown): ParsedBody | undefined {
   const list = Array.isArray(v) ? v : [v];
   const messages = list.filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc !== undefined);
   if (messages.length === 0) return undefined;

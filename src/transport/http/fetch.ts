@@ -6,7 +6,11 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
+import type * as net from "node:net";
+import type { Duplex } from "node:stream";
+import { urlToHttpOptions } from "node:url";
 import * as zlib from "node:zlib";
+import { BoundedMap } from "../../codec/bounded.js";
 import { defect, type Defect } from "../../codec/defects.js";
 import { HttpError, networkCode } from "./error.js";
 
@@ -19,22 +23,100 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 export const ACCEPT_ENCODING = "gzip, deflate, br";
 
+/**
+ * A connection that does not open in time fails as undici's did (a deadline, not a hang). Armed
+ * where the agent opens a connection, so a request on a kept-alive one pays nothing for it.
+ */
+function connectDeadline(socket: net.Socket, secure: boolean): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "UND_ERR_CONNECT_TIMEOUT" })), CONNECT_TIMEOUT_MS);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  socket.once(secure ? "secureConnect" : "connect", clear);
+  socket.once("close", clear);
+}
+
+type CreateConnection = (options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+
+class HttpAgent extends http.Agent {
+  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    const socket = (http.Agent.prototype.createConnection as CreateConnection).call(this, options, callback);
+    if (socket) connectDeadline(socket as net.Socket, false);
+    return socket;
+  }
+}
+
+class HttpsAgent extends https.Agent {
+  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    const socket = (https.Agent.prototype.createConnection as CreateConnection).call(this, options, callback);
+    if (socket) connectDeadline(socket as net.Socket, true);
+    return socket;
+  }
+}
+
 /** Keep-alive agents shared by every exchange: a census reuses its connections. */
-const httpAgent = new http.Agent({ keepAlive: true });
-const httpsAgent = new https.Agent({ keepAlive: true });
+const httpAgent = new HttpAgent({ keepAlive: true });
+const httpsAgent = new HttpsAgent({ keepAlive: true });
+
+/**
+ * What a request can be aborted by: an AbortSignal, or an `Abort` (below), which costs a small
+ * fraction of an AbortController, for callers that need one per request.
+ */
+export interface AbortLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/**
+ * An abort switch with AbortSignal's shape (`aborted`, `reason`, "abort" listeners) and nothing
+ * more: an AbortController is an EventTarget, and making one per request cost several
+ * microseconds of a loopback round trip.
+ */
+export class Abort implements AbortLike {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] | undefined;
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+
+  addEventListener(_type: "abort", listener: () => void, _options?: { once?: boolean }): void {
+    if (!this.aborted) (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: () => void): void {
+    const listeners = this.listeners;
+    const i = listeners ? listeners.indexOf(listener) : -1;
+    if (i >= 0) listeners!.splice(i, 1);
+  }
+}
 
 /** What an exchange sends. */
 export interface HttpRequestInit {
   method: "GET" | "POST" | "DELETE" | "OPTIONS";
   headers?: Record<string, string>;
   body?: string;
-  signal?: AbortSignal;
+  signal?: AbortLike;
 }
 
 /** The body of an answer, read chunk by chunk. */
 export interface HttpBody {
   /** The next chunk; undefined at the end. Rejects if the connection breaks or the exchange is aborted. */
   read(): Promise<Uint8Array | undefined>;
+  /**
+   * The next chunk if it has arrived already, undefined at the end, null when it has to be
+   * waited for (then `read`). Optional: it spares the promise of a wait that is not needed (a
+   * small answer arrives with its headers).
+   */
+  readNow?(): Uint8Array | undefined | null;
   /** Stops reading: the rest is never received (the connection is closed). */
   cancel(): void;
 }
@@ -60,6 +142,29 @@ export interface Redirect {
   to: string;
 }
 
+interface Target {
+  readonly secure: boolean;
+  /** What node:http makes of the URL (`urlToHttpOptions`), made once. */
+  readonly options: http.RequestOptions;
+}
+
+/** URLs parsed for node:http, by their text: a client sends to the same few again and again. */
+const targets = new BoundedMap<string, Target>(256);
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    const secure = parsed.protocol === "https:";
+    if (!secure && parsed.protocol !== "http:") {
+      throw Object.assign(new Error(`unsupported URL scheme ${parsed.protocol} (only http: and https:)`), { code: "ERR_INVALID_PROTOCOL" });
+    }
+    target = { secure, options: urlToHttpOptions(parsed) as http.RequestOptions };
+    targets.set(url, target);
+  }
+  return target;
+}
+
 /**
  * One HTTP request with node:http or node:https (no redirect followed). Resolves with the
  * answer once its headers have come; rejects with the system error (its `code` set) or, when
@@ -67,23 +172,37 @@ export interface Redirect {
  */
 export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
-    const target = new URL(url);
-    const secure = target.protocol === "https:";
-    if (!secure && target.protocol !== "http:") {
-      reject(Object.assign(new Error(`unsupported URL scheme ${target.protocol} (only http: and https:)`), { code: "ERR_INVALID_PROTOCOL" }));
+    let target: Target;
+    try {
+      target = targetOf(url);
+    } catch (e) {
+      reject(e);
       return;
     }
+    const secure = target.secure;
     const signal = init.signal;
     if (signal?.aborted) {
       reject(abortError(signal));
       return;
     }
-    const headers: Record<string, string | number> = { ...init.headers };
-    const names = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+    const headers: Record<string, string | number> = {};
     // what fetch sent when the caller did not say
-    if (!names.has("accept")) headers.accept = "*/*";
-    if (!names.has("user-agent")) headers["user-agent"] = "node";
-    if (!names.has("accept-encoding")) headers["accept-encoding"] = ACCEPT_ENCODING;
+    let accept = false;
+    let userAgent = false;
+    let encoding = false;
+    const given = init.headers;
+    if (given) {
+      for (const name of Object.keys(given)) {
+        headers[name] = given[name]!;
+        const lower = name.toLowerCase();
+        if (lower === "accept") accept = true;
+        else if (lower === "user-agent") userAgent = true;
+        else if (lower === "accept-encoding") encoding = true;
+      }
+    }
+    if (!accept) headers.accept = "*/*";
+    if (!userAgent) headers["user-agent"] = "node";
+    if (!encoding) headers["accept-encoding"] = ACCEPT_ENCODING;
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body, "utf8");
     let req: http.ClientRequest;
     let res: http.IncomingMessage | undefined;
@@ -95,63 +214,64 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
       if (res) res.destroy(e);
       req.destroy(e);
     };
-    const cleanup = () => signal?.removeEventListener("abort", onAbort);
     try {
-      req = (secure ? https : http).request(target, { method: init.method, headers, agent: secure ? httpsAgent : httpAgent });
+      req = (secure ? https : http).request({ ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent });
     } catch (e) {
       reject(e);
       return;
     }
-    signal?.addEventListener("abort", onAbort, { once: true });
-    req.once("socket", (socket) => {
-      // a connection that does not open in time fails as undici's did (a deadline, not a hang)
-      if (!socket.connecting) return;
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "UND_ERR_CONNECT_TIMEOUT" })), CONNECT_TIMEOUT_MS);
-      timer.unref();
-      socket.once(secure ? "secureConnect" : "connect", () => clearTimeout(timer));
-      socket.once("close", () => clearTimeout(timer));
-    });
+    if (signal) signal.addEventListener("abort", onAbort, { once: true });
     req.on("error", (e) => {
       if (settled) return;
       settled = true;
-      cleanup();
+      signal?.removeEventListener("abort", onAbort);
       reject(signal?.aborted ? abortError(signal) : e);
     });
     req.once("response", (incoming) => {
       res = incoming;
       settled = true;
-      incoming.once("end", cleanup);
-      incoming.once("close", cleanup);
+      if (signal) {
+        const cleanup = () => signal.removeEventListener("abort", onAbort);
+        incoming.once("end", cleanup);
+        incoming.once("close", cleanup);
+      }
       // an error after the headers is the body's: it surfaces through read()
-      req.on("error", () => undefined);
+      req.on("error", ignore);
       resolve(new NodeResponse(incoming));
     });
     req.end(init.body);
   });
 }
 
-function abortError(signal: AbortSignal): Error {
+function ignore(): void {}
+
+function abortError(signal: AbortLike): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
 }
 
+class NodeHeaders {
+  constructor(private readonly raw: http.IncomingHttpHeaders) {}
+
+  get(name: string): string | null {
+    const v = this.raw[name.toLowerCase()];
+    return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+  }
+}
+
 class NodeResponse implements HttpResponse {
   readonly status: number;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: NodeHeaders;
   readonly body: HttpBody;
 
   constructor(res: http.IncomingMessage) {
     this.status = res.statusCode ?? 0;
     const raw = res.headers;
-    this.headers = {
-      get(name: string): string | null {
-        const v = raw[name.toLowerCase()];
-        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
-      },
-    };
-    const coding = (raw["content-encoding"] ?? "").trim().toLowerCase();
+    this.headers = new NodeHeaders(raw);
+    const coding = raw["content-encoding"];
+    const lower = coding === undefined ? "" : coding.trim().toLowerCase();
     // identity (nearly every answer) is read as it comes: no zlib on the fast path
-    this.body = coding === "" || coding === "identity" || !DECODERS.has(coding) ? new NodeBody(res) : new DecodedBody(res, coding);
+    this.body = lower === "" || lower === "identity" || !DECODERS.has(lower) ? new NodeBody(res) : new DecodedBody(res, lower);
   }
 }
 
@@ -274,21 +394,70 @@ class DecodedBody implements HttpBody {
   }
 }
 
+/**
+ * An identity body, read straight from the IncomingMessage: what has arrived is taken at once
+ * (a small answer is complete by the time its headers are handled), and only a wait costs a
+ * promise and listeners (a stream's async iterator costs several times the rest of the read).
+ */
 class NodeBody implements HttpBody {
-  private iterator: AsyncIterator<Buffer> | undefined;
   private done = false;
 
   constructor(private readonly res: http.IncomingMessage) {}
 
-  async read(): Promise<Uint8Array | undefined> {
+  readNow(): Uint8Array | undefined | null {
     if (this.done) return undefined;
-    this.iterator ??= this.res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const next = await this.iterator.next();
-    if (next.done) {
+    const res = this.res;
+    if (res.destroyed) return null; // read() says how it ended
+    const chunk = res.read() as Buffer | null;
+    if (chunk !== null) return chunk;
+    // complete with nothing left buffered: the end (that read() has set 'end' on its way)
+    if (res.readableEnded || (res.complete && res.readableLength === 0)) {
       this.done = true;
       return undefined;
     }
-    return next.value;
+    return null;
+  }
+
+  read(): Promise<Uint8Array | undefined> {
+    const now = this.readNow();
+    if (now !== null) return Promise.resolve(now);
+    const res = this.res;
+    return new Promise<Uint8Array | undefined>((resolve, reject) => {
+      const cleanup = () => {
+        res.off("readable", onReadable);
+        res.off("end", onEnd);
+        res.off("error", onError);
+        res.off("close", onClose);
+      };
+      const onReadable = () => {
+        const next = this.readNow();
+        if (next === null) return;
+        cleanup();
+        resolve(next);
+      };
+      const onEnd = () => {
+        cleanup();
+        this.done = true;
+        resolve(undefined);
+      };
+      const onError = (e: Error) => {
+        cleanup();
+        reject(e);
+      };
+      const onClose = () => {
+        cleanup();
+        if (res.readableEnded) {
+          this.done = true;
+          resolve(undefined);
+        } else reject(res.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+      };
+      if (res.errored) return reject(res.errored);
+      if (res.destroyed) return onClose();
+      res.on("readable", onReadable);
+      res.on("end", onEnd);
+      res.on("error", onError);
+      res.on("close", onClose);
+    });
   }
 
   cancel(): void {
@@ -359,7 +528,7 @@ export function redirectDefect(r: Redirect): Defect {
   );
 }
 
-function asNetworkError(e: unknown, step: string, url: string, signal: AbortSignal | null | undefined): HttpError {
+function asNetworkError(e: unknown, step: string, url: string, signal: AbortLike | undefined): HttpError {
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     if (reason instanceof HttpError) return reason;
@@ -387,26 +556,33 @@ export interface CappedBody {
 /** Reads a body up to `cap` bytes; past it, stops reading and cancels the rest. */
 export async function readCapped(response: HttpResponse, cap: number): Promise<CappedBody> {
   const body = response.body;
-  const parts: Uint8Array[] = [];
+  let first: Uint8Array | undefined;
+  let parts: Uint8Array[] | undefined;
   let held = 0;
   try {
     for (;;) {
-      const value = await body.read();
+      let value = body.readNow ? body.readNow() : null;
+      if (value === null) value = await body.read();
       if (value === undefined) break;
       if (held + value.byteLength > cap) {
+        parts ??= first ? [first] : [];
         parts.push(value.subarray(0, cap - held));
         held = cap;
         body.cancel();
         return { bytes: Buffer.concat(parts, held), truncated: true };
       }
-      parts.push(value);
+      // one chunk (a small answer) is kept as it came: no list, no copy
+      if (first === undefined && parts === undefined) first = value;
+      else (parts ??= [first!]).push(value);
       held += value.byteLength;
     }
   } catch (e) {
     body.cancel();
     throw e;
   }
-  return { bytes: Buffer.concat(parts, held), truncated: false };
+  if (parts) return { bytes: Buffer.concat(parts, held), truncated: false };
+  if (first === undefined) return { bytes: Buffer.alloc(0), truncated: false };
+  return { bytes: Buffer.isBuffer(first) ? first : Buffer.from(first.buffer, first.byteOffset, first.byteLength), truncated: false };
 }
 
 /** The first bytes of a body, as text a person can read in a report. */
@@ -416,11 +592,19 @@ export function excerpt(bytes: Uint8Array, max = 512): string {
 }
 
 /**
- * Makes `controller` abort when `outer` does (the caller's overall deadline or Ctrl-C), without
- * leaving a listener on `outer` once `controller` has aborted for its own reasons.
+ * Makes `inner` abort when `outer` does (the caller's overall deadline or Ctrl-C). Returns what
+ * stops following, for an exchange that ends first (so a long-lived signal does not gather a
+ * listener per exchange); the listener also goes once `inner` aborts for its own reasons.
  */
-export function followAbort(outer: AbortSignal | undefined, controller: AbortController): void {
-  if (!outer) return;
-  if (outer.aborted) controller.abort(outer.reason);
-  else outer.addEventListener("abort", () => controller.abort(outer.reason), { once: true, signal: controller.signal });
+export function followAbort(outer: AbortSignal | undefined, inner: AbortController | Abort): (() => void) | undefined {
+  if (!outer) return undefined;
+  if (outer.aborted) {
+    inner.abort(outer.reason);
+    return undefined;
+  }
+  const onAbort = () => inner.abort(outer.reason);
+  const unfollow = () => outer.removeEventListener("abort", onAbort);
+  outer.addEventListener("abort", onAbort, { once: true });
+  (inner instanceof Abort ? inner : inner.signal).addEventListener("abort", unfollow, { once: true });
+  return unfollow;
 }
