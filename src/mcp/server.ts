@@ -22,7 +22,7 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
-import { LOG_LEVELS, META_LOG_LEVEL, isObject, missingCapabilities, type Implementation, type LogLevel } from "./meta.js";
+import { LOG_LEVELS, META_LOG_LEVEL, isObject, missingCapabilities, type Implementation, type LogLevel, type Tool } from "./meta.js";
 import { headerParams, type HeaderParam } from "./tool-headers.js";
 import { ToolRegistry } from "./tools.js";
 
@@ -210,9 +210,17 @@ export class McpServer {
   headerParams(name: string): readonly HeaderParam[] | undefined {
     const tool = this.tools.get(name);
     if (!tool) return undefined;
-    const found = headerParams(tool);
-    return "params" in found ? found.params : undefined;
+    // a definition is walked once, not on every call of the tool
+    let params = this.paramsByTool.get(tool);
+    if (params === undefined) {
+      const found = headerParams(tool);
+      params = "params" in found ? found.params : null;
+      this.paramsByTool.set(tool, params);
+    }
+    return params ?? undefined;
   }
+
+  private readonly paramsByTool = new WeakMap<Tool, readonly HeaderParam[] | null>();
 
   private serves(method: string, era: Era): boolean {
     return this.methods.get(method)?.eras.includes(era) ?? false;

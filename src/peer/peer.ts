@@ -2,7 +2,7 @@
  * One end of a JSON-RPC conversation over any transport: sends requests and matches their
  * responses, serves incoming requests and notifications, and keeps every wait bounded.
  */
-import { decode, type Decoded } from "../codec/decode.js";
+import { DEFAULT_MAX_BYTES, decode, type Decoded } from "../codec/decode.js";
 import { BoundedSet } from "../codec/bounded.js";
 import { defect, type Defect } from "../codec/defects.js";
 import { encode } from "../codec/encode.js";
@@ -11,7 +11,7 @@ import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/messa
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
-import type { Transport } from "./transport.js";
+import type { ReadMessage, Transport } from "./transport.js";
 
 export interface Progress {
   progress: number;
@@ -183,7 +183,7 @@ export class Peer {
     this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
     this.peerRole = options.role === "client" ? "server" : "client";
     transport.start({
-      message: (data, decoded) => this.receive(data, decoded),
+      message: (data, read) => this.receive(data, read),
       decode: (data) => this.decodeIncoming(data),
       defect: (d, answer) => {
         this.report(d);
@@ -348,13 +348,19 @@ export class Peer {
     }
   }
 
-  private decodeIncoming(data: string | Uint8Array): Decoded {
-    return decode(data, this.maxBytes === undefined ? { revision: this.revision, role: this.peerRole } : { revision: this.revision, role: this.peerRole, maxBytes: this.maxBytes });
+  private decodeIncoming(data: string | Uint8Array): ReadMessage {
+    const revision = this.revision;
+    const maxBytes = this.maxBytes ?? DEFAULT_MAX_BYTES;
+    return { decoded: decode(data, { revision, role: this.peerRole, maxBytes }), revision, role: this.peerRole, maxBytes };
   }
 
-  private receive(data: string | Uint8Array, given?: Decoded): void {
+  private receive(data: string | Uint8Array, read?: ReadMessage): void {
     if (this.isClosed) return;
-    const decoded = given ?? this.decodeIncoming(data);
+    // what the transport decoded is taken only if it was decoded exactly as it would be here
+    const decoded =
+      read !== undefined && read.revision === this.revision && read.role === this.peerRole && read.maxBytes === (this.maxBytes ?? DEFAULT_MAX_BYTES)
+        ? read.decoded
+        : this.decodeIncoming(data).decoded;
     for (const d of decoded.defects) this.report(d, data);
     switch (decoded.kind) {
       case "request":

@@ -2,23 +2,37 @@
  * What a peer needs from a channel. Transports (memory, stdio, HTTP, …) implement it; the peer
  * only ever sees framed message texts going in and out.
  */
+import type { Role } from "../codec/check.js";
 import type { Decoded } from "../codec/decode.js";
 import type { Defect } from "../codec/defects.js";
 import type { Message, RequestId } from "../codec/message.js";
 import type { Revision } from "../rules/revisions.js";
 
+/**
+ * A message a transport has decoded already (to route it), with the terms it was decoded
+ * under: the peer takes it instead of reading the message again when its own terms are the same.
+ */
+export interface ReadMessage {
+  readonly decoded: Decoded;
+  readonly revision: Revision;
+  /** Who sent it, as `decode` was told. */
+  readonly role: Role | undefined;
+  /** The size cap it was decoded with. */
+  readonly maxBytes: number;
+}
+
 export interface TransportSink {
   /**
-   * One framed message as it arrived. `decoded`, when given, is what `decode` made of this
-   * very data just before: the message is not read a second time.
+   * One framed message as it arrived. `read`, when given, is this very data decoded (see
+   * `ReadMessage`), so that it is not read a second time.
    */
-  message(data: string | Uint8Array, decoded?: Decoded): void;
+  message(data: string | Uint8Array, read?: ReadMessage): void;
   /**
    * What the peer makes of `data` (its revision, role and cap), with no effect: for a transport
    * that must look into a message before handing it over (HTTP routes a body by whether it
    * answers the request sent), so the message is read once.
    */
-  decode?(data: string | Uint8Array): Decoded;
+  decode?(data: string | Uint8Array): ReadMessage;
   /**
    * Something arrived that cannot be a message at all (an over-long line, a broken frame).
    * `answer` says what is known of the message it was, when it answered a request: that

@@ -11,16 +11,26 @@ export interface NodeRequest extends HttpRequestLike {
   readonly stopped: boolean;
 }
 
+/** Every Host line of a request, joined by ", " (one line, nearly always: no list is made for it). */
+function hostLines(raw: readonly string[]): string | undefined {
+  let first: string | undefined;
+  let more: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
+    if (first === undefined) first = raw[i + 1]!;
+    else (more ??= [first]).push(raw[i + 1]!);
+  }
+  return more ? more.join(", ") : first;
+}
+
 export function nodeRequest(req: IncomingMessage): NodeRequest {
   let stopped = false;
   return {
     method: req.method ?? "GET",
     header(name) {
       // node keeps only the first Host; a second one must still be seen (RFC 9112 §3.2: 400)
-      if (name === "host") {
-        const all = req.rawHeaders.filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1]!.toLowerCase() === "host");
-        return all.length === 0 ? undefined : all.join(", ");
-      }
+      if (name === "host") return hostLines(req.rawHeaders);
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(", ") : v;
     },

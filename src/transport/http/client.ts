@@ -345,10 +345,10 @@ export class StreamableHttpTransport implements Transport {
       return;
     }
     // the peer's own reading of the body, made once: it routes the body here and serves it there
-    const decoded = this.sink?.decode?.(bytes);
-    const parsed = routing(decoded) ?? parseJsonRpc(bytes);
+    const read = this.sink?.decode?.(bytes);
+    const parsed = routing(read?.decoded) ?? parseJsonRpc(bytes);
     if (parsed) {
-      this.sink?.message(bytes, decoded);
+      this.sink?.message(bytes, read);
       if (out.isRequest && !parsed.answers(out.id)) {
         // an error that answers no id (a server that rejects on the headers alone) is still evidence
         const rpcError = parsed.error;
@@ -376,9 +376,9 @@ export class StreamableHttpTransport implements Transport {
         // an empty event (a priming event, 2025-11-25) only moves the cursor
         if (event.data.length === 0) return;
         cursor.messages++;
-        const decoded = this.sink?.decode?.(event.data);
-        this.sink?.message(event.data, decoded);
-        if (out.isRequest && !cursor.answered && (routing(decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
+        const read = this.sink?.decode?.(event.data);
+        this.sink?.message(event.data, read);
+        if (out.isRequest && !cursor.answered && (routing(read?.decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
       },
       onRetry: (ms) => {
         cursor.retry = ms;

@@ -10,7 +10,7 @@ import { decode } from "../../codec/decode.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import type { Peer } from "../../peer/peer.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
 import {
   HEADER_MISMATCH,
   INTERNAL_ERROR,
@@ -157,8 +157,8 @@ class RequestTransport implements Transport {
     this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
   }
 
-  deliver(text: string): void {
-    this.sink?.message(text);
+  deliver(text: string, read?: ReadMessage): void {
+    this.sink?.message(text, read);
   }
 
   send(text: string, message?: Message | readonly Message[]): void | Promise<void> {
@@ -298,16 +298,19 @@ class StreamableHttpHandler {
   private serveBody(req: HttpRequestLike, exchange: Exchange, body: Uint8Array): void {
     const sessionId = req.header(H_SESSION_ID);
     const session = sessionId === undefined ? undefined : this.table.get(sessionId);
-    const decoded = decode(body, { revision: session?.revision ?? LATEST_LEGACY_REVISION, role: "client", maxBytes: this.maxBody });
+    const revision = session?.revision ?? LATEST_LEGACY_REVISION;
+    const decoded = decode(body, { revision, role: "client", maxBytes: this.maxBody });
     if (decoded.kind === "invalid") {
       // up to 2025-06-18 an error answering an unreadable id carries id null (JSON-RPC); later ones omit it
       this.refuseInvalid(exchange, decoded, session?.revision !== undefined && !RULES[session.revision].errorIdOptional ? null : undefined);
       return;
     }
     const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+    // handed to the peer with the body, which then need not read it again
+    const read: ReadMessage = { decoded, revision, role: "client", maxBytes: this.maxBody };
     const single = decoded.kind === "batch" ? undefined : (decoded.message as Message);
     if (single && this.isModern(single, req)) {
-      this.serveModern(req, exchange, single, decoded.kind, text);
+      this.serveModern(req, exchange, single, decoded.kind, text, read);
       return;
     }
     if (!this.legacy) {
@@ -316,7 +319,7 @@ class StreamableHttpHandler {
     }
     if (sessionId === undefined) {
       if (decoded.kind === "request" && (single as { method: string }).method === "initialize") {
-        this.openSession(exchange, single as Message & { id: RequestId }, text, req.remoteAddress ?? "");
+        this.openSession(exchange, single as Message & { id: RequestId }, text, read, req.remoteAddress ?? "");
         return;
       }
       this.refuse(exchange, 400, "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first", INVALID_REQUEST, idOf(single));
@@ -327,7 +330,7 @@ class StreamableHttpHandler {
       return;
     }
     if (!this.versionHeaderFits(req, session, exchange, idOf(single))) return;
-    this.serveInSession(session, exchange, decoded, text);
+    this.serveInSession(session, exchange, decoded, text, read);
   }
 
   /**
@@ -358,8 +361,10 @@ class StreamableHttpHandler {
       if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait()))) return refuseBusy();
       held = declared;
     }
-    // one buffer of the declared size, filled in place: no list of chunks, no copy to join them
-    const whole = known ? Buffer.allocUnsafe(declared) : undefined;
+    // a body of declared size that comes as one chunk (nearly all) is taken as it is; in several,
+    // they fill one buffer of that size in place: no list of chunks, no copy to join them
+    let single: Uint8Array | undefined;
+    let whole: Buffer | undefined;
     const chunks: Uint8Array[] = [];
     let size = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -383,7 +388,7 @@ class StreamableHttpHandler {
         }
         if (chunk === undefined) break;
         const end = size + chunk.byteLength;
-        if (end > this.maxBody || (whole !== undefined && end > whole.byteLength)) {
+        if (end > this.maxBody || (known && end > declared)) {
           this.budget.release(held);
           req.stopReading();
           this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
@@ -394,8 +399,9 @@ class StreamableHttpHandler {
           if (!this.budget.tryTake(need, end <= SMALL_BODY) && !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))) return refuseBusy();
           held = end;
         }
-        if (whole) whole.set(chunk, size);
-        else chunks.push(chunk);
+        if (!known) chunks.push(chunk);
+        else if (size === 0 && chunk.byteLength === declared) single = chunk;
+        else (whole ??= Buffer.allocUnsafe(declared)).set(chunk, size);
         size = end;
       }
     } catch {
@@ -404,7 +410,7 @@ class StreamableHttpHandler {
     } finally {
       clearTimeout(timer);
     }
-    const body = whole ? (size === whole.byteLength ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const body = single ?? (known ? (whole === undefined ? Buffer.alloc(0) : size === declared ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     return { body, held };
   }
 
@@ -439,7 +445,7 @@ class StreamableHttpHandler {
     return version !== undefined && !(isRevision(version) && RULES[version].era === "legacy");
   }
 
-  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], text: string): void {
+  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], text: string, read: ReadMessage): void {
     if (kind === "notification") {
       // 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream)
       exchange.empty(202);
@@ -457,10 +463,10 @@ class StreamableHttpHandler {
     }
     const transport = new RequestTransport(exchange, request.id);
     this.server.connect(transport);
-    transport.deliver(text);
+    transport.deliver(text, read);
   }
 
-  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string, client: string): void {
+  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string, read: ReadMessage, client: string): void {
     const session = new Session((t) => this.server.connect(t), client);
     const refused = this.table.add(session);
     if (refused !== undefined) {
@@ -483,7 +489,7 @@ class StreamableHttpHandler {
       on.removeHeader(H_SESSION_ID);
       void this.table.delete(session.id);
     };
-    session.transport.deliver(text, exchange, [message.id]);
+    session.transport.deliver(text, read, exchange, [message.id]);
   }
 
   /** After negotiation (2025-06-18 on), a version header must name the session's revision. */
@@ -494,7 +500,7 @@ class StreamableHttpHandler {
     return false;
   }
 
-  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, text: string): void {
+  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, text: string, read: ReadMessage): void {
     const messages = decoded.kind === "batch" ? (decoded.message as Message[]) : [decoded.message as Message];
     if (decoded.kind === "batch" && decoded.items!.every((i) => i.kind === "invalid")) {
       // JSON-RPC 2.0 §6: `[1,2,3]` gets three -32600s; no request in it has an id to carry them
@@ -521,10 +527,10 @@ class StreamableHttpHandler {
     }
     if (ids.length === 0) {
       // notifications and the client's answers (to sampling, elicitation, roots) are accepted as is
-      session.transport.deliver(text);
+      session.transport.deliver(text, read);
       exchange.empty(202);
     } else {
-      session.transport.deliver(text, exchange, ids);
+      session.transport.deliver(text, read, exchange, ids);
     }
     for (const m of messages) {
       if (!isObject(m)) continue;

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import type { Peer } from "../../peer/peer.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
 import { INVALID_REQUEST } from "../../rules/error-codes.js";
 import { isRevision, type Revision } from "../../rules/revisions.js";
 import { errorText, type Exchange } from "./exchange.js";
@@ -53,14 +53,14 @@ export class SessionTransport implements Transport {
    * A client that goes away does not cancel them (2025-11-25: disconnection is not
    * cancellation); their answers are dropped, since no other stream may carry them.
    */
-  deliver(text: string, exchange?: Exchange, ids: readonly RequestId[] = []): void {
+  deliver(text: string, read?: ReadMessage, exchange?: Exchange, ids: readonly RequestId[] = []): void {
     if (exchange) {
       for (const id of ids) this.waiting.set(id, exchange);
       exchange.onAbort(() => {
         for (const id of ids) if (this.waiting.get(id) === exchange) this.waiting.delete(id);
       });
     }
-    this.sink?.message(text);
+    this.sink?.message(text, read);
   }
 
   /**
