@@ -14,12 +14,11 @@
  *
  * Hanging targets are left out: a hang costs a probe almost no CPU, only time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { captureProbes } from "./census-capture.js";
 import type { FleetStats } from "./census-fleet.js";
-import { answeringIndices, ratioStats, runJsonChild, startFleetProcess } from "./census-support.js";
+import { answeringIndices, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const CONCURRENCY = 50;
@@ -56,13 +55,11 @@ function delta(a: FleetStats, b: FleetStats): FleetStats {
   return { cpuMs: b.cpuMs - a.cpuMs, requests: b.requests - a.requests, connections: b.connections - a.connections, bytesIn: b.bytesIn - a.bytesIn, bytesOut: b.bytesOut - a.bytesOut };
 }
 
-async function run(profile: Profile): Promise<TargetOutcome[]> {
+function run(profile: Profile): Promise<TargetOutcome[]> {
   const count = profile.quick ? 720 : 3_600;
   const warmup = profile.quick ? 180 : 720;
   const rounds = profile.quick ? 1 : 4;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-cpu-"));
-  const fleet = await startFleetProcess();
-  try {
+  return withFleet([], async (fleet, dir) => {
     const captured = await captureProbes(fleet.port);
     const scriptFile = path.join(dir, "script.json");
     writeFileSync(scriptFile, JSON.stringify([...captured]));
@@ -145,22 +142,17 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       met: quantile(over, 0.5) <= TARGET,
     };
     console.log(
-      "\n" +
-        table(
-          ["target", "measured [p25–p75]", "target", ""],
-          [
-            ["census CPU per probe", `${quantile(census.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", ""],
-            ["bare node:http CPU per probe", `${quantile(bare.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", ""],
-            ["census / bare, paired by round", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${TARGET}×`, outcome.met ? "met" : "MISSED"],
-          ],
-          [false, true, true, false],
-        ),
+      targetTable(
+        [
+          ["census CPU per probe", `${quantile(census.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", undefined],
+          ["bare node:http CPU per probe", `${quantile(bare.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", undefined],
+          ["census / bare, paired by round", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${TARGET}×`, outcome.met],
+        ],
+        "measured [p25–p75]",
+      ),
     );
     return [outcome];
-  } finally {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export const censusCpuBenchmark: Benchmark = {

@@ -20,13 +20,12 @@
  * concurrency (a census of real servers keeps the default of one per host). Its CPU time is
  * printed, so a fleet that could not keep up would show.
  */
-import { readFileSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { probeHttp } from "../src/probe/probe.js";
 import { captureProbes, soloTimes } from "./census-capture.js";
 import { MIX, delayOf, type DelaySpec } from "./census-fleet.js";
-import { idealMs, ratioStats, runJsonChild, startFleetProcess } from "./census-support.js";
+import { idealMs, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const TIMEOUT_MS = 2_000;
@@ -57,18 +56,9 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   const count = profile.quick ? 1_000 : 5_000;
   const concurrency = profile.quick ? 100 : 500;
   const rounds = profile.quick ? 1 : 2;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-latency-"));
 
   // what each behaviour costs with no delay, and the waves of requests its probe sends
-  const plain = await startFleetProcess();
-  let base: Map<number, number>;
-  let captured: Awaited<ReturnType<typeof captureProbes>>;
-  try {
-    base = await soloTimes(plain.port, TIMEOUT_MS);
-    captured = await captureProbes(plain.port);
-  } finally {
-    await plain.stop();
-  }
+  const { base, captured } = await withFleet([], async (plain) => ({ base: await soloTimes(plain.port, TIMEOUT_MS), captured: await captureProbes(plain.port) }));
   const soloMs = (i: number): number => {
     const slot = i % MIX.length;
     const probe = captured.get(slot);
@@ -79,8 +69,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   };
   const ideal = idealMs(count, concurrency, soloMs);
 
-  const fleet = await startFleetProcess(["--delay-min", String(DELAY.minMs), "--delay-max", String(DELAY.maxMs), "--seed", String(DELAY.seed)]);
-  try {
+  return withFleet(["--delay-min", String(DELAY.minMs), "--delay-max", String(DELAY.maxMs), "--seed", String(DELAY.seed)], async (fleet, dir) => {
     // the model against real probes alone, one target of each answering behaviour
     const checks: string[] = [];
     let worst = 0;
@@ -154,21 +143,13 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       },
     ];
     console.log(
-      "\n" +
-        table(
-          ["target", "measured", "target", ""],
-          [
-            ["time / ideal", `${quantile(over, 0.5).toFixed(2)}×`, `≤ ${WITHIN}×`, outcomes[0]!.met ? "met" : "MISSED"],
-            ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met ? "met" : "MISSED"],
-          ],
-          [false, true, true, false],
-        ),
+      targetTable([
+        ["time / ideal", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${WITHIN}×`, outcomes[0]!.met],
+        ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met],
+      ]),
     );
     return outcomes;
-  } finally {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export const censusLatencyBenchmark: Benchmark = {

@@ -4,11 +4,13 @@
  * probe times over so many slots, and the peak RSS a child reports of itself.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { MIX, type FleetStats } from "./census-fleet.js";
-import { quantile, type RatioStats } from "./harness.js";
+import { quantile, table, type RatioStats } from "./harness.js";
 
 const FLEET = fileURLToPath(new URL("./census-fleet.js", import.meta.url));
 
@@ -54,6 +56,28 @@ export async function startFleetProcess(args: readonly string[] = []): Promise<F
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Runs `work` with the fleet started with `args` and a temporary folder for its databases; both
+ * are gone afterwards, also when it fails.
+ */
+export async function withFleet<T>(args: readonly string[], work: (fleet: FleetProcess, dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-bench-"));
+  let fleet: FleetProcess | undefined;
+  try {
+    fleet = await startFleetProcess(args);
+    return await work(fleet, dir);
+  } finally {
+    await fleet?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A census benchmark's closing table: each row a target, what was measured, the target, and met (undefined: a figure only). */
+export function targetTable(rows: readonly (readonly [string, string, string, boolean | undefined])[], measured = "measured"): string {
+  const cells = rows.map(([what, value, target, met]) => [what, value, target, met === undefined ? "" : met ? "met" : "MISSED"]);
+  return `\n${table(["target", measured, "target", ""], cells, [false, true, true, false])}`;
 }
 
 /**

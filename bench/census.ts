@@ -14,12 +14,10 @@
  * out in target order over 200 slots, each target taking the first free slot: what the census
  * would take if running 200 probes at once cost nothing beyond running each alone.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { soloTimes } from "./census-capture.js";
 import { MIX } from "./census-fleet.js";
-import { idealMs, ratioStats, runJsonChild, startFleetProcess } from "./census-support.js";
+import { idealMs, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const COUNT = 2_000;
@@ -43,10 +41,8 @@ function runCensusChild(mode: "wire" | "sdk", port: number, db: string, nodeFlag
   return runJsonChild<RunResult>("./census-run.js", [mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], nodeFlags, 300_000);
 }
 
-async function run(profile: Profile): Promise<TargetOutcome[]> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-bench-"));
-  const fleet = await startFleetProcess();
-  try {
+function run(profile: Profile): Promise<TargetOutcome[]> {
+  return withFleet([], async (fleet, dir) => {
     const solo = await soloTimes(fleet.port, TIMEOUT_MS);
     const ideal = idealMs(COUNT, CONCURRENCY, (i) => solo.get(i % MIX.length)!);
     console.log(
@@ -126,22 +122,14 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       },
     ];
     console.log(
-      "\n" +
-        table(
-          ["target", "measured", "target", ""],
-          [
-            ["time / ideal", `${(wireMs / ideal).toFixed(2)}×`, "≤ 1.3×", outcomes[0]!.met ? "met" : "MISSED"],
-            ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met ? "met" : "MISSED"],
-            ["SDK time / mcp-wire time", `${quantile(speedups, 0.5).toFixed(2)}×`, "≥ 3×", outcomes[2]!.met ? "met" : "MISSED"],
-          ],
-          [false, true, true, false],
-        ),
+      targetTable([
+        ["time / ideal", `${(wireMs / ideal).toFixed(2)}×`, "≤ 1.3×", outcomes[0]!.met],
+        ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met],
+        ["SDK time / mcp-wire time", `${quantile(speedups, 0.5).toFixed(2)}×`, "≥ 3×", outcomes[2]!.met],
+      ]),
     );
     return outcomes;
-  } finally {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export const censusBenchmark: Benchmark = {
