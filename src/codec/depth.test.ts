@@ -45,6 +45,36 @@ describe("depth of the text, before parsing", () => {
     );
   });
 
+  test("before parsing, a text is called shallow only when it is", () => {
+    fc.assert(
+      fc.property(nested, fc.nat(12), fc.constantFrom(0, 1), (v, max, space) => {
+        const text = spaced(v, space);
+        if (depthBeforeParse(text, max) === false) assert.equal(exceedsDepth(JSON.parse(text), max), false, text);
+      }),
+      { numRuns: 2000 },
+    );
+    // the tightest texts of each depth: every level as short as an array or an object can be
+    const tightest = (kinds: string): string => {
+      let text = kinds.endsWith("a") ? "[]" : "{}";
+      for (let i = kinds.length - 2; i >= 0; i--) text = kinds[i] === "a" ? `[${text}]` : `{"":${text}}`;
+      return text;
+    };
+    for (let depth = 1; depth <= 40; depth++) {
+      for (const kinds of ["a".repeat(depth), "o".repeat(depth), "ao".repeat(depth).slice(0, depth), "oa".repeat(depth).slice(0, depth), "o".repeat(depth - 1) + "a"]) {
+        const text = tightest(kinds);
+        for (let max = 0; max <= 41; max++) {
+          const deep = exceedsDepth(JSON.parse(text), max);
+          assert.equal(deep, depth > max, text);
+          if (depthBeforeParse(text, max) === false) assert.equal(deep, false, `${text} at ${max}`);
+        }
+      }
+    }
+    // what it is for: an ordinary message a few hundred bytes long needs no walk
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search", arguments: { query: "x".repeat(300), tags: ["a", "b"] } } });
+    assert.ok(call.length > 2 * DEFAULT_MAX_DEPTH);
+    assert.equal(depthBeforeParse(call, DEFAULT_MAX_DEPTH), false);
+  });
+
   test("around the limit: 128 levels pass, 129 do not, whatever the strings hold", () => {
     const nest = (n: number, inner = "") => "[".repeat(n) + inner + "]".repeat(n);
     assert.equal(textTooDeep(nest(128), 128), false);

@@ -27,9 +27,24 @@ export const BUILD_LEVELS = 32_768;
  * parsed value (`exceedsDepth`) is the cheaper judge.
  */
 export function depthBeforeParse(text: string, max: number): boolean | undefined {
-  if (text.length <= 2 * max) return false;
+  if (text.length <= 2 * max || shortForDepth(text, max)) return false;
   if (text.length <= 2 * BUILD_LEVELS || !mayNest(text, BUILD_LEVELS)) return undefined;
   return scanDepth(text, max);
+}
+
+/**
+ * For JSON text: true when its length and its `[` alone show it nests at most `max` deep, so a
+ * short message costs a few `indexOf` calls rather than a walk. Of `d` nested levels, each of
+ * the outer `d - 1` costs at least two characters as an array (`[`, `]`) and five as an object
+ * (`{"":`, `}`), the innermost two: so `max + 1` levels, `a` of them arrays, take at least
+ * 5 × max + 2 - 3 × a characters, and `a` is at most the number of `[` in the text.
+ */
+function shortForDepth(text: string, max: number): boolean {
+  // three for each `[` the text may hold
+  let budget = 5 * max + 1 - text.length;
+  if (budget < 0) return false;
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if ((budget -= 3) < 0) return false;
+  return true;
 }
 
 const QUOTE = 0x22;
