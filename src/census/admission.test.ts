@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("admission", () => {
   test("a stalled loop halves the probes admitted and says why; a probe timed out in the stall runs again", async () => {
     const changes: AdmissionState[] = [];
-    const admission = new Admission({ ceiling: 32, onChange: (s) => changes.push(s) });
+    const admission = new Admission({ ceiling: 32, timeoutMs: 2_000, onChange: (s) => changes.push(s) });
     admission.start();
     try {
       await sleep(250);
@@ -28,11 +28,11 @@ describe("admission", () => {
       const stalled = await admission.probe(
         async () => {
           runs++;
-          if (runs === 1) block(400);
+          if (runs === 1) block(700);
           await sleep(20);
           return runs === 1 ? "timeout" : "ok";
         },
-        (r) => r === "timeout",
+        (r) => (r === "timeout" ? "timeout" : undefined),
       );
       assert.equal(stalled, "ok");
       assert.equal(runs, 2, "the probe timed out during a stall here, so it ran again");

@@ -4,35 +4,52 @@
  * sit unread in its sockets while its event loop is behind, and healthy servers would be
  * recorded as `timeout`. So the census watches its own event-loop delay while probes run:
  *
- * - it admits new probes only while the loop keeps up: the number in flight shrinks by half when
- *   the loop falls behind and grows back step by step when it keeps up again, never above
- *   `--concurrency`;
- * - a probe that timed out (or was reset) while the loop was stalled is probed again (its verdict says more
- *   about this process than about the server), up to a few times, before `timeout` is recorded.
+ * - it admits new probes only while the loop keeps up: the number of busy probes shrinks by half
+ *   when the loop falls behind (late, or busy all the time: too many probes share what CPU the
+ *   process gets) and grows back step by step when it keeps up again, never above
+ *   `--concurrency`. A probe that has waited a quarter of its deadline without an end is waiting
+ *   on a silent server, which costs this process nothing, so it stops counting against that
+ *   adaptive number (never against `--concurrency`): hanging servers cannot starve the rest;
+ * - a probe that timed out (or was reset) while the loop was stalled is probed again (its verdict
+ *   says more about this process than about the server), once the loop keeps up again, as long
+ *   as each repeat meets a stall too, up to a bound; a server that stays silent while the loop
+ *   keeps up is recorded as `timeout`.
+ *
+ * What counts as behind is measured against the probe's deadline: a loop 50 ms late cannot make a
+ * 2 s probe time out, and a census that throttles for it only runs slower.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from "node:perf_hooks";
 
 /** How often the loop's delay is read and the limit adjusted. */
 const TICK_MS = 100;
-/** The loop counts as behind when its worst delay in a tick passes this. */
-const BEHIND_MS = 60;
-/** … and as keeping up again when it stays under this. */
-const KEEPING_UP_MS = 20;
-/** A timed-out probe is taken as the census's fault when the loop lost this share of its window… */
-const STALLED_SHARE = 0.1;
-/** … or was this far behind at one point in it. */
-const STALLED_PEAK_MS = 250;
+/** The histogram's resolution: its delays include this much of its own timer. */
+const RESOLUTION_MS = 10;
 /** How many times a probe may be repeated because the loop was stalled. */
 const MAX_REPROBES = 4;
-/** The longest a repeat waits for the loop to keep up again. */
-const CALM_WAIT_MS = 5_000;
-/** Ticks kept to judge past probe windows (a minute at TICK_MS). */
-const HISTORY = 600;
+/**
+ * How far before a probe's start a stall still counts: a close or an answer that arrived during
+ * a stall just before the probe began is read only after it began.
+ */
+const LOOKBACK_MS = 2 * TICK_MS;
+/** Ticks kept to judge past probe windows (ten minutes at TICK_MS). */
+const HISTORY = 6_000;
+/**
+ * The loop is saturated when it spent this share of a tick busy: it never waits for I/O, so
+ * every probe in flight shares what CPU the process gets, and all of them slow down at once
+ * (its delay can stay small meanwhile: each turn is short, there are just too many to serve).
+ */
+const SATURATED = 0.9;
+/** … and has room again below this. */
+const ROOMY = 0.75;
+/** A timeout is this process's doing when its loop was saturated for this share of the probe's window. */
+const SATURATED_SHARE = 0.5;
+/** The deadline assumed when none is given. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface AdmissionState {
-  /** Probes admitted at once now. */
+  /** Busy probes admitted at once now. */
   limit: number;
-  /** `--concurrency`: the most ever admitted. */
+  /** `--concurrency`: the most ever in flight. */
   ceiling: number;
   /** Why it admits fewer than the ceiling (undefined when it does not). */
   reason: string | undefined;
@@ -42,42 +59,105 @@ export interface AdmissionState {
 
 export interface AdmissionOptions {
   ceiling: number;
+  /** Each probe's deadline, ms: the yardstick for how far behind the loop may fall. Default 10 s. */
+  timeoutMs?: number;
   /** Told each time the limit or its reason changes (the progress bar shows it). */
   onChange?: (state: AdmissionState) => void;
+}
+
+/** The loop's thresholds for one probe deadline. */
+interface Thresholds {
+  /** The loop is behind when a tick's worst delay passes this (the limit halves)… */
+  behindMs: number;
+  /** … and keeps up when it stays under this (the limit grows back). */
+  keepingUpMs: number;
+  /** A timeout is this process's doing when its window held a delay this long… */
+  stallPeakMs: number;
+  /** … or the loop lost this much in all during it. */
+  stallLostMs: number;
+  /** A probe in flight this long is waiting on a silent server. */
+  quietAfterMs: number;
+  /** The longest a repeat waits for the loop to keep up again. */
+  calmWaitMs: number;
+}
+
+/**
+ * Each exchange of a probe waits a few turns of the loop (connect, request, answer; more when its
+ * server shares the process), each turn as long as the loop's delay: with a handful of exchanges,
+ * a loop a fortieth of the deadline behind all along leaves little to spare, so the census
+ * throttles there, and takes a timeout as its own doing when the loop lost a quarter of the
+ * deadline in the probe's window, in all or in one stall (one close to the deadline leaves the
+ * answers that came meanwhile unread when the deadline fires).
+ */
+export function thresholdsFor(timeoutMs: number): Thresholds {
+  const t = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
+  const behindMs = clamp(t / 40, 50, 250);
+  return {
+    behindMs,
+    keepingUpMs: behindMs / 3,
+    stallPeakMs: clamp(t / 4, 100, 5_000),
+    stallLostMs: Math.max(t / 4, 100),
+    quietAfterMs: Math.max(t / 4, 250),
+    calmWaitMs: clamp(t, 1_000, 5_000),
+  };
+}
+
+interface InFlight {
+  started: number;
+  quiet: boolean;
 }
 
 /** Adaptive admission under a ceiling, and the record of this process's stalls. */
 export class Admission {
   private current: number;
+  private readonly ceiling: number;
+  private readonly thresholds: Thresholds;
   private readonly histogram: IntervalHistogram;
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Per tick: its end (ms, performance.now) and how far behind the loop was (ms). */
   private readonly ends = new Float64Array(HISTORY);
   private readonly lags = new Float64Array(HISTORY);
+  /** Per tick: how long the loop was saturated in it (ms, the whole tick or nothing). */
+  private readonly saturated = new Float64Array(HISTORY);
   private ticks = 0;
+  private lastUse: EventLoopUtilization | undefined;
+  private lastUtilization = 0;
   private lastTick = 0;
   private lastLag = 0;
   private reprobes = 0;
   private why: string | undefined;
+  private readonly inFlight = new Set<InFlight>();
+  /** Probes in flight past `quietAfterMs`: not counted against the adaptive limit. */
+  private quiet = 0;
+  private readonly raised = new Set<() => void>();
 
   constructor(private readonly options: AdmissionOptions) {
-    this.current = Math.max(1, Math.floor(options.ceiling));
-    this.histogram = monitorEventLoopDelay({ resolution: 10 });
+    this.ceiling = Math.max(1, Math.floor(options.ceiling));
+    this.current = this.ceiling;
+    this.thresholds = thresholdsFor(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   }
 
-  /** Probes that may be in flight now. */
+  /** Probes that may be in flight now: the busy ones admitted, plus those waiting on silent servers. */
   get limit(): number {
-    return this.current;
+    return Math.min(this.ceiling, this.current + this.quiet);
   }
 
   get state(): AdmissionState {
-    return { limit: this.current, ceiling: this.options.ceiling, reason: this.why, reprobed: this.reprobes };
+    return { limit: this.current, ceiling: this.ceiling, reason: this.why, reprobed: this.reprobes };
+  }
+
+  /** Calls `listener` whenever `limit` may have grown, so waiting work can start. Returns the way to stop. */
+  onRaise(listener: () => void): () => void {
+    this.raised.add(listener);
+    return () => this.raised.delete(listener);
   }
 
   start(): void {
     if (this.timer) return;
     this.histogram.enable();
     this.lastTick = performance.now();
+    this.lastUse = performance.eventLoopUtilization();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref?.();
   }
@@ -89,48 +169,63 @@ export class Admission {
   }
 
   /**
-   * Runs `probe` and, while its outcome is a timeout that fell in a stall of this process,
-   * runs it again (with fewer probes admitted by then, the loop has room to read the answer).
+   * Runs `probe` and, while its outcome is one this process may have caused and the loop was
+   * stalled while it ran, runs it again once the loop keeps up (and, when given, `gapMs` after the
+   * last try, as any request to that host would wait), at most MAX_REPROBES times. A reset is
+   * always tried once more: a keep-alive connection the server closed just as it was reused
+   * resets through nobody's fault, while a server that resets every connection resets the repeat
+   * too. When every repeat met a stall as well, the first verdict stands: later ones met no
+   * better machine.
    */
-  async probe<T>(run: () => Promise<T>, timedOut: (result: T) => boolean): Promise<T> {
+  async probe<T>(run: () => Promise<T>, suspect: (result: T) => "timeout" | "reset" | undefined, gapMs = 0): Promise<T> {
     let first: T | undefined;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const result = await run();
-      if (!timedOut(result)) return result;
+      const entry: InFlight = { started, quiet: false };
+      this.inFlight.add(entry);
+      let result: T;
+      try {
+        result = await run();
+      } finally {
+        this.inFlight.delete(entry);
+        if (entry.quiet) this.quiet--;
+      }
+      const kind = suspect(result);
+      if (kind === undefined) return result;
       first ??= result;
-      // still stalled after every repeat: the first verdict stands (later ones met a worse machine)
       if (attempt >= MAX_REPROBES) return first;
       // the last tick may not have been read yet: read the loop now, so a stall just ended counts
       this.tick();
-      if (!this.stalledSince(started)) return result;
+      if (!this.stalledSince(started - LOOKBACK_MS) && !(kind === "reset" && attempt === 0)) return result;
       this.reprobes++;
       this.options.onChange?.(this.state);
       // probed again once the loop keeps up, so the repeat does not meet the same stall
-      await this.calm();
+      await Promise.all([this.calm(), gapMs > 0 ? sleep(gapMs) : undefined]);
     }
   }
 
-  /** Resolves once a tick finds the loop keeping up, or after CALM_WAIT_MS whatever it finds. */
+  /** Resolves once a tick finds the loop keeping up, or after a while whatever it finds. */
   private async calm(): Promise<void> {
-    const until = performance.now() + CALM_WAIT_MS;
-    while (this.timer && this.lastLag >= KEEPING_UP_MS && performance.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    const until = performance.now() + this.thresholds.calmWaitMs;
+    while (this.timer && (this.lastLag >= this.thresholds.keepingUpMs || this.lastUtilization >= ROOMY) && performance.now() < until) {
+      await sleep(TICK_MS);
     }
   }
 
   /** Whether the loop lost enough time since `since` (performance.now) to have caused a timeout. */
   stalledSince(since: number): boolean {
-    const window = performance.now() - since;
     let lost = 0;
     let peak = 0;
+    let saturated = 0;
     for (let k = 1; k <= Math.min(this.ticks, HISTORY); k++) {
       const i = (this.ticks - k) % HISTORY;
       if (this.ends[i]! < since) break;
       lost += this.lags[i]!;
       peak = Math.max(peak, this.lags[i]!);
+      saturated += this.saturated[i]!;
     }
-    return peak >= STALLED_PEAK_MS || (window > 0 && lost / window >= STALLED_SHARE);
+    const window = performance.now() - since;
+    return peak >= this.thresholds.stallPeakMs || lost >= this.thresholds.stallLostMs || (window > 0 && saturated >= window * SATURATED_SHARE);
   }
 
   private tick(): void {
@@ -138,34 +233,57 @@ export class Admission {
     const elapsed = now - this.lastTick;
     if (elapsed < 1) return;
     // how late the loop ran: the histogram's worst delay, and this timer's own lateness
-    const worst = Math.max(this.histogram.max / 1e6 - 10, elapsed - TICK_MS, 0);
+    const worst = Math.max(this.histogram.max / 1e6 - RESOLUTION_MS, elapsed - TICK_MS, 0);
     const lag = Number.isFinite(worst) ? Math.min(worst, elapsed) : 0;
     this.histogram.reset();
+    const use = performance.eventLoopUtilization();
+    this.lastUtilization = this.lastUse ? performance.eventLoopUtilization(use, this.lastUse).utilization : 0;
+    this.lastUse = use;
     this.lastTick = now;
     this.lastLag = lag;
     const i = this.ticks % HISTORY;
     this.ends[i] = now;
     this.lags[i] = lag;
+    this.saturated[i] = this.lastUtilization >= SATURATED ? elapsed : 0;
     this.ticks++;
+    const before = this.limit;
+    for (const p of this.inFlight) {
+      if (!p.quiet && now - p.started >= this.thresholds.quietAfterMs) {
+        p.quiet = true;
+        this.quiet++;
+      }
+    }
     this.adjust();
+    if (this.limit > before) for (const wake of [...this.raised]) wake();
   }
 
   /** Halves the limit when the loop falls behind; grows it back by a tenth of the ceiling at a time when it keeps up. */
   private adjust(): void {
-    const ceiling = Math.max(1, Math.floor(this.options.ceiling));
+    const { behindMs, keepingUpMs } = this.thresholds;
     let next = this.current;
     let why = this.why;
-    if (this.lastLag >= BEHIND_MS) {
+    if (this.lastLag >= behindMs) {
       next = Math.max(1, Math.floor(this.current / 2));
       why = `this process's event loop is ${Math.round(this.lastLag)} ms behind`;
-    } else if (this.lastLag < KEEPING_UP_MS && this.current < ceiling) {
-      next = Math.min(ceiling, this.current + Math.max(1, Math.ceil(ceiling / 10)));
+    } else if (this.lastUtilization >= SATURATED) {
+      next = Math.max(1, Math.floor(this.current / 2));
+      why = `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
+    } else if (this.lastLag < keepingUpMs && this.lastUtilization < ROOMY && this.current < this.ceiling) {
+      next = Math.min(this.ceiling, this.current + Math.max(1, Math.ceil(this.ceiling / 10)));
     }
-    if (next >= ceiling) why = undefined;
+    if (next >= this.ceiling) why = undefined;
     if (next !== this.current || why !== this.why) {
       this.current = next;
       this.why = why;
       this.options.onChange?.(this.state);
     }
   }
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -21,6 +21,8 @@ export interface CensusOptions {
   concurrency?: number;
   /** Probes in flight at once to one host name. Default 1. */
   perHost?: number;
+  /** The least time between the end of one probe of a host and the start of the next, ms. Default 0. */
+  gapMs?: number;
   /** Each probe's overall deadline, ms. Default 10,000. */
   timeout?: number;
   /** Sent with every request; never stored, and scrubbed from what is. */
@@ -53,9 +55,8 @@ export interface CensusOutcome {
 export async function runCensus(store: Store, runId: number, targets: readonly TargetRecord[], options: CensusOptions = {}): Promise<CensusOutcome> {
   const concurrency = positive(options.concurrency, DEFAULT_CONCURRENCY);
   // probes are admitted while this process keeps up, and a timeout it caused is probed again
-  const admission = new Admission({ ceiling: concurrency, ...(options.onAdmission ? { onChange: options.onAdmission } : {}) });
-  const probeOnce = options.probe ?? defaultProbe;
-  const guarded: CensusOptions = { ...options, probe: (t, o) => admission.probe(() => probeOnce(t, o), ownFault) };
+  const admission = censusAdmission(concurrency, options);
+  const guarded: CensusOptions = { ...options, probe: admitted(admission, options) };
   let recorded = 0;
   const record = async (a: AttemptRecord) => {
     await store.recordAttempt(a);
@@ -84,6 +85,8 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
         return admission.limit;
       },
       perKey: positive(options.perHost, DEFAULT_PER_HOST),
+      gapMs: gapOf(options),
+      onRaise: (fill) => admission.onRaise(fill),
     },
     async (t) => {
       try {
@@ -104,12 +107,29 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   return { runId, recorded, pending, stopped };
 }
 
+/** The admission of one census process, whichever way it runs (alone, or as a worker on a shared run). */
+export function censusAdmission(concurrency: number, options: CensusOptions): Admission {
+  return new Admission({ ceiling: concurrency, timeoutMs: options.timeout ?? DEFAULT_TIMEOUT, ...(options.onAdmission ? { onChange: options.onAdmission } : {}) });
+}
+
+/** The census's probe under `admission`: a timeout this process caused is probed again. */
+export function admitted(admission: Admission, options: CensusOptions): NonNullable<CensusOptions["probe"]> {
+  const probeOnce = options.probe ?? defaultProbe;
+  const gapMs = gapOf(options);
+  return (t, o) => admission.probe(() => probeOnce(t, o), ownFault, gapMs);
+}
+
+function gapOf(options: CensusOptions): number {
+  return options.gapMs !== undefined && Number.isFinite(options.gapMs) && options.gapMs > 0 ? options.gapMs : 0;
+}
+
 /**
  * Verdicts this process can cause by falling behind: a deadline that passed while answers sat
  * unread, and a reset from reusing a keep-alive connection whose close it had not yet read.
  */
-function ownFault(r: ProbeResult): boolean {
-  return r.class === "timeout" || (r.class === "unreachable" && r.detail === "reset");
+function ownFault(r: ProbeResult): "timeout" | "reset" | undefined {
+  if (r.class === "timeout") return "timeout";
+  return r.class === "unreachable" && r.detail === "reset" ? "reset" : undefined;
 }
 
 /** Why a URL must not be called from a census of untrusted targets, or undefined. */

@@ -1,12 +1,13 @@
 /**
  * A census worker on a shared run: claims a few targets at a time from the store (which keeps
  * the per-host limit and gap across every worker), probes them as a one-process census would,
- * and stores the verdicts in small batches, renewing its lease all the while. Any number of
+ * under the same admission (fewer probes while its own event loop is behind, and a timeout it
+ * caused probed again), and stores the verdicts in small batches, renewing its lease all the while. Any number of
  * workers on any number of machines may run this on one run; when the run has no target left,
  * each of them returns, and the run is marked finished.
  */
 import os from "node:os";
-import { attemptAt, DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, type CensusOptions } from "./census.js";
+import { admitted, attemptAt, censusAdmission, DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, type CensusOptions } from "./census.js";
 import type { AttemptRecord, SharedRun, Store, TargetRecord } from "./store.js";
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -18,8 +19,6 @@ const POLL_MS = 100;
 export interface WorkerOptions extends CensusOptions {
   /** How long this worker's claims outlive its last renewal. Default 30 s. */
   leaseMs?: number;
-  /** Least time between two requests to one host, across workers. Default 0. */
-  gapMs?: number;
   /** Called now and then with the whole run's state (every worker's attempts). */
   onProgress?: (p: { done: number; total: number; classes: Map<string, number> }) => void;
   /** How often `onProgress` is called. Default 1 s. */
@@ -45,6 +44,9 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
   const concurrency = positive(options.concurrency, DEFAULT_CONCURRENCY);
   const perHost = positive(options.perHost, DEFAULT_PER_HOST);
   const pollMs = options.pollMs ?? POLL_MS;
+  // the same admission as a one-process census: claims only what this process can serve in time
+  const admission = censusAdmission(concurrency, options);
+  const guarded: CensusOptions = { ...options, probe: admitted(admission, options) };
 
   let failure: unknown;
   const fail = (e: unknown) => {
@@ -74,6 +76,7 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
     });
   const onAbort = () => wake();
   options.signal?.addEventListener("abort", onAbort);
+  const stopWaking = admission.onRaise(() => wake());
 
   // finished attempts wait here for the store; while one batch is written the next gathers, so
   // a fast fleet costs one transaction per batch, not one per attempt
@@ -102,7 +105,7 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
   let inFlight = 0;
   const start = (t: TargetRecord) => {
     inFlight++;
-    attemptAt(runId, t, options)
+    attemptAt(runId, t, guarded)
       .then((a) => {
         finished.push(a);
         flush();
@@ -113,15 +116,16 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
       });
   };
 
+  admission.start();
   try {
     let state = await shared.progress();
     options.onProgress?.(state);
     while (!stopped()) {
-      const room = concurrency - inFlight;
+      const room = admission.limit - inFlight;
       if (room > 0) {
         const claimed = await shared.claim(Math.min(room, CLAIM_BATCH), perHost);
         for (const t of claimed) start(t);
-        if (claimed.length > 0 && inFlight < concurrency) continue;
+        if (claimed.length > 0 && inFlight < admission.limit) continue;
       }
       if (inFlight === 0 && writing === undefined && finished.length === 0) {
         state = await shared.progress();
@@ -138,6 +142,8 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
     if (pending === 0) await store.finishRun(runId);
     return { runId, recorded, pending, stopped: pending > 0 };
   } finally {
+    admission.stop();
+    stopWaking();
     clearInterval(renewal);
     if (reporter) clearInterval(reporter);
     options.signal?.removeEventListener("abort", onAbort);

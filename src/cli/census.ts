@@ -23,6 +23,7 @@ export interface CensusCliOptions {
   db?: string;
   concurrency?: string;
   perHost?: string;
+  perHostGap?: string;
   timeout?: string;
   header?: string[];
   resume?: boolean;
@@ -36,6 +37,8 @@ export interface CensusCliOptions {
 interface Settings {
   concurrency: number;
   perHost: number;
+  /** Least time between the end of one probe of a host and the start of the next, ms. */
+  perHostGap: number;
   timeout: number;
   allowPrivate: boolean;
   /** How many --header options the run was started with, so a resume can ask for them again. */
@@ -49,11 +52,12 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   for (const [key, flag, max, unit, hint] of [
     ["concurrency", "--concurrency", 10_000, "a number of probes", ""],
     ["perHost", "--per-host", 10_000, "a number of probes", ""],
+    ["perHostGap", "--per-host-gap", MAX_TIMEOUT_MS, "milliseconds", "a day at most"],
     ["timeout", "--timeout", MAX_TIMEOUT_MS, "milliseconds", "a day at most"],
   ] as const) {
     const raw = opts[key];
     if (raw === undefined) continue;
-    const n = wholeNumber(flag, raw, 1, max, unit, hint);
+    const n = wholeNumber(flag, raw, key === "perHostGap" ? 0 : 1, max, unit, hint);
     if (typeof n !== "number") return usage(n.error);
     given[key] = n;
   }
@@ -123,6 +127,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       settings = {
         concurrency: given.concurrency ?? before.concurrency ?? DEFAULT_CONCURRENCY,
         perHost: given.perHost ?? before.perHost ?? DEFAULT_PER_HOST,
+        perHostGap: given.perHostGap ?? before.perHostGap ?? 0,
         timeout: given.timeout ?? before.timeout ?? DEFAULT_TIMEOUT,
         allowPrivate: given.allowPrivate ?? before.allowPrivate ?? false,
         headers: Object.keys(headers).length,
@@ -150,6 +155,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       settings = {
         concurrency: given.concurrency ?? DEFAULT_CONCURRENCY,
         perHost: given.perHost ?? DEFAULT_PER_HOST,
+        perHostGap: given.perHostGap ?? 0,
         timeout: given.timeout ?? DEFAULT_TIMEOUT,
         allowPrivate: given.allowPrivate ?? false,
         headers: Object.keys(headers).length,
@@ -227,6 +233,7 @@ async function census(
     const options = {
       concurrency: settings.concurrency,
       perHost: settings.perHost,
+      gapMs: settings.perHostGap,
       timeout: settings.timeout,
       allowPrivate: settings.allowPrivate,
       headers,
@@ -275,7 +282,7 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   } else {
     parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
   }
-  parts.push(`${s.concurrency} at a time, ${s.perHost} per host, ${s.timeout} ms each`);
+  parts.push(`${s.concurrency} at a time, ${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}, ${s.timeout} ms each`);
   return parts.join("; ");
 }
 

@@ -82,6 +82,7 @@ program
   .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
   .option("--concurrency <n>", "probes in flight at once (default 32)")
   .option("--per-host <n>", "probes in flight at once to one host (default 1)")
+  .option("--per-host-gap <ms>", "the least time between the end of one probe of a host and the start of the next, across every worker (default 0)")
   .option("--timeout <ms>", "each probe's overall deadline (default 10000)")
   .option("-H, --header <header>", "'Name: value' sent to every target; ${VAR} reads the environment; never stored or printed (repeatable)", (v: string, all: string[] = []) => [...all, v])
   .option("--resume", "finish the newest unfinished run in the database instead of starting one")

@@ -170,6 +170,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     onStep: (step: ConnectStep) => ev.steps.push(step),
   });
   let transport: ProbeTransport = options.transport ?? "streamable-http";
+  const late = () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified;
   const work = (async (): Promise<Classified | undefined> => {
     try {
       const connection = await connectHttp(url, connectOptions(options.revision));
@@ -188,10 +189,12 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
         const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
         await learnSpoken(outcome, e.requested, async () => (await connectHttp(url, { ...quiet, timeout: Math.max(1, timeout - ev.elapsed()) })).client);
       }
-      return outcome;
+      // past the deadline, a fallback or a retry cut short by it must not leave an earlier
+      // refusal standing in for the silence that ran the clock out
+      return deadline.signal.aborted && outcome.class !== "timeout" ? late() : outcome;
     }
   })();
-  const outcome = await withDeadline(work, timeout, deadline, () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified);
+  const outcome = await withDeadline(work, timeout, deadline, late);
   // an answer on an SSE stream is read before that exchange is over (its stream still has to be
   // let go of): the trace waits a moment for it
   if (ev.tools !== null) await bounded(ev.recorded("tools/list"), 100);
