@@ -21,6 +21,8 @@ export interface Fleet {
   readonly peak: () => number;
   /** Authorization headers received. */
   readonly authorizations: string[];
+  /** Every request, as this server saw it: path, Host header, and when it came and ended (its own clock, ms). */
+  readonly requests: { path: string; host: string; start: number; end: number | undefined }[];
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const counter = options.counter ?? { active: 0, peak: 0 };
   const hits = new Map<string, number>();
   const authorizations: string[] = [];
+  const requests: Fleet["requests"][number][] = [];
   const handler = createHttpHandler(createReferenceServer(), { sessionIdleMs: 5_000 });
   const hanging = new Set<ServerResponse>();
 
@@ -78,10 +81,13 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const server: Server = createServer(options.keepAliveMs !== undefined ? { keepAliveTimeout: options.keepAliveMs } : {}, (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    const seen: Fleet["requests"][number] = { path, host: (req.headers.host ?? "").replace(/:\d+$/, ""), start: performance.now(), end: undefined };
+    requests.push(seen);
     counter.active++;
     counter.peak = Math.max(counter.peak, counter.active);
     let counted = true;
     const done = () => {
+      seen.end ??= performance.now();
       if (counted) counter.active--;
       counted = false;
     };
@@ -97,6 +103,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     hits,
     peak: () => counter.peak,
     authorizations,
+    requests,
     close: async () => {
       for (const res of hanging) res.destroy();
       await handler.close();

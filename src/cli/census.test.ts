@@ -156,6 +156,23 @@ describe("mcp-wire census", () => {
     const zero = census([bad, "--concurrency", "0"]);
     assert.equal(await zero.exit(), 2);
     assert.match(zero.stderr(), /--concurrency takes a number of probes from 1 to 10,000, not "0"/);
+
+    const gap = census([bad, "--per-host-gap", "soon"]);
+    assert.equal(await gap.exit(), 2);
+    assert.equal(gap.stderr(), 'mcp-wire census: --per-host-gap takes milliseconds from 0 to 86,400,000 (a day at most), not "soon"\n');
+  });
+
+  test("--per-host-gap is said at the start and held between the probes of one host", async () => {
+    const urls = Array.from({ length: 3 }, (_, i) => fast.url("ok", `cli-gap-${i}`));
+    const run = census([targetsFile(urls), "--db", fresh("db"), "--per-host-gap", "120", "--concurrency", "4"]);
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.match(run.stderr(), /4 at a time, 1 per host at least 120 ms apart, 10000 ms each/);
+    const spans = urls
+      .map((u) => fast.requests.filter((r) => r.path === new URL(u).pathname))
+      .map((rs) => ({ start: Math.min(...rs.map((r) => r.start)), end: Math.max(...rs.map((r) => r.end ?? Infinity)) }))
+      .sort((a, b) => a.start - b.start);
+    // the server's clock: a slow machine lengthens the rest, never shortens it
+    for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 118, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
   });
 
   test("a run started with headers is resumed only with headers again", async () => {
