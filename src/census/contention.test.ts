@@ -8,9 +8,13 @@
  * the event loop the census watches; the deadline is long next to the fleet's answers (a
  * healthy server needs milliseconds), so a healthy target can time out only when this process
  * stalled, which the admission then sees and probes again. Nothing here asserts a time.
+ *
+ * The burners must starve this census, not the test files that run beside it: for the busy
+ * census this process (every thread) and the burners are pinned to the same core, one burner
+ * for that core, where `taskset` exists; elsewhere one burner per core runs unpinned.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +36,17 @@ const TIMEOUT_MS = 3_000;
  */
 const BURN = `const end = Date.now() + 60000; const parent = process.ppid; let i = 0;
 for (;;) { if (++i % 1e6 === 0 && (Date.now() > end || process.ppid !== parent)) process.exit(0); }`;
+
+/** The CPUs this process may run on now (a taskset list such as `0,1` or `0-3`), or undefined without taskset. */
+function affinity(): string | undefined {
+  const shown = spawnSync("taskset", ["-c", "-p", String(process.pid)], { encoding: "utf8" });
+  return shown.status === 0 ? /:\s*(\S+)\s*$/.exec(shown.stdout)?.[1] : undefined;
+}
+
+function pin(cpus: string): void {
+  const done = spawnSync("taskset", ["-a", "-c", "-p", cpus, String(process.pid)], { encoding: "utf8" });
+  assert.equal(done.status, 0, `taskset could not pin this process to ${cpus}: ${done.stderr}`);
+}
 
 interface Census {
   /** class and detail, per target */
@@ -97,12 +112,20 @@ describe("a census beside CPU-burning processes", () => {
     const unexpected = list.filter((t) => idle.verdicts.get(t.target) !== expected.get(t.target)).map((t) => `${t.target}: ${idle.verdicts.get(t.target)}, expected ${expected.get(t.target)}`);
     assert.deepEqual(unexpected, [], `idle census; admission: ${JSON.stringify(idle.admission)}`);
 
-    for (let i = 0; i < os.availableParallelism(); i++) burners.push(spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }));
+    const cpus = affinity();
+    const core = cpus?.split(/[,-]/)[0];
+    if (cpus !== undefined && core !== undefined) {
+      pin(core);
+      burners.push(spawn("taskset", ["-c", core, process.execPath, "-e", BURN], { stdio: "ignore" }));
+    } else {
+      for (let i = 0; i < os.availableParallelism(); i++) burners.push(spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }));
+    }
     let busy: Census;
     try {
       busy = await census(list);
     } finally {
       for (const b of burners.splice(0)) b.kill("SIGKILL");
+      if (cpus !== undefined) pin(cpus);
     }
 
     assert.equal(busy.verdicts.size, list.length);
