@@ -157,9 +157,10 @@ export class Peer {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byProgressToken = new Map<RequestId, Pending>();
   private readonly serving = new Map<RequestId, IncomingRequest>();
-  private readonly answered = new BoundedSet<RequestId>(1024);
+  // made on first use: a peer that serves one HTTP request never sends one of its own
+  private answeredIds: BoundedSet<RequestId> | undefined;
   /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */
-  private readonly abandoned = new BoundedSet<RequestId>(1024);
+  private abandonedIds: BoundedSet<RequestId> | undefined;
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private nextId = 1;
@@ -169,9 +170,8 @@ export class Peer {
   private readonly maxInFlight: number;
   private readonly maxBytes: number | undefined;
   private readonly peerRole: Role;
-  private markEnded!: (error: Error) => void;
-  /** Settles (never rejects) with the reason once the connection has ended. */
-  readonly ended: Promise<Error> = new Promise((resolve) => (this.markEnded = resolve));
+  private markEnded: ((error: Error) => void) | undefined;
+  private endedPromise: Promise<Error> | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -195,6 +195,24 @@ export class Peer {
       },
       closed: (error) => this.shutdown(error ?? new ClosedError("the other side closed the connection")),
     });
+  }
+
+  /** Settles (never rejects) with the reason once the connection has ended. */
+  get ended(): Promise<Error> {
+    // made when asked for: most peers that serve one HTTP request are never asked
+    if (!this.endedPromise) {
+      if (this.closedWith) this.endedPromise = Promise.resolve(this.closedWith);
+      else this.endedPromise = new Promise((resolve) => (this.markEnded = resolve));
+    }
+    return this.endedPromise;
+  }
+
+  private get answered(): BoundedSet<RequestId> {
+    return (this.answeredIds ??= new BoundedSet<RequestId>(1024));
+  }
+
+  private get abandoned(): BoundedSet<RequestId> {
+    return (this.abandonedIds ??= new BoundedSet<RequestId>(1024));
   }
 
   get revision(): Revision {
@@ -325,11 +343,15 @@ export class Peer {
     if (this.isClosed) return;
     this.isClosed = true;
     this.closedWith = error;
-    const entries = [...this.pending.keys()];
-    for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
-    for (const s of this.serving.values()) s.abort(error);
-    this.serving.clear();
-    this.markEnded(error);
+    if (this.pending.size > 0) {
+      const entries = [...this.pending.keys()];
+      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
+    }
+    if (this.serving.size > 0) {
+      for (const s of this.serving.values()) s.abort(error);
+      this.serving.clear();
+    }
+    this.markEnded?.(error);
     this.options.onClose?.(error);
   }
 
@@ -457,8 +479,8 @@ export class Peer {
     }
     const entry = this.settle(id);
     if (!entry) {
-      if (this.abandoned.delete(id)) return; // a late answer to a request we gave up on
-      if (this.answered.has(id)) {
+      if (this.abandonedIds?.delete(id)) return; // a late answer to a request we gave up on
+      if (this.answeredIds?.has(id)) {
         this.report(defect("duplicate_response", "/id", `a second response to request ${JSON.stringify(id)}, which was already answered`));
       } else {
         this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));

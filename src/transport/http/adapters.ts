@@ -43,7 +43,10 @@ export function nodeRequest(req: IncomingMessage): NodeRequest {
       stopped = true;
       req.pause();
     },
-    remoteAddress: req.socket?.remoteAddress,
+    // asked for only when a legacy session opens: the socket's getter is a system call each time
+    get remoteAddress() {
+      return req.socket?.remoteAddress;
+    },
     readNow() {
       const chunk = req.read() as Buffer | null;
       if (chunk !== null) return chunk;

@@ -55,6 +55,8 @@ function canonicalOrigin(origin: string): string {
 export class OriginPolicy {
   private readonly origins: ReadonlySet<string>;
   private readonly hosts: ReadonlySet<string> | undefined;
+  /** The last Host header read and its name: a server is called by the same Host again and again. */
+  private lastHost: { header: string; name: string | undefined } = { header: "", name: undefined };
 
   /**
    * `origins`: allowed besides the server's own and loopback ones ("*" for any). `hosts`: the
@@ -65,11 +67,19 @@ export class OriginPolicy {
     this.hosts = hosts ? new Set(hosts.map((h) => hostName(h) ?? h.trim().toLowerCase())) : undefined;
   }
 
+  private hostNameOf(host: string): string | undefined {
+    const last = this.lastHost;
+    if (last.header === host && host !== "") return last.name;
+    const name = hostName(host);
+    this.lastHost = { header: host, name };
+    return name;
+  }
+
   /** Headers for a request that may call ({} when it needs none); undefined when it may not. */
   headersFor(req: HttpRequestLike): Record<string, string> | undefined {
     const host = req.header("host");
     if (this.hosts) {
-      const name = host === undefined ? undefined : hostName(host);
+      const name = host === undefined ? undefined : this.hostNameOf(host);
       if (name === undefined || !this.hosts.has(name)) return undefined;
     }
     const origin = req.header("origin");
@@ -87,7 +97,7 @@ export class OriginPolicy {
     const host = req.header("host");
     if (host === undefined) return undefined;
     if (host.includes(",")) return "more than one Host header";
-    return hostName(host) === undefined ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name` : undefined;
+    return this.hostNameOf(host) === undefined ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name` : undefined;
   }
 
   /** What a CORS preflight of an allowed origin is answered with. */
