@@ -4,6 +4,7 @@
  * in http-server.ts, once.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { nextChunk } from "./chunks.js";
 import type { HttpRequestLike, HttpResponder } from "./exchange.js";
 
 /** A node:http request; `stopped` tells the responder to close the connection after answering. */
@@ -54,42 +55,11 @@ export function nodeRequest(req: IncomingMessage): NodeRequest {
       return req.readableEnded || (req.complete && req.readableLength === 0) ? undefined : null;
     },
     read() {
-      return new Promise<Uint8Array | undefined>((resolve, reject) => {
-        const first = req.read() as Buffer | null;
-        if (first !== null) return resolve(first);
-        if (req.readableEnded) return resolve(undefined);
-        if (req.destroyed) return reject(new Error("the client went away"));
-        const cleanup = () => {
-          req.off("readable", onReadable);
-          req.off("end", onEnd);
-          req.off("error", onError);
-          req.off("close", onClose);
-        };
-        const onReadable = () => {
-          const chunk = req.read() as Buffer | null;
-          if (chunk !== null) {
-            cleanup();
-            resolve(chunk);
-          }
-        };
-        const onEnd = () => {
-          cleanup();
-          resolve(undefined);
-        };
-        const onError = (e: Error) => {
-          cleanup();
-          reject(e);
-        };
-        const onClose = () => {
-          cleanup();
-          if (req.readableEnded) resolve(undefined);
-          else reject(new Error("the client went away"));
-        };
-        req.on("readable", onReadable);
-        req.on("end", onEnd);
-        req.on("error", onError);
-        req.on("close", onClose);
-      });
+      const first = req.read() as Buffer | null;
+      if (first !== null) return Promise.resolve(first);
+      if (req.readableEnded) return Promise.resolve(undefined);
+      if (req.destroyed) return Promise.reject(new Error("the client went away"));
+      return nextChunk(req, () => req.read() as Buffer | null, () => new Error("the client went away"));
     },
   };
 }

@@ -12,6 +12,7 @@ import { urlToHttpOptions } from "node:url";
 import * as zlib from "node:zlib";
 import { BoundedMap } from "../../codec/bounded.js";
 import { defect, type Defect } from "../../codec/defects.js";
+import { nextChunk } from "./chunks.js";
 import { HttpError, networkCode } from "./error.js";
 
 const MAX_REDIRECTS = 5;
@@ -407,11 +408,15 @@ class NodeBody implements HttpBody {
   readNow(): Uint8Array | undefined | null {
     if (this.done) return undefined;
     const res = this.res;
+    if (res.readableEnded) {
+      this.done = true;
+      return undefined;
+    }
     if (res.destroyed) return null; // read() says how it ended
     const chunk = res.read() as Buffer | null;
     if (chunk !== null) return chunk;
     // complete with nothing left buffered: the end (that read() has set 'end' on its way)
-    if (res.readableEnded || (res.complete && res.readableLength === 0)) {
+    if (res.complete && res.readableLength === 0) {
       this.done = true;
       return undefined;
     }
@@ -422,42 +427,9 @@ class NodeBody implements HttpBody {
     const now = this.readNow();
     if (now !== null) return Promise.resolve(now);
     const res = this.res;
-    return new Promise<Uint8Array | undefined>((resolve, reject) => {
-      const cleanup = () => {
-        res.off("readable", onReadable);
-        res.off("end", onEnd);
-        res.off("error", onError);
-        res.off("close", onClose);
-      };
-      const onReadable = () => {
-        const next = this.readNow();
-        if (next === null) return;
-        cleanup();
-        resolve(next);
-      };
-      const onEnd = () => {
-        cleanup();
-        this.done = true;
-        resolve(undefined);
-      };
-      const onError = (e: Error) => {
-        cleanup();
-        reject(e);
-      };
-      const onClose = () => {
-        cleanup();
-        if (res.readableEnded) {
-          this.done = true;
-          resolve(undefined);
-        } else reject(res.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
-      };
-      if (res.errored) return reject(res.errored);
-      if (res.destroyed) return onClose();
-      res.on("readable", onReadable);
-      res.on("end", onEnd);
-      res.on("error", onError);
-      res.on("close", onClose);
-    });
+    const gone = () => res.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+    if (res.destroyed) return res.readableEnded && !res.errored ? Promise.resolve(undefined) : Promise.reject(gone());
+    return nextChunk(res, () => this.readNow(), gone);
   }
 
   cancel(): void {
