@@ -153,7 +153,8 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
   if (jsonrpc === undefined && !hasMethod && !hasResult && !hasError && !hasId) {
     const keys = Object.keys(o);
     const shown = keys.slice(0, 3).map((k) => quote(k)).join(", ");
-    add(f, 
+    add(
+      f,
       "no_envelope",
       path,
       keys.length === 0
