@@ -4,6 +4,7 @@
  * request ends with the walk's one deadline, a URL the caller's guard refuses (a private address
  * in a census of untrusted targets) is never called, and a URL asked for twice is fetched once.
  */
+import type { LookupFunction } from "node:net";
 import { parseJson } from "../codec/parse.js";
 import { excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
 import type { AuthStepRecord } from "./types.js";
@@ -31,6 +32,8 @@ export interface FetcherOptions {
   /** Resolves to the reason a URL must not be called, or undefined. */
   guard?: (url: string) => Promise<string | undefined>;
   signal?: AbortSignal;
+  /** Resolves host names instead of the system resolver. */
+  lookup?: LookupFunction;
   /** Sent as MCP-Protocol-Version, as the specification asks of discovery requests. */
   protocolVersion: string;
 }
@@ -105,7 +108,7 @@ export class Fetcher {
     if (this.expired) return record({ url, ...NO_ANSWER, error: "no answer within the deadline" }, false);
     this.sent.push({ method, url });
     try {
-      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller.signal }, step);
+      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller.signal, lookup: this.options.lookup }, step);
       const body = await readCapped(response, this.options.maxBytes);
       const status = response.status;
       const ok = status >= 200 && status < 300;

@@ -6,6 +6,7 @@
  * token request. Independent requests go out together, so the walk costs about two round trips,
  * and never more than its deadline.
  */
+import type { LookupFunction } from "node:net";
 import type { Revision } from "../rules/revisions.js";
 import { findChallenge, parseChallenges } from "./challenge.js";
 import { corsDefects, metadataCorsDefect } from "./cors.js";
@@ -49,6 +50,8 @@ export interface AuthWalkOptions {
   timeout: number;
   /** Largest body read. Default 4 MiB. */
   maxBytes?: number;
+  /** Resolves host names instead of the system resolver. */
+  lookup?: LookupFunction;
   /** Resolves to why a URL must not be called (a private address in a census of untrusted targets). */
   guard?: (url: string) => Promise<string | undefined>;
   signal?: AbortSignal;
@@ -78,6 +81,7 @@ export async function walkAuth(options: AuthWalkOptions): Promise<AuthResult> {
     protocolVersion: rules.revision,
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   try {
     return await walk(options, rules, fetcher);

@@ -5,12 +5,23 @@
  * scanner of its own network, so such a target is recorded, not called.
  */
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 
 /** Every address a host name resolves to. Injectable, so tests never ask a real resolver. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The addresses a connection made with `lookup` (as node:net takes one) would go to. */
+export function resolverOf(lookup: LookupFunction): Resolver {
+  return (hostname) =>
+    new Promise((resolve, reject) => {
+      lookup(hostname, { all: true }, (error: NodeJS.ErrnoException | null, addresses: string | { address: string }[]) => {
+        if (error) reject(error);
+        else resolve(typeof addresses === "string" ? [addresses] : addresses.map((a) => a.address));
+      });
+    });
+}
 
 /**
  * The first non-public address the URL's host is or resolves to, or undefined when every one is

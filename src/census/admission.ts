@@ -133,7 +133,9 @@ export class Admission {
 
   constructor(private readonly options: AdmissionOptions) {
     this.ceiling = Math.max(1, Math.floor(options.ceiling));
-    this.current = this.ceiling;
+    // a quarter at first, grown to the ceiling within a few ticks while the loop keeps up: a
+    // first wave of every probe at once on a starved process would slow them all past their deadline
+    this.current = Math.max(1, Math.ceil(this.ceiling / 4));
     this.thresholds = thresholdsFor(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   }
@@ -196,7 +198,10 @@ export class Admission {
       if (attempt >= MAX_REPROBES) return first;
       // the last tick may not have been read yet: read the loop now, so a stall just ended counts
       this.tick();
-      if (!this.stalledSince(started - LOOKBACK_MS) && !(kind === "reset" && attempt === 0)) return result;
+      if (!this.stalledSince(started - LOOKBACK_MS) && !(kind === "reset" && attempt === 0)) {
+        // a server that reset a connection has answered: a silence after it is not the server's
+        return kind === "timeout" && suspect(first) === "reset" ? first : result;
+      }
       this.reprobes++;
       this.options.onChange?.(this.state);
       // probed again once the loop keeps up, so the repeat does not meet the same stall

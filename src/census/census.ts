@@ -5,7 +5,8 @@
  */
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
-import { nonPublicAddress, systemResolver, type Resolver } from "./address.js";
+import type { LookupFunction } from "node:net";
+import { nonPublicAddress, resolverOf, systemResolver, type Resolver } from "./address.js";
 import { Admission, type AdmissionState } from "./admission.js";
 import { attemptOf, invalidAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
@@ -29,8 +30,13 @@ export interface CensusOptions {
   headers?: Record<string, string>;
   /** Call registry targets whose host is loopback, private, link-local or metadata. */
   allowPrivate?: boolean;
-  /** Resolves registry hosts before they are called. Default: the system resolver. */
+  /** Resolves registry hosts before they are called. Default: `lookup` when given, else the system resolver. */
   resolve?: Resolver;
+  /**
+   * Resolves the host names of HTTP targets instead of the system resolver (tests give many host
+   * names the one loopback address). The private-address rule sees what it resolves to.
+   */
+  lookup?: LookupFunction;
   /** Probes one target (tests and benchmarks replace it). Default: HTTP, or stdio for stdio targets. */
   probe?: (target: TargetRecord, options: ProbeOptions) => Promise<ProbeResult>;
   /** Stops starting probes; the census resolves when those in flight have finished and been stored. */
@@ -145,7 +151,7 @@ async function privateReason(url: string, resolve: Resolver): Promise<string | u
  */
 export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}): Promise<AttemptRecord> {
   const started = new Date();
-  const resolve = options.resolve ?? systemResolver;
+  const resolve = options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
   if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
   if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
     const address = await nonPublicAddress(t.target, resolve);
@@ -159,6 +165,7 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
     // every URL a registry target's sign-in chain leads to obeys the same rule as the target
     ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
   };
   const result = await (options.probe ?? defaultProbe)(t, probeOptions);
   // the probe names the URL it was given; the store knows the target by its listed form

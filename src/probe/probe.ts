@@ -3,6 +3,7 @@
  * verdict what it speaks or exactly why it fails, with the evidence. Never throws, never waits
  * past its one overall deadline, never reads past its byte cap.
  */
+import type { LookupFunction } from "node:net";
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
@@ -39,6 +40,8 @@ export interface ProbeOptions {
    * untrusted targets refuses private addresses), or undefined to call it.
    */
   urlGuard?: (url: string) => Promise<string | undefined>;
+  /** HTTP only: resolves host names instead of the system resolver (tests map many names to 127.0.0.1). */
+  lookup?: LookupFunction;
   /**
    * HTTP only: false leaves the trace out of the verdict (a census stores none), so the request
    * bodies of every exchange are not parsed back and copied for nothing. Default true.
@@ -161,6 +164,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     ...(revision ? { revision } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
     fresh: true,
     timeout: Math.max(1, timeout - ev.elapsed()),
     signal: deadline.signal,
@@ -209,7 +213,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
   deadline.abort(PROBE_OVER);
   if (result.class === "auth_required") {
-    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}) });
+    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) });
     result.elapsedMs = ev.elapsed();
     result.advice = adviceFor(result.class, result);
   }

@@ -4,6 +4,7 @@
  * `Mcp-Session-Id` session, whose interrupted streams are resumed with GET and `Last-Event-ID`.
  * Every body is read with a cap and every exchange has a deadline.
  */
+import type { LookupFunction } from "node:net";
 import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
@@ -27,6 +28,8 @@ export interface HttpClientOptions {
   onExchange?: (exchange: ExchangeRecord) => void;
   /** Ends every exchange at once (an overall deadline, a user's Ctrl-C). */
   signal?: AbortSignal;
+  /** Resolves host names instead of the system resolver (tests give many names one loopback address). */
+  lookup?: LookupFunction;
   /**
    * Reconnections in a row that bring no message before a legacy request's interrupted SSE
    * stream counts as lost. Default 3; 0 never resumes.
@@ -172,7 +175,7 @@ export class StreamableHttpTransport implements Transport {
     const t0 = Date.now();
     const record: ExchangeRecord = { method: "GET stream", httpMethod: "GET", url: this.url, ms: 0, requestHeaders: redacted(headers, this.options.headers) };
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers, signal }, "GET stream");
+      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers, signal, lookup: this.options.lookup }, "GET stream");
       const contentType = response.headers.get("content-type") ?? "";
       Object.assign(record, { url, status: response.status, contentType, ms: Date.now() - t0 });
       this.options.onExchange?.(record);
@@ -214,7 +217,7 @@ export class StreamableHttpTransport implements Transport {
       // the caller's signal (an overall deadline, Ctrl-C) ends this exchange too
       const outer = this.options.signal;
       const signal = outer ? AbortSignal.any([AbortSignal.timeout(2000), outer]) : AbortSignal.timeout(2000);
-      await httpRequest(this.url, { method: "DELETE", headers, signal })
+      await httpRequest(this.url, { method: "DELETE", headers, signal, lookup: this.options.lookup })
         .then((r) => r.body.cancel())
         .catch(() => undefined);
     }
@@ -265,7 +268,7 @@ export class StreamableHttpTransport implements Transport {
       : undefined;
     let status: number | undefined;
     try {
-      const { response, url, redirects } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal }, out.method);
+      const { response, url, redirects } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal, lookup: this.options.lookup }, out.method);
       for (const r of redirects) this.sink?.defect(redirectDefect(r));
       status = response.status;
       const contentType = response.headers.get("content-type") ?? "";
@@ -422,7 +425,7 @@ export class StreamableHttpTransport implements Transport {
     try {
       let fetched;
       try {
-        fetched = await fetchSameOrigin(this.url, { method: "GET", headers, signal }, out.method);
+        fetched = await fetchSameOrigin(this.url, { method: "GET", headers, signal, lookup: this.options.lookup }, out.method);
       } catch (e) {
         if (e instanceof HttpError && e.failure === "network" && !signal.aborted) return e;
         throw e;

@@ -5,6 +5,7 @@
  * (so a 1 GB answer costs no more than the cap).
  */
 import * as http from "node:http";
+import type { LookupFunction } from "node:net";
 import * as https from "node:https";
 import type * as net from "node:net";
 import type { Duplex } from "node:stream";
@@ -106,6 +107,8 @@ export interface HttpRequestInit {
   headers?: Record<string, string>;
   body?: string;
   signal?: AbortLike;
+  /** Resolves host names instead of the system resolver (tests give many names one loopback address). */
+  lookup?: LookupFunction;
 }
 
 /** The body of an answer, read chunk by chunk. */
@@ -216,7 +219,7 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
       req.destroy(e);
     };
     try {
-      req = (secure ? https : http).request({ ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent });
+      req = (secure ? https : http).request({ ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent, ...(init.lookup ? { lookup: init.lookup } : {}) });
     } catch (e) {
       reject(e);
       return;

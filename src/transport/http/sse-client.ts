@@ -53,7 +53,7 @@ export class SseClientTransport implements Transport {
     try {
       const { response, url, redirects } = await fetchSameOrigin(
         endpoint,
-        { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal: AbortSignal.any([this.stream.signal, AbortSignal.timeout(this.timeout)]) },
+        { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal: AbortSignal.any([this.stream.signal, AbortSignal.timeout(this.timeout)]), lookup: this.options.lookup },
         method,
       );
       for (const r of redirects) this.sink?.defect(redirectDefect(r));
@@ -92,7 +92,7 @@ export class SseClientTransport implements Transport {
       this.timeout,
     );
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers: { accept: "text/event-stream", ...this.options.headers }, signal: this.stream.signal }, "GET stream");
+      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers: { accept: "text/event-stream", ...this.options.headers }, signal: this.stream.signal, lookup: this.options.lookup }, "GET stream");
       const contentType = response.headers.get("content-type") ?? "";
       record.status = response.status;
       record.contentType = contentType;
