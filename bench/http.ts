@@ -4,7 +4,9 @@
  * mcp-wire client ↔ server against the official SDKs' client ↔ server, with JSON answers and
  * with SSE answers; and, as the limit of this runtime, a bare exchange with no MCP at all:
  * `fetch` POSTing a small JSON body to a `node:http` server that answers a fixed small JSON,
- * and the same with a bare `node:http` client request.
+ * and the same with a bare `node:http` client request. Each side of mcp-wire is also measured
+ * alone against the bare other side, and a bare client sends the very MCP requests to the bare
+ * server: what MCP's bytes and headers cost with no library at all.
  *
  * Every server runs in this process, each on its own node:http server bound to 127.0.0.1
  * port 0 (so every client has its own keep-alive pool), and every one is closed at the end,
@@ -75,6 +77,8 @@ const SERVER_MODERN_JSON = "bare client → mcp-wire server 2026, JSON";
 const SERVER_LEGACY_JSON = "bare client → mcp-wire server legacy, JSON";
 const SERVER_MODERN_SSE = "bare client → mcp-wire server 2026, SSE";
 const SERVER_LEGACY_SSE = "bare client → mcp-wire server legacy, SSE";
+const BARE_MCP_MODERN = "bare client → bare server, MCP 2026 bytes";
+const BARE_MCP_LEGACY = "bare client → bare server, MCP legacy bytes";
 
 /**
  * mcp-wire ≥ 2× the v2 SDK, like for like by era, and ≥ 0.8× the bare fetch exchange. The
@@ -86,13 +90,14 @@ const TARGETS: readonly Target[] = [
   { of: WIRE_LEGACY_JSON, versus: V2_LEGACY_JSON, atLeast: 2, bound: BARE_NODE },
   { of: WIRE_MODERN_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
   { of: WIRE_LEGACY_JSON, versus: BARE_FETCH, atLeast: 0.8, bound: BARE_NODE },
-  // at the speed of node:http: the pair, and each side in place of the bare side it replaces
-  { of: WIRE_MODERN_JSON, versus: BARE_NODE, atLeast: 0.6 },
-  { of: WIRE_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.6 },
-  { of: CLIENT_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75 },
-  { of: CLIENT_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75 },
-  { of: SERVER_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75 },
-  { of: SERVER_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75 },
+  // at the speed of node:http: the pair, and each side in place of the bare side it replaces; the
+  // ceiling is the same exchange with MCP's bytes and headers and no library on either side
+  { of: WIRE_MODERN_JSON, versus: BARE_NODE, atLeast: 0.6, bound: BARE_MCP_MODERN },
+  { of: WIRE_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.6, bound: BARE_MCP_LEGACY },
+  { of: CLIENT_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75, bound: BARE_MCP_MODERN },
+  { of: CLIENT_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75, bound: BARE_MCP_LEGACY },
+  { of: SERVER_MODERN_JSON, versus: BARE_NODE, atLeast: 0.75, bound: BARE_MCP_MODERN },
+  { of: SERVER_LEGACY_JSON, versus: BARE_NODE, atLeast: 0.75, bound: BARE_MCP_LEGACY },
 ];
 
 const REPORTED: readonly [string, string][] = [
@@ -109,6 +114,13 @@ const REPORTED: readonly [string, string][] = [
   [CLIENT_LEGACY_SSE, BARE_NODE],
   [SERVER_MODERN_SSE, BARE_NODE],
   [SERVER_LEGACY_SSE, BARE_NODE],
+  // like for like: the same MCP exchange with no library, in place of one side or both
+  [WIRE_MODERN_JSON, BARE_MCP_MODERN],
+  [WIRE_LEGACY_JSON, BARE_MCP_LEGACY],
+  [CLIENT_MODERN_JSON, BARE_MCP_MODERN],
+  [CLIENT_LEGACY_JSON, BARE_MCP_LEGACY],
+  [SERVER_MODERN_JSON, BARE_MCP_MODERN],
+  [SERVER_LEGACY_JSON, BARE_MCP_LEGACY],
   [WIRE_MODERN_JSON, WIRE_LEGACY_JSON],
   [V1_JSON, V2_LEGACY_JSON],
   [BARE_NODE, BARE_FETCH],
@@ -127,6 +139,19 @@ interface Connection {
   tally: Tally;
   pass: () => Promise<void>;
   close: () => Promise<void>;
+}
+
+/**
+ * One timed pass: `CALLS` calls of `one` awaited one after another, each judged by what it
+ * returns (true: the right answer), counted in `tally`.
+ */
+function passOf(tally: Tally, one: (i: number) => Promise<boolean>): () => Promise<void> {
+  return async () => {
+    let wrong = 0;
+    for (let i = 0; i < CALLS; i++) if (!(await one(i))) wrong++;
+    tally.calls += CALLS;
+    tally.wrong += wrong;
+  };
 }
 
 function echoed(result: object): unknown {
@@ -320,16 +345,7 @@ async function bareFetch(name: string): Promise<Connection> {
     wiring: "node:http, fixed JSON answer",
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: BARE_BODY });
-        const body = (await response.json()) as { result?: object };
-        if (response.status !== 200 || body.result === undefined || echoed(body.result) !== "echo") wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, one),
     close: async () => undefined,
   };
 }
@@ -363,12 +379,7 @@ async function bareNode(name: string): Promise<Connection> {
     wiring: "node:http, fixed JSON answer",
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) if (!(await one())) wrong++;
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, one),
     close: async () => agent.destroy(),
   };
 }
@@ -408,27 +419,9 @@ async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connec
       return echoed(result) === "counted to 1" && progress === 1;
     };
     if (!(await within(check(client), `${name}: first progress call`))) throw new Error(`${name}: progress tool did not answer "counted to 1" after one progress notification (got ${progress})`);
-    pass = async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        progress = 0;
-        const result = await client.callTool("progress", args, options);
-        if (echoed(result) !== "counted to 1" || progress !== 1) wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    };
+    pass = passOf(tally, () => check(client));
   } else {
-    pass = async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool("echo", { text });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    };
+    pass = passOf(tally, async (i) => echoed(await client.callTool("echo", { text: TEXTS[i]! })) === TEXTS[i]);
   }
   return {
     name,
@@ -442,14 +435,16 @@ async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connec
 }
 
 /**
- * A bare node:http client against mcp-wire's server: the same server as the pairs, driven by the
- * least a client can do (a fixed body per call, the answer parsed, nothing checked but the echo).
- * Legacy opens its session once with initialize; SSE calls `progress` with a progress token, so
- * the answer is one progress event and the result on one stream, as for the pairs.
+ * A bare node:http client speaking MCP: a fixed body per call with the headers the transport
+ * requires, the answer parsed, nothing checked but the echo. Legacy opens its session once with
+ * initialize; SSE calls `progress` with a progress token, so the answer is one progress event and
+ * the result on one stream, as for the pairs. Against mcp-wire's server (`to` "wire"): that
+ * server alone. Against the bare server: MCP's own bytes and headers with no library on either
+ * side, the most any MCP pair can reach here.
  */
-async function bareToWire(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
+async function bareClient(name: string, legacy: boolean, sse: boolean, to: "wire" | "bare"): Promise<Connection> {
   const t0 = performance.now();
-  const url = new URL(await wireServer());
+  const url = new URL(to === "wire" ? await wireServer() : await bareServer());
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const meta: Record<string, unknown> = legacy ? {} : { [PROTOCOL_META]: MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -479,15 +474,10 @@ async function bareToWire(name: string, legacy: boolean, sse: boolean): Promise<
   return {
     name,
     negotiated: legacy ? `${LEGACY} (legacy)` : `${MODERN} (modern)`,
-    wiring: `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step), progressToken" : "echo"}`,
+    wiring: to === "wire" ? `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step), progressToken" : "echo"}` : "bare node:http server, JSON answers",
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) if (!(await one())) wrong++;
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, one),
     close: async () => agent.destroy(),
   };
 }
@@ -505,16 +495,7 @@ async function wireToBare(name: string, legacy: boolean, sse: boolean): Promise<
     wiring: `bare node:http server, ${sse ? "one-event SSE" : "JSON"} answers`,
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool("echo", { text });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, async (i) => echoed(await client.callTool("echo", { text: TEXTS[i]! })) === TEXTS[i]),
     close: () => client.close(),
   };
 }
@@ -580,16 +561,7 @@ async function v1(name: string, json: boolean): Promise<Connection> {
     wiring: `McpServer + StreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool({ name: "echo", arguments: { text } });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i]),
     close: () => client.close(),
   };
 }
@@ -660,16 +632,7 @@ async function v2(name: string, modern: boolean, json: boolean): Promise<Connect
       : `WebStandardStreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
     setupMs: performance.now() - t0,
     tally,
-    pass: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool({ name: "echo", arguments: { text } });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.calls += CALLS;
-      tally.wrong += wrong;
-    },
+    pass: passOf(tally, async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i]),
     close: () => client.close(),
   };
 }
@@ -693,10 +656,12 @@ const OPENERS: readonly [string, (name: string) => Promise<Connection>][] = [
   [CLIENT_LEGACY_JSON, (n) => wireToBare(n, true, false)],
   [CLIENT_MODERN_SSE, (n) => wireToBare(n, false, true)],
   [CLIENT_LEGACY_SSE, (n) => wireToBare(n, true, true)],
-  [SERVER_MODERN_JSON, (n) => bareToWire(n, false, false)],
-  [SERVER_LEGACY_JSON, (n) => bareToWire(n, true, false)],
-  [SERVER_MODERN_SSE, (n) => bareToWire(n, false, true)],
-  [SERVER_LEGACY_SSE, (n) => bareToWire(n, true, true)],
+  [SERVER_MODERN_JSON, (n) => bareClient(n, false, false, "wire")],
+  [SERVER_LEGACY_JSON, (n) => bareClient(n, true, false, "wire")],
+  [SERVER_MODERN_SSE, (n) => bareClient(n, false, true, "wire")],
+  [SERVER_LEGACY_SSE, (n) => bareClient(n, true, true, "wire")],
+  [BARE_MCP_MODERN, (n) => bareClient(n, false, false, "bare")],
+  [BARE_MCP_LEGACY, (n) => bareClient(n, true, false, "bare")],
 ];
 
 function formatRoundTrips(m: Measurement, baseline: string): string {
@@ -741,7 +706,7 @@ export const httpBenchmark: Benchmark = {
         ),
       );
       console.log(
-        `\nclients: connectHttp(url, { transport: "streamable-http" }) (2026 auto; legacy forced with revision ${LEGACY}), SDK v1 Client + StreamableHTTPClientTransport, SDK v2 Client + StreamableHTTPClientTransport (default legacy, or versionNegotiation pinned to ${MODERN}); bare: fetch / http.request (keep-alive agent) POSTing ${BARE_BODY.length} bytes to a bare node:http server that parses it and answers ${BARE_ANSWER.length} bytes of JSON; one side alone: mcp-wire's client against that bare server, a bare node:http client against mcp-wire's server`,
+        `\nclients: connectHttp(url, { transport: "streamable-http" }) (2026 auto; legacy forced with revision ${LEGACY}), SDK v1 Client + StreamableHTTPClientTransport, SDK v2 Client + StreamableHTTPClientTransport (default legacy, or versionNegotiation pinned to ${MODERN}); bare: fetch / http.request (keep-alive agent) POSTing ${BARE_BODY.length} bytes to a bare node:http server that parses it and answers ${BARE_ANSWER.length} bytes of JSON; one side alone: mcp-wire's client against that bare server, a bare node:http client against mcp-wire's server; like for like: that bare client sending the same MCP request (headers and body) to the bare server, the ceiling of both`,
       );
       console.log(
         `SSE: mcp-wire's contenders call progress {steps: 1, intervalMs: 0} with onProgress (one notification + the result on one SSE stream, both checked); the SDKs' call echo on a server told to answer SSE, one message less per call`,
