@@ -9,6 +9,7 @@
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from "../peer/peer.js";
+import { keepShape } from "../peer/shapes.js";
 import type { Transport } from "../peer/transport.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import {
@@ -141,6 +142,9 @@ class Context implements ServeContext {
     return this.incoming.notify("notifications/message", params).catch(() => undefined);
   }
 }
+
+// made per request served (see shapes.ts)
+keepShape(new Context({} as RequestContext, "modern", "2026-07-28", {}, undefined));
 
 /** One connection's legacy session, if `initialize` opened one. */
 interface Session {

@@ -11,6 +11,7 @@ import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/messa
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import { keepShape } from "./shapes.js";
 import type { ReadMessage, Transport } from "./transport.js";
 
 export interface Progress {
@@ -581,3 +582,7 @@ export class Peer {
     }
   }
 }
+
+// an HTTP server makes a peer and an incoming request per 2026-07-28 request (see shapes.ts)
+const keptPeer = keepShape(new Peer({ start() {}, send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }));
+keepShape(new IncomingRequest(0, "", undefined, keptPeer));

@@ -4,6 +4,7 @@
  * primitives below; everything else is written once, against them.
  */
 import type { ErrorObject, RequestId } from "../../codec/message.js";
+import { keepShape } from "../../peer/shapes.js";
 
 /** The request side, whatever server delivered it. */
 export interface HttpRequestLike {
@@ -210,3 +211,9 @@ export class Exchange {
     this.responder.end(chunk);
   }
 }
+
+/** Answers nothing and goes nowhere: for the exchange below. */
+const NOWHERE: HttpResponder = { start() {}, write: () => true, drained: () => Promise.resolve(), end() {}, onAbort() {} };
+
+/** An exchange is made per request (see shapes.ts). */
+export const KEPT_EXCHANGE = keepShape(new Exchange(NOWHERE, { json: true, sse: true }));

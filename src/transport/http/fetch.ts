@@ -13,6 +13,7 @@ import { urlToHttpOptions } from "node:url";
 import * as zlib from "node:zlib";
 import { BoundedMap } from "../../codec/bounded.js";
 import { defect, type Defect } from "../../codec/defects.js";
+import { keepShape } from "../../peer/shapes.js";
 import { nextChunk } from "./chunks.js";
 import { HttpError, networkCode } from "./error.js";
 
@@ -583,3 +584,7 @@ export function followAbort(outer: AbortSignal | undefined, inner: AbortControll
   (inner instanceof Abort ? inner : inner.signal).addEventListener("abort", unfollow, { once: true });
   return unfollow;
 }
+
+// an answer, its headers and its body are made per exchange, and an Abort per request (see shapes.ts)
+keepShape(new Abort());
+keepShape(new NodeResponse({ statusCode: 200, headers: {} } as http.IncomingMessage));

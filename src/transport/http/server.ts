@@ -22,7 +22,8 @@ import {
 } from "../../rules/error-codes.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_PROTOCOL_VERSION, RULES, isRevision } from "../../rules/revisions.js";
 import { fetchHandle, nodeRequest, nodeResponder } from "./adapters.js";
-import { Exchange, errorText, type HttpRequestLike, type HttpResponder } from "./exchange.js";
+import { keepShape } from "../../peer/shapes.js";
+import { Exchange, KEPT_EXCHANGE, errorText, type HttpRequestLike, type HttpResponder } from "./exchange.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./headers.js";
 import { checkModernRequest, type ParamHeader } from "./modern.js";
 import { OriginPolicy } from "./origin.js";
@@ -181,6 +182,9 @@ class RequestTransport implements Transport {
     this.sink?.closed();
   }
 }
+
+// made per 2026-07-28 request (see shapes.ts)
+keepShape(new RequestTransport(KEPT_EXCHANGE, 0));
 
 class StreamableHttpHandler {
   private readonly table: SessionTable;
