@@ -43,6 +43,13 @@ const SATURATED = 0.9;
 const ROOMY = 0.75;
 /** A timeout is this process's doing when its loop was saturated for this share of the probe's window. */
 const SATURATED_SHARE = 0.5;
+/**
+ * Ticks between two halvings: a smaller limit shows in the loop only once the probes admitted
+ * before it end, and halving every tick meanwhile would starve the census of work for nothing.
+ */
+const HALVE_EVERY_TICKS = 5;
+/** The limit never goes below this share of the ceiling: a census is bound by waiting, and one probe at a time would wait for ever. */
+const FLOOR_SHARE = 0.1;
 /** The deadline assumed when none is given. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -120,6 +127,7 @@ export class Admission {
   /** Per tick: how long the loop was saturated in it (ms, the whole tick or nothing). */
   private readonly saturated = new Float64Array(HISTORY);
   private ticks = 0;
+  private lastHalved = -HALVE_EVERY_TICKS;
   private lastUse: EventLoopUtilization | undefined;
   private lastUtilization = 0;
   private lastTick = 0;
@@ -262,17 +270,19 @@ export class Admission {
     if (this.limit > before) for (const wake of [...this.raised]) wake();
   }
 
-  /** Halves the limit when the loop falls behind; grows it back by a tenth of the ceiling at a time when it keeps up. */
+  /** Halves the limit when the loop falls behind (at most every few ticks, never below a floor); grows it back by a tenth of the ceiling at a time when it keeps up. */
   private adjust(): void {
     const { behindMs, keepingUpMs } = this.thresholds;
     let next = this.current;
     let why = this.why;
-    if (this.lastLag >= behindMs) {
-      next = Math.max(1, Math.floor(this.current / 2));
-      why = `this process's event loop is ${Math.round(this.lastLag)} ms behind`;
-    } else if (this.lastUtilization >= SATURATED) {
-      next = Math.max(1, Math.floor(this.current / 2));
-      why = `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
+    const floor = Math.max(1, Math.ceil(this.ceiling * FLOOR_SHARE));
+    const behind = this.lastLag >= behindMs;
+    if (behind || this.lastUtilization >= SATURATED) {
+      if (this.ticks - this.lastHalved >= HALVE_EVERY_TICKS) {
+        next = Math.max(floor, Math.floor(this.current / 2));
+        this.lastHalved = this.ticks;
+      }
+      why = behind ? `this process's event loop is ${Math.round(this.lastLag)} ms behind` : `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
     } else if (this.lastLag < keepingUpMs && this.lastUtilization < ROOMY && this.current < this.ceiling) {
       next = Math.min(this.ceiling, this.current + Math.max(1, Math.ceil(this.ceiling / 10)));
     }
