@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { startFleet, until, type Fleet } from "../census-fleet.test.js";
 import { attemptAt, type CensusOptions } from "../census.js";
+import { probeHttp } from "../../probe/probe.js";
+import type { AdmissionState } from "../admission.js";
 import { runWorker } from "../worker.js";
 import { startPostgres, type TestPostgres } from "./embedded.test.js";
 import { PostgresStore } from "./store.js";
@@ -102,6 +104,39 @@ if (process.argv[2] === "--worker") {
       }
       const over = [...peaks].filter(([, n]) => n > PER_HOST);
       assert.deepEqual(over, [], `at most ${PER_HOST} requests at once to one host`);
+    });
+
+    test("a worker probes again a target whose timeout fell in a stall of its own, as a one-process census does", async () => {
+      const url = await server.database("stall");
+      const targets = Array.from({ length: 3 }, (_, i) => ({ target: `http://h${i + 1}.test:${port()}/ok/stall-${i}`, kind: "http" as const, name: null }));
+      const store = await PostgresStore.open(url);
+      try {
+        const run = await store.startRun("stall", targets, {});
+        let stalled = false;
+        let admission: AdmissionState | undefined;
+        await runWorker(store, run, {
+          ...workerOptions(),
+          timeout: 2_000,
+          onAdmission: (s) => void (admission = s),
+          probe: async (t, o) => {
+            if (stalled || !t.target.endsWith("stall-1")) return probeHttp(t.target, o);
+            stalled = true;
+            // this process's loop stops for most of a second while the probe runs
+            const end = performance.now() + 800;
+            while (performance.now() < end) {
+              // spinning on purpose
+            }
+            // and the server, as far as this try can tell, never answered
+            return probeHttp(fleet.url("hang", "stall"), o);
+          },
+        });
+        assert.ok(stalled, "the stall happened");
+        const latest = (await store.aggregate({ runIds: [run] })).perTarget;
+        assert.deepEqual(latest.map((t) => t.latest.class), ["ok", "ok", "ok"]);
+        assert.equal(admission?.reprobed, 1);
+      } finally {
+        await store.close();
+      }
     });
 
     test("a registry target whose name the lookup gives a loopback address is not called", async () => {
