@@ -213,8 +213,12 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
     let res: http.IncomingMessage | undefined;
     let settled = false;
     const onAbort = () => {
-      // an answer received whole and let go of is over: its connection stays with the agent
-      if (res && released.has(res)) return;
+      // an answer received whole and let go of, or read to its last byte, is over: its connection
+      // stays with the agent (resumed, a body read to its last byte ends and gives it back)
+      if (res && (released.has(res) || (res.complete && res.readableLength === 0))) {
+        if (!res.readableEnded) res.resume();
+        return;
+      }
       const e = abortError(signal!);
       if (res) res.destroy(e);
       req.destroy(e);
