@@ -212,6 +212,7 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
     let req: http.ClientRequest;
     let res: http.IncomingMessage | undefined;
     let settled = false;
+    const options: http.RequestOptions = { ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent, ...(init.lookup ? { lookup: init.lookup } : {}) };
     const onAbort = () => {
       // an answer received whole and let go of, or read to its last byte, is over: its connection
       // stays with the agent (resumed, a body read to its last byte ends and gives it back)
@@ -223,20 +224,35 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
       if (res) res.destroy(e);
       req.destroy(e);
     };
-    try {
-      req = (secure ? https : http).request({ ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent, ...(init.lookup ? { lookup: init.lookup } : {}) });
-    } catch (e) {
-      reject(e);
-      return;
-    }
+    const send = (): boolean => {
+      try {
+        req = (secure ? https : http).request(options);
+      } catch (e) {
+        settled = true;
+        signal?.removeEventListener("abort", onAbort);
+        reject(e);
+        return false;
+      }
+      const sent = req;
+      sent.on("error", (e) => {
+        if (settled || sent !== req) return;
+        // A kept-alive connection the server closed just as this request went out is reset before
+        // any answer; the server closed it without reading the request, so it goes again on another
+        // connection (node:http's own advice). Each such failure discards one pooled connection, so this ends.
+        if (sent.reusedSocket && res === undefined && !signal?.aborted && isReset(e)) {
+          if (send()) req.end(init.body);
+          return;
+        }
+        settled = true;
+        signal?.removeEventListener("abort", onAbort);
+        reject(signal?.aborted ? abortError(signal) : e);
+      });
+      sent.once("response", onResponse);
+      return true;
+    };
+    if (!send()) return;
     if (signal) signal.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (e) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener("abort", onAbort);
-      reject(signal?.aborted ? abortError(signal) : e);
-    });
-    req.once("response", (incoming) => {
+    function onResponse(incoming: http.IncomingMessage): void {
       res = incoming;
       settled = true;
       if (signal) {
@@ -247,12 +263,17 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
       // an error after the headers is the body's: it surfaces through read()
       req.on("error", ignore);
       resolve(new NodeResponse(incoming));
-    });
-    req.end(init.body);
+    }
+    req!.end(init.body);
   });
 }
 
 function ignore(): void {}
+
+function isReset(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE";
+}
 
 function abortError(signal: AbortLike): Error {
   const reason: unknown = signal.reason;
