@@ -1,7 +1,7 @@
 /**
  * A kept-alive connection the server has closed is found out only when the next request on it
  * is reset: that request goes again on another connection, and a reset on a fresh connection is
- * the server's answer, reported as it is.
+ * the server's answer, reported as it is. A compressed answer cut off before its first byte fails its read.
  */
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -79,5 +79,22 @@ test("a reset on a new connection is not repeated", async () => {
     assert.equal(s.connections(), 1);
   } finally {
     await s.close();
+  }
+});
+
+test("a deflate answer whose connection closes before its first byte fails its read, and does not wait", { timeout: 10_000 }, async () => {
+  const server = net.createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.once("data", () => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: deflate\r\ncontent-length: 100\r\n\r\n");
+      setImmediate(() => socket.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const response = await post(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`);
+    await assert.rejects(readCapped(response, 1 << 16));
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });

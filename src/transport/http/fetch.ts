@@ -270,6 +270,11 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
 
 function ignore(): void {}
 
+/** Why an answer's body stopped before its end: its error, or a close as streams name it. */
+function prematureClose(res: http.IncomingMessage): Error {
+  return res.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+}
+
 function isReset(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === "ECONNRESET" || code === "EPIPE";
@@ -372,31 +377,11 @@ class DecodedBody implements HttpBody {
    * "deflate" should be zlib-wrapped (RFC 9110), but some servers send raw deflate, which fetch
    * reads too: the first byte tells them apart.
    */
-  private sniff(): Promise<AsyncIterator<Buffer> | undefined> {
-    return new Promise((resolve, reject) => {
-      const res = this.res;
-      const off = () => {
-        res.off("data", onData);
-        res.off("end", onEnd);
-        res.off("error", onError);
-      };
-      const onData = (first: Buffer) => {
-        off();
-        res.pause();
-        resolve(this.attach(first));
-      };
-      const onEnd = () => {
-        off();
-        resolve(undefined);
-      };
-      const onError = (e: Error) => {
-        off();
-        reject(e);
-      };
-      res.on("data", onData);
-      res.once("end", onEnd);
-      res.once("error", onError);
-    });
+  private async sniff(): Promise<AsyncIterator<Buffer> | undefined> {
+    const res = this.res;
+    // read() hands out the Buffers node:http received
+    const first = (await nextChunk(res, () => res.read() as Buffer | null, () => prematureClose(res))) as Buffer | undefined;
+    return first === undefined ? undefined : this.attach(first);
   }
 
   private attach(first: Buffer | undefined): AsyncIterator<Buffer> {
@@ -456,9 +441,8 @@ class NodeBody implements HttpBody {
     const now = this.readNow();
     if (now !== null) return Promise.resolve(now);
     const res = this.res;
-    const gone = () => res.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
-    if (res.destroyed) return res.readableEnded && !res.errored ? Promise.resolve(undefined) : Promise.reject(gone());
-    return nextChunk(res, () => this.readNow(), gone);
+    if (res.destroyed) return res.readableEnded && !res.errored ? Promise.resolve(undefined) : Promise.reject(prematureClose(res));
+    return nextChunk(res, () => this.readNow(), () => prematureClose(res));
   }
 
   cancel(): void {
