@@ -31,7 +31,7 @@ describe("admission", () => {
           await sleep(20);
           return runs === 1 ? "timeout" : "ok";
         },
-        (r) => (r === "timeout" ? "timeout" : undefined),
+        (r) => r === "timeout",
       );
       assert.equal(stalled, "ok");
       assert.equal(runs, 2, "the probe timed out during a stall here, so it ran again");

@@ -10,7 +10,7 @@
  *   `--concurrency`. A probe that has waited a quarter of its deadline without an end is waiting
  *   on a silent server, which costs this process nothing, so it stops counting against that
  *   adaptive number (never against `--concurrency`): hanging servers cannot starve the rest;
- * - a probe that timed out (or was reset) while the loop was stalled is probed again (its verdict
+ * - a probe that timed out while the loop was stalled is probed again (its verdict
  *   says more about this process than about the server), once the loop keeps up again, as long
  *   as each repeat meets a stall too, up to a bound; a server that stays silent while the loop
  *   keeps up is recorded as `timeout`.
@@ -181,13 +181,10 @@ export class Admission {
   /**
    * Runs `probe` and, while its outcome is one this process may have caused and the loop was
    * stalled while it ran, runs it again once the loop keeps up (and, when given, `gapMs` after the
-   * last try, as any request to that host would wait), at most MAX_REPROBES times. A reset is
-   * always tried once more: a keep-alive connection the server closed just as it was reused
-   * resets through nobody's fault, while a server that resets every connection resets the repeat
-   * too. When every repeat met a stall as well, the first verdict stands: later ones met no
-   * better machine.
+   * last try, as any request to that host would wait), at most MAX_REPROBES times. When every
+   * repeat met a stall as well, the first verdict stands: later ones met no better machine.
    */
-  async probe<T>(run: () => Promise<T>, suspect: (result: T) => "timeout" | "reset" | undefined, gapMs = 0): Promise<T> {
+  async probe<T>(run: () => Promise<T>, suspect: (result: T) => boolean, gapMs = 0): Promise<T> {
     let first: T | undefined;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
@@ -200,16 +197,12 @@ export class Admission {
         this.inFlight.delete(entry);
         if (entry.quiet) this.quiet--;
       }
-      const kind = suspect(result);
-      if (kind === undefined) return result;
+      if (!suspect(result)) return result;
       first ??= result;
       if (attempt >= MAX_REPROBES) return first;
       // the last tick may not have been read yet: read the loop now, so a stall just ended counts
       this.tick();
-      if (!this.stalledSince(started - LOOKBACK_MS) && !(kind === "reset" && attempt === 0)) {
-        // a server that reset a connection has answered: a silence after it is not the server's
-        return kind === "timeout" && suspect(first) === "reset" ? first : result;
-      }
+      if (!this.stalledSince(started - LOOKBACK_MS)) return result;
       this.reprobes++;
       this.options.onChange?.(this.state);
       // probed again once the loop keeps up, so the repeat does not meet the same stall

@@ -130,12 +130,12 @@ function gapOf(options: CensusOptions): number {
 }
 
 /**
- * Verdicts this process can cause by falling behind: a deadline that passed while answers sat
- * unread, and a reset from reusing a keep-alive connection whose close it had not yet read.
+ * The verdict this process can cause by falling behind: a deadline that passed while answers sat
+ * unread. (A reset from reusing a keep-alive connection whose close it had not yet read is
+ * repeated by the HTTP client itself.)
  */
-function ownFault(r: ProbeResult): "timeout" | "reset" | undefined {
-  if (r.class === "timeout") return "timeout";
-  return r.class === "unreachable" && r.detail === "reset" ? "reset" : undefined;
+function ownFault(r: ProbeResult): boolean {
+  return r.class === "timeout";
 }
 
 /** Why a URL must not be called from a census of untrusted targets, or undefined. */
