@@ -25,6 +25,16 @@ describe("targets: a text file of URLs", () => {
     assert.equal(list.duplicates, 1);
   });
 
+  test("a text file in which not one line is an http(s) URL is refused, naming its first line", () => {
+    assert.throws(() => parseTargets("# names\nalpha\nbeta\nftp://files.example/x\n", "names.txt"), (e: Error) => {
+      assert.ok(e instanceof TargetsError);
+      assert.equal(e.message, 'names.txt: not one line is an http(s) URL (line 2: "alpha")');
+      return true;
+    });
+    // one URL among them is enough: the others are the user's typos, recorded as bad_url
+    assert.equal(parseTargets("alpha\nhttps://a.example/mcp\n", "t.txt").targets.length, 2);
+  });
+
   test("a word that is not an http(s) URL is kept as bad_url, to be recorded, not called", () => {
     const list = parseTargets("ftp://files.example/x\nnot-a-url\nhttp://127.0.0.1:8080/mcp\n", "t.txt");
     assert.deepEqual(list.targets, [

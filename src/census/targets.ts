@@ -47,17 +47,26 @@ export function parseTargets(text: string, source = "targets"): TargetList {
 /**
  * One URL a line; `#` starts a comment at the start of a line or after white space (inside a
  * URL it is a fragment). A line with two words is a mistake worth stopping for; a word that is
- * not an http(s) URL is kept as a `bad_url` target, so it shows in the report.
+ * not an http(s) URL is kept as a `bad_url` target, so it shows in the report, unless no line
+ * at all is one.
  */
 function parseText(text: string, source: string): TargetList {
   const list = new Collector("text");
+  let firstLine: { n: number; text: string } | undefined;
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
     if (line === "") return;
     if (/\s/.test(line)) throw new TargetsError(`${source}: line ${i + 1}: one URL a line, found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`);
     list.add(line, "http", null, false);
+    firstLine ??= { n: i + 1, text: line };
   });
-  return list.done();
+  const done = list.done();
+  // a file whose every line is a word but none an http(s) URL is some other file given by
+  // mistake (a list of names, a config): stopping says so, where rows of bad_url would not
+  if (firstLine !== undefined && done.targets.every((t) => t.invalid === "bad_url")) {
+    throw new TargetsError(`${source}: not one line is an http(s) URL (line ${firstLine.n}: ${JSON.stringify(firstLine.text.length > 80 ? `${firstLine.text.slice(0, 80)}…` : firstLine.text)})`);
+  }
+  return done;
 }
 
 function parseRegistry(text: string, source: string): TargetList {

@@ -153,6 +153,13 @@ describe("mcp-wire census", () => {
     assert.match(noTarget.stderr(), /lists no target/);
     assert.equal(existsSync(missing), false);
 
+    const words = fresh("txt");
+    writeFileSync(words, "name,url\nalpha,beta\n");
+    const notUrls = census([words, "--db", missing]);
+    assert.equal(await notUrls.exit(), 2);
+    assert.match(notUrls.stderr(), /not one line is an http\(s\) URL \(line 1: "name,url"\)/);
+    assert.equal(existsSync(missing), false, "a file of no URL creates no database");
+
     const zero = census([bad, "--concurrency", "0"]);
     assert.equal(await zero.exit(), 2);
     assert.match(zero.stderr(), /--concurrency takes a number of probes from 1 to 10,000, not "0"/);
@@ -164,15 +171,18 @@ describe("mcp-wire census", () => {
 
   test("--per-host-gap is said at the start and held between the probes of one host", async () => {
     const urls = Array.from({ length: 3 }, (_, i) => fast.url("ok", `cli-gap-${i}`));
-    const run = census([targetsFile(urls), "--db", fresh("db"), "--per-host-gap", "120", "--concurrency", "4"]);
+    const run = census([targetsFile(urls), "--db", fresh("db"), "--per-host-gap", "300", "--concurrency", "4"]);
     assert.equal(await run.exit(), 0, run.stderr());
-    assert.match(run.stderr(), /4 at a time, 1 per host at least 120 ms apart, 10000 ms each/);
+    assert.match(run.stderr(), /4 at a time, 1 per host at least 300 ms apart, 10000 ms each/);
     const spans = urls
       .map((u) => fast.requests.filter((r) => r.path === new URL(u).pathname))
       .map((rs) => ({ start: Math.min(...rs.map((r) => r.start)), end: Math.max(...rs.map((r) => r.end ?? Infinity)) }))
       .sort((a, b) => a.start - b.start);
-    // the server's clock: a slow machine lengthens the rest, never shortens it
-    for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 118, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
+    // The fleet runs in this process and the census in a child: the census starts its rest when
+    // the answer's bytes reach it, while this process notes the answer's end only when it is next
+    // scheduled, which a loaded machine can put tens of milliseconds late. So half the gap is
+    // asserted: without the gap the next probe starts within a few milliseconds.
+    for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 150, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
   });
 
   test("a run started with headers is resumed only with headers again", async () => {
