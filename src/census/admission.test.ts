@@ -43,4 +43,30 @@ describe("admission", () => {
       admission.stop();
     }
   });
+
+  test("a timeout after a silence far longer than the loop's stalls is the server's: not probed again", async () => {
+    const admission = new Admission({ ceiling: 32, timeoutMs: 2_000 });
+    admission.start();
+    try {
+      await sleep(250);
+      let runs = 0;
+      const silent = await admission.probe(
+        async (progress) => {
+          runs++;
+          if (runs > 1) return "ok";
+          // a stall long enough to count, then seconds of the server saying nothing
+          block(600);
+          progress();
+          await sleep(2_500);
+          return "timeout";
+        },
+        (r) => r === "timeout",
+      );
+      assert.equal(silent, "timeout");
+      assert.equal(runs, 1, "the server was silent for seconds after the stall ended");
+      assert.equal(admission.state.reprobed, 0);
+    } finally {
+      admission.stop();
+    }
+  });
 });

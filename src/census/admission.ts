@@ -13,7 +13,10 @@
  * - a probe that timed out while the loop was stalled is probed again (its verdict
  *   says more about this process than about the server), once the loop keeps up again, as long
  *   as each repeat meets a stall too, up to a bound; a server that stays silent while the loop
- *   keeps up is recorded as `timeout`.
+ *   keeps up is recorded as `timeout`, and so is one that stayed silent far longer than the
+ *   loop's worst delay could explain (an answer that came is read within a turn or two of the
+ *   loop, however busy it is). A probe waiting to be repeated costs nothing, and counts against
+ *   the adaptive number no more than a silent one.
  *
  * What counts as behind is measured against the probe's deadline: a loop 50 ms late cannot make a
  * 2 s probe time out, and a census that throttles for it only runs slower.
@@ -112,6 +115,8 @@ export function thresholdsFor(timeoutMs: number): Thresholds {
 interface InFlight {
   started: number;
   quiet: boolean;
+  /** When the probe last made progress (an exchange ended), performance.now. */
+  heard: number;
 }
 
 /** Adaptive admission under a ceiling, and the record of this process's stalls. */
@@ -184,15 +189,15 @@ export class Admission {
    * last try, as any request to that host would wait), at most MAX_REPROBES times. When every
    * repeat met a stall as well, the first verdict stands: later ones met no better machine.
    */
-  async probe<T>(run: () => Promise<T>, suspect: (result: T) => boolean, gapMs = 0): Promise<T> {
+  async probe<T>(run: (progress: () => void) => Promise<T>, suspect: (result: T) => boolean, gapMs = 0): Promise<T> {
     let first: T | undefined;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const entry: InFlight = { started, quiet: false };
+      const entry: InFlight = { started, quiet: false, heard: started };
       this.inFlight.add(entry);
       let result: T;
       try {
-        result = await run();
+        result = await run(() => void (entry.heard = performance.now()));
       } finally {
         this.inFlight.delete(entry);
         if (entry.quiet) this.quiet--;
@@ -202,12 +207,40 @@ export class Admission {
       if (attempt >= MAX_REPROBES) return first;
       // the last tick may not have been read yet: read the loop now, so a stall just ended counts
       this.tick();
-      if (!this.stalledSince(started - LOOKBACK_MS)) return result;
+      if (!this.stalledSince(started - LOOKBACK_MS) || this.silentBeyondStalls(entry.heard)) return result;
       this.reprobes++;
       this.options.onChange?.(this.state);
-      // probed again once the loop keeps up, so the repeat does not meet the same stall
-      await Promise.all([this.calm(), gapMs > 0 ? sleep(gapMs) : undefined]);
+      // probed again once the loop keeps up, so the repeat does not meet the same stall; the
+      // wait costs nothing, so it does not hold one of the busy probes' places meanwhile
+      this.quiet++;
+      this.wake();
+      try {
+        await Promise.all([this.calm(), gapMs > 0 ? sleep(gapMs) : undefined]);
+      } finally {
+        this.quiet--;
+      }
     }
+  }
+
+  /**
+   * Whether a probe that last made progress at `heard` (performance.now) had been waiting on its
+   * server for longer than this process's stalls since then can account for: an answer that
+   * arrived is read within a turn or two of the loop, so a silence longer than twice the worst
+   * turn by a quarter of the deadline or more is the server's.
+   */
+  silentBeyondStalls(heard: number): boolean {
+    let peak = this.lastLag;
+    for (let k = 1; k <= Math.min(this.ticks, HISTORY); k++) {
+      const i = (this.ticks - k) % HISTORY;
+      if (this.ends[i]! < heard) break;
+      // (the tick that ended first after `heard` covers some time before it: counted whole)
+      peak = Math.max(peak, this.lags[i]!);
+    }
+    return performance.now() - heard - 2 * peak >= this.thresholds.quietAfterMs;
+  }
+
+  private wake(): void {
+    for (const wake of [...this.raised]) wake();
   }
 
   /** Resolves once a tick finds the loop keeping up, or after a while whatever it finds. */
@@ -260,7 +293,7 @@ export class Admission {
       }
     }
     this.adjust();
-    if (this.limit > before) for (const wake of [...this.raised]) wake();
+    if (this.limit > before) this.wake();
   }
 
   /** Halves the limit when the loop falls behind (at most every few ticks, never below a floor); grows it back by a tenth of the ceiling at a time when it keeps up. */

@@ -122,7 +122,7 @@ export function censusAdmission(concurrency: number, options: CensusOptions): Ad
 export function admitted(admission: Admission, options: CensusOptions): NonNullable<CensusOptions["probe"]> {
   const probeOnce = options.probe ?? defaultProbe;
   const gapMs = gapOf(options);
-  return (t, o) => admission.probe(() => probeOnce(t, o), ownFault, gapMs);
+  return (t, o) => admission.probe((progress) => probeOnce(t, { ...o, onProgress: progress }), ownFault, gapMs);
 }
 
 function gapOf(options: CensusOptions): number {

@@ -47,6 +47,11 @@ export interface ProbeOptions {
    * bodies of every exchange are not parsed back and copied for nothing. Default true.
    */
   trace?: boolean;
+  /**
+   * Told each time an answer comes (over stdio, each time an opening step ends): a census tells
+   * by it a server that went silent from a process of its own that fell behind.
+   */
+  onProgress?: () => void;
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -55,6 +60,7 @@ const CLIENT_INFO = { name: "mcp-wire-probe", version: "0.1.0" };
 /** What a probe learned while it ran, whatever the outcome. */
 class Evidence {
   readonly started = Date.now();
+  constructor(private readonly progress: (() => void) | undefined) {}
   readonly defects: Defect[] = [];
   /** For each defect, how many exchanges had completed when it came: which exchange it belongs to. */
   private readonly defectAt: number[] = [];
@@ -73,6 +79,8 @@ class Evidence {
 
   exchange(x: ExchangeRecord): void {
     this.exchanges.push(x);
+    // an answer came (an exchange cut off by the deadline ends too, having heard nothing)
+    if (x.status !== undefined) this.progress?.();
     for (const w of this.waiters.filter((w) => w.method === x.method)) w.resolve();
   }
 
@@ -80,6 +88,11 @@ class Evidence {
   recorded(method: string): Promise<void> {
     if (this.exchanges.some((x) => x.method === method)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ method, resolve }));
+  }
+
+  step(s: ConnectStep): void {
+    this.steps.push(s);
+    this.progress?.();
   }
 
   defect(d: Defect): void {
@@ -151,7 +164,7 @@ const PROBE_OVER = new Error("the probe is over");
 
 export async function probeHttp(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  const ev = new Evidence();
+  const ev = new Evidence(options.onProgress);
   const bad = badUrl(url);
   if (bad) {
     const result = finish(url, options.transport ?? "streamable-http", ev, { class: "unreachable", detail: "bad_url" });
@@ -267,7 +280,7 @@ async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
 
 export async function probeStdio(command: string, args: readonly string[], options: ProbeOptions = {}): Promise<ProbeResult> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  const ev = new Evidence();
+  const ev = new Evidence(options.onProgress);
   const children: ChildServer[] = [];
   const target = [command, ...args].join(" ");
   // the probe's cap is the contract's, over stdio as over HTTP (a client library may read more)
@@ -297,7 +310,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
     probeTimeout: Math.min(1000, Math.floor(timeout / 3)),
     ...(revision ? { revision } : {}),
     onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
-    onStep: (step: ConnectStep) => ev.steps.push(step),
+    onStep: (step: ConnectStep) => ev.step(step),
   });
   const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
     try {

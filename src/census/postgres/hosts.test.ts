@@ -121,19 +121,20 @@ if (process.argv[2] === "--worker") {
           probe: async (t, o) => {
             if (stalled || !t.target.endsWith("stall-1")) return probeHttp(t.target, o);
             stalled = true;
-            // this process's loop stops for most of a second while the probe runs
-            const end = performance.now() + 800;
+            const probing = probeHttp(t.target, o);
+            // this process's loop stops past the probe's deadline: the answers wait unread
+            const end = performance.now() + 2_500;
             while (performance.now() < end) {
               // spinning on purpose
             }
-            // and the server, as far as this try can tell, never answered
-            return probeHttp(fleet.url("hang", "stall"), o);
+            return probing;
           },
         });
         assert.ok(stalled, "the stall happened");
         const latest = (await store.aggregate({ runIds: [run] })).perTarget;
         assert.deepEqual(latest.map((t) => t.latest.class), ["ok", "ok", "ok"]);
-        assert.equal(admission?.reprobed, 1);
+        // (a probe of another host in flight during the stall may have met it too)
+        assert.ok((admission?.reprobed ?? 0) >= 1, `re-probed ${admission?.reprobed}`);
       } finally {
         await store.close();
       }
