@@ -7,7 +7,7 @@ import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { OWN_TABLES, SCHEMA_VERSION, STORED_BOUNDS_MS, migrate, schemaVersion } from "./sqlite-schema.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { A, B, attempt, extra, fill, storeContract } from "./store-contract.test.js";
+import { A, B, C, TARGETS, attempt, extra, fill, storeContract } from "./store-contract.test.js";
 import { LATENCY_BOUNDS_MS, StoreRefused, collect } from "./store.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-store-test-"));
@@ -24,6 +24,42 @@ storeContract(
 const filled = async () => (await fill(new SqliteStore(newFile()))) as SqliteStore;
 
 describe("SqliteStore", () => {
+  test("attempts recorded together share one commit, each committed when its promise resolves; one that cannot be stored fails alone", async () => {
+    const file = newFile();
+    const store = new SqliteStore(file);
+    const run = await store.startRun("t", TARGETS, {});
+    // another connection, as a report would open: it sees only committed rows
+    const reader = new Database(file, { readonly: true });
+    const committed = () => reader.prepare("SELECT COUNT(*) FROM attempts").pluck().get() as number;
+    try {
+      const first = store.recordAttempt(attempt(run, A, "2026-07-20T10:00:00.000Z"));
+      const second = store.recordAttempt(attempt(run, B, "2026-07-20T10:00:01.000Z", { defects: [extra] }));
+      // the same target twice in one run: refused by the database
+      const duplicate = store.recordAttempt(attempt(run, A, "2026-07-20T10:00:02.000Z"));
+      assert.equal(committed(), 0, "nothing is committed before the turn ends");
+      await first;
+      assert.equal(committed(), 2, "committed once its promise resolved");
+      await second;
+      await assert.rejects(duplicate, /UNIQUE/);
+      const third = store.recordAttempt(attempt(run, C, "2026-07-20T10:00:03.000Z"));
+      // any other call commits what is pending first
+      assert.deepEqual(await store.pendingTargets(run), []);
+      await third;
+      assert.deepEqual(
+        (await collect(store.attempts())).map((a) => [a.target, a.defects.length]),
+        [
+          [A, 0],
+          [B, 1],
+          [C, 0],
+        ],
+      );
+      assert.deepEqual((await store.aggregate()).defects, [{ code: extra.code, count: 1 }]);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
+
   test("opens in WAL mode at the latest schema version, and closes back to a rollback journal", async () => {
     const store = new SqliteStore(newFile());
     assert.equal(store.db.pragma("journal_mode", { simple: true }), "wal");
