@@ -57,7 +57,7 @@ describe("admission", () => {
           // a stall long enough to count, then seconds of the server saying nothing
           block(600);
           progress();
-          await sleep(2_500);
+          await sleep(3_000);
           return "timeout";
         },
         (r) => r === "timeout",

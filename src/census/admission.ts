@@ -87,6 +87,8 @@ interface Thresholds {
   stallLostMs: number;
   /** A probe in flight this long is waiting on a silent server. */
   quietAfterMs: number;
+  /** A timeout is the server's when it was silent this much longer than twice the loop's worst delay meanwhile. */
+  silentMs: number;
   /** The longest a repeat waits for the loop to keep up again. */
   calmWaitMs: number;
 }
@@ -108,6 +110,7 @@ export function thresholdsFor(timeoutMs: number): Thresholds {
     stallPeakMs: clamp(t / 4, 100, 5_000),
     stallLostMs: Math.max(t / 4, 100),
     quietAfterMs: Math.max(t / 4, 250),
+    silentMs: t / 2,
     calmWaitMs: clamp(t, 1_000, 5_000),
   };
 }
@@ -226,7 +229,7 @@ export class Admission {
    * Whether a probe that last made progress at `heard` (performance.now) had been waiting on its
    * server for longer than this process's stalls since then can account for: an answer that
    * arrived is read within a turn or two of the loop, so a silence longer than twice the worst
-   * turn by a quarter of the deadline or more is the server's.
+   * turn by half the deadline or more is the server's.
    */
   silentBeyondStalls(heard: number): boolean {
     let peak = this.lastLag;
@@ -236,7 +239,7 @@ export class Admission {
       // (the tick that ended first after `heard` covers some time before it: counted whole)
       peak = Math.max(peak, this.lags[i]!);
     }
-    return performance.now() - heard - 2 * peak >= this.thresholds.quietAfterMs;
+    return performance.now() - heard - 2 * peak >= this.thresholds.silentMs;
   }
 
   private wake(): void {
