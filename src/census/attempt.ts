@@ -9,7 +9,11 @@ import type { AttemptRecord, TargetRecord } from "./store.js";
 
 export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_address";
 
-export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined): AttemptRecord {
+/**
+ * `redacted`: the verdict's strings were scrubbed of `headers` already (mcp-wire's probes do it
+ * before they return), so they are not walked again.
+ */
+export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined, redacted = false): AttemptRecord {
   const attempt: AttemptRecord = {
     runId,
     target: r.target,
@@ -34,7 +38,7 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     // the sign-in walk, as the contract shapes it; scrubbed below like every other string
     auth: r.auth ? (JSON.parse(JSON.stringify(r.auth)) as Record<string, unknown>) : null,
   };
-  return scrub(attempt, headers);
+  return redacted ? attempt : scrub(attempt, headers);
 }
 
 /** A target recorded without being called. `address` is what a private host resolved to. */

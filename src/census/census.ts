@@ -122,8 +122,17 @@ export function censusAdmission(concurrency: number, options: CensusOptions): Ad
 export function admitted(admission: Admission, options: CensusOptions): NonNullable<CensusOptions["probe"]> {
   const probeOnce = options.probe ?? defaultProbe;
   const gapMs = gapOf(options);
-  return (t, o) => admission.probe((progress) => probeOnce(t, { ...o, onProgress: progress }), ownFault, gapMs);
+  const guarded: NonNullable<CensusOptions["probe"]> = (t, o) => admission.probe((progress) => probeOnce(t, { ...o, onProgress: progress }), ownFault, gapMs);
+  if (redacting.has(probeOnce)) redacting.add(guarded);
+  return guarded;
 }
+
+/**
+ * The probes whose verdicts come back with the census's headers already scrubbed from every
+ * string (mcp-wire's own, and the census's guard around one): their attempts skip a second pass.
+ * A probe given by a caller is scrubbed again, whatever it returns.
+ */
+const redacting = new WeakSet<object>([defaultProbe]);
 
 function gapOf(options: CensusOptions): number {
   return options.gapMs !== undefined && Number.isFinite(options.gapMs) && options.gapMs > 0 ? options.gapMs : 0;
@@ -167,11 +176,13 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
     ...(options.lookup ? { lookup: options.lookup } : {}),
   };
-  const result = await (options.probe ?? defaultProbe)(t, probeOptions);
+  const probe = options.probe ?? defaultProbe;
+  const result = await probe(t, probeOptions);
   // the probe names the URL it was given; the store knows the target by its listed form
-  return attemptOf(runId, started, { ...result, target: t.target }, options.headers);
+  return attemptOf(runId, started, { ...result, target: t.target }, options.headers, redacting.has(probe));
 }
 
+/** Scrubs its verdict of `options.headers` itself, as probeHttp and probeStdio do. */
 function defaultProbe(t: TargetRecord, options: ProbeOptions): Promise<ProbeResult> {
   if (t.kind === "stdio") {
     // a stdio target is stored as its command line; its words are the command and its arguments
