@@ -27,9 +27,14 @@ export const BUILD_LEVELS = 32_768;
  * parsed value (`exceedsDepth`) is the cheaper judge.
  */
 export function depthBeforeParse(text: string, max: number): boolean | undefined {
-  if (text.length <= 2 * max || shortForDepth(text, max)) return false;
+  if (shallowText(text, max)) return false;
   if (text.length <= 2 * BUILD_LEVELS || !mayNest(text, BUILD_LEVELS)) return undefined;
   return scanDepth(text, max);
+}
+
+/** For JSON text: true when its length and its `[` alone show it nests at most `max` deep (see below). */
+export function shallowText(text: string, max: number): boolean {
+  return text.length <= 2 * max || shortForDepth(text, max);
 }
 
 /**

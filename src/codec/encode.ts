@@ -6,7 +6,7 @@ import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { checkValue, type Role } from "./check.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./decode.js";
 import { defect, type Defect } from "./defects.js";
-import { exceedsDepth } from "./depth.js";
+import { exceedsDepth, shallowText } from "./depth.js";
 import type { Message } from "./message.js";
 
 export interface EncodeOptions {
@@ -35,19 +35,24 @@ export function encode(message: Message | readonly Message[], options: EncodeOpt
   if (errors.length > 0) throw new EncodeError(errors);
 
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (exceedsDepth(message, maxDepth)) {
-    throw new EncodeError([defect("too_deep", "", `nests deeper than ${maxDepth} levels, or refers to itself`)]);
-  }
   let text: string;
   try {
+    // serialised first: V8 stops a self-reference or a stack-deep value with an error of its own
     text = JSON.stringify(message);
   } catch (e) {
-    // cycles and BigInt: there is no JSON text for this value
+    if (exceedsDepth(message, maxDepth)) throw tooDeep(maxDepth);
+    // BigInt: there is no JSON text for this value
     throw new EncodeError([defect("parse_error", "", `not JSON data: ${e instanceof Error ? e.message : String(e)}`)]);
   }
+  // a text too short to nest past the limit needs no walk of the value (nearly every message)
+  if (!shallowText(text, maxDepth) && exceedsDepth(message, maxDepth)) throw tooDeep(maxDepth);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes) {
     throw new EncodeError([defect("too_large", "", `${Buffer.byteLength(text, "utf8")} bytes, over the ${maxBytes}-byte limit`)]);
   }
   return text;
+}
+
+function tooDeep(maxDepth: number): EncodeError {
+  return new EncodeError([defect("too_deep", "", `nests deeper than ${maxDepth} levels, or refers to itself`)]);
 }
