@@ -62,6 +62,42 @@ describe("McpServer", () => {
     await client.close();
   });
 
+  test("connectRequest answers a 2026-07-28 request as connect does before any session: lifecycle methods, era rules, methods added later", async () => {
+    const s = server({ logging: true });
+    s.method("resources/subscribe", () => ({}), { eras: ["legacy"] });
+    const asked = async (open: (t: Parameters<McpServer["connect"]>[0]) => unknown, method: string, params: JsonObject) => {
+      const [a, b] = createMemoryPair();
+      open(b);
+      const client = new Peer(a, { revision: "2025-11-25", role: "client" });
+      const outcome = await within(
+        client.request(method, params).then(
+          (r) => ({ result: r }),
+          (e: unknown) => ({ error: e instanceof ResponseError ? [e.code, e.message] : String(e) }),
+        ),
+        method,
+      );
+      await client.close();
+      return outcome;
+    };
+    const requests: [string, JsonObject][] = [
+      ["initialize", modern({ protocolVersion: "2025-11-25", capabilities: {} })],
+      ["ping", modern()],
+      ["logging/setLevel", modern({ level: "info" })],
+      ["server/discover", modern()],
+      ["tools/list", modern()],
+      ["resources/subscribe", modern({ uri: "x" })],
+      ["nothing/here", modern()],
+      ["tools/list", {}],
+      ["later", modern()],
+    ];
+    for (const [method, params] of requests) {
+      if (method === "later") s.method("later", () => ({ added: true }));
+      const one = await asked((t) => s.connectRequest(t), method, params);
+      assert.deepEqual(one, await asked((t) => s.connect(t), method, params), method);
+      if (method === "later") assert.deepEqual(one, { result: { resultType: "complete", added: true, _meta: { "io.modelcontextprotocol/serverInfo": { name: "test", version: "1" } } } });
+    }
+  });
+
   test("a legacy-only method is -32601 to a modern request and served in a session; a modern-only tool is invisible to legacy", async () => {
     const s = server();
     s.method("resources/subscribe", () => ({}), { eras: ["legacy"] });

@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
-import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from "../peer/peer.js";
+import { Peer, type PeerOptions, type RequestContext, type RequestHandler, type RequestOptions } from "../peer/peer.js";
 import { keepShape } from "../peer/shapes.js";
 import type { Transport } from "../peer/transport.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
@@ -182,6 +182,7 @@ export class McpServer {
   /** Serves another method, in both eras unless `options.eras` says otherwise. */
   method(name: string, handler: MethodHandler, options: MethodOptions = {}): void {
     this.methods.set(name, { handler, requires: options.requires, eras: options.eras ?? ["legacy", "modern"] });
+    this.requestPeerOptions = undefined;
   }
 
   /** The capabilities `initialize` declares, derived from what the server serves. */
@@ -232,13 +233,7 @@ export class McpServer {
 
   /** Serves one connection (a stdio pipe, an in-memory pair). Returns its peer. */
   connect(transport: Transport): Peer {
-    const peer = new Peer(transport, {
-      revision: this.legacy[0] ?? this.modern[0]!,
-      role: "server",
-      ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
-      ...(this.options.maxInFlight !== undefined ? { maxInFlight: this.options.maxInFlight } : {}),
-      ...(this.options.onDefect ? { onDefect: this.options.onDefect } : {}),
-    });
+    const peer = new Peer(transport, this.peerOptions());
     let session: Session | undefined;
 
     if (this.legacy.length > 0) {
@@ -298,6 +293,59 @@ export class McpServer {
       });
     }
     return peer;
+  }
+
+  /**
+   * Serves a single 2026-07-28 request (a Streamable HTTP POST): a peer that opens no session,
+   * so it shares one table of handlers with every other such peer instead of registering its
+   * own. `initialize`, `ping` and `logging/setLevel` are -32601 there, as 2026-07-28 has them.
+   */
+  connectRequest(transport: Transport): Peer {
+    return new Peer(transport, (this.requestPeerOptions ??= { ...this.peerOptions(), handlers: this.statelessHandlers() }));
+  }
+
+  private peerOptions(): PeerOptions {
+    return (this.basePeerOptions ??= {
+      revision: this.legacy[0] ?? this.modern[0]!,
+      role: "server",
+      ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
+      ...(this.options.maxInFlight !== undefined ? { maxInFlight: this.options.maxInFlight } : {}),
+      ...(this.options.onDefect ? { onDefect: this.options.onDefect } : {}),
+    });
+  }
+
+  private basePeerOptions: PeerOptions | undefined;
+  /** Made when first needed, and again after `method` adds one. */
+  private requestPeerOptions: PeerOptions | undefined;
+
+  /** What `connect`'s handlers do while no session is open, as one table every request shares. */
+  private statelessHandlers(): Map<string, RequestHandler> {
+    const handlers = new Map<string, RequestHandler>();
+    if (this.legacy.length > 0) {
+      for (const name of ["initialize", "ping", ...(this.options.logging ? ["logging/setLevel"] : [])]) {
+        handlers.set(name, () => {
+          throw removedIn2026(name);
+        });
+      }
+    }
+    if (this.modern.length > 0) {
+      handlers.set("server/discover", (params, context) =>
+        this.modernCall(params, context, () => {
+          const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
+          if (this.options.instructions) result.instructions = this.options.instructions;
+          return result;
+        }),
+      );
+    }
+    for (const [name, entry] of this.methods) {
+      if (LIFECYCLE.has(name)) continue;
+      const modern = entry.eras.includes("modern");
+      handlers.set(name, (params, context) => {
+        if (!modern && hasModernMeta(params)) throw removedIn2026(name);
+        return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
+      });
+    }
+    return handlers;
   }
 
   /** A stateless 2026-07-28 request: checks its `_meta`, runs it, stamps the result. */

@@ -714,3 +714,17 @@ describe("Peer: messages sent while serving a request name that request", () => 
     await client.close();
   });
 });
+
+describe("Peer: request handlers shared between peers", () => {
+  test("peers made with one table serve from it; `handle` on one of them changes its own copy, never the table or the others", async () => {
+    const shared = new Map([["who", () => ({ from: "shared" })]]);
+    const pairs = [0, 1].map(() => connectPeers(CHANNELS[0]!, { server: { handlers: shared } }));
+    pairs[0]!.server.handle("who", () => ({ from: "own" }));
+    pairs[0]!.server.handle("extra", () => ({}));
+    assert.deepEqual(await within(pairs[0]!.client.request("who"), 5000), { from: "own" });
+    assert.deepEqual(await within(pairs[1]!.client.request("who"), 5000), { from: "shared" });
+    assert.equal(((await rejection(pairs[1]!.client.request("extra"))) as ResponseError).code, -32601);
+    assert.deepEqual([...shared.keys()], ["who"]);
+    for (const p of pairs) await p.client.close();
+  });
+});

@@ -75,6 +75,11 @@ export interface PeerOptions {
   onDefect?: (report: DefectReport) => void;
   /** Called once when the connection ends, for whatever reason. */
   onClose?: (error?: Error) => void;
+  /**
+   * Request handlers to start with, shared with other peers and never changed through this one
+   * (`handle` then works on a copy): a server making a peer per request registers nothing per peer.
+   */
+  handlers?: ReadonlyMap<string, RequestHandler>;
 }
 
 interface Pending {
@@ -162,7 +167,9 @@ export class Peer {
   private answeredIds: BoundedSet<RequestId> | undefined;
   /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */
   private abandonedIds: BoundedSet<RequestId> | undefined;
-  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private requestHandlers: Map<string, RequestHandler>;
+  /** `requestHandlers` is `options.handlers`, someone else's: copied before the first `handle`. */
+  private sharedHandlers: boolean;
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private nextId = 1;
   private closedWith: Error | undefined;
@@ -179,6 +186,8 @@ export class Peer {
     private readonly options: PeerOptions,
   ) {
     this.revisionRules = RULES[options.revision];
+    this.sharedHandlers = options.handlers !== undefined;
+    this.requestHandlers = (options.handlers as Map<string, RequestHandler> | undefined) ?? new Map();
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
@@ -234,6 +243,10 @@ export class Peer {
 
   /** Serves `method`. The handler's return value is the result; a thrown `ResponseError` is sent as is. */
   handle(method: string, handler: RequestHandler): void {
+    if (this.sharedHandlers) {
+      this.requestHandlers = new Map(this.requestHandlers);
+      this.sharedHandlers = false;
+    }
     this.requestHandlers.set(method, handler);
   }
 

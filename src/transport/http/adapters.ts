@@ -66,10 +66,11 @@ export function nodeRequest(req: IncomingMessage): NodeRequest {
 
 export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpResponder {
   return {
-    start(status, headers) {
+    start(status, headers, flush) {
       res.writeHead(status, request.stopped ? { ...headers, connection: "close" } : headers);
-      // an SSE stream is open from its first byte: the client may wait a long time for an event
-      if (headers["content-type"] === "text/event-stream") res.flushHeaders();
+      // a stream that may stay empty a while is open from its first byte; otherwise the headers
+      // leave with the first write
+      if (flush) res.flushHeaders();
     },
     write: (chunk) => res.write(chunk),
     drained: () =>
@@ -87,6 +88,10 @@ export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpRe
       else res.end(chunk);
     },
     onAbort(listener) {
+      if (res.destroyed) {
+        if (!res.writableFinished) listener();
+        return;
+      }
       res.once("close", () => {
         if (!res.writableFinished) listener();
       });
@@ -174,7 +179,8 @@ export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res
       if (!aborted) controller.close();
     },
     onAbort(listener) {
-      abortListener = listener;
+      if (aborted) listener();
+      else abortListener = listener;
     },
   };
   void handle(req, res);

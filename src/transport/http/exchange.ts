@@ -32,14 +32,20 @@ export interface HttpRequestLike {
 
 /** The response side, whatever server will carry it. */
 export interface HttpResponder {
-  /** Sends the status and headers; called once, before any body. */
-  start(status: number, headers: Record<string, string>): void;
+  /**
+   * Sends the status and headers; called once, before any body. `flush`: put them on the wire
+   * now, not with the first write (a stream that may stay empty a long time).
+   */
+  start(status: number, headers: Record<string, string>, flush?: boolean): void;
   /** Writes part of the body; false when the client is not keeping up (then wait for `drained`). */
   write(chunk: string): boolean;
   drained(): Promise<void>;
   /** Ends the body. */
   end(chunk?: string): void;
-  /** Calls `listener` once if the client goes away before `end` (at most one listener). */
+  /**
+   * Calls `listener` once if the client goes away before `end` (at most one listener); at once
+   * if it has gone already.
+   */
   onAbort(listener: () => void): void;
 }
 
@@ -74,6 +80,8 @@ export class Exchange {
   private finished = false;
   private aborted = false;
   private abortListeners: (() => void)[] | undefined;
+  /** The responder tells this exchange when the client goes (asked for with the first `onAbort`). */
+  private watching = false;
   /** Headers added to the response; copied from the caller's only once one is set or removed. */
   private headers: Record<string, string>;
   private ownHeaders = false;
@@ -85,16 +93,13 @@ export class Exchange {
     headers: Readonly<Record<string, string>> = NO_HEADERS,
   ) {
     this.headers = headers as Record<string, string>;
-    responder.onAbort(() => {
-      if (this.finished || this.aborted) return;
-      this.aborted = true;
-      const listeners = this.abortListeners;
-      this.abortListeners = undefined;
-      if (listeners) for (const listener of listeners) listener();
-    });
   }
 
-  /** True once the response has ended or the client has gone: nothing more can be sent. */
+  /**
+   * True once the response has ended or the client has gone: nothing more can be sent. The
+   * client's going is learned once something listens for it (`onAbort`): an answer written at
+   * once, as most are, has no use for it.
+   */
   get done(): boolean {
     return this.finished || this.aborted;
   }
@@ -130,10 +135,27 @@ export class Exchange {
     return this.headers;
   }
 
-  /** Calls `listener` if the client goes away before the response has ended. */
+  /** Calls `listener` if the client goes away before the response has ended (at once if it has gone). */
   onAbort(listener: () => void): void {
-    if (this.aborted) listener();
-    else if (!this.finished) (this.abortListeners ??= []).push(listener);
+    if (this.aborted) {
+      listener();
+      return;
+    }
+    if (this.finished) return;
+    const first = this.abortListeners === undefined && !this.watching;
+    (this.abortListeners ??= []).push(listener);
+    if (first) {
+      this.watching = true;
+      this.responder.onAbort(() => this.clientGone());
+    }
+  }
+
+  private clientGone(): void {
+    if (this.finished || this.aborted) return;
+    this.aborted = true;
+    const listeners = this.abortListeners;
+    this.abortListeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   /**
@@ -144,15 +166,20 @@ export class Exchange {
     if (this.done) return;
     if (!this.sse) {
       if (!this.accepts.sse) return;
-      this.openStream();
+      // the headers leave with this first event, in one write
+      this.startStream(false);
     }
     if (!this.responder.write(sseEvent(text))) return this.responder.drained();
   }
 
   /** Opens the SSE stream now, with nothing in it yet (a GET stream). */
   openStream(): void {
+    this.startStream(true);
+  }
+
+  private startStream(flush: boolean): void {
     if (this.isStarted) return;
-    this.responder.start(200, { ...this.headers, ...SSE_HEADERS });
+    this.responder.start(200, { ...this.headers, ...SSE_HEADERS }, flush);
     this.isStarted = true;
     this.sse = true;
   }
@@ -170,7 +197,8 @@ export class Exchange {
    */
   answer(text: string, status = 200): void {
     if (this.done) return;
-    if (!this.sse && status === 200 && !this.accepts.json && this.accepts.sse) this.openStream();
+    // a stream of this one event: its headers leave with it, in one write
+    if (!this.sse && status === 200 && !this.accepts.json && this.accepts.sse) this.startStream(false);
     if (this.sse) {
       this.finish(sseEvent(text));
       return;

@@ -10,6 +10,7 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 const HEADER_LIST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*$/;
 const METHODS = "GET, POST, DELETE";
 const DEFAULT_ALLOWED_HEADERS = "content-type, accept, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name";
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The host name of a `Host` header (RFC 9110 §7.2: `uri-host [ ":" port ]`), lower case, without
@@ -75,15 +76,17 @@ export class OriginPolicy {
     return name;
   }
 
-  /** Headers for a request that may call ({} when it needs none); undefined when it may not. */
-  headersFor(req: HttpRequestLike): Record<string, string> | undefined {
-    const host = req.header("host");
+  /**
+   * Headers for a request that may call (none, nearly always: the same empty object each time);
+   * undefined when it may not. `host` is its Host header.
+   */
+  headersFor(req: HttpRequestLike, host: string | undefined = req.header("host")): Readonly<Record<string, string>> | undefined {
     if (this.hosts) {
       const name = host === undefined ? undefined : this.hostNameOf(host);
       if (name === undefined || !this.hosts.has(name)) return undefined;
     }
     const origin = req.header("origin");
-    if (origin === undefined) return {};
+    if (origin === undefined) return NO_HEADERS;
     const allowed = this.allowedOrigin(origin, host);
     if (allowed === undefined) return undefined;
     return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
@@ -93,8 +96,7 @@ export class OriginPolicy {
    * Why a request's `Host` is malformed, for a 400 (RFC 9112 §3.2: a request with more than one
    * Host line, or an invalid one, gets 400); undefined when it is fine or absent.
    */
-  hostProblem(req: HttpRequestLike): string | undefined {
-    const host = req.header("host");
+  hostProblem(req: HttpRequestLike, host: string | undefined = req.header("host")): string | undefined {
     if (host === undefined) return undefined;
     if (host.includes(",")) return "more than one Host header";
     return this.hostNameOf(host) === undefined ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name` : undefined;

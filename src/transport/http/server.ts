@@ -34,6 +34,11 @@ import { Session, SessionTable } from "./sessions.js";
 export interface HttpServable {
   /** Serves one connection: here a single 2026-07-28 request, or one legacy session. */
   connect(transport: Transport): Peer;
+  /**
+   * Serves a single 2026-07-28 request, whose `_meta` names its protocol version: a peer that
+   * never opens a session (`McpServer` shares one table of handlers among them). Default: `connect`.
+   */
+  connectRequest?(transport: Transport): Peer;
   /** A tool's `x-mcp-header` parameters, to check a 2026-07-28 call's `Mcp-Param-*` headers. */
   headerParams?(tool: string): readonly ParamHeader[] | undefined;
 }
@@ -155,11 +160,14 @@ class RequestTransport implements Transport {
 
   start(sink: TransportSink): void {
     this.sink = sink;
-    this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
   }
 
-  deliver(text: string, read?: ReadMessage): void {
-    this.sink?.message(text, read);
+  deliver(data: string | Uint8Array, read?: ReadMessage): void {
+    const sink = this.sink;
+    if (!sink) return;
+    sink.message(data, read);
+    // answered at once (a synchronous handler): nothing left for the client's going to cancel
+    if (!this.exchange.done) this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
   }
 
   send(text: string, message?: Message | readonly Message[]): void | Promise<void> {
@@ -224,10 +232,11 @@ class StreamableHttpHandler {
   }
 
   async handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
-    const cors = this.origins.headersFor(req);
+    const host = req.header("host");
+    const cors = this.origins.headersFor(req, host);
     const exchange = new Exchange(res, accepts(req.header("accept")), cors);
     try {
-      const badHost = this.origins.hostProblem(req);
+      const badHost = this.origins.hostProblem(req, host);
       if (badHost !== undefined) {
         this.refuse(exchange, 400, `Bad Request: ${badHost}`);
         return;
@@ -279,8 +288,9 @@ class StreamableHttpHandler {
   }
 
   private async post(req: HttpRequestLike, exchange: Exchange): Promise<void> {
-    const type = req.header("content-type")?.split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") {
+    const type = req.header("content-type");
+    // as clients send it nearly always; anything else is parsed
+    if (type !== "application/json" && type?.split(";")[0]!.trim().toLowerCase() !== "application/json") {
       this.refuse(exchange, 415, "Unsupported Media Type: the body must be application/json");
       return;
     }
@@ -309,12 +319,11 @@ class StreamableHttpHandler {
       this.refuseInvalid(exchange, decoded, session?.revision !== undefined && !RULES[session.revision].errorIdOptional ? null : undefined);
       return;
     }
-    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
-    // handed to the peer with the body, which then need not read it again
+    // handed to the peer with the body, which then need not read it again (nor decode its text)
     const read: ReadMessage = { decoded, revision, role: "client", maxBytes: this.maxBody };
     const single = decoded.kind === "batch" ? undefined : (decoded.message as Message);
     if (single && this.isModern(single, req)) {
-      this.serveModern(req, exchange, single, decoded.kind, text, read);
+      this.serveModern(req, exchange, single, decoded.kind, body, read);
       return;
     }
     if (!this.legacy) {
@@ -323,7 +332,7 @@ class StreamableHttpHandler {
     }
     if (sessionId === undefined) {
       if (decoded.kind === "request" && (single as { method: string }).method === "initialize") {
-        this.openSession(exchange, single as Message & { id: RequestId }, text, read, req.remoteAddress ?? "");
+        this.openSession(exchange, single as Message & { id: RequestId }, body, read, req.remoteAddress ?? "");
         return;
       }
       this.refuse(exchange, 400, "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first", INVALID_REQUEST, idOf(single));
@@ -334,7 +343,7 @@ class StreamableHttpHandler {
       return;
     }
     if (!this.versionHeaderFits(req, session, exchange, idOf(single))) return;
-    this.serveInSession(session, exchange, decoded, text, read);
+    this.serveInSession(session, exchange, decoded, body, read);
   }
 
   /**
@@ -352,31 +361,32 @@ class StreamableHttpHandler {
     }
     const started = Date.now();
     let held = 0;
-    const refuseBusy = () => {
-      this.budget.release(held);
-      req.stopReading();
-      exchange.setHeader("retry-after", "1");
-      this.refuse(exchange, 503, "Service Unavailable: too many request bodies in progress; retry shortly");
-      return undefined;
-    };
     // a declared length is taken whole before reading; a chunked body takes its bytes as they come
     const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0;
     if (known && declared > 0) {
-      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait()))) return refuseBusy();
+      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait()))) return this.refuseBusy(req, exchange, 0);
       held = declared;
     }
     // a body of declared size that comes as one chunk (nearly all) is taken as it is; in several,
     // they fill one buffer of that size in place: no list of chunks, no copy to join them
     let single: Uint8Array | undefined;
     let whole: Buffer | undefined;
-    const chunks: Uint8Array[] = [];
+    let chunks: Uint8Array[] | undefined;
     let size = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let deadline: Promise<typeof TIMED_OUT> | undefined;
+    // node:http emits the request as its headers are parsed and pushes the body that came in the
+    // same packet only after the handler returns: one microtask later it is there
+    let looked = false;
     try {
       for (;;) {
         // most small bodies are already there with the headers: no timer unless there is a wait
         let chunk: Uint8Array | null | undefined = req.readNow ? req.readNow() : null;
+        if (chunk === null && !looked && req.readNow) {
+          looked = true;
+          await undefined;
+          chunk = req.readNow();
+        }
         if (chunk === null) {
           deadline ??= new Promise<typeof TIMED_OUT>((resolve) => {
             timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, this.bodyTimeout - (Date.now() - started)));
@@ -400,10 +410,10 @@ class StreamableHttpHandler {
         }
         if (end > held) {
           const need = end - held;
-          if (!this.budget.tryTake(need, end <= SMALL_BODY) && !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))) return refuseBusy();
+          if (!this.budget.tryTake(need, end <= SMALL_BODY) && !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))) return this.refuseBusy(req, exchange, held);
           held = end;
         }
-        if (!known) chunks.push(chunk);
+        if (!known) (chunks ??= []).push(chunk);
         else if (size === 0 && chunk.byteLength === declared) single = chunk;
         else (whole ??= Buffer.allocUnsafe(declared)).set(chunk, size);
         size = end;
@@ -414,8 +424,17 @@ class StreamableHttpHandler {
     } finally {
       clearTimeout(timer);
     }
-    const body = single ?? (known ? (whole === undefined ? Buffer.alloc(0) : size === declared ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    const body = single ?? (known ? (whole === undefined ? Buffer.alloc(0) : size === declared ? whole : whole.subarray(0, size)) : chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     return { body, held };
+  }
+
+  /** 503 for a body that found no room in the byte budget in time; gives back the `held` bytes it had. */
+  private refuseBusy(req: HttpRequestLike, exchange: Exchange, held: number): undefined {
+    this.budget.release(held);
+    req.stopReading();
+    exchange.setHeader("retry-after", "1");
+    this.refuse(exchange, 503, "Service Unavailable: too many request bodies in progress; retry shortly");
+    return undefined;
   }
 
   /** How long a body waits for room in the byte budget before it is refused with 503. */
@@ -449,7 +468,7 @@ class StreamableHttpHandler {
     return version !== undefined && !(isRevision(version) && RULES[version].era === "legacy");
   }
 
-  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], text: string, read: ReadMessage): void {
+  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], body: Uint8Array, read: ReadMessage): void {
     if (kind === "notification") {
       // 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream)
       exchange.empty(202);
@@ -466,11 +485,12 @@ class StreamableHttpHandler {
       return;
     }
     const transport = new RequestTransport(exchange, request.id);
-    this.server.connect(transport);
-    transport.deliver(text, read);
+    if (this.server.connectRequest) this.server.connectRequest(transport);
+    else this.server.connect(transport);
+    transport.deliver(body, read);
   }
 
-  private openSession(exchange: Exchange, message: Message & { id: RequestId }, text: string, read: ReadMessage, client: string): void {
+  private openSession(exchange: Exchange, message: Message & { id: RequestId }, body: Uint8Array, read: ReadMessage, client: string): void {
     const session = new Session((t) => this.server.connect(t), client);
     const refused = this.table.add(session);
     if (refused !== undefined) {
@@ -493,7 +513,7 @@ class StreamableHttpHandler {
       on.removeHeader(H_SESSION_ID);
       void this.table.delete(session.id);
     };
-    session.transport.deliver(text, read, exchange, [message.id]);
+    session.transport.deliver(body, read, exchange, [message.id]);
   }
 
   /** After negotiation (2025-06-18 on), a version header must name the session's revision. */
@@ -504,7 +524,7 @@ class StreamableHttpHandler {
     return false;
   }
 
-  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, text: string, read: ReadMessage): void {
+  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, body: Uint8Array, read: ReadMessage): void {
     const messages = decoded.kind === "batch" ? (decoded.message as Message[]) : [decoded.message as Message];
     if (decoded.kind === "batch" && decoded.items!.every((i) => i.kind === "invalid")) {
       // JSON-RPC 2.0 §6: `[1,2,3]` gets three -32600s; no request in it has an id to carry them
@@ -531,10 +551,10 @@ class StreamableHttpHandler {
     }
     if (ids.length === 0) {
       // notifications and the client's answers (to sampling, elicitation, roots) are accepted as is
-      session.transport.deliver(text, read);
+      session.transport.deliver(body, read);
       exchange.empty(202);
     } else {
-      session.transport.deliver(text, read, exchange, ids);
+      session.transport.deliver(body, read, exchange, ids);
     }
     for (const m of messages) {
       if (!isObject(m)) continue;

@@ -53,14 +53,15 @@ export class SessionTransport implements Transport {
    * A client that goes away does not cancel them (2025-11-25: disconnection is not
    * cancellation); their answers are dropped, since no other stream may carry them.
    */
-  deliver(text: string, read?: ReadMessage, exchange?: Exchange, ids: readonly RequestId[] = []): void {
-    if (exchange) {
-      for (const id of ids) this.waiting.set(id, exchange);
+  deliver(data: string | Uint8Array, read?: ReadMessage, exchange?: Exchange, ids: readonly RequestId[] = []): void {
+    if (exchange) for (const id of ids) this.waiting.set(id, exchange);
+    this.sink?.message(data, read);
+    // answered at once (synchronous handlers): no answer is left to drop if the client goes
+    if (exchange && !exchange.done) {
       exchange.onAbort(() => {
         for (const id of ids) if (this.waiting.get(id) === exchange) this.waiting.delete(id);
       });
     }
-    this.sink?.message(text, read);
   }
 
   /**
