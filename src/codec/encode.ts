@@ -31,8 +31,10 @@ export function encode(message: Message | readonly Message[], options: EncodeOpt
     throw new EncodeError([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}`)]);
   }
   const checked = checkValue(message, rules, options.role);
-  const errors = checked.defects.filter((d) => d.severity === "error");
-  if (errors.length > 0) throw new EncodeError(errors);
+  if (checked.defects.length > 0) {
+    const errors = checked.defects.filter((d) => d.severity === "error");
+    if (errors.length > 0) throw new EncodeError(errors);
+  }
 
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   let text: string;

@@ -12,7 +12,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "
 import { RULES, type Revision } from "../rules/revisions.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import { keepShape } from "./shapes.js";
-import type { ReadMessage, Transport } from "./transport.js";
+import type { DroppedAnswer, ReadMessage, Transport, TransportSink } from "./transport.js";
 
 export interface Progress {
   progress: number;
@@ -153,6 +153,29 @@ function isThenable(v: unknown): v is Promise<unknown> {
   return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
 }
 
+/** Never written to: what a peer's tables are until their first entry. */
+const NO_ENTRIES: Map<never, never> = new Map<never, never>();
+
+/**
+ * What a peer gives its transport: one object and no closures, as a peer may be made per request.
+ * It reaches the peer's private entry points by index, which TypeScript allows: nothing else should.
+ */
+class PeerSink implements TransportSink {
+  constructor(private readonly peer: Peer) {}
+  message(data: string | Uint8Array, read?: ReadMessage): void {
+    this.peer["receive"](data, read);
+  }
+  decode(data: string | Uint8Array): ReadMessage {
+    return this.peer["decodeIncoming"](data);
+  }
+  defect(d: Defect, answer?: DroppedAnswer): void {
+    this.peer["dropped"](d, answer);
+  }
+  closed(error?: Error): void {
+    this.peer["shutdown"](error ?? new ClosedError("the other side closed the connection"));
+  }
+}
+
 const DEFAULT_TIMEOUT = 60_000;
 const DEFAULT_MAX_IN_FLIGHT = 10_000;
 const CANCELLED = "notifications/cancelled";
@@ -160,8 +183,10 @@ const PROGRESS = "notifications/progress";
 
 export class Peer {
   private revisionRules;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly byProgressToken = new Map<RequestId, Pending>();
+  // the tables below start as one shared empty table, replaced by a table of their own before
+  // their first entry: a peer that serves one HTTP request never sends, nor listens to, anything
+  private pending: Map<RequestId, Pending> = NO_ENTRIES;
+  private byProgressToken: Map<RequestId, Pending> = NO_ENTRIES;
   private readonly serving = new Map<RequestId, IncomingRequest>();
   // made on first use: a peer that serves one HTTP request never sends one of its own
   private answeredIds: BoundedSet<RequestId> | undefined;
@@ -170,7 +195,7 @@ export class Peer {
   private requestHandlers: Map<string, RequestHandler>;
   /** `requestHandlers` is `options.handlers`, someone else's: copied before the first `handle`. */
   private sharedHandlers: boolean;
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private notificationHandlers: Map<string, NotificationHandler> = NO_ENTRIES;
   private nextId = 1;
   private closedWith: Error | undefined;
   private isClosed = false;
@@ -192,19 +217,17 @@ export class Peer {
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
     this.peerRole = options.role === "client" ? "server" : "client";
-    transport.start({
-      message: (data, read) => this.receive(data, read),
-      decode: (data) => this.decodeIncoming(data),
-      defect: (d, answer) => {
-        this.report(d);
-        if (answer === undefined) return;
-        const entry = this.settle(answer.id);
-        if (!entry) return;
-        this.answered.add(answer.id);
-        entry.reject(new MessageTooLargeError(entry.method, answer.size, answer.limit));
-      },
-      closed: (error) => this.shutdown(error ?? new ClosedError("the other side closed the connection")),
-    });
+    transport.start(new PeerSink(this));
+  }
+
+  /** A transport's `defect`: reported, and an answer it had to drop fails its request now. */
+  private dropped(d: Defect, answer: DroppedAnswer | undefined): void {
+    this.report(d);
+    if (answer === undefined) return;
+    const entry = this.settle(answer.id);
+    if (!entry) return;
+    this.answered.add(answer.id);
+    entry.reject(new MessageTooLargeError(entry.method, answer.size, answer.limit));
   }
 
   /** Settles (never rejects) with the reason once the connection has ended. */
@@ -251,6 +274,7 @@ export class Peer {
   }
 
   onNotification(method: string, handler: NotificationHandler): void {
+    if (this.notificationHandlers === NO_ENTRIES) this.notificationHandlers = new Map();
     this.notificationHandlers.set(method, handler);
   }
 
@@ -296,8 +320,12 @@ export class Peer {
         onAbort,
       };
       entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, first), `timed out after ${first} ms`), first);
+      if (this.pending === NO_ENTRIES) this.pending = new Map();
       this.pending.set(id, entry);
-      if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
+      if (progressToken !== undefined) {
+        if (this.byProgressToken === NO_ENTRIES) this.byProgressToken = new Map();
+        this.byProgressToken.set(progressToken, entry);
+      }
       if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
     });
     // written outside the executor: a closure there would keep the text alive until the answer
@@ -597,5 +625,5 @@ export class Peer {
 }
 
 // an HTTP server makes a peer and an incoming request per 2026-07-28 request (see shapes.ts)
-const keptPeer = keepShape(new Peer({ start() {}, send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }));
+const keptPeer = keepShape(new Peer({ start: (sink) => keepShape(sink), send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }));
 keepShape(new IncomingRequest(0, "", undefined, keptPeer));

@@ -4,6 +4,7 @@
  * in http-server.ts, once.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { keepShape } from "../../peer/shapes.js";
 import { nextChunk } from "./chunks.js";
 import type { HttpRequestLike, HttpResponder } from "./exchange.js";
 
@@ -25,79 +26,113 @@ function hostLines(raw: readonly string[]): string | undefined {
   return more ? more.join(", ") : first;
 }
 
+/** A node:http request as the handler reads it (a class: one object per request, no closures). */
+class NodeIncoming implements NodeRequest {
+  readonly method: string;
+  stopped = false;
+
+  constructor(private readonly req: IncomingMessage) {
+    this.method = req.method ?? "GET";
+  }
+
+  header(name: string): string | undefined {
+    // node keeps only the first Host; a second one must still be seen (RFC 9112 §3.2: 400)
+    if (name === "host") return hostLines(this.req.rawHeaders);
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(", ") : v;
+  }
+
+  headerNames(): readonly string[] {
+    return Object.keys(this.req.headers);
+  }
+
+  stopReading(): void {
+    // unread, the rest never leaves the socket's buffers; the connection closes after the answer
+    this.stopped = true;
+    this.req.pause();
+  }
+
+  // asked for only when a legacy session opens: the socket's getter is a system call each time
+  get remoteAddress(): string | undefined {
+    return this.req.socket?.remoteAddress;
+  }
+
+  readNow(): Uint8Array | undefined | null {
+    const req = this.req;
+    const chunk = req.read() as Buffer | null;
+    if (chunk !== null) return chunk;
+    // complete with nothing left buffered: the end, even though its event has not fired yet
+    return req.readableEnded || (req.complete && req.readableLength === 0) ? undefined : null;
+  }
+
+  read(): Promise<Uint8Array | undefined> {
+    const req = this.req;
+    const first = req.read() as Buffer | null;
+    if (first !== null) return Promise.resolve(first);
+    if (req.readableEnded) return Promise.resolve(undefined);
+    if (req.destroyed) return Promise.reject(new Error("the client went away"));
+    return nextChunk(req, () => req.read() as Buffer | null, () => new Error("the client went away"));
+  }
+}
+
 export function nodeRequest(req: IncomingMessage): NodeRequest {
-  let stopped = false;
-  return {
-    method: req.method ?? "GET",
-    header(name) {
-      // node keeps only the first Host; a second one must still be seen (RFC 9112 §3.2: 400)
-      if (name === "host") return hostLines(req.rawHeaders);
-      const v = req.headers[name];
-      return Array.isArray(v) ? v.join(", ") : v;
-    },
-    headerNames: () => Object.keys(req.headers),
-    get stopped() {
-      return stopped;
-    },
-    stopReading() {
-      // unread, the rest never leaves the socket's buffers; the connection closes after the answer
-      stopped = true;
-      req.pause();
-    },
-    // asked for only when a legacy session opens: the socket's getter is a system call each time
-    get remoteAddress() {
-      return req.socket?.remoteAddress;
-    },
-    readNow() {
-      const chunk = req.read() as Buffer | null;
-      if (chunk !== null) return chunk;
-      // complete with nothing left buffered: the end, even though its event has not fired yet
-      return req.readableEnded || (req.complete && req.readableLength === 0) ? undefined : null;
-    },
-    read() {
-      const first = req.read() as Buffer | null;
-      if (first !== null) return Promise.resolve(first);
-      if (req.readableEnded) return Promise.resolve(undefined);
-      if (req.destroyed) return Promise.reject(new Error("the client went away"));
-      return nextChunk(req, () => req.read() as Buffer | null, () => new Error("the client went away"));
-    },
-  };
+  return new NodeIncoming(req);
+}
+
+/** The response side of a node:http exchange (a class, for the same reason as `NodeIncoming`). */
+class NodeOutgoing implements HttpResponder {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly request: NodeRequest,
+  ) {}
+
+  start(status: number, headers: Record<string, string>, flush?: boolean): void {
+    this.res.writeHead(status, this.request.stopped ? { ...headers, connection: "close" } : headers);
+    // a stream that may stay empty a while is open from its first byte; otherwise the headers
+    // leave with the first write
+    if (flush) this.res.flushHeaders();
+  }
+
+  write(chunk: string): boolean {
+    return this.res.write(chunk);
+  }
+
+  drained(): Promise<void> {
+    const res = this.res;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
+
+  end(chunk?: string): void {
+    if (chunk === undefined) this.res.end();
+    else this.res.end(chunk);
+  }
+
+  onAbort(listener: () => void): void {
+    const res = this.res;
+    if (res.destroyed) {
+      if (!res.writableFinished) listener();
+      return;
+    }
+    res.once("close", () => {
+      if (!res.writableFinished) listener();
+    });
+  }
 }
 
 export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpResponder {
-  return {
-    start(status, headers, flush) {
-      res.writeHead(status, request.stopped ? { ...headers, connection: "close" } : headers);
-      // a stream that may stay empty a while is open from its first byte; otherwise the headers
-      // leave with the first write
-      if (flush) res.flushHeaders();
-    },
-    write: (chunk) => res.write(chunk),
-    drained: () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          res.off("drain", done);
-          res.off("close", done);
-          resolve();
-        };
-        res.on("drain", done);
-        res.on("close", done);
-      }),
-    end(chunk) {
-      if (chunk === undefined) res.end();
-      else res.end(chunk);
-    },
-    onAbort(listener) {
-      if (res.destroyed) {
-        if (!res.writableFinished) listener();
-        return;
-      }
-      res.once("close", () => {
-        if (!res.writableFinished) listener();
-      });
-    },
-  };
+  return new NodeOutgoing(res, request);
 }
+
+// made per request (see shapes.ts)
+keepShape(new NodeOutgoing({} as ServerResponse, keepShape(new NodeIncoming({ method: "POST" } as IncomingMessage))));
 
 /** Serves one Fetch-API request: resolves with the Response as soon as its status is known. */
 export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>): Promise<Response> {
