@@ -118,7 +118,7 @@ export function thresholdsFor(timeoutMs: number): Thresholds {
 interface InFlight {
   started: number;
   quiet: boolean;
-  /** When the probe last made progress (an exchange ended), performance.now. */
+  /** When an answer last came for the probe (or it started), performance.now. */
   heard: number;
 }
 
