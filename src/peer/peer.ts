@@ -172,7 +172,7 @@ class PeerSink implements TransportSink {
     this.peer["dropped"](d, answer);
   }
   closed(error?: Error): void {
-    this.peer["shutdown"](error ?? new ClosedError("the other side closed the connection"));
+    this.peer["shutdown"](error ?? "the other side closed the connection");
   }
 }
 
@@ -197,7 +197,8 @@ export class Peer {
   private sharedHandlers: boolean;
   private notificationHandlers: Map<string, NotificationHandler> = NO_ENTRIES;
   private nextId = 1;
-  private closedWith: Error | undefined;
+  /** Why the connection ended: text until someone asks (making an error captures a stack). */
+  private closedWith: Error | string | undefined;
   private isClosed = false;
   private readonly timeout: number;
   private readonly maxInFlight: number;
@@ -234,7 +235,7 @@ export class Peer {
   get ended(): Promise<Error> {
     // made when asked for: most peers that serve one HTTP request are never asked
     if (!this.endedPromise) {
-      if (this.closedWith) this.endedPromise = Promise.resolve(this.closedWith);
+      if (this.isClosed) this.endedPromise = Promise.resolve(this.closeError());
       else this.endedPromise = new Promise((resolve) => (this.markEnded = resolve));
     }
     return this.endedPromise;
@@ -279,7 +280,7 @@ export class Peer {
   }
 
   request<T = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
-    if (this.isClosed) return Promise.reject(new ClosedError(undefined, { cause: this.closedWith }));
+    if (this.isClosed) return Promise.reject(new ClosedError(undefined, { cause: this.closeError() }));
     if (this.pending.size >= this.maxInFlight) return Promise.reject(new OverloadedError(this.maxInFlight));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new AbortedError(method, signal.reason));
@@ -335,14 +336,14 @@ export class Peer {
 
   /** Sends a notification; `related` ties it to an incoming request (see `Transport.send`). */
   async notify(method: string, params?: JsonObject, related?: RequestId): Promise<void> {
-    if (this.isClosed) throw new ClosedError(undefined, { cause: this.closedWith });
+    if (this.isClosed) throw new ClosedError(undefined, { cause: this.closeError() });
     const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
     await this.write(encode(message, { revision: this.revision, role: this.options.role }), message, related);
   }
 
   /** Ends the connection: every pending request rejects at once with `ClosedError`. */
   async close(reason?: string): Promise<void> {
-    this.shutdown(new ClosedError(reason ?? "closed by this side"));
+    this.shutdown(reason ?? "closed by this side");
     await this.transport.close();
   }
 
@@ -381,10 +382,21 @@ export class Peer {
     });
   }
 
-  private shutdown(error: Error): void {
+  private closeError(): Error {
+    const why = this.closedWith;
+    if (typeof why !== "string") return why!;
+    const error = new ClosedError(why);
+    this.closedWith = error;
+    return error;
+  }
+
+  private shutdown(why: Error | string): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.closedWith = error;
+    this.closedWith = why;
+    // nothing waits and nobody listens: most closes end here, with no error made
+    if (this.pending.size === 0 && this.serving.size === 0 && !this.markEnded && !this.options.onClose) return;
+    const error = this.closeError();
     if (this.pending.size > 0) {
       const entries = [...this.pending.keys()];
       for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
