@@ -485,11 +485,11 @@ export class McpClient {
   request<T extends JsonObject = JsonObject>(method: string, params: JsonObject = {}, options?: RequestOptions): Promise<T> {
     if (this.era !== "modern") return this.peer.request<T>(method, params, options);
     const send = (p: JsonObject) => this.peer.request(method, this.withMeta(this.revision, p), options);
-    return withInputRounds(method, params, send, {
+    return withInputRounds(method, params, send, () => ({
       handlers: this.options.inputHandlers,
       maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
       ...(options?.signal ? { signal: options.signal } : {}),
-    }) as Promise<T>;
+    })) as Promise<T>;
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {

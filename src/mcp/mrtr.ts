@@ -72,12 +72,17 @@ export interface InputRoundsOptions {
  * and sends again. A result without `resultType` is complete (servers before 2026-07-28 send
  * none), and so is one of a type this client does not know: the caller sees it as it came.
  */
-export async function withInputRounds(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: InputRoundsOptions): Promise<JsonObject> {
+export function withInputRounds(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: () => InputRoundsOptions): Promise<JsonObject> {
+  // nearly every answer is complete: the rounds' machinery is made only for one that is not
+  return send(params).then((result) => (result.resultType === "input_required" ? inputRounds(method, params, result, send, options()) : result));
+}
+
+async function inputRounds(method: string, params: JsonObject, first: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: InputRoundsOptions): Promise<JsonObject> {
   // a retry is the original request plus this round's answers: nothing the caller or an earlier round put there
   const { inputResponses: _responses, requestState: _state, ...original } = params;
   let current = params;
   for (let round = 1; ; round++) {
-    const result = await send(current);
+    const result = round === 1 ? first : await send(current);
     if (result.resultType !== "input_required") return result;
     if (round > options.maxRounds) {
       throw new InputRequiredError("rounds", method, result, `still input_required after ${options.maxRounds} round(s) of answers`);

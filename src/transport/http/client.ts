@@ -14,7 +14,7 @@ import { defect } from "../../codec/defects.js";
 import { parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
-import { Abort, excerpt, fetchSameOrigin, followAbort, httpRequest, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
+import { Abort, excerpt, fetchSameOrigin, httpRequest, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
@@ -56,6 +56,8 @@ export interface ExchangeRecord {
 const ACCEPT = "application/json, text/event-stream";
 /** The wait before resuming when the server named none with `retry` (the SSE standard leaves it to the client). */
 const DEFAULT_RETRY_MS = 1000;
+/** How long the DELETE that ends a legacy session may take: it is a courtesy, not worth a long wait. */
+const DELETE_TIMEOUT_MS = 2000;
 
 interface Outgoing {
   id: RequestId | undefined;
@@ -93,6 +95,8 @@ export class StreamableHttpTransport implements Transport {
   private legacy = false;
   /** The GET stream for the server's own messages is open (see `openServerStream`). */
   private listening = false;
+  /** `onOuterAbort` listens to the caller's signal (see `follow`). */
+  private following = false;
   private readonly maxBytes: number;
   private readonly timeout: number;
   private readonly resumeAttempts: number;
@@ -118,7 +122,7 @@ export class StreamableHttpTransport implements Transport {
   /** One message's exchange, under its deadline and the caller's signal, cancellable by its id. */
   private async run(text: string, out: Outgoing): Promise<void> {
     const abort = new Abort();
-    const unfollow = followAbort(this.options.signal, abort);
+    this.follow(abort);
     this.all.add(abort);
     if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, abort);
     const deadline = setTimeout(
@@ -129,11 +133,37 @@ export class StreamableHttpTransport implements Transport {
       await this.exchange(text, out, abort);
     } finally {
       clearTimeout(deadline);
-      unfollow?.();
       this.all.delete(abort);
       if (out.id !== undefined && this.inFlight.get(out.id) === abort) this.inFlight.delete(out.id);
     }
   }
+
+  /**
+   * The caller's signal ends every exchange in `all`: one listener for the transport's life, not
+   * one added and removed per exchange (an AbortSignal's listeners cost more than a small call's
+   * own work). `abort` is aborted at once if the signal has fired already.
+   */
+  private follow(abort: Abort | AbortController): void {
+    const outer = this.options.signal;
+    if (!outer) return;
+    if (outer.aborted) abort.abort(outer.reason);
+    else if (!this.following) {
+      this.following = true;
+      outer.addEventListener("abort", this.onOuterAbort, { once: true });
+    }
+  }
+
+  private unfollow(): void {
+    if (!this.following) return;
+    this.following = false;
+    this.options.signal!.removeEventListener("abort", this.onOuterAbort);
+  }
+
+  private readonly onOuterAbort = (): void => {
+    this.following = false;
+    const reason: unknown = this.options.signal!.reason;
+    for (const c of this.all) c.abort(reason);
+  };
 
   /** Closing a request's stream is how Streamable HTTP cancels it. */
   cancel(id: RequestId): boolean {
@@ -163,7 +193,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.isClosed || this.listening) return;
     this.listening = true;
     const controller = new AbortController();
-    followAbort(this.options.signal, controller);
+    this.follow(controller);
     this.all.add(controller);
     void this.readServerStream(controller.signal).finally(() => this.all.delete(controller));
   }
@@ -209,18 +239,27 @@ export class StreamableHttpTransport implements Transport {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    for (const c of this.all) c.abort(new ClosedError("the HTTP transport is closed"));
+    if (this.all.size > 0) {
+      const closed = new ClosedError("the HTTP transport is closed");
+      for (const c of this.all) c.abort(closed);
+    }
     if (this.sessionId) {
       // a legacy session is ended explicitly; a server that does not allow it answers 405
       const headers: Record<string, string> = { ...this.options.headers, [H_SESSION_ID]: this.sessionId };
       if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
       // the caller's signal (an overall deadline, Ctrl-C) ends this exchange too
-      const outer = this.options.signal;
-      const signal = outer ? AbortSignal.any([AbortSignal.timeout(2000), outer]) : AbortSignal.timeout(2000);
-      await httpRequest(this.url, { method: "DELETE", headers, signal, lookup: this.options.lookup })
-        .then((r) => r.body.cancel())
-        .catch(() => undefined);
+      const signal = new Abort();
+      this.follow(signal);
+      this.all.add(signal);
+      const timer = setTimeout(() => signal.abort(new HttpError({ failure: "timeout", step: "DELETE", url: this.url }, `no answer to DELETE within ${DELETE_TIMEOUT_MS} ms`)), DELETE_TIMEOUT_MS);
+      await httpRequest(this.url, { method: "DELETE", headers, signal, lookup: this.options.lookup }).then(
+        (r) => r.body.cancel(),
+        () => undefined,
+      );
+      clearTimeout(timer);
+      this.all.delete(signal);
     }
+    this.unfollow();
     this.sink?.closed();
   }
 
