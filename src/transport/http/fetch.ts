@@ -212,7 +212,12 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
     let req: http.ClientRequest;
     let res: http.IncomingMessage | undefined;
     let settled = false;
-    const options: http.RequestOptions = { ...target.options, method: init.method, headers, agent: secure ? httpsAgent : httpAgent, ...(init.lookup ? { lookup: init.lookup } : {}) };
+    // a literal: V8 makes an object that starts with a spread and then takes more properties
+    // through a slow path, microseconds per request
+    const parts = target.options;
+    const options: http.RequestOptions = { protocol: parts.protocol, hostname: parts.hostname, port: parts.port, path: parts.path, method: init.method, headers, agent: secure ? httpsAgent : httpAgent };
+    if (parts.auth !== undefined) options.auth = parts.auth;
+    if (init.lookup) options.lookup = init.lookup;
     const onAbort = () => {
       // an answer received whole and let go of, or read to its last byte, is over: its connection
       // stays with the agent (resumed, a body read to its last byte ends and gives it back)
