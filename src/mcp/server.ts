@@ -153,6 +153,8 @@ interface Session {
   clientInfo: Implementation | undefined;
   /** Set by `logging/setLevel`; until then every level is sent. */
   logLevel: LogLevel;
+  /** What every request's context takes from the session: replaced, never changed, when the level is set. */
+  extras: ContextExtras;
 }
 
 /** Results a 2026-07-28 client may cache: the schema requires `ttlMs` and `cacheScope` on them. */
@@ -248,6 +250,7 @@ export class McpServer {
           clientCapabilities: isObject(p.capabilities) ? p.capabilities : {},
           clientInfo: isObject(p.clientInfo) ? (p.clientInfo as Implementation) : undefined,
           logLevel: "debug",
+          extras: { logLevel: "debug", logging: this.options.logging === true },
         };
         peer.revision = revision;
         const result: JsonObject = { protocolVersion: revision, capabilities: this.capabilitiesFor("legacy"), serverInfo: this.options.serverInfo };
@@ -265,6 +268,7 @@ export class McpServer {
           const level = params?.level;
           if (!isLogLevel(level)) throw new ResponseError(INVALID_PARAMS, `Unknown log level: ${JSON.stringify(level)}`);
           session.logLevel = level;
+          session.extras = { logLevel: level, logging: this.options.logging === true };
           return {};
         });
       }
@@ -288,8 +292,7 @@ export class McpServer {
           return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
         }
         if (!legacy) throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
-        const extras: ContextExtras = { logLevel: session.logLevel, logging: this.options.logging === true };
-        return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, extras));
+        return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, session.extras));
       });
     }
     return peer;

@@ -15,10 +15,8 @@ export interface ParamHeader {
   readonly path: readonly string[];
 }
 
-/** What the checks need from the request. */
-export interface ModernRequest {
-  readonly method: string;
-  readonly params: JsonObject | undefined;
+/** What the checks need from the request's headers (the HTTP request itself fits). */
+export interface ModernHeaders {
   header(name: string): string | undefined;
 }
 
@@ -46,8 +44,12 @@ function quoted(value: string): string {
  * The error a 2026-07-28 request must be refused with (HTTP 400), or undefined when it may be
  * served. `paramHeaders` gives a tool's `x-mcp-header` parameters; undefined skips that check.
  */
-export function checkModernRequest(request: ModernRequest, paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined): ErrorObject | undefined {
-  const { method, params } = request;
+export function checkModernRequest(
+  method: string,
+  params: JsonObject | undefined,
+  request: ModernHeaders,
+  paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined,
+): ErrorObject | undefined {
   const meta = isObject(params?._meta) ? params._meta : undefined;
   // a request missing a required field is malformed before it can mismatch anything (basic/index "_meta")
   for (const key of RULES[LATEST_REVISION].requiredRequestMeta) {
@@ -84,7 +86,7 @@ export function checkModernRequest(request: ModernRequest, paramHeaders?: (tool:
 }
 
 /** `Mcp-Param-*` against the arguments: each value present needs its header, and only then. */
-function checkParamHeaders(request: ModernRequest, declared: readonly ParamHeader[], args: unknown): ErrorObject | undefined {
+function checkParamHeaders(request: ModernHeaders, declared: readonly ParamHeader[], args: unknown): ErrorObject | undefined {
   for (const p of declared) {
     let value: unknown = args;
     for (const key of p.path) value = isObject(value) ? value[key] : undefined;

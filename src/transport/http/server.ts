@@ -479,7 +479,7 @@ class StreamableHttpHandler {
       return;
     }
     const request = message as { id: RequestId; method: string; params?: JsonObject };
-    const refused = checkModernRequest({ method: request.method, params: request.params, header: (n) => req.header(n) }, this.paramHeaders);
+    const refused = checkModernRequest(request.method, request.params, req, this.paramHeaders);
     if (refused) {
       exchange.answer(errorText(refused, request.id), 400);
       return;
@@ -525,6 +525,20 @@ class StreamableHttpHandler {
   }
 
   private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, body: Uint8Array, read: ReadMessage): void {
+    if (decoded.kind === "request" && (decoded.message as { method: string }).method !== "notifications/cancelled") {
+      // one request, nearly always: the checks below for just it, with no lists
+      const { id, method } = decoded.message as { id: RequestId; method: string };
+      if (method === "initialize") {
+        this.refuse(exchange, 400, "Invalid Request: this session is already initialized", INVALID_REQUEST, id);
+        return;
+      }
+      if (session.transport.awaits(id)) {
+        this.refuse(exchange, 400, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`, INVALID_REQUEST, id);
+        return;
+      }
+      session.transport.deliver(body, read, exchange, [id]);
+      return;
+    }
     const messages = decoded.kind === "batch" ? (decoded.message as Message[]) : [decoded.message as Message];
     if (decoded.kind === "batch" && decoded.items!.every((i) => i.kind === "invalid")) {
       // JSON-RPC 2.0 §6: `[1,2,3]` gets three -32600s; no request in it has an id to carry them
