@@ -10,8 +10,8 @@
  * into its own run of the same store, so the census timed runs at the JIT's steady state.
  * `censusCpuMs` and `ms` cover the timed census alone, from creating its run to finishing it.
  *
- * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, one
- * transaction per attempt). `sdk` is the same census driven by the official SDK client: the
+ * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, each
+ * attempt committed before it counts as done). `sdk` is the same census driven by the official SDK client: the
  * same limiter and the same store, and per target one Client over its own
  * StreamableHTTPClientTransport that connects (initialize) and lists the tools, within the
  * same overall deadline.
