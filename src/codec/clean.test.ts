@@ -143,6 +143,31 @@ describe("the shortcut for clean messages", () => {
     agrees(getter, rev, "client");
     assert.equal(checkValue(getter, RULES[rev], "client").kind, "invalid");
 
+    // on an object JSON.parse made, a member it lacks is read from Object.prototype, even one
+    // enumeration does not see there
+    for (const [name, value] of [
+      ["error", { code: -32603, message: "x" }],
+      ["method", "ping"],
+      ["jsonrpc", "2.0"],
+      ["params", {}],
+    ] as const) {
+      for (const m of [result(rev, 1, { content: [], resultType: "complete" }), { jsonrpc: "2.0", method: "notifications/initialized" }, { id: 1, result: { resultType: "complete" } }]) {
+        const text = JSON.stringify(m);
+        Object.defineProperty(Object.prototype, name, { value, enumerable: false, configurable: true, writable: true });
+        try {
+          const parsed = JSON.parse(text) as Record<string, unknown>;
+          const full = checkEveryRule(parsed, RULES[rev], "client");
+          const kind = cleanKind(parsed, RULES[rev], "client", true);
+          if (kind !== undefined) assert.deepEqual([full.kind, full.defects], [kind, []], `${name} inherited: ${text}`);
+          agrees(parsed, rev, "client");
+          const d = decode(text, { revision: rev, role: "client" });
+          assert.deepEqual([d.kind, d.defects], [full.kind, full.defects], `${name} inherited: ${text}`);
+        } finally {
+          delete (Object.prototype as Record<string, unknown>)[name];
+        }
+      }
+    }
+
     // a member present with the value undefined, as only a caller of encode can write it
     agrees({ ...clean, params: undefined }, "2025-11-25", "client");
     agrees({ jsonrpc: "2.0", id: 1, result: {}, error: undefined }, "2025-11-25", "client");

@@ -29,15 +29,42 @@ function cleanId(id: unknown): boolean {
   return typeof id === "string" || Number.isSafeInteger(id);
 }
 
-/** The kind of a defect-free message object, or undefined when the full check must look. */
-export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role: Role | undefined): MessageKind | undefined {
-  // every member read, present or not, as the full check reads them
-  const jsonrpc = o.jsonrpc;
-  const id = o.id;
-  const method = o.method;
-  const params = o.params;
-  const result = o.result;
-  const error = o.error;
+/** Where a read by name ends for a member JSON.parse did not make: %Object.prototype%. */
+const OBJECT_PROTOTYPE: Record<string, unknown> = Object.getPrototypeOf({}) as Record<string, unknown>;
+
+/**
+ * The kind of a defect-free message object, or undefined when the full check must look.
+ * `parsed`: `o` was just made by JSON.parse (decode), so every member of its own is enumerable.
+ */
+export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role: Role | undefined, parsed = false): MessageKind | undefined {
+  // One enumeration finds the members and counts them. Reads by name cost more: messages come in
+  // many shapes, so V8 would look each of the six names up in its megamorphic cache.
+  let jsonrpc: unknown;
+  let id: unknown;
+  let method: unknown;
+  let params: unknown;
+  let result: unknown;
+  let error: unknown;
+  let count = 0;
+  for (const k in o) {
+    count++;
+    if (k === "jsonrpc") jsonrpc = o[k];
+    else if (k === "id") id = o[k];
+    else if (k === "method") method = o[k];
+    else if (k === "params") params = o[k];
+    else if (k === "result") result = o[k];
+    else if (k === "error") error = o[k];
+  }
+  // A member enumeration did not find may still be found by the full check's read by name (not
+  // enumerable, or inherited and not enumerable), so it is read by name too. JSON.parse makes only
+  // enumerable own members: on its objects such a read can only end in Object.prototype.
+  const rest = parsed ? OBJECT_PROTOTYPE : o;
+  if (jsonrpc === undefined) jsonrpc = rest.jsonrpc;
+  if (id === undefined) id = rest.id;
+  if (method === undefined) method = rest.method;
+  if (params === undefined) params = rest.params;
+  if (result === undefined) result = rest.result;
+  if (error === undefined) error = rest.error;
   if (jsonrpc !== "2.0") return undefined;
   if (method !== undefined) {
     if (result !== undefined || error !== undefined) return undefined;
@@ -47,10 +74,10 @@ export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role
       if (!isPlainObject(params)) return undefined;
       members++;
     }
-    if (id === undefined) return countKeys(o) === members ? "notification" : undefined;
+    if (id === undefined) return count === members ? "notification" : undefined;
     if (!cleanId(id)) return undefined;
     if (rules.requiredRequestMeta.length > 0 && role !== "server" && !cleanRequestMeta(params)) return undefined;
-    return countKeys(o) === members + 1 ? "request" : undefined;
+    return count === members + 1 ? "request" : undefined;
   }
   if (result !== undefined) {
     if (error !== undefined || !cleanId(id) || !isPlainObject(result)) return undefined;
@@ -59,7 +86,7 @@ export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role
       if (typeof rt !== "string" || !rules.resultTypes.includes(rt)) return undefined;
     }
     // params on a response is an unexpected member: the count catches it with any other
-    return countKeys(o) === 3 ? "result" : undefined;
+    return count === 3 ? "result" : undefined;
   }
   if (error !== undefined) {
     if (id === undefined ? !rules.errorIdOptional : !cleanId(id)) return undefined;
@@ -69,7 +96,7 @@ export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role
     if (countKeys(error) !== (error.data !== undefined ? 3 : 2)) return undefined;
     const status = describeError(code, rules.revision).status;
     if (status !== "defined" && status !== "application") return undefined;
-    return countKeys(o) === (id === undefined ? 2 : 3) ? "error" : undefined;
+    return count === (id === undefined ? 2 : 3) ? "error" : undefined;
   }
   return undefined;
 }

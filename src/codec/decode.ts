@@ -86,7 +86,7 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
 
   const role = options.role;
   if (isPlainObject(value)) {
-    const kind = cleanKind(value, rules, role);
+    const kind = cleanKind(value, rules, role, true);
     if (kind !== undefined) {
       // A clean message's other members are strings and numbers: only this one can nest, and
       // walking it alone spares the walk a pass over the envelope on every message.
