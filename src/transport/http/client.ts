@@ -14,7 +14,7 @@ import { defect } from "../../codec/defects.js";
 import { parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
-import { Abort, excerpt, fetchSameOrigin, httpRequest, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
+import { Abort, excerpt, fetchSameOrigin, httpRequest, readBody, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
@@ -320,7 +320,9 @@ export class StreamableHttpTransport implements Transport {
         const session = response.headers.get(H_SESSION_ID);
         if (session) this.sessionId = session;
       }
-      await this.consume(response, url, contentType, out, record, signal);
+      // a JSON answer that came whole is judged at once, with no promise of its own
+      const consumed = this.consume(response, url, contentType, out, record, signal);
+      if (consumed) await consumed;
     } catch (e) {
       // an abort (deadline, caller's signal) mid-body surfaces as a stream error: say what it was
       const error =
@@ -339,42 +341,67 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  private async consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord | undefined, signal: AbortLike): Promise<void> {
+  /** Reads and judges an answer; a promise only when it has to wait (an SSE stream, a body still coming). */
+  private consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord | undefined, signal: AbortLike): Promise<void> | undefined {
     const status = response.status;
+    if (contentType.includes("text/event-stream") && status >= 200 && status < 300) return this.consumeStream(response, url, contentType, out, signal);
     const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
-    if (contentType.includes("text/event-stream") && status >= 200 && status < 300) {
-      const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0 };
-      let broken = await this.readEvents(response, out, signal, cursor);
-      // Before 2026-07-28 a server may end the connection before the response, and the client
-      // "SHOULD then poll" with GET and Last-Event-ID after the `retry` it was given (2025-11-25
-      // transports); 2026-07-28 streams are not resumable. Only reconnections that bring no
-      // message count against the limit: a server that polls is making progress.
-      let fruitless = 0;
-      while (out.isRequest && !cursor.answered && !out.modern && cursor.lastEventId && fruitless < this.resumeAttempts) {
-        await pause(cursor.retry ?? DEFAULT_RETRY_MS, signal);
-        cursor.messages = 0;
-        broken = await this.resume(out, cursor, signal);
-        fruitless = cursor.messages > 0 ? 0 : fruitless + 1;
-      }
-      if (broken) throw broken;
-      if (out.isRequest && !cursor.answered) {
-        const resumed = fruitless > 0 ? ` (resumed with GET ${fruitless} time(s) in a row without a message)` : "";
-        throw new HttpError({ ...base, failure: "no_response" }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}${resumed}`);
-      }
-      return;
-    }
-    let body: CappedBody;
+    let got: CappedBody | Promise<CappedBody>;
     try {
-      body = await readCapped(response, this.maxBytes);
+      got = readBody(response, this.maxBytes);
     } catch (e) {
-      if (signal.aborted && signal.reason instanceof Error) throw signal.reason;
-      // a body that cannot be decoded is no JSON-RPC answer, whatever the bytes meant
-      if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING") throw new HttpError({ ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] }, (e as Error).message);
-      throw e;
+      throw this.bodyFailed(e, base, signal);
     }
+    if (got instanceof Promise) {
+      return got.then(
+        (body) => this.judge(response, body, base, out, record),
+        (e: unknown) => {
+          throw this.bodyFailed(e, base, signal);
+        },
+      );
+    }
+    this.judge(response, got, base, out, record);
+    return undefined;
+  }
+
+  /** What a body that could not be read to its end is reported as. */
+  private bodyFailed(e: unknown, base: HttpErrorInit, signal: AbortLike): unknown {
+    if (signal.aborted && signal.reason instanceof Error) return signal.reason;
+    // a body that cannot be decoded is no JSON-RPC answer, whatever the bytes meant
+    if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING") return new HttpError({ ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] }, (e as Error).message);
+    return e;
+  }
+
+  /** Reads an SSE answer, resuming a legacy stream cut short before its response. */
+  private async consumeStream(response: HttpResponse, url: string, contentType: string, out: Outgoing, signal: AbortLike): Promise<void> {
+    const status = response.status;
+    const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0 };
+    let broken = await this.readEvents(response, out, signal, cursor);
+    // Before 2026-07-28 a server may end the connection before the response, and the client
+    // "SHOULD then poll" with GET and Last-Event-ID after the `retry` it was given (2025-11-25
+    // transports); 2026-07-28 streams are not resumable. Only reconnections that bring no
+    // message count against the limit: a server that polls is making progress.
+    let fruitless = 0;
+    while (out.isRequest && !cursor.answered && !out.modern && cursor.lastEventId && fruitless < this.resumeAttempts) {
+      await pause(cursor.retry ?? DEFAULT_RETRY_MS, signal);
+      cursor.messages = 0;
+      broken = await this.resume(out, cursor, signal);
+      fruitless = cursor.messages > 0 ? 0 : fruitless + 1;
+    }
+    if (broken) throw broken;
+    if (out.isRequest && !cursor.answered) {
+      const resumed = fruitless > 0 ? ` (resumed with GET ${fruitless} time(s) in a row without a message)` : "";
+      throw new HttpError({ failure: "no_response", step: out.method, url, status, contentType }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}${resumed}`);
+    }
+  }
+
+  /** Judges a JSON (or empty, or foreign) answer read whole: the peer gets it, or an HttpError says what it is. */
+  private judge(response: HttpResponse, body: CappedBody, base: HttpErrorInit, out: Outgoing, record: ExchangeRecord | undefined): void {
+    const status = response.status;
+    const contentType = base.contentType;
     const bytes = body.bytes;
     if (record) record.bodyExcerpt = excerpt(bytes, 256);
-    const evidence = (): HttpErrorInit => ({ ...base, bodyExcerpt: excerpt(bytes) });
+    const evidence = (): HttpErrorInit => evidenceOf(base, bytes);
     if (body.truncated) throw new HttpError({ ...evidence(), failure: "too_large" }, `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`);
     if (status === 401 || status === 403 || status >= 500) {
       // never era evidence, whatever the body says: the exchange itself failed
@@ -489,6 +516,11 @@ export class StreamableHttpTransport implements Transport {
       this.options.onExchange?.(record);
     }
   }
+}
+
+/** What an HttpError about a body carries: the exchange and the body's first bytes. */
+function evidenceOf(base: HttpErrorInit, bytes: Uint8Array): HttpErrorInit {
+  return { ...base, bodyExcerpt: excerpt(bytes) };
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it fires. */

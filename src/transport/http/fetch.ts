@@ -138,7 +138,7 @@ export interface FetchedResponse {
   /** Where the answer finally came from, after same-origin redirects. */
   url: string;
   /** The redirects followed on the way, in order (empty when none). */
-  redirects: Redirect[];
+  redirects: readonly Redirect[];
 }
 
 export interface Redirect {
@@ -470,19 +470,38 @@ function decodingError(e: unknown, coding: string): Error {
  * 307/308 say, since re-sending a JSON-RPC message as GET means nothing); one to another
  * origin is refused with an HttpError naming the target.
  */
-export async function fetchSameOrigin(url: string, init: HttpRequestInit, step: string): Promise<FetchedResponse> {
+export function fetchSameOrigin(url: string, init: HttpRequestInit, step: string): Promise<FetchedResponse> {
+  // nearly every answer is no redirect: one promise and no loop for it
+  return httpRequest(url, init).then(
+    (response) => (isRedirect(response) ? followRedirects(url, init, step, response) : { response, url, redirects: NO_REDIRECTS }),
+    (e: unknown) => {
+      throw asNetworkError(e, step, url, init.signal);
+    },
+  );
+}
+
+const NO_REDIRECTS: readonly Redirect[] = Object.freeze([]);
+
+function isRedirect(response: HttpResponse): boolean {
+  const status = response.status;
+  return status >= 300 && status < 400 && status !== 304 && !!response.headers.get("location");
+}
+
+async function followRedirects(url: string, init: HttpRequestInit, step: string, first: HttpResponse): Promise<FetchedResponse> {
   let current = url;
   const redirects: Redirect[] = [];
   for (let hop = 0; ; hop++) {
     let response: HttpResponse;
-    try {
-      response = await httpRequest(current, init);
-    } catch (e) {
-      throw asNetworkError(e, step, current, init.signal);
+    if (hop === 0) response = first;
+    else {
+      try {
+        response = await httpRequest(current, init);
+      } catch (e) {
+        throw asNetworkError(e, step, current, init.signal);
+      }
     }
-    if (response.status < 300 || response.status >= 400 || response.status === 304) return { response, url: current, redirects };
-    const location = response.headers.get("location");
-    if (!location) return { response, url: current, redirects };
+    if (!isRedirect(response)) return { response, url: current, redirects };
+    const location = response.headers.get("location")!;
     response.body.cancel();
     const target = new URL(location, current);
     const base = { step, url: current, status: response.status, location: target.href };
@@ -545,23 +564,38 @@ export interface CappedBody {
 
 /** Reads a body up to `cap` bytes; past it, stops reading and cancels the rest. */
 export async function readCapped(response: HttpResponse, cap: number): Promise<CappedBody> {
+  return readBody(response, cap);
+}
+
+/**
+ * `readCapped`, with no promise when the whole body has arrived already (a small answer comes
+ * with its headers): the body itself then, a promise only when part of it has to be waited for.
+ */
+export function readBody(response: HttpResponse, cap: number): CappedBody | Promise<CappedBody> {
   const body = response.body;
+  if (!body.readNow) return readRest(body, cap, undefined, undefined, 0);
   let first: Uint8Array | undefined;
   let parts: Uint8Array[] | undefined;
   let held = 0;
+  for (;;) {
+    const value = body.readNow();
+    if (value === null) return readRest(body, cap, first, parts, held);
+    if (value === undefined) return whole(first, parts, held);
+    if (held + value.byteLength > cap) return truncated(body, cap, first, parts, held, value);
+    // one chunk (a small answer) is kept as it came: no list, no copy
+    if (first === undefined && parts === undefined) first = value;
+    else (parts ??= [first!]).push(value);
+    held += value.byteLength;
+  }
+}
+
+async function readRest(body: HttpBody, cap: number, first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number): Promise<CappedBody> {
   try {
     for (;;) {
       let value = body.readNow ? body.readNow() : null;
       if (value === null) value = await body.read();
       if (value === undefined) break;
-      if (held + value.byteLength > cap) {
-        parts ??= first ? [first] : [];
-        parts.push(value.subarray(0, cap - held));
-        held = cap;
-        body.cancel();
-        return { bytes: Buffer.concat(parts, held), truncated: true };
-      }
-      // one chunk (a small answer) is kept as it came: no list, no copy
+      if (held + value.byteLength > cap) return truncated(body, cap, first, parts, held, value);
       if (first === undefined && parts === undefined) first = value;
       else (parts ??= [first!]).push(value);
       held += value.byteLength;
@@ -570,6 +604,17 @@ export async function readCapped(response: HttpResponse, cap: number): Promise<C
     body.cancel();
     throw e;
   }
+  return whole(first, parts, held);
+}
+
+function truncated(body: HttpBody, cap: number, first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number, value: Uint8Array): CappedBody {
+  parts ??= first ? [first] : [];
+  parts.push(value.subarray(0, cap - held));
+  body.cancel();
+  return { bytes: Buffer.concat(parts, cap), truncated: true };
+}
+
+function whole(first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number): CappedBody {
   if (parts) return { bytes: Buffer.concat(parts, held), truncated: false };
   if (first === undefined) return { bytes: Buffer.alloc(0), truncated: false };
   return { bytes: Buffer.isBuffer(first) ? first : Buffer.from(first.buffer, first.byteOffset, first.byteLength), truncated: false };
