@@ -380,6 +380,9 @@ class StreamableHttpHandler {
     let looked = false;
     try {
       for (;;) {
+        // every declared byte is here: what follows on the connection is the next request, so
+        // the body's end (which node marks a little later) needs no wait
+        if (known && size === declared) break;
         // most small bodies are already there with the headers: no timer unless there is a wait
         let chunk: Uint8Array | null | undefined = req.readNow ? req.readNow() : null;
         if (chunk === null && !looked && req.readNow) {
