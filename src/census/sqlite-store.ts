@@ -182,7 +182,7 @@ export class SqliteStore implements Store {
 
   /**
    * Many attempts in one transaction: an import, or a benchmark filling a database. A census
-   * records one at a time instead, so a crash never takes finished attempts with it.
+   * uses `recordAttempt`, whose promise says when each attempt is committed.
    */
   async recordAttempts(attempts: Iterable<AttemptRecord>): Promise<number> {
     this.#flush();

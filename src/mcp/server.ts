@@ -274,13 +274,7 @@ export class McpServer {
       }
     }
     if (this.modern.length > 0) {
-      peer.handle("server/discover", (params, context) =>
-        this.modernCall(params, context, () => {
-          const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
-          if (this.options.instructions) result.instructions = this.options.instructions;
-          return result;
-        }),
-      );
+      peer.handle("server/discover", (params, context) => this.discover(params, context));
     }
     for (const [name, entry] of this.methods) {
       if (LIFECYCLE.has(name)) continue;
@@ -289,7 +283,7 @@ export class McpServer {
       peer.handle(name, (params, context) => {
         if (hasModernMeta(params) || !session) {
           if (!modern && hasModernMeta(params)) throw removedIn2026(name);
-          return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
+          return this.callModern(entry, params, context);
         }
         if (!legacy) throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
         return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, session.extras));
@@ -332,23 +326,30 @@ export class McpServer {
       }
     }
     if (this.modern.length > 0) {
-      handlers.set("server/discover", (params, context) =>
-        this.modernCall(params, context, () => {
-          const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
-          if (this.options.instructions) result.instructions = this.options.instructions;
-          return result;
-        }),
-      );
+      handlers.set("server/discover", (params, context) => this.discover(params, context));
     }
     for (const [name, entry] of this.methods) {
       if (LIFECYCLE.has(name)) continue;
       const modern = entry.eras.includes("modern");
       handlers.set(name, (params, context) => {
         if (!modern && hasModernMeta(params)) throw removedIn2026(name);
-        return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
+        return this.callModern(entry, params, context);
       });
     }
     return handlers;
+  }
+
+  private discover(params: JsonObject | undefined, context: RequestContext): JsonObject | Promise<JsonObject> {
+    return this.modernCall(params, context, () => {
+      const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
+      if (this.options.instructions) result.instructions = this.options.instructions;
+      return result;
+    });
+  }
+
+  /** A method's handler run as a stateless 2026-07-28 request. */
+  private callModern(entry: MethodEntry, params: JsonObject | undefined, context: RequestContext): JsonObject | Promise<JsonObject> {
+    return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
   }
 
   /** A stateless 2026-07-28 request: checks its `_meta`, runs it, stamps the result. */
