@@ -10,7 +10,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
 import { LEGACY_REVISIONS } from "../rules/revisions.js";
-import { CLI, signal, within } from "../mcp/interop-support.test.js";
+import { CLI, within } from "../mcp/interop-support.test.js";
+import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "../mcp/sdk-client-checks.test.js";
 
 const TIMEOUT = 10_000;
 
@@ -48,25 +49,6 @@ class Served {
   }
 }
 
-interface ProgressSeen {
-  progress: number;
-  total?: number;
-}
-
-interface CallOptions {
-  onprogress?: (p: ProgressSeen) => void;
-  signal?: AbortSignal;
-  timeout?: number;
-}
-
-/** What both SDK generations offer, in the shape these tests use. */
-interface SdkClient {
-  listTools(): Promise<{ tools: { name: string }[] }>;
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<{ content: unknown[]; isError?: boolean }>;
-  close(): Promise<void>;
-  readonly errors: Error[];
-}
-
 async function connectV1(url: string): Promise<SdkClient & { transport: V1HttpTransport }> {
   const transport = new V1HttpTransport(new URL(url));
   const client = new V1Client({ name: "interop-v1-http", version: "1.0.0" });
@@ -99,71 +81,6 @@ async function connectV2(url: string, mode: "legacy" | { pin: string }): Promise
     close: () => client.close(),
     errors,
   };
-}
-
-function textOf(result: { content: unknown[] }): string {
-  const first = result.content[0] as { type?: string; text?: string } | undefined;
-  assert.equal(first?.type, "text");
-  return first.text ?? "";
-}
-
-/** The same checks for every client: tools, a call, progress, cancellation. */
-function sameChecks(connection: () => SdkClient) {
-  test("tools/list shows echo, add and progress", async () => {
-    const { tools } = await within(connection().listTools(), "tools/list");
-    assert.deepEqual(
-      tools.map((t) => t.name),
-      ["echo", "add", "progress"],
-    );
-  });
-
-  test("tools/call echo returns its text", async () => {
-    const result = await within(connection().callTool("echo", { text: "héllo, http" }), "echo");
-    assert.equal(result.isError ?? false, false);
-    assert.equal(textOf(result), "héllo, http");
-  });
-
-  test("the progress tool's notifications reach onprogress, in order, each once, before the answer", async () => {
-    const client = connection();
-    const seen: ProgressSeen[] = [];
-    const result = await within(
-      client.callTool("progress", { steps: 4, intervalMs: 5 }, { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) }),
-      "progress",
-    );
-    assert.equal(textOf(result), "counted to 4");
-    // over HTTP each notification is its own SSE event, read before the answer's
-    assert.deepEqual(
-      seen,
-      [1, 2, 3, 4].map((progress) => ({ progress, total: 4 })),
-    );
-    assert.deepEqual(
-      client.errors.map((e) => e.message),
-      [],
-    );
-  });
-
-  test("aborting a call cancels it: the SDK rejects, and a later call on the same client is served normally", async () => {
-    const client = connection();
-    const errorsBefore = client.errors.length;
-    const controller = new AbortController();
-    const first = signal();
-    const call = client.callTool("progress", { steps: 3, intervalMs: 250 }, { signal: controller.signal, onprogress: () => first.fire() });
-    const settled = call.then(
-      () => "resolved",
-      (e: unknown) => e,
-    );
-    await within(first.promise, "the first progress notification");
-    controller.abort();
-    const outcome = await within(settled, "the cancelled call");
-    assert.ok(outcome instanceof Error, `rejects with an Error, got ${String(outcome)}`);
-    assert.match(`${outcome.name} ${outcome.message}`, /abort/i);
-    const later = await within(client.callTool("progress", { steps: 2, intervalMs: 250 }), "the call after the cancelled one");
-    assert.equal(textOf(later), "counted to 2");
-    assert.deepEqual(
-      client.errors.slice(errorsBefore).map((e) => e.message),
-      [],
-    );
-  });
 }
 
 describe("mcp-wire serve --http", () => {
@@ -242,7 +159,7 @@ describe("SDK v1 Client + StreamableHTTPClientTransport → mcp-wire serve --htt
     assert.ok(client!.transport.sessionId, "the server gave a session id");
     assert.ok(LEGACY_REVISIONS.includes(client!.transport.protocolVersion as (typeof LEGACY_REVISIONS)[number]));
   });
-  sameChecks(() => client!);
+  sameChecks(() => client!, "http");
 });
 
 describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --http", () => {
@@ -257,14 +174,8 @@ describe("SDK v2 Client, default (legacy) negotiation → mcp-wire serve --http"
     await served?.stop();
   });
 
-  test("negotiates a legacy revision through initialize", () => {
-    const v2 = client!.v2;
-    assert.equal(v2.getProtocolEra(), "legacy");
-    const version = v2.getNegotiatedProtocolVersion();
-    assert.ok(LEGACY_REVISIONS.includes(version as (typeof LEGACY_REVISIONS)[number]), `a legacy revision, got ${version}`);
-    assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
-  });
-  sameChecks(() => client!);
+  test("negotiates a legacy revision through initialize", () => negotiatedLegacy(client!.v2));
+  sameChecks(() => client!, "http");
 });
 
 describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --http", () => {
@@ -279,12 +190,6 @@ describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --http", () => {
     await served?.stop();
   });
 
-  test("ends up modern at 2026-07-28, from server/discover", () => {
-    const v2 = client!.v2;
-    assert.equal(v2.getProtocolEra(), "modern");
-    assert.equal(v2.getNegotiatedProtocolVersion(), "2026-07-28");
-    assert.ok(v2.getDiscoverResult()?.supportedVersions.includes("2026-07-28"));
-    assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
-  });
-  sameChecks(() => client!);
+  test("ends up modern at 2026-07-28, from server/discover", () => negotiatedModern(client!.v2));
+  sameChecks(() => client!, "http");
 });
