@@ -8,14 +8,12 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { AbortedError, ResponseError } from "../peer/errors.js";
-import type { Progress } from "../peer/peer.js";
-import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import { ResponseError } from "../peer/errors.js";
 import type { McpClient } from "./client.js";
 import { probeHttp } from "../probe/probe.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpTransportName } from "./connect-http.js";
-import { signal, until, within } from "./interop-support.test.js";
-import type { CallToolResult } from "./meta.js";
+import { within } from "./interop-support.test.js";
+import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools } from "./client-tool-checks.test.js";
 
 const EVERYTHING_HTTP = fileURLToPath(new URL("../../../test/fixtures/everything-http.mjs", import.meta.url));
 const V2_SDK_HTTP = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-http-server.mjs", import.meta.url));
@@ -71,39 +69,7 @@ class HttpFixture {
   }
 }
 
-function isLegacy(revision: Revision): boolean {
-  return (LEGACY_REVISIONS as readonly Revision[]).includes(revision);
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  assert.equal(first?.type, "text");
-  return first.text ?? "";
-}
-
-/** How to drive one server's tools (as in interop-servers.test.ts). */
-interface ServerTools {
-  echo: { tool: string; args: (text: string) => Record<string, string>; expect: (text: string) => string };
-  progress: (steps: number) => { tool: string; args: Record<string, number> };
-  long: { tool: string; args: Record<string, number> };
-  /** Present when the server says, on stderr, that it stopped a cancelled call. */
-  cancelledEvidence?: RegExp;
-}
-
-const EVERYTHING_TOOLS: ServerTools = {
-  echo: { tool: "echo", args: (message) => ({ message }), expect: (message) => `Echo: ${message}` },
-  // `duration` is in seconds, split evenly over the steps
-  progress: (steps) => ({ tool: "trigger-long-running-operation", args: { duration: 0.02 * steps, steps } }),
-  // it never looks at cancellation: keep the run short
-  long: { tool: "trigger-long-running-operation", args: { duration: 1, steps: 5 } },
-};
-
-const V2_TOOLS: ServerTools = {
-  echo: { tool: "echo", args: (text) => ({ text }), expect: (text) => text },
-  progress: (steps) => ({ tool: "slow", args: { steps, intervalMs: 5 } }),
-  long: { tool: "slow", args: { steps: 200, intervalMs: 50 } },
-  cancelledEvidence: /v2-sdk-http-fixture: slow cancelled at step \d+/,
-};
+const V2_TOOLS = v2Tools("v2-sdk-http-fixture");
 
 /** A fixture and one connection to it, for the describe block it is called in. */
 function connection(script: string, args: readonly string[], path: string, options: HttpConnectOptions = {}) {
@@ -123,6 +89,7 @@ function connection(script: string, args: readonly string[], path: string, optio
   });
   return {
     fixture,
+    stderr: () => fixture.stderr(),
     get client(): McpClient {
       assert.ok(client, `connectHttp failed; server stderr:\n${fixture.stderr()}`);
       return client;
@@ -132,67 +99,6 @@ function connection(script: string, args: readonly string[], path: string, optio
       return transport;
     },
   };
-}
-
-function toolChecks(conn: { client: McpClient; fixture: HttpFixture }, tools: ServerTools) {
-  test(`tools/list finds ${tools.echo.tool} and ${tools.long.tool}`, async () => {
-    const names = (await within(conn.client.listTools(), "tools/list")).map((t) => t.name);
-    assert.ok(names.includes(tools.echo.tool), `${tools.echo.tool} in ${JSON.stringify(names)}`);
-    assert.ok(names.includes(tools.long.tool), `${tools.long.tool} in ${JSON.stringify(names)}`);
-    assert.deepEqual(conn.client.rejectedTools, []);
-  });
-
-  test(`tools/call ${tools.echo.tool} echoes`, async () => {
-    const result = await within(conn.client.callTool(tools.echo.tool, tools.echo.args("héllo, wire")), tools.echo.tool);
-    assert.equal(result.isError ?? false, false);
-    assert.equal(textOf(result), tools.echo.expect("héllo, wire"));
-  });
-
-  test("progress notifications reach onProgress, every one before the result", async () => {
-    const seen: Progress[] = [];
-    const { tool, args } = tools.progress(4);
-    let atResult = -1;
-    const result = await within(
-      conn.client.callTool(tool, args, { onProgress: (p) => seen.push(p) }).then((r) => {
-        atResult = seen.length;
-        return r;
-      }),
-      tool,
-    );
-    assert.equal(result.isError ?? false, false);
-    assert.deepEqual(
-      seen.map((p) => [p.progress, p.total]),
-      [
-        [1, 4],
-        [2, 4],
-        [3, 4],
-        [4, 4],
-      ],
-    );
-    assert.equal(atResult, 4);
-  });
-
-  test("aborting a call rejects it with AbortedError, and the connection goes on", async () => {
-    const client = conn.client;
-    const controller = new AbortController();
-    const first = signal();
-    const call = client.callTool(tools.long.tool, tools.long.args, { signal: controller.signal, onProgress: () => first.fire() });
-    const settled = call.then(
-      () => "resolved",
-      (e: unknown) => e,
-    );
-    await within(first.promise, "the first progress notification");
-    controller.abort();
-    const outcome = await within(settled, "the aborted call");
-    assert.ok(outcome instanceof AbortedError, `AbortedError, got ${String(outcome)}`);
-    if (tools.cancelledEvidence) {
-      const evidence = tools.cancelledEvidence;
-      await until(() => evidence.test(conn.fixture.stderr()), `the server's word that it stopped (${evidence})`);
-    }
-    const again = await within(client.callTool(tools.echo.tool, tools.echo.args("still here")), `${tools.echo.tool} after the abort`);
-    assert.equal(textOf(again), tools.echo.expect("still here"));
-    assert.equal(client.closed, false);
-  });
 }
 
 describe("McpClient over HTTP → server-everything, Streamable HTTP (SDK v1, legacy, sessions)", () => {

@@ -6,39 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { AbortedError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
-import type { Progress } from "../peer/peer.js";
-import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
+import { ResponseError } from "../peer/errors.js";
 import { McpClient, type ClientOptions } from "./client.js";
-import type { CallToolResult } from "./meta.js";
-import { EXIT_BEFORE_INITIALIZE_SERVER, SERVE_ARGS, SERVER_EVERYTHING, Spawner, V2_SDK_SERVER, signal, until, within } from "./interop-support.test.js";
+import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools, type ServerTools } from "./client-tool-checks.test.js";
+import { EXIT_BEFORE_INITIALIZE_SERVER, SERVE_ARGS, SERVER_EVERYTHING, Spawner, V2_SDK_SERVER, within } from "./interop-support.test.js";
 
 const TIMEOUT = 10_000;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-function isLegacy(revision: Revision): boolean {
-  return (LEGACY_REVISIONS as readonly Revision[]).includes(revision);
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  assert.equal(first?.type, "text");
-  return first.text ?? "";
-}
-
 function stepNames(client: McpClient): string[] {
   return client.steps.map((s) => s.step);
-}
-
-/** How to drive one server's tools. */
-interface ServerTools {
-  echo: { tool: string; args: (text: string) => Record<string, string>; expect: (text: string) => string };
-  /** A tool that reports `steps` progress notifications, quickly. */
-  progress: (steps: number) => { tool: string; args: Record<string, number> };
-  /** A tool that runs long enough to be cancelled after its first progress notification. */
-  long: { tool: string; args: Record<string, number> };
-  /** Present when the server says, on stderr, that it stopped a cancelled call. */
-  cancelledEvidence?: RegExp;
 }
 
 /**
@@ -59,6 +36,7 @@ function connection(command: string, args: readonly string[], options: ClientOpt
   });
   return {
     spawner,
+    stderr: () => spawner.stderr(),
     get client(): McpClient {
       assert.ok(client, `McpClient.connect failed; server stderr:\n${spawner.stderr()}`);
       return client;
@@ -66,67 +44,7 @@ function connection(command: string, args: readonly string[], options: ClientOpt
   };
 }
 
-/** tools/list, a call, progress, and cancellation, the same for every server. */
-function toolChecks(conn: { client: McpClient; spawner: Spawner }, tools: ServerTools) {
-  test(`tools/list finds ${tools.echo.tool} and ${tools.long.tool}`, async () => {
-    const names = (await within(conn.client.listTools(), "tools/list")).map((t) => t.name);
-    assert.ok(names.includes(tools.echo.tool), `${tools.echo.tool} in ${JSON.stringify(names)}`);
-    assert.ok(names.includes(tools.long.tool), `${tools.long.tool} in ${JSON.stringify(names)}`);
-  });
-
-  test(`tools/call ${tools.echo.tool} echoes`, async () => {
-    const result = await within(conn.client.callTool(tools.echo.tool, tools.echo.args("héllo, wire")), tools.echo.tool);
-    assert.equal(result.isError ?? false, false);
-    assert.equal(textOf(result), tools.echo.expect("héllo, wire"));
-  });
-
-  test("progress notifications reach onProgress, increasing, every one before the result", async () => {
-    const seen: Progress[] = [];
-    const { tool, args } = tools.progress(4);
-    const result = await within(conn.client.callTool(tool, args, { onProgress: (p) => seen.push(p) }), tool);
-    assert.equal(result.isError ?? false, false);
-    assert.deepEqual(
-      seen.map((p) => [p.progress, p.total]),
-      [
-        [1, 4],
-        [2, 4],
-        [3, 4],
-        [4, 4],
-      ],
-    );
-  });
-
-  test("aborting a call rejects it with AbortedError, and the connection goes on", async () => {
-    const client = conn.client;
-    const controller = new AbortController();
-    const first = signal();
-    const call = client.callTool(tools.long.tool, tools.long.args, { signal: controller.signal, onProgress: () => first.fire() });
-    const settled = call.then(
-      () => "resolved",
-      (e: unknown) => e,
-    );
-    await within(first.promise, "the first progress notification");
-    controller.abort();
-    const outcome = await within(settled, "the aborted call");
-    assert.ok(outcome instanceof AbortedError, `AbortedError, got ${String(outcome)}`);
-    assert.equal(outcome.code, ConnectionErrorCode.Aborted);
-    assert.equal(outcome.code, "ERR_MCP_WIRE_ABORTED");
-    if (tools.cancelledEvidence) {
-      const evidence = tools.cancelledEvidence;
-      await until(() => evidence.test(conn.spawner.stderr()), `the server's word that it stopped (${evidence})`);
-    }
-    const again = await within(client.callTool(tools.echo.tool, tools.echo.args("still here")), `${tools.echo.tool} after the abort`);
-    assert.equal(textOf(again), tools.echo.expect("still here"));
-    assert.equal(client.closed, false);
-  });
-}
-
-const V2_TOOLS: ServerTools = {
-  echo: { tool: "echo", args: (text) => ({ text }), expect: (text) => text },
-  progress: (steps) => ({ tool: "slow", args: { steps, intervalMs: 5 } }),
-  long: { tool: "slow", args: { steps: 200, intervalMs: 50 } },
-  cancelledEvidence: /v2-sdk-fixture: slow cancelled at step \d+/,
-};
+const V2_TOOLS = v2Tools("v2-sdk-fixture");
 
 const REFERENCE_TOOLS: ServerTools = {
   echo: { tool: "echo", args: (text) => ({ text }), expect: (text) => text },
@@ -149,13 +67,7 @@ describe("McpClient → server-everything (SDK v1, legacy)", () => {
     assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
   });
 
-  toolChecks(conn, {
-    echo: { tool: "echo", args: (message) => ({ message }), expect: (message) => `Echo: ${message}` },
-    // `duration` is in seconds, split evenly over the steps
-    progress: (steps) => ({ tool: "trigger-long-running-operation", args: { duration: 0.02 * steps, steps } }),
-    // it never looks at cancellation; the SDK only withholds the answer: keep the run short
-    long: { tool: "trigger-long-running-operation", args: { duration: 1, steps: 5 } },
-  });
+  toolChecks(conn, EVERYTHING_TOOLS);
 });
 
 describe("McpClient → v2 SDK server, dual-era (serveStdio)", () => {
