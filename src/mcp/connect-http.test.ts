@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { beforeEach, describe, test } from "node:test";
 import { guardEventLoop, rejection, within } from "../peer/support.test.js";
 import { HttpError } from "../transport/http/error.js";
-import { header, rpcError, sendJson, startServer, type Handler, type TestServer } from "../transport/http/test-support.test.js";
+import { closedAfterEach, header, rpcError, sendJson, startServer, type Handler, type TestServer } from "../transport/http/test-support.test.js";
 import type { McpClient } from "./client.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpConnection } from "./connect-http.js";
 import { UNSUPPORTED_PROTOCOL_VERSION, httpSseServer, legacyServer, modernServer } from "./http-test-servers.test.js";
@@ -17,19 +17,9 @@ import { UNSUPPORTED_PROTOCOL_VERSION, httpSseServer, legacyServer, modernServer
 guardEventLoop();
 
 const TIMEOUT = 5000;
-const servers: TestServer[] = [];
-const clients: McpClient[] = [];
+const { keep, peers: clients } = closedAfterEach();
 
 beforeEach(() => forgetHttpEras());
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-function keep(server: TestServer): TestServer {
-  servers.push(server);
-  return server;
-}
 
 async function connect(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
   const connection = await within(connectHttp(url, { timeout: TIMEOUT, ...options }), 3 * TIMEOUT, "connectHttp");

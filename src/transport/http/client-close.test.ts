@@ -3,24 +3,21 @@
  * the caller's signal (a probe's overall deadline) ends that exchange too.
  */
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { guardEventLoop, until, within } from "../../peer/support.test.js";
 import { StreamableHttpTransport } from "./client.js";
-import { sendJson, startServer, type TestServer } from "./test-support.test.js";
+import { closedAfterEach, sendJson, startServer } from "./test-support.test.js";
 
 guardEventLoop();
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { keep } = closedAfterEach();
 
 test("close(): the DELETE of a session stops when the caller's signal fires", async () => {
   const s = await startServer((req, res, r) => {
     if (req.method === "DELETE") return; // never answered
     sendJson(res, 200, { jsonrpc: "2.0", id: r.json?.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } } }, { "mcp-session-id": "abc" });
   });
-  servers.push(s);
+  keep(s);
   const controller = new AbortController();
   const transport = new StreamableHttpTransport(s.url(), { signal: controller.signal, timeout: 5000 });
   transport.start({ message: () => undefined, defect: () => undefined, closed: () => undefined });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import * as zlib from "node:zlib";
 import type { Defect } from "../../codec/defects.js";
-import { afterEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
 import { AbortedError, ResponseError } from "../../peer/errors.js";
 import { Peer, type Progress } from "../../peer/peer.js";
@@ -16,22 +16,11 @@ import { guardEventLoop, rejection, until, within } from "../../peer/support.tes
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../../rules/revisions.js";
 import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { closedPort, header, idOf, openSse, result, rpcError, sendJson, startServer, type Handler, type Recorded, type TestServer } from "./test-support.test.js";
+import { closedAfterEach, closedPort, header, idOf, openSse, result, rpcError, sendJson, type Handler, type Recorded } from "./test-support.test.js";
 
 guardEventLoop();
 
-const servers: TestServer[] = [];
-const peers: Peer[] = [];
-afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<TestServer> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, peers } = closedAfterEach();
 
 /** A client peer over a fresh transport to `url`; modern (2026-07-28) unless told otherwise. */
 function client(url: string, options: HttpClientOptions = {}, revision: Revision = "2026-07-28") {

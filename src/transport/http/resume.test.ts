@@ -6,29 +6,18 @@
  */
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import { afterEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
 import { Peer, type Progress } from "../../peer/peer.js";
 import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from "../../rules/revisions.js";
 import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { header, idOf, openSse, type Handler, type Recorded, type TestServer, startServer } from "./test-support.test.js";
+import { closedAfterEach, header, idOf, openSse, type Recorded, type TestServer } from "./test-support.test.js";
 
 guardEventLoop();
 
-const servers: TestServer[] = [];
-const peers: Peer[] = [];
-afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<TestServer> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, peers } = closedAfterEach();
 
 /** A client in a legacy 2025-11-25 session `s-1`, as if `initialize` had settled it. */
 function legacyClient(url: string, options: HttpClientOptions = {}) {

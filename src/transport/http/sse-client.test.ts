@@ -4,28 +4,17 @@
  * as the endpoint, a web page instead of a stream, a stream that ends before naming one.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { Peer } from "../../peer/peer.js";
 import { guardEventLoop, rejection, within } from "../../peer/support.test.js";
 import type { HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { header, openSse, result, startServer, type Handler, type TestServer } from "./test-support.test.js";
+import { closedAfterEach, header, openSse, result } from "./test-support.test.js";
 import { SseClientTransport } from "./sse-client.js";
 
 guardEventLoop();
 
-const servers: TestServer[] = [];
-const peers: Peer[] = [];
-afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(handler: Handler): Promise<TestServer> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
+const { serve, peers } = closedAfterEach();
 
 function client(url: string, options: HttpClientOptions = {}) {
   const transport = new SseClientTransport(url, options);

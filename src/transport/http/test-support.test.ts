@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "node:test";
 
 /** One request as the server saw it. */
 export interface Recorded {
@@ -93,6 +94,30 @@ export async function startServer(handler: Handler): Promise<TestServer> {
 }
 
 /** A port nothing listens on (it was free a moment ago, on 127.0.0.1). */
+/** Anything a test opens that has an async `close`: peers, clients. */
+export interface Closable {
+  close(): Promise<unknown>;
+}
+
+/**
+ * The servers and peers one test file opens, closed after each of its tests whatever happened:
+ * the peers first, so none is left waiting on a server already gone. Call once, at the top level
+ * of a test file; `serve` starts a recording server, `keep` takes one started elsewhere.
+ */
+export function closedAfterEach(): { serve(handler: Handler): Promise<TestServer>; keep<T extends TestServer>(server: T): T; peers: Closable[] } {
+  const servers: TestServer[] = [];
+  const peers: Closable[] = [];
+  afterEach(async () => {
+    await Promise.all(peers.splice(0).map((p) => p.close().catch(() => undefined)));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const keep = <T extends TestServer>(server: T): T => {
+    servers.push(server);
+    return server;
+  };
+  return { serve: async (handler) => keep(await startServer(handler)), keep, peers };
+}
+
 export async function closedPort(): Promise<number> {
   const s = await startServer(() => undefined);
   await s.close();
