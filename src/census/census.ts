@@ -1,7 +1,7 @@
 /**
  * A census: every target of a run probed once, so many at a time in all and per host, each
- * verdict stored the moment it is known (committed before it counts as done; verdicts known in the
- * same turn of the event loop share a commit), so a run killed at any point keeps every finished
+ * verdict stored the moment it is known (committed before it counts as done; verdicts known within a
+ * few milliseconds of each other share a commit), so a run killed at any point keeps every finished
  * attempt and `--resume` does only the rest.
  */
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
