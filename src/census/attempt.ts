@@ -11,12 +11,13 @@ export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_addr
 
 /**
  * `redacted`: the verdict's strings were scrubbed of `headers` already (mcp-wire's probes do it
- * before they return), so they are not walked again.
+ * before they return), so they are not walked again. `target`: the target as the store knows it,
+ * when the verdict names it otherwise.
  */
-export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined, redacted = false): AttemptRecord {
+export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined, redacted = false, target = r.target): AttemptRecord {
   const attempt: AttemptRecord = {
     runId,
-    target: r.target,
+    target,
     at: at.toISOString(),
     class: r.class,
     detail: r.detail,

@@ -7,7 +7,7 @@ import type { LookupFunction } from "node:net";
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
-import { connectHttp } from "../mcp/connect-http.js";
+import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
@@ -18,7 +18,7 @@ import { HttpError } from "../transport/http/error.js";
 import { walkAuth } from "../auth/walk.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
-import { redactSecrets } from "../secrets/redact.js";
+import { redactFresh } from "../secrets/redact.js";
 import { curlRepro, stdioRepro } from "./repro.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 
@@ -84,9 +84,13 @@ class Evidence {
     for (const w of this.waiters.filter((w) => w.method === x.method)) w.resolve();
   }
 
+  hasRecorded(method: string): boolean {
+    return this.exchanges.some((x) => x.method === method);
+  }
+
   /** Resolves once an exchange of `method` has been recorded. */
   recorded(method: string): Promise<void> {
-    if (this.exchanges.some((x) => x.method === method)) return Promise.resolve();
+    if (this.hasRecorded(method)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ method, resolve }));
   }
 
@@ -169,23 +173,28 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   if (bad) {
     const result = finish(url, options.transport ?? "streamable-http", ev, { class: "unreachable", detail: "bad_url" });
     result.trace.push({ step: "connect", ms: 0, error: bad });
-    return redactSecrets(result, options.headers);
+    return redactFresh(result, options.headers);
   }
   const deadline = new AbortController();
-  const connectOptions = (revision: Revision | undefined) => ({
-    ...(options.headers ? { headers: options.headers } : {}),
-    ...(revision ? { revision } : {}),
-    ...(options.transport ? { transport: options.transport } : {}),
-    ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-    fresh: true,
-    timeout: Math.max(1, timeout - ev.elapsed()),
-    signal: deadline.signal,
-    clientInfo: CLIENT_INFO,
-    onExchange: (x: ExchangeRecord) => ev.exchange(x),
-    onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
-    onStep: (step: ConnectStep) => ev.steps.push(step),
-  });
+  const connectOptions = (revision: Revision | undefined): HttpConnectOptions => {
+    // a literal, then what is optional: V8 builds an object that starts with a spread and then
+    // takes more properties through a slow path
+    const o: HttpConnectOptions = {
+      fresh: true,
+      timeout: Math.max(1, timeout - ev.elapsed()),
+      signal: deadline.signal,
+      clientInfo: CLIENT_INFO,
+      onExchange: (x: ExchangeRecord) => ev.exchange(x),
+      onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
+      onStep: (step: ConnectStep) => void ev.steps.push(step),
+    };
+    if (options.headers) o.headers = options.headers;
+    if (revision) o.revision = revision;
+    if (options.transport) o.transport = options.transport;
+    if (options.maxBytes) o.maxBytes = options.maxBytes;
+    if (options.lookup) o.lookup = options.lookup;
+    return o;
+  };
   let transport: ProbeTransport = options.transport ?? "streamable-http";
   const late = () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified;
   const work = (async (): Promise<Classified | undefined> => {
@@ -214,7 +223,8 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   const outcome = await withDeadline(work, timeout, deadline, late);
   // an answer on an SSE stream is read before that exchange is over (its stream still has to be
   // let go of): the trace waits a moment for it
-  if (ev.tools !== null) await bounded(ev.recorded("tools/list"), 100);
+  // (nearly always it is in already: then no timer and no race)
+  if (ev.tools !== null && !ev.hasRecorded("tools/list")) await bounded(ev.recorded("tools/list"), 100);
   const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
   const failed = ev.tools === null ? (echo ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
   const result = finish(url, transport, ev, failed, options.trace !== false);
@@ -230,7 +240,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     result.elapsedMs = ev.elapsed();
     result.advice = adviceFor(result.class, result);
   }
-  return redactSecrets(result, options.headers);
+  return redactFresh(result, options.headers);
 }
 
 /** The refusal the sign-in walk starts from: its status, its challenge, its JSON-RPC error. */
@@ -346,7 +356,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
   await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
   // a command line may carry a URL with a password, and a server's stderr may echo it
-  return redactSecrets(result, options.headers);
+  return redactFresh(result, options.headers);
 }
 
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {

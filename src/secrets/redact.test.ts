@@ -1,7 +1,7 @@
 /** The one redaction function: what it hides, in which surroundings, and what it leaves alone. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { redact, redactSecrets } from "./redact.js";
+import { redact, redactFresh, redactSecrets } from "./redact.js";
 
 test("a URL's userinfo password, for any scheme, wherever the URL sits", () => {
   assert.equal(redact("https://user:pw@example.com/mcp"), "https://user:<redacted>@example.com/mcp");
@@ -33,4 +33,21 @@ test("sound text is left alone, and redacting twice changes nothing", () => {
 test("redactSecrets walks objects, arrays and keys", () => {
   const out = redactSecrets({ a: ["http://u:p@h/"], b: { "https://h/?key=k": 5 }, c: null }, {});
   assert.deepEqual(out, { a: ["http://u:<redacted>@h/"], b: { "https://h/?key=<redacted>": 5 }, c: null });
+});
+
+test("redactFresh hides the same secrets, and gives back the very value when it holds none", () => {
+  const clean = { a: ["http://h/x?y=1", "plain"], b: { "https://h/": 5 }, c: null, d: [{ e: "Bearer" }] };
+  assert.equal(redactFresh(clean, { Authorization: "Bearer tok-123456" }), clean);
+  const headers = { Authorization: "Bearer tok-123456" };
+  for (const dirty of [
+    { a: ["http://u:p@h/"], b: 1 },
+    { a: [{ deep: ["echoed tok-123456 back"] }] },
+    { "https://h/?key=k": 5 },
+    { a: "see https://h/?token=t" },
+  ]) {
+    const out = redactFresh(dirty, headers);
+    assert.notEqual(out, dirty);
+    assert.deepEqual(out, redactSecrets(dirty, headers));
+    assert.doesNotMatch(JSON.stringify(out), /tok-123456|u:p@|key=k|token=t/);
+  }
 });

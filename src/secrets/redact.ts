@@ -78,7 +78,31 @@ export function redact(text: string, headers?: SecretHeaders): string {
 
 /** A deep copy of `value` with every secret in every string (keys included) shown as `<redacted>`. */
 export function redactSecrets<T>(value: T, headers?: SecretHeaders): T {
+  return redactWith(value, makeScrubber(headers));
+}
+
+/**
+ * `value` itself when no string in it (keys included) holds a secret, else the copy
+ * `redactSecrets` makes: for a value made afresh for its caller alone (a probe's verdict), which
+ * nearly always has nothing to hide and need not be copied to prove it.
+ */
+export function redactFresh<T>(value: T, headers?: SecretHeaders): T {
   const scrub = makeScrubber(headers);
+  return holdsSecret(value, scrub) ? redactWith(value, scrub) : value;
+}
+
+function holdsSecret(v: unknown, scrub: (s: string) => string): boolean {
+  if (typeof v === "string") return scrub(v) !== v;
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (holdsSecret(v[i], scrub)) return true;
+    return false;
+  }
+  for (const k of Object.keys(v)) if (scrub(k) !== k || holdsSecret((v as Record<string, unknown>)[k], scrub)) return true;
+  return false;
+}
+
+function redactWith<T>(value: T, scrub: (s: string) => string): T {
   // loops rather than entries/map/fromEntries: every probe's verdict passes through here, trace
   // and all, and the intermediate arrays were most of its cost
   const walk = (v: unknown): unknown => {
