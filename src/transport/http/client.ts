@@ -8,13 +8,29 @@ import type { LookupFunction } from "node:net";
 import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
+import { keepShape } from "../../peer/shapes.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import { decode, type Decoded } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
 import { parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
-import { Abort, excerpt, fetchSameOrigin, httpRequest, readBody, readCapped, redirectDefect, type AbortLike, type CappedBody, type HttpResponse } from "./fetch.js";
+import {
+  Abort,
+  asNetworkError,
+  excerpt,
+  fetchSameOrigin,
+  followRedirects,
+  httpRequest,
+  isRedirect,
+  readBody,
+  readCapped,
+  redirectDefect,
+  type AbortLike,
+  type CappedBody,
+  type HttpRequestInit,
+  type HttpResponse,
+} from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 
 export interface HttpClientOptions {
@@ -88,8 +104,10 @@ export class StreamableHttpTransport implements Transport {
   /** Extra headers for a message (the `Mcp-Param-*` mirror of `x-mcp-header` tool parameters). */
   paramHeaders: ((message: Message) => Record<string, string> | undefined) | undefined;
   private sink: TransportSink | undefined;
+  /** The exchange of each request under way, by id (to cancel it). */
   private readonly inFlight = new Map<RequestId, Abort>();
-  private readonly all = new Set<Abort | AbortController>();
+  /** Every other exchange under way (notifications, the GET stream, the DELETE): these and `inFlight` end at close. */
+  private readonly others = new Set<Abort | AbortController>();
   private isClosed = false;
   /** A legacy `initialize` settled the session (see `cancel`). */
   private legacy = false;
@@ -116,30 +134,11 @@ export class StreamableHttpTransport implements Transport {
 
   send(text: string, message?: Message | readonly Message[]): Promise<void> {
     if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
-    return this.run(text, this.describe(message ?? (JSON.parse(text) as Message)));
-  }
-
-  /** One message's exchange, under its deadline and the caller's signal, cancellable by its id. */
-  private async run(text: string, out: Outgoing): Promise<void> {
-    const abort = new Abort();
-    this.follow(abort);
-    this.all.add(abort);
-    if (out.isRequest && out.id !== undefined) this.inFlight.set(out.id, abort);
-    const deadline = setTimeout(
-      () => abort.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
-      this.timeout,
-    );
-    try {
-      await this.exchange(text, out, abort);
-    } finally {
-      clearTimeout(deadline);
-      this.all.delete(abort);
-      if (out.id !== undefined && this.inFlight.get(out.id) === abort) this.inFlight.delete(out.id);
-    }
+    return this.exchange(text, this.describe(message ?? (JSON.parse(text) as Message)));
   }
 
   /**
-   * The caller's signal ends every exchange in `all`: one listener for the transport's life, not
+   * The caller's signal ends every exchange under way: one listener for the transport's life, not
    * one added and removed per exchange (an AbortSignal's listeners cost more than a small call's
    * own work). `abort` is aborted at once if the signal has fired already.
    */
@@ -161,9 +160,13 @@ export class StreamableHttpTransport implements Transport {
 
   private readonly onOuterAbort = (): void => {
     this.following = false;
-    const reason: unknown = this.options.signal!.reason;
-    for (const c of this.all) c.abort(reason);
+    this.abortAll(this.options.signal!.reason);
   };
+
+  private abortAll(reason: unknown): void {
+    for (const c of this.inFlight.values()) c.abort(reason);
+    for (const c of this.others) c.abort(reason);
+  }
 
   /** Closing a request's stream is how Streamable HTTP cancels it. */
   cancel(id: RequestId): boolean {
@@ -194,8 +197,8 @@ export class StreamableHttpTransport implements Transport {
     this.listening = true;
     const controller = new AbortController();
     this.follow(controller);
-    this.all.add(controller);
-    void this.readServerStream(controller.signal).finally(() => this.all.delete(controller));
+    this.others.add(controller);
+    void this.readServerStream(controller.signal).finally(() => this.others.delete(controller));
   }
 
   private async readServerStream(signal: AbortSignal): Promise<void> {
@@ -239,10 +242,7 @@ export class StreamableHttpTransport implements Transport {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    if (this.all.size > 0) {
-      const closed = new ClosedError("the HTTP transport is closed");
-      for (const c of this.all) c.abort(closed);
-    }
+    if (this.inFlight.size > 0 || this.others.size > 0) this.abortAll(new ClosedError("the HTTP transport is closed"));
     if (this.sessionId) {
       // a legacy session is ended explicitly; a server that does not allow it answers 405
       const headers: Record<string, string> = { ...this.options.headers, [H_SESSION_ID]: this.sessionId };
@@ -250,14 +250,14 @@ export class StreamableHttpTransport implements Transport {
       // the caller's signal (an overall deadline, Ctrl-C) ends this exchange too
       const signal = new Abort();
       this.follow(signal);
-      this.all.add(signal);
+      this.others.add(signal);
       const timer = setTimeout(() => signal.abort(new HttpError({ failure: "timeout", step: "DELETE", url: this.url }, `no answer to DELETE within ${DELETE_TIMEOUT_MS} ms`)), DELETE_TIMEOUT_MS);
       await httpRequest(this.url, { method: "DELETE", headers, signal, lookup: this.options.lookup }).then(
         (r) => r.body.cancel(),
         () => undefined,
       );
       clearTimeout(timer);
-      this.all.delete(signal);
+      this.others.delete(signal);
     }
     this.unfollow();
     this.sink?.closed();
@@ -291,7 +291,21 @@ export class StreamableHttpTransport implements Transport {
     return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", modern: typeof modernVersion === "string", headers };
   }
 
-  private async exchange(text: string, out: Outgoing, signal: AbortLike): Promise<void> {
+  /**
+   * One message's exchange, under its deadline and the caller's signal, cancellable by its id.
+   * One async function from the request to the judged answer: each frame and promise more is
+   * measurable in a loopback round trip.
+   */
+  private async exchange(text: string, out: Outgoing): Promise<void> {
+    const signal = new Abort();
+    this.follow(signal);
+    const byId = out.isRequest && out.id !== undefined && !this.inFlight.has(out.id);
+    if (byId) this.inFlight.set(out.id!, signal);
+    else this.others.add(signal);
+    const deadline = setTimeout(
+      () => signal.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
+      this.timeout,
+    );
     // a trace record only for a listener: building one costs as much as a small call
     const listener = this.options.onExchange;
     const t0 = listener ? Date.now() : 0;
@@ -307,8 +321,21 @@ export class StreamableHttpTransport implements Transport {
       : undefined;
     let status: number | undefined;
     try {
-      const { response, url, redirects } = await fetchSameOrigin(this.url, { method: "POST", headers: out.headers, body: text, signal, lookup: this.options.lookup }, out.method);
-      for (const r of redirects) this.sink?.defect(redirectDefect(r));
+      const init: HttpRequestInit = { method: "POST", headers: out.headers, body: text, signal, lookup: this.options.lookup };
+      let response: HttpResponse;
+      try {
+        response = await httpRequest(this.url, init);
+      } catch (e) {
+        throw asNetworkError(e, out.method, this.url, signal);
+      }
+      let url = this.url;
+      // redirects are followed on the same origin only (fetchSameOrigin), each reported
+      if (isRedirect(response)) {
+        const fetched = await followRedirects(this.url, init, out.method, response);
+        response = fetched.response;
+        url = fetched.url;
+        for (const r of fetched.redirects) this.sink?.defect(redirectDefect(r));
+      }
       status = response.status;
       const contentType = response.headers.get("content-type") ?? "";
       if (record) {
@@ -334,6 +361,9 @@ export class StreamableHttpTransport implements Transport {
       if (record) record.error = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
+      clearTimeout(deadline);
+      if (!byId) this.others.delete(signal);
+      else if (this.inFlight.get(out.id!) === signal) this.inFlight.delete(out.id!);
       if (record) {
         record.ms = Date.now() - t0;
         listener!(record);
@@ -576,13 +606,44 @@ function routing(decoded: Decoded | undefined): ParsedBody | undefined {
 }
 
 function jsonRpcOf(v: unknown): ParsedBody | undefined {
-  const list = Array.isArray(v) ? v : [v];
-  const messages = list.filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc !== undefined);
+  // one message (nearly every body): judged in place, with no list made
+  if (!Array.isArray(v)) return isRpcObject(v) ? new OneMessage(v) : undefined;
+  const messages = v.filter(isRpcObject);
   if (messages.length === 0) return undefined;
-  const err = messages.find((m) => typeof m.error === "object" && m.error !== null)?.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  const err = messages.find((m) => typeof m.error === "object" && m.error !== null)?.error;
   const parsed: ParsedBody = {
-    answers: (id) => messages.some((m) => m.id === id && (m.result !== undefined || m.error !== undefined)),
+    answers: (id) => messages.some((m) => answersId(m, id)),
   };
-  if (err && typeof err.code === "number") parsed.error = { code: err.code, message: typeof err.message === "string" ? err.message : "", ...(err.data !== undefined ? { data: err.data } : {}) };
+  const error = rpcErrorOf(err);
+  if (error) parsed.error = error;
   return parsed;
 }
+
+function isRpcObject(m: unknown): m is Record<string, unknown> {
+  return typeof m === "object" && m !== null && !Array.isArray(m) && (m as Record<string, unknown>).jsonrpc !== undefined;
+}
+
+function answersId(m: Record<string, unknown>, id: RequestId | undefined): boolean {
+  return m.id === id && (m.result !== undefined || m.error !== undefined);
+}
+
+/** A JSON-RPC error member as evidence: its code (a number, or it is none), message and data. */
+function rpcErrorOf(err: unknown): ParsedBody["error"] {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { code?: unknown; message?: unknown; data?: unknown };
+  if (typeof e.code !== "number") return undefined;
+  return { code: e.code, message: typeof e.message === "string" ? e.message : "", ...(e.data !== undefined ? { data: e.data } : {}) };
+}
+
+class OneMessage implements ParsedBody {
+  readonly error: ParsedBody["error"];
+  constructor(private readonly m: Record<string, unknown>) {
+    this.error = m.error === undefined ? undefined : rpcErrorOf(m.error);
+  }
+  answers(id: RequestId | undefined): boolean {
+    return answersId(this.m, id);
+  }
+}
+
+// an answer's routing is made per exchange (see shapes.ts)
+keepShape(new OneMessage({ jsonrpc: "2.0" }));

@@ -61,6 +61,9 @@ class HttpsAgent extends https.Agent {
 const httpAgent = new HttpAgent({ keepAlive: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true });
 
+/** What hears an abort: a function, or an object whose `handleEvent` is called (as EventTarget allows). */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
 /**
  * What a request can be aborted by: an AbortSignal, or an `Abort` (below), which costs a small
  * fraction of an AbortController, for callers that need one per request.
@@ -68,8 +71,8 @@ const httpsAgent = new HttpsAgent({ keepAlive: true });
 export interface AbortLike {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
+  addEventListener(type: "abort", listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: AbortListener): void;
 }
 
 /**
@@ -80,7 +83,7 @@ export interface AbortLike {
 export class Abort implements AbortLike {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: (() => void)[] | undefined;
+  private listeners: AbortListener[] | undefined;
 
   abort(reason?: unknown): void {
     if (this.aborted) return;
@@ -88,14 +91,14 @@ export class Abort implements AbortLike {
     this.reason = reason ?? Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
     const listeners = this.listeners;
     this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    if (listeners) for (const listener of listeners) typeof listener === "function" ? listener() : listener.handleEvent();
   }
 
-  addEventListener(_type: "abort", listener: () => void, _options?: { once?: boolean }): void {
+  addEventListener(_type: "abort", listener: AbortListener, _options?: { once?: boolean }): void {
     if (!this.aborted) (this.listeners ??= []).push(listener);
   }
 
-  removeEventListener(_type: "abort", listener: () => void): void {
+  removeEventListener(_type: "abort", listener: AbortListener): void {
     const listeners = this.listeners;
     const i = listeners ? listeners.indexOf(listener) : -1;
     if (i >= 0) listeners!.splice(i, 1);
@@ -151,6 +154,8 @@ interface Target {
   readonly secure: boolean;
   /** What node:http makes of the URL (`urlToHttpOptions`), made once. */
   readonly options: http.RequestOptions;
+  /** The Host header node:http would send: the host name (bracketed if IPv6), and the port unless it is the scheme's. */
+  readonly host: string;
 }
 
 /** URLs parsed for node:http, by their text: a client sends to the same few again and again. */
@@ -164,7 +169,7 @@ function targetOf(url: string): Target {
     if (!secure && parsed.protocol !== "http:") {
       throw Object.assign(new Error(`unsupported URL scheme ${parsed.protocol} (only http: and https:)`), { code: "ERR_INVALID_PROTOCOL" });
     }
-    target = { secure, options: urlToHttpOptions(parsed) as http.RequestOptions };
+    target = { secure, options: urlToHttpOptions(parsed) as http.RequestOptions, host: parsed.host };
     targets.set(url, target);
   }
   return target;
@@ -176,101 +181,168 @@ function targetOf(url: string): Target {
  * `signal` fires, with the signal's reason. Only http: and https: URLs are accepted.
  */
 export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpResponse> {
-  return new Promise<HttpResponse>((resolve, reject) => {
-    let target: Target;
-    try {
-      target = targetOf(url);
-    } catch (e) {
-      reject(e);
-      return;
+  let target: Target;
+  try {
+    target = targetOf(url);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const signal = init.signal;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  const sending = new Sending(target.secure, requestOptions(target, init), init.body, signal);
+  forming = sending;
+  const answer = new Promise<HttpResponse>(bindSettlers);
+  forming = undefined;
+  if (!sending.send()) return answer;
+  if (signal) signal.addEventListener("abort", sending, { once: true });
+  sending.req!.end(init.body);
+  return answer;
+}
+
+/** The request being made in `httpRequest`: a promise executor that is no closure takes its settlers from here. */
+let forming: Sending | undefined;
+
+function bindSettlers(resolve: (response: HttpResponse) => void, reject: (e: unknown) => void): void {
+  forming!.resolve = resolve;
+  forming!.reject = reject;
+}
+
+/**
+ * What node:http is given: a literal (V8 makes an object that starts with a spread and then
+ * takes more properties through a slow path, microseconds per request), with no key it does
+ * not need (node:http copies these options three times per request), and the headers as the
+ * [name, value, …] list node:http writes out as it is (given as an object, each header is
+ * validated and stored one by one, then written from there).
+ */
+function requestOptions(target: Target, init: HttpRequestInit): http.RequestOptions {
+  const parts = target.options;
+  const options: http.RequestOptions = {
+    hostname: parts.hostname,
+    port: parts.port,
+    path: parts.path,
+    method: init.method,
+    headers: undefined,
+    agent: target.secure ? httpsAgent : httpAgent,
+  };
+  if (init.lookup) options.lookup = init.lookup;
+  // what fetch sent when the caller did not say
+  let accept = false;
+  let userAgent = false;
+  let encoding = false;
+  // names all in lower case cannot repeat one another; any other set goes as an object, which
+  // node:http dedupes case-insensitively (and a URL's user:password becomes its Authorization)
+  let listed = parts.auth === undefined;
+  const given = init.headers;
+  if (given) {
+    for (const name in given) {
+      const lower = name.toLowerCase();
+      if (lower !== name) listed = false;
+      if (lower === "accept") accept = true;
+      else if (lower === "user-agent") userAgent = true;
+      else if (lower === "accept-encoding") encoding = true;
     }
-    const secure = target.secure;
-    const signal = init.signal;
-    if (signal?.aborted) {
-      reject(abortError(signal));
-      return;
-    }
+  }
+  if (!listed) {
     const headers: Record<string, string | number> = {};
-    // what fetch sent when the caller did not say
-    let accept = false;
-    let userAgent = false;
-    let encoding = false;
-    const given = init.headers;
-    if (given) {
-      for (const name of Object.keys(given)) {
-        headers[name] = given[name]!;
-        const lower = name.toLowerCase();
-        if (lower === "accept") accept = true;
-        else if (lower === "user-agent") userAgent = true;
-        else if (lower === "accept-encoding") encoding = true;
-      }
-    }
+    if (given) for (const name in given) headers[name] = given[name]!;
     if (!accept) headers.accept = "*/*";
     if (!userAgent) headers["user-agent"] = "node";
     if (!encoding) headers["accept-encoding"] = ACCEPT_ENCODING;
     if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body, "utf8");
-    let req: http.ClientRequest;
-    let res: http.IncomingMessage | undefined;
-    let settled = false;
-    // a literal: V8 makes an object that starts with a spread and then takes more properties
-    // through a slow path, microseconds per request
-    const parts = target.options;
-    const options: http.RequestOptions = { protocol: parts.protocol, hostname: parts.hostname, port: parts.port, path: parts.path, method: init.method, headers, agent: secure ? httpsAgent : httpAgent };
+    options.headers = headers;
     if (parts.auth !== undefined) options.auth = parts.auth;
-    if (init.lookup) options.lookup = init.lookup;
-    const onAbort = () => {
-      // an answer received whole and let go of, or read to its last byte, is over: its connection
-      // stays with the agent (resumed, a body read to its last byte ends and gives it back)
-      if (res && (released.has(res) || (res.complete && res.readableLength === 0))) {
-        if (!res.readableEnded) res.resume();
-        return;
-      }
-      const e = abortError(signal!);
-      if (res) res.destroy(e);
-      req.destroy(e);
-    };
-    const send = (): boolean => {
-      try {
-        req = (secure ? https : http).request(options);
-      } catch (e) {
-        settled = true;
-        signal?.removeEventListener("abort", onAbort);
-        reject(e);
-        return false;
-      }
-      const sent = req;
-      sent.on("error", (e) => {
-        if (settled || sent !== req) return;
-        // A kept-alive connection the server closed just as this request went out is reset before
-        // any answer; the server closed it without reading the request, so it goes again on another
-        // connection (node:http's own advice). Each such failure discards one pooled connection, so this ends.
-        if (sent.reusedSocket && res === undefined && !signal?.aborted && isReset(e)) {
-          if (send()) req.end(init.body);
-          return;
-        }
-        settled = true;
-        signal?.removeEventListener("abort", onAbort);
-        reject(signal?.aborted ? abortError(signal) : e);
-      });
-      sent.once("response", onResponse);
-      return true;
-    };
-    if (!send()) return;
-    if (signal) signal.addEventListener("abort", onAbort, { once: true });
-    function onResponse(incoming: http.IncomingMessage): void {
-      res = incoming;
-      settled = true;
-      if (signal) {
-        const cleanup = () => signal.removeEventListener("abort", onAbort);
-        incoming.once("end", cleanup);
-        incoming.once("close", cleanup);
-      }
-      // an error after the headers is the body's: it surfaces through read()
-      req.on("error", ignore);
-      resolve(new NodeResponse(incoming));
+    return options;
+  }
+  // the same header lines, in the same order, node:http writes for the object above
+  const list: (string | number)[] = [];
+  if (given) for (const name in given) list.push(name, given[name]!);
+  if (!accept) list.push("accept", "*/*");
+  if (!userAgent) list.push("user-agent", "node");
+  if (!encoding) list.push("accept-encoding", ACCEPT_ENCODING);
+  if (init.body !== undefined) list.push("content-length", Buffer.byteLength(init.body, "utf8"));
+  list.push("Host", target.host);
+  options.headers = list as unknown as http.OutgoingHttpHeaders;
+  return options;
+}
+
+/**
+ * One request under way: one object, which is also its signal's listener, instead of a closure
+ * per event (a loopback round trip is a few tens of microseconds: each allocation shows).
+ */
+class Sending {
+  req: http.ClientRequest | undefined = undefined;
+  res: http.IncomingMessage | undefined = undefined;
+  settled = false;
+  resolve: (response: HttpResponse) => void = ignore;
+  reject: (e: unknown) => void = ignore;
+
+  constructor(
+    private readonly secure: boolean,
+    private readonly options: http.RequestOptions,
+    private readonly body: string | undefined,
+    private readonly signal: AbortLike | undefined,
+  ) {}
+
+  /** Makes the request (again, after a reset); false if node:http refused it, the promise then rejected. */
+  send(): boolean {
+    let sent: http.ClientRequest;
+    try {
+      sent = (this.secure ? https : http).request(this.options);
+    } catch (e) {
+      this.settled = true;
+      this.signal?.removeEventListener("abort", this);
+      this.reject(e);
+      return false;
     }
-    req!.end(init.body);
-  });
+    this.req = sent;
+    sent.on("error", (e) => this.failed(sent, e));
+    sent.once("response", (res: http.IncomingMessage) => this.responded(res));
+    return true;
+  }
+
+  private failed(sent: http.ClientRequest, e: Error): void {
+    // an error after the headers is the body's: it surfaces through read()
+    if (this.settled || sent !== this.req) return;
+    const signal = this.signal;
+    // A kept-alive connection the server closed just as this request went out is reset before
+    // any answer; the server closed it without reading the request, so it goes again on another
+    // connection (node:http's own advice). Each such failure discards one pooled connection, so this ends.
+    if (sent.reusedSocket && this.res === undefined && !signal?.aborted && isReset(e)) {
+      if (this.send()) this.req.end(this.body);
+      return;
+    }
+    this.settled = true;
+    signal?.removeEventListener("abort", this);
+    this.reject(signal?.aborted ? abortError(signal) : e);
+  }
+
+  private responded(incoming: http.IncomingMessage): void {
+    this.res = incoming;
+    this.settled = true;
+    const signal = this.signal;
+    // an Abort lives as long as its exchange, and an abort after the answer has ended keeps the
+    // connection (see handleEvent): only a signal that outlives the exchange is let go of
+    if (signal && !(signal instanceof Abort)) {
+      const cleanup = () => signal.removeEventListener("abort", this);
+      incoming.once("end", cleanup);
+      incoming.once("close", cleanup);
+    }
+    this.resolve(new NodeResponse(incoming));
+  }
+
+  /** The signal fired. */
+  handleEvent(): void {
+    const res = this.res;
+    // an answer received whole and let go of, or read to its last byte, is over: its connection
+    // stays with the agent (resumed, a body read to its last byte ends and gives it back)
+    if (res && (released.has(res) || (res.complete && res.readableLength === 0))) {
+      if (!res.readableEnded) res.resume();
+      return;
+    }
+    const e = abortError(this.signal!);
+    if (res) res.destroy(e);
+    this.req!.destroy(e);
+  }
 }
 
 function ignore(): void {}
@@ -482,12 +554,14 @@ export function fetchSameOrigin(url: string, init: HttpRequestInit, step: string
 
 const NO_REDIRECTS: readonly Redirect[] = Object.freeze([]);
 
-function isRedirect(response: HttpResponse): boolean {
+/** An answer that sends the request elsewhere (3xx with a Location, 304 aside). */
+export function isRedirect(response: HttpResponse): boolean {
   const status = response.status;
   return status >= 300 && status < 400 && status !== 304 && !!response.headers.get("location");
 }
 
-async function followRedirects(url: string, init: HttpRequestInit, step: string, first: HttpResponse): Promise<FetchedResponse> {
+/** Follows the redirect `first` is, and those after it, on the same origin only (see fetchSameOrigin). */
+export async function followRedirects(url: string, init: HttpRequestInit, step: string, first: HttpResponse): Promise<FetchedResponse> {
   let current = url;
   const redirects: Redirect[] = [];
   for (let hop = 0; ; hop++) {
@@ -537,7 +611,8 @@ export function redirectDefect(r: Redirect): Defect {
   );
 }
 
-function asNetworkError(e: unknown, step: string, url: string, signal: AbortLike | undefined): HttpError {
+/** What a request that got no answer is reported as: a timeout when its signal ended it, else the network failure. */
+export function asNetworkError(e: unknown, step: string, url: string, signal: AbortLike | undefined): HttpError {
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     if (reason instanceof HttpError) return reason;
@@ -646,4 +721,5 @@ export function followAbort(outer: AbortSignal | undefined, inner: AbortControll
 
 // an answer, its headers and its body are made per exchange, and an Abort per request (see shapes.ts)
 keepShape(new Abort());
+keepShape(new Sending(false, {}, undefined, undefined));
 keepShape(new NodeResponse({ statusCode: 200, headers: {} } as http.IncomingMessage));
