@@ -26,7 +26,7 @@ import {
 import { HttpError } from "../transport/http/error.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
-import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, withInputRounds, type InputHandlers } from "./mrtr.js";
+import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, inputRounds, type InputHandlers } from "./mrtr.js";
 
 export interface ClientOptions {
   clientInfo?: Implementation;
@@ -468,12 +468,17 @@ export class McpClient {
   /** The modern request `_meta`, built once per revision: it is the same on every request. */
   private readonly metaByRevision = new Map<Revision, JsonObject>();
 
-  private withMeta(revision: Revision, params: JsonObject): JsonObject {
+  private metaOf(revision: Revision): JsonObject {
     let base = this.metaByRevision.get(revision);
     if (!base) {
       base = { [META_PROTOCOL_VERSION]: revision, [META_CLIENT_CAPABILITIES]: this.clientCapabilities, [META_CLIENT_INFO]: this.clientInfo };
       this.metaByRevision.set(revision, base);
     }
+    return base;
+  }
+
+  private withMeta(revision: Revision, params: JsonObject): JsonObject {
+    const base = this.metaOf(revision);
     const meta = isObject(params._meta) ? { ...params._meta, ...base } : base;
     // a copy that starts as a spread and then takes `_meta` goes through a slow path in V8 (µs a
     // request); Object.assign is fast, but it would set a prototype from a "__proto__" key
@@ -492,12 +497,24 @@ export class McpClient {
    */
   request<T extends JsonObject = JsonObject>(method: string, params: JsonObject = {}, options?: RequestOptions): Promise<T> {
     if (this.era !== "modern") return this.peer.request<T>(method, params, options);
-    const send = (p: JsonObject) => this.peer.request(method, this.withMeta(this.revision, p), options);
-    return withInputRounds(method, params, send, () => ({
+    return this.sendModern<T>(method, this.withMeta(this.revision, params), params, options);
+  }
+
+  /**
+   * A modern request already carrying its `_meta` (`sent`); `params` is what the caller asked
+   * for, which an `input_required` answer's retries start from.
+   */
+  private sendModern<T extends JsonObject>(method: string, sent: JsonObject, params: JsonObject, options: RequestOptions | undefined): Promise<T> {
+    // nearly every answer is complete: the rounds' machinery is made only for one that is not
+    return this.peer.request(method, sent, options).then((result) => (result.resultType === "input_required" ? this.inputRounds(method, params, result, options) : result)) as Promise<T>;
+  }
+
+  private inputRounds(method: string, params: JsonObject, first: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
+    return inputRounds(method, params, first, (p) => this.peer.request(method, this.withMeta(this.revision, p), options), {
       handlers: this.options.inputHandlers,
       maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
       ...(options?.signal ? { signal: options.signal } : {}),
-    })) as Promise<T>;
+    });
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
@@ -546,7 +563,9 @@ export class McpClient {
   }
 
   callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
-    return this.request<CallToolResult>("tools/call", { name, arguments: args }, options);
+    if (this.era !== "modern") return this.peer.request<CallToolResult>("tools/call", { name, arguments: args }, options);
+    // the params and their `_meta` in one literal: no copy made to add it
+    return this.sendModern<CallToolResult>("tools/call", { name, arguments: args, _meta: this.metaOf(this.revision) }, { name, arguments: args }, options);
   }
 
   get closed(): boolean {

@@ -77,7 +77,11 @@ export function withInputRounds(method: string, params: JsonObject, send: (param
   return send(params).then((result) => (result.resultType === "input_required" ? inputRounds(method, params, result, send, options()) : result));
 }
 
-async function inputRounds(method: string, params: JsonObject, first: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: InputRoundsOptions): Promise<JsonObject> {
+/**
+ * `withInputRounds` from its first answer on, for a caller that sent `params` itself and found
+ * the answer `input_required`.
+ */
+export async function inputRounds(method: string, params: JsonObject, first: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: InputRoundsOptions): Promise<JsonObject> {
   // a retry is the original request plus this round's answers: nothing the caller or an earlier round put there
   const { inputResponses: _responses, requestState: _state, ...original } = params;
   let current = params;

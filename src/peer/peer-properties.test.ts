@@ -36,9 +36,10 @@ class Clock {
 
   install(): () => void {
     const saved = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, now: Date.now };
-    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+    // like node's: arguments after the delay are passed to the callback
+    globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
       const id = this.nextId++;
-      this.timers.set(id, { at: this.now + Math.max(0, ms ?? 0), fn });
+      this.timers.set(id, { at: this.now + Math.max(0, ms ?? 0), fn: () => fn(...args) });
       return id;
     }) as unknown as typeof setTimeout;
     globalThis.clearTimeout = ((id: number | undefined) => {

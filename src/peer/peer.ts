@@ -85,8 +85,8 @@ export interface PeerOptions {
 interface Pending {
   readonly id: RequestId;
   readonly method: string;
-  resolve(value: unknown): void;
-  reject(error: Error): void;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
   readonly onProgress: ((p: Progress) => void) | undefined;
   readonly progressToken: RequestId | undefined;
@@ -95,7 +95,27 @@ interface Pending {
   readonly maxTotal: number;
   readonly resetOnProgress: boolean;
   readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
+  onAbort: (() => void) | undefined;
+  readonly peer: Peer;
+}
+
+/** What a write that is done at once gives (a stream's, not an HTTP exchange). */
+const RESOLVED: Promise<void> = Promise.resolve();
+
+function ignoreSettle(): void {}
+
+/** The request being made in `Peer.request`: a promise executor that is no closure takes its settlers from here. */
+let forming: Pending | undefined;
+
+function bindPending(resolve: (value: never) => void, reject: (error: Error) => void): void {
+  forming!.resolve = resolve as (value: unknown) => void;
+  forming!.reject = reject;
+}
+
+/** A pending request's first deadline. */
+function expirePending(entry: Pending): void {
+  const limit = Math.min(entry.timeout, entry.maxTotal);
+  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`);
 }
 
 /**
@@ -279,14 +299,15 @@ export class Peer {
     this.notificationHandlers.set(method, handler);
   }
 
-  request<T = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
+  request<T = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<T> {
     if (this.isClosed) return Promise.reject(new ClosedError(undefined, { cause: this.closeError() }));
     if (this.pending.size >= this.maxInFlight) return Promise.reject(new OverloadedError(this.maxInFlight));
-    const { signal } = options;
+    const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(new AbortedError(method, signal.reason));
 
     const id = this.nextId++;
-    const progressToken = options.onProgress ? id : undefined;
+    const onProgress = options?.onProgress;
+    const progressToken = onProgress ? id : undefined;
     if (progressToken !== undefined) {
       const meta = (params?._meta ?? {}) as JsonObject;
       params = { ...params, _meta: { ...meta, progressToken } };
@@ -299,38 +320,45 @@ export class Peer {
       return Promise.reject(e);
     }
 
-    const timeout = options.timeout ?? this.timeout;
-    const maxTotal = options.maxTotalTimeout ?? timeout * 10;
+    const timeout = options?.timeout ?? this.timeout;
+    const maxTotal = options?.maxTotalTimeout ?? timeout * 10;
+    // one object per request, the promise's settlers and the deadline's callback set on it with
+    // no closure (a loopback round trip is a few tens of microseconds: each allocation shows)
+    const entry: Pending = {
+      id,
+      method,
+      resolve: ignoreSettle,
+      reject: ignoreSettle,
+      timer: undefined,
+      onProgress,
+      progressToken,
+      startedAt: Date.now(),
+      timeout,
+      maxTotal,
+      resetOnProgress: options?.resetTimeoutOnProgress === true,
+      signal,
+      onAbort: undefined,
+      peer: this,
+    };
+    forming = entry;
+    const answer = new Promise<T>(bindPending);
+    forming = undefined;
     // the overall limit binds the first deadline too, not only those that progress restarts
-    const first = Math.min(timeout, maxTotal);
-    const answer = new Promise<T>((resolve, reject) => {
-      const onAbort = signal ? () => this.abandon(id, new AbortedError(method, signal.reason), "aborted by the requester") : undefined;
-      const entry: Pending = {
-        id,
-        method,
-        resolve: resolve as (v: unknown) => void,
-        reject,
-        timer: undefined,
-        onProgress: options.onProgress,
-        progressToken,
-        startedAt: Date.now(),
-        timeout,
-        maxTotal,
-        resetOnProgress: options.resetTimeoutOnProgress === true,
-        signal,
-        onAbort,
-      };
-      entry.timer = setTimeout(() => this.abandon(id, new TimeoutError(method, first), `timed out after ${first} ms`), first);
-      if (this.pending === NO_ENTRIES) this.pending = new Map();
-      this.pending.set(id, entry);
-      if (progressToken !== undefined) {
-        if (this.byProgressToken === NO_ENTRIES) this.byProgressToken = new Map();
-        this.byProgressToken.set(progressToken, entry);
-      }
-      if (signal && onAbort) signal.addEventListener("abort", onAbort, { once: true });
-    });
-    // written outside the executor: a closure there would keep the text alive until the answer
-    this.write(text, message, options.relatedTo).catch((e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    entry.timer = setTimeout(expirePending, Math.min(timeout, maxTotal), entry);
+    if (this.pending === NO_ENTRIES) this.pending = new Map();
+    this.pending.set(id, entry);
+    if (progressToken !== undefined) {
+      if (this.byProgressToken === NO_ENTRIES) this.byProgressToken = new Map();
+      this.byProgressToken.set(progressToken, entry);
+    }
+    if (signal) {
+      const onAbort = () => this.abandon(id, new AbortedError(method, signal.reason), "aborted by the requester");
+      entry.onAbort = onAbort;
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+    const written = this.write(text, message, options?.relatedTo);
+    // a write that fails fails the request; most are done at once, and over HTTP the write is the whole exchange
+    if (written !== RESOLVED) written.then(undefined, (e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
     return answer;
   }
 
@@ -350,7 +378,7 @@ export class Peer {
   private write(text: string, message: Message | readonly Message[], related?: RequestId): Promise<void> {
     try {
       const wait = this.transport.send(text, message, related);
-      return wait ?? Promise.resolve();
+      return wait ?? RESOLVED;
     } catch (e) {
       return Promise.reject(e);
     }
