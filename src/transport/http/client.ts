@@ -302,10 +302,9 @@ export class StreamableHttpTransport implements Transport {
     const byId = out.isRequest && out.id !== undefined && !this.inFlight.has(out.id);
     if (byId) this.inFlight.set(out.id!, signal);
     else this.others.add(signal);
-    const deadline = setTimeout(
-      () => signal.abort(new HttpError({ failure: "timeout", step: out.method, url: this.url }, `no complete answer within ${this.timeout} ms`)),
-      this.timeout,
-    );
+    // its arguments given to setTimeout, not captured: a closure here would make this frame
+    // allocate a context on every exchange
+    const deadline = setTimeout(expireExchange, this.timeout, signal, out.method, this.url, this.timeout);
     // a trace record only for a listener: building one costs as much as a small call
     const listener = this.options.onExchange;
     const t0 = listener ? Date.now() : 0;
@@ -546,6 +545,11 @@ export class StreamableHttpTransport implements Transport {
       this.options.onExchange?.(record);
     }
   }
+}
+
+/** An exchange's deadline. */
+function expireExchange(signal: Abort, step: string, url: string, timeout: number): void {
+  signal.abort(new HttpError({ failure: "timeout", step, url }, `no complete answer within ${timeout} ms`));
 }
 
 /** What an HttpError about a body carries: the exchange and the body's first bytes. */

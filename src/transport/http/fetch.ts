@@ -296,7 +296,8 @@ class Sending {
     }
     this.req = sent;
     sent.on("error", (e) => this.failed(sent, e));
-    sent.once("response", (res: http.IncomingMessage) => this.responded(res));
+    // node:http emits 'response' once per request: `on` spares the wrapper `once` makes
+    sent.on("response", (res: http.IncomingMessage) => this.responded(res));
     return true;
   }
 
