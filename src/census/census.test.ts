@@ -8,7 +8,8 @@ import { startFleet, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
 import { forEachLimited } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { collect, type TargetRecord } from "./store.js";
+import { collect, type AttemptRecord, type Store, type TargetRecord } from "./store.js";
+import type { ProbeResult } from "../probe/verdict.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-test-"));
 let files = 0;
@@ -191,6 +192,84 @@ describe("census", () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe("census and its store", () => {
+  const verdict = (target: string): ProbeResult => ({
+    target,
+    class: "ok",
+    detail: "modern",
+    era: "modern",
+    revision: "2026-07-28",
+    transport: "streamable-http",
+    http: null,
+    rpcError: null,
+    tools: 0,
+    server: null,
+    defects: [],
+    advice: "",
+    elapsedMs: 1,
+    trace: [],
+  });
+  /** A store whose commits wait for `commit` (or fail, with `refuse`). */
+  const slowStore = (refuse?: Error) => {
+    const waiting: (() => void)[] = [];
+    const stored: string[] = [];
+    const store = {
+      where: "test",
+      startRun: async () => 1,
+      finishRun: async () => {},
+      pendingTargets: async () => [],
+      recordAttempt: (a: AttemptRecord) =>
+        refuse ? Promise.reject(refuse) : new Promise<void>((resolve) => waiting.push(() => (stored.push(a.target), resolve()))),
+    } as unknown as Store;
+    return { store, stored, commit: () => waiting.splice(0).forEach((w) => w()) };
+  };
+  const ticks = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  test("a probe's place is free while its attempt waits for its commit; the census ends once every attempt is stored", async () => {
+    const { store, stored, commit } = slowStore();
+    const targets = ["a", "b", "c"].map((h) => http(`http://${h}.test/mcp`));
+    const probed: string[] = [];
+    const reported: string[] = [];
+    let over = false;
+    const census = runCensus(store, 1, targets, {
+      concurrency: 1,
+      probe: async (t) => (probed.push(t.target), verdict(t.target)),
+      onAttempt: (a) => reported.push(a.target),
+    }).then((o) => ((over = true), o));
+    await ticks(20);
+    // one place, three probes done, nothing committed: none reported, and the census not over
+    assert.deepEqual(probed, targets.map((t) => t.target));
+    assert.deepEqual(stored, []);
+    assert.deepEqual(reported, []);
+    assert.equal(over, false);
+    commit();
+    assert.deepEqual(await census, { runId: 1, recorded: 3, pending: 0, stopped: false });
+    assert.deepEqual(stored, targets.map((t) => t.target));
+    assert.deepEqual(reported, stored);
+  });
+
+  test("a store write that fails starts no new probe and is thrown", async () => {
+    const refused = new Error("disk full");
+    const { store } = slowStore(refused);
+    const targets = Array.from({ length: 20 }, (_, i) => http(`http://h${i}.test/mcp`));
+    let probes = 0;
+    await assert.rejects(
+      runCensus(store, 1, targets, {
+        concurrency: 1,
+        probe: async (t) => {
+          probes++;
+          await ticks(2);
+          return verdict(t.target);
+        },
+      }),
+      refused,
+    );
+    assert.ok(probes < targets.length, `${probes} probes`);
   });
 });
 

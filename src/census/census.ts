@@ -17,6 +17,8 @@ import type { AttemptRecord, Store, TargetRecord } from "./store.js";
 export const DEFAULT_CONCURRENCY = 32;
 export const DEFAULT_PER_HOST = 1;
 export const DEFAULT_TIMEOUT = 10_000;
+/** Finished attempts that may wait for their commit while new probes start. */
+const MAX_UNCOMMITTED = 256;
 
 export interface CensusOptions {
   /** Probes in flight at once. Default 32. */
@@ -75,11 +77,26 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   // probes in flight are over
   let failure: unknown;
   const stopper = new AbortController();
+  const fail = (e: unknown) => {
+    failure ??= e;
+    stopper.abort();
+  };
+  // A finished probe hands its attempt to the store and frees its place at once: a store may
+  // hold an attempt back a few milliseconds to commit it with others (SQLite does), and a
+  // place kept meanwhile would idle. Up to MAX_UNCOMMITTED wait; past that, a probe's place
+  // stays taken until its attempt is stored, so a store slower than the probes bounds them.
+  const uncommitted = new Set<Promise<void>>();
+  const keep = async (a: AttemptRecord): Promise<void> => {
+    const stored = record(a).catch(fail);
+    uncommitted.add(stored);
+    const done = stored.then(() => void uncommitted.delete(stored));
+    if (uncommitted.size > MAX_UNCOMMITTED) await done;
+  };
 
   const callable: TargetRecord[] = [];
   for (const t of targets) {
-    if (options.signal?.aborted) break;
-    if (t.invalid) await record(invalidAttempt(runId, new Date(), t, t.invalid));
+    if (options.signal?.aborted || failure !== undefined) break;
+    if (t.invalid) await keep(invalidAttempt(runId, new Date(), t, t.invalid));
     else callable.push(t);
   }
 
@@ -97,15 +114,15 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
     },
     async (t) => {
       try {
-        await record(await attemptAt(runId, t, guarded));
+        await keep(await attemptAt(runId, t, guarded));
       } catch (e) {
-        failure ??= e;
-        stopper.abort();
+        fail(e);
       }
     },
     AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
   );
   admission.stop();
+  await Promise.all(uncommitted);
   if (failure !== undefined) throw failure;
 
   const pending = (await store.pendingTargets(runId)).length;
