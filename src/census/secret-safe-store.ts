@@ -74,7 +74,11 @@ export class SecretSafeStore implements Store {
   }
 
   private stored(attempt: AttemptRecord): AttemptRecord {
-    return { ...redactSecrets(attempt), target: this.toStored.get(attempt.target) ?? redact(attempt.target) };
+    // the copy's target replaced, not the copy spread into a new literal: V8 builds an object
+    // that starts with a spread and then takes more properties through a slow path
+    const out = redactSecrets(attempt);
+    out.target = this.toStored.get(attempt.target) ?? redact(attempt.target);
+    return out;
   }
 
   startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {

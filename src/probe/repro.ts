@@ -1,7 +1,7 @@
 /** Command lines that replay a failing request, with every credential shown as `<redacted>`. */
 import type { Revision } from "../rules/revisions.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../rules/revisions.js";
-import { headerValueShown, redact } from "../secrets/redact.js";
+import { redact, redactorOf } from "../secrets/redact.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 
 /** Who a repro line says is calling when the caller does not say. */
@@ -13,10 +13,11 @@ export function shellQuote(s: string): string {
 }
 
 export function curlRepro(x: ExchangeRecord, secrets: Record<string, string> | undefined): string {
+  const shown = redactorOf(secrets);
   // redacted before quoting: a quoted secret would no longer look like one
-  const parts = ["curl", "-sS", "-i", "-X", x.httpMethod, shellQuote(redact(x.url, secrets))];
-  for (const [name, value] of Object.entries(x.requestHeaders ?? {})) parts.push("-H", shellQuote(`${name}: ${headerValueShown(name, value, secrets)}`));
-  if (x.httpMethod === "POST" && x.requestBody !== undefined) parts.push("--data-raw", shellQuote(redact(x.requestBody, secrets)));
+  const parts = ["curl", "-sS", "-i", "-X", x.httpMethod, shellQuote(shown.text(x.url))];
+  for (const [name, value] of Object.entries(x.requestHeaders ?? {})) parts.push("-H", shellQuote(`${name}: ${shown.headerValue(name, value)}`));
+  if (x.httpMethod === "POST" && x.requestBody !== undefined) parts.push("--data-raw", shellQuote(shown.text(x.requestBody)));
   return parts.join(" ");
 }
 

@@ -128,8 +128,23 @@ function redactWith<T>(value: T, scrub: (s: string) => string): T {
 
 /** A header's value for display: always hidden when it is one the caller said is secret. */
 export function headerValueShown(name: string, value: string, headers?: SecretHeaders): string {
-  const lower = name.toLowerCase();
-  return allNames(headers).some((n) => n.toLowerCase() === lower) ? REDACTED : redact(value, headers);
+  return redactorOf(headers).headerValue(name, value);
+}
+
+/**
+ * `redact` and `headerValueShown` for many strings under the same headers (a repro line's URL,
+ * headers and body): what to hide is worked out once, not once per string.
+ */
+export function redactorOf(headers?: SecretHeaders): { text: (s: string) => string; headerValue: (name: string, value: string) => string } {
+  const scrub = makeScrubber(headers);
+  let secretNames: Set<string> | undefined;
+  return {
+    text: scrub,
+    headerValue: (name, value) => {
+      secretNames ??= new Set(allNames(headers).map((n) => n.toLowerCase()));
+      return secretNames.has(name.toLowerCase()) ? REDACTED : scrub(value);
+    },
+  };
 }
 
 function makeScrubber(headers: SecretHeaders): (s: string) => string {
