@@ -92,7 +92,11 @@ export class Fetcher {
     const record = (f: Omit<Fetched, "ms">, ok: boolean): Fetched => {
       const ms = Date.now() - started;
       this.steps.push({ step, url, method, status: f.status, ms, ok, ...(f.error ? { error: f.error } : {}) });
-      return { ...f, ms };
+      // each `f` is a literal made for this call: it takes the time itself (a copy that starts
+      // with a spread and then takes a property is built through V8's slow path)
+      const fetched = f as Fetched;
+      fetched.ms = ms;
+      return fetched;
     };
     let parsed: URL;
     try {
