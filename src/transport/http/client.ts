@@ -115,6 +115,8 @@ export class StreamableHttpTransport implements Transport {
   private listening = false;
   /** `onOuterAbort` listens to the caller's signal (see `follow`). */
   private following = false;
+  /** The one timer that ends overdue exchanges (see `sweep`), while any exchange is under way. */
+  private sweeper: ReturnType<typeof setTimeout> | undefined;
   private readonly maxBytes: number;
   private readonly timeout: number;
   private readonly resumeAttempts: number;
@@ -167,6 +169,28 @@ export class StreamableHttpTransport implements Transport {
     for (const c of this.inFlight.values()) c.abort(reason);
     for (const c of this.others) c.abort(reason);
   }
+
+  /**
+   * Ends the exchanges past their deadline, and waits for the next deadline if any exchange is
+   * left. One timer for the transport instead of one per exchange: a timer set and cleared per
+   * exchange cost more than the rest of the exchange's bookkeeping. Each exchange still ends at
+   * its own deadline (they all have the same length, so the oldest is due first). Unref'd: an
+   * exchange under way holds its connection, which keeps the process alive meanwhile.
+   */
+  private readonly sweep = (): void => {
+    this.sweeper = undefined;
+    // monotonic, as timers are: a wall clock set back would otherwise postpone every deadline
+    const now = performance.now();
+    let next = Infinity;
+    const check = (c: Abort | AbortController): void => {
+      if (!(c instanceof Deadlined) || c.aborted) return;
+      if (c.deadline <= now) c.abort(new HttpError({ failure: "timeout", step: c.step, url: this.url }, `no complete answer within ${this.timeout} ms`));
+      else if (c.deadline < next) next = c.deadline;
+    };
+    for (const c of this.inFlight.values()) check(c);
+    for (const c of this.others) check(c);
+    if (next !== Infinity) this.sweeper = setTimeout(this.sweep, next - now).unref();
+  };
 
   /** Closing a request's stream is how Streamable HTTP cancels it. */
   cancel(id: RequestId): boolean {
@@ -259,6 +283,10 @@ export class StreamableHttpTransport implements Transport {
       clearTimeout(timer);
       this.others.delete(signal);
     }
+    if (this.sweeper) {
+      clearTimeout(this.sweeper);
+      this.sweeper = undefined;
+    }
     this.unfollow();
     this.sink?.closed();
   }
@@ -297,14 +325,12 @@ export class StreamableHttpTransport implements Transport {
    * measurable in a loopback round trip.
    */
   private async exchange(text: string, out: Outgoing): Promise<void> {
-    const signal = new Abort();
+    const signal = new Deadlined(performance.now() + this.timeout, out.method);
     this.follow(signal);
     const byId = out.isRequest && out.id !== undefined && !this.inFlight.has(out.id);
     if (byId) this.inFlight.set(out.id!, signal);
     else this.others.add(signal);
-    // its arguments given to setTimeout, not captured: a closure here would make this frame
-    // allocate a context on every exchange
-    const deadline = setTimeout(expireExchange, this.timeout, signal, out.method, this.url, this.timeout);
+    this.sweeper ??= setTimeout(this.sweep, this.timeout).unref();
     // a trace record only for a listener: building one costs as much as a small call
     const listener = this.options.onExchange;
     const t0 = listener ? Date.now() : 0;
@@ -360,7 +386,6 @@ export class StreamableHttpTransport implements Transport {
       if (record) record.error = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
-      clearTimeout(deadline);
       if (!byId) this.others.delete(signal);
       else if (this.inFlight.get(out.id!) === signal) this.inFlight.delete(out.id!);
       if (record) {
@@ -547,9 +572,14 @@ export class StreamableHttpTransport implements Transport {
   }
 }
 
-/** An exchange's deadline. */
-function expireExchange(signal: Abort, step: string, url: string, timeout: number): void {
-  signal.abort(new HttpError({ failure: "timeout", step, url }, `no complete answer within ${timeout} ms`));
+/** An exchange's switch, with when it is due to end and the step it is (for the timeout's error). */
+class Deadlined extends Abort {
+  constructor(
+    readonly deadline: number,
+    readonly step: string,
+  ) {
+    super();
+  }
 }
 
 /** What an HttpError about a body carries: the exchange and the body's first bytes. */
@@ -649,5 +679,6 @@ class OneMessage implements ParsedBody {
   }
 }
 
-// an answer's routing is made per exchange (see shapes.ts)
+// an answer's routing and an exchange's switch are made per exchange (see shapes.ts)
 keepShape(new OneMessage({ jsonrpc: "2.0" }));
+keepShape(new Deadlined(0, ""));
