@@ -98,3 +98,38 @@ test("a deflate answer whose connection closes before its first byte fails its r
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test("each header line goes once: the defaults, Content-Length and Host, or the caller's own, whatever their case", async () => {
+  const { createServer } = await import("node:http");
+  const seen: string[][] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.rawHeaders);
+    req.resume().on("end", () => res.writeHead(200, { "content-length": 0 }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const names = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+  const value = (raw: string[], name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
+  try {
+    const send = async (headers: Record<string, string>) => (await httpRequest(url, { method: "POST", headers, body: "{}" })).body.cancel();
+    await send({ "content-type": "application/json", "mcp-method": "ping" });
+    await send({ Accept: "text/plain", "User-Agent": "probe/1", "accept-encoding": "identity" });
+    await send({ host: `localhost:${port}`, "content-length": "2" });
+    await send({ "content-type": "application/json", "Content-Type": "text/plain" });
+    assert.equal(seen.length, 4);
+    for (const raw of seen) {
+      const list = names(raw);
+      assert.equal(new Set(list).size, list.length, `a header repeated: ${raw.join(", ")}`);
+      assert.deepEqual(value(raw, "content-length"), ["2"]);
+    }
+    assert.deepEqual(names(seen[0]!), ["content-type", "mcp-method", "accept", "user-agent", "accept-encoding", "content-length", "host", "connection"]);
+    assert.deepEqual(value(seen[0]!, "host"), [`127.0.0.1:${port}`]);
+    assert.deepEqual([value(seen[1]!, "accept"), value(seen[1]!, "user-agent"), value(seen[1]!, "accept-encoding")], [["text/plain"], ["probe/1"], ["identity"]]);
+    assert.deepEqual(value(seen[2]!, "host"), [`localhost:${port}`]);
+    assert.deepEqual(value(seen[3]!, "content-type"), ["text/plain"]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

@@ -230,13 +230,14 @@ function requestOptions(target: Target, init: HttpRequestInit): http.RequestOpti
   let userAgent = false;
   let encoding = false;
   // names all in lower case cannot repeat one another; any other set goes as an object, which
-  // node:http dedupes case-insensitively (and a URL's user:password becomes its Authorization)
+  // node:http dedupes case-insensitively (and a URL's user:password becomes its Authorization),
+  // as does a caller's own Host, Content-Length or Expect, which node:http treats apart
   let listed = parts.auth === undefined;
   const given = init.headers;
   if (given) {
     for (const name in given) {
       const lower = name.toLowerCase();
-      if (lower !== name) listed = false;
+      if (lower !== name || lower === "host" || lower === "content-length" || lower === "expect") listed = false;
       if (lower === "accept") accept = true;
       else if (lower === "user-agent") userAgent = true;
       else if (lower === "accept-encoding") encoding = true;
