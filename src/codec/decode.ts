@@ -5,7 +5,7 @@ import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/r
 import { checkEveryRule, type Checked, type Role } from "./check.js";
 import { cleanKind, isPlainObject } from "./clean.js";
 import { defect, type Defect } from "./defects.js";
-import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "./depth.js";
+import { DEFAULT_MAX_DEPTH, deepUnparsed, depthBeforeParse, exceedsDepth } from "./depth.js";
 import type { Message } from "./message.js";
 import { TooDeepError } from "./parse.js";
 import { jsonSyntaxError } from "./syntax.js";
@@ -73,14 +73,12 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   // measured before it is built: a deep text is refused at the cost of its bytes
   const deep = depthBeforeParse(text, maxDepth);
-  if (deep === true) {
-    const notJson = jsonSyntaxError(text);
-    return invalid(withBom(bom, [notJson ? defect("parse_error", "", parseErrorMessage(text, notJson)) : tooDeep(maxDepth)]));
-  }
+  if (deep === true) return refusedDeep(text, bom, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
+    if (deep === undefined && deepUnparsed(text, maxDepth)) return refusedDeep(text, bom, maxDepth);
     return invalid(withBom(bom, [defect("parse_error", "", parseErrorMessage(text, e))]));
   }
 
@@ -103,6 +101,12 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
   if (bom) checked.defects.unshift(bom);
   if (checked.kind === "invalid") checked.value = value;
   return checked;
+}
+
+/** Text that nests too deep to be parsed: too_deep if it is JSON, else where it stops being JSON. */
+function refusedDeep(text: string, bom: Defect | undefined, maxDepth: number): Decoded {
+  const notJson = jsonSyntaxError(text);
+  return invalid(withBom(bom, [notJson ? defect("parse_error", "", parseErrorMessage(text, notJson)) : tooDeep(maxDepth)]));
 }
 
 function tooDeep(maxDepth: number): Defect {

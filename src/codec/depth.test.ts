@@ -121,6 +121,23 @@ describe("depth of the text, before parsing", () => {
     assert.equal(decode(wide, { revision: "2025-06-18" }).defects[0]?.code, "bare_array");
   });
 
+  test("text with more braces than BUILD_LEVELS is judged alike, whether its length bounds what it builds or it is scanned", () => {
+    // a few `[` and the length show at most BUILD_LEVELS levels get built, so these are parsed
+    // rather than scanned: the verdict and its wording stay those of the scan
+    const deep = `{"a":`.repeat(200) + "{}" + "}".repeat(200);
+    const wide = `[${deep}${",{}".repeat(BUILD_LEVELS + 10)}]`;
+    assert.ok(wide.length < 5 * BUILD_LEVELS);
+    assert.equal(depthBeforeParse(wide, DEFAULT_MAX_DEPTH), undefined);
+    assert.deepEqual(decode(wide, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]), [["too_deep", "nests arrays and objects deeper than 128 levels"]]);
+    assert.throws(() => parseJson(wide), TooDeepError);
+    for (const broken of [wide.slice(0, -1), `{"":`.repeat(BUILD_LEVELS + 10) + "x", `[${deep}${",{}".repeat(BUILD_LEVELS + 10)},]`]) {
+      const fault = jsonSyntaxError(broken);
+      assert.ok(fault);
+      assert.deepEqual(decode(broken, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]), [["parse_error", `not valid JSON: ${fault.message}`]]);
+      assert.throws(() => parseJson(broken), (e: unknown) => e === fault || (e instanceof SyntaxError && e.message === fault.message && !(e instanceof TooDeepError)));
+    }
+  });
+
   test("a 4 MiB body of two million [ and ] is too_deep at the cost of its bytes, not of two million arrays", () => {
     const half = 2 * 1024 * 1024;
     const rss = process.memoryUsage().rss;

@@ -28,8 +28,19 @@ export const BUILD_LEVELS = 32_768;
  */
 export function depthBeforeParse(text: string, max: number): boolean | undefined {
   if (shallowText(text, max)) return false;
-  if (text.length <= 2 * BUILD_LEVELS || !mayNest(text, BUILD_LEVELS)) return undefined;
+  if (text.length <= 2 * BUILD_LEVELS || !mayBuild(text)) return undefined;
   return scanDepth(text, max);
+}
+
+/**
+ * For text JSON.parse refused after `depthBeforeParse` said undefined: true when that text holds
+ * more than `BUILD_LEVELS` brackets and braces and nests deeper than `max`. Such text is judged
+ * as the scan judges it (`jsonSyntaxError` words the fault), whichever bound spared it the scan,
+ * so that what a broken text is called never depends on how cheaply its depth was bounded.
+ * Runs only on text that failed to parse.
+ */
+export function deepUnparsed(text: string, max: number): boolean {
+  return text.length > 2 * BUILD_LEVELS && mayNest(text, BUILD_LEVELS) && scanDepth(text, max);
 }
 
 /** For JSON text: true when its length and its `[` alone show it nests at most `max` deep (see below). */
@@ -69,6 +80,25 @@ export function textTooDeep(text: string, max: number): boolean {
   // each level costs at least two characters
   if (text.length <= 2 * max) return false;
   return mayNest(text, max) && scanDepth(text, max);
+}
+
+/**
+ * A necessary condition for JSON.parse to build more than `BUILD_LEVELS` levels. V8 builds an
+ * array or object when it reaches its closing bracket, so every level it builds costs both its
+ * brackets and the bound of `shortForDepth` holds for what it builds. That bound counts only `[`,
+ * which a long message (a tool list: JSON Schemas are objects) holds several times fewer of than
+ * `{`; only when it fails are the braces counted too (`mayNest`).
+ */
+function mayBuild(text: string): boolean {
+  let budget = 5 * BUILD_LEVELS + 1 - text.length;
+  let n = 0;
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) {
+    if (++n > BUILD_LEVELS) return true;
+    budget -= 3;
+  }
+  if (budget >= 0) return false;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > BUILD_LEVELS) return true;
+  return false;
 }
 
 /**

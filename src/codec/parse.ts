@@ -2,7 +2,7 @@
  * JSON.parse for untrusted text: text deep enough to cost more than its bytes is refused before
  * anything is built (see depth.ts). Every parse of a peer's bytes goes through here or `decode`.
  */
-import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "./depth.js";
+import { DEFAULT_MAX_DEPTH, deepUnparsed, depthBeforeParse, exceedsDepth } from "./depth.js";
 import { jsonSyntaxError } from "./syntax.js";
 
 /** The text is JSON, but nests deeper than the limit: it was not parsed. */
@@ -19,7 +19,14 @@ export class TooDeepError extends SyntaxError {
 export function parseJson(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
   const deep = depthBeforeParse(text, maxDepth);
   if (deep === true) throw jsonSyntaxError(text) ?? new TooDeepError(maxDepth);
-  const value: unknown = JSON.parse(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    // judged as decode judges it (see deepUnparsed)
+    if (deep === undefined && deepUnparsed(text, maxDepth)) throw jsonSyntaxError(text) ?? new TooDeepError(maxDepth);
+    throw e;
+  }
   if (deep === undefined && exceedsDepth(value, maxDepth)) throw new TooDeepError(maxDepth);
   return value;
 }
