@@ -136,5 +136,12 @@ function cleanRequestMeta(params: unknown): boolean {
   if (typeof version !== "string" || !isPlainObject(capabilities)) return false;
   // optional, but a value a name read would find and enumeration does not still counts
   if (!hasInfo) return Reflect.get(meta, META_CLIENT_INFO) === undefined;
-  return isPlainObject(info) && typeof member(info, "name") === "string" && typeof member(info, "version") === "string";
+  if (!isPlainObject(info)) return false;
+  let name: unknown;
+  let release: unknown;
+  for (const k in info) {
+    if (k === "name") name = info[k];
+    else if (k === "version") release = info[k];
+  }
+  return typeof name === "string" && typeof release === "string";
 }

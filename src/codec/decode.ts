@@ -88,9 +88,9 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
     if (kind !== undefined) {
       // A clean message's other members are strings and numbers: only this one can nest, and
       // walking it alone spares the walk a pass over the envelope on every message.
-      const inner = kind === "result" ? value.result : kind === "error" ? value.error : value.params;
-      if (deep === undefined && (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1)))) {
-        return invalid(withBom(bom, [tooDeep(maxDepth)]));
+      if (deep === undefined) {
+        const inner = kind === "result" ? value.result : kind === "error" ? value.error : value.params;
+        if (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1))) return invalid(withBom(bom, [tooDeep(maxDepth)]));
       }
       return { kind, message: value as unknown as Message, defects: bom ? [bom] : [] };
     }
