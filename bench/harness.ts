@@ -252,6 +252,31 @@ export function loadLine(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Peers
+
+/** How long opening or closing one connection may take before a benchmark gives up on it. */
+export const SETUP_MS = 15_000;
+
+/** `promise`, or a rejection naming `what` once `ms` have passed: a peer that hangs ends the run, not the machine. */
+export async function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The text of a result's first content block, whatever the stack's result type. */
+export function echoed(result: object): unknown {
+  const content = (result as { content?: unknown }).content;
+  return Array.isArray(content) ? (content[0] as { text?: unknown } | undefined)?.text : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Benchmarks
 
 /** One benchmark file's entry point, run by bench/run.ts. */

@@ -34,6 +34,7 @@ import { z } from "zod";
 import { connectHttp, createHttpHandler, createReferenceServer, type McpClient } from "../src/index.js";
 import {
   checkTargets,
+  echoed,
   fmtRate,
   fmtRatio,
   formatTargets,
@@ -41,6 +42,7 @@ import {
   measure,
   ratio,
   table,
+  within,
   type Benchmark,
   type Contender,
   type Measurement,
@@ -54,8 +56,6 @@ const CHECK_TEXT = "round trip ✓ héllo";
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
 const HOST = "127.0.0.1";
-const SETUP_MS = 15_000;
-
 // Contender names
 const BARE_FETCH = "bare fetch + node:http";
 const BARE_NODE = "bare node:http client";
@@ -152,23 +152,6 @@ function passOf(tally: Tally, one: (i: number) => Promise<boolean>): () => Promi
     tally.calls += CALLS;
     tally.wrong += wrong;
   };
-}
-
-function echoed(result: object): unknown {
-  const content = (result as { content?: unknown }).content;
-  return Array.isArray(content) ? (content[0] as { text?: unknown } | undefined)?.text : undefined;
-}
-
-async function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function firstCall(name: string, call: (text: string) => Promise<object>): Promise<void> {

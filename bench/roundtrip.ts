@@ -28,6 +28,7 @@ import { z } from "zod";
 import { ChildServer, LATEST_LEGACY_REVISION, McpClient, createMemoryPair, createReferenceServer } from "../src/index.js";
 import {
   checkTargets,
+  echoed,
   fmtBytes,
   fmtRate,
   fmtRatio,
@@ -37,6 +38,7 @@ import {
   quantile,
   ratio,
   table,
+  within,
   type Benchmark,
   type Contender,
   type Measurement,
@@ -59,9 +61,6 @@ const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const SDK_V1_SERVER = fileURLToPath(new URL("../../bench/fixtures/sdk-v1-server.mjs", import.meta.url));
 const SDK_V2_SERVER = fileURLToPath(new URL("../../bench/fixtures/sdk-v2-server.mjs", import.meta.url));
 const PENDING_MEMORY = fileURLToPath(new URL("./pending-memory.js", import.meta.url));
-
-/** How long opening or closing one connection may take before the benchmark gives up on it. */
-const SETUP_MS = 15_000;
 
 // Contender names: stack, era, channel.
 const WIRE_MODERN_MEM = "mcp-wire 2026, memory";
@@ -129,12 +128,6 @@ interface Connection {
 }
 
 type Loops = Pick<Connection, "sequential" | "pipelined">;
-
-/** The text of a result's first content block, whatever the stack's result type. */
-function echoed(result: object): unknown {
-  const content = (result as { content?: unknown }).content;
-  return Array.isArray(content) ? (content[0] as { text?: unknown } | undefined)?.text : undefined;
-}
 
 // One pair of loops per stack, each written out: a loop shared by every stack would see every
 // stack's promise and result shapes at the same call sites and tax them all for the dispatch.
@@ -231,19 +224,6 @@ function v2Loops(client: V2Client, tally: Tally): Loops {
 
 function newTally(): Tally {
   return { sequential: 0, pipelined: 0, wrong: 0 };
-}
-
-/** `promise`, or a rejection naming `what` once `ms` have passed. */
-async function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The last part of a child's stderr, for error messages. */

@@ -18,10 +18,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ChildServer, McpClient, connectHttp, type Revision } from "../src/index.js";
+import { within } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const CALL_TIMEOUT = 10_000;
-const SETUP_MS = 20_000;
+const SOAK_SETUP_MS = 20_000;
 const MAX_GROWTH = 0.1;
 
 function positive(name: string, fallback: number): number {
@@ -61,11 +62,6 @@ function median(values: readonly number[]): number {
   if (values.length === 0) return NaN;
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 interface Tally {
@@ -119,8 +115,8 @@ async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> 
       });
       child.once("exit", (code) => reject(new Error(`serve --http exited (${code}): ${err}`)));
     }),
-    SETUP_MS,
     "serve --http",
+    SOAK_SETUP_MS,
   );
   return { child, url };
 }
@@ -139,11 +135,11 @@ async function main(): Promise<number> {
         stdio.push(child);
         // both eras over stdio too: even clients detect (2026-07-28), odd ones speak 2025-11-25
         const options = i % 2 === 0 ? {} : { revision: "2025-11-25" as Revision };
-        return { name: `stdio-${i}`, client: await within(McpClient.connect(() => child.transport, { timeout: CALL_TIMEOUT, ...options }), SETUP_MS, `stdio client ${i}`) };
+        return { name: `stdio-${i}`, client: await within(McpClient.connect(() => child.transport, { timeout: CALL_TIMEOUT, ...options }), `stdio client ${i}`, SOAK_SETUP_MS) };
       }),
       ...Array.from({ length: httpClients }, async (_, i) => {
         const options = i % 2 === 0 ? {} : { revision: "2025-11-25" as Revision };
-        const c = await within(connectHttp(server.url, { fresh: true, transport: "streamable-http", timeout: CALL_TIMEOUT, ...options }), SETUP_MS, `http client ${i}`);
+        const c = await within(connectHttp(server.url, { fresh: true, transport: "streamable-http", timeout: CALL_TIMEOUT, ...options }), `http client ${i}`, SOAK_SETUP_MS);
         return { name: `http-${i}`, client: c.client };
       }),
     ]);
@@ -210,7 +206,7 @@ async function main(): Promise<number> {
     if (http && http.exitCode === null && http.signalCode === null) {
       const exited = new Promise((resolve) => http!.once("exit", resolve));
       http.kill("SIGTERM");
-      await within(exited, 5000, "serve --http stopping").catch(() => http!.kill("SIGKILL"));
+      await within(exited, "serve --http stopping", 5000).catch(() => http!.kill("SIGKILL"));
     }
     const killed = stops.filter((s) => s.signal === "SIGKILL").length;
     if (killed > 0) console.log(`(${killed} stdio servers had to be killed)`);

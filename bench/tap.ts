@@ -16,7 +16,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { fmtRate, formatMeasurement, formatTargets, measure, quantile, ratio, result, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+import { fmtRate, formatMeasurement, formatTargets, measure, quantile, ratio, result, table, within, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const FLOOD_SERVER = fileURLToPath(new URL("../../bench/fixtures/flood-server.mjs", import.meta.url));
@@ -24,8 +24,6 @@ const FLOOD_SERVER = fileURLToPath(new URL("../../bench/fixtures/flood-server.mj
 const FLOOD = 2000;
 const TARGET_RATE = 50_000;
 const TARGET_ADDED_MS = 1;
-const SETUP_MS = 15_000;
-
 const DIRECT = "direct pipe";
 const TAPPED = "through tap";
 
@@ -89,11 +87,6 @@ class Conn {
     clearTimeout(timer);
     return code;
   }
-}
-
-function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`tap bench: ${what}: nothing after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 const NOTES = Array.from({ length: FLOOD }, (_, i) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"up","progress":${i + 1},"total":${FLOOD},"message":"step ${i + 1} of ${FLOOD}"}}\n`).join("");
