@@ -65,6 +65,12 @@ class NodeIncoming implements NodeRequest {
     return req.readableEnded || (req.complete && req.readableLength === 0) ? undefined : null;
   }
 
+  readWhole(length: number): Uint8Array | null {
+    const req = this.req;
+    if (req.readableLength !== length) return null;
+    return req.read() as Buffer | null;
+  }
+
   read(): Promise<Uint8Array | undefined> {
     const req = this.req;
     const first = req.read() as Buffer | null;

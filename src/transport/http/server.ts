@@ -95,6 +95,7 @@ export interface HttpHandler {
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const SERVED: Promise<void> = Promise.resolve();
 const DEFAULT_BODY_TIMEOUT = 10_000;
 const TIMED_OUT = Symbol("timed out");
 /** A body that finds the byte budget full waits this long for room, then gets 503. */
@@ -231,7 +232,16 @@ class StreamableHttpHandler {
     return this.table.closeAll();
   }
 
-  async handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
+  handle(req: HttpRequestLike, res: HttpResponder): Promise<void> {
+    return this.serve(req, res) ?? SERVED;
+  }
+
+  /**
+   * Serves one request; a promise (that never rejects) only while something is still to come: a
+   * POST's body, nearly always one microtask away, costs one promise rather than a chain of
+   * suspended async calls.
+   */
+  serve(req: HttpRequestLike, res: HttpResponder): void | Promise<void> {
     const host = req.header("host");
     const cors = this.origins.headersFor(req, host);
     const exchange = new Exchange(res, accepts(req.header("accept")), cors);
@@ -247,14 +257,12 @@ class StreamableHttpHandler {
       }
       switch (req.method) {
         case "POST":
-          await this.post(req, exchange);
-          return;
+          return this.post(req, exchange);
         case "GET":
           this.get(req, exchange);
           return;
         case "DELETE":
-          await this.delete(req, exchange);
-          return;
+          return this.delete(req, exchange).catch((e: unknown) => this.failed(exchange, e));
         case "OPTIONS":
           this.preflight(req, exchange);
           return;
@@ -263,13 +271,18 @@ class StreamableHttpHandler {
           this.refuse(exchange, 405, `Method Not Allowed: ${req.method}`);
       }
     } catch (e) {
-      this.options.onError?.(e);
-      try {
-        if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
-        else exchange.end();
-      } catch {
-        // the response itself cannot be written: nothing is left to tell the client
-      }
+      this.failed(exchange, e);
+    }
+  }
+
+  /** An internal failure: told to `onError`, and the client gets 500 if the response has not started. */
+  private failed(exchange: Exchange, e: unknown): void {
+    this.options.onError?.(e);
+    try {
+      if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
+      else exchange.end();
+    } catch {
+      // the response itself cannot be written: nothing is left to tell the client
     }
   }
 
@@ -287,7 +300,8 @@ class StreamableHttpHandler {
     exchange.answer(errorText({ code, message }, id), status);
   }
 
-  private async post(req: HttpRequestLike, exchange: Exchange): Promise<void> {
+  /** A POST; throws only before anything is waited for, and the promise it returns never rejects. */
+  private post(req: HttpRequestLike, exchange: Exchange): void | Promise<void> {
     const type = req.header("content-type");
     // as clients send it nearly always; anything else is parsed
     if (type !== "application/json" && type?.split(";")[0]!.trim().toLowerCase() !== "application/json") {
@@ -299,6 +313,48 @@ class StreamableHttpHandler {
       this.refuse(exchange, 406, "Not Acceptable: the client must accept application/json or text/event-stream");
       return;
     }
+    const declared = req.readWhole === undefined ? undefined : this.smallDeclared(req);
+    if (declared === undefined) return this.postRead(req, exchange).catch((e: unknown) => this.failed(exchange, e));
+    if (this.bodyNow(req, exchange, declared)) return;
+    // node:http pushes the body that came with the headers just after the request event
+    return SERVED.then(() => {
+      try {
+        if (this.bodyNow(req, exchange, declared)) return;
+        return this.postRead(req, exchange).catch((e: unknown) => this.failed(exchange, e));
+      } catch (e) {
+        this.failed(exchange, e);
+      }
+    });
+  }
+
+  /** A declared body length that `bodyNow` may take whole: not empty, not too large. */
+  private smallDeclared(req: HttpRequestLike): number | undefined {
+    const header = req.header("content-length");
+    if (header === undefined) return undefined;
+    const declared = Number(header);
+    return Number.isSafeInteger(declared) && declared > 0 && declared <= this.maxBody ? declared : undefined;
+  }
+
+  /**
+   * Serves the body if all `declared` bytes of it are here already and fit the byte budget now
+   * (as for nearly every small request); false, having taken nothing, when it must be read.
+   */
+  private bodyNow(req: HttpRequestLike, exchange: Exchange, declared: number): boolean {
+    if (!this.budget.tryTake(declared)) return false;
+    const body = req.readWhole!(declared);
+    if (body === null) {
+      this.budget.release(declared);
+      return false;
+    }
+    try {
+      this.serveBody(req, exchange, body);
+    } finally {
+      this.budget.release(declared);
+    }
+    return true;
+  }
+
+  private async postRead(req: HttpRequestLike, exchange: Exchange): Promise<void> {
     const read = await this.readBody(req, exchange);
     if (read === undefined) return;
     try {
@@ -645,7 +701,7 @@ export function createHttpHandler(server: HttpServable, options: HttpHandlerOpti
   return {
     node: (req, res) => {
       const request = nodeRequest(req);
-      void handle(request, nodeResponder(res, request));
+      void core.serve(request, nodeResponder(res, request));
     },
     fetch: (request) => fetchHandle(request, handle),
     handle,
