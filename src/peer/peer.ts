@@ -12,6 +12,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "
 import { RULES, type Revision } from "../rules/revisions.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import { keepShape } from "./shapes.js";
+import { OneMap } from "./one-map.js";
 import type { DroppedAnswer, ReadMessage, Transport, TransportSink } from "./transport.js";
 
 export interface Progress {
@@ -207,7 +208,7 @@ export class Peer {
   // their first entry: a peer that serves one HTTP request never sends, nor listens to, anything
   private pending: Map<RequestId, Pending> = NO_ENTRIES;
   private byProgressToken: Map<RequestId, Pending> = NO_ENTRIES;
-  private readonly serving = new Map<RequestId, IncomingRequest>();
+  private readonly serving = new OneMap<RequestId, IncomingRequest>();
   // made on first use: a peer that serves one HTTP request never sends one of its own
   private answeredIds: BoundedSet<RequestId> | undefined;
   /** Requests we gave up on (timeout, abort): their late answers are expected and ignored. */

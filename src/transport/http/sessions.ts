@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
+import { OneMap } from "../../peer/one-map.js";
 import type { Peer } from "../../peer/peer.js";
 import type { ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
 import { INVALID_REQUEST } from "../../rules/error-codes.js";
@@ -23,7 +24,7 @@ export class SessionTransport implements Transport {
   readonly kind = "http";
   private sink: TransportSink | undefined;
   /** Exchanges awaiting answers, by request id (several ids share one for a 2025-03-26 batch). */
-  private readonly waiting = new Map<RequestId, Exchange>();
+  private readonly waiting = new OneMap<RequestId, Exchange>();
   private stream: Exchange | undefined;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private isClosed = false;
