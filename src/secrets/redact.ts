@@ -126,14 +126,10 @@ function redactWith<T>(value: T, scrub: (s: string) => string): T {
   return walk(value) as T;
 }
 
-/** A header's value for display: always hidden when it is one the caller said is secret. */
-export function headerValueShown(name: string, value: string, headers?: SecretHeaders): string {
-  return redactorOf(headers).headerValue(name, value);
-}
-
 /**
- * `redact` and `headerValueShown` for many strings under the same headers (a repro line's URL,
- * headers and body): what to hide is worked out once, not once per string.
+ * `redact` for many strings under the same headers (a repro line's URL, headers and body), what
+ * to hide worked out once, not once per string; `headerValue` shows a header's value, always
+ * hidden when the header is one the caller said is secret.
  */
 export function redactorOf(headers?: SecretHeaders): { text: (s: string) => string; headerValue: (name: string, value: string) => string } {
   const scrub = makeScrubber(headers);
