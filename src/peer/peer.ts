@@ -11,6 +11,7 @@ import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/messa
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
 import type { DroppedAnswer, ReadMessage, Transport, TransportSink } from "./transport.js";
@@ -104,14 +105,6 @@ interface Pending {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 function ignoreSettle(): void {}
-
-/** The request being made in `Peer.request`: a promise executor that is no closure takes its settlers from here. */
-let forming: Pending | undefined;
-
-function bindPending(resolve: (value: never) => void, reject: (error: Error) => void): void {
-  forming!.resolve = resolve as (value: unknown) => void;
-  forming!.reject = reject;
-}
 
 /** A pending request's first deadline. */
 function expirePending(entry: Pending): void {
@@ -341,9 +334,7 @@ export class Peer {
       onAbort: undefined,
       peer: this,
     };
-    forming = entry;
-    const answer = new Promise<T>(bindPending);
-    forming = undefined;
+    const answer = settledOn<T>(entry);
     // the overall limit binds the first deadline too, not only those that progress restarts
     entry.timer = setTimeout(expirePending, Math.min(timeout, maxTotal), entry);
     if (this.pending === NO_ENTRIES) this.pending = new Map();

@@ -13,6 +13,7 @@ import { urlToHttpOptions } from "node:url";
 import * as zlib from "node:zlib";
 import { BoundedMap } from "../../codec/bounded.js";
 import { defect, type Defect } from "../../codec/defects.js";
+import { settledOn } from "../../peer/settlers.js";
 import { keepShape } from "../../peer/shapes.js";
 import { nextChunk } from "./chunks.js";
 import { HttpError, networkCode } from "./error.js";
@@ -190,21 +191,11 @@ export function httpRequest(url: string, init: HttpRequestInit): Promise<HttpRes
   const signal = init.signal;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   const sending = new Sending(target.secure, requestOptions(target, init), init.body, signal);
-  forming = sending;
-  const answer = new Promise<HttpResponse>(bindSettlers);
-  forming = undefined;
+  const answer = settledOn(sending);
   if (!sending.send()) return answer;
   if (signal) signal.addEventListener("abort", sending, { once: true });
   sending.req!.end(init.body);
   return answer;
-}
-
-/** The request being made in `httpRequest`: a promise executor that is no closure takes its settlers from here. */
-let forming: Sending | undefined;
-
-function bindSettlers(resolve: (response: HttpResponse) => void, reject: (e: unknown) => void): void {
-  forming!.resolve = resolve;
-  forming!.reject = reject;
 }
 
 /**
