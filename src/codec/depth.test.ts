@@ -121,6 +121,16 @@ describe("depth of the text, before parsing", () => {
     assert.equal(decode(wide, { revision: "2025-06-18" }).defects[0]?.code, "bare_array");
   });
 
+  test("a limit deeper than the walk may recurse: deep text is measured, never walked into a stack overflow", () => {
+    const levels = 100_000;
+    const text = "[".repeat(levels) + "]".repeat(levels);
+    assert.ok(text.length <= 2 * BUILD_LEVELS, "short enough that the default limit would parse and walk it");
+    assert.deepEqual(decode(text, { revision: "2025-06-18", maxDepth: levels - 1 }).defects.map((d) => d.code), ["too_deep"]);
+    assert.deepEqual(decode(text, { revision: "2025-06-18", maxDepth: levels }).defects.map((d) => d.code), ["bare_array"]);
+    assert.throws(() => parseJson(text, levels - 1), TooDeepError);
+    assert.equal((parseJson(text, levels) as unknown[]).length, 1);
+  });
+
   test("text with more braces than BUILD_LEVELS is judged alike, whether its length bounds what it builds or it is scanned", () => {
     // a few `[` and the length show at most BUILD_LEVELS levels get built, so these are parsed
     // rather than scanned: the verdict and its wording stay those of the scan

@@ -2,45 +2,62 @@
  * Nesting depth, of JSON text before it is parsed and of a value before it is serialised.
  *
  * V8's JSON.parse accepts any depth and builds all of it: two million `[` in a 4 MiB body become
- * two million arrays (over 100 MB) before anything could look at them, and code that later walks
- * the value (ours, a user's, JSON.stringify) recurses, so a hostile peer could hand it a stack
- * overflow. So text that could build many levels is measured first, by a scan that builds
- * nothing and costs what the bytes cost. Text that cannot build more than `BUILD_LEVELS` levels
- * (a few MB at worst) is parsed and its value walked instead: the walk visits only containers,
- * while a scan of the text pays for every string in it (a fifth of JSON.parse's own time on a
- * large tool list), and ordinary messages must not pay that.
+ * two million arrays before anything could look at them, and code that later walks the value
+ * (ours, a user's, JSON.stringify) recurses, so a hostile peer could hand it a stack overflow.
+ * So text that could build many levels is measured first, by a scan that builds nothing and
+ * costs what the bytes cost. Text that cannot build more than `BUILD_LEVELS` levels is parsed
+ * and its value walked instead: the walk visits only containers, while a scan of the text pays
+ * for every string in it (a fifth of JSON.parse's own time on a large tool list), and ordinary
+ * messages must not pay that.
  */
 
 /** Deeper nesting than this is `too_deep`, in every decoder of untrusted text. */
 export const DEFAULT_MAX_DEPTH = 128;
 
 /**
- * Levels JSON.parse may build before a walk of the value finds them too deep: V8 spends about
- * 125 bytes a level, so at most about 4 MB, whatever the text. Text that could build more is
- * measured before it is parsed.
+ * Levels JSON.parse may build before a walk of the value finds them too deep. V8 spends 40 to
+ * 60 bytes a level, so at most about 8 MB: less than breadth builds from far shorter text (a
+ * 4 MiB body of `{},` builds about 90 MB). Text of 256 KiB or less cannot build more, so only
+ * longer text pays for counting its brackets before it is parsed: a large tool list (150 KB for
+ * 200 tools) is parsed straight away. Deep text costs more to parse and walk than to measure
+ * (about 50 ns a byte against 6 to 10), and this bound keeps that to tens of milliseconds.
  */
-export const BUILD_LEVELS = 32_768;
+export const BUILD_LEVELS = 131_072;
+
+/**
+ * The walk's own bound: it recurses one call for every two levels, and 16,384 calls leave the
+ * default stack room for its caller's. With a limit deeper than this, text that could build
+ * more levels is measured before it is parsed, however much that costs.
+ */
+const WALK_LEVELS = 32_768;
+
+/** Levels a text may build and still be parsed before its depth is known, for a limit `max`. */
+function buildable(max: number): number {
+  return max <= WALK_LEVELS ? BUILD_LEVELS : WALK_LEVELS;
+}
 
 /**
  * Before parsing: true when `text` nests deeper than `max` (it must not be parsed), false when
- * it does not, undefined when it cannot build more than `BUILD_LEVELS` levels and a walk of the
- * parsed value (`exceedsDepth`) is the cheaper judge.
+ * it does not, undefined when it cannot build more levels than `buildable` allows and a walk of
+ * the parsed value (`exceedsDepth`) is the cheaper judge.
  */
 export function depthBeforeParse(text: string, max: number): boolean | undefined {
   if (shallowText(text, max)) return false;
-  if (text.length <= 2 * BUILD_LEVELS || !mayBuild(text)) return undefined;
+  const levels = buildable(max);
+  if (text.length <= 2 * levels || !mayBuild(text, levels)) return undefined;
   return scanDepth(text, max);
 }
 
 /**
  * For text JSON.parse refused after `depthBeforeParse` said undefined: true when that text holds
- * more than `BUILD_LEVELS` brackets and braces and nests deeper than `max`. Such text is judged
+ * more brackets and braces than it could build and still be parsed, and nests deeper than `max`. Such text is judged
  * as the scan judges it (`jsonSyntaxError` words the fault), whichever bound spared it the scan,
  * so that what a broken text is called never depends on how cheaply its depth was bounded.
  * Runs only on text that failed to parse.
  */
 export function deepUnparsed(text: string, max: number): boolean {
-  return text.length > 2 * BUILD_LEVELS && mayNest(text, BUILD_LEVELS) && scanDepth(text, max);
+  const levels = buildable(max);
+  return text.length > 2 * levels && mayNest(text, levels) && scanDepth(text, max);
 }
 
 /** For JSON text: true when its length and its `[` alone show it nests at most `max` deep (see below). */
@@ -83,21 +100,21 @@ export function textTooDeep(text: string, max: number): boolean {
 }
 
 /**
- * A necessary condition for JSON.parse to build more than `BUILD_LEVELS` levels. V8 builds an
+ * A necessary condition for JSON.parse to build more than `levels` levels. V8 builds an
  * array or object when it reaches its closing bracket, so every level it builds costs both its
  * brackets and the bound of `shortForDepth` holds for what it builds. That bound counts only `[`,
  * which a long message (a tool list: JSON Schemas are objects) holds several times fewer of than
  * `{`; only when it fails are the braces counted too (`mayNest`).
  */
-function mayBuild(text: string): boolean {
-  let budget = 5 * BUILD_LEVELS + 1 - text.length;
+function mayBuild(text: string, levels: number): boolean {
+  let budget = 5 * levels + 1 - text.length;
   let n = 0;
   for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) {
-    if (++n > BUILD_LEVELS) return true;
+    if (++n > levels) return true;
     budget -= 3;
   }
   if (budget >= 0) return false;
-  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > BUILD_LEVELS) return true;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > levels) return true;
   return false;
 }
 
