@@ -135,10 +135,18 @@ export class Admission {
   /** Per tick: how long the loop was saturated in it (ms, the whole tick or nothing). */
   private readonly saturated = new Float64Array(HISTORY);
   private ticks = 0;
+  /** Ticks of the timer (the limit is adjusted on these only). */
+  private timerTicks = 0;
   private lastHalved = -HALVE_EVERY_TICKS;
   private lastUse: EventLoopUtilization | undefined;
+  /** The loop's use at the last timer tick: each adjustment judges the whole window since. */
+  private timerUse: EventLoopUtilization | undefined;
+  /** The worst delay recorded since the last timer tick (a tick a probe asked for included). */
+  private windowPeak = 0;
+  /** The loop's busy share and worst delay over the last timer tick's whole window. */
   private lastUtilization = 0;
   private lastTick = 0;
+  private lastTimerTick = 0;
   private lastLag = 0;
   private reprobes = 0;
   private why: string | undefined;
@@ -174,9 +182,9 @@ export class Admission {
   start(): void {
     if (this.timer) return;
     this.histogram.enable();
-    this.lastTick = performance.now();
-    this.lastUse = performance.eventLoopUtilization();
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.lastTick = this.lastTimerTick = performance.now();
+    this.lastUse = this.timerUse = performance.eventLoopUtilization();
+    this.timer = setInterval(() => this.tick(true), TICK_MS);
     this.timer.unref?.();
   }
 
@@ -270,24 +278,31 @@ export class Admission {
     return peak >= this.thresholds.stallPeakMs || lost >= this.thresholds.stallLostMs || (window > 0 && saturated >= window * SATURATED_SHARE);
   }
 
-  private tick(): void {
+  /**
+   * Records how far behind the loop ran since the last record. A probe may ask for a record in
+   * the middle of a turn (its timeout just came): such a window is short and ends with the loop
+   * busy running that very probe, so its busy share says little; the limit is adjusted on the
+   * timer's ticks only, each judging its whole window (the worst delay any record in it saw).
+   */
+  private tick(timer = false): void {
     const now = performance.now();
     const elapsed = now - this.lastTick;
-    if (elapsed < 1) return;
+    if (elapsed < 1 && !timer) return;
     // how late the loop ran: the histogram's worst delay, and this timer's own lateness
-    const worst = Math.max(this.histogram.max / 1e6 - RESOLUTION_MS, elapsed - TICK_MS, 0);
-    const lag = Number.isFinite(worst) ? Math.min(worst, elapsed) : 0;
+    const late = timer ? now - this.lastTimerTick - TICK_MS : 0;
+    const worst = Math.max(this.histogram.max / 1e6 - RESOLUTION_MS, late, 0);
+    const lag = Number.isFinite(worst) ? Math.min(worst, timer ? now - this.lastTimerTick : elapsed) : 0;
     this.histogram.reset();
     const use = performance.eventLoopUtilization();
-    this.lastUtilization = this.lastUse ? performance.eventLoopUtilization(use, this.lastUse).utilization : 0;
+    const utilization = this.lastUse ? performance.eventLoopUtilization(use, this.lastUse).utilization : 0;
     this.lastUse = use;
     this.lastTick = now;
-    this.lastLag = lag;
     const i = this.ticks % HISTORY;
     this.ends[i] = now;
     this.lags[i] = lag;
-    this.saturated[i] = this.lastUtilization >= SATURATED ? elapsed : 0;
+    this.saturated[i] = utilization >= SATURATED ? elapsed : 0;
     this.ticks++;
+    this.windowPeak = Math.max(this.windowPeak, lag);
     const before = this.limit;
     for (const p of this.inFlight) {
       if (!p.quiet && now - p.started >= this.thresholds.quietAfterMs) {
@@ -295,7 +310,15 @@ export class Admission {
         this.quiet++;
       }
     }
-    this.adjust();
+    if (timer) {
+      this.lastUtilization = this.timerUse ? performance.eventLoopUtilization(use, this.timerUse).utilization : 0;
+      this.timerUse = use;
+      this.lastTimerTick = now;
+      this.lastLag = this.windowPeak;
+      this.windowPeak = 0;
+      this.timerTicks++;
+      this.adjust();
+    }
     if (this.limit > before) this.wake();
   }
 
@@ -306,12 +329,18 @@ export class Admission {
     let why = this.why;
     const floor = Math.max(1, Math.ceil(this.ceiling * FLOOR_SHARE));
     const behind = this.lastLag >= behindMs;
-    if (behind || this.lastUtilization >= SATURATED) {
-      if (this.ticks - this.lastHalved >= HALVE_EVERY_TICKS) {
+    if (behind) {
+      if (this.timerTicks - this.lastHalved >= HALVE_EVERY_TICKS) {
         next = Math.max(floor, Math.floor(this.current / 2));
-        this.lastHalved = this.ticks;
+        this.lastHalved = this.timerTicks;
       }
-      why = behind ? `this process's event loop is ${Math.round(this.lastLag)} ms behind` : `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
+      why = `this process's event loop is ${Math.round(this.lastLag)} ms behind`;
+    } else if (this.lastUtilization >= SATURATED) {
+      // busy all the time yet on time: each turn of the loop is short, so an answer waits no
+      // longer than the delay measured (and every probe that much per exchange, which its
+      // deadline has room for): the loop does all it can, and fewer probes would only leave
+      // CPU unused while they wait on the network. More would make the turns longer: hold.
+      why = `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
     } else if (this.lastLag < keepingUpMs && this.lastUtilization < ROOMY && this.current < this.ceiling) {
       next = Math.min(this.ceiling, this.current + Math.max(1, Math.ceil(this.ceiling / 10)));
     }
