@@ -131,6 +131,27 @@ describe("depth of the text, before parsing", () => {
     assert.equal((parseJson(text, levels) as unknown[]).length, 1);
   });
 
+  test("a value is walked without recursion when the limit is deeper than recursion may go", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    assert.equal(exceedsDepth(deep, 200_000), false);
+    assert.equal(exceedsDepth(deep, 199_999), true);
+    // a value that contains itself nests without end, whatever the limit
+    const self: Record<string, unknown> = { a: [1, { b: 2 }] };
+    self.again = self;
+    assert.equal(exceedsDepth(self, 1e9), true);
+    assert.equal(exceedsDepth(self, Infinity), true);
+    // one object reached twice is not a cycle
+    const shared = { x: [1, 2] };
+    assert.equal(exceedsDepth({ p: shared, q: [shared, shared] }, 1e9), false);
+    // exact around the limit, arrays and objects alike, with and without recursion
+    for (const levels of [1, 2, 3, 40, 40_000]) {
+      let v: unknown = "leaf";
+      for (let i = 0; i < levels; i++) v = i % 2 ? [0, v, "x"] : { k: v, n: null };
+      for (const max of [levels - 1, levels, levels + 1]) assert.equal(exceedsDepth(v, max), levels > max, `${levels} levels, max ${max}`);
+    }
+  });
+
   test("text with more braces than BUILD_LEVELS is judged alike, whether its length bounds what it builds or it is scanned", () => {
     // a few `[` and the length show at most BUILD_LEVELS levels get built, so these are parsed
     // rather than scanned: the verdict and its wording stay those of the scan

@@ -157,9 +157,13 @@ function escaped(text: string, at: number): boolean {
   return (at - 1 - k) % 2 === 1;
 }
 
-/** True when `value` nests arrays and objects deeper than `max` levels. */
+/**
+ * True when `value` nests arrays and objects deeper than `max` levels, or contains itself (which
+ * nests without end). Never a stack overflow, whatever `max` and whatever the value.
+ */
 export function exceedsDepth(value: unknown, max: number): boolean {
-  return typeof value === "object" && value !== null && deeper(value, 1, max);
+  if (typeof value !== "object" || value === null) return false;
+  return max <= WALK_LEVELS ? deeper(value, 1, max) : deeperUnbounded(value, max);
 }
 
 /*
@@ -197,4 +201,37 @@ function deeperTwin(v: object, depth: number, max: number): boolean {
     if (typeof e === "object" && e !== null && deeper(e, depth + 1, max)) return true;
   }
   return false;
+}
+
+/**
+ * The walk for a limit deeper than recursion may go (a caller's maxDepth; a value a program built,
+ * which need not come from text): its own stack of levels, and the containers on the current
+ * path, so that a value containing itself ends the walk at once rather than after `max` levels.
+ */
+function deeperUnbounded(root: object, max: number): boolean {
+  if (max < 1) return true;
+  const levels: { node: object; children: unknown[]; next: number }[] = [{ node: root, children: childrenOf(root), next: 0 }];
+  const onPath = new Set<object>([root]);
+  while (levels.length > 0) {
+    const level = levels[levels.length - 1]!;
+    if (level.next === level.children.length) {
+      onPath.delete(level.node);
+      levels.pop();
+      continue;
+    }
+    const e = level.children[level.next++];
+    if (typeof e !== "object" || e === null) continue;
+    if (levels.length + 1 > max || onPath.has(e)) return true;
+    onPath.add(e);
+    levels.push({ node: e, children: childrenOf(e), next: 0 });
+  }
+  return false;
+}
+
+/** What the recursive walk visits in a container: its elements, or what `for…in` enumerates. */
+function childrenOf(v: object): unknown[] {
+  if (Array.isArray(v)) return v as unknown[];
+  const children: unknown[] = [];
+  for (const k in v) children.push((v as Record<string, unknown>)[k]);
+  return children;
 }

@@ -97,6 +97,11 @@ describe("encode", () => {
     let huge: unknown = null;
     for (let i = 0; i < 1_000_000; i++) huge = [huge];
     refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params: { huge } }), { revision: "2025-06-18" }));
+    // with a limit deeper than recursion may go, still an EncodeError and never a RangeError
+    let tall: unknown = null;
+    for (let i = 0; i < 200_000; i++) tall = { a: tall };
+    assert.deepEqual(refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params: { tall } }), { revision: "2025-06-18", maxDepth: 100_000 })).defects.map((d) => d.code), ["too_deep"]);
+    assert.deepEqual(refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params }), { revision: "2025-06-18", maxDepth: 1e9 })).defects.map((d) => d.code), ["too_deep"]);
     // maxDepth is honoured both ways
     const ok = { jsonrpc: "2.0", method: "x", params: { a: { b: {} } } };
     encode(asMessage(ok), { revision: "2025-06-18", maxDepth: 4 });
