@@ -341,7 +341,7 @@ export class Admission {
       // deadline has room for): the loop does all it can, and fewer probes would only leave
       // CPU unused while they wait on the network. More would make the turns longer: hold.
       why = `this process's event loop is ${Math.round(this.lastUtilization * 100)}% busy`;
-    } else if (this.lastLag < keepingUpMs && this.lastUtilization < ROOMY && this.current < this.ceiling) {
+    } else if (this.lastLag < keepingUpMs && this.lastUtilization < SATURATED && this.current < this.ceiling) {
       next = Math.min(this.ceiling, this.current + Math.max(1, Math.ceil(this.ceiling / 10)));
     }
     if (next >= this.ceiling) why = undefined;
