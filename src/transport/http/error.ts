@@ -57,7 +57,12 @@ export class HttpError extends ConnectionError {
   readonly wwwAuthenticate: string | undefined;
 
   constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
+    // no stack frames: the fields above are the evidence, a system error keeps its own as `cause`,
+    // and every legacy server's refused server/discover makes one (see ResponseError)
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(ConnectionErrorCode.Http, `${init.step}: ${message}`, options);
+    Error.stackTraceLimit = limit;
     this.failure = init.failure;
     this.step = init.step;
     this.url = init.url;
