@@ -1,5 +1,5 @@
 /** mcp-wire's own reference server: dual-era, with a few tools that exercise the protocol. */
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
@@ -58,7 +58,9 @@ export function defineReferenceTools(server: McpServer): void {
       const steps = typeof args.steps === "number" && Number.isInteger(args.steps) ? Math.min(Math.max(args.steps, 1), 1000) : 5;
       const interval = typeof args.intervalMs === "number" ? Math.min(Math.max(args.intervalMs, 0), 10_000) : 100;
       for (let i = 1; i <= steps; i++) {
-        await sleep(interval, undefined, { signal: context.signal }).catch(() => undefined);
+        // a timer of 0 ms still waits about 1 ms in Node: with no interval, each step only yields
+        // one turn of the loop (so a cancel can still arrive), and no timer paces the answer
+        await (interval > 0 ? sleep(interval, undefined, { signal: context.signal }) : nextTurn(undefined, { signal: context.signal })).catch(() => undefined);
         if (context.signal.aborted) return { content: [{ type: "text", text: `cancelled at step ${i}` }], isError: true };
         await context.progress(i, steps, `step ${i} of ${steps}`);
       }
