@@ -15,6 +15,7 @@ import { ChildServer } from "../transport/child.js";
 import type { Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
+import { Abort } from "../transport/http/fetch.js";
 import { walkAuth } from "../auth/walk.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
@@ -175,14 +176,15 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     result.trace.push({ step: "connect", ms: 0, error: bad });
     return redactFresh(result, options.headers);
   }
-  const deadline = new AbortController();
+  // what the deadline ends: an AbortController (an EventTarget) cost several microseconds a probe
+  const deadline = new Abort();
   const connectOptions = (revision: Revision | undefined): HttpConnectOptions => {
     // a literal, then what is optional: V8 builds an object that starts with a spread and then
     // takes more properties through a slow path
     const o: HttpConnectOptions = {
       fresh: true,
       timeout: Math.max(1, timeout - ev.elapsed()),
-      signal: deadline.signal,
+      signal: deadline,
       clientInfo: CLIENT_INFO,
       onExchange: (x: ExchangeRecord) => ev.exchange(x),
       onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
@@ -217,7 +219,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       }
       // past the deadline, a fallback or a retry cut short by it must not leave an earlier
       // refusal standing in for the silence that ran the clock out
-      return deadline.signal.aborted && outcome.class !== "timeout" ? late() : outcome;
+      return deadline.aborted && outcome.class !== "timeout" ? late() : outcome;
     }
   })();
   const outcome = await withDeadline(work, timeout, deadline, late);
@@ -373,7 +375,7 @@ function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[])
  * within a short grace (an exchange cut off knows which step it was), else with `late()`.
  * Without an abort controller, `late()` at once.
  */
-async function withDeadline<T>(work: Promise<T>, ms: number, abort: AbortController | undefined, late: () => T): Promise<T> {
+async function withDeadline<T>(work: Promise<T>, ms: number, abort: { abort(reason: unknown): void } | undefined, late: () => T): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<{ late: true }>((resolve) => {
     timer = setTimeout(() => resolve({ late: true }), ms);

@@ -42,8 +42,8 @@ export interface HttpClientOptions {
   timeout?: number;
   /** Called with each exchange as it completes, for traces. */
   onExchange?: (exchange: ExchangeRecord) => void;
-  /** Ends every exchange at once (an overall deadline, a user's Ctrl-C). */
-  signal?: AbortSignal;
+  /** Ends every exchange at once (an overall deadline, a user's Ctrl-C): an AbortSignal, or an `Abort`. */
+  signal?: AbortLike;
   /** Resolves host names instead of the system resolver (tests give many names one loopback address). */
   lookup?: LookupFunction;
   /**

@@ -699,7 +699,7 @@ export function excerpt(bytes: Uint8Array, max = 512): string {
  * stops following, for an exchange that ends first (so a long-lived signal does not gather a
  * listener per exchange); the listener also goes once `inner` aborts for its own reasons.
  */
-export function followAbort(outer: AbortSignal | undefined, inner: AbortController | Abort): (() => void) | undefined {
+export function followAbort(outer: AbortLike | undefined, inner: AbortController | Abort): (() => void) | undefined {
   if (!outer) return undefined;
   if (outer.aborted) {
     inner.abort(outer.reason);
