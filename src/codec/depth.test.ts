@@ -121,7 +121,7 @@ describe("depth of the text, before parsing", () => {
     assert.equal(decode(wide, { revision: "2025-06-18" }).defects[0]?.code, "bare_array");
   });
 
-  test("a limit deeper than the walk may recurse: deep text is measured, never walked into a stack overflow", () => {
+  test("a limit deeper than recursion may go: deep text is judged exactly, never with a stack overflow", () => {
     const levels = 100_000;
     const text = "[".repeat(levels) + "]".repeat(levels);
     assert.ok(text.length <= 2 * BUILD_LEVELS, "short enough that the default limit would parse and walk it");

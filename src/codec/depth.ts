@@ -25,39 +25,31 @@ export const DEFAULT_MAX_DEPTH = 128;
 export const BUILD_LEVELS = 131_072;
 
 /**
- * The walk's own bound: it recurses one call for every two levels, and 16,384 calls leave the
- * default stack room for its caller's. With a limit deeper than this, text that could build
- * more levels is measured before it is parsed, however much that costs.
+ * How deep the walk may recurse: one call for every two levels, and 16,384 calls leave the
+ * default stack room for its caller's. A deeper limit is walked without recursion.
  */
 const WALK_LEVELS = 32_768;
 
-/** Levels a text may build and still be parsed before its depth is known, for a limit `max`. */
-function buildable(max: number): number {
-  return max <= WALK_LEVELS ? BUILD_LEVELS : WALK_LEVELS;
-}
-
 /**
  * Before parsing: true when `text` nests deeper than `max` (it must not be parsed), false when
- * it does not, undefined when it cannot build more levels than `buildable` allows and a walk of
- * the parsed value (`exceedsDepth`) is the cheaper judge.
+ * it does not, undefined when it cannot build more than `BUILD_LEVELS` levels and a walk of the
+ * parsed value (`exceedsDepth`) is the cheaper judge.
  */
 export function depthBeforeParse(text: string, max: number): boolean | undefined {
   if (shallowText(text, max)) return false;
-  const levels = buildable(max);
-  if (text.length <= 2 * levels || !mayBuild(text, levels)) return undefined;
+  if (text.length <= 2 * BUILD_LEVELS || !mayBuild(text)) return undefined;
   return scanDepth(text, max);
 }
 
 /**
  * For text JSON.parse refused after `depthBeforeParse` said undefined: true when that text holds
- * more brackets and braces than it could build and still be parsed, and nests deeper than `max`. Such text is judged
+ * more than `BUILD_LEVELS` brackets and braces and nests deeper than `max`. Such text is judged
  * as the scan judges it (`jsonSyntaxError` words the fault), whichever bound spared it the scan,
  * so that what a broken text is called never depends on how cheaply its depth was bounded.
  * Runs only on text that failed to parse.
  */
 export function deepUnparsed(text: string, max: number): boolean {
-  const levels = buildable(max);
-  return text.length > 2 * levels && mayNest(text, levels) && scanDepth(text, max);
+  return text.length > 2 * BUILD_LEVELS && mayNest(text, BUILD_LEVELS) && scanDepth(text, max);
 }
 
 /** For JSON text: true when its length and its `[` alone show it nests at most `max` deep (see below). */
@@ -100,21 +92,21 @@ export function textTooDeep(text: string, max: number): boolean {
 }
 
 /**
- * A necessary condition for JSON.parse to build more than `levels` levels. V8 builds an
+ * A necessary condition for JSON.parse to build more than `BUILD_LEVELS` levels. V8 builds an
  * array or object when it reaches its closing bracket, so every level it builds costs both its
  * brackets and the bound of `shortForDepth` holds for what it builds. That bound counts only `[`,
  * which a long message (a tool list: JSON Schemas are objects) holds several times fewer of than
  * `{`; only when it fails are the braces counted too (`mayNest`).
  */
-function mayBuild(text: string, levels: number): boolean {
-  let budget = 5 * levels + 1 - text.length;
+function mayBuild(text: string): boolean {
+  let budget = 5 * BUILD_LEVELS + 1 - text.length;
   let n = 0;
   for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) {
-    if (++n > levels) return true;
+    if (++n > BUILD_LEVELS) return true;
     budget -= 3;
   }
   if (budget >= 0) return false;
-  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > levels) return true;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > BUILD_LEVELS) return true;
   return false;
 }
 
@@ -204,9 +196,9 @@ function deeperTwin(v: object, depth: number, max: number): boolean {
 }
 
 /**
- * The walk for a limit deeper than recursion may go (a caller's maxDepth; a value a program built,
- * which need not come from text): its own stack of levels, and the containers on the current
- * path, so that a value containing itself ends the walk at once rather than after `max` levels.
+ * The walk for a limit deeper than recursion may go (a caller's maxDepth, on parsed text or on a
+ * value a program built): its own stack of levels, and the containers on the current path, so
+ * that a value containing itself ends the walk at once rather than after `max` levels.
  */
 function deeperUnbounded(root: object, max: number): boolean {
   if (max < 1) return true;
