@@ -362,7 +362,7 @@ export class McpClient {
       // "If the body contains a recognized modern JSON-RPC error, the server speaks a modern
       // version" (2026-07-28 Streamable HTTP, backward compatibility), even one without our id
       const body = caught instanceof HttpError && caught.failure === "no_response" ? caught.rpcError : undefined;
-      const e = body && MODERN_ERROR_CODES.has(body.code) ? new ResponseError(body.code, body.message, body.data) : caught;
+      const e = body && MODERN_ERROR_CODES.has(body.code) ? ResponseError.received(body.code, body.message, body.data) : caught;
       if (e instanceof ResponseError && MODERN_ERROR_CODES.has(e.code)) {
         step("error", `${e.code} ${e.message}`);
         const data = e.data as { supported?: unknown } | undefined;

@@ -7,11 +7,8 @@
 import type { Defect } from "../codec/defects.js";
 
 /**
- * An error response received from the other side. `code` is the peer's JSON-RPC code.
- *
- * It captures no stack frames: its code, message and data say all there is, the frames would
- * only show this library's receive path, and capturing them was a measurable share of what a
- * census spends on a server that refuses a request.
+ * An error response received from the other side, or one a handler throws to be sent as one.
+ * `code` is the JSON-RPC code.
  */
 export class ResponseError extends Error {
   override readonly name = "ResponseError";
@@ -20,11 +17,25 @@ export class ResponseError extends Error {
     message: string,
     readonly data?: unknown,
   ) {
+    super(message);
+  }
+
+  /**
+   * One the other side sent. It captures no stack frames: its code, message and data say all
+   * there is, the frames would show only the receive path (no caller's, it settles a pending
+   * request from the transport's data handler), and capturing them was a measurable share of
+   * what a census spends on servers that refuse a request. A handler's own throw keeps its stack.
+   */
+  static received(code: number, message: string, data?: unknown): ResponseError {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = limit;
+    try {
+      return new ResponseError(code, message, data);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
+
   /** The JSON-RPC error object this error travels as. */
   toJSON(): { code: number; message: string; data?: unknown } {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };

@@ -118,6 +118,17 @@ for (const channel of CHANNELS) {
         assert.equal(e.code, -32602);
         assert.equal(e.message, "Invalid params: name is required");
         assert.deepEqual(e.data, { field: "name", hints: [1, null] });
+        // the handler's own error shows where it was thrown; the one received carries no frames
+        // of a receive path that names no caller
+        let thrown: ResponseError | undefined;
+        server.handle("where", () => {
+          thrown = new ResponseError(-32602, "here");
+          throw thrown;
+        });
+        const received = await rejection(client.request("where", {}));
+        assert.match(thrown?.stack ?? "", /\n\s+at /);
+        assert.ok(received instanceof ResponseError && received !== thrown);
+        assert.equal(received.stack, "ResponseError: here");
         await client.close();
       });
 

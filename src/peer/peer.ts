@@ -562,7 +562,7 @@ export class Peer {
       return;
     }
     this.answered.add(id);
-    if (m.error) entry.reject(new ResponseError(m.error.code, m.error.message, m.error.data));
+    if (m.error) entry.reject(ResponseError.received(m.error.code, m.error.message, m.error.data));
     else entry.resolve(m.result);
   }
 
