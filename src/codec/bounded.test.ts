@@ -33,6 +33,12 @@ describe("BoundedMap", () => {
     m.set(8, "h2"); // a new value for a present key is no arrival
     assert.deepEqual(forgotten, [1, 4, 5, 3]);
     assert.equal(m.get(8), "h2");
+    // cleared, it starts over: nothing reported, and the oldest is again the first set after
+    m.clear();
+    assert.equal(m.size, 0);
+    for (const k of [10, 11, 12, 13]) m.set(k, String(k));
+    assert.deepEqual(forgotten, [1, 4, 5, 3, 10]);
+    assert.deepEqual([...m.values()], ["11", "12", "13"]);
   });
 
   test("a set keeps at most its limit, the newest", () => {

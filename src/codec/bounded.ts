@@ -41,6 +41,11 @@ export class BoundedMap<K, V> {
   values(): IterableIterator<V> {
     return this.items.values();
   }
+  /** Forgets every entry (none is reported as forgotten). */
+  clear(): void {
+    this.items.clear();
+    this.oldest = undefined;
+  }
 
   private evict(): void {
     this.oldest ??= this.items.keys();

@@ -286,11 +286,18 @@ describe("connectHttp: what worked is remembered per origin", () => {
     assert.deepEqual(methods(s), ["POST server/discover", "POST server/discover"]);
   });
 
-  test("fresh: true ignores the memory", async () => {
+  test("fresh: true ignores the memory, and adds nothing to it", async () => {
     const s = keep(await legacyServer());
     await connect(s.url());
     const again = await connect(s.url(), { fresh: true });
     assert.equal(again.client.steps[0]?.step, "server/discover");
+    // what a fresh connect found is not remembered for the next connect
+    const t = keep(await legacyServer());
+    await connect(t.url(), { fresh: true });
+    const next = await connect(t.url());
+    assert.deepEqual(steps(next.client), ["server/discover:failed", "initialize:ok", "notifications/initialized:ok"]);
+    // while the origin a plain connect detected still is
+    assert.deepEqual(steps((await connect(s.url())).client), ["initialize:ok", "notifications/initialized:ok"]);
   });
 
   test("the memory is per origin: another port on the same host is detected anew", async () => {

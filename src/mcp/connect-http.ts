@@ -5,6 +5,7 @@
  * worked is remembered per origin (the era is a property of the server) and tried first next
  * time, with a full detection again if it no longer works.
  */
+import { BoundedMap } from "../codec/bounded.js";
 import { HttpError } from "../transport/http/error.js";
 import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http/client.js";
 import { SseClientTransport } from "../transport/http/sse-client.js";
@@ -16,7 +17,7 @@ export type HttpTransportName = "streamable-http" | "http+sse";
 export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
   /** Use only this HTTP transport. Default: detect. */
   transport?: HttpTransportName;
-  /** Skip the per-origin memory of what worked. */
+  /** Detect afresh, and leave the per-origin memory of what worked as it was. */
   fresh?: boolean;
 }
 
@@ -25,7 +26,11 @@ export interface HttpConnection {
   transport: HttpTransportName;
 }
 
-const remembered = new Map<string, { transport: HttpTransportName; revision: Revision }>();
+/**
+ * What worked, per origin. A program may open thousands of origins in its life (a census does,
+ * with `fresh`, which neither reads nor adds to this): the oldest are forgotten past a bound.
+ */
+const remembered = new BoundedMap<string, { transport: HttpTransportName; revision: Revision }>(4096);
 
 /** Forgets what worked for every origin. */
 export function forgetHttpEras(): void {
@@ -33,8 +38,9 @@ export function forgetHttpEras(): void {
 }
 
 export async function connectHttp(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
+  if (options.fresh) return detect(url, options);
   const origin = new URL(url).origin;
-  const known = options.fresh || options.revision || options.transport ? undefined : remembered.get(origin);
+  const known = options.revision || options.transport ? undefined : remembered.get(origin);
   if (known) {
     try {
       return await open(url, known.transport, { ...options, revision: known.revision });
