@@ -127,6 +127,12 @@ describe("answers that are not answers: HttpError with the evidence", () => {
     assert.equal(e.failure, "no_response");
     assert.equal(e.status, 202);
     assert.equal(e.step, "tools/list");
+    // its frames show whose call it ended; a refused server/discover, which a dual-era client
+    // reads and falls back from, carries none
+    assert.match(e.stack ?? "", /\n\s+at /);
+    const refused = await httpError(peer.request("server/discover", modern()));
+    assert.equal(refused.step, "server/discover");
+    assert.equal(refused.stack, `HttpError: ${refused.message}`);
   });
 
   test("a web page with 200: not_jsonrpc, with the content type and the first bytes", async () => {

@@ -57,10 +57,12 @@ export class HttpError extends ConnectionError {
   readonly wwwAuthenticate: string | undefined;
 
   constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
-    // no stack frames: the fields above are the evidence, a system error keeps its own as `cause`,
-    // and every legacy server's refused server/discover makes one (see ResponseError)
+    // A refused server/discover is how every legacy server answers a dual-era client's opening
+    // request, which reads it and falls back: its fields are all the evidence, and capturing frames
+    // for it was a measurable share of a census (one per legacy server). Any other failure keeps
+    // its frames, which show whose call it ended.
     const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    if (init.step === "server/discover") Error.stackTraceLimit = 0;
     super(ConnectionErrorCode.Http, `${init.step}: ${message}`, options);
     Error.stackTraceLimit = limit;
     this.failure = init.failure;
