@@ -170,11 +170,12 @@ export class SqliteStore implements Store {
 
   /**
    * Resolves once the attempt is committed, so whatever the caller reports as done survives a
-   * killed process. Attempts recorded within the window (COMMIT_WINDOW_MS, or BUSY_WINDOW_MS) of the first one pending are
-   * committed together in one transaction: a commit writes every page it touched to the WAL
+   * killed process. Attempts recorded while a window is open (COMMIT_WINDOW_MS, BUSY_WINDOW_MS)
+   * are committed together in one transaction: a commit writes every page it touched to the WAL
    * (the row's and each index's), and attempts recorded close together share most of those
    * pages, so a commit of two costs ~85 µs CPU per attempt, one of eight ~30 µs and one of
-   * thirty-two ~13 µs. (Within one turn of the event loop a busy census gathered only two or three.)
+   * thirty-two ~13 µs. (Within one turn of the event loop a busy census gathered only two or
+   * three.)
    */
   recordAttempt(attempt: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -188,7 +189,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Commits what is pending now; every other method calls it first, so it sees what was recorded. */
   /** Commits now unless the long window is open and attempts are still coming. */
   readonly #windowEnds = (): void => {
     this.#timer = undefined;
@@ -199,6 +199,7 @@ export class SqliteStore implements Store {
     this.#timer = setTimeout(this.#windowEnds, Math.min(left, COMMIT_WINDOW_MS - quietFor));
   };
 
+  /** Commits what is pending now; every other method calls it first, so it sees what was recorded. */
   readonly #flush = (): void => {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
