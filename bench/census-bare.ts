@@ -5,10 +5,13 @@
  * of requests sent together, a legacy session's id carried over) on one keep-alive agent, as
  * many targets at a time as the census. It reads every answer to its end and stores nothing.
  *
- *   node census-bare.js <port> <script.json> <warmup> <count> <concurrency>
+ *   node census-bare.js <port> <script.json> <warmup> <count> <concurrency> [<timeoutMs> all]
  *
  * The targets are the fleet's answering ones in index order (as the census child takes them);
- * the first `warmup` are done before the clock starts. Prints one JSON line:
+ * the first `warmup` are done before the clock starts. With `<timeoutMs> all` (bench/census-latency.ts)
+ * they are every target `/t/0` … `/t/<count-1>` instead, each probe under that deadline: a target
+ * whose behaviour answers nothing gets the request every probe opens with, given up at the
+ * deadline, as a census gives up on it. Prints one JSON line:
  * `{ probes, cpuMs, ms, requests, statuses }`.
  */
 import { Agent, request } from "node:http";
@@ -17,17 +20,22 @@ import type { CapturedProbe, CapturedRequest } from "./census-capture.js";
 import { MIX } from "./census-fleet.js";
 import { answeringIndices, cpuMs } from "./census-support.js";
 
-const [port, scriptFile, warmup, count, concurrency] = process.argv.slice(2);
+const [port, scriptFile, warmup, count, concurrency, timeoutArg, which] = process.argv.slice(2);
 const script = new Map<number, CapturedProbe>(JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][]);
-const indices = answeringIndices(Number(warmup) + Number(count));
+const indices = which === "all" ? Array.from({ length: Number(warmup) + Number(count) }, (_, i) => i) : answeringIndices(Number(warmup) + Number(count));
+const timeoutMs = timeoutArg === undefined ? undefined : Number(timeoutArg);
+/** What every probe sends first (POST server/discover): all a silent target ever gets. */
+const opening = [...script.values()][0]!.waves[0]![0]!;
 const agent = new Agent({ keepAlive: true });
 const statuses = new Map<number, number>();
 let requests = 0;
 
-function send(r: CapturedRequest, i: number, session: { id: string | undefined }): Promise<void> {
+function send(r: CapturedRequest, i: number, session: { id: string | undefined }, deadline: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const headers = r.session && session.id !== undefined ? { ...r.headers, "mcp-session-id": session.id } : r.headers;
-    const req = request({ host: "127.0.0.1", port: Number(port), method: r.method, path: r.path.replace("{i}", String(i)), headers, agent }, (res) => {
+    // a request the deadline ended is over, as a census's probe of that target is
+    const fail = (e: unknown) => (deadline?.aborted ? resolve() : reject(e));
+    const req = request({ host: "127.0.0.1", port: Number(port), method: r.method, path: r.path.replace("{i}", String(i)), headers, agent, signal: deadline }, (res) => {
       const id = res.headers["mcp-session-id"];
       if (typeof id === "string") session.id = id;
       statuses.set(res.statusCode!, (statuses.get(res.statusCode!) ?? 0) + 1);
@@ -37,18 +45,21 @@ function send(r: CapturedRequest, i: number, session: { id: string | undefined }
         requests++;
         resolve();
       });
-      res.on("error", reject);
+      res.on("error", fail);
     });
-    req.on("error", reject);
+    req.on("error", fail);
     req.end(r.body === "" ? undefined : r.body);
   });
 }
 
 async function probe(i: number): Promise<void> {
   const session = { id: undefined as string | undefined };
-  for (const wave of script.get(i % MIX.length)!.waves) {
-    if (wave.length === 1) await send(wave[0]!, i, session);
-    else await Promise.all(wave.map((r) => send(r, i, session)));
+  const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const waves = script.get(i % MIX.length)?.waves ?? [[opening]];
+  for (const wave of waves) {
+    if (deadline?.aborted) return;
+    if (wave.length === 1) await send(wave[0]!, i, session, deadline);
+    else await Promise.all(wave.map((r) => send(r, i, session, deadline)));
   }
 }
 

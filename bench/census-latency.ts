@@ -16,11 +16,15 @@
  * over 500 slots. A few targets are also probed alone on the delayed fleet, to show the model
  * matches what a probe really waits.
  *
+ * The floor, in the same rounds: a bare node:http client sending every target the requests its
+ * probe sends (bench/census-bare.ts), 500 at a time under the same deadline. What it takes over
+ * the ideal is this machine's share, and ideal / its time is the census's ceiling.
+ *
  * The fleet is one process on 127.0.0.1, one host to the census: --per-host is raised to the
  * concurrency (a census of real servers keeps the default of one per host). Its CPU time is
  * printed, so a fleet that could not keep up would show.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { probeHttp } from "../src/probe/probe.js";
 import { captureProbes, soloTimes } from "./census-capture.js";
@@ -32,6 +36,14 @@ const TIMEOUT_MS = 2_000;
 const RSS_BUDGET_MB = 250;
 const WITHIN = 1.15;
 const DELAY: DelaySpec = { minMs: 50, maxMs: 150, seed: 20_260_728 };
+
+/** What bench/census-bare.ts prints. */
+interface BareRun {
+  ms: number;
+  cpuMs: number;
+  requests: number;
+  statuses: Record<string, number>;
+}
 
 interface RunResult {
   probes: number;
@@ -89,29 +101,60 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(`slowest healthy probe alone: ${slowest.toFixed(0)} ms; ideal schedule over ${concurrency} slots: ${ideal.toFixed(0)} ms`);
     console.log(`the model (expected/measured ms, one probe alone on the delayed fleet): ${checks.join(", ")}, …; worst gap ${(worst * 100).toFixed(1)}% over ${captured.size} behaviours\n`);
 
+    // The floor, in the same rounds: a bare node:http client (bench/census-bare.ts) sending every
+    // target the requests a probe sends, 500 at a time under the same deadline, and nothing else.
+    // What it takes over the ideal is what this machine adds (two cores, the fleet on one of them,
+    // 500 connections made cold); the census can at best match it.
+    const scriptFile = path.join(dir, "script.json");
+    writeFileSync(scriptFile, JSON.stringify([...captured]));
+    const fleetShare = (cpuMs: number, ms: number) => `${(cpuMs / 1000).toFixed(2)} s (${((100 * cpuMs) / ms).toFixed(0)}%)`;
     const results: (RunResult & { fleetCpuMs: number })[] = [];
+    const bare: (BareRun & { fleetCpuMs: number })[] = [];
     for (let r = 0; r < rounds; r++) {
-      const before = await fleet.stats();
-      const x = await runJsonChild<RunResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(concurrency), String(TIMEOUT_MS), path.join(dir, `latency-${r}.db`)]);
-      results.push({ ...x, fleetCpuMs: (await fleet.stats()).cpuMs - before.cpuMs });
+      // alternate who goes first: the first to run meets a fleet process not yet warmed up
+      for (const who of r % 2 === 0 ? (["census", "bare"] as const) : (["bare", "census"] as const)) {
+        const before = await fleet.stats();
+        if (who === "census") {
+          const x = await runJsonChild<RunResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(concurrency), String(TIMEOUT_MS), path.join(dir, `latency-${r}.db`)]);
+          results.push({ ...x, fleetCpuMs: (await fleet.stats()).cpuMs - before.cpuMs });
+        } else {
+          const x = await runJsonChild<BareRun>("./census-bare.js", [String(fleet.port), scriptFile, "0", String(count), String(concurrency), String(TIMEOUT_MS), "all"]);
+          bare.push({ ...x, fleetCpuMs: (await fleet.stats()).cpuMs - before.cpuMs });
+        }
+      }
     }
     console.log(
       table(
-        ["census", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "fleet CPU (share of a core)", "admission", "classes"],
-        results.map((x, k) => [
-          `mcp-wire census #${k + 1}`,
-          (x.ms / 1000).toFixed(2),
-          `${(x.ms / ideal).toFixed(2)}×`,
-          (x.censusCpuMs / 1000).toFixed(2),
-          (x.maxRssKb / 1024).toFixed(0),
-          `${x.heapMb.used}/${x.heapMb.total}`,
-          `${(x.fleetCpuMs / 1000).toFixed(2)} s (${((100 * x.fleetCpuMs) / x.ms).toFixed(0)}%)`,
-          x.admission.lowest < concurrency ? `lowered to ${x.admission.lowest}, ${x.admission.reprobed} re-probed` : "never lowered",
-          Object.entries(x.classes)
-            .sort((a, b) => b[1] - a[1])
-            .map(([c, k]) => `${c} ${k}`)
-            .join(", "),
-        ]),
+        ["contender", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "fleet CPU (share of a core)", "admission", "outcome"],
+        [
+          ...results.map((x, k) => [
+            `mcp-wire census #${k + 1}`,
+            (x.ms / 1000).toFixed(2),
+            `${(x.ms / ideal).toFixed(2)}×`,
+            (x.censusCpuMs / 1000).toFixed(2),
+            (x.maxRssKb / 1024).toFixed(0),
+            `${x.heapMb.used}/${x.heapMb.total}`,
+            fleetShare(x.fleetCpuMs, x.ms),
+            x.admission.lowest < concurrency ? `lowered to ${x.admission.lowest}, ${x.admission.reprobed} re-probed` : "never lowered",
+            Object.entries(x.classes)
+              .sort((a, b) => b[1] - a[1])
+              .map(([c, k]) => `${c} ${k}`)
+              .join(", "),
+          ]),
+          ...bare.map((x, k) => [
+            `bare node:http client #${k + 1}`,
+            (x.ms / 1000).toFixed(2),
+            `${(x.ms / ideal).toFixed(2)}×`,
+            (x.cpuMs / 1000).toFixed(2),
+            "",
+            "",
+            fleetShare(x.fleetCpuMs, x.ms),
+            "",
+            `HTTP ${Object.entries(x.statuses)
+              .map(([s, k]) => `${s}: ${k}`)
+              .join(", ")}; the rest given up at the deadline`,
+          ]),
+        ],
         [false, true, true, true, true, true, true, false, false],
       ),
     );
@@ -120,6 +163,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(`\n(${loadLine()}: wall time on a shared machine moves with the neighbours' load)`);
 
     const over = results.map((x) => x.ms / ideal);
+    const floor = bare.map((x) => x.ms / ideal);
     const rss = Math.max(...results.map((x) => x.maxRssKb / 1024));
     const outcomes: TargetOutcome[] = [
       {
@@ -130,6 +174,8 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         benchmark: "census-latency",
         measurement: `census of ${count.toLocaleString("en")} delayed endpoints`,
         ratio: ratioStats(results.map((x) => ideal / x.ms)),
+        // the bare client's pace is the most a census can reach on this machine
+        ceiling: quantile(bare.map((x) => ideal / x.ms), 0.5),
         met: quantile(over, 0.5) <= WITHIN,
       },
       {
@@ -145,6 +191,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(
       targetTable([
         ["time / ideal", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${WITHIN}×`, outcomes[0]!.met],
+        ["the floor: bare node:http client's time / ideal", `${quantile(floor, 0.5).toFixed(2)}× [${quantile(floor, 0.25).toFixed(2)}–${quantile(floor, 0.75).toFixed(2)}]`, "", undefined],
         ["peak RSS", `${rss.toFixed(0)} MB`, `< ${RSS_BUDGET_MB} MB`, outcomes[1]!.met],
       ]),
     );
