@@ -18,7 +18,7 @@ import { Agent, request } from "node:http";
 import { readFileSync } from "node:fs";
 import type { CapturedProbe, CapturedRequest } from "./census-capture.js";
 import { MIX } from "./census-fleet.js";
-import { answeringIndices, cpuMs } from "./census-support.js";
+import { answeringIndices, cpuMs, inTurn } from "./census-support.js";
 
 const [port, scriptFile, warmup, count, concurrency, timeoutArg, which] = process.argv.slice(2);
 const script = new Map<number, CapturedProbe>(JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][]);
@@ -63,21 +63,12 @@ async function probe(i: number): Promise<void> {
   }
 }
 
-/** `concurrency` loops taking the next target in turn. */
-async function all(targets: readonly number[]): Promise<void> {
-  let next = 0;
-  const loop = async () => {
-    while (next < targets.length) await probe(targets[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(Number(concurrency), targets.length) }, loop));
-}
-
-await all(indices.slice(0, Number(warmup)));
+await inTurn(indices.slice(0, Number(warmup)), Number(concurrency), probe);
 const measured = indices.slice(Number(warmup), Number(warmup) + Number(count));
 const before = requests;
 const cpu = process.cpuUsage();
 const t0 = performance.now();
-await all(measured);
+await inTurn(measured, Number(concurrency), probe);
 const ms = performance.now() - t0;
 const used = cpuMs(cpu);
 agent.destroy();

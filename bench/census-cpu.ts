@@ -12,6 +12,10 @@
  * all threads: GC and SQLite included). The fleet counts the requests and bytes each one caused,
  * so the output shows they did the same exchanges.
  *
+ * Two more children take their turns in every round, to show where the census's CPU goes: the
+ * MCP client alone and probeHttp alone (bench/census-layers.ts), over the same targets. They are
+ * reported layer by layer, not targeted.
+ *
  * Hanging targets are left out: a hang costs a probe almost no CPU, only time.
  */
 import { writeFileSync } from "node:fs";
@@ -41,8 +45,24 @@ interface BareResult {
   statuses: Record<string, number>;
 }
 
+interface LayerResult {
+  probes: number;
+  ms: number;
+  cpuMs: number;
+  classes: Record<string, number>;
+}
+
+type Contender = "census" | "bare" | "client" | "probe";
+
+const NAMES: Record<Contender, string> = {
+  census: "mcp-wire census (runCensus, SQLite)",
+  bare: "bare node:http client",
+  client: "mcp-wire client alone (connect, tools/list, close)",
+  probe: "mcp-wire probeHttp alone (nothing stored)",
+};
+
 interface Turn {
-  who: "census" | "bare";
+  who: Contender;
   round: number;
   probes: number;
   cpuMsPerProbe: number;
@@ -77,9 +97,10 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log("each contender is a child process timed with process.cpuUsage (user + system, all threads) over its timed pass only\n");
 
     const turns: Turn[] = [];
+    const order: Contender[] = ["census", "bare", "client", "probe"];
     for (let r = 0; r < rounds; r++) {
-      // alternate who goes first, so neither always runs on a fresher machine
-      for (const who of r % 2 === 0 ? (["census", "bare"] as const) : (["bare", "census"] as const)) {
+      // a different one goes first each round, so none always runs on a fresher machine
+      for (const who of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) {
         const before = await fleet.stats();
         if (who === "census") {
           const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), path.join(dir, `census-${r}.db`), String(warmup), "answering"]);
@@ -89,6 +110,13 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
             .join(", ");
           const throttled = x.admission.lowest < CONCURRENCY ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed` : "";
           turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: classes + throttled });
+        } else if (who === "client" || who === "probe") {
+          const x = await runJsonChild<LayerResult>("./census-layers.js", [who, String(fleet.port), String(warmup), String(count), String(CONCURRENCY), String(TIMEOUT_MS)]);
+          const outcome = Object.entries(x.classes)
+            .sort((a, b) => b[1] - a[1])
+            .map(([c, k]) => `${c} ${k}`)
+            .join(", ");
+          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: outcome });
         } else {
           const x = await runJsonChild<BareResult>("./census-bare.js", [String(fleet.port), scriptFile, String(warmup), String(count), String(CONCURRENCY)]);
           const statuses = Object.entries(x.statuses)
@@ -105,7 +133,7 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
         ["round", "contender", "CPU ms/probe", "s", "fleet: req/probe", "bytes in/probe", "bytes out/probe", "connections", "fleet CPU ms/probe", "outcome"],
         turns.map((t) => [
           String(t.round + 1),
-          t.who === "census" ? "mcp-wire census (runCensus, SQLite)" : "bare node:http client",
+          NAMES[t.who],
           t.cpuMsPerProbe.toFixed(3),
           (t.ms / 1000).toFixed(2),
           (t.fleet.requests / all).toFixed(2),
@@ -120,6 +148,26 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     );
     const census = turns.filter((t) => t.who === "census");
     const bare = turns.filter((t) => t.who === "bare");
+    // the census's CPU over the bare client's, layer by layer (medians over the rounds)
+    const med = (who: Contender) => quantile(turns.filter((t) => t.who === who).map((t) => t.cpuMsPerProbe), 0.5);
+    const reqs = (who: Contender) => quantile(turns.filter((t) => t.who === who).map((t) => t.fleet.requests / all), 0.5);
+    const excess = med("census") - med("bare");
+    const layers: [Contender, string][] = [
+      ["bare", "bare node:http client: the recorded requests, every answer read, nothing else"],
+      ["client", "+ the MCP client: encode, HTTP client, decode, peer; dual-era opening, tools/list, close"],
+      ["probe", "+ the probe: the verdict, the sign-in walk's requests, redaction"],
+      ["census", "+ the census: limiter, admission, attempt records, SQLite"],
+    ];
+    console.log(
+      `\nwhere the census's CPU goes, layer by layer (median CPU ms per probe over the rounds; the client alone sends no sign-in walk, so fewer requests):\n${table(
+        ["layer", "CPU ms/probe", "added", "share of census − bare", "fleet: req/probe"],
+        layers.map(([who, what], k) => {
+          const added = k === 0 ? undefined : med(who) - med(layers[k - 1]![0]);
+          return [what, med(who).toFixed(3), added === undefined ? "" : `${added >= 0 ? "+" : ""}${added.toFixed(3)}`, added === undefined ? "" : `${((100 * added) / excess).toFixed(0)}%`, reqs(who).toFixed(2)];
+        }),
+        [false, true, true, true, true],
+      )}`,
+    );
     const mismatch = census.some((c, k) => c.fleet.requests !== bare[k]!.fleet.requests || Math.abs(c.fleet.bytesIn - bare[k]!.fleet.bytesIn) > 0.01 * c.fleet.bytesIn);
     console.log(
       mismatch

@@ -151,6 +151,15 @@ export function cpuMs(from?: NodeJS.CpuUsage): number {
   return (u.user + u.system) / 1000;
 }
 
+/** `concurrency` loops taking the next of `targets` in turn, as a census takes its targets. */
+export async function inTurn(targets: readonly number[], concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const loop = async () => {
+    while (next < targets.length) await work(targets[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, loop));
+}
+
 /** The first `n` fleet indices whose behaviour answers (every one but `hang`), in order. */
 export function answeringIndices(n: number): number[] {
   const out: number[] = [];
