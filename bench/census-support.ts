@@ -1,7 +1,8 @@
 /**
  * What the census benchmarks share: the fleet in a child process (and its counters), a census
- * or client in another child process that prints one JSON line, the ideal schedule of a mix of
- * probe times over so many slots, and the peak RSS a child reports of itself.
+ * or client in another child process that prints one JSON line, the loop that takes targets in
+ * turn, the ideal schedule of a mix of probe times over so many slots, and the peak RSS a child
+ * reports of itself.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
