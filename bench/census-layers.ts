@@ -28,6 +28,8 @@ const url = (i: number) => `http://127.0.0.1:${port}/t/${i}`;
 const classes: Record<string, number> = {};
 const tally = (c: string) => void (classes[c] = (classes[c] ?? 0) + 1);
 const ignore = () => undefined;
+/** What ends a finished probe's deadline, made once as the probe makes it: an abort without a reason makes an Error, frames and all. */
+const OVER = new Error("the probe is over");
 
 async function client(i: number): Promise<void> {
   const deadline = new Abort();
@@ -40,7 +42,7 @@ async function client(i: number): Promise<void> {
     tally((e as Error).name);
   }
   if (mcp) await mcp.close().catch(ignore);
-  deadline.abort();
+  deadline.abort(OVER);
 }
 
 async function probe(i: number): Promise<void> {
