@@ -22,7 +22,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { captureProbes } from "./census-capture.js";
 import type { FleetStats } from "./census-fleet.js";
-import { answeringIndices, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
+import { answeringIndices, mostFirst, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const CONCURRENCY = 50;
@@ -104,19 +104,11 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
         const before = await fleet.stats();
         if (who === "census") {
           const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), path.join(dir, `census-${r}.db`), String(warmup), "answering"]);
-          const classes = Object.entries(x.classes)
-            .sort((a, b) => b[1] - a[1])
-            .map(([c, k]) => `${c} ${k}`)
-            .join(", ");
           const throttled = x.admission.lowest < CONCURRENCY ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed` : "";
-          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: classes + throttled });
+          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: mostFirst(x.classes) + throttled });
         } else if (who === "client" || who === "probe") {
           const x = await runJsonChild<LayerResult>("./census-layers.js", [who, String(fleet.port), String(warmup), String(count), String(CONCURRENCY), String(TIMEOUT_MS)]);
-          const outcome = Object.entries(x.classes)
-            .sort((a, b) => b[1] - a[1])
-            .map(([c, k]) => `${c} ${k}`)
-            .join(", ");
-          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: outcome });
+          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: mostFirst(x.classes) });
         } else {
           const x = await runJsonChild<BareResult>("./census-bare.js", [String(fleet.port), scriptFile, String(warmup), String(count), String(CONCURRENCY)]);
           const statuses = Object.entries(x.statuses)

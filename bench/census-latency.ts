@@ -29,7 +29,7 @@ import path from "node:path";
 import { probeHttp } from "../src/probe/probe.js";
 import { captureProbes, soloTimes } from "./census-capture.js";
 import { MIX, delayOf, type DelaySpec } from "./census-fleet.js";
-import { idealMs, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
+import { idealMs, mostFirst, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const TIMEOUT_MS = 2_000;
@@ -101,10 +101,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(`slowest healthy probe alone: ${slowest.toFixed(0)} ms; ideal schedule over ${concurrency} slots: ${ideal.toFixed(0)} ms`);
     console.log(`the model (expected/measured ms, one probe alone on the delayed fleet): ${checks.join(", ")}, …; worst gap ${(worst * 100).toFixed(1)}% over ${captured.size} behaviours\n`);
 
-    // The floor, in the same rounds: a bare node:http client (bench/census-bare.ts) sending every
-    // target the requests a probe sends, 500 at a time under the same deadline, and nothing else.
-    // What it takes over the ideal is what this machine adds (two cores, the fleet on one of them,
-    // 500 connections made cold); the census can at best match it.
+    // the floor (see above) replays what the probes sent, recorded on the plain fleet
     const scriptFile = path.join(dir, "script.json");
     writeFileSync(scriptFile, JSON.stringify([...captured]));
     const fleetShare = (cpuMs: number, ms: number) => `${(cpuMs / 1000).toFixed(2)} s (${((100 * cpuMs) / ms).toFixed(0)}%)`;
@@ -136,10 +133,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
             `${x.heapMb.used}/${x.heapMb.total}`,
             fleetShare(x.fleetCpuMs, x.ms),
             x.admission.lowest < concurrency ? `lowered to ${x.admission.lowest}, ${x.admission.reprobed} re-probed` : "never lowered",
-            Object.entries(x.classes)
-              .sort((a, b) => b[1] - a[1])
-              .map(([c, k]) => `${c} ${k}`)
-              .join(", "),
+            mostFirst(x.classes),
           ]),
           ...bare.map((x, k) => [
             `bare node:http client #${k + 1}`,

@@ -152,6 +152,14 @@ export function cpuMs(from?: NodeJS.CpuUsage): number {
   return (u.user + u.system) / 1000;
 }
 
+/** Counts by name, most first: `ok 1800, rpc_error 600, …`. */
+export function mostFirst(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n}`)
+    .join(", ");
+}
+
 /** `concurrency` loops taking the next of `targets` in turn, as a census takes its targets. */
 export async function inTurn(targets: readonly number[], concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;

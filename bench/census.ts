@@ -17,7 +17,7 @@
 import path from "node:path";
 import { soloTimes } from "./census-capture.js";
 import { MIX } from "./census-fleet.js";
-import { idealMs, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
+import { idealMs, mostFirst, ratioStats, runJsonChild, targetTable, withFleet } from "./census-support.js";
 import { loadLine, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
 const COUNT = 2_000;
@@ -77,10 +77,7 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
       (x.censusCpuMs / 1000).toFixed(2),
       (x.maxRssKb / 1024).toFixed(0),
       `${x.heapMb.used}/${x.heapMb.total}`,
-      Object.entries(x.classes)
-        .sort((a, b) => b[1] - a[1])
-        .map(([c, k]) => `${c} ${k}`)
-        .join(", "),
+      mostFirst(x.classes),
     ]);
     console.log(table(["census", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "classes"], rows, [false, true, true, true, true, true, false]));
     console.log(`\n(${loadLine()}: a census is bound by CPU once the machine is shared, so the load moves these numbers)`);
