@@ -5,8 +5,8 @@
  * in a census of untrusted targets) is never called, and a URL asked for twice is fetched once.
  */
 import type { LookupFunction } from "node:net";
-import { parseJson } from "../codec/parse.js";
-import { excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
+import { cannotBeJson, parseJson } from "../codec/parse.js";
+import { Abort, excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
 import type { AuthStepRecord } from "./types.js";
 
 /** The Origin a browser client would send from a page of its own. */
@@ -40,31 +40,43 @@ export interface FetcherOptions {
 
 const NO_ANSWER = { status: null, headers: null };
 
+/*
+ * Why the walk's requests end, made once: an Error made per walk captures a stack (async frames
+ * and all) that nobody reads, since a request the walk ended is recorded by the signal's state.
+ */
+const DEADLINE_PASSED = new Error("no answer within the deadline");
+const WALK_OVER = new Error("the walk is over");
+
 export class Fetcher {
   readonly steps: AuthStepRecord[] = [];
   /** Every request sent, in order, for tests and traces. */
   readonly sent: { method: string; url: string }[] = [];
   private readonly cache = new Map<string, Promise<Fetched>>();
-  private readonly controller = new AbortController();
+  // an Abort, not an AbortController: an EventTarget per walk, and a listener on it per request,
+  // cost more than several of the walk's loopback requests
+  private readonly controller = new Abort();
   private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly onCallerAbort: (() => void) | undefined;
 
   constructor(private readonly options: FetcherOptions) {
     const left = Math.max(0, options.deadline - Date.now());
-    this.timer = setTimeout(() => this.controller.abort(new Error("no answer within the deadline")), left);
-    if (options.signal) {
-      if (options.signal.aborted) this.controller.abort(options.signal.reason);
-      else options.signal.addEventListener("abort", () => this.controller.abort(options.signal!.reason), { once: true, signal: this.controller.signal });
+    this.timer = setTimeout(() => this.controller.abort(DEADLINE_PASSED), left);
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) this.controller.abort(signal.reason);
+      else signal.addEventListener("abort", (this.onCallerAbort = () => this.controller.abort(signal.reason)), { once: true });
     }
   }
 
   /** Stops every request still under way. */
   close(): void {
     clearTimeout(this.timer);
-    if (!this.controller.signal.aborted) this.controller.abort(new Error("the walk is over"));
+    if (this.onCallerAbort) this.options.signal!.removeEventListener("abort", this.onCallerAbort);
+    if (!this.controller.aborted) this.controller.abort(WALK_OVER);
   }
 
   get expired(): boolean {
-    return this.controller.signal.aborted;
+    return this.controller.aborted;
   }
 
   /** GET `url` (once), recorded as `step`. */
@@ -112,20 +124,22 @@ export class Fetcher {
     if (this.expired) return record({ url, ...NO_ANSWER, error: "no answer within the deadline" }, false);
     this.sent.push({ method, url });
     try {
-      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller.signal, lookup: this.options.lookup }, step);
+      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller, lookup: this.options.lookup }, step);
       const body = await readCapped(response, this.options.maxBytes);
       const status = response.status;
       const ok = status >= 200 && status < 300;
       if (body.truncated) return record({ url, status, headers: response.headers, error: `the body passed the ${this.options.maxBytes}-byte cap` }, false);
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
       const text = body.bytes.toString("utf8");
+      // a "Not Found" page, the common answer to a well-known URL, is told without a SyntaxError
+      if (cannotBeJson(text)) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
       try {
         return record({ url, status, headers: response.headers, json: parseJson(text) }, ok);
       } catch {
         return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
       }
     } catch (e) {
-      const reason = this.controller.signal.aborted ? "no answer within the deadline" : e instanceof Error ? e.message : String(e);
+      const reason = this.controller.aborted ? "no answer within the deadline" : e instanceof Error ? e.message : String(e);
       return record({ url, ...NO_ANSWER, error: reason }, false);
     }
   }

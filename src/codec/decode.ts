@@ -7,7 +7,7 @@ import { cleanKind, isPlainObject } from "./clean.js";
 import { defect, type Defect } from "./defects.js";
 import { DEFAULT_MAX_DEPTH, deepUnparsed, depthBeforeParse, exceedsDepth } from "./depth.js";
 import type { Message } from "./message.js";
-import { TooDeepError } from "./parse.js";
+import { cannotBeJson, TooDeepError } from "./parse.js";
 import { jsonSyntaxError } from "./syntax.js";
 
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
@@ -75,11 +75,14 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
   const deep = depthBeforeParse(text, maxDepth);
   if (deep === true) return refusedDeep(text, bom, maxDepth);
   let value: unknown;
+  // A body that is plainly not JSON (a web page, nothing at all) is named without JSON.parse: its
+  // SyntaxError, message and stack, costs more than the check, and the name does not need it.
+  const plainly = text.charCodeAt(0) !== 0x7b && cannotBeJson(text) ? notJsonAtAll(text) : undefined;
+  if (plainly !== undefined) return notParsed(text, bom, deep, maxDepth, plainly);
   try {
     value = JSON.parse(text);
   } catch (e) {
-    if (deep === undefined && deepUnparsed(text, maxDepth)) return refusedDeep(text, bom, maxDepth);
-    return invalid(withBom(bom, [defect("parse_error", "", parseErrorMessage(text, e))]));
+    return notParsed(text, bom, deep, maxDepth, parseErrorMessage(text, e));
   }
 
   const role = options.role;
@@ -125,8 +128,23 @@ function withBom(bom: Defect | undefined, defects: Defect[]): Defect[] {
   return bom ? [bom, ...defects] : defects;
 }
 
+/** Text JSON.parse refused (or would): too_deep when it nests too deep, else parse_error with `message`. */
+function notParsed(text: string, bom: Defect | undefined, deep: boolean | undefined, maxDepth: number, message: string): Decoded {
+  if (deep === undefined && deepUnparsed(text, maxDepth)) return refusedDeep(text, bom, maxDepth);
+  return invalid(withBom(bom, [defect("parse_error", "", message)]));
+}
+
 /** One line saying what the text is, since "Unexpected token <" helps nobody. */
 function parseErrorMessage(text: string, error: unknown): string {
+  const known = notJsonAtAll(text);
+  if (known !== undefined) return known;
+  // V8 quotes the text around the fault, line breaks included: a defect message is one line
+  const why = error instanceof Error ? error.message.replace(/[\r\n\u2028\u2029]/g, " ").slice(0, 160) : "invalid JSON";
+  return `not valid JSON: ${why}`;
+}
+
+/** What text that is not JSON at all is instead (empty, a web page, markup, SSE), when it is one of those. */
+function notJsonAtAll(text: string): string | undefined {
   const trimmed = text.trimStart();
   if (trimmed.length === 0) return "empty: no JSON at all";
   const head = trimmed.slice(0, 15).toLowerCase();
@@ -137,7 +155,5 @@ function parseErrorMessage(text: string, error: unknown): string {
   if (trimmed.startsWith("event:") || trimmed.startsWith("data:") || trimmed.startsWith("id:")) {
     return "not JSON: Server-Sent Events text";
   }
-  // V8 quotes the text around the fault, line breaks included: a defect message is one line
-  const why = error instanceof Error ? error.message.replace(/[\r\n\u2028\u2029]/g, " ").slice(0, 160) : "invalid JSON";
-  return `not valid JSON: ${why}`;
+  return undefined;
 }

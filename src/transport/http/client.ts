@@ -12,7 +12,7 @@ import { keepShape } from "../../peer/shapes.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import { decode, type Decoded } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
-import { parseJson } from "../../codec/parse.js";
+import { bytesCannotBeJson, parseJson } from "../../codec/parse.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, RULES, type Revision } from "../../rules/revisions.js";
 import { HttpError, type HttpErrorInit } from "./error.js";
 import {
@@ -619,7 +619,8 @@ interface ParsedBody {
 
 /** Just enough of a body to route it: is it JSON-RPC, does it answer a given id, a JSON-RPC error in it. */
 function parseJsonRpc(bytes: Uint8Array): ParsedBody | undefined {
-  if (bytes.length === 0) return undefined;
+  // a body that is not JSON (a page, "Not Found") is told without a SyntaxError's cost
+  if (bytesCannotBeJson(bytes)) return undefined;
   let v: unknown;
   try {
     v = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
