@@ -40,6 +40,17 @@ export interface FetcherOptions {
 
 const NO_ANSWER = { status: null, headers: null };
 
+/** What `parsedOrNot` gives for text that is not JSON (null and false are JSON). */
+const NOT_JSON = Symbol("not JSON");
+
+function parsedOrNot(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /*
  * Why the walk's requests end, made once: an Error made per walk captures a stack (async frames
  * and all) that nobody reads, since a request the walk ended is recorded by the signal's state.
@@ -132,12 +143,9 @@ export class Fetcher {
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
       const text = body.bytes.toString("utf8");
       // a "Not Found" page, the common answer to a well-known URL, is told without a SyntaxError
-      if (cannotBeJson(text)) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
-      try {
-        return record({ url, status, headers: response.headers, json: parseJson(text) }, ok);
-      } catch {
-        return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
-      }
+      const json = cannotBeJson(text) ? NOT_JSON : parsedOrNot(text);
+      if (json === NOT_JSON) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
+      return record({ url, status, headers: response.headers, json }, ok);
     } catch (e) {
       const reason = this.controller.aborted ? "no answer within the deadline" : e instanceof Error ? e.message : String(e);
       return record({ url, ...NO_ANSWER, error: reason }, false);
