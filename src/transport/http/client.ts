@@ -468,7 +468,8 @@ export class StreamableHttpTransport implements Transport {
       return;
     }
     // the peer's own reading of the body, made once: it routes the body here and serves it there
-    const read = this.sink?.decode?.(bytes);
+    // (a body that cannot be JSON routes nowhere, and its reading, a SyntaxError, would be thrown away)
+    const read = bytesCannotBeJson(bytes) ? undefined : this.sink?.decode?.(bytes);
     const parsed = routing(read?.decoded) ?? parseJsonRpc(bytes);
     if (parsed) {
       this.sink?.message(bytes, read);

@@ -97,6 +97,48 @@ describe("SseClientTransport", () => {
     assert.equal(peer.closed, true);
   });
 
+  test("a POST the message endpoint never answers ends at the transport's timeout; the stream stays open", async () => {
+    const s = await serve((req, res) => {
+      if (req.method === "GET") return void openSse(res).raw("event: endpoint\ndata: /messages\n\n");
+      // the POST is left hanging
+    });
+    const { peer, transport } = client(s.url("/sse"), { timeout: 300 });
+    const sent = transport.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const e = await evidence(sent, 10_000);
+    assert.equal(e.failure, "timeout");
+    assert.match(e.message, /aborted due to timeout/);
+    assert.equal(peer.closed, false);
+  });
+
+  test("close ends a POST under way and a send still waiting for the endpoint, each with the transport's ClosedError", async () => {
+    let announce: (() => void) | undefined;
+    const s = await serve((req, res) => {
+      if (req.method === "GET") {
+        const stream = openSse(res);
+        announce = () => stream.raw("event: endpoint\ndata: /messages\n\n");
+        return;
+      }
+      // the POST is left hanging
+    });
+    const early = client(s.url("/sse"));
+    const waiting = early.transport.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await within((async () => { while (announce === undefined) await new Promise((r) => setTimeout(r, 5)); })());
+    await early.transport.close();
+    const closedEarly = await rejection(waiting);
+    assert.equal(closedEarly.name, "ClosedError");
+
+    announce = undefined;
+    const late = client(s.url("/sse"));
+    const posting = late.transport.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await within((async () => { while (announce === undefined) await new Promise((r) => setTimeout(r, 5)); })());
+    announce!();
+    await within((async () => { while (!s.requests.some((r) => r.method === "POST")) await new Promise((r) => setTimeout(r, 5)); })());
+    await late.transport.close();
+    const closedLate = await evidence(posting);
+    assert.equal(closedLate.failure, "timeout");
+    assert.match(closedLate.message, /closed/);
+  });
+
   test("no endpoint event within the deadline: timeout", async () => {
     const s = await serve((_req, res) => void openSse(res).raw(": hold on\n\n"));
     const { peer } = client(s.url("/sse"), { timeout: 300 });

@@ -9,14 +9,16 @@ import { ClosedError } from "../../peer/errors.js";
 import type { Transport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
+import { Abort, excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
 
 export class SseClientTransport implements Transport {
   readonly kind = "http";
   /** Where messages are POSTed, once the `endpoint` event has named it. */
   endpoint: string | undefined;
   private sink: TransportSink | undefined;
-  private readonly stream = new AbortController();
+  // an Abort, not an AbortController: an EventTarget per transport cost more than its GET (a
+  // dual-era client makes one of these for every server that refuses initialize with a 404)
+  private readonly stream = new Abort();
   private readonly endpointReady: Promise<string>;
   private resolveEndpoint!: (url: string) => void;
   private rejectEndpoint!: (e: Error) => void;
@@ -50,10 +52,14 @@ export class SseClientTransport implements Transport {
     const endpoint = await this.endpointReady;
     const t0 = Date.now();
     const record: ExchangeRecord = { method, httpMethod: "POST", url: endpoint, ms: 0, requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text };
+    // ended by the stream's end (close, the caller's signal) or by the timeout, as AbortSignal.timeout words it
+    const signal = new Abort();
+    const unfollow = followAbort(this.stream, signal);
+    const timer = setTimeout(() => signal.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), this.timeout);
     try {
       const { response, url, redirects } = await fetchSameOrigin(
         endpoint,
-        { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal: AbortSignal.any([this.stream.signal, AbortSignal.timeout(this.timeout)]), lookup: this.options.lookup },
+        { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal, lookup: this.options.lookup },
         method,
       );
       for (const r of redirects) this.sink?.defect(redirectDefect(r));
@@ -71,6 +77,8 @@ export class SseClientTransport implements Transport {
       record.error = e instanceof Error ? e.message : String(e);
       throw e;
     } finally {
+      clearTimeout(timer);
+      unfollow?.();
       record.ms = Date.now() - t0;
       this.options.onExchange?.(record);
     }
@@ -79,8 +87,9 @@ export class SseClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.stream.abort(new ClosedError("the HTTP+SSE transport is closed"));
-    this.rejectEndpoint(new ClosedError("the HTTP+SSE transport is closed"));
+    const closed = new ClosedError("the HTTP+SSE transport is closed");
+    this.stream.abort(closed);
+    this.rejectEndpoint(closed);
     this.sink?.closed();
   }
 
@@ -92,7 +101,7 @@ export class SseClientTransport implements Transport {
       this.timeout,
     );
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers: { accept: "text/event-stream", ...this.options.headers }, signal: this.stream.signal, lookup: this.options.lookup }, "GET stream");
+      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers: { accept: "text/event-stream", ...this.options.headers }, signal: this.stream, lookup: this.options.lookup }, "GET stream");
       const contentType = response.headers.get("content-type") ?? "";
       record.status = response.status;
       record.contentType = contentType;
