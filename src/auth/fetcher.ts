@@ -44,6 +44,8 @@ const NO_ANSWER = { status: null, headers: null };
 const NOT_JSON = Symbol("not JSON");
 
 function parsedOrNot(text: string): unknown {
+  // a "Not Found" page, the common answer to a well-known URL, is told without a SyntaxError
+  if (cannotBeJson(text)) return NOT_JSON;
   try {
     return parseJson(text);
   } catch {
@@ -141,9 +143,7 @@ export class Fetcher {
       const ok = status >= 200 && status < 300;
       if (body.truncated) return record({ url, status, headers: response.headers, error: `the body passed the ${this.options.maxBytes}-byte cap` }, false);
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
-      const text = body.bytes.toString("utf8");
-      // a "Not Found" page, the common answer to a well-known URL, is told without a SyntaxError
-      const json = cannotBeJson(text) ? NOT_JSON : parsedOrNot(text);
+      const json = parsedOrNot(body.bytes.toString("utf8"));
       if (json === NOT_JSON) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
       return record({ url, status, headers: response.headers, json }, ok);
     } catch (e) {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Peer } from "../../peer/peer.js";
-import { guardEventLoop, rejection, within } from "../../peer/support.test.js";
+import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
 import type { HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
 import { closedAfterEach, header, openSse, result } from "./test-support.test.js";
@@ -110,7 +110,7 @@ describe("SseClientTransport", () => {
     assert.equal(peer.closed, false);
   });
 
-  test("close ends a POST under way and a send still waiting for the endpoint, each with the transport's ClosedError", async () => {
+  test("close ends a send still waiting for the endpoint (ClosedError) and a POST under way (its HttpError says closed)", async () => {
     let announce: (() => void) | undefined;
     const s = await serve((req, res) => {
       if (req.method === "GET") {
@@ -122,7 +122,7 @@ describe("SseClientTransport", () => {
     });
     const early = client(s.url("/sse"));
     const waiting = early.transport.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-    await within((async () => { while (announce === undefined) await new Promise((r) => setTimeout(r, 5)); })());
+    await until(() => announce !== undefined, 5000, "the GET stream");
     await early.transport.close();
     const closedEarly = await rejection(waiting);
     assert.equal(closedEarly.name, "ClosedError");
@@ -130,9 +130,9 @@ describe("SseClientTransport", () => {
     announce = undefined;
     const late = client(s.url("/sse"));
     const posting = late.transport.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-    await within((async () => { while (announce === undefined) await new Promise((r) => setTimeout(r, 5)); })());
+    await until(() => announce !== undefined, 5000, "the GET stream");
     announce!();
-    await within((async () => { while (!s.requests.some((r) => r.method === "POST")) await new Promise((r) => setTimeout(r, 5)); })());
+    await until(() => s.requests.some((r) => r.method === "POST"), 5000, "the POST");
     await late.transport.close();
     const closedLate = await evidence(posting);
     assert.equal(closedLate.failure, "timeout");
