@@ -12,13 +12,14 @@
  * they are every target `/t/0` … `/t/<count-1>` instead, each probe under that deadline: a target
  * whose behaviour answers nothing gets the request every probe opens with, given up at the
  * deadline, as a census gives up on it. Prints one JSON line:
- * `{ probes, cpuMs, ms, requests, statuses }`.
+ * `{ probes, cpuMs, ms, requests, statuses, pace }`, `pace` saying when each tenth of the
+ * measured targets was done (ms from the start).
  */
 import { Agent, request } from "node:http";
 import { readFileSync } from "node:fs";
 import type { CapturedProbe, CapturedRequest } from "./census-capture.js";
 import { MIX } from "./census-fleet.js";
-import { answeringIndices, cpuMs, inTurn } from "./census-support.js";
+import { answeringIndices, cpuMs, inTurn, Pace } from "./census-support.js";
 
 const [port, scriptFile, warmup, count, concurrency, timeoutArg, which] = process.argv.slice(2);
 const script = new Map<number, CapturedProbe>(JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][]);
@@ -29,6 +30,7 @@ const opening = [...script.values()][0]!.waves[0]![0]!;
 const agent = new Agent({ keepAlive: true });
 const statuses = new Map<number, number>();
 let requests = 0;
+const pace = new Pace(Number(count));
 
 function send(r: CapturedRequest, i: number, session: { id: string | undefined }, deadline: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -57,14 +59,16 @@ async function probe(i: number): Promise<void> {
   const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
   const waves = script.get(i % MIX.length)?.waves ?? [[opening]];
   for (const wave of waves) {
-    if (deadline?.aborted) return;
+    if (deadline?.aborted) break;
     if (wave.length === 1) await send(wave[0]!, i, session, deadline);
     else await Promise.all(wave.map((r) => send(r, i, session, deadline)));
   }
+  pace.done();
 }
 
 await inTurn(indices.slice(0, Number(warmup)), Number(concurrency), probe);
 const measured = indices.slice(Number(warmup), Number(warmup) + Number(count));
+pace.start();
 const before = requests;
 const cpu = process.cpuUsage();
 const t0 = performance.now();
@@ -72,5 +76,5 @@ await inTurn(measured, Number(concurrency), probe);
 const ms = performance.now() - t0;
 const used = cpuMs(cpu);
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ probes: measured.length, cpuMs: used, ms, requests: requests - before, statuses: Object.fromEntries(statuses) })}\n`);
+process.stdout.write(`${JSON.stringify({ probes: measured.length, cpuMs: used, ms, requests: requests - before, statuses: Object.fromEntries(statuses), pace: pace.marks })}\n`);
 process.exit(0);

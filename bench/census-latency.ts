@@ -43,16 +43,19 @@ interface BareRun {
   cpuMs: number;
   requests: number;
   statuses: Record<string, number>;
+  pace: number[];
 }
 
 interface RunResult {
   probes: number;
   ms: number;
   censusCpuMs: number;
+  threadsCpuMs?: { main: number; helpers: number };
   maxRssKb: number;
   heapMb: { used: number; total: number };
   classes: Record<string, number>;
   admission: { lowest: number; reason?: string; reprobed: number };
+  pace: number[];
 }
 
 /** The open-file limit this process (and so its children) runs under, when Linux says. */
@@ -122,13 +125,14 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     }
     console.log(
       table(
-        ["contender", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "fleet CPU (share of a core)", "admission", "outcome"],
+        ["contender", "s", "× ideal", "CPU s", "of it, other threads", "peak RSS MB", "heap MB used/total", "fleet CPU (share of a core)", "admission", "outcome"],
         [
           ...results.map((x, k) => [
             `mcp-wire census #${k + 1}`,
             (x.ms / 1000).toFixed(2),
             `${(x.ms / ideal).toFixed(2)}×`,
             (x.censusCpuMs / 1000).toFixed(2),
+            x.threadsCpuMs ? (x.threadsCpuMs.helpers / 1000).toFixed(2) : "",
             (x.maxRssKb / 1024).toFixed(0),
             `${x.heapMb.used}/${x.heapMb.total}`,
             fleetShare(x.fleetCpuMs, x.ms),
@@ -142,6 +146,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
             (x.cpuMs / 1000).toFixed(2),
             "",
             "",
+            "",
             fleetShare(x.fleetCpuMs, x.ms),
             "",
             `HTTP ${Object.entries(x.statuses)
@@ -149,9 +154,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
               .join(", ")}; the rest given up at the deadline`,
           ]),
         ],
-        [false, true, true, true, true, true, true, false, false],
+        [false, true, true, true, true, true, true, true, false, false],
       ),
     );
+    console.log("other threads: V8's compiler and collector helpers, and libuv's pool (Linux only)\n");
+    console.log(paceTable(results, bare));
     const reasons = [...new Set(results.map((x) => x.admission.reason).filter((r) => r !== undefined))];
     if (reasons.length > 0) console.log(`admission lowered the limit because ${reasons.join("; ")}`);
     console.log(`\n(${loadLine()}: wall time on a shared machine moves with the neighbours' load)`);
@@ -191,6 +198,24 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     );
     return outcomes;
   });
+}
+
+/**
+ * Where the census loses time to its floor: the seconds each run took over each tenth of its
+ * targets, and how far behind the floor the census was once each tenth was done (medians).
+ * A process starts with no compiled code and no connections, and that cost lands on the first
+ * tenths; a census slower per probe falls behind all along.
+ */
+function paceTable(census: readonly { pace: number[] }[], floor: readonly { pace: number[] }[]): string {
+  const tenths = (marks: number[]) => marks.map((m, k) => ((m - (k === 0 ? 0 : marks[k - 1]!)) / 1000).toFixed(2));
+  const header = ["seconds per tenth of the targets", ...Array.from({ length: 10 }, (_, k) => `${k + 1}`)];
+  const rows = [
+    ...census.map((x, k) => [`mcp-wire census #${k + 1}`, ...tenths(x.pace)]),
+    ...floor.map((x, k) => [`bare node:http client #${k + 1}`, ...tenths(x.pace)]),
+  ];
+  const at = (runs: readonly { pace: number[] }[], k: number) => quantile(runs.map((x) => x.pace[k] ?? NaN).filter((v) => !Number.isNaN(v)), 0.5);
+  rows.push(["census behind its floor, cumulative", ...Array.from({ length: 10 }, (_, k) => `${((at(census, k) - at(floor, k)) / 1000).toFixed(2)}`)]);
+  return table(header, rows, [false, ...Array.from({ length: 10 }, () => true)]);
 }
 
 export const censusLatencyBenchmark: Benchmark = {

@@ -5,7 +5,7 @@
  * reports of itself.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -150,6 +150,53 @@ export function peakRssKb(): number {
 export function cpuMs(from?: NodeJS.CpuUsage): number {
   const u = process.cpuUsage(from);
   return (u.user + u.system) / 1000;
+}
+
+/**
+ * CPU time in ms of this process's main thread and of all its other threads together (V8's
+ * compiler and collector helpers, libuv's pool), from Linux's per-thread accounting; undefined
+ * elsewhere. The split shows how much of a short run's CPU is the JIT warming up.
+ */
+export function threadCpuMs(): { main: number; helpers: number } | undefined {
+  try {
+    // clock ticks: 100 a second on every Linux node runs on
+    const tick = 10;
+    let main = 0;
+    let helpers = 0;
+    for (const task of readdirSync("/proc/self/task")) {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      // the fields after the command name, which may itself hold spaces and parentheses
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      if (task === String(process.pid)) main += ms;
+      else helpers += ms;
+    }
+    return { main, helpers };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When each tenth of a run's targets was done (ms from its start), for the pace line of
+ * census-latency: a census that falls behind its floor shows in which tenths it did.
+ */
+export class Pace {
+  readonly marks: number[] = [];
+  #done = 0;
+  #t0 = performance.now();
+  constructor(private readonly count: number) {}
+
+  start(): void {
+    this.marks.length = 0;
+    this.#done = 0;
+    this.#t0 = performance.now();
+  }
+
+  done(): void {
+    this.#done++;
+    while (this.marks.length < 10 && this.#done * 10 >= (this.marks.length + 1) * this.count) this.marks.push(performance.now() - this.#t0);
+  }
 }
 
 /** Counts by name, most first: `ok 1800, rpc_error 600, …`. */
