@@ -63,10 +63,11 @@ async function census(list: TargetRecord[]): Promise<void> {
   const runId = await store.startRun("bench", list, { concurrency: C, perHost: C, timeout: T });
   if (mode === "wire") {
     // one host serves the whole fleet, so the per-host limit is raised to the concurrency
-    await runCensus(store, runId, list, { concurrency: C, perHost: C, timeout: T, onAdmission, onAttempt: (a) => {
-        classes[a.class] = (classes[a.class] ?? 0) + 1;
-        pace.done();
-      } });
+    const onAttempt = (a: AttemptRecord) => {
+      classes[a.class] = (classes[a.class] ?? 0) + 1;
+      pace.done();
+    };
+    await runCensus(store, runId, list, { concurrency: C, perHost: C, timeout: T, onAdmission, onAttempt });
   } else {
     await forEachLimited(list, () => "127.0.0.1", { concurrency: C, perKey: C }, async (t) => {
       const started = new Date();

@@ -159,7 +159,7 @@ export function cpuMs(from?: NodeJS.CpuUsage): number {
  */
 export function threadCpuMs(): { main: number; helpers: number } | undefined {
   try {
-    // clock ticks: 100 a second on every Linux node runs on
+    // the fields count clock ticks (USER_HZ), 100 a second wherever node runs on Linux
     const tick = 10;
     let main = 0;
     let helpers = 0;
