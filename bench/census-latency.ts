@@ -50,7 +50,8 @@ interface RunResult {
   probes: number;
   ms: number;
   censusCpuMs: number;
-  threadsCpuMs?: { main: number; helpers: number };
+  /** The part of censusCpuMs on threads other than the main one (Linux only). */
+  helpersCpuMs?: number;
   maxRssKb: number;
   heapMb: { used: number; total: number };
   classes: Record<string, number>;
@@ -132,7 +133,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
             (x.ms / 1000).toFixed(2),
             `${(x.ms / ideal).toFixed(2)}×`,
             (x.censusCpuMs / 1000).toFixed(2),
-            x.threadsCpuMs ? (x.threadsCpuMs.helpers / 1000).toFixed(2) : "",
+            x.helpersCpuMs === undefined ? "" : (x.helpersCpuMs / 1000).toFixed(2),
             (x.maxRssKb / 1024).toFixed(0),
             `${x.heapMb.used}/${x.heapMb.total}`,
             fleetShare(x.fleetCpuMs, x.ms),
@@ -214,7 +215,9 @@ function paceTable(census: readonly { pace: number[] }[], floor: readonly { pace
     ...floor.map((x, k) => [`bare node:http client #${k + 1}`, ...tenths(x.pace)]),
   ];
   const at = (runs: readonly { pace: number[] }[], k: number) => quantile(runs.map((x) => x.pace[k] ?? NaN).filter((v) => !Number.isNaN(v)), 0.5);
-  rows.push(["census behind its floor, cumulative", ...Array.from({ length: 10 }, (_, k) => `${((at(census, k) - at(floor, k)) / 1000).toFixed(2)}`)]);
+  // a tenth a run never reached (it failed part-way) leaves its cell empty
+  const behind = (k: number) => at(census, k) - at(floor, k);
+  rows.push(["census behind its floor, cumulative", ...Array.from({ length: 10 }, (_, k) => (Number.isNaN(behind(k)) ? "" : (behind(k) / 1000).toFixed(2)))]);
   return table(header, rows, [false, ...Array.from({ length: 10 }, () => true)]);
 }
 

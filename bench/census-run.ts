@@ -4,13 +4,13 @@
  *
  *   node census-run.js <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db> [warmup] [answering]
  *
- * Prints one JSON line: `{ mode, probes, ms, cpuMs, censusCpuMs, threadsCpuMs, maxRssKb, heapMb, classes, admission, pace }`.
+ * Prints one JSON line: `{ mode, probes, ms, cpuMs, censusCpuMs, helpersCpuMs, maxRssKb, heapMb, classes, admission, pace }`.
  * The targets are `/t/0` … `/t/<count-1>`, or with `answering` the first `count` that answer
  * (no hang: the CPU benchmark). With `warmup` > 0 a census of that many other targets runs first,
  * into its own run of the same store, so the census timed runs at the JIT's steady state.
  * `censusCpuMs` and `ms` cover the timed census alone, from creating its run to finishing it, as
- * do `threadsCpuMs` (its main thread and its other threads apart, on Linux) and `pace` (when
- * each tenth of its targets was done).
+ * do `helpersCpuMs` (the part of `censusCpuMs` on threads other than the main one, on Linux) and
+ * `pace` (when each tenth of its targets was done).
  *
  * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, each
  * attempt committed before it counts as done). `sdk` is the same census driven by the official SDK client: the
@@ -25,7 +25,7 @@ import { forEachLimited } from "../src/census/limiter.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
 import type { AttemptRecord, TargetRecord } from "../src/census/store.js";
 import type { AdmissionState } from "../src/census/admission.js";
-import { answeringIndices, cpuMs, Pace, peakRssKb, threadCpuMs } from "./census-support.js";
+import { answeringIndices, cpuMs, helperThreadsCpuMs, Pace, peakRssKb } from "./census-support.js";
 
 const [mode, port, count, concurrency, timeout, db, warmupArg, which] = process.argv.slice(2);
 if ((mode !== "wire" && mode !== "sdk") || !db) {
@@ -86,20 +86,20 @@ if (warmTargets.length > 0) {
   admission.lowest = C;
   admission.reason = undefined;
 }
-const threads0 = threadCpuMs();
+const helpers0 = helperThreadsCpuMs();
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 pace.start();
 await census(targets);
 const ms = performance.now() - t0;
 const censusCpuMs = cpuMs(cpu0);
-const threads1 = threadCpuMs();
-const threadsCpuMs = threads0 && threads1 ? { main: threads1.main - threads0.main, helpers: threads1.helpers - threads0.helpers } : undefined;
+const helpers1 = helperThreadsCpuMs();
+const helpersCpuMs = helpers0 !== undefined && helpers1 !== undefined ? helpers1 - helpers0 : undefined;
 await store.close();
 clearInterval(sampler);
 const mb = (n: number) => Math.round(n / 1e6);
 process.stdout.write(
-  `${JSON.stringify({ mode, probes: targets.length, ms, cpuMs: cpuMs(), censusCpuMs, threadsCpuMs, maxRssKb: peakRssKb(), heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes, admission, pace: pace.marks })}\n`,
+  `${JSON.stringify({ mode, probes: targets.length, ms, cpuMs: cpuMs(), censusCpuMs, helpersCpuMs, maxRssKb: peakRssKb(), heapMb: { used: mb(peak.heapUsed), total: mb(peak.heapTotal), external: mb(peak.external), arrayBuffers: mb(peak.arrayBuffers) }, classes, admission, pace: pace.marks })}\n`,
 );
 process.exit(0);
 

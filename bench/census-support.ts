@@ -153,28 +153,34 @@ export function cpuMs(from?: NodeJS.CpuUsage): number {
 }
 
 /**
- * CPU time in ms of this process's main thread and of all its other threads together (V8's
- * compiler and collector helpers, libuv's pool), from Linux's per-thread accounting; undefined
- * elsewhere. The split shows how much of a short run's CPU is the JIT warming up.
+ * CPU time in ms of this process's threads other than its main one (V8's compiler and collector
+ * helpers, libuv's pool), from Linux's per-thread accounting; undefined elsewhere. It shows how
+ * much of a short run's CPU is the JIT warming up.
  */
-export function threadCpuMs(): { main: number; helpers: number } | undefined {
+export function helperThreadsCpuMs(): number | undefined {
+  let tasks: string[];
   try {
-    // the fields count clock ticks (USER_HZ), 100 a second wherever node runs on Linux
-    const tick = 10;
-    let main = 0;
-    let helpers = 0;
-    for (const task of readdirSync("/proc/self/task")) {
-      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
-      // the fields after the command name, which may itself hold spaces and parentheses
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
-      if (task === String(process.pid)) main += ms;
-      else helpers += ms;
-    }
-    return { main, helpers };
+    tasks = readdirSync("/proc/self/task");
   } catch {
     return undefined;
   }
+  // the fields count clock ticks (USER_HZ), 100 a second wherever node runs on Linux
+  const tick = 10;
+  let ms = 0;
+  for (const task of tasks) {
+    if (task === String(process.pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+    } catch {
+      // the thread ended since the listing
+      continue;
+    }
+    // the fields after the command name, which may itself hold spaces and parentheses
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ms += (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return ms;
 }
 
 /**
