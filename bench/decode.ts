@@ -6,6 +6,7 @@
 import { JSONRPCMessageSchema as SdkV1Message } from "@modelcontextprotocol/sdk/types.js";
 import { JSONRPCMessageSchema as SdkV2Message } from "@modelcontextprotocol/core";
 import { decode, LATEST_LEGACY_REVISION, LATEST_REVISION, type MessageKind, type Revision } from "../src/index.js";
+import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "../src/codec/depth.js";
 import { breakdown, buildCorpus, fingerprint, type Corpus } from "./corpus.js";
 import {
   checkTargets,
@@ -46,6 +47,8 @@ interface Sink {
   /** Messages decode called anything but invalid. */
   decoded: number;
   defects: number;
+  /** Messages the depth-limit contender found too deep (none: the corpus is sound). */
+  deep: number;
   v1Accepted: number;
   v1Rejected: number;
   v2Accepted: number;
@@ -57,6 +60,7 @@ function newSink(): Sink {
     objects: 0,
     decoded: 0,
     defects: 0,
+    deep: 0,
     v1Accepted: 0,
     v1Rejected: 0,
     v2Accepted: 0,
@@ -181,7 +185,7 @@ function describeCorpus(c: Corpus): string {
 }
 
 function describeSink(s: Sink): string {
-  return `sink, over every pass above: JSON.parse objects ${s.objects}; decode decoded ${s.decoded}; decode defects ${s.defects}; SDK v1 ${s.v1Accepted} accepted / ${s.v1Rejected} rejected; SDK v2 ${s.v2Accepted} accepted / ${s.v2Rejected} rejected`;
+  return `sink, over every pass above: JSON.parse objects ${s.objects}; decode decoded ${s.decoded}; decode defects ${s.defects}; too deep for the depth limit alone ${s.deep}; SDK v1 ${s.v1Accepted} accepted / ${s.v1Rejected} rejected; SDK v2 ${s.v2Accepted} accepted / ${s.v2Rejected} rejected`;
 }
 
 /**
@@ -220,6 +224,59 @@ async function runSizeClasses(corpus: Corpus, profile: Profile, sink: Sink): Pro
   console.log(table(["messages", "count", "of bytes", "JSON.parse msg/s", "decode", "SDK v1", "SDK v2", "decode / SDK v1"], rows, [false, true, true, true, true, true, true, true]));
 }
 
+const DEPTH_LIMIT = "JSON.parse + depth limit";
+
+/**
+ * Decode's cost over JSON.parse, cut in two: the depth limit (the work behind `too_deep`:
+ * bounding the text before it is parsed and walking the parsed message's one nesting member, as
+ * decode does for a clean message) and everything else (the envelope's rules, the result).
+ * Decode cannot beat JSON.parse plus its depth limit, so that ratio is the ceiling it works
+ * under; the rest of the gap is the envelope's. Diagnostic only.
+ */
+async function runDepthShare(corpus: Corpus, profile: Profile, sink: Sink): Promise<void> {
+  const p: Profile = { ...profile, rounds: Math.max(2, Math.floor(profile.rounds / 2)), warmupMs: profile.warmupMs / 2 };
+  const texts = corpus.texts;
+  const max = DEFAULT_MAX_DEPTH;
+  const [parse, decodeContender] = contenders(texts, corpus.revision, sink);
+  const depthLimit: Contender = {
+    name: DEPTH_LIMIT,
+    pass: () => {
+      let deep = 0;
+      for (let i = 0; i < texts.length; i++) {
+        const t = texts[i]!;
+        const bound = depthBeforeParse(t, max);
+        const v = JSON.parse(t) as Record<string, unknown>;
+        if (bound === undefined) {
+          // every message of the corpus is clean, so decode walks this member alone
+          const inner = v.result ?? v.params ?? v.error;
+          if (typeof inner === "object" && inner !== null && exceedsDepth(inner, max - 1)) deep++;
+        } else if (bound) deep++;
+      }
+      sink.deep += deep;
+    },
+  };
+  const m = await measure(`decode ${corpus.revision} depth share`, { items: texts.length, bytes: corpus.bytes, itemLabel: "msg" }, [parse!, depthLimit, decodeContender!], p);
+  const limit = ratio(m, DEPTH_LIMIT, JSON_PARSE).median;
+  const whole = ratio(m, DECODE, JSON_PARSE).median;
+  // costs per pass relative to JSON.parse's: 1/ratio - 1
+  const limitCost = 1 / limit - 1;
+  const wholeCost = 1 / whole - 1;
+  console.log(`\nwhere decode's time goes (diagnostic; ${p.rounds} rounds of ${p.roundMs} ms), ratio to JSON.parse:\n`);
+  console.log(
+    table(
+      ["contender", "ratio", "its time over JSON.parse's"],
+      [
+        [DEPTH_LIMIT, `${limit.toFixed(3)}×`, `+${(limitCost * 100).toFixed(1)}%`],
+        [DECODE, `${whole.toFixed(3)}×`, `+${(wholeCost * 100).toFixed(1)}%`],
+      ],
+      [false, true, true],
+    ),
+  );
+  console.log(
+    `of decode's time over JSON.parse's, the depth limit is ${Math.round((100 * limitCost) / wholeCost)}%: with it, decode cannot exceed ${limit.toFixed(3)}× here`,
+  );
+}
+
 async function runRevision(revision: Revision, profile: Profile): Promise<TargetOutcome[]> {
   const corpus = buildCorpus(revision);
   console.log(`\n## decode, revision ${revision}\n`);
@@ -237,6 +294,7 @@ async function runRevision(revision: Revision, profile: Profile): Promise<Target
   console.log("\n" + formatTargets(outcomes));
   console.log("ceiling: JSON.parse / the same contender; decode calls JSON.parse, so no decode ratio can exceed it");
   await runSizeClasses(corpus, profile, sink);
+  await runDepthShare(corpus, profile, sink);
   console.log("\n" + describeSink(sink));
   return outcomes;
 }
