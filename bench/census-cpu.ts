@@ -12,9 +12,10 @@
  * all threads: GC and SQLite included). The fleet counts the requests and bytes each one caused,
  * so the output shows they did the same exchanges.
  *
- * Two more children take their turns in every round, to show where the census's CPU goes: the
- * MCP client alone and probeHttp alone (bench/census-layers.ts), over the same targets. They are
- * reported layer by layer, not targeted.
+ * Three more children take their turns in every round, to show where the census's CPU goes: the
+ * MCP client alone and probeHttp alone (bench/census-layers.ts), and the census with its attempts
+ * kept in memory (census-run.ts, `memory`), over the same targets. They are reported layer by
+ * layer, not targeted.
  *
  * Hanging targets are left out: a hang costs a probe almost no CPU, only time.
  */
@@ -52,10 +53,11 @@ interface LayerResult {
   classes: Record<string, number>;
 }
 
-type Contender = "census" | "bare" | "client" | "probe";
+type Contender = "census" | "memory" | "bare" | "client" | "probe";
 
 const NAMES: Record<Contender, string> = {
   census: "mcp-wire census (runCensus, SQLite)",
+  memory: "mcp-wire census, attempts kept in memory",
   bare: "bare node:http client",
   client: "mcp-wire client alone (connect, tools/list, close)",
   probe: "mcp-wire probeHttp alone (nothing stored)",
@@ -97,13 +99,14 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log("each contender is a child process timed with process.cpuUsage (user + system, all threads) over its timed pass only\n");
 
     const turns: Turn[] = [];
-    const order: Contender[] = ["census", "bare", "client", "probe"];
+    const order: Contender[] = ["census", "bare", "client", "probe", "memory"];
     for (let r = 0; r < rounds; r++) {
       // a different one goes first each round, so none always runs on a fresher machine
       for (const who of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) {
         const before = await fleet.stats();
-        if (who === "census") {
-          const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), path.join(dir, `census-${r}.db`), String(warmup), "answering"]);
+        if (who === "census" || who === "memory") {
+          const db = who === "memory" ? "memory" : path.join(dir, `census-${r}.db`);
+          const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), db, String(warmup), "answering"]);
           const throttled = x.admission.lowest < CONCURRENCY ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed` : "";
           turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: mostFirst(x.classes) + throttled });
         } else if (who === "client" || who === "probe") {
@@ -148,7 +151,8 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
       ["bare", "bare node:http client: the recorded requests, every answer read, nothing else"],
       ["client", "+ the MCP client: encode, HTTP client, decode, peer; dual-era opening, tools/list, close"],
       ["probe", "+ the probe: the verdict, the sign-in walk's requests, redaction"],
-      ["census", "+ the census: limiter, admission, attempt records, SQLite"],
+      ["memory", "+ the census: limiter, admission, attempt records (kept in memory)"],
+      ["census", "+ SQLite: each attempt committed to the census's database"],
     ];
     console.log(
       `\nwhere the census's CPU goes, layer by layer (median CPU ms per probe over the rounds; the client alone sends no sign-in walk, so fewer requests):\n${table(

@@ -2,7 +2,7 @@
  * One census over the benchmark fleet, run by the census benchmarks in a process of its own so
  * its CPU time and peak RSS are its own:
  *
- *   node census-run.js <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db> [warmup] [answering]
+ *   node census-run.js <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db|memory> [warmup] [answering]
  *
  * Prints one JSON line: `{ mode, probes, ms, cpuMs, censusCpuMs, helpersCpuMs, maxRssKb, heapMb, classes, admission, pace }`.
  * The targets are `/t/0` … `/t/<count-1>`, or with `answering` the first `count` that answer
@@ -13,23 +13,25 @@
  * `pace` (when each tenth of its targets was done).
  *
  * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, each
- * attempt committed before it counts as done). `sdk` is the same census driven by the official SDK client: the
- * same limiter and the same store, and per target one Client over its own
- * StreamableHTTPClientTransport that connects (initialize) and lists the tools, within the
- * same overall deadline.
+ * attempt committed before it counts as done). With `memory` for the database, the attempts go
+ * to a list in memory instead (`listStore`): the same census less what SQLite costs it.
+ *
+ * `sdk` is the same census driven by the official SDK client: the same limiter and the same
+ * store, and per target one Client over its own StreamableHTTPClientTransport that connects
+ * (initialize) and lists the tools, within the same overall deadline.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCensus } from "../src/census/census.js";
 import { forEachLimited } from "../src/census/limiter.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
-import type { AttemptRecord, TargetRecord } from "../src/census/store.js";
+import type { AttemptRecord, RunRecord, Store, TargetRecord } from "../src/census/store.js";
 import type { AdmissionState } from "../src/census/admission.js";
 import { answeringIndices, cpuMs, helperThreadsCpuMs, Pace, peakRssKb } from "./census-support.js";
 
 const [mode, port, count, concurrency, timeout, db, warmupArg, which] = process.argv.slice(2);
 if ((mode !== "wire" && mode !== "sdk") || !db) {
-  process.stderr.write("usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db> [warmup] [answering]\n");
+  process.stderr.write("usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db|memory> [warmup] [answering]\n");
   process.exit(2);
 }
 const C = Number(concurrency);
@@ -48,7 +50,7 @@ const sampler = setInterval(() => {
 }, 50);
 sampler.unref();
 
-const store = new SqliteStore(db);
+const store: Store = db === "memory" ? listStore() : new SqliteStore(db);
 let classes: Record<string, number> = {};
 const pace = new Pace(targets.length);
 // the lowest limit the census's admission set, and why: a census that throttles itself shows it
@@ -145,5 +147,40 @@ function sdkAttempt(runId: number, target: string, at: Date, cls: string, detail
     repro: null,
     advice: null,
     auth: null,
+  };
+}
+
+/**
+ * The least a store can do for a census: keep each attempt in a list, refuse a second one for
+ * the same target (as every engine does), and know which targets are still pending. Not the
+ * library's MemoryStore, the report's model, which checks each new attempt against every
+ * stored one and so costs a census of thousands more than SQLite does.
+ */
+function listStore(): Store {
+  const targetsOf = new Map<number, readonly TargetRecord[]>();
+  const done = new Set<string>();
+  const attempts: AttemptRecord[] = [];
+  const unused = (what: string) => () => Promise.reject(new Error(`census-run's list store does not ${what}`));
+  return {
+    where: "memory",
+    startRun: async (_source, targets) => {
+      targetsOf.set(targetsOf.size + 1, targets);
+      return targetsOf.size;
+    },
+    finishRun: async () => undefined,
+    recordAttempt: async (a) => {
+      const key = `${a.runId} ${a.target}`;
+      if (done.has(key)) throw new Error(`${a.target} already has an attempt in run ${a.runId}`);
+      done.add(key);
+      attempts.push(a);
+    },
+    pendingTargets: async (runId) => (targetsOf.get(runId) ?? []).filter((t) => !done.has(`${runId} ${t.target}`)),
+    unfinishedRun: unused("list runs") as () => Promise<RunRecord | undefined>,
+    runs: unused("list runs") as () => Promise<RunRecord[]>,
+    attempts: () => {
+      throw new Error("census-run's list store does not read attempts back");
+    },
+    aggregate: unused("aggregate"),
+    close: async () => undefined,
   };
 }
