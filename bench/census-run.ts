@@ -12,8 +12,8 @@
  * do `helpersCpuMs` (the part of `censusCpuMs` on threads other than the main one, on Linux) and
  * `pace` (when each tenth of its targets was done).
  *
- * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store, each
- * attempt committed before it counts as done). With `memory` for the database, the attempts go
+ * `wire` is `runCensus` as `mcp-wire census` runs it (probe per target, SQLite store behind the
+ * wrapper that keeps secrets out of it, each attempt committed before it counts as done). With `memory` for the database, the attempts go
  * to a list in memory instead (`listStore`): the same census less what SQLite costs it.
  *
  * `sdk` is the same census driven by the official SDK client: the same limiter and the same
@@ -24,6 +24,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCensus } from "../src/census/census.js";
 import { forEachLimited } from "../src/census/limiter.js";
+import { SecretSafeStore } from "../src/census/secret-safe-store.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
 import type { AttemptRecord, RunRecord, Store, TargetRecord } from "../src/census/store.js";
 import type { AdmissionState } from "../src/census/admission.js";
@@ -50,7 +51,8 @@ const sampler = setInterval(() => {
 }, 50);
 sampler.unref();
 
-const store: Store = db === "memory" ? listStore() : new SqliteStore(db);
+// as `mcp-wire census` opens it: whatever the engine, behind the wrapper that keeps secrets out
+const store: Store = new SecretSafeStore(db === "memory" ? listStore() : new SqliteStore(db));
 let classes: Record<string, number> = {};
 const pace = new Pace(targets.length);
 // the lowest limit the census's admission set, and why: a census that throttles itself shows it
