@@ -26,7 +26,7 @@ import { runCensus } from "../src/census/census.js";
 import { forEachLimited } from "../src/census/limiter.js";
 import { SecretSafeStore } from "../src/census/secret-safe-store.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
-import type { AttemptRecord, RunRecord, Store, TargetRecord } from "../src/census/store.js";
+import type { AttemptRecord, Store, TargetRecord } from "../src/census/store.js";
 import type { AdmissionState } from "../src/census/admission.js";
 import { answeringIndices, cpuMs, helperThreadsCpuMs, Pace, peakRssKb } from "./census-support.js";
 
@@ -162,7 +162,10 @@ function listStore(): Store {
   const targetsOf = new Map<number, readonly TargetRecord[]>();
   const done = new Set<string>();
   const attempts: AttemptRecord[] = [];
-  const unused = (what: string) => () => Promise.reject(new Error(`census-run's list store does not ${what}`));
+  // what a census never asks of its store
+  const unused = (what: string) => (): never => {
+    throw new Error(`census-run's list store does not ${what}`);
+  };
   return {
     where: "memory",
     startRun: async (_source, targets) => {
@@ -177,11 +180,9 @@ function listStore(): Store {
       attempts.push(a);
     },
     pendingTargets: async (runId) => (targetsOf.get(runId) ?? []).filter((t) => !done.has(`${runId} ${t.target}`)),
-    unfinishedRun: unused("list runs") as () => Promise<RunRecord | undefined>,
-    runs: unused("list runs") as () => Promise<RunRecord[]>,
-    attempts: () => {
-      throw new Error("census-run's list store does not read attempts back");
-    },
+    unfinishedRun: unused("look for unfinished runs"),
+    runs: unused("list runs"),
+    attempts: unused("read attempts back"),
     aggregate: unused("aggregate"),
     close: async () => undefined,
   };
