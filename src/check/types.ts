@@ -1,0 +1,78 @@
+/**
+ * The shapes `mcp-wire check` produces and every writer of its results (text, `--json`, JUnit,
+ * SARIF, Markdown, the baseline) reads. The `--json` field names are stable: docs/check.md
+ * describes them for users.
+ */
+import type { Severity } from "../codec/defects.js";
+import type { Revision } from "../rules/revisions.js";
+
+/** A client we have seen fail, in this project's tests, against a server with exactly that fault. */
+export type ClientName = "sdk-v1" | "sdk-v2" | "ai-sdk" | "mcp-remote" | "mcp-proxy" | "fastmcp" | "tmcp";
+
+/** One rule `check` applies: its documentation, and the severity every finding of it carries. */
+export interface CheckRule {
+  /** Stable snake_case id; a finding, a JUnit case and a SARIF rule all use it. */
+  readonly id: string;
+  readonly severity: Severity;
+  /** A short name for a heading, e.g. "Tool inputSchema is an object schema". */
+  readonly title: string;
+  /** The rule in plain words: what the server must (or should) do. */
+  readonly rule: string;
+  /** The revisions the rule applies to; `all` when it does not depend on one. */
+  readonly revisions: readonly Revision[] | "all";
+  /** Where the specification says so. */
+  readonly spec: string;
+  /** What the server's author changes. */
+  readonly fix: string;
+  /** A short example of the fault, as a reader would recognise it on the wire. */
+  readonly example?: string;
+  /** The clients this fault is shown (by a test) to break. */
+  readonly breaks?: readonly ClientName[];
+}
+
+/** One thing `check` found. `revision`, `method` and `path` are null where they do not apply. */
+export interface Finding {
+  readonly id: string;
+  readonly severity: Severity;
+  readonly revision: Revision | null;
+  readonly method: string | null;
+  /** A JSON Pointer into the offending message. */
+  readonly path: string | null;
+  readonly message: string;
+  readonly fix: string;
+  readonly spec: string;
+  readonly breaks: readonly ClientName[];
+  /** Set when a `--baseline` entry accepts it: reported, but it does not fail the run. */
+  readonly accepted?: true;
+}
+
+/** What one revision's attempt came to: spoken, refused by the server, or not reached at all. */
+export type RevisionOutcome = "ok" | "refused" | "unsupported" | "failed" | "skipped";
+
+/** What a baseline entry is matched on: only these four fields are read from a baseline file. */
+export interface BaselineKey {
+  readonly id: string;
+  readonly revision: Revision | null;
+  readonly method: string | null;
+  readonly path: string | null;
+}
+
+export interface CheckReport {
+  readonly target: string;
+  /** Each revision tried, in the order tried, with what came of it. */
+  readonly revisions: Readonly<Partial<Record<Revision, RevisionOutcome>>>;
+  readonly findings: readonly Finding[];
+  /** One per finding (a finding occurs once per revision it occurs in). */
+  readonly counts: { readonly error: number; readonly warning: number; readonly info: number };
+  readonly checked: { readonly messages: number; readonly pages: number };
+  readonly elapsedMs: number;
+  /** The check ids that ran, with the revisions each ran for (JUnit writes one case per pair). */
+  readonly ran: readonly { readonly id: string; readonly revision: Revision | null }[];
+  /**
+   * Set when the target could not be checked at all (unreachable, not MCP, or asking for sign-in
+   * without credentials): exit 3, and the writers record one failed case saying why.
+   */
+  readonly unchecked: { readonly class: string; readonly detail: string; readonly message: string } | null;
+  /** Baseline entries that no longer occur: they fail the run, so a baseline only shrinks. */
+  readonly stale: readonly BaselineKey[];
+}
