@@ -214,6 +214,13 @@ async function runRevision(flags, url, revision, out) {
     }
   }
   const extra = Object.keys(found).filter((n) => !required.includes(n));
+  // the suite's own verdict counts too: an exit no failed or warned check explains (a crash, a
+  // scenario that never ran) is one more failure
+  const explained = Object.values(found).some((checks) => checks.some((c) => c.status === "FAILURE" || c.status === "WARNING"));
+  if (run.code !== 0 && !explained) {
+    fail += 1;
+    lines.push(`  FAIL the suite exited ${run.code} with no failed check to explain it`);
+  }
   const extraFailing = extra.filter((n) => tally(found[n]).fail > 0);
   console.log(`${revision}: ${required.length - failing.length}/${required.length} required server scenarios passed; checks: ${pass} passed, ${fail} failed (suite exit ${run.code})`);
   for (const line of lines) console.log(line);
@@ -240,6 +247,7 @@ async function runClients(flags, revision, out) {
     // scenario allows it), and no check says so: it counts here as one failed check
     const ended = /CLIENT TIMED OUT|CLIENT EXITED WITH ERROR \(code -?\d+\)/.exec(run.output)?.[0];
     if (ended) checks.push({ id: "client-process", status: "FAILURE", errorMessage: ended.toLowerCase() });
+    else if (run.code !== 0 && !checks.some((c) => c.status === "FAILURE" || c.status === "WARNING")) checks.push({ id: "suite-exit", status: "FAILURE", errorMessage: `the suite exited ${run.code}` });
     const t = tally(checks);
     pass += t.pass;
     fail += t.fail;

@@ -29,8 +29,10 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], { cwd: clone, timeout: 120_000, maxBuffer: 16 << 20 });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "README.md", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
+    // a source map whose sources are not shipped points a debugger at nothing
+    assert.deepEqual(files.filter((f) => f.endsWith(".map")), [], "no source map is packed");
     assert.deepEqual(files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")), [], "no source or bench file is packed");
   });
 });
