@@ -129,98 +129,39 @@ interface Connection {
 
 type Loops = Pick<Connection, "sequential" | "pipelined">;
 
-// One pair of loops per stack, each written out: a loop shared by every stack would see every
-// stack's promise and result shapes at the same call sites and tax them all for the dispatch.
-
-function wireLoops(client: McpClient, tally: Tally): Loops {
-  const lane = async (first: number): Promise<number> => {
+/**
+ * The sequential and pipelined loops over one stack's echo call. Each stack passes its own `echo`,
+ * which makes the call and reads the text back out of that stack's result, so the stack-specific
+ * shapes stay inside it and the loops themselves only ever see strings.
+ */
+function loopsOver(echo: (text: string) => Promise<unknown>, tally: Tally): Loops {
+  // calls first, first + step, … one after another: the whole list with step 1, one of
+  // IN_FLIGHT interleaved lanes with step IN_FLIGHT
+  const lane = async (first: number, step: number): Promise<number> => {
     let wrong = 0;
-    for (let i = first; i < CALLS; i += IN_FLIGHT) {
+    for (let i = first; i < CALLS; i += step) {
       const text = TEXTS[i]!;
-      const result = await client.callTool("echo", { text });
-      if (echoed(result) !== text) wrong++;
+      if ((await echo(text)) !== text) wrong++;
     }
     return wrong;
   };
   return {
     sequential: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool("echo", { text });
-        if (echoed(result) !== text) wrong++;
-      }
+      tally.wrong += await lane(0, 1);
       tally.sequential += CALLS;
-      tally.wrong += wrong;
     },
     pipelined: async () => {
       const lanes: Promise<number>[] = [];
-      for (let k = 0; k < IN_FLIGHT; k++) lanes.push(lane(k));
+      for (let k = 0; k < IN_FLIGHT; k++) lanes.push(lane(k, IN_FLIGHT));
       for (const wrong of await Promise.all(lanes)) tally.wrong += wrong;
       tally.pipelined += CALLS;
     },
   };
 }
 
-function v1Loops(client: V1Client, tally: Tally): Loops {
-  const lane = async (first: number): Promise<number> => {
-    let wrong = 0;
-    for (let i = first; i < CALLS; i += IN_FLIGHT) {
-      const text = TEXTS[i]!;
-      const result = await client.callTool({ name: "echo", arguments: { text } });
-      if (echoed(result) !== text) wrong++;
-    }
-    return wrong;
-  };
-  return {
-    sequential: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool({ name: "echo", arguments: { text } });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.sequential += CALLS;
-      tally.wrong += wrong;
-    },
-    pipelined: async () => {
-      const lanes: Promise<number>[] = [];
-      for (let k = 0; k < IN_FLIGHT; k++) lanes.push(lane(k));
-      for (const wrong of await Promise.all(lanes)) tally.wrong += wrong;
-      tally.pipelined += CALLS;
-    },
-  };
-}
-
-function v2Loops(client: V2Client, tally: Tally): Loops {
-  const lane = async (first: number): Promise<number> => {
-    let wrong = 0;
-    for (let i = first; i < CALLS; i += IN_FLIGHT) {
-      const text = TEXTS[i]!;
-      const result = await client.callTool({ name: "echo", arguments: { text } });
-      if (echoed(result) !== text) wrong++;
-    }
-    return wrong;
-  };
-  return {
-    sequential: async () => {
-      let wrong = 0;
-      for (let i = 0; i < CALLS; i++) {
-        const text = TEXTS[i]!;
-        const result = await client.callTool({ name: "echo", arguments: { text } });
-        if (echoed(result) !== text) wrong++;
-      }
-      tally.sequential += CALLS;
-      tally.wrong += wrong;
-    },
-    pipelined: async () => {
-      const lanes: Promise<number>[] = [];
-      for (let k = 0; k < IN_FLIGHT; k++) lanes.push(lane(k));
-      for (const wrong of await Promise.all(lanes)) tally.wrong += wrong;
-      tally.pipelined += CALLS;
-    },
-  };
-}
+const wireLoops = (client: McpClient, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool("echo", { text })), tally);
+const v1Loops = (client: V1Client, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
+const v2Loops = (client: V2Client, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
 
 function newTally(): Tally {
   return { sequential: 0, pipelined: 0, wrong: 0 };
