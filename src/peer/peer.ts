@@ -509,7 +509,7 @@ export class Peer {
    * server's garbage), and an answer to a pending request fails that request. A batch member
    * that is no message at all (`1` in `[1,2,3]`) gets its own -32600, as JSON-RPC 2.0 §6 shows.
    */
-  private receiveInvalid(decoded: Decoded, member = false): Message | undefined {
+  private receiveInvalid(decoded: { readonly value?: unknown; readonly defects: readonly Defect[] }, member = false): Message | undefined {
     const v = decoded.value;
     const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     const id = o?.id;
