@@ -85,9 +85,29 @@ for (const channel of CHANNELS) {
         const e = await rejection(pending);
         assert.ok(e instanceof TimeoutError);
         assert.equal(e.code, ConnectionErrorCode.Timeout);
+        // the timeout says what came instead, so the caller sees the cause and not a silent server
+        assert.equal(e.mismatchedId, String(m.id));
+        assert.match(e.message, new RegExp(`^slow: no answer within 1000 ms; an answer with id "${m.id}" \\(a string\\) did arrive, but a request's id must come back with its own type, and this request's is a number$`));
         // stdio has no stream to close: the requester tells the other side it gave up
         const cancelled = await s.next();
         assert.deepEqual(cancelled.params, { requestId: m.id, reason: "timed out after 1000 ms" });
+        await s.peer.close();
+      });
+
+      test("a timeout with no answer at all, or only one for another id, says nothing of ids", async (t) => {
+        const tick = mockClock(t);
+        const s = new Scripted(channel, "client");
+        const pending = s.peer.request("slow", {}, { timeout: 1000 });
+        const m = await s.next();
+        // "03" is not the string form of 3, nor 4 of any pending id: strangers, not mismatches
+        await s.send({ jsonrpc: "2.0", id: `0${String(m.id)}`, result: {} });
+        await s.send({ jsonrpc: "2.0", id: Number(m.id) + 1, result: {} });
+        await ticks();
+        tick(1000);
+        const e = await rejection(pending);
+        assert.ok(e instanceof TimeoutError);
+        assert.equal(e.mismatchedId, undefined);
+        assert.equal(e.message, "slow: no answer within 1000 ms");
         await s.peer.close();
       });
 

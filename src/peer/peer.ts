@@ -10,7 +10,7 @@ import type { Role } from "../codec/check.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
-import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, SpawnError, TimeoutError } from "./errors.js";
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
@@ -98,6 +98,8 @@ interface Pending {
   readonly resetOnProgress: boolean;
   readonly signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** An answer's id that equals this request's in value but not in type ("3" for 3): the timeout names it. */
+  mismatchedId: RequestId | undefined;
   readonly peer: Peer;
 }
 
@@ -109,7 +111,7 @@ function ignoreSettle(): void {}
 /** A pending request's first deadline. */
 function expirePending(entry: Pending): void {
   const limit = Math.min(entry.timeout, entry.maxTotal);
-  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`);
+  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`);
 }
 
 /**
@@ -332,6 +334,7 @@ export class Peer {
       resetOnProgress: options?.resetTimeoutOnProgress === true,
       signal,
       onAbort: undefined,
+      mismatchedId: undefined,
       peer: this,
     };
     const answer = settledOn<T>(entry);
@@ -419,7 +422,8 @@ export class Peer {
     const error = this.closeError();
     if (this.pending.size > 0) {
       const entries = [...this.pending.keys()];
-      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
+      // a server that could not be started is what failed them, and says why
+      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError || error instanceof SpawnError ? error : new ClosedError(error.message, { cause: error }));
     }
     if (this.serving.size > 0) {
       for (const s of this.serving.values()) s.abort(error);
@@ -556,9 +560,16 @@ export class Peer {
       if (this.abandonedIds?.delete(id)) return; // a late answer to a request we gave up on
       if (this.answeredIds?.has(id)) {
         this.report(defect("duplicate_response", "/id", `a second response to request ${JSON.stringify(id)}, which was already answered`));
-      } else {
-        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
+        return;
       }
+      const twin = this.pending.get(typeof id === "string" ? Number(id) : String(id));
+      // "3" for 3: no answer by JSON-RPC's rules, but the request's timeout must say it came
+      if (twin !== undefined && String(twin.id) === String(id)) {
+        twin.mismatchedId ??= id;
+        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer: request ${JSON.stringify(twin.id)} awaits one, but ids match by type as well as value`));
+        return;
+      }
+      this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
       return;
     }
     this.answered.add(id);
@@ -590,7 +601,7 @@ export class Peer {
       const left = entry.maxTotal - (Date.now() - entry.startedAt);
       const capped = left <= entry.timeout;
       const limit = capped ? entry.maxTotal : entry.timeout;
-      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
+      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
     }
     if (!entry.onProgress || typeof params.progress !== "number") return;
     const p: Progress = { progress: params.progress };

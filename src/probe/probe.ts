@@ -8,7 +8,7 @@ import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
 import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
-import { ClosedError, ResponseError } from "../peer/errors.js";
+import { ClosedError, ResponseError, SpawnError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ChildServer } from "../transport/child.js";
@@ -330,7 +330,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
       ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return { outcome: undefined };
     } catch (e) {
-      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn" }, error: e };
+      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
       const outcome = classifyStdioFailure(e, ev, children);
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
@@ -361,9 +361,14 @@ export async function probeStdio(command: string, args: readonly string[], optio
   return redactFresh(result, options.headers);
 }
 
+/** The operating system's reason a command could not start, as the sentence that leads the advice. */
+function spawnNote(command: string, error: unknown): string {
+  return `${new SpawnError(command, error instanceof Error ? error : new Error(String(error))).message}.`;
+}
+
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {
   const first = children[0]?.status;
-  if (first?.error) return { class: "unreachable", detail: "spawn" };
+  if (first?.error) return { class: "unreachable", detail: "spawn", note: spawnNote(children[0]!.command, first.error) };
   const last = children[children.length - 1];
   const c = classifyFailure(e, ev.defects, ev.sawValidMessage);
   if (c.class === "unreachable" || (last?.status && c.class === "protocol_violation" && c.detail === "other")) return { class: "unreachable", detail: "exited" };

@@ -76,6 +76,14 @@ export class StreamTransport implements Transport {
     return this.drained;
   }
 
+  /**
+   * Ends the channel because of `error`, before the streams end on their own: what is behind
+   * them failed in a way their end cannot tell (a process that could not be started).
+   */
+  fail(error: Error): void {
+    this.ended(error);
+  }
+
   async close(): Promise<void> {
     if (!this.output.writableEnded && !this.output.destroyed) this.output.end();
     this.ended();
