@@ -83,7 +83,10 @@ export {
   OverloadedError,
   InvalidResponseError,
   MessageTooLargeError,
+  SpawnError,
 } from "./peer/errors.js";
+export { LIBRARY_ERRORS } from "./rules/library-errors.js";
+export type { LibraryError, LibraryErrorCode } from "./rules/library-errors.js";
 
 // Transports
 export { createMemoryPair } from "./transport/memory.js";
@@ -102,7 +105,7 @@ export type { HttpHandler, HttpHandlerOptions, HttpServable } from "./transport/
 export type { HttpRequestLike, HttpResponder } from "./transport/http/exchange.js";
 
 // MCP: dual-era client and server cores
-export { McpClient, NegotiationError } from "./mcp/client.js";
+export { McpClient, NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { connectHttp, forgetHttpEras } from "./mcp/connect-http.js";
 export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "./mcp/connect-http.js";
 export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";

@@ -90,7 +90,7 @@ export class RevisionNotSpokenError extends ConnectionError {
     readonly serverSpeaks: readonly string[],
     why: string,
   ) {
-    super(ConnectionErrorCode.Negotiation, `the server does not speak ${requested}: ${why}`);
+    super(ConnectionErrorCode.RevisionNotSpoken, `the server does not speak ${requested}: ${why}`);
   }
 }
 

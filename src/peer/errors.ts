@@ -6,6 +6,7 @@
  */
 import type { Defect } from "../codec/defects.js";
 import type { RequestId } from "../codec/message.js";
+import type { LibraryErrorCode } from "../rules/library-errors.js";
 
 /**
  * An error response received from the other side, or one a handler throws to be sent as one.
@@ -43,6 +44,7 @@ export class ResponseError extends Error {
   }
 }
 
+/** The codes of the failures on this side, by name (each described in `LIBRARY_ERRORS`). */
 export const ConnectionErrorCode = {
   Timeout: "ERR_MCP_WIRE_TIMEOUT",
   Closed: "ERR_MCP_WIRE_CLOSED",
@@ -50,11 +52,12 @@ export const ConnectionErrorCode = {
   Overloaded: "ERR_MCP_WIRE_OVERLOADED",
   InvalidResponse: "ERR_MCP_WIRE_INVALID_RESPONSE",
   Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
+  RevisionNotSpoken: "ERR_MCP_WIRE_REVISION_NOT_SPOKEN",
   Http: "ERR_MCP_WIRE_HTTP",
   InputRequired: "ERR_MCP_WIRE_INPUT_REQUIRED",
   TooLarge: "ERR_MCP_WIRE_TOO_LARGE",
   Spawn: "ERR_MCP_WIRE_SPAWN",
-} as const;
+} as const satisfies Readonly<Record<string, LibraryErrorCode>>;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 
 /** A failure on this side of the connection. */
@@ -80,8 +83,10 @@ export class TimeoutError extends ConnectionError {
      * (`"3"` for `3`): ids match by type too (JSON-RPC 2.0 §5), so it answered nothing.
      */
     readonly mismatchedId?: RequestId,
+    /** `cause`: what the channel knows of the wait that ran out (over HTTP, the exchange's `HttpError`). */
+    options?: { cause?: unknown },
   ) {
-    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms${mismatchedId === undefined ? "" : `; an answer with id ${JSON.stringify(mismatchedId)} (${typeof mismatchedId === "string" ? "a string" : "a number"}) did arrive, but a request's id must come back with its own type, and this request's is ${typeof mismatchedId === "string" ? "a number" : "a string"}`}`);
+    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms${mismatchedId === undefined ? "" : `; an answer with id ${JSON.stringify(mismatchedId)} (${typeof mismatchedId === "string" ? "a string" : "a number"}) did arrive, but a request's id must come back with its own type, and this request's is ${typeof mismatchedId === "string" ? "a number" : "a string"}`}`, options);
   }
 }
 

@@ -8,7 +8,7 @@ import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
 import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
-import { ClosedError, ResponseError, SpawnError } from "../peer/errors.js";
+import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ChildServer } from "../transport/child.js";
@@ -206,7 +206,9 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       ev.client = connection.client;
       ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return undefined;
-    } catch (e) {
+    } catch (caught) {
+      // a deadline that the HTTP exchange saw run out carries its evidence (step, status)
+      const e = caught instanceof TimeoutError && caught.cause instanceof HttpError ? caught.cause : caught;
       ev.failure = e;
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
