@@ -22,7 +22,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "RevisionNotSpokenError", "SpawnError", "TimeoutError", "UNSUPPORTED_PROTOCOL_VERSION", "decode", "describeError", "encode", "isRevision", "lintStream",
     "revisionEvidence", "rulesFor", "severityOf", "summaryLine", "worstSeverity",
   ],
-  "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair"],
+  "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair", "isHttpTransport"],
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
   "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
   "mcp-wire/http": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "SseClientTransport", "StreamableHttpTransport", "createHttpHandler", "decodeHeaderValue", "encodeHeaderValue", "parseChallenges", "walkAuth"],
@@ -69,7 +69,7 @@ describeError(-32601, "2025-11-25").range;
 void method; void when; void known;
 `,
     "peer.ts": `
-import { Peer, createMemoryPair, StreamTransport, type Transport } from "mcp-wire/peer";
+import { Peer, createMemoryPair, StreamTransport, isHttpTransport, type Transport, type HttpTransport } from "mcp-wire/peer";
 const [a, b]: [Transport, Transport] = createMemoryPair();
 const server = new Peer(b, { revision: "2025-11-25", role: "server" });
 server.handle("ping", () => ({}));
@@ -77,6 +77,12 @@ const client = new Peer(a, { revision: "2025-11-25", role: "client", timeout: 10
 const answer: Promise<{ ok?: boolean }> = client.request<{ ok?: boolean }>("ping");
 new StreamTransport(process.stdin, process.stdout, { maxLineBytes: 1 << 20 });
 void answer;
+// the core interface stays as small as a JSON-RPC channel; what only HTTP does is HttpTransport's
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const core: Same<keyof Transport, "maxMessageBytes" | "start" | "send" | "close"> = true;
+const http: Same<Exclude<keyof HttpTransport, keyof Transport>, "kind" | "cancel" | "paramHeaders" | "negotiated" | "openServerStream"> = true;
+const narrowed = (t: Transport): boolean => (isHttpTransport(t) ? t.cancel?.(1) ?? false : false);
+void core; void http; void narrowed;
 `,
     "client.ts": `
 import { McpClient, ChildServer, connectHttp, type HttpConnectOptions } from "mcp-wire/client";

@@ -5,7 +5,8 @@
  */
 export { Peer } from "../peer/peer.js";
 export type { PeerOptions, RequestOptions, RequestContext, RequestHandler, NotificationHandler, Progress, DefectReport } from "../peer/peer.js";
-export type { Transport, TransportSink, DroppedAnswer, ReadMessage } from "../peer/transport.js";
+export { isHttpTransport } from "../peer/transport.js";
+export type { Transport, HttpTransport, TransportSink, DroppedAnswer, ReadMessage } from "../peer/transport.js";
 export { createMemoryPair } from "../transport/memory.js";
 export { StreamTransport } from "../transport/stream.js";
 export type { StreamTransportOptions } from "../transport/stream.js";

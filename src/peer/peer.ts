@@ -14,7 +14,7 @@ import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, 
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
-import type { DroppedAnswer, ReadMessage, Transport, TransportSink } from "./transport.js";
+import { isHttpTransport, type DroppedAnswer, type ReadMessage, type Transport, type TransportSink } from "./transport.js";
 
 export interface Progress {
   progress: number;
@@ -397,7 +397,7 @@ export class Peer {
     this.abandoned.add(id);
     entry.reject(error);
     if (this.isClosed) return;
-    if (this.transport.cancel?.(id)) return;
+    if (isHttpTransport(this.transport) && this.transport.cancel?.(id)) return;
     // 2025-11-25 basic/utilities/cancellation: "The initialize request MUST NOT be cancelled by clients"
     if (entry.method === "initialize") return;
     this.notify(CANCELLED, { requestId: id, reason }).catch(() => {

@@ -12,7 +12,7 @@ import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/er
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ChildServer } from "../transport/child.js";
-import type { Transport } from "../peer/transport.js";
+import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { Abort } from "../transport/http/fetch.js";
@@ -574,9 +574,11 @@ function watchEcho(transport: Transport, onEcho: () => void): Transport {
     },
     close: () => transport.close(),
   };
-  // the optional parts the client may look for, as the channel has them
-  for (const key of ["kind", "cancel", "paramHeaders", "negotiated"] as const) {
-    const value = transport[key];
+  // the optional parts the peer and the client look for, as the channel has them: its cap, and
+  // an HTTP channel's means
+  const keys = isHttpTransport(transport) ? (["maxMessageBytes", "kind", "cancel", "paramHeaders", "negotiated", "openServerStream"] as const) : (["maxMessageBytes"] as const);
+  for (const key of keys) {
+    const value: unknown = (transport as Partial<HttpTransport>)[key];
     if (value !== undefined) Object.defineProperty(watched, key, { value: typeof value === "function" ? value.bind(transport) : value, enumerable: true, writable: true });
   }
   return watched;

@@ -9,7 +9,7 @@ import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError, TimeoutError } from "../../peer/errors.js";
 import { keepShape } from "../../peer/shapes.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import { decode, type Decoded } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
 import { bytesCannotBeJson, parseJson } from "../../codec/parse.js";
@@ -95,7 +95,7 @@ interface StreamCursor {
   messages: number;
 }
 
-export class StreamableHttpTransport implements Transport {
+export class StreamableHttpTransport implements HttpTransport {
   readonly kind = "http";
   /** The legacy session the server assigned at `initialize`, if any. */
   sessionId: string | undefined;

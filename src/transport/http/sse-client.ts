@@ -6,12 +6,12 @@
 import { createParser } from "eventsource-parser";
 import type { Message } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
 import { Abort, excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
 
-export class SseClientTransport implements Transport {
+export class SseClientTransport implements HttpTransport {
   readonly kind = "http";
   /** Where messages are POSTed, once the `endpoint` event has named it. */
   endpoint: string | undefined;
