@@ -8,7 +8,7 @@
  */
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
+import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError, SpawnError } from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
 import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import { METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
@@ -383,6 +383,8 @@ export class McpClient {
       }
       const outcome = e instanceof ResponseError ? "error" : codeOutcome(e);
       step(outcome, e instanceof Error ? e.message : String(e));
+      // a server that could not be started says nothing of its era, and starting it again would fail the same way
+      if (e instanceof SpawnError) throw e;
       if (this.http !== undefined && !isHttpLegacyEvidence(e)) throw e;
       return { era: "legacy", why: e instanceof Error ? e.message : String(e) };
     }
