@@ -31,7 +31,9 @@ import { StreamableHTTPServerTransport as V1HttpServerTransport } from "@modelco
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpClientTransport } from "@modelcontextprotocol/client";
 import { McpServer as V2McpServer, WebStandardStreamableHTTPServerTransport, createMcpHandler, fromJsonSchema } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { connectHttp, createHttpHandler, createReferenceServer, type McpClient } from "../src/index.js";
+import { connectHttp, type McpClient } from "../src/entry/client.js";
+import { createHttpHandler } from "../src/entry/http.js";
+import { createReferenceServer } from "../src/entry/server.js";
 import {
   checkTargets,
   echoed,

@@ -10,7 +10,8 @@
  * (pending entry, deadline timer) and the promise the caller holds. After the measurement,
  * close() must reject every one of them with ClosedError and leave nothing in flight.
  */
-import { ClosedError, Peer, createMemoryPair } from "../src/index.js";
+import { ClosedError } from "../src/index.js";
+import { Peer, createMemoryPair } from "../src/entry/peer.js";
 
 const gc = globalThis.gc;
 if (typeof gc !== "function") {

@@ -25,7 +25,10 @@ import { StdioClientTransport as V2StdioClientTransport } from "@modelcontextpro
 import { McpServer as V2McpServer, InMemoryTransport as V2InMemoryTransport, fromJsonSchema } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
-import { ChildServer, LATEST_LEGACY_REVISION, McpClient, createMemoryPair, createReferenceServer } from "../src/index.js";
+import { LATEST_LEGACY_REVISION } from "../src/index.js";
+import { ChildServer, McpClient } from "../src/entry/client.js";
+import { createMemoryPair } from "../src/entry/peer.js";
+import { createReferenceServer } from "../src/entry/server.js";
 import {
   checkTargets,
   echoed,

@@ -17,7 +17,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ChildServer, McpClient, connectHttp, type Revision } from "../src/index.js";
+import type { Revision } from "../src/index.js";
+import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
 import { within } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));

@@ -11,7 +11,7 @@ import { after, before, describe } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ChildServer, McpClient, connectHttp } from "../src/index.js";
+import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
 import { assertClean, cell, startedOnce } from "../src/interop/cells.test.js";
 import { NODE, STEP_MS, fixture, lint, listDefects, probe, readLog, scratch, tapStdioCommand, tapSummary, within } from "../src/interop/harness.test.js";
 import { SERVER_EVERYTHING, SERVER_FILESYSTEM, peer } from "../src/interop/peers.test.js";

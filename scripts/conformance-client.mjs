@@ -7,10 +7,11 @@
  * The suite starts a mock server per scenario, appends its URL as the last argument and names
  * the scenario in MCP_CONFORMANCE_SCENARIO, the revision in MCP_CONFORMANCE_PROTOCOL_VERSION and,
  * for scenarios with data, a JSON MCP_CONFORMANCE_CONTEXT. Each scenario below does what its mock
- * expects of a client, through the library's public API only (dist/src/index.js): what the suite
- * scores is mcp-wire's client, not this script. Exit status 0 when the scenario ran to its end.
+ * expects of a client, through the library's public entries only (dist/src/index.js and
+ * dist/src/entry/): what the suite scores is mcp-wire's client, not this script. Exit status 0 when the scenario ran to its end.
  */
-import { connectHttp, isRevision } from "../dist/src/index.js";
+import { isRevision } from "../dist/src/index.js";
+import { connectHttp } from "../dist/src/entry/client.js";
 
 /** Inside the suite's own 30 s per scenario, so a stall ends here with a message, not a kill. */
 const DEADLINE_MS = 25_000;

@@ -1,6 +1,11 @@
 /**
  * mcp-wire: the JSON-RPC 2.0 layer of the Model Context Protocol.
- * The whole public API, grouped by layer, bottom up.
+ *
+ * This entry holds what reads and judges messages: the revisions' rules as data, the codec and
+ * its defects, conversations and captures, and every error the library throws. The rest is in
+ * subpath entries, by what a program does with it (docs/library.md lists each):
+ * `mcp-wire/peer` (the JSON-RPC engine and its transports), `mcp-wire/client`,
+ * `mcp-wire/server`, `mcp-wire/http` and `mcp-wire/testing`.
  */
 
 // Revisions and their rules, as data
@@ -18,8 +23,10 @@ export {
   META_SERVER_INFO,
 } from "./rules/revisions.js";
 export type { Revision, RevisionRules, Era, DefinedErrorCode } from "./rules/revisions.js";
+export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
+export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";
 
-// Error codes
+// JSON-RPC error codes, what the other side sends
 export {
   describeError,
   PARSE_ERROR,
@@ -36,14 +43,15 @@ export type { ErrorDescription, ErrorRange } from "./rules/error-codes.js";
 // Messages: decode, encode, defects
 export { decode, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./codec/decode.js";
 export type { DecodeOptions, Decoded } from "./codec/decode.js";
-export { encode, EncodeError } from "./codec/encode.js";
+export { encode } from "./codec/encode.js";
 export type { EncodeOptions } from "./codec/encode.js";
-export type { Role, Checked } from "./codec/check.js";
+export type { Role, Checked, CheckedRequest, CheckedNotification, CheckedResult, CheckedError, CheckedBatch, CheckedInvalid } from "./codec/check.js";
 export { DEFECTS, severityOf, worstSeverity } from "./codec/defects.js";
 export type { Defect, DefectCase, DefectCode, Severity, DefectScope } from "./codec/defects.js";
 export type {
   Message,
   MessageKind,
+  SingleKind,
   RequestMessage,
   NotificationMessage,
   ResultMessage,
@@ -61,77 +69,30 @@ export type { ConversationOptions, Sender } from "./codec/conversation.js";
 export { revisionEvidence } from "./codec/evidence.js";
 export type { RevisionEvidence } from "./codec/evidence.js";
 
-// Framing: newline-delimited streams
+// Framing and captures: newline-delimited streams, linted line by line
 export { LineSplitter } from "./codec/lines.js";
 export type { Line } from "./codec/lines.js";
-
-// Lint: captures, line by line
 export { Linter, lintStream, summaryLine } from "./lint/lint.js";
 export type { LintOptions, LintRecord, LintSummary } from "./lint/lint.js";
 
-// Peer: requests and responses over any transport
-export { Peer } from "./peer/peer.js";
-export type { PeerOptions, RequestOptions, RequestContext, RequestHandler, NotificationHandler, Progress, DefectReport } from "./peer/peer.js";
-export type { Transport, TransportSink, DroppedAnswer } from "./peer/transport.js";
+// Errors: every class the library throws, and the table of their codes (docs/errors.md)
+export { LIBRARY_ERRORS } from "./rules/library-errors.js";
+export type { LibraryError, LibraryErrorCode } from "./rules/library-errors.js";
+export { EncodeError } from "./codec/encode.js";
 export {
   ResponseError,
   ConnectionError,
   ConnectionErrorCode,
   TimeoutError,
   ClosedError,
+  SpawnError,
   AbortedError,
   OverloadedError,
   InvalidResponseError,
   MessageTooLargeError,
 } from "./peer/errors.js";
-
-// Transports
-export { createMemoryPair } from "./transport/memory.js";
-export { StreamTransport } from "./transport/stream.js";
-export type { StreamTransportOptions } from "./transport/stream.js";
-export { ChildServer } from "./transport/child.js";
-export type { SpawnOptions, ExitStatus } from "./transport/child.js";
-export { StreamableHttpTransport } from "./transport/http/client.js";
-export type { HttpClientOptions, ExchangeRecord } from "./transport/http/client.js";
-export { SseClientTransport } from "./transport/http/sse-client.js";
 export { HttpError } from "./transport/http/error.js";
 export type { HttpFailure } from "./transport/http/error.js";
-export { encodeHeaderValue, decodeHeaderValue } from "./transport/http/headers.js";
-export { createHttpHandler } from "./transport/http/server.js";
-export type { HttpHandler, HttpHandlerOptions, HttpServable } from "./transport/http/server.js";
-export type { HttpRequestLike, HttpResponder } from "./transport/http/exchange.js";
-
-// MCP: dual-era client and server cores
-export { McpClient, NegotiationError } from "./mcp/client.js";
-export { connectHttp, forgetHttpEras } from "./mcp/connect-http.js";
-export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "./mcp/connect-http.js";
-export type { ClientOptions, Connector, ConnectStep } from "./mcp/client.js";
-export { InputRequiredError, INPUT_METHODS } from "./mcp/mrtr.js";
-export type { InputHandler, InputHandlers, InputContext, InputMethod, InputRequiredReason } from "./mcp/mrtr.js";
-export { McpServer } from "./mcp/server.js";
-export type { ServerOptions, ServeContext, MethodHandler, MethodOptions } from "./mcp/server.js";
-export { ToolRegistry } from "./mcp/tools.js";
-export type { ToolHandler, ToolOptions } from "./mcp/tools.js";
-export { createReferenceServer, defineReferenceTools } from "./mcp/reference-server.js";
-export { createConformanceServer, defineConformanceFixtures } from "./fleet/conformance-server.js";
-export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
-export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";
-
-// Sign-in diagnosis: the OAuth discovery walk (passive: GET and OPTIONS only)
-export { walkAuth } from "./auth/walk.js";
-export type { AuthWalkOptions } from "./auth/walk.js";
-export { parseChallenges } from "./auth/challenge.js";
-export type { Challenge } from "./auth/challenge.js";
-export { AUTH_VERDICTS, AUTH_STEPS, AUTH_DEFECT_CODES } from "./auth/types.js";
-export type {
-  AuthResult,
-  AuthVerdict,
-  AuthStep,
-  AuthDefect,
-  AuthDefectCode,
-  AuthSide,
-  AuthStepRecord,
-  AuthChallengeSeen,
-  AuthResourceMetadataSeen,
-  AuthServerSeen,
-} from "./auth/types.js";
+export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
+export { InputRequiredError } from "./mcp/mrtr.js";
+export type { InputRequiredReason } from "./mcp/mrtr.js";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,7 +29,11 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], { cwd: clone, timeout: 120_000, maxBuffer: 16 << 20 });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    const entries = Object.values(JSON.parse(readFileSync(join(clone, "package.json"), "utf8")).exports as Record<string, string | { types: string; import: string }>)
+      .flatMap((e) => (typeof e === "string" ? [] : [e.types, e.import]))
+      .map((p) => p.replace(/^\.\//, ""));
+    assert.ok(entries.length >= 12, "every entry's module and types");
+    for (const f of [...entries, "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
     // a source map whose sources are not shipped points a debugger at nothing
     assert.deepEqual(files.filter((f) => f.endsWith(".map")), [], "no source map is packed");

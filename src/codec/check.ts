@@ -10,18 +10,55 @@ import { describeError } from "../rules/error-codes.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
 import { cleanKind, countKeys, isPlainObject } from "./clean.js";
 import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCase, type DefectCode } from "./defects.js";
-import type { Message, MessageKind } from "./message.js";
+import type { ErrorMessage, Message, MessageKind, NotificationMessage, RequestMessage, ResultMessage, SingleKind } from "./message.js";
 
 /** Who sent the message; some rules bind only one side. */
 export type Role = "client" | "server";
 
-export interface Checked {
-  kind: MessageKind;
-  /** The message, when its envelope is sound (`kind` is not `invalid`). */
-  message?: Message | Message[];
-  /** Each member's own verdict, when the value is a batch. */
-  items?: Checked[];
+/**
+ * What a value is as a message, and every way it breaks the rules: a union on `kind`, so that
+ * `if (c.kind === "request") c.message.method` needs no cast. `message` is there exactly when
+ * the envelope is sound (every kind but `invalid`).
+ */
+export type Checked = CheckedRequest | CheckedNotification | CheckedResult | CheckedError | CheckedBatch | CheckedInvalid;
+
+/** The members every verdict has; `items` only a batch's (and a broken batch's) carries. */
+interface Verdict<K extends MessageKind> {
+  kind: K;
   defects: Defect[];
+  /** Each member's own verdict, when the value is a batch. */
+  items?: Checked[] | undefined;
+  /** The parsed JSON, when the text was JSON but not a sound message (for evidence): `invalid` only. */
+  value?: unknown;
+}
+
+export interface CheckedRequest extends Verdict<"request"> {
+  message: RequestMessage;
+  items?: undefined;
+  value?: undefined;
+}
+export interface CheckedNotification extends Verdict<"notification"> {
+  message: NotificationMessage;
+  items?: undefined;
+  value?: undefined;
+}
+export interface CheckedResult extends Verdict<"result"> {
+  message: ResultMessage;
+  items?: undefined;
+  value?: undefined;
+}
+export interface CheckedError extends Verdict<"error"> {
+  message: ErrorMessage;
+  items?: undefined;
+  value?: undefined;
+}
+export interface CheckedBatch extends Verdict<"batch"> {
+  message: Message[];
+  items: Checked[];
+  value?: undefined;
+}
+export interface CheckedInvalid extends Verdict<"invalid"> {
+  message?: undefined;
 }
 
 const JSONRPC_SPEC = "JSON-RPC 2.0";
@@ -84,7 +121,7 @@ export function checkValue(value: unknown, rules: RevisionRules, role?: Role): C
   if (Array.isArray(value)) return checkArray(value, rules, role);
   if (isPlainObject(value)) {
     const kind = cleanKind(value, rules, role);
-    if (kind !== undefined) return { kind, message: value as unknown as Message, defects: [] };
+    if (kind !== undefined) return { kind, message: value as unknown as Message, defects: [] } as Checked;
   }
   return checkEveryRule(value, rules, role);
 }
@@ -98,7 +135,7 @@ export function checkEveryRule(value: unknown, rules: RevisionRules, role?: Role
     return { kind: "invalid", defects: f.defects };
   }
   const kind = checkObject(value, f, "", role);
-  return f.broken ? { kind: "invalid", defects: f.defects } : { kind, message: value as unknown as Message, defects: f.defects };
+  return f.broken ? { kind: "invalid", defects: f.defects } : ({ kind, message: value as unknown as Message, defects: f.defects } as Checked);
 }
 
 function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked {
@@ -142,7 +179,7 @@ function nestedArray(rules: RevisionRules): Checked {
   return { kind: "invalid", defects: [defect("not_object", "", `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`)] };
 }
 
-function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): MessageKind {
+function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): SingleKind | "invalid" {
   const rules = f.rules;
   const { jsonrpc, id, method, params, result, error } = o;
   const hasMethod = method !== undefined;
@@ -169,7 +206,7 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     add(f, "wrong_jsonrpc_version", `${path}/jsonrpc`, `"jsonrpc" is ${quote(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`);
   }
 
-  let kind: MessageKind;
+  let kind: SingleKind;
   let known = jsonrpc === undefined ? 0 : 1;
   if (hasMethod) {
     if (hasResult || hasError) {

@@ -11,7 +11,7 @@
 import { describeError } from "../rules/error-codes.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
 import type { Role } from "./check.js";
-import type { MessageKind } from "./message.js";
+import type { SingleKind } from "./message.js";
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -36,7 +36,7 @@ const OBJECT_PROTOTYPE: Record<string, unknown> = Object.getPrototypeOf({}) as R
  * The kind of a defect-free message object, or undefined when the full check must look.
  * `parsed`: `o` was just made by JSON.parse (decode), so every member of its own is enumerable.
  */
-export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role: Role | undefined, parsed = false): MessageKind | undefined {
+export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role: Role | undefined, parsed = false): SingleKind | undefined {
   // One enumeration finds the members and counts them. Reads by name cost more: messages come in
   // many shapes, so V8 would look each of the six names up in its megamorphic cache.
   let jsonrpc: unknown;

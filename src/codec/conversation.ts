@@ -142,7 +142,7 @@ export class Conversation {
    * A message whose envelope is broken still counts when its id and shape can be read: a
    * request with array params gets an answer like any other.
    */
-  observe(checked: Checked & { value?: unknown }, from: Sender, options: ObserveOptions = {}): Defect[] {
+  observe(checked: Checked, from: Sender, options: ObserveOptions = {}): Defect[] {
     const found: Defect[] = [];
     if (checked.items) {
       // a batch, even one the revision forbids: its members still ask and answer

@@ -709,3 +709,27 @@ describe("kind", () => {
     assert.equal(dec(err({ code: -32002, message: 5 }), MODERN).kind, "invalid");
   });
 });
+
+describe("the verdict's type follows its kind", () => {
+  // compiled under strict with the rest: each read below type-checks only because `kind` narrows
+  test("request, notification, result, error and batch each give their message's own members, with no cast", () => {
+    const seen: string[] = [];
+    for (const text of [
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}',
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+      "{}",
+    ]) {
+      const d = decode(text, { revision: "2025-03-26" });
+      if (d.kind === "request") seen.push(`${d.kind} ${d.message.id} ${d.message.method}`);
+      else if (d.kind === "notification") seen.push(`${d.kind} ${d.message.method}`);
+      else if (d.kind === "result") seen.push(`${d.kind} ${d.message.id} ${Object.keys(d.message.result).length}`);
+      else if (d.kind === "error") seen.push(`${d.kind} ${d.message.error.code}`);
+      else if (d.kind === "batch") seen.push(`${d.kind} ${d.message.length} ${d.items.map((i) => i.kind).join()}`);
+      else seen.push(`${d.kind} ${d.message === undefined} ${JSON.stringify(d.value)}`);
+    }
+    assert.deepEqual(seen, ["request 1 ping", "notification notifications/initialized", "result 1 0", "error -32601", "batch 1 request", "invalid true {}"]);
+  });
+});

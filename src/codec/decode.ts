@@ -23,10 +23,12 @@ export interface DecodeOptions {
   maxDepth?: number;
 }
 
-export interface Decoded extends Checked {
-  /** The parsed JSON when the text was JSON but not a sound message (for evidence). */
-  value?: unknown;
-}
+/**
+ * What `decode` found: a union on `kind` (see `Checked`), so `if (d.kind === "request")
+ * d.message.method` type-checks as it reads. An `invalid` verdict carries the parsed JSON as
+ * `value` when the text was JSON but not a sound message (for evidence).
+ */
+export type Decoded = Checked;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -95,7 +97,7 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
         const inner = kind === "result" ? value.result : kind === "error" ? value.error : value.params;
         if (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1))) return invalid(withBom(bom, [tooDeep(maxDepth)]));
       }
-      return { kind, message: value as unknown as Message, defects: bom ? [bom] : [] };
+      return { kind, message: value as unknown as Message, defects: bom ? [bom] : [] } as Decoded;
     }
   }
   if (deep === undefined && exceedsDepth(value, maxDepth)) return invalid(withBom(bom, [tooDeep(maxDepth)]));

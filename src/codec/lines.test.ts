@@ -91,6 +91,29 @@ describe("LineSplitter", () => {
     assert.deepEqual(texts(), ["ok", "<overflow 8>"]);
   });
 
+  test("an overflow keeps the line's first bytes and its last bytes, whatever the chunking, without its \\r", () => {
+    const line = "HEAD" + "m".repeat(5000) + "TAIL";
+    for (const size of [1, 7, 1000, 6000]) {
+      const { s, lines } = collect(100);
+      const bytes = Buffer.from(line + "\r\nnext\n");
+      for (let at = 0; at < bytes.length; at += size) s.push(bytes.subarray(at, at + size));
+      const o = lines[0]!;
+      assert.equal(o.overflow, true);
+      assert.ok(o.prefix!.length >= 100 && line.startsWith(o.prefix!.toString()), `chunks of ${size}: the line's start (as far as it had come when it passed the cap)`);
+      // 1 KiB kept, less the \r it ended with
+      assert.equal(o.suffix!.toString(), line.slice(-1023), `chunks of ${size}`);
+      assert.equal(lines[1]!.bytes.toString(), "next");
+    }
+  });
+
+  test("memory: the kept last bytes of an over-long line are a copy, not the chunk they came in", () => {
+    const { s, lines } = collect(100);
+    s.push(Buffer.alloc(4 << 20, 0x78));
+    s.push(Buffer.from("\n"));
+    assert.equal(lines[0]!.suffix!.length, 1024);
+    assert.ok(lines[0]!.suffix!.buffer.byteLength < 64 * 1024, `the suffix retains ${lines[0]!.suffix!.buffer.byteLength} bytes`);
+  });
+
   test("memory: the dropped bytes of an over-long line are not held", () => {
     const { s, texts } = collect(100);
     s.push(Buffer.from("a".repeat(60)));

@@ -14,10 +14,16 @@ export interface Line {
   size: number;
   /** For an overflow: the line's first bytes (up to 1 KiB), where a message's `id` usually is. */
   prefix?: Buffer;
+  /**
+   * For an overflow: the line's last bytes (up to 1 KiB, without a `\r` ending), where the `id`
+   * is when a writer puts it last, as the official SDKs do (`{"result":…,"jsonrpc":"2.0","id":1}`).
+   */
+  suffix?: Buffer;
 }
 
-/** How much of an over-long line is kept: enough for the envelope's first members. */
+/** How much of each end of an over-long line is kept: enough for the envelope's first or last members. */
 const PREFIX_BYTES = 1024;
+const SUFFIX_BYTES = 1024;
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -28,6 +34,8 @@ export class LineSplitter {
   /** Bytes of the current line dropped because it passed the cap (0: not overflowing). */
   private dropped = 0;
   private prefix: Buffer | undefined;
+  /** The last bytes of an overflowing line so far (up to SUFFIX_BYTES), copied out of the chunks. */
+  private suffix: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly maxLineBytes: number,
@@ -58,12 +66,15 @@ export class LineSplitter {
     if (n === 0) return;
     if (this.dropped > 0) {
       this.dropped += n;
+      this.keepSuffix([chunk.subarray(from, to)]);
       return;
     }
     if (this.held + n > this.maxLineBytes) {
       this.dropped = this.held + n;
       const head = this.parts.length > 0 ? Buffer.concat(this.parts, Math.min(this.held, PREFIX_BYTES)) : Buffer.alloc(0);
       this.prefix = head.length >= PREFIX_BYTES ? Buffer.from(head.subarray(0, PREFIX_BYTES)) : Buffer.concat([head, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES - head.length))]);
+      this.suffix = Buffer.alloc(0);
+      this.keepSuffix([...this.parts, chunk.subarray(from, to)]);
       this.parts = [];
       this.held = 0;
       return;
@@ -75,13 +86,30 @@ export class LineSplitter {
     this.held += n;
   }
 
+  /** The overflowing line's last bytes, with `pieces` (its next bytes, in order) added: a copy, never a view. */
+  private keepSuffix(pieces: readonly Buffer[]): void {
+    // only the ends that reach into the last SUFFIX_BYTES are copied: a line may be 64 MiB
+    const tail: Buffer[] = [];
+    let n = 0;
+    for (let i = pieces.length - 1; i >= 0 && n < SUFFIX_BYTES; i--) {
+      const piece = pieces[i]!;
+      const take = Math.min(piece.length, SUFFIX_BYTES - n);
+      tail.unshift(piece.subarray(piece.length - take));
+      n += take;
+    }
+    if (n < SUFFIX_BYTES) tail.unshift(this.suffix.subarray(Math.max(0, this.suffix.length - (SUFFIX_BYTES - n))));
+    this.suffix = Buffer.concat(tail);
+  }
+
   private emit(): void {
     if (this.dropped > 0) {
       const size = this.dropped;
       const prefix = this.prefix ?? Buffer.alloc(0);
+      const suffix = this.suffix.length > 0 && this.suffix[this.suffix.length - 1] === CR ? this.suffix.subarray(0, this.suffix.length - 1) : this.suffix;
       this.dropped = 0;
       this.prefix = undefined;
-      this.onLine({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size, prefix });
+      this.suffix = Buffer.alloc(0);
+      this.onLine({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size, prefix, suffix });
       return;
     }
     let bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.held);

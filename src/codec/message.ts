@@ -41,4 +41,7 @@ export type ResponseMessage = ResultMessage | ErrorMessage;
 export type Message = RequestMessage | NotificationMessage | ResultMessage | ErrorMessage;
 
 /** What `decode` says a text is. */
-export type MessageKind = "request" | "notification" | "result" | "error" | "batch" | "invalid";
+export type MessageKind = SingleKind | "batch" | "invalid";
+
+/** The kind of one sound message. */
+export type SingleKind = "request" | "notification" | "result" | "error";

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import * as zlib from "node:zlib";
 import type { Peer } from "../peer/peer.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
+import type { HttpTransport, TransportSink } from "../peer/transport.js";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { LEGACY_REVISIONS, META_SERVER_INFO } from "../rules/revisions.js";
 import { createHttpHandler, type HttpHandler } from "../transport/http/server.js";
@@ -216,7 +216,7 @@ function mcpServerRoute(options: { legacyOnly?: boolean; acceptOnlySse?: boolean
 }
 
 /** The server side of one HTTP+SSE session (2024-11-05): answers go out as events on the GET stream. */
-class SseSessionTransport implements Transport {
+class SseSessionTransport implements HttpTransport {
   readonly kind = "http";
   private sink: TransportSink | undefined;
 

@@ -15,7 +15,8 @@ import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/st
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiStdio } from "@ai-sdk/mcp/mcp-stdio";
 // mcp-wire as its users import it
-import { ChildServer, McpClient, connectHttp, type JsonObject } from "../index.js";
+import type { JsonObject } from "../index.js";
+import { ChildServer, McpClient, connectHttp } from "../entry/client.js";
 import { STEP_MS, within } from "./harness.test.js";
 
 /** Where a client finds its server: a command it starts, or a URL. */

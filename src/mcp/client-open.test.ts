@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import type { JsonObject } from "../codec/message.js";
-import { ResponseError } from "../peer/errors.js";
+import { ResponseError, SpawnError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
 import { guardEventLoop, within } from "../peer/support.test.js";
 import { ChildServer } from "../transport/child.js";
@@ -140,4 +140,18 @@ test("initialize answered with an older version than the newest the server liste
       await client.close();
     }
   }
+});
+
+test("a stdio server that cannot be started fails the opening at once with its SpawnError, and is not started again", async () => {
+  const started: ChildServer[] = [];
+  const connecting = McpClient.connect(() => {
+    const child = new ChildServer("/nonexistent/mcp-wire-no-such-server");
+    started.push(child);
+    children.push(child);
+    return child.transport;
+  });
+  const e = await within(connecting.then(() => undefined, (error: unknown) => error), 10_000);
+  assert.ok(e instanceof SpawnError, String(e));
+  assert.equal(e.osCode, "ENOENT");
+  assert.equal(started.length, 1);
 });

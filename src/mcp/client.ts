@@ -8,9 +8,9 @@
  */
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError } from "../peer/errors.js";
+import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError, SpawnError } from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
-import type { Transport } from "../peer/transport.js";
+import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import { METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import {
   LEGACY_REVISIONS,
@@ -90,7 +90,7 @@ export class RevisionNotSpokenError extends ConnectionError {
     readonly serverSpeaks: readonly string[],
     why: string,
   ) {
-    super(ConnectionErrorCode.Negotiation, `the server does not speak ${requested}: ${why}`);
+    super(ConnectionErrorCode.RevisionNotSpoken, `the server does not speak ${requested}: ${why}`);
   }
 }
 
@@ -128,6 +128,8 @@ export class McpClient {
   readonly rejectedTools: string[] = [];
   private peer!: Peer;
   private transport!: Transport;
+  /** The same transport when it is an HTTP one: its means, and how silence reads on it. */
+  private http: HttpTransport | undefined;
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
   /** An `initialize` sent beside a late `server/discover` may still be answered after modern won. */
   private lateInitialize = false;
@@ -159,6 +161,7 @@ export class McpClient {
 
   private newPeer(transport: Transport, revision: Revision): Peer {
     this.transport = transport;
+    this.http = isHttpTransport(transport) ? transport : undefined;
     const peer = new Peer(transport, {
       revision,
       role: "client",
@@ -190,7 +193,7 @@ export class McpClient {
     }
     const preferred = forced ?? MODERN_REVISIONS[0]!;
     this.peer = this.newPeer(await connector(), preferred);
-    if (!forced && this.transport.kind !== "http") return this.openStream(connector, preferred);
+    if (!forced && this.http === undefined) return this.openStream(connector, preferred);
     let verdict: DiscoverVerdict;
     try {
       verdict = await this.discover(preferred, forced !== undefined);
@@ -333,7 +336,7 @@ export class McpClient {
     const t0 = Date.now();
     // over HTTP silence is an outage, not a legacy server: the probe waits as long as any
     // request; a client that speaks exactly one revision has no fallback, so it waits too
-    const timeout = this.transport.kind === "http" || exact ? this.options.timeout : (this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT);
+    const timeout = this.http !== undefined || exact ? this.options.timeout : (this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT);
     const answer = this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
     return this.judgeDiscover(answer, revision, exact, retried, t0);
   }
@@ -380,7 +383,9 @@ export class McpClient {
       }
       const outcome = e instanceof ResponseError ? "error" : codeOutcome(e);
       step(outcome, e instanceof Error ? e.message : String(e));
-      if (this.transport.kind === "http" && !isHttpLegacyEvidence(e)) throw e;
+      // a server that could not be started says nothing of its era, and starting it again would fail the same way
+      if (e instanceof SpawnError) throw e;
+      if (this.http !== undefined && !isHttpLegacyEvidence(e)) throw e;
       return { era: "legacy", why: e instanceof Error ? e.message : String(e) };
     }
   }
@@ -425,13 +430,13 @@ export class McpClient {
     this.era = "legacy";
     this.revision = chosen;
     this.peer.revision = chosen;
-    this.transport.negotiated?.(chosen);
+    this.http?.negotiated?.(chosen);
     this.learnServer(result);
     await this.peer.notify("notifications/initialized");
     this.record({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
     // a server can only ask what the client declared it may, and over Streamable HTTP it can
     // only ask on a stream the client opened
-    if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined)) this.transport.openServerStream?.();
+    if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined)) this.http?.openServerStream?.();
   }
 
   /**
@@ -545,7 +550,8 @@ export class McpClient {
    * annotations break the rules is left out, as the 2026-07-28 transport page requires.
    */
   private acceptTool(tool: Tool): boolean {
-    if (this.transport.kind !== "http" || this.era !== "modern") return true;
+    const http = this.http;
+    if (http === undefined || this.era !== "modern") return true;
     const found = headerParams(tool);
     if ("error" in found) {
       this.rejectedTools.push(found.error);
@@ -553,7 +559,7 @@ export class McpClient {
     }
     if (found.params.length > 0) {
       this.toolHeaders.set(tool.name, found.params);
-      this.transport.paramHeaders ??= (m) => {
+      http.paramHeaders ??= (m) => {
         const p = (m as { method?: string; params?: JsonObject }).params;
         const params = (m as { method?: string }).method === "tools/call" && typeof p?.name === "string" ? this.toolHeaders.get(p.name) : undefined;
         return params ? paramHeaders(p!.arguments, params) : undefined;

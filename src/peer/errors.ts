@@ -5,6 +5,8 @@
  * local failure has its own class, so callers can branch with `instanceof` or on `code`.
  */
 import type { Defect } from "../codec/defects.js";
+import type { RequestId } from "../codec/message.js";
+import type { LibraryErrorCode } from "../rules/library-errors.js";
 
 /**
  * An error response received from the other side, or one a handler throws to be sent as one.
@@ -42,6 +44,7 @@ export class ResponseError extends Error {
   }
 }
 
+/** The codes of the failures on this side, by name (each described in `LIBRARY_ERRORS`). */
 export const ConnectionErrorCode = {
   Timeout: "ERR_MCP_WIRE_TIMEOUT",
   Closed: "ERR_MCP_WIRE_CLOSED",
@@ -49,10 +52,12 @@ export const ConnectionErrorCode = {
   Overloaded: "ERR_MCP_WIRE_OVERLOADED",
   InvalidResponse: "ERR_MCP_WIRE_INVALID_RESPONSE",
   Negotiation: "ERR_MCP_WIRE_NEGOTIATION",
+  RevisionNotSpoken: "ERR_MCP_WIRE_REVISION_NOT_SPOKEN",
   Http: "ERR_MCP_WIRE_HTTP",
   InputRequired: "ERR_MCP_WIRE_INPUT_REQUIRED",
   TooLarge: "ERR_MCP_WIRE_TOO_LARGE",
-} as const;
+  Spawn: "ERR_MCP_WIRE_SPAWN",
+} as const satisfies Readonly<Record<string, LibraryErrorCode>>;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 
 /** A failure on this side of the connection. */
@@ -73,8 +78,15 @@ export class TimeoutError extends ConnectionError {
   constructor(
     readonly method: string,
     readonly timeoutMs: number,
+    /**
+     * The id of an answer that came for this request with the right value but the wrong type
+     * (`"3"` for `3`): ids match by type too (JSON-RPC 2.0 §5), so it answered nothing.
+     */
+    readonly mismatchedId?: RequestId,
+    /** `cause`: what the channel knows of the wait that ran out (over HTTP, the exchange's `HttpError`). */
+    options?: { cause?: unknown },
   ) {
-    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms`);
+    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms${mismatchedId === undefined ? "" : `; an answer with id ${JSON.stringify(mismatchedId)} (${typeof mismatchedId === "string" ? "a string" : "a number"}) did arrive, but a request's id must come back with its own type, and this request's is ${typeof mismatchedId === "string" ? "a number" : "a string"}`}`, options);
   }
 }
 
@@ -85,6 +97,37 @@ export class ClosedError extends ConnectionError {
     super(ConnectionErrorCode.Closed, message, options);
   }
 }
+
+/**
+ * The process behind the connection could not be started (the command was not found, is not
+ * executable, …): `osCode` is the operating system's error code (`ENOENT`, `EACCES`), and
+ * `cause` the error itself.
+ */
+export class SpawnError extends ConnectionError {
+  override readonly name = "SpawnError";
+  readonly osCode: string | undefined;
+  constructor(
+    readonly command: string,
+    cause: Error,
+  ) {
+    const osCode = (cause as NodeJS.ErrnoException).code;
+    super(ConnectionErrorCode.Spawn, `${command} could not be started: ${osCode === undefined ? cause.message : `${osCode} (${OS_WORDS[osCode] ?? cause.message})`}`, { cause });
+    this.osCode = osCode;
+  }
+}
+
+/** What the common reasons a command cannot start mean, in words. */
+const OS_WORDS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file, or not on PATH",
+  EACCES: "permission denied: not executable, or in a folder that cannot be entered",
+  ENOTDIR: "a part of the path is not a folder",
+  EISDIR: "a folder, not a program",
+  ENOEXEC: "not a program this system can run",
+  E2BIG: "the arguments and environment are too long",
+  EMFILE: "this process has too many files open",
+  EAGAIN: "the system cannot start another process now",
+  ENOMEM: "not enough memory to start it",
+};
 
 /** The caller gave up on the request (its AbortSignal fired). */
 export class AbortedError extends ConnectionError {

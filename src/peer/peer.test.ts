@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { REVISIONS, RULES } from "../rules/revisions.js";
 import { AbortedError, ClosedError, ConnectionError, ConnectionErrorCode, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import { Peer, type Progress } from "./peer.js";
-import type { Transport } from "./transport.js";
+import type { HttpTransport, Transport } from "./transport.js";
 import { CHANNELS, Scripted, connectPeers, guardEventLoop, rejection, ticks, until, within } from "./support.test.js";
 
 guardEventLoop();
@@ -85,9 +85,29 @@ for (const channel of CHANNELS) {
         const e = await rejection(pending);
         assert.ok(e instanceof TimeoutError);
         assert.equal(e.code, ConnectionErrorCode.Timeout);
+        // the timeout says what came instead, so the caller sees the cause and not a silent server
+        assert.equal(e.mismatchedId, String(m.id));
+        assert.match(e.message, new RegExp(`^slow: no answer within 1000 ms; an answer with id "${m.id}" \\(a string\\) did arrive, but a request's id must come back with its own type, and this request's is a number$`));
         // stdio has no stream to close: the requester tells the other side it gave up
         const cancelled = await s.next();
         assert.deepEqual(cancelled.params, { requestId: m.id, reason: "timed out after 1000 ms" });
+        await s.peer.close();
+      });
+
+      test("a timeout with no answer at all, or only one for another id, says nothing of ids", async (t) => {
+        const tick = mockClock(t);
+        const s = new Scripted(channel, "client");
+        const pending = s.peer.request("slow", {}, { timeout: 1000 });
+        const m = await s.next();
+        // "03" is not the string form of 3, nor 4 of any pending id: strangers, not mismatches
+        await s.send({ jsonrpc: "2.0", id: `0${String(m.id)}`, result: {} });
+        await s.send({ jsonrpc: "2.0", id: Number(m.id) + 1, result: {} });
+        await ticks();
+        tick(1000);
+        const e = await rejection(pending);
+        assert.ok(e instanceof TimeoutError);
+        assert.equal(e.mismatchedId, undefined);
+        assert.equal(e.message, "slow: no answer within 1000 ms");
         await s.peer.close();
       });
 
@@ -737,5 +757,35 @@ describe("Peer: request handlers shared between peers", () => {
     assert.equal(((await rejection(pairs[1]!.client.request("extra"))) as ResponseError).code, -32601);
     assert.deepEqual([...shared.keys()], ["who"]);
     for (const p of pairs) await p.client.close();
+  });
+});
+
+describe("Peer: an HTTP transport's own means, and a plain one's", () => {
+  /** A transport of the core members only, or, with `cancel`, an HTTP one that cancels by its own means. */
+  function channel(cancel?: (id: unknown) => boolean) {
+    const sent: { method?: string; params?: Record<string, unknown> }[] = [];
+    const core: Transport = {
+      start: () => undefined,
+      send: (text) => void sent.push(JSON.parse(text) as { method?: string }),
+      close: async () => undefined,
+    };
+    const transport: Transport | HttpTransport = cancel ? { ...core, kind: "http", cancel } : core;
+    return { transport, sent };
+  }
+
+  test("a request given up on is cancelled by the HTTP transport when it can, else with notifications/cancelled", async (t) => {
+    const tick = mockClock(t);
+    const asked: unknown[] = [];
+    const http = channel((id) => (asked.push(id), true));
+    const plain = channel();
+    for (const { transport } of [http, plain]) {
+      const peer = new Peer(transport, { revision: "2025-11-25", role: "client" });
+      const pending = rejection(peer.request("slow", {}, { timeout: 1000 }));
+      tick(1000);
+      assert.ok((await pending) instanceof TimeoutError);
+    }
+    assert.deepEqual(asked, [1]);
+    assert.deepEqual(http.sent.map((m) => m.method), ["slow"]);
+    assert.deepEqual(plain.sent.map((m) => m.method), ["slow", "notifications/cancelled"]);
   });
 });

@@ -10,11 +10,11 @@ import type { Role } from "../codec/check.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
-import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, SpawnError, TimeoutError } from "./errors.js";
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
-import type { DroppedAnswer, ReadMessage, Transport, TransportSink } from "./transport.js";
+import { isHttpTransport, type DroppedAnswer, type ReadMessage, type Transport, type TransportSink } from "./transport.js";
 
 export interface Progress {
   progress: number;
@@ -98,6 +98,8 @@ interface Pending {
   readonly resetOnProgress: boolean;
   readonly signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** An answer's id that equals this request's in value but not in type ("3" for 3): the timeout names it. */
+  mismatchedId: RequestId | undefined;
   readonly peer: Peer;
 }
 
@@ -109,7 +111,7 @@ function ignoreSettle(): void {}
 /** A pending request's first deadline. */
 function expirePending(entry: Pending): void {
   const limit = Math.min(entry.timeout, entry.maxTotal);
-  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`);
+  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`);
 }
 
 /**
@@ -332,6 +334,7 @@ export class Peer {
       resetOnProgress: options?.resetTimeoutOnProgress === true,
       signal,
       onAbort: undefined,
+      mismatchedId: undefined,
       peer: this,
     };
     const answer = settledOn<T>(entry);
@@ -394,7 +397,7 @@ export class Peer {
     this.abandoned.add(id);
     entry.reject(error);
     if (this.isClosed) return;
-    if (this.transport.cancel?.(id)) return;
+    if (isHttpTransport(this.transport) && this.transport.cancel?.(id)) return;
     // 2025-11-25 basic/utilities/cancellation: "The initialize request MUST NOT be cancelled by clients"
     if (entry.method === "initialize") return;
     this.notify(CANCELLED, { requestId: id, reason }).catch(() => {
@@ -419,7 +422,8 @@ export class Peer {
     const error = this.closeError();
     if (this.pending.size > 0) {
       const entries = [...this.pending.keys()];
-      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError ? error : new ClosedError(error.message, { cause: error }));
+      // a server that could not be started is what failed them, and says why
+      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError || error instanceof SpawnError ? error : new ClosedError(error.message, { cause: error }));
     }
     if (this.serving.size > 0) {
       for (const s of this.serving.values()) s.abort(error);
@@ -509,7 +513,7 @@ export class Peer {
    * server's garbage), and an answer to a pending request fails that request. A batch member
    * that is no message at all (`1` in `[1,2,3]`) gets its own -32600, as JSON-RPC 2.0 §6 shows.
    */
-  private receiveInvalid(decoded: Decoded, member = false): Message | undefined {
+  private receiveInvalid(decoded: { readonly value?: unknown; readonly defects: readonly Defect[] }, member = false): Message | undefined {
     const v = decoded.value;
     const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     const id = o?.id;
@@ -556,9 +560,16 @@ export class Peer {
       if (this.abandonedIds?.delete(id)) return; // a late answer to a request we gave up on
       if (this.answeredIds?.has(id)) {
         this.report(defect("duplicate_response", "/id", `a second response to request ${JSON.stringify(id)}, which was already answered`));
-      } else {
-        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
+        return;
       }
+      const twin = this.pending.get(typeof id === "string" ? Number(id) : String(id));
+      // "3" for 3: no answer by JSON-RPC's rules, but the request's timeout must say it came
+      if (twin !== undefined && String(twin.id) === String(id)) {
+        twin.mismatchedId ??= id;
+        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer: request ${JSON.stringify(twin.id)} awaits one, but ids match by type as well as value`));
+        return;
+      }
+      this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
       return;
     }
     this.answered.add(id);
@@ -590,7 +601,7 @@ export class Peer {
       const left = entry.maxTotal - (Date.now() - entry.startedAt);
       const capped = left <= entry.timeout;
       const limit = capped ? entry.maxTotal : entry.timeout;
-      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
+      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
     }
     if (!entry.onProgress || typeof params.progress !== "number") return;
     const p: Progress = { progress: params.progress };

@@ -51,16 +51,15 @@ export interface DroppedAnswer {
   limit: number;
 }
 
+/**
+ * A channel, as small as a JSON-RPC channel can be: start delivering, send, close. Over a
+ * stream, that is all there is; what only HTTP does is `HttpTransport`'s.
+ */
 export interface Transport {
   /** The largest message the channel delivers; the peer judges messages by the same cap. */
   readonly maxMessageBytes?: number;
   /** Begins delivering incoming messages to `sink`. Called once. */
   start(sink: TransportSink): void;
-  /**
-   * How silence and failures on this channel read: over a local stream, silence from a server
-   * can mean a legacy server ignoring an unknown request; over HTTP, silence is an outage.
-   */
-  readonly kind?: "stream" | "http";
   /**
    * Writes one message (`message` is the same message, parsed, for channels that mirror parts
    * of it elsewhere, such as HTTP headers). Returns a promise when the write is not done at
@@ -71,9 +70,20 @@ export interface Transport {
    * that request's own response stream, since it has no other way back to the client.
    */
   send(text: string, message?: Message | readonly Message[], related?: RequestId): void | Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP channel: what the MCP client and the peer look for (`isHttpTransport`) beyond a plain
+ * channel. Silence and failures read differently there (over a local stream, silence from a
+ * server can mean a legacy server ignoring an unknown request; over HTTP it is an outage), and
+ * the channel has means of its own: each is optional, as a server's side has none of them.
+ */
+export interface HttpTransport extends Transport {
+  readonly kind: "http";
   /**
    * Cancels a request by the channel's own means (Streamable HTTP closes the request's stream).
-   * Returns false when the channel has none, and the peer sends `notifications/cancelled`.
+   * Returns false when it has none, and the peer sends `notifications/cancelled`.
    */
   cancel?(id: RequestId): boolean;
   /** Extra headers for a message, set by the MCP client (the `Mcp-Param-*` mirror of tool parameters). */
@@ -86,5 +96,9 @@ export interface Transport {
    * client that declared capabilities the server may call on (`roots`, `sampling`, `elicitation`).
    */
   openServerStream?(): void;
-  close(): Promise<void>;
+}
+
+/** Whether `transport` is an HTTP channel, with `HttpTransport`'s means. */
+export function isHttpTransport(transport: Transport): transport is HttpTransport {
+  return (transport as { kind?: unknown }).kind === "http";
 }

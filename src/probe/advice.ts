@@ -22,7 +22,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
       case "bad_url":
         return "This is not an http:// or https:// URL, so nothing was called. Check the address.";
       case "spawn":
-        return "The command could not be started. Check that it is installed and on PATH, and that the file is executable.";
+        return "Check that the command is installed and on PATH, and that the file is executable.";
       case "exited":
         return "The server process exited before answering. Its stderr (kept as evidence) usually says why: a missing API key, a missing dependency, a bad argument.";
       default:

@@ -258,6 +258,10 @@ describe("probe over stdio, against the fleet", () => {
   test("a command that does not exist: spawn, with the reason", () => {
     const r = seen.get("stdio-missing")!.result;
     assert.ok(r.trace.some((t) => /ENOENT/.test(t.step)), JSON.stringify(r.trace));
+    assert.deepEqual([r.class, r.detail], ["unreachable", "spawn"]);
+    assert.match(r.advice, /^\S+ could not be started: ENOENT \(no such file, or not on PATH\)\. Check that the command is installed/);
+    // the requests failed for that reason, not because "the other side closed the connection"
+    assert.ok(r.trace.every((t) => !/other side closed/.test(t.error ?? "")), JSON.stringify(r.trace));
   });
 });
 

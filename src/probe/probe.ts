@@ -8,11 +8,11 @@ import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
 import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
 import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
-import { ClosedError, ResponseError } from "../peer/errors.js";
+import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { ChildServer } from "../transport/child.js";
-import type { Transport } from "../peer/transport.js";
+import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { Abort } from "../transport/http/fetch.js";
@@ -206,7 +206,9 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       ev.client = connection.client;
       ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return undefined;
-    } catch (e) {
+    } catch (caught) {
+      // a deadline that the HTTP exchange saw run out carries its evidence (step, status)
+      const e = caught instanceof TimeoutError && caught.cause instanceof HttpError ? caught.cause : caught;
       ev.failure = e;
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
@@ -330,7 +332,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
       ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
       return { outcome: undefined };
     } catch (e) {
-      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn" }, error: e };
+      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
       const outcome = classifyStdioFailure(e, ev, children);
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
@@ -361,9 +363,14 @@ export async function probeStdio(command: string, args: readonly string[], optio
   return redactFresh(result, options.headers);
 }
 
+/** The operating system's reason a command could not start, as the sentence that leads the advice. */
+function spawnNote(command: string, error: unknown): string {
+  return `${new SpawnError(command, error instanceof Error ? error : new Error(String(error))).message}.`;
+}
+
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {
   const first = children[0]?.status;
-  if (first?.error) return { class: "unreachable", detail: "spawn" };
+  if (first?.error) return { class: "unreachable", detail: "spawn", note: spawnNote(children[0]!.command, first.error) };
   const last = children[children.length - 1];
   const c = classifyFailure(e, ev.defects, ev.sawValidMessage);
   if (c.class === "unreachable" || (last?.status && c.class === "protocol_violation" && c.detail === "other")) return { class: "unreachable", detail: "exited" };
@@ -567,9 +574,11 @@ function watchEcho(transport: Transport, onEcho: () => void): Transport {
     },
     close: () => transport.close(),
   };
-  // the optional parts the client may look for, as the channel has them
-  for (const key of ["kind", "cancel", "paramHeaders", "negotiated"] as const) {
-    const value = transport[key];
+  // the optional parts the peer and the client look for, as the channel has them: its cap, and
+  // an HTTP channel's means
+  const keys = isHttpTransport(transport) ? (["maxMessageBytes", "kind", "cancel", "paramHeaders", "negotiated", "openServerStream"] as const) : (["maxMessageBytes"] as const);
+  for (const key of keys) {
+    const value: unknown = (transport as Partial<HttpTransport>)[key];
     if (value !== undefined) Object.defineProperty(watched, key, { value: typeof value === "function" ? value.bind(transport) : value, enumerable: true, writable: true });
   }
   return watched;

@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { ClosedError } from "../peer/errors.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClosedError, ConnectionErrorCode, SpawnError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
 import { Defects, guardEventLoop, rejection, within } from "../peer/support.test.js";
 import { ChildServer } from "./child.js";
@@ -71,8 +74,31 @@ describe("ChildServer", () => {
     assert.equal(status.code, null);
     assert.ok(status.error instanceof Error);
     assert.equal((status.error as NodeJS.ErrnoException).code, "ENOENT");
-    assert.ok((await pending) instanceof ClosedError);
+    const e = await pending;
+    assert.ok(e instanceof SpawnError, `${e.name}: ${e.message}`);
+    assert.equal(e.code, ConnectionErrorCode.Spawn);
+    assert.equal(e.osCode, "ENOENT");
+    assert.equal(e.cause, status.error);
+    assert.equal(e.message, "/nonexistent/mcp-wire-no-such-server could not be started: ENOENT (no such file, or not on PATH)");
     assert.equal(await within(server.shutdown(100)), status);
-    assert.ok((await rejection(peer.request("again"))) instanceof ClosedError);
+    const later = await rejection(peer.request("again"));
+    assert.ok(later instanceof ClosedError && later.cause === e, "a later request is refused, naming the same cause");
+  });
+
+  test("a file that is not executable: SpawnError with EACCES", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-wire-child-"));
+    try {
+      const file = join(dir, "server.mjs");
+      writeFileSync(file, "process.stdin.pipe(process.stdout);\n", { mode: 0o644 });
+      const server = new ChildServer(file);
+      const { peer } = connect(server);
+      const e = await rejection(peer.request("echo", {}));
+      assert.ok(e instanceof SpawnError, `${e.name}: ${e.message}`);
+      assert.equal(e.osCode, "EACCES");
+      assert.equal(e.command, file);
+      await within(server.shutdown(100));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,7 @@
  * SIGTERM, wait, SIGKILL.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { SpawnError } from "../peer/errors.js";
 import { StreamTransport, type StreamTransportOptions } from "./stream.js";
 
 /**
@@ -45,8 +46,9 @@ export class ChildServer {
     this.child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
-        // spawn failures (ENOENT, EACCES) come here and no "exit" follows; later ones (a failed
-        // kill) must not go unhandled either
+        // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
+        // later ones (a failed kill) must not go unhandled either
+        if (this.child.pid === undefined && this.exit === undefined) this.transport.fail(new SpawnError(command, error));
         this.exit ??= { code: null, signal: null, error };
         resolve(this.exit);
       });

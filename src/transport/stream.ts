@@ -40,9 +40,11 @@ export class StreamTransport implements Transport {
     const splitter = new LineSplitter(this.maxLineBytes, (line) => {
       if (line.overflow) {
         const head = line.prefix ? peekEnvelope(line.prefix) : {};
+        const tail = line.suffix ? peekEnvelopeEnd(line.suffix) : {};
+        const id = head.id ?? tail.id;
         const d = defect("too_large", "", `a line of ${line.size} bytes, over the ${this.maxLineBytes}-byte limit: dropped`);
-        // only an answer fails a request: a request or notification names a method first
-        sink.defect(d, head.id !== undefined && !head.method ? { id: head.id, size: line.size, limit: this.maxLineBytes } : undefined);
+        // only an answer fails a request: a request or notification names a method
+        sink.defect(d, id !== undefined && !head.method && !tail.method ? { id, size: line.size, limit: this.maxLineBytes } : undefined);
       } else if (line.bytes.length > 0) {
         sink.message(line.bytes);
       }
@@ -72,6 +74,14 @@ export class StreamTransport implements Transport {
       this.output.on("close", done);
     });
     return this.drained;
+  }
+
+  /**
+   * Ends the channel because of `error`, before the streams end on their own: what is behind
+   * them failed in a way their end cannot tell (a process that could not be started).
+   */
+  fail(error: Error): void {
+    this.ended(error);
   }
 
   async close(): Promise<void> {
@@ -141,4 +151,74 @@ export function peekEnvelope(bytes: Uint8Array): { id?: RequestId; method?: true
     i++;
   }
   return out;
+}
+
+/**
+ * The top-level `id` in the last bytes of a JSON object, and whether a `method` member is among
+ * them: read backwards from the closing brace over the members whose values are strings,
+ * numbers or literals, and no further than the first member that nests (`"result":{…}`), whose
+ * inside cannot be told from its end. Enough for a writer that puts `id` last, as the official
+ * SDKs do (`{"result":{…},"jsonrpc":"2.0","id":7}`).
+ */
+export function peekEnvelopeEnd(bytes: Uint8Array): { id?: RequestId; method?: true } {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const out: { id?: RequestId; method?: true } = {};
+  let i = text.length - 1;
+  const skipSpace = () => {
+    while (i >= 0 && " \t\r\n".includes(text[i]!)) i--;
+  };
+  /** The string that ends at `i` (its closing quote), or undefined when its start was cut off. */
+  const stringBack = (): string | undefined => {
+    const end = i;
+    for (let j = end - 1; j >= 0; j--) {
+      if (text[j] !== '"') continue;
+      let slashes = 0;
+      while (j - 1 - slashes >= 0 && text[j - 1 - slashes] === "\\") slashes++;
+      if (slashes % 2 === 1) continue; // an escaped quote, inside the string
+      // a quote at the very start may have lost its backslash where the bytes were cut
+      if (j === 0) return undefined;
+      i = j - 1;
+      return text.slice(j, end + 1);
+    }
+    return undefined;
+  };
+  skipSpace();
+  if (text[i] !== "}") return out;
+  i--;
+  for (;;) {
+    skipSpace();
+    let value: string | undefined;
+    if (text[i] === '"') {
+      value = stringBack();
+    } else {
+      const end = i + 1;
+      while (i >= 0 && /[\w.+-]/.test(text[i]!)) i--;
+      // a literal that runs into the start may have been cut
+      value = i >= 0 && i + 1 < end ? text.slice(i + 1, end) : undefined;
+    }
+    // a value that nests, or the text's cut-off start: nothing before it can be read
+    if (value === undefined) return out;
+    skipSpace();
+    if (text[i] !== ":") return out;
+    i--;
+    skipSpace();
+    if (text[i] !== '"') return out;
+    const key = stringBack();
+    if (key === undefined) return out;
+    if (key === '"method"') out.method = true;
+    else if (key === '"id"') {
+      if (value.startsWith('"')) {
+        try {
+          out.id = JSON.parse(value) as string;
+        } catch {
+          // not a JSON string: no id to read
+        }
+      } else if (/^-?\d+$/.test(value) && Number.isSafeInteger(Number(value))) {
+        out.id = Number(value);
+      }
+    }
+    skipSpace();
+    if (text[i] !== ",") return out;
+    i--;
+  }
 }

@@ -10,7 +10,7 @@ import * as zlib from "node:zlib";
 import type { Defect } from "../../codec/defects.js";
 import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
-import { AbortedError, ResponseError } from "../../peer/errors.js";
+import { AbortedError, ConnectionErrorCode, ResponseError, TimeoutError } from "../../peer/errors.js";
 import { Peer, type Progress } from "../../peer/peer.js";
 import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../../rules/revisions.js";
@@ -297,6 +297,15 @@ describe("deadlines", () => {
   /** Generous: the test only proves the client gives up on its own, long before this. */
   const SLACK = 10_000;
 
+  /** The one error a request's deadline gives over HTTP: TimeoutError, here with the exchange's evidence as its cause. */
+  async function timedOut(promise: Promise<unknown>, ms: number): Promise<HttpError> {
+    const e = await rejection(promise, ms);
+    assert.ok(e instanceof TimeoutError, `a TimeoutError, got ${e.name}: ${e.message}`);
+    assert.equal(e.code, ConnectionErrorCode.Timeout);
+    assert.ok(e.cause instanceof HttpError, "the exchange's deadline ran out: its HttpError is the cause");
+    return e.cause;
+  }
+
   function drip(res: ServerResponse, contentType: string, head: string, byte: string) {
     res.writeHead(200, { "content-type": contentType });
     res.write(head);
@@ -307,7 +316,7 @@ describe("deadlines", () => {
   test("a JSON body dripped a byte at a time past the deadline: timeout", async () => {
     const s = await serve((_req, res) => drip(res, "application/json", '{"jsonrpc":"2.0","id":1,"result":{"pad":"', "a"));
     const { peer } = client(s.url(), { timeout: DEADLINE });
-    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    const e = await timedOut(peer.request("tools/list", modern()), DEADLINE + SLACK);
     assert.equal(e.failure, "timeout");
     await until(() => s.disconnects.length === 1, 5000, "the server seeing the client hang up");
   });
@@ -315,7 +324,7 @@ describe("deadlines", () => {
   test("an SSE stream of keep-alives and nothing else: timeout", async () => {
     const s = await serve((_req, res) => drip(res, "text/event-stream", ": hello\n\n", ": keep-alive\n\n"));
     const { peer } = client(s.url(), { timeout: DEADLINE });
-    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    const e = await timedOut(peer.request("tools/list", modern()), DEADLINE + SLACK);
     assert.equal(e.failure, "timeout");
     await until(() => s.disconnects.length === 1, 5000, "the server seeing the client hang up");
   });
@@ -323,8 +332,25 @@ describe("deadlines", () => {
   test("no headers at all: timeout", async () => {
     const s = await serve(() => undefined);
     const { peer } = client(s.url(), { timeout: DEADLINE });
-    const e = await httpError(peer.request("tools/list", modern()), DEADLINE + SLACK);
+    const e = await timedOut(peer.request("tools/list", modern()), DEADLINE + SLACK);
     assert.equal(e.failure, "timeout");
+  });
+
+  test("one deadline, one error: the peer's timer or the exchange's, whichever runs out first, gives a TimeoutError", async () => {
+    const s = await serve(() => undefined);
+    // the exchange's deadline first: its evidence rides along as the cause
+    const first = client(s.url(), { timeout: DEADLINE });
+    const byExchange = await rejection(first.peer.request("tools/list", modern(), { timeout: SLACK * 6 }), DEADLINE + SLACK);
+    // the peer's deadline first: the same class and code, no exchange evidence
+    const second = client(s.url(), { timeout: SLACK * 6 });
+    const byPeer = await rejection(second.peer.request("tools/list", modern(), { timeout: DEADLINE }), DEADLINE + SLACK);
+    for (const e of [byExchange, byPeer]) {
+      assert.ok(e instanceof TimeoutError, `${e.name}: ${e.message}`);
+      assert.equal(e.code, ConnectionErrorCode.Timeout);
+      assert.equal(e.method, "tools/list");
+    }
+    assert.ok(byExchange.cause instanceof HttpError);
+    assert.equal(byPeer.cause, undefined);
   });
 });
 

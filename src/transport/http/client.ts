@@ -7,9 +7,9 @@
 import type { LookupFunction } from "node:net";
 import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
-import { ClosedError } from "../../peer/errors.js";
+import { ClosedError, TimeoutError } from "../../peer/errors.js";
 import { keepShape } from "../../peer/shapes.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import { decode, type Decoded } from "../../codec/decode.js";
 import { defect } from "../../codec/defects.js";
 import { bytesCannotBeJson, parseJson } from "../../codec/parse.js";
@@ -95,7 +95,7 @@ interface StreamCursor {
   messages: number;
 }
 
-export class StreamableHttpTransport implements Transport {
+export class StreamableHttpTransport implements HttpTransport {
   readonly kind = "http";
   /** The legacy session the server assigned at `initialize`, if any. */
   sessionId: string | undefined;
@@ -384,6 +384,11 @@ export class StreamableHttpTransport implements Transport {
             : new HttpError({ failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) }, signal.reason instanceof Error ? signal.reason.message : "aborted")
           : e;
       if (record) record.error = error instanceof Error ? error.message : String(error);
+      // the exchange's deadline is the request's: whichever timer fires first, the caller gets
+      // one TimeoutError (this one with the exchange's evidence as its cause), never an HttpError
+      if (out.isRequest && error instanceof HttpError && error.failure === "timeout" && signal.reason === error && signal.deadline <= performance.now()) {
+        throw new TimeoutError(out.method, this.timeout, undefined, { cause: error });
+      }
       throw error;
     } finally {
       if (!byId) this.others.delete(signal);

@@ -33,7 +33,7 @@ export const ACCEPT_ENCODING = "gzip, deflate, br";
  */
 function connectDeadline(socket: net.Socket, secure: boolean): void {
   if (!socket.connecting) return;
-  const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "UND_ERR_CONNECT_TIMEOUT" })), CONNECT_TIMEOUT_MS);
+  const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "ETIMEDOUT" })), CONNECT_TIMEOUT_MS);
   timer.unref();
   const clear = () => clearTimeout(timer);
   socket.once(secure ? "secureConnect" : "connect", clear);

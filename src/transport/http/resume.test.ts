@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
+import { TimeoutError } from "../../peer/errors.js";
 import { Peer, type Progress } from "../../peer/peer.js";
 import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from "../../rules/revisions.js";
@@ -196,7 +197,9 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
       res.end();
     });
     const { peer } = legacyClient(s.url(), { timeout: 200 });
-    assert.equal((await httpError(peer.request("tools/call", { name: "x" }))).failure, "timeout");
+    const e = await rejection(peer.request("tools/call", { name: "x" }));
+    assert.ok(e instanceof TimeoutError && e.cause instanceof HttpError, `${e.name}: ${e.message}`);
+    assert.equal(e.cause.failure, "timeout");
     assert.equal(gets(s).length, 0);
   });
 });

@@ -10,7 +10,7 @@ import { decode } from "../../codec/decode.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import type { Peer } from "../../peer/peer.js";
-import type { ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
+import type { HttpTransport, ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
 import {
   HEADER_MISMATCH,
   INTERNAL_ERROR,
@@ -150,7 +150,7 @@ const ANSWERED = new ClosedError("the request has been answered");
  * A 2026-07-28 request's own channel: one message in, its answer out on the exchange, then the
  * peer ends. The client closing the stream cancels the request (streamable-http "Cancellation").
  */
-class RequestTransport implements Transport {
+class RequestTransport implements HttpTransport {
   readonly kind = "http";
   private sink: TransportSink | undefined;
 

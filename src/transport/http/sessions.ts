@@ -10,7 +10,7 @@ import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import { OneMap } from "../../peer/one-map.js";
 import type { Peer } from "../../peer/peer.js";
-import type { ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
+import type { HttpTransport, ReadMessage, Transport, TransportSink } from "../../peer/transport.js";
 import { INVALID_REQUEST } from "../../rules/error-codes.js";
 import { isRevision, type Revision } from "../../rules/revisions.js";
 import { errorText, type Exchange } from "./exchange.js";
@@ -20,7 +20,7 @@ function isResponse(m: Message): m is Message & { id: RequestId } {
 }
 
 /** One session's channel: messages in from POST bodies, out to the exchanges they belong to. */
-export class SessionTransport implements Transport {
+export class SessionTransport implements HttpTransport {
   readonly kind = "http";
   private sink: TransportSink | undefined;
   /** Exchanges awaiting answers, by request id (several ids share one for a 2025-03-26 batch). */

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { TimeoutError } from "../../peer/errors.js";
 import { Peer } from "../../peer/peer.js";
 import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
 import type { HttpClientOptions } from "./client.js";
@@ -108,6 +109,18 @@ describe("SseClientTransport", () => {
     assert.equal(e.failure, "timeout");
     assert.match(e.message, /aborted due to timeout/);
     assert.equal(peer.closed, false);
+  });
+
+  test("a request whose POST is never answered: one TimeoutError, whichever timer fires first, the POST's HttpError its cause", async () => {
+    const s = await serve((req, res) => {
+      if (req.method === "GET") return void openSse(res).raw("event: endpoint\ndata: /messages\n\n");
+      // the POST is left hanging
+    });
+    const { peer } = client(s.url("/sse"), { timeout: 300 });
+    const e = await rejection(peer.request("tools/list"), 10_000);
+    assert.ok(e instanceof TimeoutError, `${e.name}: ${e.message}`);
+    assert.equal(e.method, "tools/list");
+    assert.ok(e.cause instanceof HttpError && e.cause.failure === "timeout");
   });
 
   test("close ends a send still waiting for the endpoint (ClosedError) and a POST under way (its HttpError says closed)", async () => {

@@ -5,13 +5,13 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Message } from "../../codec/message.js";
-import { ClosedError } from "../../peer/errors.js";
-import type { Transport, TransportSink } from "../../peer/transport.js";
+import { ClosedError, TimeoutError } from "../../peer/errors.js";
+import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
 import { Abort, excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
 
-export class SseClientTransport implements Transport {
+export class SseClientTransport implements HttpTransport {
   readonly kind = "http";
   /** Where messages are POSTed, once the `endpoint` event has named it. */
   endpoint: string | undefined;
@@ -55,7 +55,11 @@ export class SseClientTransport implements Transport {
     // ended by the stream's end (close, the caller's signal) or by the timeout, as AbortSignal.timeout words it
     const signal = new Abort();
     const unfollow = followAbort(this.stream, signal);
-    const timer = setTimeout(() => signal.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), this.timeout);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signal.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    }, this.timeout);
     try {
       const { response, url, redirects } = await fetchSameOrigin(
         endpoint,
@@ -75,6 +79,9 @@ export class SseClientTransport implements Transport {
       }
     } catch (e) {
       record.error = e instanceof Error ? e.message : String(e);
+      // the POST's deadline is its request's: one TimeoutError whichever timer fires first (docs/errors.md)
+      const isRequest = message !== undefined && !Array.isArray(message) && (message as { id?: unknown }).id !== undefined && method !== "message";
+      if (timedOut && isRequest && e instanceof HttpError && e.failure === "timeout") throw new TimeoutError(method, this.timeout, undefined, { cause: e });
       throw e;
     } finally {
       clearTimeout(timer);

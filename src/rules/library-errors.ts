@@ -1,0 +1,68 @@
+/**
+ * The errors mcp-wire throws, one stable string `code` each, with a sentence on when. Errors
+ * the other side sent are not here: a `ResponseError` carries the JSON-RPC code it came with
+ * (see error-codes.ts). docs/errors.md is this table for people.
+ *
+ * Every code is mcp-wire's own (`ERR_MCP_WIRE_…`): none is borrowed from Node or another
+ * library, so a caller who branches on `code` never confuses ours with theirs.
+ */
+
+export interface LibraryError {
+  /** The class that carries the code; every one is exported by the package. */
+  readonly class: string;
+  /** When it is thrown, in one sentence. */
+  readonly when: string;
+}
+
+export const LIBRARY_ERRORS = {
+  ERR_MCP_WIRE_ENCODE: {
+    class: "EncodeError",
+    when: "`encode` refused to write a message that breaks the revision's rules, or that is not JSON data; `defects` names each fault.",
+  },
+  ERR_MCP_WIRE_TIMEOUT: {
+    class: "TimeoutError",
+    when: "No answer came within the request's deadline, whichever timer saw it run out (over HTTP, `cause` is then the exchange's `HttpError`); `mismatchedId` names an answer that came with the request's id in the wrong type.",
+  },
+  ERR_MCP_WIRE_CLOSED: {
+    class: "ClosedError",
+    when: "The connection ended (or was already closed) before an answer came; `cause` says why when something did.",
+  },
+  ERR_MCP_WIRE_SPAWN: {
+    class: "SpawnError",
+    when: "The process of a stdio server could not be started; `osCode` is the operating system's reason (`ENOENT`, `EACCES`).",
+  },
+  ERR_MCP_WIRE_ABORTED: {
+    class: "AbortedError",
+    when: "The caller's AbortSignal fired before the answer came; `cause` is the signal's reason.",
+  },
+  ERR_MCP_WIRE_OVERLOADED: {
+    class: "OverloadedError",
+    when: "As many requests as `maxInFlight` allows already await an answer: the request was not sent.",
+  },
+  ERR_MCP_WIRE_INVALID_RESPONSE: {
+    class: "InvalidResponseError",
+    when: "The answer to the request came, but breaks the envelope's rules; `defects` names each fault.",
+  },
+  ERR_MCP_WIRE_TOO_LARGE: {
+    class: "MessageTooLargeError",
+    when: "The answer came larger than the channel's cap and was dropped unread: the request fails at once instead of at its deadline.",
+  },
+  ERR_MCP_WIRE_NEGOTIATION: {
+    class: "NegotiationError",
+    when: "The opening failed without a JSON-RPC error from the server: no revision both sides speak, or an opening answer that cannot be used.",
+  },
+  ERR_MCP_WIRE_REVISION_NOT_SPOKEN: {
+    class: "RevisionNotSpokenError",
+    when: "A client told to speak exactly one revision met a server that does not speak it; `serverSpeaks` lists what the server named instead.",
+  },
+  ERR_MCP_WIRE_HTTP: {
+    class: "HttpError",
+    when: "An HTTP exchange gave no JSON-RPC answer: no connection, a status without one, a body that is not JSON-RPC, a redirect elsewhere, a body over the cap; `failure`, `status`, `contentType` and `bodyExcerpt` say which.",
+  },
+  ERR_MCP_WIRE_INPUT_REQUIRED: {
+    class: "InputRequiredError",
+    when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
+  },
+} as const satisfies Readonly<Record<`ERR_MCP_WIRE_${string}`, LibraryError>>;
+
+export type LibraryErrorCode = keyof typeof LIBRARY_ERRORS;
