@@ -8,6 +8,10 @@ import { REVISIONS } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, USAGE_ERROR } from "./exit.js";
 import { fileProblem } from "./file-errors.js";
 import { writeErr } from "./output.js";
+import { installWayOut } from "./signals.js";
+
+// a signal or an early exit ends the child processes a command started
+installWayOut();
 
 // A reader that stops early (`| head`) is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {

@@ -1,0 +1,107 @@
+/**
+ * A command stopped by its PID (what a CI job's timeout does) ends what it started: the stdio
+ * server it spawned, and the demo's database, closed so that no -wal or -shm is left beside it.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { mcpWire, type Child } from "./cli-child.test.js";
+
+const HANG = [fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url)), "hang"];
+const dir = mkdtempSync(join(tmpdir(), "mcp-wire-signals-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The state letter of a process from /proc (Z: a zombie, dead but not reaped), or undefined when it is gone. */
+function stateOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (pid: number) => {
+  const s = stateOf(pid);
+  return s !== undefined && s !== "Z";
+};
+
+/** The processes whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const fields = readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+      if (Number(fields[1]) === pid) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `ms`. */
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`${what} within ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+/** The node processes `cli` started (its stdio servers), once there are `n`. */
+async function spawned(cli: Child, n = 1): Promise<number[]> {
+  let kids: number[] = [];
+  await until(() => (kids = childrenOf(cli.process.pid!)).length >= n, `mcp-wire ${n} child process${n === 1 ? "" : "es"} started`);
+  return kids;
+}
+
+describe("stopped by its PID, a command ends the servers it started", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    test(`probe --stdio, ${signal}: the server that ignores its input closing is gone, and the status is 128 + the signal`, async () => {
+      const cli = mcpWire(["probe", "--timeout", "60000", "--stdio", "--", process.execPath, ...HANG]);
+      const [server] = await spawned(cli);
+      cli.process.kill(signal);
+      const status = await cli.exit();
+      assert.equal(status, signal === "SIGTERM" ? 143 : 130, cli.stderr());
+      await until(() => !alive(server!), `the stdio server ${server} ended`);
+    });
+  }
+
+  test("probe --stdio: a server that ignores SIGTERM too is killed", async () => {
+    const stubborn = `process.on("SIGTERM", () => undefined); process.stdin.resume(); setInterval(() => undefined, 1 << 30);`;
+    const cli = mcpWire(["probe", "--timeout", "60000", "--stdio", "--", process.execPath, "-e", stubborn]);
+    const [server] = await spawned(cli);
+    // the server has set its handler once it reads: a byte of our opening request has reached it
+    await sleep(300);
+    cli.process.kill("SIGTERM");
+    assert.equal(await cli.exit(), 143, cli.stderr());
+    await until(() => !alive(server!), `the stdio server ${server} ended`);
+  });
+
+  test("tap --, SIGTERM: the server is gone", async () => {
+    const cli = mcpWire(["tap", "--", process.execPath, ...HANG]);
+    const [server] = await spawned(cli);
+    cli.process.kill("SIGTERM");
+    await cli.exit();
+    await until(() => !alive(server!), `the tapped server ${server} ended`);
+  });
+
+  test("demo, SIGTERM mid-census: the fleet's stdio servers are gone and the database is closed (no -wal, no -shm)", async () => {
+    const db = join(dir, "demo.db");
+    const cli = mcpWire(["demo", "--db", db, "--html", join(dir, "demo.html")]);
+    // the census is under way once a stdio server of the fleet runs
+    const servers = await spawned(cli);
+    cli.process.kill("SIGTERM");
+    assert.equal(await cli.exit(), 143, cli.stderr());
+    for (const pid of servers) await until(() => !alive(pid), `the fleet's stdio server ${pid} ended`);
+    assert.ok(existsSync(db), "the database stays");
+    assert.ok(!existsSync(`${db}-wal`), "no -wal left");
+    assert.ok(!existsSync(`${db}-shm`), "no -shm left");
+    assert.match(cli.stderr(), /mcp-wire demo: stopped/);
+  });
+});
