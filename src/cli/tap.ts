@@ -8,6 +8,7 @@ import type { Revision } from "../rules/revisions.js";
 import { TapReport } from "../tap/report.js";
 import { USAGE_ERROR } from "./exit.js";
 import { cannotWrite } from "./file-errors.js";
+import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
 import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
@@ -86,8 +87,8 @@ async function tapHttp(port: number, upstream: string, revision: Revision | unde
   try {
     tap = await startHttpTap({ upstream, port, report, ...(revision ? { revision } : {}) });
   } catch (e) {
-    report.note(`cannot listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    await report.close();
+    return usage(cannotListen("127.0.0.1", port, e));
   }
   report.note(`listening on ${tap.url} → ${shown(upstream)}`);
   await untilStopped();

@@ -461,7 +461,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     elapsedMs: ev.elapsed(),
     trace: withTrace ? ev.exchanges.map(traceStep) : [],
   };
-  result.advice = adviceFor(cls, result);
+  result.advice = failed?.advice ?? adviceFor(cls, result);
   if (failed?.note) result.advice = `${failed.note} ${result.advice}`;
   return result;
 }
