@@ -71,7 +71,9 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
   evidence.push(`${r.elapsedMs} ms`);
   lines.push(`  ${evidence.join(" · ")}`);
   const body = !ok ? [...r.trace].reverse().find((t) => t.bodyExcerpt)?.bodyExcerpt : undefined;
-  if (body) lines.push(`  body: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
+  // a stdio trace keeps what the server wrote on stderr, not a body
+  const label = r.transport === "stdio" ? "stderr" : "body";
+  if (body) lines.push(`  ${label}: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
   lines.push("", wrap(r.advice, 2));
   if (r.auth) lines.push("", ...authLines(r.auth).map((l) => (l ? `  ${l}` : l)));
   if (r.defects.length > 0) {

@@ -55,7 +55,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
     v.detail === "empty_body"
       ? "The server answered with an empty body where a JSON-RPC response was due."
       : v.transport === "stdio"
-        ? "The server wrote text that is not JSON on stdout, where only JSON-RPC messages may go. Logs belong on stderr."
+        ? `The server wrote text that is not JSON on stdout, where only JSON-RPC messages may go. ${LOG_TO_STDERR}`
         : "The server answered with text that is not JSON. It is not speaking MCP at this URL.",
   not_jsonrpc: (v) => {
     switch (v.detail) {
@@ -105,6 +105,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
   },
 };
 
+/** What a stdio server that writes anything but JSON-RPC on stdout must do instead (stdio transport: stdout carries only MCP messages). */
+const LOG_TO_STDERR = "Log to stderr: a log line or banner on stdout breaks clients that read every line as a message.";
+
 /** How advice begins its note on a server that works but broke rules on the way (the report groups by it). */
 export const NOT_CLEANLY = "It works, but not cleanly";
 
@@ -117,5 +120,6 @@ export function adviceFor(cls: ProbeClass, context: Context): string {
   // it works, but what it got away with is what breaks the next, stricter client
   const codes = [...new Set(context.defects.filter((d) => d.severity !== "info").map((d) => d.code))];
   if (codes.length === 0) return advice;
-  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.`;
+  const stdout = context.transport === "stdio" && codes.includes("parse_error") ? ` A line on stdout was not JSON: ${LOG_TO_STDERR}` : "";
+  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.${stdout}`;
 }

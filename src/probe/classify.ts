@@ -1,7 +1,7 @@
 /**
  * From what went wrong to exactly one contract class and its detail. The order of the checks is
  * the order of precedence: an HTTP 401 or a key-refusing JSON-RPC error is `auth_required`
- * whatever else is true; every 5xx is `http_error`; HTML is a `web_page`.
+ * whatever else is true; every 5xx, 404 and 410 is `http_error`; other HTML is a `web_page`.
  */
 import { DEFECTS, type Defect } from "../codec/defects.js";
 import { ConnectionErrorCode, InvalidResponseError, ResponseError, TimeoutError } from "../peer/errors.js";
@@ -104,6 +104,9 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
   // a 5xx whose JSON-RPC error refuses for lack of a key is a refusal, not a crash (the contract)
   if (status >= 500 && rpc && AUTH_WORDS.test(rpc.message)) return withHttp({ class: "auth_required", detail: "rpc_error_instead_of_401", rpcError: rpc });
   if (status >= 500) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
+  // a 404 or 410 says nothing is at that path, whatever page comes with it (a site's "not found"
+  // page is HTML); a documentation page that is there answers 200, or 405 to a POST
+  if (status === 404 || status === 410) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
   if (isHtml(e.contentType, e.bodyExcerpt)) return withHttp({ class: "web_page", detail: mediaType(e.contentType) });
   if (e.failure === "status") return withHttp({ class: "http_error", detail: `http_${status}` });
   if (e.failure === "not_jsonrpc") {
