@@ -192,15 +192,22 @@ async function census(
   leaseMs: number | undefined,
   joining: boolean,
 ): Promise<number> {
-  const { Progress, classList, clock, throttleText } = await import("../census/progress.js");
+  const { Progress, classList, clock, effectiveParallelism, throttleText } = await import("../census/progress.js");
+  const { hostOf } = await import("../census/host-of.js");
   const done = run.targets - targets.length;
   const err = { write: writeErr };
-  err.write(`census: ${intro(run, targets.length, list, settings, joining)}\n`);
+  // where the targets left are decides how many probes can really run at once
+  const hostByTarget = new Map(targets.filter((t) => !t.invalid).map((t) => [t.target, hostOf(t)]));
+  const hosts = new Map<string, number>();
+  for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
+  const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
+  err.write(`census: ${intro(run, targets.length, list, settings, joining, effectiveParallelism(lanes), hosts.size)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
   }
 
-  const progress = new Progress({ total: run.targets, done });
+  // a shared run's other workers take targets this process cannot see go: its rate alone says more
+  const progress = new Progress({ total: run.targets, done, ...(store.share ? {} : { lanes }) });
   const stop = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -238,7 +245,10 @@ async function census(
       allowPrivate: settings.allowPrivate,
       headers,
       signal: stop.signal,
-      onAttempt: (a: AttemptRecord) => progress.add(a.class),
+      onAttempt: (a: AttemptRecord) => {
+        const host = hostByTarget.get(a.target);
+        progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
+      },
       onAdmission: (a: AdmissionState) => progress.throttled(throttleText(a)),
     };
     // a store that several processes can share is worked through its queue, whoever started
@@ -272,7 +282,7 @@ async function census(
   }
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean): string {
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean, parallel: number, hosts: number): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -282,7 +292,13 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   } else {
     parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
   }
-  parts.push(`${s.concurrency} at a time, ${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}, ${s.timeout} ms each`);
+  const perHost = `${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}`;
+  // the concurrency asked for is not what runs when the targets sit on few hosts
+  const pace =
+    parallel > 0 && parallel < s.concurrency
+      ? `${n(parallel)} at a time (${n(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
+      : `${s.concurrency} at a time, ${perHost}`;
+  parts.push(`${pace}, ${s.timeout} ms each`);
   return parts.join("; ");
 }
 
