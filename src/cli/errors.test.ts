@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
+import Database from "better-sqlite3";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-errors-"));
@@ -77,6 +78,9 @@ const BAD: [string[], RegExp][] = [
   [["lint", "missing.ndjson"], /cannot read missing.ndjson: no such file/],
   [["lint", "folder"], /cannot read folder: it is a folder, not a file/],
   [["lint", "-r", "x"], /Allowed choices/],
+  [["lint", "census.db"], /^mcp-wire lint: census\.db is not a capture of JSON-RPC messages: it is an SQLite database \(lint reads one message a line/],
+  [["lint", process.execPath], /is not a capture of JSON-RPC messages: it is a program \(ELF\)/],
+  [["lint", "--json", "notes.md"], /notes\.md is not a capture of JSON-RPC messages: its first 5 lines are not JSON/],
   [["serve", "--http", "70000"], /--http takes a port number from 0 to 65,535/],
   [["serve", "--stdio", "--http", "1"], /--stdio or --http, not both/],
   [["tap"], /say which server to run/],
@@ -88,6 +92,10 @@ const BAD: [string[], RegExp][] = [
 test("a table of bad inputs across every command: exit 2, one clear line, nothing else", async () => {
   mkdirSync(join(dir, "folder"), { recursive: true });
   writeFileSync(join(dir, "targets.txt"), "http://127.0.0.1:1/\n");
+  writeFileSync(join(dir, "notes.md"), "# Notes\n\nThe server at /mcp answers:\n\n- tools\n- prompts\n- resources\n");
+  const db = new Database(join(dir, "census.db"));
+  db.exec("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+  db.close();
   const slowest: string[] = [];
   const queue = [...BAD];
   await Promise.all(
@@ -194,4 +202,15 @@ test("a header value in Latin-1 with a tab is sent as given, not refused", async
   } finally {
     server.close();
   }
+});
+
+test("lint of an empty file says so and exits 0; of blank lines alone, says that", async () => {
+  writeFileSync(join(dir, "empty.ndjson"), "");
+  const empty = await run(["lint", "empty.ndjson"]);
+  assert.equal(empty.status, 0, empty.stderr);
+  assert.equal(empty.stdout, "empty.ndjson is empty: no message to lint\n");
+  writeFileSync(join(dir, "blank.ndjson"), "\n\n\n");
+  const blank = await run(["lint", "blank.ndjson"]);
+  assert.equal(blank.status, 0, blank.stderr);
+  assert.equal(blank.stdout, "blank.ndjson holds no message to lint, only 3 blank lines\n");
 });
