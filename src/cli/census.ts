@@ -14,6 +14,7 @@ import { cannotRead } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
+import { STOP_SIGNALS } from "./signals.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
@@ -232,8 +233,7 @@ async function census(
       process.exit(INTERRUPTED);
     })();
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
 
   const started = Date.now();
   try {
@@ -277,8 +277,7 @@ async function census(
     return OK;
   } finally {
     progress.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 
