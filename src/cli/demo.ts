@@ -129,6 +129,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
       await store.close();
       await fleet?.close();
     }
+    // stopped while the report was being written: no more
+    if (stoppedBy) return signalExitCode(stoppedBy);
 
     await writeOut(`${bold("The bundled sample captures, linted")} (mcp-wire lint FILE shows each defect)\n`);
     for (const [title, file] of SAMPLES) {

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawn } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mcpWire, type Child } from "./cli-child.test.js";
@@ -103,5 +104,25 @@ describe("stopped by its PID, a command ends the servers it started", () => {
     assert.ok(!existsSync(`${db}-wal`), "no -wal left");
     assert.ok(!existsSync(`${db}-shm`), "no -shm left");
     assert.match(cli.stderr(), /mcp-wire demo: stopped/);
+  });
+
+  test("what a command registered to close on the way out is closed when it is stopped", async () => {
+    const marker = join(dir, "closed.txt");
+    const signals = new URL("./signals.js", import.meta.url).href;
+    const script = `
+      import { writeFileSync } from "node:fs";
+      import { closeOnWayOut, installWayOut } from ${JSON.stringify(signals)};
+      installWayOut();
+      closeOnWayOut(async () => { await new Promise((r) => setTimeout(r, 50)); writeFileSync(${JSON.stringify(marker)}, "closed"); });
+      setInterval(() => undefined, 1 << 30);
+      process.stdout.write("ready\\n");`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await until(() => out.includes("ready"), "the script ready");
+    child.kill("SIGTERM");
+    assert.equal(await exited, 143);
+    assert.equal(readFileSync(marker, "utf8"), "closed");
   });
 });

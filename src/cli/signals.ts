@@ -37,13 +37,36 @@ export function installWayOut(): void {
 
 let leaving = false;
 
-/** Ends the child processes still running, then the process, with the status `signal` calls for. */
+/** What must be closed before the process leaves early: a database (its files complete and tidy), a temporary copy. */
+const CLOSERS = new Set<() => Promise<void>>();
+
+/** How long the closers are given when the process is stopped. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * Has `close` run if the process is stopped while it is registered; returns the function that
+ * unregisters it (call it once the thing is closed the ordinary way).
+ */
+export function closeOnWayOut(close: () => Promise<void>): () => void {
+  CLOSERS.add(close);
+  return () => void CLOSERS.delete(close);
+}
+
+/** True once the process is leaving because it was stopped: what fails meanwhile (a store closed under a query) is no bug to report. */
+export function leavingNow(): boolean {
+  return leaving;
+}
+
+/** Ends the child processes still running, closes what is registered, then ends the process with the status `signal` calls for. */
 export async function leaveNow(signal: NodeJS.Signals): Promise<never> {
   const code = signalExitCode(signal);
   // a second signal while the children are being ended: no more waiting
   if (leaving) process.exit(code);
   leaving = true;
-  await endLiveChildren(CHILD_GRACE_MS);
+  const closing = Promise.all([...CLOSERS].map((close) => close().catch(() => undefined)));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.all([endLiveChildren(CHILD_GRACE_MS), Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))])]);
+  clearTimeout(timer);
   process.exit(code);
 }
 
