@@ -86,6 +86,8 @@ const BAD: [string[], RegExp][] = [
   [["tap"], /say which server to run/],
   [["tap", "--listen", "-1", "--upstream", "http://127.0.0.1:1/"], /--listen takes a port number from 0 to 65,535/],
   [["tap", "--log", "folder", "--", "cat"], /cannot write folder: it is a folder, not a file/],
+  [["tap", "--listen", "0", "--upstream", "localhost:3000/mcp"], /--upstream takes an http:\/\/ or https:\/\/ URL: "localhost:3000\/mcp" has no scheme: did you mean http:\/\/localhost:3000\/mcp\?$/],
+  [["tap", "--listen", "0", "--upstream", "http://127.0.0.1:70000/mcp"], /70000 in .* is not a port/],
   [["demo", "--bogus"], /unknown option '--bogus'/],
 ];
 

@@ -44,7 +44,7 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
   } else {
     const url = target[0];
     if (!url || target.length > 1) return usage("probe needs one URL, or --stdio -- <command> [args…]");
-    const parsed = serverUrl(url);
+    const parsed = serverUrl(url, "for a local command use --stdio -- <command>");
     if (!(parsed instanceof URL)) return usage(parsed.error);
     result = await probeHttp(url, { ...common, headers });
   }

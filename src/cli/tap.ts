@@ -10,6 +10,7 @@ import { USAGE_ERROR } from "./exit.js";
 import { cannotWrite } from "./file-errors.js";
 import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
+import { serverUrl } from "./target-url.js";
 import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
 
@@ -44,13 +45,8 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
     port = n;
   }
   if (opts.upstream !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(opts.upstream);
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return usage(`--upstream takes an http:// or https:// URL, not ${JSON.stringify(opts.upstream)}`);
+    const url = serverUrl(opts.upstream);
+    if (!(url instanceof URL)) return usage(`--upstream takes an http:// or https:// URL: ${url.error}`);
   }
   let log: WriteStream | undefined;
   if (opts.log !== undefined) {

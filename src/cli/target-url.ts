@@ -6,16 +6,20 @@
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/i;
 
-/** `raw` as an http:// or https:// URL, or the reason it cannot be called. */
-export function serverUrl(raw: string): URL | { error: string } {
+/**
+ * `raw` as an http:// or https:// URL, or the reason it cannot be called. `alternative` is said
+ * beside a string that is no URL at all ("for a local command use --stdio -- <command>").
+ */
+export function serverUrl(raw: string, alternative?: string): URL | { error: string } {
+  const aside = alternative ? `; ${alternative}` : "";
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1];
   if (scheme === undefined) {
     // `localhost:4200/mcp` parses as a URL of scheme "localhost:": what was meant is plain
     const meant = withScheme(raw);
     const port = meant === undefined ? undefined : portOf(meant);
     if (port !== undefined && !validPort(port)) return { error: badPort(port, raw) };
-    if (meant && URL.canParse(meant)) return { error: `${JSON.stringify(raw)} has no scheme: did you mean ${meant}? (for a local command use --stdio -- <command>)` };
-    return { error: `not a URL: ${JSON.stringify(raw)} (give http://… or https://…; for a local command use --stdio -- <command>)` };
+    if (meant && URL.canParse(meant)) return { error: `${JSON.stringify(raw)} has no scheme: did you mean ${meant}?${alternative ? ` (${alternative})` : ""}` };
+    return { error: `not a URL: ${JSON.stringify(raw)} (give http://… or https://…${aside})` };
   }
   if (!/^https?$/i.test(scheme)) return { error: `only http and https URLs can be called, not ${scheme}://` };
   const port = portOf(raw);
