@@ -79,7 +79,9 @@ export class Progress {
   readonly #lanes: { hosts: Map<string, number>; perHost: number; concurrency: number } | undefined;
   #probedMs = 0;
   #probed = 0;
-  /** The ETA as estimated at the last attempt, and when: it counts down from there. */
+  /** An attempt finished since the ETA was last estimated. */
+  #stale = false;
+  /** The ETA as estimated after the last attempt, and when: it counts down from there. */
   #etaBase: { at: number; seconds: number } | undefined;
 
   constructor(options: ProgressOptions) {
@@ -105,7 +107,7 @@ export class Progress {
       this.#probed++;
       this.#probedMs += timing.ms;
     }
-    this.#reestimate();
+    this.#stale = true;
     this.#dirty = true;
   }
 
@@ -115,6 +117,7 @@ export class Progress {
    * time each, and the host with most targets left takes its turns one `perHost` at a time.
    */
   #reestimate(): void {
+    this.#stale = false;
     const now = this.#now();
     const elapsed = now - this.#started;
     const left = this.#state.total - this.#state.done;
@@ -143,7 +146,7 @@ export class Progress {
   sync(done: number, classes: ReadonlyMap<string, number>): void {
     this.#state.done = done;
     this.#state.classes = new Map(classes);
-    this.#reestimate();
+    this.#stale = true;
     this.#dirty = true;
   }
 
@@ -155,6 +158,8 @@ export class Progress {
   }
 
   get state(): ProgressState {
+    // estimated when shown, not at every attempt: a look at every host costs a census of many
+    if (this.#stale) this.#reestimate();
     const now = this.#now();
     const base = this.#etaBase;
     const eta = base === undefined ? undefined : Math.max(0, base.seconds - (now - base.at) / 1000);
