@@ -74,11 +74,12 @@ describe("stopped by its PID, a command ends the servers it started", () => {
   }
 
   test("probe --stdio: a server that ignores SIGTERM too is killed", async () => {
-    const stubborn = `process.on("SIGTERM", () => undefined); process.stdin.resume(); setInterval(() => undefined, 1 << 30);`;
+    const ready = join(dir, "stubborn-ready");
+    const stubborn = `process.on("SIGTERM", () => undefined); require("node:fs").writeFileSync(${JSON.stringify(ready)}, ""); process.stdin.resume(); setInterval(() => undefined, 1 << 30);`;
     const cli = mcpWire(["probe", "--timeout", "60000", "--stdio", "--", process.execPath, "-e", stubborn]);
     const [server] = await spawned(cli);
-    // the server has set its handler once it reads: a byte of our opening request has reached it
-    await sleep(300);
+    // SIGTERM must find the handler that ignores it in place
+    await until(() => existsSync(ready), "the server ignoring SIGTERM");
     cli.process.kill("SIGTERM");
     assert.equal(await cli.exit(), 143, cli.stderr());
     await until(() => !alive(server!), `the stdio server ${server} ended`);
