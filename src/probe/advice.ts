@@ -45,6 +45,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         : `HTTP ${s}: the server failed while handling the request. Its logs say why.`;
     }
     if (s === 404) return "HTTP 404: nothing is served at this path. The MCP endpoint is often at /mcp (Streamable HTTP) or /sse (the old HTTP+SSE transport).";
+    if (s === 410) return "HTTP 410: the endpoint is gone for good; the server was taken down or moved. Look for where its authors moved it, or remove it from your list.";
     if (s === 405) return "HTTP 405: this URL does not accept POST, so it is not a Streamable HTTP endpoint, and no HTTP+SSE stream answered either.";
     if (s === 415 || s === 406) return `HTTP ${s}: the server refused the content type or Accept header MCP requires (application/json, text/event-stream).`;
     return `HTTP ${s} with no JSON-RPC body: the server refused the request without saying why in MCP terms.`;

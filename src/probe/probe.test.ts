@@ -127,6 +127,12 @@ describe("probe over HTTP, against the fleet", () => {
     for (const name of ["stdio-legacy", "stdio-modern"]) assert.doesNotMatch(seen.get(name)!.result.advice, /stderr/, name);
   });
 
+  test("a 404 or 410 with a site's HTML page says nothing is there; a 405 with the page is a web page", () => {
+    assert.match(seen.get("http-404-html")!.result.advice, /^HTTP 404: nothing is served at this path/);
+    assert.match(seen.get("http-410-html")!.result.advice, /^HTTP 410: the endpoint is gone/);
+    assert.match(seen.get("docs-page-405")!.result.advice, /serves HTML: it is probably a documentation/);
+  });
+
   test("a defect the server repeats in every answer (one per revision tried) is listed once", () => {
     for (const [name, code] of [
       ["invalid-api-key", "error_code_legacy"],
