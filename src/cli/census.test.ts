@@ -186,6 +186,17 @@ describe("mcp-wire census", () => {
     for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 150, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
   });
 
+  test("the opening line says how many probes really run at once", async () => {
+    // nothing listens on port 1: each probe is refused at once, and only the opening line matters
+    const hosts = (k: number) => Array.from({ length: k }, (_, i) => `http://127.0.0.${i + 2}:1/mcp`);
+    const few = census([targetsFile(hosts(2)), "--db", fresh("db"), "--concurrency", "4"]);
+    assert.equal(await few.exit(), 0, few.stderr());
+    assert.match(few.stderr(), /; 2 at a time \(every target at once, 1 per host\), 10000 ms each/);
+    const many = census([targetsFile(hosts(3)), "--db", fresh("db"), "--concurrency", "2"]);
+    assert.equal(await many.exit(), 0, many.stderr());
+    assert.match(many.stderr(), /; 2 at a time, 1 per host, 10000 ms each/);
+  });
+
   test("a run started with headers is resumed only with headers again", async () => {
     const db = fresh("db");
     const store = new SqliteStore(db);

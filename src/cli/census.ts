@@ -202,7 +202,8 @@ async function census(
   const hosts = new Map<string, number>();
   for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
   const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
-  err.write(`census: ${intro(run, targets.length, list, settings, joining, effectiveParallelism(lanes), hosts.size)}\n`);
+  const queued = [...hosts.values()].some((left) => left > settings.perHost);
+  err.write(`census: ${intro(run, targets.length, list, settings, joining, { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued })}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
   }
@@ -281,7 +282,14 @@ async function census(
   }
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean, parallel: number, hosts: number): string {
+/** How many probes can really run at once, over how many hosts, and whether some host's targets wait their turn. */
+interface Pace {
+  parallel: number;
+  hosts: number;
+  queued: boolean;
+}
+
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean, { parallel, hosts, queued }: Pace): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -295,7 +303,9 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   // the concurrency asked for is not what runs when the targets sit on few hosts
   const pace =
     parallel > 0 && parallel < s.concurrency
-      ? `${n(parallel)} at a time (${n(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
+      ? queued
+        ? `${n(parallel)} at a time (${n(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
+        : `${n(parallel)} at a time (every target at once, ${perHost})`
       : `${s.concurrency} at a time, ${perHost}`;
   parts.push(`${pace}, ${s.timeout} ms each`);
   return parts.join("; ");
