@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Progress, classList, clock, renderBar, renderLine, type ProgressState } from "./progress.js";
+import { Progress, classList, clock, effectiveParallelism, renderBar, renderLine, type ProgressState } from "./progress.js";
 import { until } from "./census-fleet.test.js";
 
 const state = (over: Partial<ProgressState> = {}): ProgressState => ({
@@ -65,5 +65,53 @@ describe("census progress", () => {
     assert.match(writes[0]!, /^census: 1 of 2 done \(50%\), .*; timeout 1\n$/);
     p.stop();
     assert.ok(writes.every((w) => w.endsWith("\n") && !w.includes("\x1b")));
+  });
+
+  test("the parallelism that really runs: the concurrency, unless few hosts and the per-host limit allow fewer", () => {
+    const oneHost = new Map([["api.example", 120]]);
+    assert.equal(effectiveParallelism({ hosts: oneHost, perHost: 1, concurrency: 32 }), 1);
+    assert.equal(effectiveParallelism({ hosts: oneHost, perHost: 4, concurrency: 32 }), 4);
+    const many = new Map(Array.from({ length: 50 }, (_, i) => [`h${i}.example`, 3] as const));
+    assert.equal(effectiveParallelism({ hosts: many, perHost: 1, concurrency: 32 }), 32);
+    assert.equal(effectiveParallelism({ hosts: new Map([["a", 1], ["b", 5]]), perHost: 2, concurrency: 32 }), 3);
+  });
+
+  test("targets piled on one host: the ETA counts their turns, not the rate of the first round", () => {
+    let now = 0;
+    // 31 hosts with one target each, and one with 69: 32 may run at once, 1 per host
+    const hosts = new Map<string, number>([["big.example", 69], ...Array.from({ length: 31 }, (_, i) => [`h${i}.example`, 1] as const)]);
+    const p = new Progress({ total: 100, stream: sink(false).stream, everyMs: 1 << 30, now: () => now, lanes: { hosts, perHost: 1, concurrency: 32 } });
+    now = 1000;
+    p.add("ok", { host: "big.example", ms: 1000 });
+    for (let i = 0; i < 31; i++) p.add("ok", { host: `h${i}.example`, ms: 1000 });
+    // 32 done in a second is 32/s, which says 2 s for the 68 left; the big host's 68 turns take 68 s
+    assert.equal(renderLine(p.state).match(/about (\S+) left/)?.[1], "1:08");
+    // between attempts it counts down rather than sitting still
+    now = 11_000;
+    assert.equal(renderLine(p.state).match(/about (\S+) left/)?.[1], "0:58");
+    p.stop();
+  });
+
+  test("one target a host: the ETA is the rate's, as without lanes", () => {
+    let now = 0;
+    const hosts = new Map(Array.from({ length: 64 }, (_, i) => [`h${i}.example`, 1] as const));
+    const p = new Progress({ total: 64, stream: sink(false).stream, everyMs: 1 << 30, now: () => now, lanes: { hosts, perHost: 1, concurrency: 32 } });
+    now = 2000;
+    for (let i = 0; i < 32; i++) p.add("ok", { host: `h${i}.example`, ms: 2000 });
+    // 16/s, 32 left: 2 s either way
+    assert.equal(renderLine(p.state).match(/about (\S+) left/)?.[1], "0:02");
+    p.stop();
+  });
+
+  test("on a terminal the bar is redrawn while no attempt finishes, the ETA counting down", async () => {
+    let now = 0;
+    const { stream, writes } = sink(true);
+    const p = new Progress({ total: 11, stream, now: () => now, lanes: { hosts: new Map([["one.example", 11]]), perHost: 1, concurrency: 32 } });
+    now = 10_000;
+    p.add("timeout", { host: "one.example", ms: 10_000 });
+    await until(() => writes.some((w) => w.includes("ETA 1:40")), "the bar with 100 s left");
+    now = 15_000;
+    await until(() => writes.some((w) => w.includes("ETA 1:35")), "the bar redrawn with 95 s left, no attempt having finished");
+    p.stop();
   });
 });

@@ -173,7 +173,8 @@ describe("mcp-wire census", () => {
     const urls = Array.from({ length: 3 }, (_, i) => fast.url("ok", `cli-gap-${i}`));
     const run = census([targetsFile(urls), "--db", fresh("db"), "--per-host-gap", "300", "--concurrency", "4"]);
     assert.equal(await run.exit(), 0, run.stderr());
-    assert.match(run.stderr(), /4 at a time, 1 per host at least 300 ms apart, 10000 ms each/);
+    // three targets on one host, one at a time: what runs is said, not the --concurrency asked for
+    assert.match(run.stderr(), /1 at a time \(1 host, 1 per host at least 300 ms apart; --concurrency 4 is not reached\), 10000 ms each/);
     const spans = urls
       .map((u) => fast.requests.filter((r) => r.path === new URL(u).pathname))
       .map((rs) => ({ start: Math.min(...rs.map((r) => r.start)), end: Math.max(...rs.map((r) => r.end ?? Infinity)) }))
@@ -183,6 +184,17 @@ describe("mcp-wire census", () => {
     // scheduled, which a loaded machine can put tens of milliseconds late. So half the gap is
     // asserted: without the gap the next probe starts within a few milliseconds.
     for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 150, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
+  });
+
+  test("the opening line says how many probes really run at once", async () => {
+    // nothing listens on port 1: each probe is refused at once, and only the opening line matters
+    const hosts = (k: number) => Array.from({ length: k }, (_, i) => `http://127.0.0.${i + 2}:1/mcp`);
+    const few = census([targetsFile(hosts(2)), "--db", fresh("db"), "--concurrency", "4"]);
+    assert.equal(await few.exit(), 0, few.stderr());
+    assert.match(few.stderr(), /; 2 at a time \(every target at once, 1 per host\), 10000 ms each/);
+    const many = census([targetsFile(hosts(3)), "--db", fresh("db"), "--concurrency", "2"]);
+    assert.equal(await many.exit(), 0, many.stderr());
+    assert.match(many.stderr(), /; 2 at a time, 1 per host, 10000 ms each/);
   });
 
   test("a run started with headers is resumed only with headers again", async () => {

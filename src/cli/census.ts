@@ -14,6 +14,7 @@ import { cannotRead } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
+import { STOP_SIGNALS } from "./signals.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
@@ -192,15 +193,23 @@ async function census(
   leaseMs: number | undefined,
   joining: boolean,
 ): Promise<number> {
-  const { Progress, classList, clock, throttleText } = await import("../census/progress.js");
+  const { Progress, classList, clock, effectiveParallelism, throttleText } = await import("../census/progress.js");
+  const { hostOf } = await import("../census/host-of.js");
   const done = run.targets - targets.length;
   const err = { write: writeErr };
-  err.write(`census: ${intro(run, targets.length, list, settings, joining)}\n`);
+  // where the targets left are decides how many probes can really run at once
+  const hostByTarget = new Map(targets.filter((t) => !t.invalid).map((t) => [t.target, hostOf(t)]));
+  const hosts = new Map<string, number>();
+  for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
+  const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
+  const queued = [...hosts.values()].some((left) => left > settings.perHost);
+  err.write(`census: ${intro(run, targets.length, list, settings, joining, { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued })}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
   }
 
-  const progress = new Progress({ total: run.targets, done });
+  // a shared run's other workers take targets this process cannot see go: its rate alone says more
+  const progress = new Progress({ total: run.targets, done, ...(store.share ? {} : { lanes }) });
   const stop = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -225,8 +234,7 @@ async function census(
       process.exit(INTERRUPTED);
     })();
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
 
   const started = Date.now();
   try {
@@ -238,7 +246,10 @@ async function census(
       allowPrivate: settings.allowPrivate,
       headers,
       signal: stop.signal,
-      onAttempt: (a: AttemptRecord) => progress.add(a.class),
+      onAttempt: (a: AttemptRecord) => {
+        const host = hostByTarget.get(a.target);
+        progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
+      },
       onAdmission: (a: AdmissionState) => progress.throttled(throttleText(a)),
     };
     // a store that several processes can share is worked through its queue, whoever started
@@ -267,12 +278,18 @@ async function census(
     return OK;
   } finally {
     progress.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean): string {
+/** How many probes can really run at once, over how many hosts, and whether some host's targets wait their turn. */
+interface Pace {
+  parallel: number;
+  hosts: number;
+  queued: boolean;
+}
+
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean, { parallel, hosts, queued }: Pace): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -282,7 +299,15 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   } else {
     parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
   }
-  parts.push(`${s.concurrency} at a time, ${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}, ${s.timeout} ms each`);
+  const perHost = `${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}`;
+  // the concurrency asked for is not what runs when the targets sit on few hosts
+  const pace =
+    parallel > 0 && parallel < s.concurrency
+      ? queued
+        ? `${n(parallel)} at a time (${n(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
+        : `${n(parallel)} at a time (every target at once, ${perHost})`
+      : `${s.concurrency} at a time, ${perHost}`;
+  parts.push(`${pace}, ${s.timeout} ms each`);
   return parts.join("; ");
 }
 

@@ -20,6 +20,8 @@ import { renderText } from "../report/text.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotWrite, fileProblem } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
+import { signalExitCode, stoppable } from "./signals.js";
+import { endLiveChildren } from "../transport/child.js";
 
 /** The demo's own database: a user's census lives in mcp-wire.db, which the demo never opens. */
 export const DEMO_DB = "mcp-wire-demo.db";
@@ -68,55 +70,76 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     return USAGE_ERROR;
   }
   let fleet: Fleet | undefined;
-  try {
-    fleet = await startFleet({ basePort: DEMO_BASE_PORT });
-    const { targets, commands, expected } = fleetTargets(fleet);
-    await writeOut(
-      `${bold("mcp-wire demo")}: ${targets.length} servers on 127.0.0.1 (${fleet.endpoints.length} over HTTP, ${fleet.stdio.length} over stdio) that behave like those ` +
-        `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${db}.\n\n`,
-    );
-
-    const runId = await store.startRun(DEMO_SOURCE, targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
-    const progress = new Progress({ total: targets.length, everyMs: 2000 });
-    const seen: AttemptRecord[] = [];
+  // stopped (Ctrl-C, kill PID), the census stops, the fleet and its stdio servers end at once so
+  // that the probes in flight end too, and the database is closed on the way out: no -wal or
+  // -shm file is left beside it
+  const stop = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onStop = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    stop.abort();
+    void fleet?.close();
+    void endLiveChildren();
+  };
+  return stoppable(onStop, async () => {
     try {
-      await runCensus(store, runId, targets, {
-        concurrency: CONCURRENCY,
-        perHost: CONCURRENCY,
-        timeout: TIMEOUT_MS,
-        probe: (t, options) => probeOne(t, options, commands),
-        onAttempt: (a) => {
-          seen.push(a);
-          progress.add(a.class);
-        },
-      });
+      fleet = await startFleet({ basePort: DEMO_BASE_PORT });
+      if (stoppedBy) return signalExitCode(stoppedBy);
+      const { targets, commands, expected } = fleetTargets(fleet);
+      await writeOut(
+        `${bold("mcp-wire demo")}: ${targets.length} servers on 127.0.0.1 (${fleet.endpoints.length} over HTTP, ${fleet.stdio.length} over stdio) that behave like those ` +
+          `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${db}.\n\n`,
+      );
+
+      const runId = await store.startRun(DEMO_SOURCE, targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
+      const progress = new Progress({ total: targets.length, everyMs: 2000 });
+      const seen: AttemptRecord[] = [];
+      try {
+        await runCensus(store, runId, targets, {
+          concurrency: CONCURRENCY,
+          perHost: CONCURRENCY,
+          timeout: TIMEOUT_MS,
+          signal: stop.signal,
+          probe: (t, options) => probeOne(t, options, commands),
+          onAttempt: (a) => {
+            seen.push(a);
+            progress.add(a.class);
+          },
+        });
+      } finally {
+        progress.stop();
+      }
+      if (stoppedBy) {
+        writeErr(`mcp-wire demo: stopped; ${db} holds the ${seen.length} verdict${seen.length === 1 ? "" : "s"} reached so far\n`);
+        return signalExitCode(stoppedBy);
+      }
+
+      const agg = await store.aggregate({ runIds: [runId] });
+      await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
+      try {
+        await writeFile(html, renderHtml(agg));
+        await writeOut(`${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
+      } catch (e) {
+        writeErr(`mcp-wire demo: ${cannotWrite(html, e)}\n`);
+      }
+      await writeOut(checkVerdicts(seen, expected));
+      const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;
+      await writeOut(`Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`);
     } finally {
-      progress.stop();
+      await store.close();
+      await fleet?.close();
     }
+    // stopped while the report was being written: no more
+    if (stoppedBy) return signalExitCode(stoppedBy);
 
-    const agg = await store.aggregate({ runIds: [runId] });
-    await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
-    try {
-      await writeFile(html, renderHtml(agg));
-      await writeOut(`${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
-    } catch (e) {
-      writeErr(`mcp-wire demo: ${cannotWrite(html, e)}\n`);
+    await writeOut(`${bold("The bundled sample captures, linted")} (mcp-wire lint FILE shows each defect)\n`);
+    for (const [title, file] of SAMPLES) {
+      const path = fileURLToPath(new URL(`../../../samples/${file}`, import.meta.url));
+      const summary = await lintStream(createReadStream(path), {}, () => undefined);
+      await writeOut(`  samples/${file} (${title}): ${summaryLine(summary)}\n`);
     }
-    await writeOut(checkVerdicts(seen, expected));
-    const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;
-    await writeOut(`Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`);
-  } finally {
-    await store.close();
-    await fleet?.close();
-  }
-
-  await writeOut(`${bold("The bundled sample captures, linted")} (mcp-wire lint FILE shows each defect)\n`);
-  for (const [title, file] of SAMPLES) {
-    const path = fileURLToPath(new URL(`../../../samples/${file}`, import.meta.url));
-    const summary = await lintStream(createReadStream(path), {}, () => undefined);
-    await writeOut(`  samples/${file} (${title}): ${summaryLine(summary)}\n`);
-  }
-  return OK;
+    return OK;
+  });
 }
 
 /** The fleet as census targets: URLs for HTTP, command lines for stdio; names are behaviours. */

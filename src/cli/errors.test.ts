@@ -8,9 +8,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
+import Database from "better-sqlite3";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-errors-"));
@@ -47,6 +50,18 @@ const BAD: [string[], RegExp][] = [
   [["probe", "-r", "1999", "http://127.0.0.1:1/"], /Allowed choices are 2024-11-05/],
   [["probe", "notaurl"], /not a URL: "notaurl"/],
   [["probe", "ftp://example.com/"], /only http and https/],
+  [["probe", "localhost:4200/mcp"], /"localhost:4200\/mcp" has no scheme: did you mean http:\/\/localhost:4200\/mcp\?/],
+  [["probe", "127.0.0.1:4200"], /did you mean http:\/\/127\.0\.0\.1:4200\?/],
+  [["probe", "mcp.example.com/mcp"], /did you mean https:\/\/mcp\.example\.com\/mcp\?/],
+  [["probe", "http://localhost:99999/mcp"], /99999 in "http:\/\/localhost:99999\/mcp" is not a port: a port is a number from 1 to 65535/],
+  [["probe", "localhost:99999/mcp"], /99999 in "localhost:99999\/mcp" is not a port/],
+  [["probe", "http://127.0.0.1:0/mcp"], /0 in .* is not a port/],
+  [["probe", "--stdio", "http://127.0.0.1:1/mcp"], /--stdio starts a command, and "http:\/\/127\.0\.0\.1:1\/mcp" is a URL: mcp-wire probe <url> calls it/],
+  [["probe", "--stdio", "--", "HTTPS://127.0.0.1:1/mcp"], /is a URL/],
+  [["probe", "-H", "X-Key: a\u0001b", "http://127.0.0.1:1/"], /--header X-Key: the value holds a control character \(U\+0001\)/],
+  [["probe", "-H", "X-Key: a\u007fb", "http://127.0.0.1:1/"], /a control character \(U\+007F\)/],
+  [["probe", "-H", "X-Key: snow\u2603man", "http://127.0.0.1:1/"], /--header X-Key: the value holds a character HTTP cannot carry \(U\+2603, outside Latin-1\)/],
+  [["census", "-H", "X-Key: \u{1F511}", "targets.txt"], /outside Latin-1/],
   [["probe", "-H", "novalue", "http://127.0.0.1:1/"], /--header takes 'Name: value'/],
   [["probe", "--timeout"], /option '--timeout <ms>' argument missing/],
   [["census"], /needs a targets file/],
@@ -63,17 +78,26 @@ const BAD: [string[], RegExp][] = [
   [["lint", "missing.ndjson"], /cannot read missing.ndjson: no such file/],
   [["lint", "folder"], /cannot read folder: it is a folder, not a file/],
   [["lint", "-r", "x"], /Allowed choices/],
+  [["lint", "census.db"], /^mcp-wire lint: census\.db is not a capture of JSON-RPC messages: it is an SQLite database \(lint reads one message a line/],
+  [["lint", process.execPath], /is not a capture of JSON-RPC messages: it is a program \(ELF\)/],
+  [["lint", "--json", "notes.md"], /notes\.md is not a capture of JSON-RPC messages: its first 5 lines are not JSON/],
   [["serve", "--http", "70000"], /--http takes a port number from 0 to 65,535/],
   [["serve", "--stdio", "--http", "1"], /--stdio or --http, not both/],
   [["tap"], /say which server to run/],
   [["tap", "--listen", "-1", "--upstream", "http://127.0.0.1:1/"], /--listen takes a port number from 0 to 65,535/],
   [["tap", "--log", "folder", "--", "cat"], /cannot write folder: it is a folder, not a file/],
+  [["tap", "--listen", "0", "--upstream", "localhost:3000/mcp"], /--upstream takes an http:\/\/ or https:\/\/ URL: "localhost:3000\/mcp" has no scheme: did you mean http:\/\/localhost:3000\/mcp\?$/],
+  [["tap", "--listen", "0", "--upstream", "http://127.0.0.1:70000/mcp"], /70000 in .* is not a port/],
   [["demo", "--bogus"], /unknown option '--bogus'/],
 ];
 
 test("a table of bad inputs across every command: exit 2, one clear line, nothing else", async () => {
   mkdirSync(join(dir, "folder"), { recursive: true });
   writeFileSync(join(dir, "targets.txt"), "http://127.0.0.1:1/\n");
+  writeFileSync(join(dir, "notes.md"), "# Notes\n\nThe server at /mcp answers:\n\n- tools\n- prompts\n- resources\n");
+  const db = new Database(join(dir, "census.db"));
+  db.exec("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+  db.close();
   const slowest: string[] = [];
   const queue = [...BAD];
   await Promise.all(
@@ -123,4 +147,72 @@ createInterface({ input: process.stdin }).on("line", (l) => {
   const refusing = await run(["probe", "--json", "--timeout", "5000", "--stdio", "--", process.execPath, server]);
   const r = JSON.parse(refusing.stdout) as { class: string; detail: string; rpcError: { code: number } };
   assert.deepEqual([r.class, r.detail, r.rpcError.code], ["rpc_error", "method_not_found", -32601]);
+});
+
+test("serve --http and tap --listen on a port another program holds: exit 2, one line naming the port, no stack", async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    for (const args of [
+      ["serve", "--http", String(port)],
+      ["tap", "--listen", String(port), "--upstream", "http://127.0.0.1:1/mcp"],
+    ]) {
+      const r = await run(args);
+      const what = `mcp-wire ${args.join(" ")}`;
+      assert.equal(r.status, 2, `${what}: exit ${r.status}\n${r.stderr}`);
+      const lines = r.stderr.split("\n").filter((l) => l !== "");
+      assert.equal(lines.length, 1, `${what}: one line, got:\n${r.stderr}`);
+      assert.match(lines[0]!, new RegExp(`^mcp-wire ${args[0]}: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use by another program`), what);
+      assert.doesNotMatch(lines[0]!, /\bE[A-Z]{3,}\b|\n\s+at /, what);
+    }
+  } finally {
+    holder.close();
+  }
+});
+
+test("https:// against a server that speaks plain HTTP: the advice names the likely cause and the http:// URL", async () => {
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const r = await run(["probe", "--json", "--timeout", "5000", `https://127.0.0.1:${port}/mcp`]);
+    assert.equal(r.status, 1, r.stderr);
+    const v = JSON.parse(r.stdout) as { class: string; detail: string; advice: string };
+    assert.deepEqual([v.class, v.detail], ["unreachable", "tls"]);
+    assert.match(v.advice, /answered the TLS handshake in plain HTTP/);
+    assert.ok(v.advice.includes(`http://127.0.0.1:${port}/mcp`), v.advice);
+  } finally {
+    server.close();
+  }
+});
+
+test("a header value in Latin-1 with a tab is sent as given, not refused", async () => {
+  let got: string | undefined;
+  const server = createServer((req, res) => {
+    if (req.method === "POST") got ??= req.headers["x-key"] as string | undefined;
+    res.writeHead(401).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const r = await run(["probe", "--json", "--timeout", "5000", "-H", "X-Key: caf\u00e9\tkey", `http://127.0.0.1:${port}/mcp`]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { class: string }).class, "auth_required");
+    // the value arrives (how its byte above 0x7F is encoded is the HTTP client's business)
+    assert.match(got ?? "", /^caf.+\tkey$/);
+  } finally {
+    server.close();
+  }
+});
+
+test("lint of an empty file says so and exits 0; of blank lines alone, says that", async () => {
+  writeFileSync(join(dir, "empty.ndjson"), "");
+  const empty = await run(["lint", "empty.ndjson"]);
+  assert.equal(empty.status, 0, empty.stderr);
+  assert.equal(empty.stdout, "empty.ndjson is empty: no message to lint\n");
+  writeFileSync(join(dir, "blank.ndjson"), "\n\n\n");
+  const blank = await run(["lint", "blank.ndjson"]);
+  assert.equal(blank.status, 0, blank.stderr);
+  assert.equal(blank.stdout, "blank.ndjson holds no message to lint, only 3 blank lines\n");
 });

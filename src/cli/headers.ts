@@ -24,10 +24,21 @@ export function parseHeaders(raw: readonly string[], env: NodeJS.ProcessEnv = pr
       });
     if (missing) return `--header ${name}: the environment has no ${missing}`;
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `--header: ${JSON.stringify(name)} is not a header name`;
-    if (/[\r\n\0]/.test(value)) return `--header ${name}: the value has a line break`;
+    if (/[\r\n]/.test(value)) return `--header ${name}: the value has a line break`;
+    // what HTTP carries in a field value (RFC 9110 §5.5): visible ASCII, space and tab, and the
+    // bytes 0x80–0xFF; anything else would fail every request, so it is refused here, unechoed
+    const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value)?.[0];
+    if (bad !== undefined) {
+      const code = bad.codePointAt(0)!;
+      return `--header ${name}: the value holds ${code < 0x80 ? `a control character (U+${hex(code)})` : `a character HTTP cannot carry (U+${hex(code)}, outside Latin-1): encode it as the server documents`}`;
+    }
     headers[name] = value;
   }
   // whatever this process prints from now on hides these values
   rememberSecrets(headers);
   return headers;
+}
+
+function hex(code: number): string {
+  return code.toString(16).toUpperCase().padStart(4, "0");
 }

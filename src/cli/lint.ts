@@ -1,7 +1,7 @@
 /** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any error. */
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
-import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
+import { lintStream, NotACapture, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
@@ -26,10 +26,22 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
       if (r.defects.length === 0) return;
       return writeOut(formatRecord(r, colour));
     });
-    const line = summaryLine(summary);
+    const name = file === undefined || file === "-" ? "the input" : file;
+    // nothing to lint is no error, but a summary of zeros would hide that the file was empty
+    const line =
+      summary.messages > 0
+        ? summaryLine(summary)
+        : summary.blank > 0
+          ? `${name} holds no message to lint, only ${summary.blank} blank line${summary.blank === 1 ? "" : "s"}`
+          : `${name} is empty: no message to lint`;
     if (opts.json) writeErr(line + "\n");
     else await writeOut(line + "\n");
   } catch (e) {
+    if (e instanceof NotACapture) {
+      const name = file === undefined || file === "-" ? "standard input" : file;
+      writeErr(`mcp-wire lint: ${name} is not a capture of JSON-RPC messages: ${e.message.replace("FILE", file ?? "FILE")} (lint reads one message a line, as a stdio server writes them or tap --log records them)\n`);
+      return USAGE_ERROR;
+    }
     writeErr(`mcp-wire lint: ${cannotRead(file ?? "standard input", e)}\n`);
     return USAGE_ERROR;
   }

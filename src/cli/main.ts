@@ -8,6 +8,10 @@ import { REVISIONS } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, USAGE_ERROR } from "./exit.js";
 import { fileProblem } from "./file-errors.js";
 import { writeErr } from "./output.js";
+import { installWayOut, leavingNow } from "./signals.js";
+
+// a signal or an early exit ends the child processes a command started
+installWayOut();
 
 // A reader that stops early (`| head`) is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -156,10 +160,13 @@ function usageLine(e: CommanderError): string {
 }
 
 process.on("uncaughtException", (e) => {
+  // stopped by a signal, the process is on its way out with the signal's status
+  if (leavingNow()) return;
   process.exitCode = unexpected(e);
   process.exit();
 });
 process.on("unhandledRejection", (e) => {
+  if (leavingNow()) return;
   process.exitCode = unexpected(e);
   process.exit();
 });

@@ -139,6 +139,14 @@ describe("mcp-wire probe: exit status and output", () => {
     assert.deepEqual([v.class, v.era, v.revision], ["ok", "legacy", "2025-06-18"]);
   });
 
+  test("--stdio: a stalled initialize is replayed as initialize", async () => {
+    const hang = fleet.get("stdio-hang") as FleetCommand;
+    const r = await cli(["--timeout", "3000", "--stdio", "--", hang.command, ...hang.args]);
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /✗ timeout \(initialize\)/);
+    assert.match(r.stdout, /replay: printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"initialize","params":\{"protocolVersion":"2025-11-25"/);
+  });
+
   test("--stdio: a healthy server exits 0; a crashing one exits 1 and shows its stderr", async () => {
     const ok = fleet.get("stdio-modern") as FleetCommand;
     const good = await cli(["--stdio", "--", ok.command, ...ok.args]);
@@ -148,7 +156,9 @@ describe("mcp-wire probe: exit status and output", () => {
     const bad = await cli(["--stdio", "--", crash.command, ...crash.args]);
     assert.equal(bad.status, 1);
     assert.match(bad.stdout, /✗ unreachable \(exited\)/);
-    assert.match(bad.stdout, /body: "Error: WEATHER_API_KEY environment variable is required\\n"/);
+    // what a stdio server wrote on stderr is called so, not a body
+    assert.match(bad.stdout, /\n {2}stderr: "Error: WEATHER_API_KEY environment variable is required\\n"/);
+    assert.doesNotMatch(bad.stdout, /body:/);
     assert.match(bad.stdout, /replay: printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"server\/discover"/);
     const missing = fleet.get("stdio-missing") as FleetCommand;
     const { run, v } = await json(["--stdio", "--", missing.command]);

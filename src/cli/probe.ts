@@ -5,6 +5,7 @@ import { authLines } from "../auth/words.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
+import { serverUrl } from "./target-url.js";
 
 /** The largest body cap a probe takes: a body is held in memory whole. */
 const MAX_BODY_BYTES = 1024 ** 3;
@@ -38,17 +39,13 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
   if (opts.stdio) {
     const [command, ...args] = target;
     if (!command) return usage("probe --stdio needs a command: mcp-wire probe --stdio -- <command> [args…]");
+    if (/^https?:\/\//i.test(command)) return usage(`--stdio starts a command, and ${JSON.stringify(command)} is a URL: mcp-wire probe <url> calls it`);
     result = await probeStdio(command, args, common);
   } else {
     const url = target[0];
     if (!url || target.length > 1) return usage("probe needs one URL, or --stdio -- <command> [args…]");
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return usage(`not a URL: ${JSON.stringify(url)} (for a local command use --stdio -- <command>)`);
-    }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return usage(`only http and https URLs can be probed, not ${parsed.protocol}`);
+    const parsed = serverUrl(url, "for a local command use --stdio -- <command>");
+    if (!(parsed instanceof URL)) return usage(parsed.error);
     result = await probeHttp(url, { ...common, headers });
   }
   await writeOut(opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true));
@@ -74,7 +71,9 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
   evidence.push(`${r.elapsedMs} ms`);
   lines.push(`  ${evidence.join(" · ")}`);
   const body = !ok ? [...r.trace].reverse().find((t) => t.bodyExcerpt)?.bodyExcerpt : undefined;
-  if (body) lines.push(`  body: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
+  // a stdio trace keeps what the server wrote on stderr, not a body
+  const label = r.transport === "stdio" ? "stderr" : "body";
+  if (body) lines.push(`  ${label}: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
   lines.push("", wrap(r.advice, 2));
   if (r.auth) lines.push("", ...authLines(r.auth).map((l) => (l ? `  ${l}` : l)));
   if (r.defects.length > 0) {

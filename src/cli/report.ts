@@ -11,6 +11,7 @@ import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead, cannotWrite } from "./file-errors.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
+import { closeOnWayOut } from "./signals.js";
 
 export interface ReportCliOptions {
   db?: string;
@@ -47,6 +48,9 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))));
   }
   const file = store.where;
+  // stopped part-way, the store is closed all the same: a private copy it reads is removed
+  const opened = store;
+  const unregister = closeOnWayOut(() => opened.close());
   try {
     const allRuns = await store.runs();
     const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
@@ -73,6 +77,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     });
     return OK;
   } finally {
+    unregister();
     await store.close();
   }
 }

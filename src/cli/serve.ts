@@ -12,6 +12,7 @@ import { nodeServerOptions } from "../transport/http/adapters.js";
 import { createHttpHandler } from "../transport/http/server.js";
 import { StreamTransport } from "../transport/stream.js";
 import { USAGE_ERROR } from "./exit.js";
+import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
 import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
@@ -88,8 +89,8 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
       });
     });
   } catch (e) {
-    writeErr(`mcp-wire serve: cannot listen on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    writeErr(`mcp-wire serve: ${cannotListen(host, port, e)}\n`);
+    return USAGE_ERROR;
   }
   const address = http.address() as AddressInfo;
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -8,7 +8,9 @@ import type { Revision } from "../rules/revisions.js";
 import { TapReport } from "../tap/report.js";
 import { USAGE_ERROR } from "./exit.js";
 import { cannotWrite } from "./file-errors.js";
+import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
+import { serverUrl } from "./target-url.js";
 import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
 
@@ -43,13 +45,8 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
     port = n;
   }
   if (opts.upstream !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(opts.upstream);
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return usage(`--upstream takes an http:// or https:// URL, not ${JSON.stringify(opts.upstream)}`);
+    const url = serverUrl(opts.upstream);
+    if (!(url instanceof URL)) return usage(`--upstream takes an http:// or https:// URL: ${url.error}`);
   }
   let log: WriteStream | undefined;
   if (opts.log !== undefined) {
@@ -86,8 +83,8 @@ async function tapHttp(port: number, upstream: string, revision: Revision | unde
   try {
     tap = await startHttpTap({ upstream, port, report, ...(revision ? { revision } : {}) });
   } catch (e) {
-    report.note(`cannot listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    await report.close();
+    return usage(cannotListen("127.0.0.1", port, e));
   }
   report.note(`listening on ${tap.url} → ${shown(upstream)}`);
   await untilStopped();

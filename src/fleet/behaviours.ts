@@ -291,6 +291,16 @@ const HTML_LOGIN = `<!DOCTYPE html>
 <button type="submit">Sign in</button></form></body></html>
 `;
 
+const HTML_NOT_FOUND = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Page not found · Acme</title></head>
+<body><h1>404</h1><p>There isn't a page here. <a href="/">Back to the home page</a>.</p></body></html>
+`;
+
+const HTML_GONE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Gone</title></head>
+<body><h1>410 Gone</h1><p>The Acme MCP server has been retired.</p></body></html>
+`;
+
 const HTML_502 = `<html>
 <head><title>502 Bad Gateway</title></head>
 <body>
@@ -515,6 +525,24 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     description: "404 with a plain-text body",
     expect: fails("http_error", "http_404", { status: 404 }),
     start: () => always(404, "text/plain", "404 page not found\n"),
+  },
+  {
+    name: "http-404-html",
+    description: "a site's HTML \"page not found\" (404): nothing is served at that path",
+    expect: fails("http_error", "http_404", { status: 404 }),
+    start: () => always(404, "text/html; charset=utf-8", HTML_NOT_FOUND),
+  },
+  {
+    name: "http-410-html",
+    description: "a site's HTML \"gone\" page (410): the endpoint was taken down",
+    expect: fails("http_error", "http_410", { status: 410 }),
+    start: () => always(410, "text/html; charset=utf-8", HTML_GONE),
+  },
+  {
+    name: "docs-page-405",
+    description: "a static documentation site: a POST gets 405 with the page itself",
+    expect: fails("web_page", "text/html", { status: 405 }),
+    start: () => always(405, "text/html; charset=utf-8", HTML_DOCS),
   },
   {
     name: "http-500",

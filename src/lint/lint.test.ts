@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import type { Line } from "../codec/lines.js";
 import { assertDefectShape } from "../codec/support.test.js";
 import type { Revision } from "../rules/revisions.js";
-import { Linter, lintStream, summaryLine, type LintOptions, type LintRecord } from "./lint.js";
+import { Linter, lintStream, NotACapture, summaryLine, type LintOptions, type LintRecord } from "./lint.js";
 
 const j = (v: unknown) => JSON.stringify(v);
 const tap = (from: "client" | "server", message: unknown) => j({ from, line: typeof message === "string" ? message : j(message) });
@@ -315,5 +315,40 @@ describe("lintStream", () => {
     assert.deepEqual(records, []);
     assert.equal(summary.messages, 0);
     assert.match(summaryLine(summary), /^0 messages: 0 clean, 0 with warnings, 0 with errors — revision 2026-07-28/);
+  });
+
+  test("what is not a capture at all is refused within its first lines, before any record is handed on", async () => {
+    const refused = async (chunks: (string | Buffer)[], says: RegExp) => {
+      const { records, summary } = await lintText(chunks).then(
+        (r) => r,
+        (e: unknown) => {
+          assert.ok(e instanceof NotACapture, String(e));
+          assert.equal(e.code, "not_a_capture");
+          assert.match(e.message, says);
+          return { records: [], summary: undefined };
+        },
+      );
+      assert.equal(summary, undefined, `refused: ${says}`);
+      assert.deepEqual(records, []);
+    };
+    await refused([Buffer.concat([Buffer.from("SQLite format 3\0", "latin1"), Buffer.alloc(4000, 1)])], /an SQLite database/);
+    await refused([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0])], /a program \(ELF\)/);
+    await refused([Buffer.from("{\"a\":1}\u0000\u0000\n")], /binary data/);
+    await refused(["# Notes\n\nSome prose.\nMore prose.\nAnd more.\nStill more.\n" + "x\n".repeat(100_000)], /first 5 lines are not JSON/);
+    await refused(["hello\nworld\n"], /no line of it is JSON/);
+    // the binary signature decides even when it comes in the smallest chunks
+    await refused([Buffer.from("SQLite"), Buffer.from(" format 3\0"), Buffer.alloc(100, 1)], /an SQLite database/);
+  });
+
+  test("a capture that opens with log lines (a server that logs to stdout) is still linted, its log lines as parse errors", async () => {
+    const { records, summary } = await lintText(["Weather MCP Server v1.2 running on stdio\nlistening...\n\n" + initialize("2025-11-25") + "\n" + initialized("2025-11-25") + "\n"]);
+    assert.deepEqual(records.map((r) => r.kind), ["invalid", "invalid", "blank", "request", "result"]);
+    assert.equal(records[0]!.defects[0]!.code, "parse_error");
+    assert.equal(summary.messages, 4);
+  });
+
+  test("a capture whose first messages are JSON but not objects is a capture", async () => {
+    const { records } = await lintText(['"a string"\n42\n' + list(1) + "\n"], { revision: "2025-06-18" });
+    assert.deepEqual(records.map((r) => r.kind), ["invalid", "invalid", "request"]);
   });
 });

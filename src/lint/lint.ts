@@ -347,8 +347,86 @@ function isBlank(bytes: Buffer): boolean {
 }
 
 /**
+ * The input is not a capture of newline-delimited JSON-RPC at all (a program, a database,
+ * prose): linting it line by line would bury that in one defect a line. `message` says what it
+ * looks like instead, in a few words ("an SQLite database").
+ */
+export class NotACapture extends Error {
+  override readonly name = "NotACapture";
+  readonly code = "not_a_capture";
+}
+
+/** Lines that must all fail to look like JSON before the input is judged not to be a capture. */
+const SNIFF_LINES = 5;
+/** The first bytes looked at for a binary file's signature or a NUL byte. */
+const SNIFF_BYTES = 8192;
+
+/** Blank lines held back at most while undecided, so that the records waiting stay few. */
+const MAX_BLANKS = 1000;
+
+/** File signatures a person may hand lint by mistake, and what to call them. */
+const SIGNATURES: [prefix: Buffer, what: string][] = [
+  [Buffer.from("SQLite format 3\0", "latin1"), "an SQLite database"],
+  [Buffer.from("PGDMP", "latin1"), "a PostgreSQL dump"],
+  [Buffer.from([0x7f, 0x45, 0x4c, 0x46]), "a program (ELF)"],
+  [Buffer.from([0x1f, 0x8b]), "gzip-compressed (decompress it first: gunzip -c FILE | mcp-wire lint)"],
+  [Buffer.from("PK\x03\x04", "latin1"), "a ZIP archive"],
+  [Buffer.from("%PDF-", "latin1"), "a PDF document"],
+  [Buffer.from([0x89, 0x50, 0x4e, 0x47]), "a PNG image"],
+];
+
+/**
+ * Decides, from the first bytes and the first few lines, whether the input is a capture: a
+ * binary signature or a NUL byte (which no JSON text holds) says no at once; otherwise the first
+ * line that looks like JSON says yes, and SNIFF_LINES lines that do not say no. A capture of a
+ * server that logs to stdout still opens with JSON within its first lines.
+ */
+class CaptureSniffer {
+  private head = Buffer.alloc(0);
+  private lines = 0;
+  private blanks = 0;
+  /** Undefined while undecided; null for a capture; else why it is none. */
+  verdict: string | null | undefined;
+
+  chunk(bytes: Buffer): void {
+    if (this.verdict !== undefined || this.head.length >= SNIFF_BYTES) return;
+    this.head = Buffer.concat([this.head, bytes.subarray(0, SNIFF_BYTES - this.head.length)]);
+    for (const [prefix, what] of SIGNATURES) {
+      if (this.head.length >= prefix.length && this.head.subarray(0, prefix.length).equals(prefix)) return void (this.verdict = `it is ${what}`);
+    }
+    if (this.head.includes(0)) this.verdict = "it holds binary data (NUL bytes), not text";
+  }
+
+  line(line: Line): void {
+    if (this.verdict !== undefined) return;
+    const bytes = line.overflow ? (line.prefix ?? EMPTY) : line.bytes;
+    const text = bytes.toString("utf8").trim();
+    // blank lines say nothing either way; a great many of them are linted as what they are
+    if (text === "") return void (++this.blanks >= MAX_BLANKS && (this.verdict = null));
+    if (looksLikeJson(text)) return void (this.verdict = null);
+    if (++this.lines >= SNIFF_LINES) this.verdict = `its first ${SNIFF_LINES} lines are not JSON`;
+  }
+
+  /** The input ended while undecided: lines, none of them JSON, are no capture; nothing at all is an empty one. */
+  end(): void {
+    if (this.verdict === undefined) this.verdict = this.lines > 0 ? `no line of it is JSON` : null;
+  }
+}
+
+function looksLikeJson(text: string): boolean {
+  if (text.startsWith("{") || text.startsWith("[")) return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Lints a whole stream, calling `onRecord` for each line; `onRecord` may return a promise
- * (output back-pressure), and reading waits for it.
+ * (output back-pressure), and reading waits for it. Input that is not a capture at all is
+ * refused within its first lines with `NotACapture`, before any record is handed on.
  */
 export async function lintStream(
   input: Readable,
@@ -357,18 +435,30 @@ export async function lintStream(
 ): Promise<LintSummary> {
   const linter = new Linter(options);
   const ready: LintRecord[] = [];
-  const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_BYTES, (line) => ready.push(linter.line(line)));
+  const sniffer = new CaptureSniffer();
+  const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_BYTES, (line) => {
+    sniffer.line(line);
+    ready.push(linter.line(line));
+  });
   const flush = async () => {
+    // records wait until the input is known to be a capture
+    if (sniffer.verdict === undefined) return;
+    if (sniffer.verdict !== null) throw new NotACapture(sniffer.verdict);
     for (const r of ready.splice(0)) {
       const wait = onRecord(r);
       if (wait) await wait;
     }
   };
   for await (const chunk of input) {
-    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    sniffer.chunk(bytes);
+    // a binary file is refused before its first line is split
+    if (sniffer.verdict) await flush();
+    splitter.push(bytes);
     await flush();
   }
   splitter.end();
+  sniffer.end();
   await flush();
   return linter.summary;
 }

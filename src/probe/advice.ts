@@ -45,6 +45,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         : `HTTP ${s}: the server failed while handling the request. Its logs say why.`;
     }
     if (s === 404) return "HTTP 404: nothing is served at this path. The MCP endpoint is often at /mcp (Streamable HTTP) or /sse (the old HTTP+SSE transport).";
+    if (s === 410) return "HTTP 410: the endpoint is gone for good; the server was taken down or moved. Look for where its authors moved it, or remove it from your list.";
     if (s === 405) return "HTTP 405: this URL does not accept POST, so it is not a Streamable HTTP endpoint, and no HTTP+SSE stream answered either.";
     if (s === 415 || s === 406) return `HTTP ${s}: the server refused the content type or Accept header MCP requires (application/json, text/event-stream).`;
     return `HTTP ${s} with no JSON-RPC body: the server refused the request without saying why in MCP terms.`;
@@ -55,7 +56,7 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
     v.detail === "empty_body"
       ? "The server answered with an empty body where a JSON-RPC response was due."
       : v.transport === "stdio"
-        ? "The server wrote text that is not JSON on stdout, where only JSON-RPC messages may go. Logs belong on stderr."
+        ? `The server wrote text that is not JSON on stdout, where only JSON-RPC messages may go. ${LOG_TO_STDERR}`
         : "The server answered with text that is not JSON. It is not speaking MCP at this URL.",
   not_jsonrpc: (v) => {
     switch (v.detail) {
@@ -105,6 +106,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
   },
 };
 
+/** What a stdio server that writes anything but JSON-RPC on stdout must do instead (stdio transport: stdout carries only MCP messages). */
+const LOG_TO_STDERR = "Log to stderr: a log line or banner on stdout breaks clients that read every line as a message.";
+
 /** How advice begins its note on a server that works but broke rules on the way (the report groups by it). */
 export const NOT_CLEANLY = "It works, but not cleanly";
 
@@ -117,5 +121,6 @@ export function adviceFor(cls: ProbeClass, context: Context): string {
   // it works, but what it got away with is what breaks the next, stricter client
   const codes = [...new Set(context.defects.filter((d) => d.severity !== "info").map((d) => d.code))];
   if (codes.length === 0) return advice;
-  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.`;
+  const stdout = context.transport === "stdio" && codes.includes("parse_error") ? ` A line on stdout was not JSON: ${LOG_TO_STDERR}` : "";
+  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.${stdout}`;
 }

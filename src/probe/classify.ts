@@ -1,7 +1,7 @@
 /**
  * From what went wrong to exactly one contract class and its detail. The order of the checks is
  * the order of precedence: an HTTP 401 or a key-refusing JSON-RPC error is `auth_required`
- * whatever else is true; every 5xx is `http_error`; HTML is a `web_page`.
+ * whatever else is true; every 5xx, 404 and 410 is `http_error`; other HTML is a `web_page`.
  */
 import { DEFECTS, type Defect } from "../codec/defects.js";
 import { ConnectionErrorCode, InvalidResponseError, ResponseError, TimeoutError } from "../peer/errors.js";
@@ -16,6 +16,8 @@ export interface Classified {
   detail: string;
   /** A sentence that leads the advice: what the server speaks instead of the revision asked for. */
   note?: string;
+  /** Advice that replaces the class's own, when the failure itself says more (see `classifyHttpError`). */
+  advice?: string;
   http?: { status: number; contentType: string };
   rpcError?: RpcErrorSeen;
 }
@@ -53,6 +55,26 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase() || "none";
 }
 
+/**
+ * What a TLS client reads when the server answers its handshake in plain HTTP: the first bytes
+ * ("HTTP/1.1 400") are no TLS record, so the record's version or length is nonsense.
+ */
+const PLAIN_HTTP = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "ERR_SSL_HTTP_REQUEST"]);
+
+function plainHttpAdvice(url: string): string {
+  let meant = "";
+  try {
+    const u = new URL(url);
+    if (u.protocol === "https:") {
+      u.protocol = "http:";
+      meant = ` (${u.href})`;
+    }
+  } catch {
+    // the URL is said as it was given
+  }
+  return `The server answered the TLS handshake in plain HTTP: it most likely serves http://, not https://, at this port. Try the same URL with http://${meant}; a server that should speak TLS is missing its TLS setup (or a proxy in front of it is).`;
+}
+
 export function classifyHttpError(e: HttpError, revision?: Revision): Classified {
   const http = e.status !== undefined ? { status: e.status, contentType: e.contentType ?? "" } : undefined;
   const withHttp = (c: Classified): Classified => (http ? { ...c, http } : c);
@@ -62,6 +84,7 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
       if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") return { class: "timeout", detail: "connect" };
       if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME") return { class: "unreachable", detail: "dns" };
       if (code === "ECONNREFUSED") return { class: "unreachable", detail: "refused" };
+      if (PLAIN_HTTP.has(code)) return { class: "unreachable", detail: "tls", advice: plainHttpAdvice(e.url) };
       if (/CERT|TLS|SSL|HOSTNAME|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) return { class: "unreachable", detail: "tls" };
       if (http) return withHttp({ class: "protocol_violation", detail: "stream_broken" });
       return { class: "unreachable", detail: code === "ECONNRESET" || code === "EPIPE" || code === "" ? "reset" : code.toLowerCase() };
@@ -81,6 +104,9 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
   // a 5xx whose JSON-RPC error refuses for lack of a key is a refusal, not a crash (the contract)
   if (status >= 500 && rpc && AUTH_WORDS.test(rpc.message)) return withHttp({ class: "auth_required", detail: "rpc_error_instead_of_401", rpcError: rpc });
   if (status >= 500) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
+  // a 404 or 410 says nothing is at that path, whatever page comes with it (a site's "not found"
+  // page is HTML); a documentation page that is there answers 200, or 405 to a POST
+  if (status === 404 || status === 410) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
   if (isHtml(e.contentType, e.bodyExcerpt)) return withHttp({ class: "web_page", detail: mediaType(e.contentType) });
   if (e.failure === "status") return withHttp({ class: "http_error", detail: `http_${status}` });
   if (e.failure === "not_jsonrpc") {

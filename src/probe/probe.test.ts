@@ -94,7 +94,10 @@ function check(e: FleetEndpoint | FleetCommand): void {
     assert.ok(r.trace.some((t) => t.step === "tools/list"), `${e.name}: tools/list in ${JSON.stringify(r.trace.map((t) => t.step))}`);
     assert.ok(r.server !== null, `${e.name}: the server named itself`);
   } else if (x.transport === "stdio") {
-    assert.match(r.repro ?? "", /^printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"server\/discover"/, `${e.name}: repro`);
+    // the step that failed is replayed: the one that stalled, by name
+    const method = /^printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"(server\/discover|initialize)"/.exec(r.repro ?? "")?.[1];
+    assert.ok(method, `${e.name}: repro ${r.repro}`);
+    if (x.class === "timeout") assert.equal(method, x.detail, `${e.name}: a stalled ${x.detail} is replayed as ${x.detail}: ${r.repro}`);
     assert.ok(r.repro!.endsWith(` | ${[(e as FleetCommand).command, ...(e as FleetCommand).args].join(" ")}`), `${e.name}: repro pipes into the command: ${r.repro}`);
   } else {
     assert.match(r.repro ?? "", /^curl -sS -i -X POST /, `${e.name}: repro`);
@@ -110,13 +113,37 @@ describe("probe over HTTP, against the fleet", () => {
   });
 
   // one test per behaviour, so a failure names it; the verdicts were all taken in before()
-  for (const name of ["modern", "legacy", "legacy-sse", "http-sse", "modern-no-result-type", "version-retry", "web-page", "login-page", "bare-array-empty", "bare-array", "no-envelope", "invalid-api-key", "method-not-found", "unsupported-version", "internal-error", "legacy-code", "application-error", "http-401", "auth-bearer", "http-403", "http-404", "http-500", "http-502", "empty-body", "plain-text", "hang", "hang-after-initialize", "hang-on-initialize", "wrong-id", "null-id", "result-and-error", "wrong-jsonrpc", "redirect-other-origin", "drip", "endless-sse", "huge-body", "gzip", "brotli-sse", "gzip-bomb", "slash-redirect", "reset", "refused", "tls"]) {
+  for (const name of ["modern", "legacy", "legacy-sse", "http-sse", "modern-no-result-type", "version-retry", "web-page", "login-page", "bare-array-empty", "bare-array", "no-envelope", "invalid-api-key", "method-not-found", "unsupported-version", "internal-error", "legacy-code", "application-error", "http-401", "auth-bearer", "http-403", "http-404", "http-404-html", "http-410-html", "docs-page-405", "http-500", "http-502", "empty-body", "plain-text", "hang", "hang-after-initialize", "hang-on-initialize", "wrong-id", "null-id", "result-and-error", "wrong-jsonrpc", "redirect-other-origin", "drip", "endless-sse", "huge-body", "gzip", "brotli-sse", "gzip-bomb", "slash-redirect", "reset", "refused", "tls"]) {
     test(name, () => check(fleet.get(name)));
   }
 
   test("every endpoint of the fleet is checked above", () => {
     const checked = new Set(seen.keys());
     for (const e of fleet.endpoints) assert.ok(checked.has(e.name), e.name);
+  });
+
+  test("a stdio server writing anything but JSON-RPC on stdout is told to log to stderr; a clean one is not", () => {
+    for (const name of ["stdio-banner", "stdio-not-json"]) assert.match(seen.get(name)!.result.advice, /Log to stderr/, name);
+    for (const name of ["stdio-legacy", "stdio-modern"]) assert.doesNotMatch(seen.get(name)!.result.advice, /stderr/, name);
+  });
+
+  test("a 404 or 410 with a site's HTML page says nothing is there; a 405 with the page is a web page", () => {
+    assert.match(seen.get("http-404-html")!.result.advice, /^HTTP 404: nothing is served at this path/);
+    assert.match(seen.get("http-410-html")!.result.advice, /^HTTP 410: the endpoint is gone/);
+    assert.match(seen.get("docs-page-405")!.result.advice, /serves HTML: it is probably a documentation/);
+  });
+
+  test("a defect the server repeats in every answer (one per revision tried) is listed once", () => {
+    for (const [name, code] of [
+      ["invalid-api-key", "error_code_legacy"],
+      ["legacy-code", "error_code_legacy"],
+      ["null-id", "id_null"],
+      ["wrong-id", "unknown_response_id"],
+    ] as const) {
+      const codes = seen.get(name)!.result.defects.map((d) => `${d.code} ${d.path}`);
+      assert.ok(codes.includes(`${code} /id`) || codes.includes(`${code} /error/code`), `${name}: ${codes.join(", ")}`);
+      assert.deepEqual(codes, [...new Set(codes)], `${name}: each defect once`);
+    }
   });
 
   test("a modern server: the trace shows server/discover then tools/list, with the request sent and the body seen", () => {

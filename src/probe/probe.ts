@@ -20,7 +20,7 @@ import { walkAuth } from "../auth/walk.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
 import { redactFresh } from "../secrets/redact.js";
-import { curlRepro, stdioRepro } from "./repro.js";
+import { curlRepro, stdioRepro, type ReplayStep, type StdioReplay } from "./repro.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 
 export interface ProbeOptions {
@@ -356,7 +356,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
   if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
-  if (failed) result.repro = stdioRepro(command, args, options.revision, CLIENT_INFO);
+  if (failed) result.repro = stdioRepro(command, args, { ...replayOf(failed, ev, options.revision), clientInfo: CLIENT_INFO });
   // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
   await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
   // a command line may carry a URL with a password, and a server's stderr may echo it
@@ -366,6 +366,24 @@ export async function probeStdio(command: string, args: readonly string[], optio
 /** The operating system's reason a command could not start, as the sentence that leads the advice. */
 function spawnNote(command: string, error: unknown): string {
   return `${new SpawnError(command, error instanceof Error ? error : new Error(String(error))).message}.`;
+}
+
+/**
+ * The step a failed stdio probe stopped at, to replay: listing the tools of a session that opened,
+ * the first request to a server that would not run, the step that stalled, else the last one the
+ * opening recorded as failing.
+ */
+function replayOf(failed: Classified, ev: Evidence, asked: Revision | undefined): StdioReplay {
+  if (ev.client) return { step: "tools/list", revision: ev.client.revision };
+  // a server that could not start or died at once: its first request shows it
+  if (failed.class === "unreachable") return asked ? { revision: asked } : {};
+  const replayable = (s: string | undefined): s is ReplayStep => s === "server/discover" || s === "initialize" || s === "tools/list";
+  const stalled = failed.class === "timeout" ? failed.detail : undefined;
+  const lastFailed = [...ev.steps].reverse().find((s) => s.outcome !== "ok" && s.step !== "reconnect")?.step;
+  // a discover left unanswered while initialize was sent beside it: initialize is what failed last
+  const step = replayable(stalled) ? stalled : lastFailed === "notifications/initialized" ? "initialize" : replayable(lastFailed) ? lastFailed : undefined;
+  // initialize is replayed offering what the probe offered (the revision asked for, or the latest legacy one)
+  return { ...(step ? { step } : {}), ...(asked ? { revision: asked } : {}) };
 }
 
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {
@@ -468,7 +486,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     elapsedMs: ev.elapsed(),
     trace: withTrace ? ev.exchanges.map(traceStep) : [],
   };
-  result.advice = adviceFor(cls, result);
+  result.advice = failed?.advice ?? adviceFor(cls, result);
   if (failed?.note) result.advice = `${failed.note} ${result.advice}`;
   return result;
 }
@@ -478,10 +496,15 @@ function serverOf(client: McpClient | undefined): ProbeResult["server"] {
   return info ? { name: String(info.name), version: String(info.version ?? "") } : null;
 }
 
+/**
+ * Each defect once: the probe may send the same request once per revision it tries, and a server
+ * that breaks a rule breaks it in every answer, the message naming each revision's rules in turn.
+ * The same code at the same place is one defect, said as it was first seen.
+ */
 function dedupe(defects: Defect[]): Defect[] {
   const seen = new Set<string>();
   return defects.filter((d) => {
-    const key = `${d.code}|${d.path}|${d.message}`;
+    const key = `${d.code}|${d.path}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -21,12 +21,33 @@ export function curlRepro(x: ExchangeRecord, secrets: Record<string, string> | u
   return parts.join(" ");
 }
 
-/** Pipes the opening request a dual-era client sends first into the server's command. */
-export function stdioRepro(command: string, args: readonly string[], revision?: Revision, clientInfo: { name: string; version: string } = REPRO_CLIENT): string {
+/** The steps of an opening a stdio repro line can replay. */
+export type ReplayStep = "server/discover" | "initialize" | "tools/list";
+
+export interface StdioReplay {
+  /** The step that failed (default: the first the probe sends, for `revision`). */
+  step?: ReplayStep;
+  /** The revision the probe was told to speak (`-r`), or the one the session opened with for `tools/list`. */
+  revision?: Revision;
+  clientInfo?: { name: string; version: string };
+}
+
+/**
+ * Pipes into the server's command the messages that lead to the step that failed and that step
+ * itself, as the probe sent them (identity included, as the HTTP repro line replays it): a
+ * stalled `initialize` is replayed as `initialize`, a `tools/list` after the opening it needs.
+ */
+export function stdioRepro(command: string, args: readonly string[], replay: StdioReplay = {}): string {
+  const clientInfo = replay.clientInfo ?? REPRO_CLIENT;
+  const revision = replay.revision;
   const legacy = revision !== undefined && revision !== LATEST_REVISION;
-  // the request the probe sent, identity included, as the HTTP repro line replays it
-  const message = legacy
-    ? { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: revision ?? LATEST_LEGACY_REVISION, capabilities: {}, clientInfo } }
-    : { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { [META_PROTOCOL_VERSION]: LATEST_REVISION, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: clientInfo } } };
-  return `printf '%s\\n' ${shellQuote(JSON.stringify(message))} | ${[command, ...args].map((w) => shellQuote(redact(w))).join(" ")}`;
+  const step = replay.step ?? (legacy ? "initialize" : "server/discover");
+  const modernMeta = { [META_PROTOCOL_VERSION]: LATEST_REVISION, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: clientInfo };
+  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: legacy ? revision : LATEST_LEGACY_REVISION, capabilities: {}, clientInfo } };
+  let messages: object[];
+  if (step === "server/discover") messages = [{ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: modernMeta } }];
+  else if (step === "initialize") messages = [initialize];
+  else if (legacy) messages = [initialize, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }];
+  else messages = [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta } }];
+  return `printf '%s\\n' ${messages.map((m) => shellQuote(JSON.stringify(m))).join(" ")} | ${[command, ...args].map((w) => shellQuote(redact(w))).join(" ")}`;
 }

@@ -28,6 +28,25 @@ export interface ExitStatus {
   error?: Error;
 }
 
+/**
+ * Every child process started here that has not exited yet, so that a program ending early (a
+ * signal, an uncaught error) can end them too rather than leave them running unparented.
+ */
+const LIVE = new Set<ChildServer>();
+
+/**
+ * Ends every child still running: each is sent SIGTERM, and SIGKILL once `graceMs` has passed
+ * without it exiting. Resolves once they are gone (or `graceMs` after the SIGKILL).
+ */
+export async function endLiveChildren(graceMs = 1000): Promise<void> {
+  await Promise.all([...LIVE].map((c) => c.terminate(graceMs)));
+}
+
+/** For a process's last moment (its `exit` event, where nothing can be waited for): SIGKILL to every child still running. */
+export function killLiveChildren(): void {
+  for (const c of LIVE) c.kill("SIGKILL");
+}
+
 export class ChildServer {
   readonly transport: StreamTransport;
   readonly exited: Promise<ExitStatus>;
@@ -44,8 +63,10 @@ export class ChildServer {
   ) {
     this.stderrCap = options.stderrBytes ?? 64 * 1024;
     this.child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    if (this.child.pid !== undefined) LIVE.add(this);
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
+        LIVE.delete(this);
         // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
         // later ones (a failed kill) must not go unhandled either
         if (this.child.pid === undefined && this.exit === undefined) this.transport.fail(new SpawnError(command, error));
@@ -53,6 +74,7 @@ export class ChildServer {
         resolve(this.exit);
       });
       this.child.once("exit", (code, signal) => {
+        LIVE.delete(this);
         this.exit ??= { code, signal };
         resolve(this.exit);
       });
@@ -102,6 +124,24 @@ export class ChildServer {
     timer.unref();
     this.child.once("close", () => clearTimeout(timer));
     return this.exit!;
+  }
+
+  /** SIGTERM, then SIGKILL `graceMs` later if it has not exited: for a program that is ending now. */
+  async terminate(graceMs: number): Promise<ExitStatus> {
+    if (!this.exit) {
+      this.signal("SIGTERM");
+      if (!(await this.waitExit(graceMs))) {
+        this.signal("SIGKILL");
+        await this.waitExit(graceMs);
+      }
+      this.release();
+    }
+    return this.exit ?? { code: null, signal: null };
+  }
+
+  /** Sends `signal` at once, without waiting. */
+  kill(signal: NodeJS.Signals): void {
+    this.signal(signal);
   }
 
   private signal(signal: NodeJS.Signals): void {
