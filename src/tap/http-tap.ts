@@ -10,7 +10,6 @@ import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Writable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { createParser } from "eventsource-parser";
 import { BoundedMap } from "../codec/bounded.js";
 import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
@@ -21,6 +20,7 @@ import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import { hostName, isLoopbackHost } from "../transport/http/origin.js";
+import { SseReader } from "../transport/http/sse-events.js";
 import { redact } from "../secrets/redact.js";
 import { checkRequestHeaders } from "./header-checks.js";
 import type { TapReport } from "./report.js";
@@ -100,28 +100,38 @@ function decompressor(encoding: string | undefined) {
 /**
  * Feeds a body's copy to `sink` decompressed, chunk by chunk. Returns the function that takes
  * the raw chunks and the one that ends the body; a body we cannot decompress is not analysed.
+ * Whatever goes wrong in the analysis stops the analysis of this body alone: it runs inside the
+ * pass-through's stream events, where an exception would end the tap and every exchange in it.
  */
 function analysisStream(encoding: string | undefined, sink: { chunk(b: Buffer): void; end(): void; skip(why: string): void }) {
+  let failed = false;
+  const guarded =
+    <A extends unknown[]>(f: (...a: A) => void) =>
+    (...a: A): void => {
+      if (failed) return;
+      try {
+        f(...a);
+      } catch (e) {
+        failed = true;
+        sink.skip(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    };
   const z = decompressor(encoding);
   if (z === undefined) {
     sink.skip(`content-encoding ${JSON.stringify(encoding)} is not one the tap can undo`);
     return { push: () => undefined, end: () => undefined };
   }
-  if (z === null) return { push: (b: Buffer) => sink.chunk(b), end: () => sink.end() };
-  let failed = false;
-  z.on("data", (b: Buffer) => sink.chunk(b));
-  z.on("end", () => sink.end());
+  if (z === null) return { push: guarded((b: Buffer) => sink.chunk(b)), end: guarded(() => sink.end()) };
+  z.on("data", guarded((b: Buffer) => sink.chunk(b)));
+  z.on("end", guarded(() => sink.end()));
   z.on("error", (e) => {
+    if (failed) return;
     failed = true;
     sink.skip(`the ${encoding} body did not decompress: ${e.message}`);
   });
   return {
-    push: (b: Buffer) => {
-      if (!failed) z.write(b);
-    },
-    end: () => {
-      if (!failed) z.end();
-    },
+    push: guarded((b: Buffer) => void z.write(b)),
+    end: guarded(() => void z.end()),
   };
 }
 
@@ -393,11 +403,11 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
    * that endpoint join this stream's conversation, and it ends when the stream does.
    */
   function sseSink(t: Thread, http: HttpContext, label: string, path: string): Sink {
-    const text = new TextDecoder();
     const keys: string[] = [];
     const judge = (line: Line) => inOrder(t, () => observe(t, "server", line, http, label));
-    const parser = createParser({
-      onEvent: (event) => {
+    // an event over the cap passes through untouched, is judged too_large, and the stream's next events are judged as usual
+    const reader = new SseReader(cap, {
+      event: (event) => {
         if (event.event === "endpoint") {
           let endpoint: URL | undefined;
           try {
@@ -417,23 +427,18 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
         const bytes = Buffer.from(event.data, "utf8");
         judge({ bytes, crlf: false, overflow: false, size: bytes.length });
       },
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") judge({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size: cap + 1 });
-      },
-      maxBufferSize: cap,
+      tooLarge: (size) => judge({ bytes: Buffer.alloc(0), crlf: false, overflow: true, size }),
     });
     const ended = () => {
+      reader.end();
       // an HTTP+SSE session lives as long as its stream
       if (keys.length === 0) return;
       for (const k of keys.splice(0)) if (sseSessions.get(k) === t) sseSessions.delete(k);
       end(t);
     };
     return {
-      chunk: (b: Buffer) => parser.feed(text.decode(b, { stream: true })),
-      end: () => {
-        parser.feed(text.decode());
-        ended();
-      },
+      chunk: (b: Buffer) => reader.push(b),
+      end: ended,
       gone: ended,
       skip: (why: string) => report.note(`${label}: the event stream is not analysed: ${why}`),
     };

@@ -5,7 +5,6 @@
  * Every body is read with a cap and every exchange has a deadline.
  */
 import type { LookupFunction } from "node:net";
-import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError } from "../../peer/errors.js";
 import { keepShape } from "../../peer/shapes.js";
@@ -32,6 +31,7 @@ import {
   type HttpResponse,
 } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
+import { SseReader } from "./sse-events.js";
 
 export interface HttpClientOptions {
   /** Sent with every request (e.g. Authorization); never to another origin. */
@@ -240,21 +240,19 @@ export class StreamableHttpTransport implements Transport {
         response.body.cancel();
         return;
       }
-      const parser = createParser({
-        onEvent: (event) => {
+      const reader = new SseReader(this.maxBytes, {
+        event: (event) => {
           if ((event.event === undefined || event.event === "message") && event.data.length > 0) this.sink?.message(event.data);
         },
-        onError: (error) => {
-          if (error.type === "max-buffer-size-exceeded") {
-            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
-            response.body.cancel();
-          }
-        },
-        maxBufferSize: this.maxBytes,
       });
-      const decoder = new TextDecoder();
       try {
-        for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) parser.feed(decoder.decode(chunk, { stream: true }));
+        for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) {
+          reader.push(chunk);
+          if (reader.overflowing) {
+            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
+            break;
+          }
+        }
       } finally {
         response.body.cancel();
       }
@@ -493,8 +491,8 @@ export class StreamableHttpTransport implements Transport {
    */
   private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortLike, cursor: StreamCursor): Promise<HttpError | undefined> {
     let tooLarge = false;
-    const parser = createParser({
-      onEvent: (event) => {
+    const reader = new SseReader(this.maxBytes, {
+      event: (event) => {
         if (event.id !== undefined) cursor.lastEventId = event.id;
         if (event.event !== undefined && event.event !== "message") return;
         // an empty event (a priming event, 2025-11-25) only moves the cursor
@@ -504,21 +502,20 @@ export class StreamableHttpTransport implements Transport {
         this.sink?.message(event.data, read);
         if (out.isRequest && !cursor.answered && (routing(read?.decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
       },
-      onRetry: (ms) => {
+      retry: (ms) => {
         cursor.retry = ms;
       },
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") tooLarge = true;
-      },
-      maxBufferSize: this.maxBytes,
     });
     const body = response.body;
-    const decoder = new TextDecoder();
     try {
-      while (!cursor.answered && !tooLarge) {
+      while (!cursor.answered) {
         const value = await body.read();
         if (value === undefined) break;
-        parser.feed(decoder.decode(value, { stream: true }));
+        reader.push(value);
+        if (reader.overflowing) {
+          tooLarge = true;
+          break;
+        }
       }
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : e;
