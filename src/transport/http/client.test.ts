@@ -284,6 +284,27 @@ describe("bodies past the cap", () => {
     assert.ok(state!.sent < 64 * 1024 ** 2, `the server wrote ${state!.sent} bytes`);
   });
 
+  test("an SSE answer of endless small events: too_large once the stream passes the body cap, long before the deadline", async () => {
+    const cap = 64 * 1024;
+    let sent = 0;
+    let closed = false;
+    const s = await serve((_req, res) => {
+      const sse = openSse(res);
+      const event = (n: number) => sse.raw(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })}\n\n`);
+      const pump = () => {
+        while (!closed && event(++sent));
+        if (!closed) res.once("drain", pump);
+      };
+      res.on("close", () => (closed = true));
+      pump();
+    });
+    const { peer } = client(s.url(), { maxBytes: cap, timeout: 60_000 });
+    const e = await httpError(peer.request("tools/list", modern()), 60_000);
+    assert.equal(e.failure, "too_large");
+    assert.match(e.message, /the SSE answer passed the 65536-byte cap without a response to request/);
+    await until(() => closed, 5000, "the server seeing the client hang up");
+  });
+
   test("an error body past the cap on a 500: too_large, not a parse of half a body", async () => {
     const s = await serve((_req, res) => void hugeBody(res, "text/html", 8 * 1024 * 1024, "<html>", 0x20));
     const { peer } = client(s.url(), { maxBytes: 64 * 1024 });

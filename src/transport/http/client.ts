@@ -93,6 +93,11 @@ interface StreamCursor {
   retry: number | undefined;
   /** JSON-RPC messages the last connection brought. */
   messages: number;
+  /**
+   * Bytes the answer has brought, across its connections. The stream is a body, and the body cap
+   * holds for it as a whole: endless small events end as too_large at the cap, not at the deadline.
+   */
+  bytes: number;
 }
 
 export class StreamableHttpTransport implements Transport {
@@ -427,7 +432,7 @@ export class StreamableHttpTransport implements Transport {
   /** Reads an SSE answer, resuming a legacy stream cut short before its response. */
   private async consumeStream(response: HttpResponse, url: string, contentType: string, out: Outgoing, signal: AbortLike): Promise<void> {
     const status = response.status;
-    const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0 };
+    const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0, bytes: 0 };
     let broken = await this.readEvents(response, out, signal, cursor);
     // Before 2026-07-28 a server may end the connection before the response, and the client
     // "SHOULD then poll" with GET and Last-Event-ID after the `retry` it was given (2025-11-25
@@ -490,7 +495,7 @@ export class StreamableHttpTransport implements Transport {
    * connection broke (resumable, like an early end, when events carried ids).
    */
   private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortLike, cursor: StreamCursor): Promise<HttpError | undefined> {
-    let tooLarge = false;
+    let tooLarge: string | undefined;
     const reader = new SseReader(this.maxBytes, {
       event: (event) => {
         if (event.id !== undefined) cursor.lastEventId = event.id;
@@ -511,9 +516,14 @@ export class StreamableHttpTransport implements Transport {
       while (!cursor.answered) {
         const value = await body.read();
         if (value === undefined) break;
+        cursor.bytes += value.byteLength;
+        if (cursor.bytes > this.maxBytes) {
+          tooLarge = `the SSE answer passed the ${this.maxBytes}-byte cap${out.isRequest ? ` without a response to request ${JSON.stringify(out.id)}` : ""}`;
+          break;
+        }
         reader.push(value);
         if (reader.overflowing) {
-          tooLarge = true;
+          tooLarge = `an SSE event passed the ${this.maxBytes}-byte cap`;
           break;
         }
       }
@@ -524,7 +534,7 @@ export class StreamableHttpTransport implements Transport {
       // the final response ends our interest; a server that keeps the stream open is cut off
       body.cancel();
     }
-    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
+    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, tooLarge);
     return undefined;
   }
 
