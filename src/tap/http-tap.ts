@@ -5,10 +5,8 @@
  * chunk as the upstream writes it. A copy of each body, capped, is judged on the side: every
  * message with the codec and its session's conversation, every request's headers against its body.
  */
-import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
-import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Writable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { BoundedMap } from "../codec/bounded.js";
 import type { Sender } from "../codec/conversation.js";
@@ -19,10 +17,11 @@ import { parseJson } from "../codec/parse.js";
 import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
-import { hostName, isLoopbackHost } from "../transport/http/origin.js";
 import { SseReader } from "../transport/http/sse-events.js";
 import { redact } from "../secrets/redact.js";
 import { checkRequestHeaders } from "./header-checks.js";
+import { endToEnd, header, pipeThrough, Upstream } from "./http-forward.js";
+import { requestTarget } from "./http-target.js";
 import type { TapReport } from "./report.js";
 
 export interface HttpTapOptions {
@@ -46,28 +45,6 @@ export interface HttpTap {
   revisions(): string;
   /** Stops listening and ends every open exchange. */
   close(): Promise<void>;
-}
-
-/** RFC 9110 §7.6.1: meaningful for one connection only, never forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
-
-/** Raw headers (name, value, name, value…) without the hop-by-hop ones and those `Connection` names. */
-function endToEnd(raw: readonly string[], drop: readonly string[] = []): string[] {
-  const named = new Set(drop);
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "connection") for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
-  }
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(", ") : v;
 }
 
 /** A body copy for analysis: kept up to the cap, counted past it. */
@@ -168,13 +145,8 @@ export function shown(text: string): string {
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
 
 export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
-  const upstream = new URL(options.upstream);
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:") throw new Error(`the upstream must be an http: or https: URL, not ${upstream.protocol}`);
-  const secure = upstream.protocol === "https:";
-  const send = secure ? httpsRequest : httpRequest;
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  // userinfo in the upstream URL is sent as fetch and curl send it: Basic credentials on every request
-  const basic = upstream.username || upstream.password ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString("base64")}` : undefined;
+  const target = new Upstream(options.upstream);
+  const upstream = target.url;
   const cap = options.maxBodyBytes ?? DEFAULT_MAX_BYTES;
   const report = options.report;
   const linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
@@ -208,38 +180,14 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   }
 
   function proxy(req: IncomingMessage, res: ServerResponse): void {
-    const refuse = (status: number, why: string) => {
-      report.note(`${req.method} ${shown(req.url ?? "")}: refused, ${why}`);
-      res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`mcp-wire tap: ${why}\n`);
-    };
-    // RFC 9112 §3.2: one Host, well formed, or 400
-    const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
-    if (hosts > 1) return refuse(400, "more than one Host header");
-    let path = req.url ?? "/";
-    let host = req.headers.host ?? "";
-    if (!path.startsWith("/")) {
-      // The absolute form ("POST http://elsewhere/x") is what a client sends a forward proxy; an
-      // origin must accept it and take the host from it (RFC 9112 §3.2.2). The tap forwards only
-      // to its upstream, so it keeps the path alone, and the host named is checked as Host is.
-      let target: URL | undefined;
-      try {
-        target = /^https?:\/\//i.test(path) ? new URL(path) : undefined;
-      } catch {
-        // refused below
-      }
-      if (!target) return refuse(400, `the request target ${JSON.stringify(path.slice(0, 100))} is not a path`);
-      path = `${target.pathname}${target.search}`;
-      host = target.host;
-    }
-    const name = hostName(host);
-    if (name === undefined) return refuse(400, `the Host ${JSON.stringify(host)} is not a host name`);
-    // The upstream sees its own Host, not the one sent here, so its defence against DNS
-    // rebinding cannot work through the tap: the tap refuses any Host but loopback itself.
-    if (!isLoopbackHost(name)) {
-      report.note(`${req.method} ${shown(path)}: refused, Host ${JSON.stringify(host)} is not loopback`);
-      res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("mcp-wire tap: only loopback Host names are served\n");
+    const checked = requestTarget(req);
+    if ("refused" in checked) {
+      const { status, note, body } = checked.refused;
+      report.note(note);
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(body);
       return;
     }
+    const path = checked.path;
     const method = req.method ?? "GET";
     const sessionId = header(req, H_SESSION_ID);
     const exchange = ++exchanges;
@@ -262,10 +210,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
     const streamable = conv === undefined || sessionId !== undefined;
     const t = conv ?? thread();
 
-    const headers = endToEnd(req.rawHeaders, ["host"]);
-    headers.push("Host", upstream.host);
-    if (basic && req.headers.authorization === undefined) headers.push("Authorization", basic);
-    const up = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method, path, headers, agent, setHost: false });
+    const up = target.request(req, method, path);
 
     // the request body: forwarded as it comes, judged once complete, in its conversation's order
     let initialize = false;
@@ -462,39 +407,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
         // open SSE streams and idle keep-alive connections would hold close() open
         server.closeAllConnections();
       });
-      agent.destroy();
+      target.close();
     },
   };
-}
-
-/**
- * Copies a body chunk by chunk, pausing only when the destination pushes back, and shows each
- * chunk to `tee`. Ends the destination when the source ends; a source that breaks off breaks the
- * destination off too, so a truncated body is never passed on as a complete one.
- */
-function pipeThrough(from: IncomingMessage, to: Writable, tee: (b: Buffer) => void, ended: () => void): void {
-  let waiting = false;
-  const resume = () => {
-    waiting = false;
-    from.resume();
-  };
-  from.on("data", (chunk: Buffer) => {
-    if (!to.destroyed && !to.write(chunk) && !waiting) {
-      waiting = true;
-      from.pause();
-      to.once("drain", resume);
-    }
-    tee(chunk);
-  });
-  from.once("end", () => {
-    if (!to.destroyed) to.end();
-    ended();
-  });
-  from.once("close", () => {
-    if (!from.complete) to.destroy();
-  });
-  from.once("error", () => to.destroy());
-  to.once("close", () => {
-    if (waiting) resume();
-  });
 }
