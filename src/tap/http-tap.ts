@@ -7,8 +7,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { BoundedMap } from "../codec/bounded.js";
 import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import type { Defect } from "../codec/defects.js";
@@ -19,6 +17,8 @@ import type { Revision } from "../rules/revisions.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import { SseReader } from "../transport/http/sse-events.js";
 import { redact } from "../secrets/redact.js";
+import { analysisStream, BodyCopy, IGNORED, type Sink } from "./body-copy.js";
+import { Conversations, type Conversation } from "./conversations.js";
 import { checkRequestHeaders } from "./header-checks.js";
 import { endToEnd, header, pipeThrough, Upstream } from "./http-forward.js";
 import { requestTarget } from "./http-target.js";
@@ -47,93 +47,6 @@ export interface HttpTap {
   close(): Promise<void>;
 }
 
-/** A body copy for analysis: kept up to the cap, counted past it. */
-class BodyCopy {
-  private parts: Buffer[] = [];
-  size = 0;
-  constructor(private readonly cap: number) {}
-  push(chunk: Buffer): void {
-    this.size += chunk.length;
-    if (this.size <= this.cap) this.parts.push(chunk);
-    else this.parts = [];
-  }
-  line(): Line {
-    if (this.size > this.cap) return { bytes: Buffer.alloc(0), crlf: false, overflow: true, size: this.size };
-    const bytes = Buffer.concat(this.parts, this.size);
-    return { bytes, crlf: false, overflow: false, size: bytes.length };
-  }
-}
-
-/** The decompressor a body's copy needs before analysis; null: none; undefined: one we cannot undo. */
-function decompressor(encoding: string | undefined) {
-  const e = (encoding ?? "identity").trim().toLowerCase();
-  if (e === "identity" || e === "") return null;
-  if (e === "gzip" || e === "x-gzip") return createGunzip();
-  if (e === "deflate") return createInflate();
-  if (e === "br") return createBrotliDecompress();
-  return undefined;
-}
-
-/**
- * Feeds a body's copy to `sink` decompressed, chunk by chunk. Returns the function that takes
- * the raw chunks and the one that ends the body; a body we cannot decompress is not analysed.
- * Whatever goes wrong in the analysis stops the analysis of this body alone: it runs inside the
- * pass-through's stream events, where an exception would end the tap and every exchange in it.
- */
-function analysisStream(encoding: string | undefined, sink: { chunk(b: Buffer): void; end(): void; skip(why: string): void }) {
-  let failed = false;
-  const guarded =
-    <A extends unknown[]>(f: (...a: A) => void) =>
-    (...a: A): void => {
-      if (failed) return;
-      try {
-        f(...a);
-      } catch (e) {
-        failed = true;
-        sink.skip(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    };
-  const z = decompressor(encoding);
-  if (z === undefined) {
-    sink.skip(`content-encoding ${JSON.stringify(encoding)} is not one the tap can undo`);
-    return { push: () => undefined, end: () => undefined };
-  }
-  if (z === null) return { push: guarded((b: Buffer) => sink.chunk(b)), end: guarded(() => sink.end()) };
-  z.on("data", guarded((b: Buffer) => sink.chunk(b)));
-  z.on("end", guarded(() => sink.end()));
-  z.on("error", (e) => {
-    if (failed) return;
-    failed = true;
-    sink.skip(`the ${encoding} body did not decompress: ${e.message}`);
-  });
-  return {
-    push: guarded((b: Buffer) => void z.write(b)),
-    end: guarded(() => void z.end()),
-  };
-}
-
-/**
- * One conversation as the protocol makes one over HTTP: a legacy session (`Mcp-Session-Id`), an
- * HTTP+SSE session (the `endpoint` event's), or else a single HTTP exchange. Its messages are
- * judged one after another through `queue`, so answers arriving on another stream (an HTTP+SSE
- * GET, a session's standalone stream) are judged after the requests POSTed before them.
- */
-interface Thread {
-  readonly id: string;
-  queue: Promise<void>;
-  /** Bound to a session: it outlives the exchange that opened it. */
-  bound: boolean;
-}
-
-/** Where a body's copy goes for analysis; `gone`: the stream broke off before its end. */
-interface Sink {
-  chunk(b: Buffer): void;
-  end(): void;
-  skip(why: string): void;
-  gone?(): void;
-}
-const IGNORED: Sink = { chunk: () => undefined, end: () => undefined, skip: () => undefined };
-
 /** How long the answers of a conversation wait for a request body still arriving, before going on without it. */
 const BODY_WAIT_MS = 10_000;
 
@@ -151,32 +64,18 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const report = options.report;
   const linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
   const counted: Record<Sender, number> = { client: 0, server: 0 };
-  const maxSessions = options.maxSessions ?? 1000;
-  let threads = 0;
   let exchanges = 0;
-  const end = (t: Thread) => void (t.queue = t.queue.then(() => linter.end(t.id)));
-  /** Legacy sessions by `Mcp-Session-Id`; HTTP+SSE sessions by the endpoint's `sessionId` (or its path). */
-  const sessions = new BoundedMap<string, Thread>(maxSessions, (_, t) => end(t));
-  const sseSessions = new BoundedMap<string, Thread>(maxSessions, (_, t) => end(t));
-  const thread = (): Thread => ({ id: `c${++threads}`, queue: Promise.resolve(), bound: false });
+  const conversations = new Conversations(options.maxSessions ?? 1000, {
+    ended: (id) => linter.end(id),
+    failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  const inOrder = (t: Conversation, task: () => void | Promise<void>) => conversations.inOrder(t, task);
 
-  function observe(t: Thread, from: Sender, line: Line, http: HttpContext, where: string, extra: Defect[] = []): void {
+  function observe(t: Conversation, from: Sender, line: Line, http: HttpContext, where: string, extra: Defect[] = []): void {
     const no = ++counted[from];
     const r = linter.line(line, { from, conversation: t.id, http });
     const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
     report.message({ from, no, where: `message ${no} (${where})`, line, kind: r.kind, defects, http, conversation: t.id });
-  }
-
-  /** Runs `task` in the conversation's order. */
-  function inOrder(t: Thread, task: () => void | Promise<void>): void {
-    t.queue = t.queue.then(task).catch((e: unknown) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`));
-  }
-
-  /** The HTTP+SSE session a POST belongs to, by its `sessionId` query or its whole path. */
-  function sseThread(path: string): Thread | undefined {
-    const url = new URL(path, "http://tap.invalid");
-    const id = url.searchParams.get("sessionId");
-    return (id !== null ? sseSessions.get(`id:${id}`) : undefined) ?? sseSessions.get(`path:${url.pathname}${url.search}`);
   }
 
   function proxy(req: IncomingMessage, res: ServerResponse): void {
@@ -195,20 +94,10 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
     const http = (status?: number): HttpContext => ({ method, path: shown(path), ...(status !== undefined ? { status } : {}), exchange, ...(protocolVersion !== undefined ? { protocolVersion } : {}) });
 
     // the conversation: the session named, else the HTTP+SSE session this POST is for, else this exchange alone
-    let conv: Thread | undefined;
-    if (sessionId !== undefined) {
-      conv = sessions.get(sessionId);
-      if (!conv) {
-        conv = thread();
-        conv.bound = true;
-        sessions.set(sessionId, conv);
-      }
-    } else {
-      conv = sseThread(path);
-    }
+    const conv = sessionId !== undefined ? conversations.session(sessionId) : conversations.endpointOf(path);
     // a POST to an HTTP+SSE session's endpoint is not Streamable HTTP: its header rules do not apply
     const streamable = conv === undefined || sessionId !== undefined;
-    const t = conv ?? thread();
+    const t = conv ?? conversations.open();
 
     const up = target.request(req, method, path);
 
@@ -265,7 +154,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
     const answerAnalysed = new Promise<void>((resolve) => (analysed = resolve));
     // an exchange of its own ends with its answer: its requests are closed, its ids free again
     void Promise.all([requestJudged, answerAnalysed]).then(() => {
-      if (!t.bound) end(t);
+      if (!t.bound) conversations.end(t);
     });
 
     up.on("response", (ures) => {
@@ -279,15 +168,9 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
       inOrder(t, async () => {
         await requestJudged;
         // the answer to initialize names the session the conversation goes on in
-        if (initialize && sessionId === undefined && answerSession !== undefined && !t.bound) {
-          t.bound = true;
-          sessions.set(answerSession, t);
-        }
+        if (initialize && sessionId === undefined && answerSession !== undefined && !t.bound) conversations.bindSession(answerSession, t);
       });
-      if (method === "DELETE" && sessionId !== undefined && status < 300) {
-        sessions.delete(sessionId);
-        end(t);
-      }
+      if (method === "DELETE" && sessionId !== undefined && status < 300) conversations.endSession(sessionId, t);
 
       let sink: Sink;
       // An error status answering a GET or DELETE is the transport's refusal, carried by HTTP, not a
@@ -329,7 +212,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   }
 
   /** One JSON body from the server: one message (or batch). */
-  function jsonSink(t: Thread, http: HttpContext, label: string): Sink {
+  function jsonSink(t: Conversation, http: HttpContext, label: string): Sink {
     const body = new BodyCopy(cap);
     return {
       chunk: (b: Buffer) => body.push(b),
@@ -347,7 +230,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
    * arrives. An `endpoint` event (HTTP+SSE) names the session this stream serves: the POSTs to
    * that endpoint join this stream's conversation, and it ends when the stream does.
    */
-  function sseSink(t: Thread, http: HttpContext, label: string, path: string): Sink {
+  function sseSink(t: Conversation, http: HttpContext, label: string, path: string): Sink {
     const keys: string[] = [];
     const judge = (line: Line) => inOrder(t, () => observe(t, "server", line, http, label));
     // an event over the cap passes through untouched, is judged too_large, and the stream's next events are judged as usual
@@ -360,11 +243,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
           } catch {
             return;
           }
-          const id = endpoint.searchParams.get("sessionId");
-          const key = id !== null ? `id:${id}` : `path:${endpoint.pathname}${endpoint.search}`;
-          t.bound = true;
-          sseSessions.set(key, t);
-          keys.push(key);
+          keys.push(conversations.bindEndpoint(endpoint, t));
           return;
         }
         if (event.event !== undefined && event.event !== "message") return;
@@ -377,9 +256,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
     const ended = () => {
       reader.end();
       // an HTTP+SSE session lives as long as its stream
-      if (keys.length === 0) return;
-      for (const k of keys.splice(0)) if (sseSessions.get(k) === t) sseSessions.delete(k);
-      end(t);
+      if (keys.length > 0) conversations.releaseEndpoints(keys.splice(0), t);
     };
     return {
       chunk: (b: Buffer) => reader.push(b),
