@@ -305,28 +305,33 @@ describe("bodies past the cap", () => {
     await until(() => closed, 5000, "the server seeing the client hang up");
   });
 
-  test("the session's GET stream: a message is delivered; an event past the cap is a too_large defect and the stream is closed", async () => {
-    let closed = false;
-    const s = await serve((req, res) => {
-      if (req.method !== "GET") return void res.writeHead(202).end();
-      res.on("close", () => (closed = true));
-      const sse = openSse(res);
-      sse.event({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "first" } });
-      sse.raw(`data: ${"x".repeat(8192)}`);
+  for (const [how, big] of [
+    ["still coming", `data: ${"x".repeat(8192)}`],
+    ["whole in one write, more after it", `data: ${"x".repeat(8192)}\n\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "after" } })}\n\n`],
+  ]) {
+    test(`the session's GET stream: a message is delivered; an event past the cap (${how}) is a too_large defect and the stream is closed`, async () => {
+      let closed = false;
+      const s = await serve((req, res) => {
+        if (req.method !== "GET") return void res.writeHead(202).end();
+        res.on("close", () => (closed = true));
+        const sse = openSse(res);
+        sse.event({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "first" } });
+        sse.raw(big!);
+      });
+      const defects: Defect[] = [];
+      const seen: unknown[] = [];
+      const transport = new StreamableHttpTransport(s.url(), { maxBytes: 4096 });
+      const peer = new Peer(transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+      peers.push(peer);
+      peer.onNotification("notifications/message", (params) => void seen.push(params));
+      transport.openServerStream();
+      await until(() => defects.length > 0 && seen.length > 0, 5000, "the message and the defect");
+      assert.deepEqual(seen[0], { level: "info", data: "first" });
+      assert.deepEqual(defects.map((d) => d.code), ["too_large"]);
+      assert.match(defects[0]!.message, /an event on the GET stream passed the 4096-byte cap: the stream is closed/);
+      await until(() => closed, 5000, "the server seeing the stream closed");
     });
-    const defects: Defect[] = [];
-    const seen: unknown[] = [];
-    const transport = new StreamableHttpTransport(s.url(), { maxBytes: 4096 });
-    const peer = new Peer(transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
-    peers.push(peer);
-    peer.onNotification("notifications/message", (params) => void seen.push(params));
-    transport.openServerStream();
-    await until(() => defects.length > 0 && seen.length > 0, 5000, "the message and the defect");
-    assert.deepEqual(seen, [{ level: "info", data: "first" }]);
-    assert.deepEqual(defects.map((d) => d.code), ["too_large"]);
-    assert.match(defects[0]!.message, /an event on the GET stream passed the 4096-byte cap: the stream is closed/);
-    await until(() => closed, 5000, "the server seeing the stream closed");
-  });
+  }
 
   test("an error body past the cap on a 500: too_large, not a parse of half a body", async () => {
     const s = await serve((_req, res) => void hugeBody(res, "text/html", 8 * 1024 * 1024, "<html>", 0x20));

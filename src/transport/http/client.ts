@@ -253,7 +253,7 @@ export class StreamableHttpTransport implements Transport {
       try {
         for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) {
           reader.push(chunk);
-          if (reader.overflowing) {
+          if (reader.passedCap) {
             this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
             break;
           }
@@ -522,7 +522,7 @@ export class StreamableHttpTransport implements Transport {
           break;
         }
         reader.push(value);
-        if (reader.overflowing) {
+        if (reader.passedCap) {
           tooLarge = `an SSE event passed the ${this.maxBytes}-byte cap`;
           break;
         }

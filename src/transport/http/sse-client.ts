@@ -156,7 +156,7 @@ export class SseClientTransport implements Transport {
         const value = await body.read();
         if (value === undefined) break;
         reader.push(value);
-        if (reader.overflowing) failure = new HttpError({ failure: "too_large", step: "GET stream", url: base }, `an SSE event passed the ${this.maxBytes}-byte cap`);
+        if (reader.passedCap) failure = new HttpError({ failure: "too_large", step: "GET stream", url: base }, `an SSE event passed the ${this.maxBytes}-byte cap`);
       }
     } finally {
       body.cancel();

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { createParser } from "eventsource-parser";
 import { SseReader, type SseEvent } from "./sse-events.js";
 
 interface Seen {
@@ -51,6 +52,13 @@ describe("SseReader", () => {
     }
   });
 
+  test("passedCap: a reader that gives up learns of an event over the cap even when the whole event came in one chunk", () => {
+    const whole = read(`data: ${"q".repeat(200)}\n\ndata: next\n\n`, 64);
+    assert.deepEqual(whole.tooLarge, [207]);
+    assert.equal(whole.reader.passedCap, true);
+    assert.equal(read("data: small\n\n", 64).reader.passedCap, false);
+  });
+
   test("an event exactly at the cap is read; one byte more is not", () => {
     const line = (n: number) => `data: ${"z".repeat(n - 7)}\n`; // n bytes with its line break
     assert.deepEqual(read(`${line(64)}\n`, 64).events.length, 1);
@@ -65,11 +73,10 @@ describe("SseReader", () => {
 
   test("a stream that ends inside an event over the cap still reports it; an ordinary event cut off is dropped", () => {
     const over = read(`data: ${"q".repeat(200)}`, 64, 10);
-    assert.equal(over.reader.overflowing, true);
+    assert.equal(over.reader.passedCap, true);
     assert.deepEqual(over.tooLarge, []);
     over.reader.end();
     assert.deepEqual(over.tooLarge, [206]);
-    assert.equal(over.reader.overflowing, false);
     const cut = read("data: half", 64);
     cut.reader.end();
     assert.deepEqual(cut.events, []);
@@ -79,5 +86,67 @@ describe("SseReader", () => {
   test("bytes are cut only at line breaks, so a character split across chunks arrives whole", () => {
     const seen = read(Buffer.from("data: 日本語\n\n", "utf8"), 1024, 1);
     assert.deepEqual(data(seen.events), ["日本語"]);
+  });
+
+  test("random streams in random chunkings: the same events as eventsource-parser reading the whole text, and every event over the cap reported with its size", () => {
+    // a fixed seed: the same streams on every run
+    let seed = 0x2545f491;
+    const rand = (n: number) => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    const breaks = ["\n", "\r", "\r\n"];
+    const words = ["a", "é", "日本", "{\"x\":1}", " spaced ", ":", "data", ""];
+    let kept = 0;
+    let over = 0;
+    for (let round = 0; round < 300; round++) {
+      const cap = 16 + rand(64);
+      let stream = "";
+      const expected: { kept: string[]; sizes: number[] } = { kept: [], sizes: [] };
+      const events = 1 + rand(8);
+      for (let e = 0; e < events; e++) {
+        let text = "";
+        let size = 0;
+        let fields = 0;
+        const lines = 1 + rand(5);
+        for (let l = 0; l < lines; l++) {
+          const br = breaks[rand(3)]!;
+          let line: string;
+          const kind = rand(6);
+          if (kind === 0) line = `: ${words[rand(words.length)]}`;
+          else if (kind === 1) line = `id: ${rand(100)}`;
+          else if (kind === 2) line = `event: ${rand(2) === 0 ? "message" : "other"}`;
+          else line = `data:${rand(2) === 0 ? " " : ""}${Array.from({ length: rand(12) }, () => words[rand(words.length)]).join("")}`;
+          text += line + br;
+          if (kind !== 0) {
+            size += Buffer.byteLength(line) + 1;
+            fields++;
+          }
+        }
+        // the blank line; after a CR, an LF would make one CRLF with it instead
+        text += text.endsWith("\r") ? breaks[rand(2) + 1] : breaks[rand(3)];
+        stream += text;
+        if (fields > 0 && size > cap) expected.sizes.push(size);
+        else expected.kept.push(text);
+      }
+      stream += "\n\n";
+      const oracle = (text: string) => {
+        const out: SseEvent[] = [];
+        createParser({ onEvent: (ev) => out.push(ev) }).feed(text);
+        return out;
+      };
+      const want = oracle(expected.kept.join("") + "\n\n");
+      kept += want.length;
+      over += expected.sizes.length;
+      const bytes = Buffer.from(stream, "utf8");
+      for (const size of [1, 1 + rand(7), 1 + rand(64), bytes.length]) {
+        const got = read(bytes, cap, size);
+        assert.deepEqual(got.events, want, `round ${round}, chunks of ${size}: ${JSON.stringify(stream)}`);
+        assert.deepEqual(got.tooLarge, expected.sizes, `round ${round}, chunks of ${size}: ${JSON.stringify(stream)}`);
+      }
+    }
+    assert.ok(kept > 300 && over > 300, `both kinds are tried: ${kept} events read, ${over} over the cap`);
   });
 });

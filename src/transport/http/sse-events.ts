@@ -4,7 +4,7 @@
  * parsing an event stream) and each event's fields are read by eventsource-parser. An event over
  * the cap is never held: its bytes are counted and dropped, and once it ends the reader goes on
  * with the next one, so a large event costs no memory and stops no stream. A reader that gives
- * up on the stream instead (a client) asks `overflowing` after each chunk.
+ * up on the stream instead (a client) asks `passedCap` after each chunk.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 
@@ -21,24 +21,20 @@ export interface SseHandlers {
 const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;
-const NEWLINE = Buffer.from("\n");
-
-/** The first CR or LF at or after `from`, or -1. */
-function lineBreak(b: Buffer, from: number): number {
-  const lf = b.indexOf(LF, from);
-  const cr = b.indexOf(CR, from);
-  return cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
-}
 
 /**
  * The size of an event is the bytes of its field lines, each counted with one line break;
- * comment lines (keep-alives) belong to no event and count for nothing.
+ * comment lines (keep-alives) belong to no event and count for nothing. An event's lines are
+ * kept as the bytes that came, line breaks and all, and handed to the parser whole.
  */
 export class SseReader {
+  /** The current event's bytes from earlier chunks (or from before a comment line). */
   private parts: Buffer[] = [];
+  /** The current event's size so far. */
   private held = 0;
   /** Bytes of the current event once it passed the cap (0: it has not). */
   private dropped = 0;
+  private passed = false;
   /** Where the current line stands: nothing read of it yet, a field, or a comment. */
   private line: "start" | "field" | "comment" = "start";
   /** The last chunk ended in CR: an LF starting the next one ends the same line. */
@@ -57,9 +53,9 @@ export class SseReader {
     this.parser = createParser({ onEvent: (e) => handlers.event(e), onRetry: (ms) => handlers.retry?.(ms) });
   }
 
-  /** The event being read passed the cap. */
-  get overflowing(): boolean {
-    return this.dropped > 0;
+  /** An event passed the cap, since the stream began (its end may not have come yet). */
+  get passedCap(): boolean {
+    return this.passed;
   }
 
   push(chunk: Uint8Array): void {
@@ -69,19 +65,73 @@ export class SseReader {
       this.afterCR = false;
       if (b[0] === LF) i = 1;
     }
+    // the next CR and LF, each searched for again only once passed: linear in the chunk
+    let cr = b.indexOf(CR, i);
+    let lf = b.indexOf(LF, i);
+    /** Where the event's bytes not yet in `parts` start in this chunk (-1: none). */
+    let run = this.line === "field" && this.dropped === 0 ? i : -1;
+    /**
+     * Events wholly in this chunk, not yet parsed: `ready` to `readyEnd` (-1: none), fed to the
+     * parser in one piece, with the comments and blank lines between them, which it skips.
+     */
+    let ready = -1;
+    let readyEnd = -1;
+    const flush = () => {
+      if (ready !== -1) this.feed(b, ready, readyEnd);
+      ready = -1;
+    };
     while (i < b.length) {
-      const end = lineBreak(b, i);
-      if (end === -1) {
-        this.take(b, i, b.length, false);
-        break;
+      if (cr !== -1 && cr < i) cr = b.indexOf(CR, i);
+      if (lf !== -1 && lf < i) lf = b.indexOf(LF, i);
+      const brk = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      const end = brk === -1 ? b.length : brk;
+      if (this.line === "start") {
+        if (end === i) {
+          // a blank line: the event is complete
+          if (this.dropped === 0 && this.parts.length === 0) {
+            if (this.held > 0) {
+              if (ready === -1) ready = run;
+              readyEnd = brk + 1;
+              this.held = 0;
+            }
+          } else {
+            flush();
+            this.dispatch(run === -1 ? undefined : b.subarray(run, i));
+          }
+          run = -1;
+        } else if (b[i] === COLON) {
+          this.line = "comment";
+          if (run !== -1) this.parts.push(b.subarray(run, i));
+          run = -1;
+        } else {
+          this.line = "field";
+          if (this.held === 0 && this.dropped === 0) this.first = this.offset + i === 0;
+          if (run === -1 && this.dropped === 0) run = i;
+        }
       }
-      if (end === i && this.line === "start") this.dispatch();
-      else this.take(b, i, end, true);
-      i = end + 1;
-      if (b[end] === CR) {
+      if (this.line === "field") {
+        const n = end - i + (brk === -1 ? 0 : 1);
+        if (this.dropped > 0) this.dropped += n;
+        else if (this.held + n > this.maxBytes) {
+          this.dropped = this.held + n;
+          this.passed = true;
+          this.parts = [];
+          this.held = 0;
+          run = -1;
+        } else this.held += n;
+      }
+      if (brk === -1) break;
+      this.line = "start";
+      i = brk + 1;
+      if (b[brk] === CR) {
         if (i === b.length) this.afterCR = true;
         else if (b[i] === LF) i++;
       }
+    }
+    flush();
+    if (run !== -1) {
+      // a tail waiting for the rest of its event is copied: a view would keep the whole chunk alive
+      this.parts.push(run === 0 ? b : Buffer.from(b.subarray(run)));
     }
     this.offset += b.length;
   }
@@ -97,33 +147,8 @@ export class SseReader {
     if (dropped > 0) this.handlers.tooLarge?.(dropped);
   }
 
-  /** Bytes `from`–`to` of `b` belong to the current line; `complete`: a line break follows them. */
-  private take(b: Buffer, from: number, to: number, complete: boolean): void {
-    if (this.line === "start" && to > from) {
-      this.line = b[from] === COLON ? "comment" : "field";
-      if (this.held === 0) this.first = this.offset + from === 0;
-    }
-    if (this.line === "field") {
-      const n = to - from + (complete ? 1 : 0);
-      if (this.dropped > 0) this.dropped += n;
-      else if (this.held + n > this.maxBytes) {
-        this.dropped = this.held + n;
-        this.parts = [];
-        this.held = 0;
-      } else {
-        if (to > from) {
-          // a tail waiting for its line break is copied: a view would keep the whole chunk alive
-          this.parts.push(from > 0 && to === b.length ? Buffer.from(b.subarray(from, to)) : b.subarray(from, to));
-        }
-        if (complete) this.parts.push(NEWLINE);
-        this.held += n;
-      }
-    }
-    if (complete) this.line = "start";
-  }
-
-  /** A blank line: the event is complete. */
-  private dispatch(): void {
+  /** The blank line that ends the event came; `last`: its bytes in the current chunk. */
+  private dispatch(last: Buffer | undefined): void {
     if (this.dropped > 0) {
       const size = this.dropped;
       this.dropped = 0;
@@ -131,11 +156,24 @@ export class SseReader {
       return;
     }
     if (this.held === 0) return;
-    let text = Buffer.concat(this.parts, this.held).toString("utf8");
-    // the standard drops one byte order mark at the stream's start (decoded here, not by the parser)
-    if (this.first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (last) this.parts.push(last);
+    const bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [];
     this.held = 0;
-    this.parser.feed(`${text}\n`);
+    // the event's bytes end with its last line's break: one more makes the blank line that dispatches it
+    this.feed(bytes, 0, bytes.length, true);
+  }
+
+  /**
+   * Parses `b` from `from` to `to`: whole events, ended by their blank line (or, `open`, by
+   * their last line's break). The parser waits on a CR that ends what it is given (an LF may
+   * follow to make CRLF), so a lone CR at the end is made CRLF, and the events are not held up.
+   */
+  private feed(b: Buffer, from: number, to: number, open = false): void {
+    let text = b.toString("utf8", from, to);
+    // the standard drops one byte order mark at the stream's start (decoded here, not by the parser)
+    if ((open ? this.first : this.offset + from === 0) && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const lastCR = b[to - 1] === CR;
+    this.parser.feed(open ? text + (lastCR ? "\r\n" : "\n") : lastCR ? `${text}\n` : text);
   }
 }
