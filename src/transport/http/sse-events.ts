@@ -34,6 +34,7 @@ export class SseReader {
   private held = 0;
   /** Bytes of the current event once it passed the cap (0: it has not). */
   private dropped = 0;
+  /** Some event passed the cap, since the stream began. */
   private passed = false;
   /** Where the current line stands: nothing read of it yet, a field, or a comment. */
   private line: "start" | "field" | "comment" = "start";
