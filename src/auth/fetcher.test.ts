@@ -4,10 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Fetcher } from "./fetcher.js";
+
+const CAP = 65536;
 
 const ANSWERS: Record<string, { type: string; body: string }> = {
   "/doc": { type: "application/json", body: '{"resource":"http://127.0.0.1/mcp"}' },
@@ -18,7 +20,22 @@ const ANSWERS: Record<string, { type: string; body: string }> = {
   "/blank": { type: "application/json", body: "" },
   "/bom": { type: "application/json", body: '\ufeff{"a":1}' },
   "/broken": { type: "application/json", body: '{"a":' },
+  // JSON documents one byte under, at and over the walk's cap
+  "/at-cap": { type: "application/json", body: `{"pad":"${"x".repeat(CAP - 10)}"}` },
+  "/over-cap": { type: "application/json", body: `{"pad":"${"x".repeat(CAP - 9)}"}` },
 };
+
+/** Small SSE events as fast as the client reads them, until it goes away. */
+function endlessEvents(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  let closed = false;
+  res.on("close", () => (closed = true));
+  const pump = () => {
+    while (!closed && res.write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}\n\n'));
+    if (!closed) res.once("drain", pump);
+  };
+  pump();
+}
 
 describe("the walk's fetcher", () => {
   let server: Server;
@@ -26,6 +43,7 @@ describe("the walk's fetcher", () => {
   before(async () => {
     server = createServer((req, res) => {
       if (req.url === "/hang") return;
+      if (req.url === "/endless-sse") return endlessEvents(res);
       const a = ANSWERS[req.url ?? ""] ?? { type: "text/plain", body: "Not Found" };
       res.writeHead(a.body === "Not Found" ? 404 : 200, { "content-type": a.type }).end(a.body);
     });
@@ -37,7 +55,7 @@ describe("the walk's fetcher", () => {
     server.close();
   });
 
-  const fetcher = (deadlineMs = 5000) => new Fetcher({ deadline: Date.now() + deadlineMs, maxBytes: 65536, protocolVersion: "2026-07-28" });
+  const fetcher = (deadlineMs = 5000) => new Fetcher({ deadline: Date.now() + deadlineMs, maxBytes: CAP, protocolVersion: "2026-07-28" });
 
   test("JSON bodies are parsed, whatever starts them; anything else is kept as its first bytes", async () => {
     const f = fetcher();
@@ -73,6 +91,39 @@ describe("the walk's fetcher", () => {
           ["blank", 200, true],
         ],
       );
+    } finally {
+      f.close();
+    }
+  });
+
+  test("a body past the cap is too_large, neither JSON nor not JSON; one at the cap is read", async () => {
+    const f = fetcher();
+    try {
+      const at = await f.get(`${base}/at-cap`, "at cap");
+      assert.equal(Buffer.byteLength(ANSWERS["/at-cap"]!.body), CAP);
+      assert.equal(typeof (at.json as { pad?: unknown }).pad, "string");
+      assert.equal(at.tooLarge, undefined);
+      const over = await f.get(`${base}/over-cap`, "over cap");
+      assert.equal(over.status, 200);
+      assert.equal(over.tooLarge, true);
+      assert.equal(over.json, undefined);
+      assert.equal(over.notJson, undefined);
+      assert.equal(over.error, `too_large: the body passed the ${CAP}-byte cap`);
+      assert.deepEqual(f.steps.map((s) => [s.step, s.ok, s.error]), [
+        ["at cap", true, undefined],
+        ["over cap", false, `too_large: the body passed the ${CAP}-byte cap`],
+      ]);
+    } finally {
+      f.close();
+    }
+  });
+
+  test("an SSE answer of endless small events is too_large at the cap, not a timeout", async () => {
+    const f = fetcher(60_000);
+    try {
+      const got = await f.get(`${base}/endless-sse`, "cors refusal", { accept: "application/json, text/event-stream" });
+      assert.equal(got.tooLarge, true);
+      assert.equal(f.expired, false, "the deadline had not come");
     } finally {
       f.close();
     }

@@ -20,6 +20,8 @@ export interface Fetched {
   json?: unknown;
   /** Set when the body was read but is not JSON (its first bytes). */
   notJson?: string;
+  /** Set when the body passed the cap: it was not read to its end, so it is neither `json` nor `notJson`. */
+  tooLarge?: true;
   /** Set when no answer came, or the URL was not called. */
   error?: string;
   ms: number;
@@ -141,7 +143,7 @@ export class Fetcher {
       const body = await readCapped(response, this.options.maxBytes);
       const status = response.status;
       const ok = status >= 200 && status < 300;
-      if (body.truncated) return record({ url, status, headers: response.headers, error: `the body passed the ${this.options.maxBytes}-byte cap` }, false);
+      if (body.truncated) return record({ url, status, headers: response.headers, tooLarge: true, error: `too_large: the body passed the ${this.options.maxBytes}-byte cap` }, false);
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
       const json = parsedOrNot(body.bytes.toString("utf8"));
       if (json === NOT_JSON) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);

@@ -132,6 +132,8 @@ export async function lenientOutcome(endpoint: string, status: number | null, ww
       if (r.status < 500 || r.status === 502) continue;
       return { ok: false, stops: `HTTP ${r.status} from ${url}` };
     }
+    // a body past the cap was never read whole: what the SDK would make of it is not known
+    if (r.tooLarge) return { ok: false, stops: `the metadata at ${url} passed the body cap and was not read (too_large)` };
     const problem = r.json === undefined ? "not JSON" : metadataSchemaProblem(r.json, kind);
     if (problem) return { ok: false, stops: `the metadata at ${url} is rejected: ${problem}` };
     const doc = r.json as Record<string, unknown>;

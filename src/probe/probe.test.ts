@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -322,6 +323,28 @@ describe("probe: secrets, caps, and never throwing", () => {
     const r = await within(probeHttp(fleet.url("web-page"), { maxBytes: 64 }), 15_000);
     assert.equal(r.class, "protocol_violation");
     assert.equal(r.detail, "too_large");
+  });
+
+  test("--max-bytes: an SSE answer of endless small events is too_large at the cap, not a timeout", async () => {
+    let closed = false;
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const pump = () => {
+        while (!closed && res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "tick" } })}\n\n`));
+        if (!closed) res.once("drain", pump);
+      };
+      res.on("close", () => (closed = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const r = await within(probeHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, { maxBytes: 64 * 1024, timeout: 60_000 }), 60_000);
+      assert.deepEqual([r.class, r.detail], ["protocol_violation", "too_large"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   test("the cap holds on the retries with older revisions too", async () => {

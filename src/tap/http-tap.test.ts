@@ -11,6 +11,8 @@ import { after, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport as V1HttpServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
 import { signal } from "../mcp/interop-support.test.js";
 import { startHttpTap, type HttpTap } from "./http-tap.js";
@@ -51,10 +53,10 @@ async function upstream(handler: (req: IncomingMessage, res: ServerResponse, bod
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
-async function inProcessTap(upstreamUrl: string): Promise<{ tap: HttpTap; live: Live; report: TapReport }> {
+async function inProcessTap(upstreamUrl: string, maxBodyBytes?: number): Promise<{ tap: HttpTap; live: Live; report: TapReport }> {
   const live = new Live();
   const report = new TapReport({ live });
-  const tap = await startHttpTap({ upstream: upstreamUrl, port: 0, report });
+  const tap = await startHttpTap({ upstream: upstreamUrl, port: 0, report, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   closers.push(() => tap.close());
   return { tap, live, report };
 }
@@ -250,6 +252,84 @@ describe("HTTP tap: the pass-through", () => {
     const r = await raw(tap.url, { body: "{}" });
     assert.equal(r.status, 502);
     assert.match(live.text, /the upstream failed/);
+  });
+});
+
+describe("HTTP tap: an SSE event over the analysis cap", () => {
+  test("passes through byte for byte, is judged too_large with its size, and the events after it and the next exchange are judged as usual", async () => {
+    const cap = 64 * 1024;
+    const result = (id: number, text: string) => j({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], resultType: "complete" } });
+    const progress = `event: message\ndata: ${j({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1 } })}\n\n`;
+    const written: Buffer[] = [];
+    let bigEvent = 0;
+    const url = await upstream((_req, res, body) => {
+      const { id } = JSON.parse(body.toString()) as { id: number };
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const send = (text: string) => {
+        const b = Buffer.from(text);
+        written.push(b);
+        res.write(b);
+      };
+      if (id === 1) {
+        // a result four times the cap, written in pieces as a server streams a large tool result
+        const big = `data: ${result(1, "é".repeat(2 * cap))}\n`;
+        bigEvent = Buffer.byteLength(big);
+        for (let i = 0; i < big.length; i += 10_000) send(big.slice(i, i + 10_000));
+        send("\n");
+        send(progress);
+        res.end();
+      } else {
+        send(progress);
+        res.end(`data: ${result(id, "small")}\n\n`);
+      }
+    });
+    const { tap, live, report } = await inProcessTap(url, cap);
+    const call = (id: number) =>
+      raw(tap.url, {
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "big" },
+        body: j({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: {}, _meta: { ...META, progressToken: "p" } } }),
+      });
+    const first = await call(1);
+    assert.equal(first.status, 200);
+    assert.ok(first.body.equals(Buffer.concat(written)), "the stream arrives exactly as written");
+    const second = await call(2);
+    assert.equal(second.status, 200);
+    assert.match(second.body.toString(), /"text":"small"/);
+    await until(() => report.summary("").includes("4 server→client"), "the tap judging every event of both answers");
+    const found = liveDefects(live.text).map((d) => `${d.from} ${d.where} ${d.code}`);
+    assert.deepEqual(found, ["server message 1 (POST /mcp → 200 SSE) too_large"]);
+    assert.match(live.text, new RegExp(`a line of ${bigEvent} bytes, over the ${cap}-byte limit`));
+  });
+});
+
+/** The official SDK v1 server, stateless over Streamable HTTP on loopback, with a `big` tool whose result is `bytes` long and a `small` one. */
+async function sdkServerWithBigResult(bytes: number): Promise<string> {
+  return upstream((req, res, body) => {
+    const server = new V1McpServer({ name: "big-results", version: "1.0.0" });
+    server.registerTool("big", { description: "A large result" }, () => ({ content: [{ type: "text", text: "x".repeat(bytes) }] }));
+    server.registerTool("small", { description: "A small result" }, () => ({ content: [{ type: "text", text: "small" }] }));
+    const transport = new V1HttpServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close());
+    void server.connect(transport).then(() => transport.handleRequest(req, res, body.length > 0 ? JSON.parse(body.toString()) : undefined));
+  });
+}
+
+describe("HTTP tap: a large tool result from the SDK server through `mcp-wire tap --listen`", () => {
+  test("the SDK client gets the whole 5 MiB result and goes on calling; the tap reports too_large for it alone and exits 0", async () => {
+    const size = 5 * 1024 * 1024;
+    const upstreamUrl = await sdkServerWithBigResult(size);
+    const tapped = ready(["tap", "--listen", "0", "--upstream", upstreamUrl], /listening on (http:\/\/\S+) →/);
+    const client = new V1Client({ name: "tap-big", version: "1.0.0" });
+    await within(client.connect(new V1HttpTransport(new URL(await tapped.url)), { timeout: 10_000 }), "v1 connect");
+    const big = (await within(client.callTool({ name: "big", arguments: {} }, undefined, { timeout: 10_000 }), "the big call")) as { content: { text: string }[] };
+    assert.equal(big.content[0]!.text.length, size);
+    const small = (await within(client.callTool({ name: "small", arguments: {} }, undefined, { timeout: 10_000 }), "a call after it")) as { content: { text: string }[] };
+    assert.equal(small.content[0]!.text, "small");
+    await client.close();
+    tapped.child.kill("SIGTERM");
+    const code = await within(new Promise<number | null>((resolve) => tapped.child.once("exit", (c) => resolve(c))), "the tap stopping");
+    assert.equal(code, 0, tapped.stderr());
+    assert.deepEqual(liveDefects(tapped.stderr()).map((d) => `${d.from} ${d.code}`), ["server too_large"], tapped.stderr());
   });
 });
 

@@ -284,6 +284,55 @@ describe("bodies past the cap", () => {
     assert.ok(state!.sent < 64 * 1024 ** 2, `the server wrote ${state!.sent} bytes`);
   });
 
+  test("an SSE answer of endless small events: too_large once the stream passes the body cap, long before the deadline", async () => {
+    const cap = 64 * 1024;
+    let sent = 0;
+    let closed = false;
+    const s = await serve((_req, res) => {
+      const sse = openSse(res);
+      const event = (n: number) => sse.raw(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })}\n\n`);
+      const pump = () => {
+        while (!closed && event(++sent));
+        if (!closed) res.once("drain", pump);
+      };
+      res.on("close", () => (closed = true));
+      pump();
+    });
+    const { peer } = client(s.url(), { maxBytes: cap, timeout: 60_000 });
+    const e = await httpError(peer.request("tools/list", modern()), 60_000);
+    assert.equal(e.failure, "too_large");
+    assert.match(e.message, /the SSE answer passed the 65536-byte cap without a response to request/);
+    await until(() => closed, 5000, "the server seeing the client hang up");
+  });
+
+  for (const [how, big] of [
+    ["still coming", `data: ${"x".repeat(8192)}`],
+    ["whole in one write, more after it", `data: ${"x".repeat(8192)}\n\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "after" } })}\n\n`],
+  ]) {
+    test(`the session's GET stream: a message is delivered; an event past the cap (${how}) is a too_large defect and the stream is closed`, async () => {
+      let closed = false;
+      const s = await serve((req, res) => {
+        if (req.method !== "GET") return void res.writeHead(202).end();
+        res.on("close", () => (closed = true));
+        const sse = openSse(res);
+        sse.event({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "first" } });
+        sse.raw(big!);
+      });
+      const defects: Defect[] = [];
+      const seen: unknown[] = [];
+      const transport = new StreamableHttpTransport(s.url(), { maxBytes: 4096 });
+      const peer = new Peer(transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+      peers.push(peer);
+      peer.onNotification("notifications/message", (params) => void seen.push(params));
+      transport.openServerStream();
+      await until(() => defects.length > 0 && seen.length > 0, 5000, "the message and the defect");
+      assert.deepEqual(seen[0], { level: "info", data: "first" });
+      assert.deepEqual(defects.map((d) => d.code), ["too_large"]);
+      assert.match(defects[0]!.message, /an event on the GET stream passed the 4096-byte cap: the stream is closed/);
+      await until(() => closed, 5000, "the server seeing the stream closed");
+    });
+  }
+
   test("an error body past the cap on a 500: too_large, not a parse of half a body", async () => {
     const s = await serve((_req, res) => void hugeBody(res, "text/html", 8 * 1024 * 1024, "<html>", 0x20));
     const { peer } = client(s.url(), { maxBytes: 64 * 1024 });

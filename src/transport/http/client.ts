@@ -5,7 +5,6 @@
  * Every body is read with a cap and every exchange has a deadline.
  */
 import type { LookupFunction } from "node:net";
-import { createParser } from "eventsource-parser";
 import type { Message, RequestId } from "../../codec/message.js";
 import { ClosedError, TimeoutError } from "../../peer/errors.js";
 import { keepShape } from "../../peer/shapes.js";
@@ -32,6 +31,7 @@ import {
   type HttpResponse,
 } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
+import { SseReader } from "./sse-events.js";
 
 export interface HttpClientOptions {
   /** Sent with every request (e.g. Authorization); never to another origin. */
@@ -93,6 +93,11 @@ interface StreamCursor {
   retry: number | undefined;
   /** JSON-RPC messages the last connection brought. */
   messages: number;
+  /**
+   * Bytes the answer has brought, across its connections. The stream is a body, and the body cap
+   * holds for it as a whole: endless small events end as too_large at the cap, not at the deadline.
+   */
+  bytes: number;
 }
 
 export class StreamableHttpTransport implements HttpTransport {
@@ -240,21 +245,19 @@ export class StreamableHttpTransport implements HttpTransport {
         response.body.cancel();
         return;
       }
-      const parser = createParser({
-        onEvent: (event) => {
+      const reader = new SseReader(this.maxBytes, {
+        event: (event) => {
           if ((event.event === undefined || event.event === "message") && event.data.length > 0) this.sink?.message(event.data);
         },
-        onError: (error) => {
-          if (error.type === "max-buffer-size-exceeded") {
-            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
-            response.body.cancel();
-          }
-        },
-        maxBufferSize: this.maxBytes,
       });
-      const decoder = new TextDecoder();
       try {
-        for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) parser.feed(decoder.decode(chunk, { stream: true }));
+        for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) {
+          reader.push(chunk);
+          if (reader.passedCap) {
+            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
+            break;
+          }
+        }
       } finally {
         response.body.cancel();
       }
@@ -434,7 +437,7 @@ export class StreamableHttpTransport implements HttpTransport {
   /** Reads an SSE answer, resuming a legacy stream cut short before its response. */
   private async consumeStream(response: HttpResponse, url: string, contentType: string, out: Outgoing, signal: AbortLike): Promise<void> {
     const status = response.status;
-    const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0 };
+    const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0, bytes: 0 };
     let broken = await this.readEvents(response, out, signal, cursor);
     // Before 2026-07-28 a server may end the connection before the response, and the client
     // "SHOULD then poll" with GET and Last-Event-ID after the `retry` it was given (2025-11-25
@@ -497,9 +500,9 @@ export class StreamableHttpTransport implements HttpTransport {
    * connection broke (resumable, like an early end, when events carried ids).
    */
   private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortLike, cursor: StreamCursor): Promise<HttpError | undefined> {
-    let tooLarge = false;
-    const parser = createParser({
-      onEvent: (event) => {
+    let tooLarge: string | undefined;
+    const reader = new SseReader(this.maxBytes, {
+      event: (event) => {
         if (event.id !== undefined) cursor.lastEventId = event.id;
         if (event.event !== undefined && event.event !== "message") return;
         // an empty event (a priming event, 2025-11-25) only moves the cursor
@@ -509,21 +512,25 @@ export class StreamableHttpTransport implements HttpTransport {
         this.sink?.message(event.data, read);
         if (out.isRequest && !cursor.answered && (routing(read?.decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
       },
-      onRetry: (ms) => {
+      retry: (ms) => {
         cursor.retry = ms;
       },
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") tooLarge = true;
-      },
-      maxBufferSize: this.maxBytes,
     });
     const body = response.body;
-    const decoder = new TextDecoder();
     try {
-      while (!cursor.answered && !tooLarge) {
+      while (!cursor.answered) {
         const value = await body.read();
         if (value === undefined) break;
-        parser.feed(decoder.decode(value, { stream: true }));
+        cursor.bytes += value.byteLength;
+        if (cursor.bytes > this.maxBytes) {
+          tooLarge = `the SSE answer passed the ${this.maxBytes}-byte cap${out.isRequest ? ` without a response to request ${JSON.stringify(out.id)}` : ""}`;
+          break;
+        }
+        reader.push(value);
+        if (reader.passedCap) {
+          tooLarge = `an SSE event passed the ${this.maxBytes}-byte cap`;
+          break;
+        }
       }
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : e;
@@ -532,7 +539,7 @@ export class StreamableHttpTransport implements HttpTransport {
       // the final response ends our interest; a server that keeps the stream open is cut off
       body.cancel();
     }
-    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, `an SSE event passed the ${this.maxBytes}-byte cap`);
+    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, tooLarge);
     return undefined;
   }
 

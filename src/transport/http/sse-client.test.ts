@@ -98,6 +98,20 @@ describe("SseClientTransport", () => {
     assert.equal(peer.closed, true);
   });
 
+  test("an event past the cap on the stream: too_large, and the connection is closed", async () => {
+    const s = await serve((req, res) => {
+      if (req.method !== "GET") return void res.writeHead(202).end();
+      const stream = openSse(res);
+      stream.raw("event: endpoint\ndata: /messages\n\n");
+      stream.raw(`data: ${"x".repeat(8192)}`);
+    });
+    const { peer } = client(s.url("/sse"), { maxBytes: 4096 });
+    const e = await evidence(peer.request("tools/list"));
+    assert.equal(e.failure, "too_large");
+    assert.match(e.message, /an SSE event passed the 4096-byte cap/);
+    await within(peer.ended);
+  });
+
   test("a POST the message endpoint never answers ends at the transport's timeout; the stream stays open", async () => {
     const s = await serve((req, res) => {
       if (req.method === "GET") return void openSse(res).raw("event: endpoint\ndata: /messages\n\n");

@@ -3,13 +3,13 @@
  * stream whose first `endpoint` event names where to POST; every server message then arrives
  * as a `message` event on that stream.
  */
-import { createParser } from "eventsource-parser";
 import type { Message } from "../../codec/message.js";
 import { ClosedError, TimeoutError } from "../../peer/errors.js";
 import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
 import { Abort, excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
+import { SseReader } from "./sse-events.js";
 
 export class SseClientTransport implements HttpTransport {
   readonly kind = "http";
@@ -142,8 +142,8 @@ export class SseClientTransport implements HttpTransport {
 
   private async readStream(response: HttpResponse, base: string): Promise<void> {
     let failure: Error | undefined;
-    const parser = createParser({
-      onEvent: (event) => {
+    const reader = new SseReader(this.maxBytes, {
+      event: (event) => {
         if (event.event === "endpoint") {
           const target = new URL(event.data.trim(), base);
           if (target.origin !== new URL(base).origin) {
@@ -156,18 +156,14 @@ export class SseClientTransport implements HttpTransport {
           this.sink?.message(event.data);
         }
       },
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") failure = new HttpError({ failure: "too_large", step: "GET stream", url: base }, `an SSE event passed the ${this.maxBytes}-byte cap`);
-      },
-      maxBufferSize: this.maxBytes,
     });
     const body = response.body;
-    const decoder = new TextDecoder();
     try {
       while (!failure) {
         const value = await body.read();
         if (value === undefined) break;
-        parser.feed(decoder.decode(value, { stream: true }));
+        reader.push(value);
+        if (reader.passedCap) failure = new HttpError({ failure: "too_large", step: "GET stream", url: base }, `an SSE event passed the ${this.maxBytes}-byte cap`);
       }
     } finally {
       body.cancel();

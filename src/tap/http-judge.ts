@@ -1,0 +1,163 @@
+/**
+ * What the HTTP tap judges, on its copies of the bodies: each message with the codec and its
+ * conversation, in the conversation's order, and each request's headers against its body. A
+ * JSON answer is one message (or batch); an SSE answer is one message per `message` event,
+ * judged as it arrives.
+ */
+import type { Sender } from "../codec/conversation.js";
+import type { Defect } from "../codec/defects.js";
+import type { Line } from "../codec/lines.js";
+import { parseJson } from "../codec/parse.js";
+import { Linter, type HttpContext } from "../lint/lint.js";
+import type { Revision } from "../rules/revisions.js";
+import { SseReader } from "../transport/http/sse-events.js";
+import { BodyCopy, IGNORED, type Sink } from "./body-copy.js";
+import { Conversations, type Conversation } from "./conversations.js";
+import { checkRequestHeaders } from "./header-checks.js";
+import type { TapReport } from "./report.js";
+
+const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
+
+/** A request as the judge needs it: its body's copy, where it went, and its headers. */
+export interface JudgedRequest {
+  line: Line;
+  http: HttpContext;
+  /** "POST /mcp", for the report. */
+  where: string;
+  header(name: string): string | undefined;
+  /** Streamable HTTP, whose header rules apply (not a POST to an HTTP+SSE endpoint). */
+  streamable: boolean;
+}
+
+/** An answer as the judge needs it. */
+export interface JudgedAnswer {
+  method: string;
+  status: number;
+  /** The media type, lower case, without parameters. */
+  type: string;
+  http: HttpContext;
+  /** "POST /mcp → 200 SSE", for the report. */
+  label: string;
+  /** The request's path, against which an HTTP+SSE `endpoint` event is resolved. */
+  path: string;
+}
+
+export class HttpJudge {
+  readonly conversations: Conversations;
+  private readonly linter: Linter;
+  private readonly counted: Record<Sender, number> = { client: 0, server: 0 };
+
+  /** `cap`: the largest body (or SSE event) analysed. */
+  constructor(
+    private readonly report: TapReport,
+    readonly cap: number,
+    options: { revision?: Revision; maxSessions: number },
+  ) {
+    this.linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
+    this.conversations = new Conversations(options.maxSessions, {
+      ended: (id) => this.linter.end(id),
+      failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
+    });
+  }
+
+  /** The revision each conversation was judged by, for the summary. */
+  revisions(): string {
+    return this.linter.revisions();
+  }
+
+  /** Judges a request of `c`'s now (its turn in `c`'s order has come); says whether it is `initialize`. */
+  request(c: Conversation, r: JudgedRequest): { initialize: boolean } {
+    const { line } = r;
+    let parsed: unknown;
+    if (!line.overflow && line.size > 0) {
+      try {
+        parsed = parseJson(line.bytes.toString("utf8"));
+      } catch {
+        // the codec says what is wrong with it
+      }
+    }
+    const initialize = typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
+    if (line.size === 0 && !line.overflow) return { initialize }; // GET, DELETE: nothing was sent
+    const s = this.linter.revisionOf(c.id);
+    const negotiated = s?.revisionSource === "initialize result" ? s.revision : undefined;
+    const extra = r.streamable ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) }) : [];
+    this.observe(c, "client", line, r.http, r.where, extra);
+    return { initialize };
+  }
+
+  /** Where the copy of an answer of `c`'s goes. */
+  answer(c: Conversation, a: JudgedAnswer): Sink {
+    // An error status answering a GET or DELETE is the transport's refusal, carried by HTTP, not a
+    // message of the conversation: nothing to judge.
+    if (a.method !== "POST" && a.status >= 400) return IGNORED;
+    if (a.type === "text/event-stream") return this.events(c, a);
+    if (isJson(a.type)) return this.json(c, a);
+    return IGNORED;
+  }
+
+  private observe(c: Conversation, from: Sender, line: Line, http: HttpContext, where: string, extra: Defect[] = []): void {
+    const no = ++this.counted[from];
+    const r = this.linter.line(line, { from, conversation: c.id, http });
+    const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
+    this.report.message({ from, no, where: `message ${no} (${where})`, line, kind: r.kind, defects, http, conversation: c.id });
+  }
+
+  /** Judges a message from the server in `c`'s order. */
+  private fromServer(c: Conversation, line: Line, a: JudgedAnswer): void {
+    this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label));
+  }
+
+  /** One JSON body from the server: one message (or batch). */
+  private json(c: Conversation, a: JudgedAnswer): Sink {
+    const body = new BodyCopy(this.cap);
+    return {
+      chunk: (b: Buffer) => body.push(b),
+      end: () => {
+        const line = body.line();
+        if (line.size === 0 && !line.overflow) return;
+        this.fromServer(c, line, a);
+      },
+      skip: (why: string) => this.report.note(`${a.label}: the response body is not analysed: ${why}`),
+    };
+  }
+
+  /**
+   * An SSE stream from the server: each `message` event's data is one message, judged as it
+   * arrives. An `endpoint` event (HTTP+SSE) names the session this stream serves: the POSTs to
+   * that endpoint join this stream's conversation, and it ends when the stream does. An event
+   * over the cap passes through untouched, is judged too_large, and the events after it are
+   * judged as usual.
+   */
+  private events(c: Conversation, a: JudgedAnswer): Sink {
+    const keys: string[] = [];
+    const reader = new SseReader(this.cap, {
+      event: (event) => {
+        if (event.event === "endpoint") {
+          let endpoint: URL | undefined;
+          try {
+            endpoint = new URL(event.data.trim(), new URL(a.path, "http://tap.invalid"));
+          } catch {
+            return;
+          }
+          keys.push(this.conversations.bindEndpoint(endpoint, c));
+          return;
+        }
+        if (event.event !== undefined && event.event !== "message") return;
+        if (event.data.length === 0) return; // a priming event, for resumption
+        const bytes = Buffer.from(event.data, "utf8");
+        this.fromServer(c, { bytes, crlf: false, overflow: false, size: bytes.length }, a);
+      },
+      tooLarge: (size) => this.fromServer(c, { bytes: Buffer.alloc(0), crlf: false, overflow: true, size }, a),
+    });
+    const ended = () => {
+      reader.end();
+      if (keys.length > 0) this.conversations.releaseEndpoints(keys.splice(0), c);
+    };
+    return {
+      chunk: (b: Buffer) => reader.push(b),
+      end: ended,
+      gone: ended,
+      skip: (why: string) => this.report.note(`${a.label}: the event stream is not analysed: ${why}`),
+    };
+  }
+}
