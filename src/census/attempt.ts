@@ -6,6 +6,7 @@
 import { redactSecrets } from "../secrets/redact.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
+import { surfaceRecord, withDigests } from "./surface.js";
 
 export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_address";
 
@@ -38,8 +39,12 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     advice: r.advice || null,
     // the sign-in walk, as the contract shapes it; scrubbed below like every other string
     auth: r.auth ? (JSON.parse(JSON.stringify(r.auth)) as Record<string, unknown>) : null,
+    surface: r.surface ? surfaceRecord(r.surface) : null,
   };
-  return redacted ? attempt : scrub(attempt, headers);
+  const stored = redacted ? attempt : scrub(attempt, headers);
+  // digests of the definitions as stored: a secret scrubbed from one changes its text
+  if (stored.surface) stored.surface = withDigests(stored.surface);
+  return stored;
 }
 
 /** A target recorded without being called. `address` is what a private host resolved to. */
