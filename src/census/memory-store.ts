@@ -119,7 +119,7 @@ export class MemoryStore {
         signin.set(key, g);
       }
       const t = perTarget.get(a.target);
-      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth, defects: a.defects };
+      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth, defects: a.defects, httpStatus: a.httpStatus, rpcCode: a.rpcCode, serverName: a.serverName, serverVersion: a.serverVersion };
       if (!t) {
         perTarget.set(a.target, { target: a.target, name: this.#names.get(a.target) ?? null, attempts: 1, firstAt: a.at, lastAt: a.at, classes: { [a.class]: 1 }, latest });
       } else {

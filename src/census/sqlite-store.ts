@@ -458,7 +458,8 @@ export class SqliteStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
     const latest = this.db.prepare(
-      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects
+      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects,
+         a.http_status, a.rpc_code, a.server_name, a.server_version
        FROM attempts a JOIN targets t ON t.id = a.target_id
        ${and} a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT 1`,
     );
@@ -477,6 +478,10 @@ export class SqliteStore implements Store {
         elapsed_ms: number;
         auth: string | null;
         defects: string;
+        http_status: number | null;
+        rpc_code: number | null;
+        server_name: string | null;
+        server_version: string | null;
       };
       out.push({
         target: l.target,
@@ -496,6 +501,10 @@ export class SqliteStore implements Store {
           elapsedMs: l.elapsed_ms,
           auth: l.auth === null ? null : (JSON.parse(l.auth) as Record<string, unknown>),
           defects: JSON.parse(l.defects) as Defect[],
+          httpStatus: l.http_status,
+          rpcCode: l.rpc_code,
+          serverName: l.server_name,
+          serverVersion: l.server_version,
         },
       });
     }

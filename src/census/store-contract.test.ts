@@ -201,7 +201,7 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         firstAt: "2026-07-20T10:00:00.000Z",
         lastAt: "2026-08-05T09:00:00.000Z",
         classes: { ok: 1, web_page: 1 },
-        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null, defects: [] },
+        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null, defects: [], httpStatus: 200, rpcCode: null, serverName: "s", serverVersion: "1.0.0" },
       });
       assert.deepEqual(agg.signin, { asked: 2, verdicts: [{ verdict: "not_oauth", count: 2 }], broken: [], lenientOk: 0 });
       assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");

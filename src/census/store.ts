@@ -135,7 +135,7 @@ export interface Aggregates {
     firstAt: string;
     lastAt: string;
     classes: Record<string, number>;
-    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth" | "defects">;
+    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth" | "defects" | "httpStatus" | "rpcCode" | "serverName" | "serverVersion">;
   }[];
 }
 

@@ -220,7 +220,8 @@ export class PostgresStore implements Store {
         `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
       );
       const latest = await all<LatestRow>(
-        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects
+        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects,
+           a.http_status, a.rpc_code, a.server_name, a.server_version
          FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
       );
       const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
@@ -260,7 +261,8 @@ export class PostgresStore implements Store {
             firstAt: new Date(t.first).toISOString(),
             lastAt: at,
             classes: t.classes,
-            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth, defects: l.defects },
+            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth, defects: l.defects,
+              httpStatus: l.http_status, rpcCode: l.rpc_code, serverName: l.server_name, serverVersion: l.server_version },
           };
         }),
       });
@@ -504,6 +506,10 @@ interface LatestRow {
   elapsed_ms: number;
   auth: Record<string, unknown> | null;
   defects: Defect[];
+  http_status: number | null;
+  rpc_code: number | null;
+  server_name: string | null;
+  server_version: string | null;
 }
 
 interface AttemptRow {
