@@ -104,9 +104,20 @@ program
   .option("--since <date>", "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs")
   .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
   .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])
+  .option("--changes", "what changed per target between consecutive attempts since --since (default: the last 30 days): class, revision, tools added, removed or redefined")
   .action(async (opts) => {
     const { runReport } = await import("./report.js");
     process.exitCode = await runReport(opts);
+  });
+
+program
+  .command("prune")
+  .description("delete the attempts older than a date, so a census's history stays bounded; runs and targets stay")
+  .requiredOption("--before <date>", "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)")
+  .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
+  .action(async (opts) => {
+    const { runPrune } = await import("./report.js");
+    process.exitCode = await runPrune(opts);
   });
 
 program

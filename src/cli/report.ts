@@ -7,6 +7,7 @@ import { writeFile } from "node:fs/promises";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
+import type { TargetChanges } from "../report/changes.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead, cannotWrite } from "./file-errors.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
@@ -20,7 +21,11 @@ export interface ReportCliOptions {
   since?: string;
   target?: string;
   run?: string[];
+  changes?: boolean;
 }
+
+/** How far back `--changes` (and `--json`'s changes) look when `--since` does not say. */
+const CHANGES_WINDOW_MS = 30 * 86_400_000;
 
 export const DEFAULT_DB = "mcp-wire.db";
 
@@ -57,6 +62,17 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
+    let changes: TargetChanges[] | undefined;
+    const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
+    if (opts.changes || opts.json) {
+      const { changesOf } = await import("../report/changes.js");
+      changes = redactSecrets(await changesOf(store, { since: changesSince, ...(opts.target !== undefined ? { target: opts.target } : {}) }));
+    }
+    if (opts.changes && !opts.json) {
+      const { renderChanges } = await import("../report/changes.js");
+      await writeOut(renderChanges(changes!, changesSince));
+      return OK;
+    }
     if (opts.html !== undefined) {
       const { renderHtml } = await import("../report/html.js");
       try {
@@ -65,7 +81,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
         return usage(cannotWrite(opts.html, e));
       }
     }
-    await print(agg, opts, {
+    await print(agg, opts, changes, {
       runs: selected.runIds,
       since: since ?? null,
       target: opts.target ?? null,
@@ -77,10 +93,15 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
   }
 }
 
-async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] }) {
+async function print(
+  agg: Aggregates,
+  opts: ReportCliOptions,
+  changes: readonly TargetChanges[] | undefined,
+  sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] },
+) {
   if (opts.json) {
     const { reportObject } = await import("../report/json.js");
-    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns)) + "\n");
+    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns, changes)) + "\n");
   } else if (opts.csv) {
     const { renderCsv } = await import("../report/csv.js");
     await writeOut(renderCsv(agg));
@@ -93,7 +114,35 @@ async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: numbe
   }
 }
 
-function usage(message: string): number {
-  writeErr(`mcp-wire report: ${message}\n`);
+function usage(message: string, command = "report"): number {
+  writeErr(`mcp-wire ${command}: ${message}\n`);
   return USAGE_ERROR;
+}
+
+export interface PruneCliOptions {
+  db?: string;
+  before: string;
+}
+
+/** `mcp-wire prune --before DATE`: deletes older attempts and says how many. */
+export async function runPrune(opts: PruneCliOptions): Promise<number> {
+  const before = parseSince(opts.before);
+  if (typeof before !== "string") return usage(before.error.replace("--since", "--before"), "prune");
+  const db = opts.db ?? DEFAULT_DB;
+  if (!isPostgresUrl(db) && !existsSync(db)) return usage(`no census database at ${db}${opts.db ? "" : ": name it with --db FILE"}`, "prune");
+  let store: Store;
+  try {
+    store = await openStore(db, "existing");
+  } catch (e) {
+    if (e instanceof StoreRefused) return usage(e.message, "prune");
+    return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))), "prune");
+  }
+  try {
+    const deleted = await store.prune(before);
+    const { counted, moment } = await import("../report/words.js");
+    await writeOut(`Deleted ${counted(deleted, "attempt")} from before ${moment(before)} in ${store.where}; runs, targets and later attempts are kept.\n`);
+    return OK;
+  } finally {
+    await store.close();
+  }
 }
