@@ -105,6 +105,9 @@ program
   .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
   .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])
   .option("--changes", "what changed per target between consecutive attempts since --since (default: the last 30 days): class, revision, tools added, removed or redefined")
+  .option("--serve", "serve the census as a read-only web application: every server's status, uptime and latency, a page per server, a JSON API and badges")
+  .option("--port <n>", "with --serve: the port to listen on (default 8484; 0 picks a free one)")
+  .option("--host <address>", "with --serve: the address to listen on (default 127.0.0.1, loopback only)")
   .action(async (opts) => {
     const { runReport } = await import("./report.js");
     process.exitCode = await runReport(opts);

@@ -22,6 +22,9 @@ export interface ReportCliOptions {
   target?: string;
   run?: string[];
   changes?: boolean;
+  serve?: boolean;
+  port?: string;
+  host?: string;
 }
 
 /** How far back `--changes` (and `--json`'s changes) look when `--since` does not say. */
@@ -52,6 +55,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))));
   }
   const file = store.where;
+  if (opts.serve) return serve(store, opts);
   try {
     const allRuns = await store.runs();
     const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
@@ -112,6 +116,37 @@ async function print(
     const { renderText } = await import("../report/text.js");
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour: process.stdout.isTTY === true }));
   }
+}
+
+const DEFAULT_SERVE_PORT = 8484;
+
+/** `report --serve`: until SIGINT or SIGTERM; the store is closed on the way out. */
+async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
+  const port = opts.port === undefined ? DEFAULT_SERVE_PORT : Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    await store.close();
+    return usage(`--port takes a port number (0–65535), not ${JSON.stringify(opts.port)}`);
+  }
+  const { serveReport } = await import("../report/serve/app.js");
+  let server: Awaited<ReturnType<typeof serveReport>>;
+  try {
+    server = await serveReport(store, { port, ...(opts.host !== undefined ? { host: opts.host } : {}) });
+  } catch (e) {
+    await store.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") return usage(`port ${port} is in use: choose another with --port`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return usage(`cannot listen on ${opts.host}: not an address of this machine`);
+    throw e;
+  }
+  await writeOut(`Serving ${server.servers} server${server.servers === 1 ? "" : "s"} from ${redact(store.where)} at ${server.url} (read only; Ctrl-C stops)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await server.close();
+  await store.close();
+  return OK;
 }
 
 function usage(message: string, command = "report"): number {

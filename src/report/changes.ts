@@ -50,19 +50,21 @@ interface Pending {
 }
 
 /**
- * Every target's changes within `query` (the attempts read in time order), the targets in the
- * order of their first attempt. One pass over the attempts; the definitions of redefined tools
- * are read once each afterwards, to say what in them changed.
+ * Follows attempts as they come, per target, in time order, and records each change. The
+ * definitions of redefined tools are read in one go by `resolve`, to say what in them changed.
  */
-export async function changesOf(store: Store, query: AttemptQuery): Promise<TargetChanges[]> {
-  const last = new Map<string, Last>();
-  const pending: Pending[] = [];
-  for await (const a of store.attempts(query)) {
-    const prev = last.get(a.target);
+export class ChangeTracker {
+  readonly #last = new Map<string, Last>();
+  #pending: Pending[] = [];
+
+  /** The changes `a` makes to its target's record (also kept under the target). */
+  add(a: AttemptRecord): Change[] {
+    const prev = this.#last.get(a.target);
     if (!prev) {
-      last.set(a.target, { attempt: a, surface: a.surface ?? null, attempts: 1, changes: [] });
-      continue;
+      this.#last.set(a.target, { attempt: a, surface: a.surface ?? null, attempts: 1, changes: [] });
+      return [];
     }
+    const before = prev.changes.length;
     prev.attempts++;
     if (prev.attempt.class !== a.class) {
       prev.changes.push({ kind: "class", at: a.at, from: prev.attempt.class, to: a.class, fromDetail: prev.attempt.detail, toDetail: a.detail });
@@ -72,17 +74,42 @@ export async function changesOf(store: Store, query: AttemptQuery): Promise<Targ
     prev.attempt = a;
     if (a.surface) {
       if (prev.surface) {
-        const drift = surfaceDrift(a.at, prev.surface, a.surface, pending);
+        const drift = surfaceDrift(a.at, prev.surface, a.surface, this.#pending);
         if (drift) prev.changes.push(drift);
       }
       prev.surface = a.surface;
     }
+    return prev.changes.slice(before);
   }
-  if (pending.length > 0) {
+
+  /** Fills in what changed in each redefined tool since the last call. */
+  async resolve(store: Pick<Store, "toolDefinitions">): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    if (pending.length === 0) return;
     const definitions = await store.toolDefinitions(pending.flatMap((p) => [p.from, p.to]));
     for (const p of pending) p.change.changed = changedMembers(definitions.get(p.from), definitions.get(p.to));
   }
-  return [...last].map(([target, l]) => ({ target, attempts: l.attempts, changes: l.changes }));
+
+  /** Each target followed, in the order of its first attempt. */
+  targets(): TargetChanges[] {
+    return [...this.#last].map(([target, l]) => ({ target, attempts: l.attempts, changes: l.changes }));
+  }
+
+  changesOf(target: string): readonly Change[] {
+    return this.#last.get(target)?.changes ?? [];
+  }
+}
+
+/**
+ * Every target's changes within `query` (the attempts read in time order), the targets in the
+ * order of their first attempt.
+ */
+export async function changesOf(store: Store, query: AttemptQuery): Promise<TargetChanges[]> {
+  const tracker = new ChangeTracker();
+  for await (const a of store.attempts(query)) tracker.add(a);
+  await tracker.resolve(store);
+  return tracker.targets();
 }
 
 function surfaceDrift(at: string, before: SurfaceRecord, after: SurfaceRecord, pending: Pending[]): Change | undefined {
