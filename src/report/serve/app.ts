@@ -14,7 +14,7 @@ import type { Store } from "../../census/store.js";
 import { badge } from "./badge.js";
 import { list, listQuery } from "./listing.js";
 import { ServeModel, type ServerSummary } from "./model.js";
-import { indexPage, notFoundPage, serverPage, STYLESHEET } from "./pages.js";
+import { ICON, indexPage, notFoundPage, serverPage, STYLESHEET } from "./pages.js";
 
 /** New attempts are looked for at most this often: a page view costs one indexed query at most. */
 const REFRESH_MS = 2_000;
@@ -94,6 +94,7 @@ class App {
     const path = url.pathname;
     const now = this.now();
     if (path === "/assets/style.css") return this.#cached(req, res, "text/css; charset=utf-8", STYLESHEET, "public, max-age=3600");
+    if (path === "/assets/icon.svg") return this.#cached(req, res, "image/svg+xml", ICON, "public, max-age=3600");
     if (path === "/" || path === "/api/servers") {
       const all = this.model.servers(now);
       const q = listQuery(url.searchParams);

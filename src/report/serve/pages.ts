@@ -20,7 +20,11 @@ form.filter input, form.filter select, form.filter button { font: inherit; paddi
 th a { color: inherit; text-decoration: none; }
 th a.on { text-decoration: underline; }
 td.target a { overflow-wrap: anywhere; }
-svg.timeline { width: 100%; height: 36px; display: block; }
+svg.timeline { width: 100%; max-width: 720px; height: 36px; display: block; }
+svg.points { width: 100%; max-width: 720px; height: auto; display: block; }
+.span-labels { display: flex; justify-content: space-between; max-width: 720px; font-size: 12px; color: var(--muted); }
+header .class, header .detail { display: inline; margin-right: 6px; }
+header h1 { overflow-wrap: anywhere; }
 ul.changes, ul.steps, ul.fixes { padding-left: 1.1em; }
 ul.changes li { overflow-wrap: anywhere; }
 .badge-code { overflow-wrap: anywhere; }
@@ -29,8 +33,11 @@ ul.changes li { overflow-wrap: anywhere; }
 const WINDOW_NAMES: readonly WindowName[] = ["24h", "7d", "30d"];
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="stylesheet" href="/assets/style.css"></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="icon" href="/assets/icon.svg"><link rel="stylesheet" href="/assets/style.css"></head><body>${body}</body></html>`;
 }
+
+/** The tab's icon (a browser asks for /favicon.ico otherwise, and logs its 404 as an error). */
+export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f9e44"/></svg>`;
 
 const pct = (v: number | null) => (v === null ? "—" : `${v}%`);
 const ms = (v: number | null) => (v === null ? "—" : `${digits(v)} ms`);
@@ -80,7 +87,7 @@ export function indexPage(listed: Listed, q: ListQuery, all: readonly ServerSumm
     `<header><h1>MCP servers</h1><p>${esc(counted(all.length, "server"))} checked in the last 30 days; ${esc(counted(up, "server"))} up at the last check (an answer, or a request to sign in).</p></header><main>` +
       `<form class="filter" method="get" action="/"><input type="search" name="q" value="${esc(q.q)}" placeholder="URL or name" aria-label="Filter by URL or name"><select name="status" aria-label="Status">${options}</select>${sortKeep}<button type="submit">Filter</button></form>` +
       `<p class="muted">${esc(counted(listed.total, "server"))} match${listed.total === 1 ? "es" : ""}.</p>${nav}` +
-      `<table id="targets" class="cards"><thead><tr>${header(q, "target")}${header(q, "status")}${header(q, "uptime24h", true)}${header(q, "uptime7d", true)}${header(q, "uptime30d", true)}${header(q, "p95", true)}${header(q, "lastChecked")}<th>Changed</th></tr></thead><tbody>${rows}</tbody></table>${nav}` +
+      `<table id="servers" class="cards"><thead><tr>${header(q, "target")}${header(q, "status")}${header(q, "uptime24h", true)}${header(q, "uptime7d", true)}${header(q, "uptime30d", true)}${header(q, "p95", true)}${header(q, "lastChecked")}<th>Changed</th></tr></thead><tbody>${rows}</tbody></table>${nav}` +
       `<footer>mcp-wire report --serve · <a href="/api/servers">/api/servers</a></footer></main>`,
   );
 }
@@ -95,7 +102,7 @@ function timeline(samples: readonly { at: number; cls: string }[], from: number,
       return `<rect x="${x.toFixed(1)}" y="4" width="4" height="26" fill="${esc(colourOf(s.cls))}"><title>${esc(`${moment(new Date(s.at).toISOString())}: ${s.cls}`)}</title></rect>`;
     })
     .join("");
-  return `<svg class="timeline" role="img" aria-label="Class of each attempt over 30 days" viewBox="0 0 ${W} 34" preserveAspectRatio="none">${marks}</svg>`;
+  return `<svg class="timeline" role="img" aria-label="Class of each attempt over 30 days" viewBox="0 0 ${W} 34" preserveAspectRatio="none"><rect x="0" y="15" width="${W}" height="4" fill="#eaeef2"/>${marks}</svg><div class="span-labels"><span>30 days ago</span><span>now</span></div>`;
 }
 
 /** Elapsed time of each attempt that answered, as points over the window. */
@@ -113,7 +120,7 @@ function latencyPoints(samples: readonly { at: number; cls: string; elapsedMs: n
       return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="2.5" fill="#4263eb"><title>${esc(`${moment(new Date(s.at).toISOString())}: ${digits(Math.round(s.elapsedMs))} ms`)}</title></circle>`;
     })
     .join("");
-  return `<svg class="chart" role="img" aria-label="Latency of each answered attempt" viewBox="0 0 ${W} ${H}"><text class="tick" x="2" y="12">${esc(digits(Math.round(max)))} ms</text><line class="grid" x1="30" x2="${W - 10}" y1="${H - 16}" y2="${H - 16}"/>${points}</svg>`;
+  return `<svg class="points" role="img" aria-label="Latency of each answered attempt" viewBox="0 0 ${W} ${H}"><text font-size="11" fill="#59636e" x="2" y="12">${esc(digits(Math.round(max)))} ms</text><line class="grid" x1="30" x2="${W - 10}" y1="${H - 16}" y2="${H - 16}"/>${points}</svg>`;
 }
 
 export function serverPage(detail: NonNullable<ReturnType<ServeModel["server"]>>, now: number, origin: string): string {
