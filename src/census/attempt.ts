@@ -78,6 +78,8 @@ const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {
   bad_url: () => "Not an http(s) URL that can be called. Fix it where it is listed (the registry entry or the targets file).",
   template: () =>
     "The URL has a {variable} with no default, so there is nothing to call until a client fills it in. A registry entry can give the variable a default, which a census then uses.",
+  needs_config: () =>
+    "Not called: the registry entry requires a header (an API key or a tenant) that has no value, so there is nothing a client could call without configuring it first. Give it with --header 'Name: value' to include it.",
   private_address: (address) =>
     `Not called: the host resolves to ${address ?? "an address"} (loopback, private, link-local or cloud metadata), and a URL from a registry is untrusted. A public server must resolve to a public address; to census your own network on purpose, use --allow-private.`,
 };

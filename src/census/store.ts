@@ -34,7 +34,7 @@ export interface TargetRecord {
    */
   untrusted?: boolean;
   /** Why it cannot be probed at all; it is then stored as class `invalid_target` with this detail. */
-  invalid?: "bad_url" | "template";
+  invalid?: "bad_url" | "template" | "needs_config";
 }
 
 /** Upper bounds of `Aggregates.latency` buckets, in ms; a last, open bucket takes the rest. */

@@ -89,6 +89,8 @@ program
   .option("--join [run]", "work on a run another census process started (PostgreSQL; default: the newest unfinished run)")
   .option("--lease <seconds>", "how long a shared run's claims outlive a worker that stops renewing them (PostgreSQL; default 30)")
   .option("--allow-private", "call registry targets whose host is loopback, private, link-local or cloud metadata")
+  .option("--registry <url>", "read the MCP Registry's API at this base URL (https://registry.modelcontextprotocol.io) instead of a targets file: latest versions, active entries")
+  .option("--updated-since <date>", "with --registry: only entries updated since this date (2026-07-20), time or span back (7d)")
   .action(async (targets: string | undefined, opts) => {
     const { runCensusCli } = await import("./census.js");
     process.exitCode = await runCensusCli(targets, opts);
