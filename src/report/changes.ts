@@ -112,7 +112,20 @@ export async function changesOf(store: Store, query: AttemptQuery): Promise<Targ
   return tracker.targets();
 }
 
+/** The same tools in the same order and the same names listed: nearly every attempt, told without building anything. */
+function sameSurface(a: SurfaceRecord, b: SurfaceRecord): boolean {
+  if (a.tools.length !== b.tools.length) return false;
+  for (let i = 0; i < a.tools.length; i++) if (a.tools[i]!.digest !== b.tools[i]!.digest || a.tools[i]!.name !== b.tools[i]!.name) return false;
+  return sameList(a.resources, b.resources) && sameList(a.resourceTemplates, b.resourceTemplates) && sameList(a.prompts, b.prompts);
+}
+
+function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function surfaceDrift(at: string, before: SurfaceRecord, after: SurfaceRecord, pending: Pending[]): Change | undefined {
+  if (sameSurface(before, after)) return undefined;
   const was = new Map(before.tools.map((t) => [t.name, t.digest]));
   const now = new Map(after.tools.map((t) => [t.name, t.digest]));
   const added = [...now.keys()].filter((n) => !was.has(n));

@@ -88,7 +88,7 @@ describe("report --serve", () => {
     const res = await get(`/server/${serverId(historyUrl(7))}`);
     assert.equal(res.status, 200);
     const html = await res.text();
-    assert.equal((html.match(/<svg class="timeline"[^]*?<\/svg>/)![0].match(/<rect /g) ?? []).length, 10);
+    assert.equal((html.match(/<svg class="timeline"[^]*?<\/svg>/)![0].match(/<rect [^>]*><title>/g) ?? []).length, 10, "one mark an attempt");
     assert.match(html, /~ echo \(description\)/);
     assert.match(html, /\/badge\/[0-9a-f]{16}\.svg/);
   });
