@@ -183,6 +183,8 @@ function listStore(): Store {
     unfinishedRun: unused("look for unfinished runs"),
     runs: unused("list runs"),
     attempts: unused("read attempts back"),
+    toolDefinitions: unused("read tool definitions back"),
+    prune: unused("prune"),
     aggregate: unused("aggregate"),
     close: async () => undefined,
   };

@@ -6,6 +6,7 @@
 import { redactSecrets } from "../secrets/redact.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
+import { surfaceRecord, withDigests } from "./surface.js";
 
 export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_address";
 
@@ -38,8 +39,12 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     advice: r.advice || null,
     // the sign-in walk, as the contract shapes it; scrubbed below like every other string
     auth: r.auth ? (JSON.parse(JSON.stringify(r.auth)) as Record<string, unknown>) : null,
+    surface: r.surface ? surfaceRecord(r.surface) : null,
   };
-  return redacted ? attempt : scrub(attempt, headers);
+  const stored = redacted ? attempt : scrub(attempt, headers);
+  // digests of the definitions as stored: a secret scrubbed from one changes its text
+  if (stored.surface) stored.surface = withDigests(stored.surface);
+  return stored;
 }
 
 /** A target recorded without being called. `address` is what a private host resolved to. */
@@ -73,6 +78,8 @@ const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {
   bad_url: () => "Not an http(s) URL that can be called. Fix it where it is listed (the registry entry or the targets file).",
   template: () =>
     "The URL has a {variable} with no default, so there is nothing to call until a client fills it in. A registry entry can give the variable a default, which a census then uses.",
+  needs_config: () =>
+    "Not called: the registry entry requires a header (an API key or a tenant) that has no value, so there is nothing a client could call without configuring it first. Give it with --header 'Name: value' to include it.",
   private_address: (address) =>
     `Not called: the host resolves to ${address ?? "an address"} (loopback, private, link-local or cloud metadata), and a URL from a registry is untrusted. A public server must resolve to a public address; to census your own network on purpose, use --allow-private.`,
 };

@@ -189,8 +189,9 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
   }
   const probeOptions: ProbeOptions = {
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
-    // an attempt keeps no trace
+    // an attempt keeps no trace, and keeps the server's surface to tell what changed between runs
     trace: false,
+    surface: true,
     ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
     // every URL a registry target's sign-in chain leads to obeys the same rule as the target
     ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),

@@ -15,6 +15,7 @@ export class MemoryStore {
   readonly #targets = new Map<number, TargetRecord[]>();
   readonly #names = new Map<string, string | null>();
   readonly #attempts: AttemptRecord[] = [];
+  readonly #definitions = new Map<string, string>();
   #sorted = true;
 
   /** `now` stamps runs, so a test can place them in time. */
@@ -36,7 +37,10 @@ export class MemoryStore {
 
   recordAttempt(attempt: AttemptRecord): void {
     if (!this.#runs.some((r) => r.id === attempt.runId)) throw new Error(`no run ${attempt.runId}`);
-    this.#attempts.push({ ...attempt, defects: [...attempt.defects] });
+    // definitions are kept once each, as the SQL engines keep them; the attempt holds name and digest
+    const surface = attempt.surface ? { ...attempt.surface, tools: attempt.surface.tools.map((t) => ({ name: t.name, digest: t.digest })) } : null;
+    for (const t of attempt.surface?.tools ?? []) if (t.definition !== undefined && !this.#definitions.has(t.digest)) this.#definitions.set(t.digest, t.definition);
+    this.#attempts.push({ ...attempt, defects: [...attempt.defects], surface });
     this.#sorted = false;
   }
 
@@ -115,7 +119,7 @@ export class MemoryStore {
         signin.set(key, g);
       }
       const t = perTarget.get(a.target);
-      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth };
+      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth, defects: a.defects, httpStatus: a.httpStatus, rpcCode: a.rpcCode, serverName: a.serverName, serverVersion: a.serverVersion };
       if (!t) {
         perTarget.set(a.target, { target: a.target, name: this.#names.get(a.target) ?? null, attempts: 1, firstAt: a.at, lastAt: a.at, classes: { [a.class]: 1 }, latest });
       } else {
@@ -145,6 +149,24 @@ export class MemoryStore {
     };
   }
 
+  toolDefinitions(digests: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const d of digests) {
+      const definition = this.#definitions.get(d);
+      if (definition !== undefined) out.set(d, definition);
+    }
+    return out;
+  }
+
+  prune(before: string): number {
+    const kept = this.#attempts.filter((a) => a.at >= before);
+    const deleted = this.#attempts.length - kept.length;
+    this.#attempts.splice(0, this.#attempts.length, ...kept);
+    const listed = new Set(kept.flatMap((a) => (a.surface?.tools ?? []).map((t) => t.digest)));
+    for (const d of [...this.#definitions.keys()]) if (!listed.has(d)) this.#definitions.delete(d);
+    return deleted;
+  }
+
   close(): void {}
 
   /** This store behind the Store interface, for code that takes any engine (a census). */
@@ -163,6 +185,8 @@ export class MemoryStore {
       runs: async () => this.runs(),
       attempts: (query) => stream(this.attempts(query)),
       aggregate: async (query) => this.aggregate(query),
+      toolDefinitions: async (digests) => this.toolDefinitions(digests),
+      prune: async (before) => this.prune(before),
       close: async () => this.close(),
     };
   }

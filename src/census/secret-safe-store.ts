@@ -14,6 +14,7 @@
  * same text; the second and later get ` (2)`, ` (3)`… in the order the file lists them, so they
  * stay two targets, and re-reading the same file numbers them the same way again.
  */
+import { digestOf } from "./surface.js";
 import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
 import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord } from "./store.js";
 
@@ -78,6 +79,9 @@ export class SecretSafeStore implements Store {
     // that starts with a spread and then takes more properties through a slow path
     const out = redactSecrets(attempt);
     out.target = this.toStored.get(attempt.target) ?? redact(attempt.target);
+    // a definition that lost a secret is another text: its digest follows it
+    const tools = out.surface?.tools;
+    if (tools) for (let i = 0; i < tools.length; i++) if (tools[i]!.definition !== attempt.surface!.tools[i]!.definition) tools[i]!.digest = digestOf(tools[i]!.definition ?? "");
     return out;
   }
 
@@ -110,6 +114,12 @@ export class SecretSafeStore implements Store {
   }
   aggregate(query?: AttemptQuery): Promise<Aggregates> {
     return this.inner.aggregate(query);
+  }
+  toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
+    return this.inner.toolDefinitions(digests);
+  }
+  prune(before: string): Promise<number> {
+    return this.inner.prune(before);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -96,10 +96,28 @@ export const MIGRATIONS: readonly Migration[] = [
     why: "the probe's sign-in diagnosis, as JSON, on each attempt",
     up: (db) => db.exec("ALTER TABLE attempts ADD COLUMN auth TEXT"),
   },
+  {
+    version: 4,
+    why: "what each attempt saw a server offer: tool definitions stored once per distinct content, and per attempt its tools and resource, template and prompt names",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE tool_definitions (
+          digest TEXT PRIMARY KEY,
+          definition TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE attempt_surfaces (
+          attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id),
+          tools TEXT NOT NULL, -- JSON [[name, digest], …] in the order listed
+          resources TEXT,      -- JSON arrays of names; NULL when the server does not declare them
+          templates TEXT,
+          prompts TEXT
+        );
+      `),
+  },
 ];
 
 /** Every table the migrations make: a database holding any other is another program's. */
-export const OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects"];
+export const OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "tool_definitions", "attempt_surfaces"];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 

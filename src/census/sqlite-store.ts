@@ -11,6 +11,7 @@ import type { Revision } from "../rules/revisions.js";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
+import { surfaceOfRow, surfaceRow, type SurfaceRow } from "./surface-rows.js";
 import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -87,6 +88,8 @@ export class SqliteStore implements Store {
   readonly where: string;
   readonly #insertAttempt: Statement;
   readonly #insertDefect: Statement;
+  readonly #insertDefinition: Statement;
+  readonly #insertSurface: Statement;
   readonly #targetId: Statement;
   readonly #upsertTarget: Statement;
   readonly #recordOne: (a: AttemptRecord) => void;
@@ -132,6 +135,8 @@ export class SqliteStore implements Store {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertDefect = this.db.prepare("INSERT OR IGNORE INTO attempt_defects (code, attempt_id) VALUES (?, ?)");
+    this.#insertDefinition = this.db.prepare("INSERT OR IGNORE INTO tool_definitions (digest, definition) VALUES (?, ?)");
+    this.#insertSurface = this.db.prepare("INSERT INTO attempt_surfaces (attempt_id, tools, resources, templates, prompts) VALUES (?, ?, ?, ?, ?)");
     this.#targetId = this.db.prepare("SELECT id FROM targets WHERE target = ?").pluck();
     this.#upsertTarget = this.db.prepare(
       `INSERT INTO targets (target, kind, name) VALUES (?, ?, ?)
@@ -274,6 +279,11 @@ export class SqliteStore implements Store {
       a.auth === null || a.auth === undefined ? null : JSON.stringify(a.auth),
     ).lastInsertRowid;
     for (const d of a.defects) this.#insertDefect.run(d.code, id);
+    if (a.surface) {
+      const row = surfaceRow(a.surface);
+      for (const t of a.surface.tools) if (t.definition !== undefined) this.#insertDefinition.run(t.digest, t.definition);
+      this.#insertSurface.run(id, row.tools, row.resources, row.templates, row.prompts);
+    }
   }
 
   /**
@@ -325,9 +335,45 @@ export class SqliteStore implements Store {
     this.#flush();
     const where = whereOf(query);
     const rows = this.db
-      .prepare(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.at, a.id`)
-      .iterate(...where.params) as IterableIterator<AttemptRow>;
-    for (const r of rows) yield attemptRecord(r);
+      .prepare(
+        `SELECT a.*, t.target, s.tools AS s_tools, s.resources AS s_resources, s.templates AS s_templates, s.prompts AS s_prompts
+         FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
+         ${where.sql} ORDER BY a.at, a.id`,
+      )
+      .iterate(...where.params) as IterableIterator<AttemptRow & SurfaceRow>;
+    for (const r of rows) {
+      const a = attemptRecord(r);
+      a.surface = surfaceOfRow(r);
+      yield a;
+    }
+  }
+
+  async toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
+    this.#flush();
+    const get = this.db.prepare("SELECT definition FROM tool_definitions WHERE digest = ?").pluck();
+    const out = new Map<string, string>();
+    for (const d of new Set(digests)) {
+      const definition = get.get(d) as string | undefined;
+      if (definition !== undefined) out.set(d, definition);
+    }
+    return out;
+  }
+
+  async prune(before: string): Promise<number> {
+    const cut = Date.parse(before);
+    if (!Number.isFinite(cut)) throw new Error(`before: not a date: ${JSON.stringify(before)}`);
+    this.#flush();
+    return this.db.transaction(() => {
+      const old = "SELECT id FROM attempts WHERE at < ?";
+      this.db.prepare(`DELETE FROM attempt_defects WHERE attempt_id IN (${old})`).run(cut);
+      this.db.prepare(`DELETE FROM attempt_surfaces WHERE attempt_id IN (${old})`).run(cut);
+      const deleted = this.db.prepare("DELETE FROM attempts WHERE at < ?").run(cut).changes;
+      this.db.exec(
+        `DELETE FROM tool_definitions WHERE digest NOT IN
+           (SELECT json_extract(j.value, '$[1]') FROM attempt_surfaces s, json_each(s.tools) j)`,
+      );
+      return deleted;
+    }).immediate();
   }
 
   async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
@@ -412,7 +458,8 @@ export class SqliteStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
     const latest = this.db.prepare(
-      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
+      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects,
+         a.http_status, a.rpc_code, a.server_name, a.server_version
        FROM attempts a JOIN targets t ON t.id = a.target_id
        ${and} a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT 1`,
     );
@@ -430,6 +477,11 @@ export class SqliteStore implements Store {
         tools: number | null;
         elapsed_ms: number;
         auth: string | null;
+        defects: string;
+        http_status: number | null;
+        rpc_code: number | null;
+        server_name: string | null;
+        server_version: string | null;
       };
       out.push({
         target: l.target,
@@ -448,6 +500,11 @@ export class SqliteStore implements Store {
           tools: l.tools,
           elapsedMs: l.elapsed_ms,
           auth: l.auth === null ? null : (JSON.parse(l.auth) as Record<string, unknown>),
+          defects: JSON.parse(l.defects) as Defect[],
+          httpStatus: l.http_status,
+          rpcCode: l.rpc_code,
+          serverName: l.server_name,
+          serverVersion: l.server_version,
         },
       });
     }

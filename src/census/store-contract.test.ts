@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Defect } from "../codec/defects.js";
-import { collect, type AttemptRecord, type Store, type TargetRecord } from "./store.js";
+import type { JsonObject } from "../codec/message.js";
+import { collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord } from "./store.js";
+import { surfaceRecord, withDigests } from "./surface.js";
 
 export const A = "https://a.example/mcp";
 export const B = "https://b.example/mcp";
@@ -43,8 +45,14 @@ export function attempt(runId: number, target: string, at: string, over: Partial
     repro: null,
     advice: "fine",
     auth: null,
+    surface: null,
     ...over,
   };
+}
+
+/** A surface as the census records it: each tool's canonical definition and its digest. */
+export function surfaceOf(tools: Record<string, unknown>[], names: Partial<Pick<SurfaceRecord, "resources" | "resourceTemplates" | "prompts">> = {}): SurfaceRecord {
+  return withDigests(surfaceRecord({ tools: tools as JsonObject[], resources: null, resourceTemplates: null, prompts: null, ...names }));
 }
 
 export const refusal = (runId: number, target: string, at: string, message: string) =>
@@ -193,7 +201,7 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         firstAt: "2026-07-20T10:00:00.000Z",
         lastAt: "2026-08-05T09:00:00.000Z",
         classes: { ok: 1, web_page: 1 },
-        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null },
+        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null, defects: [], httpStatus: 200, rpcCode: null, serverName: "s", serverVersion: "1.0.0" },
       });
       assert.deepEqual(agg.signin, { asked: 2, verdicts: [{ verdict: "not_oauth", count: 2 }], broken: [], lenientOk: 0 });
       assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");
@@ -234,6 +242,64 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         ],
         lenientOk: 1,
       });
+      await store.close();
+    });
+
+    test("surfaces round-trip: tools by name and digest, each definition stored once, name lists null when not declared", async () => {
+      const store = await open();
+      const run = await store.startRun("t", TARGETS, {});
+      const echo = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } }, description: "Echoes" };
+      // the same definition in another key order is the same text, so the same digest
+      const echoAgain = { description: "Echoes", inputSchema: { properties: { text: { type: "string" } }, type: "object" }, name: "echo" };
+      const first = surfaceOf([echo, { name: "add", inputSchema: { type: "object" } }], { prompts: ["greet"], resources: [], resourceTemplates: ["file:///{path}"] });
+      const second = surfaceOf([echoAgain]);
+      assert.equal(first.tools[0]!.digest, second.tools[0]!.digest);
+      await store.recordAttempt(attempt(run, A, "2026-07-20T10:00:00.000Z", { surface: first }));
+      await store.recordAttempt(attempt(run, B, "2026-07-20T10:00:01.000Z", { surface: second }));
+      const again = await reopen(store);
+      await store.close();
+      const [a, b] = await collect(again.attempts());
+      assert.deepEqual(a!.surface, { ...first, tools: first.tools.map((t) => ({ name: t.name, digest: t.digest })) });
+      assert.deepEqual(b!.surface, { tools: [{ name: "echo", digest: first.tools[0]!.digest }], resources: null, resourceTemplates: null, prompts: null });
+      const defs = await again.toolDefinitions([first.tools[0]!.digest, first.tools[1]!.digest, "no-such-digest"]);
+      assert.equal(defs.size, 2);
+      assert.equal(defs.get(first.tools[0]!.digest), '{"description":"Echoes","inputSchema":{"properties":{"text":{"type":"string"}},"type":"object"},"name":"echo"}');
+      await again.close();
+    });
+
+    test("prune() deletes attempts before a date and the definitions only they listed; runs, targets and later attempts stay", async () => {
+      const store = await fill(await open());
+      const run = await store.startRun("t", TARGETS, {});
+      const old = surfaceOf([{ name: "gone", inputSchema: { type: "object" } }]);
+      const kept = surfaceOf([{ name: "kept", inputSchema: { type: "object" } }]);
+      await store.recordAttempt(attempt(run, A, "2026-07-21T00:00:00.000Z", { surface: old }));
+      await store.recordAttempt(attempt(run, B, "2026-08-06T00:00:00.000Z", { surface: kept }));
+      assert.equal(await store.prune("2026-08-01T00:00:00.000Z"), 4);
+      const left = await collect(store.attempts());
+      assert.deepEqual(
+        left.map((a) => a.at),
+        ["2026-08-05T09:00:00.000Z", "2026-08-05T09:00:01.000Z", "2026-08-05T09:00:02.000Z", "2026-08-06T00:00:00.000Z"],
+      );
+      const defs = await store.toolDefinitions([old.tools[0]!.digest, kept.tools[0]!.digest]);
+      assert.deepEqual([...defs.keys()], [kept.tools[0]!.digest]);
+      assert.equal((await store.runs()).length, 3);
+      assert.deepEqual((await store.aggregate()).defects, [{ code: "error_code_legacy", count: 1 }]);
+      assert.equal(await store.prune("2026-08-01T00:00:00.000Z"), 0);
+      await assert.rejects(store.prune("yesterday"), /not a date/);
+      await store.close();
+    });
+
+    test("aggregate() gives each target's latest defects", async () => {
+      const store = await fill(await open());
+      const perTarget = (await store.aggregate()).perTarget;
+      assert.deepEqual(
+        perTarget.map((t) => [t.target, t.latest.defects.map((d) => d.code)]),
+        [
+          [A, []],
+          [B, ["error_code_legacy", "error_code_legacy"]],
+          [C, []],
+        ],
+      );
       await store.close();
     });
 

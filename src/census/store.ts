@@ -34,7 +34,7 @@ export interface TargetRecord {
    */
   untrusted?: boolean;
   /** Why it cannot be probed at all; it is then stored as class `invalid_target` with this detail. */
-  invalid?: "bad_url" | "template";
+  invalid?: "bad_url" | "template" | "needs_config";
 }
 
 /** Upper bounds of `Aggregates.latency` buckets, in ms; a last, open bucket takes the rest. */
@@ -64,6 +64,27 @@ export interface AttemptRecord {
   advice: string | null;
   /** The probe's sign-in diagnosis (the contract's `auth` object), when it walked one. */
   auth: Record<string, unknown> | null;
+  /** What the server offered, when the tools were listed (absent in attempts stored before surfaces were). */
+  surface?: SurfaceRecord | null;
+}
+
+/**
+ * A tool as an attempt holds it: its name and the digest of its definition in canonical JSON (keys
+ * sorted). The definition itself is stored once per digest, however many attempts list it; it is
+ * given when an attempt is recorded and read back with `Store.toolDefinitions`.
+ */
+export interface StoredTool {
+  name: string;
+  digest: string;
+  definition?: string;
+}
+
+/** What one attempt saw a server offer. A list is null when the server does not declare it. */
+export interface SurfaceRecord {
+  tools: StoredTool[];
+  resources: string[] | null;
+  resourceTemplates: string[] | null;
+  prompts: string[] | null;
 }
 
 export interface AttemptQuery {
@@ -114,7 +135,7 @@ export interface Aggregates {
     firstAt: string;
     lastAt: string;
     classes: Record<string, number>;
-    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth">;
+    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth" | "defects" | "httpStatus" | "rpcCode" | "serverName" | "serverVersion">;
   }[];
 }
 
@@ -138,6 +159,13 @@ export interface Store {
   /** Attempts in time order; streams, so a million rows never sit in memory at once. */
   attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord>;
   aggregate(query?: AttemptQuery): Promise<Aggregates>;
+  /** The canonical JSON of each tool definition asked for, by digest (unknown digests are left out). */
+  toolDefinitions(digests: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Deletes every attempt that started before `before` (ISO 8601), and the tool definitions no
+   * attempt lists any more; runs and targets stay. Returns how many attempts were deleted.
+   */
+  prune(before: string): Promise<number>;
   close(): Promise<void>;
   /**
    * Joins a run as one of several workers sharing it, when the engine can share one between

@@ -21,11 +21,18 @@ export interface TargetList {
   notLatest: number;
   /** URLs listed more than once, probed once. */
   duplicates: number;
+  /** Registry entries left out because their status is not active (deprecated, deleted). */
+  inactive?: number;
+}
+
+/** What a registry's entries need from the census: the headers it was given (names, any case). */
+export interface RegistryReadOptions {
+  headerNames?: readonly string[];
 }
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
-export async function readTargets(file: string): Promise<TargetList> {
+export async function readTargets(file: string, options: RegistryReadOptions = {}): Promise<TargetList> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -33,15 +40,26 @@ export async function readTargets(file: string): Promise<TargetList> {
     // the cause lets the command line say what went wrong in words
     throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
   }
-  return parseTargets(bytes.toString("utf8"), file);
+  return parseTargets(bytes.toString("utf8"), file, options);
 }
 
 /** Reads either format, told apart by the first character that is not white space. */
-export function parseTargets(text: string, source = "targets"): TargetList {
+export function parseTargets(text: string, source = "targets", options: RegistryReadOptions = {}): TargetList {
   const body = text.replace(/^\uFEFF/, "");
   if (body.includes("\0")) throw new TargetsError(`${source}: not a text file (it holds NUL bytes)`);
   const first = /\S/.exec(body)?.[0];
-  return first === "{" || first === "[" ? parseRegistry(body, source) : parseText(body, source);
+  return first === "{" || first === "[" ? parseRegistry(body, source, options) : parseText(body, source);
+}
+
+/** Pages a registry's API answered (`{"servers":[…]}` each), read as an export of them would be. */
+export function registryTargets(pages: readonly unknown[], source: string, options: RegistryReadOptions = {}): TargetList {
+  const list = new Collector("registry", options);
+  pages.forEach((page, i) =>
+    readPage(page, `page ${i + 1}`, list, (path, message): never => {
+      throw new TargetsError(`${source}: ${path}: ${message}`);
+    }),
+  );
+  return list.done();
 }
 
 /**
@@ -69,9 +87,9 @@ function parseText(text: string, source: string): TargetList {
   return done;
 }
 
-function parseRegistry(text: string, source: string): TargetList {
+function parseRegistry(text: string, source: string, options: RegistryReadOptions): TargetList {
   const values = splitJsonValues(text, source);
-  const list = new Collector("registry");
+  const list = new Collector("registry", options);
   values.forEach((v, k) => {
     // one value: its own paths; several: each named, since a path alone would not say which
     const where = values.length === 1 ? "" : `value ${k + 1} (line ${v.line}): `;
@@ -103,6 +121,10 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
     list.notLatest++;
     return;
   }
+  if (isObject(official) && typeof official.status === "string" && official.status !== "active") {
+    list.inactive++;
+    return;
+  }
   const name = typeof server.name === "string" ? server.name : null;
   const remotes = server.remotes;
   if (remotes === undefined) return; // a package to run locally, nothing to call
@@ -117,6 +139,7 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
     const kind: TargetKind = remote.type === "sse" ? "sse" : "http";
     const filled = fillTemplate(remote.url, variables ?? {});
     if (filled === undefined) list.addInvalid(remote.url, kind, name, "template");
+    else if (list.missesHeader(remote.headers)) list.addInvalid(filled, kind, name, "needs_config");
     else list.add(filled, kind, name, true);
   });
 }
@@ -138,9 +161,29 @@ function fillTemplate(url: string, variables: Record<string, unknown>): string |
 /** Targets in the order first listed, one per distinct URL. */
 class Collector {
   readonly #byUrl = new Map<string, TargetRecord>();
+  readonly #given: Set<string>;
   notLatest = 0;
   duplicates = 0;
-  constructor(readonly format: TargetList["format"]) {}
+  inactive = 0;
+  constructor(
+    readonly format: TargetList["format"],
+    options: RegistryReadOptions = {},
+  ) {
+    this.#given = new Set((options.headerNames ?? []).map((n) => n.toLowerCase()));
+  }
+
+  /**
+   * Whether a remote requires a header that has no value: none in the entry, none given with
+   * `--header`. Such a server needs configuring before anyone can call it; it is not dead.
+   */
+  missesHeader(headers: unknown): boolean {
+    if (!Array.isArray(headers)) return false;
+    return headers.some((h: unknown) => {
+      if (!isObject(h) || h.isRequired !== true || typeof h.name !== "string") return false;
+      const fixed = (typeof h.value === "string" && h.value !== "" && !/\{[^{}]*\}/.test(h.value)) || (typeof h.default === "string" && h.default !== "");
+      return !fixed && !this.#given.has(h.name.toLowerCase());
+    });
+  }
 
   add(url: string, kind: TargetKind, name: string | null, untrusted: boolean): void {
     let parsed: URL | undefined;
@@ -170,7 +213,7 @@ class Collector {
   }
 
   done(): TargetList {
-    return { format: this.format, targets: [...this.#byUrl.values()], notLatest: this.notLatest, duplicates: this.duplicates };
+    return { format: this.format, targets: [...this.#byUrl.values()], notLatest: this.notLatest, duplicates: this.duplicates, ...(this.inactive ? { inactive: this.inactive } : {}) };
   }
 }
 

@@ -32,6 +32,9 @@ export interface CensusCliOptions {
   /** `--join` alone (the latest unfinished run) or `--join RUN`. */
   join?: boolean | string;
   lease?: string;
+  /** Read the registry's API at this base URL instead of a targets file. */
+  registry?: string;
+  updatedSince?: string;
 }
 
 /** The settings a run is started with and resumed with; never a header value. */
@@ -82,14 +85,23 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     }
   }
   const pickUp = opts.resume === true || join !== undefined;
-  if (!pickUp && targetsFile === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), or --resume");
+  if (opts.registry !== undefined && targetsFile !== undefined) return usage("give a targets file or --registry URL, not both");
+  if (opts.updatedSince !== undefined && opts.registry === undefined) return usage("--updated-since reads the registry's API: give --registry URL too");
+  if (!pickUp && targetsFile === undefined && opts.registry === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), --registry URL, or --resume");
+  let updatedSince: string | undefined;
+  if (opts.updatedSince !== undefined) {
+    const { parseSince } = await import("../report/select.js");
+    const parsed = parseSince(opts.updatedSince);
+    if (typeof parsed !== "string") return usage(parsed.error.replace("--since", "--updated-since"));
+    updatedSince = parsed;
+  }
 
   const { DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, DEFAULT_TIMEOUT, runCensus } = await import("../census/census.js");
 
   const { readTargets, TargetsError } = await import("../census/targets.js");
   const read = async (file: string): Promise<TargetList | string> => {
     try {
-      return await readTargets(file);
+      return await readTargets(file, { headerNames: Object.keys(headers) });
     } catch (e) {
       if (e instanceof TargetsError) return e.cause !== undefined ? cannotRead(file, e.cause) : e.message;
       throw e;
@@ -101,6 +113,17 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     if (typeof got === "string") return usage(got);
     if (got.targets.length === 0) return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
     list = got;
+  } else if (opts.registry !== undefined && !pickUp) {
+    const { fetchRegistry } = await import("../census/registry.js");
+    const { registryTargets } = await import("../census/targets.js");
+    try {
+      const { pages } = await fetchRegistry(opts.registry, updatedSince !== undefined ? { updatedSince } : {});
+      list = registryTargets(pages, redact(opts.registry), { headerNames: Object.keys(headers) });
+    } catch (e) {
+      if (e instanceof TargetsError) return usage(redact(e.message));
+      throw e;
+    }
+    if (list.targets.length === 0) return usage(`${redact(opts.registry)} lists no server with a remote${updatedSince !== undefined ? " updated since then" : ""}`);
   }
 
   const opened = await openCensusStore(db, pickUp ? "existing" : "write");
@@ -162,7 +185,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
         headers: Object.keys(headers).length,
       };
       targets = list!.targets;
-      const id = await store.startRun(targetsFile!, targets, { ...settings });
+      const id = await store.startRun(targetsFile ?? redact(opts.registry ?? "registry"), targets, { ...settings });
       run = (await store.runs()).find((r) => r.id === id)!;
     }
     return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs, join !== undefined);
@@ -295,6 +318,7 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
     const extra: string[] = [];
     if (list.notLatest > 0) extra.push(`${n(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
     if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
+    if (list.inactive) extra.push(`${n(list.inactive)} deprecated or deleted left out`);
     parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
   } else {
     parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);

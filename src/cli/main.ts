@@ -93,6 +93,8 @@ program
   .option("--join [run]", "work on a run another census process started (PostgreSQL; default: the newest unfinished run)")
   .option("--lease <seconds>", "how long a shared run's claims outlive a worker that stops renewing them (PostgreSQL; default 30)")
   .option("--allow-private", "call registry targets whose host is loopback, private, link-local or cloud metadata")
+  .option("--registry <url>", "read the MCP Registry's API at this base URL (https://registry.modelcontextprotocol.io) instead of a targets file: latest versions, active entries")
+  .option("--updated-since <date>", "with --registry: only entries updated since this date (2026-07-20), time or span back (7d)")
   .action(async (targets: string | undefined, opts) => {
     const { runCensusCli } = await import("./census.js");
     process.exitCode = await runCensusCli(targets, opts);
@@ -108,9 +110,23 @@ program
   .option("--since <date>", "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs")
   .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
   .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])
+  .option("--changes", "what changed per target between consecutive attempts since --since (default: the last 30 days): class, revision, tools added, removed or redefined")
+  .option("--serve", "serve the census as a read-only web application: every server's status, uptime and latency, a page per server, a JSON API and badges")
+  .option("--port <n>", "with --serve: the port to listen on (default 8484; 0 picks a free one)")
+  .option("--host <address>", "with --serve: the address to listen on (default 127.0.0.1, loopback only)")
   .action(async (opts) => {
     const { runReport } = await import("./report.js");
     process.exitCode = await runReport(opts);
+  });
+
+program
+  .command("prune")
+  .description("delete the attempts older than a date, so a census's history stays bounded; runs and targets stay")
+  .requiredOption("--before <date>", "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)")
+  .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
+  .action(async (opts) => {
+    const { runPrune } = await import("./report.js");
+    process.exitCode = await runPrune(opts);
   });
 
 program

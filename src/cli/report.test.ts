@@ -73,7 +73,7 @@ describe("mcp-wire report", () => {
     const r = run(["report", "--db", db, "--csv", "--run", "1"]);
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trimEnd().split("\r\n");
-    assert.equal(lines[0], "target,attempts,class,detail,era,revision,at,tools");
+    assert.equal(lines[0], "target,attempts,class,detail,era,revision,at,tools,http_status,elapsed_ms,server_name,server_version,rpc_code");
     assert.equal(lines.length, 1101);
   });
 

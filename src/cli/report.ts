@@ -7,11 +7,12 @@ import { writeFile } from "node:fs/promises";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
+import type { TargetChanges } from "../report/changes.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead, cannotWrite } from "./file-errors.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
-import { closeOnWayOut } from "./signals.js";
+import { closeOnWayOut, STOP_SIGNALS } from "./signals.js";
 
 export interface ReportCliOptions {
   db?: string;
@@ -21,7 +22,14 @@ export interface ReportCliOptions {
   since?: string;
   target?: string;
   run?: string[];
+  changes?: boolean;
+  serve?: boolean;
+  port?: string;
+  host?: string;
 }
+
+/** How far back `--changes` (and `--json`'s changes) look when `--since` does not say. */
+const CHANGES_WINDOW_MS = 30 * 86_400_000;
 
 export const DEFAULT_DB = "mcp-wire.db";
 
@@ -48,6 +56,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))));
   }
   const file = store.where;
+  if (opts.serve) return serve(store, opts);
   // stopped part-way, the store is closed all the same: a private copy it reads is removed
   const opened = store;
   const unregister = closeOnWayOut(() => opened.close());
@@ -61,6 +70,17 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
+    let changes: TargetChanges[] | undefined;
+    const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
+    if (opts.changes || opts.json) {
+      const { changesOf } = await import("../report/changes.js");
+      changes = redactSecrets(await changesOf(store, { since: changesSince, ...(opts.target !== undefined ? { target: opts.target } : {}) }));
+    }
+    if (opts.changes && !opts.json) {
+      const { renderChanges } = await import("../report/changes.js");
+      await writeOut(renderChanges(changes!, changesSince));
+      return OK;
+    }
     if (opts.html !== undefined) {
       const { renderHtml } = await import("../report/html.js");
       try {
@@ -69,7 +89,7 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
         return usage(cannotWrite(opts.html, e));
       }
     }
-    await print(agg, opts, {
+    await print(agg, opts, changes, {
       runs: selected.runIds,
       since: since ?? null,
       target: opts.target ?? null,
@@ -82,10 +102,15 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
   }
 }
 
-async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] }) {
+async function print(
+  agg: Aggregates,
+  opts: ReportCliOptions,
+  changes: readonly TargetChanges[] | undefined,
+  sel: { runs: number[] | null; since: string | null; target: string | null; selectedRuns: RunRecord[] },
+) {
   if (opts.json) {
     const { reportObject } = await import("../report/json.js");
-    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns)) + "\n");
+    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns, changes)) + "\n");
   } else if (opts.csv) {
     const { renderCsv } = await import("../report/csv.js");
     await writeOut(renderCsv(agg));
@@ -98,7 +123,64 @@ async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: numbe
   }
 }
 
-function usage(message: string): number {
-  writeErr(`mcp-wire report: ${message}\n`);
+const DEFAULT_SERVE_PORT = 8484;
+
+/** `report --serve`: until SIGINT or SIGTERM; the store is closed on the way out. */
+async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
+  const port = opts.port === undefined ? DEFAULT_SERVE_PORT : Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    await store.close();
+    return usage(`--port takes a port number (0–65535), not ${JSON.stringify(opts.port)}`);
+  }
+  const { serveReport } = await import("../report/serve/app.js");
+  let server: Awaited<ReturnType<typeof serveReport>>;
+  try {
+    server = await serveReport(store, { port, ...(opts.host !== undefined ? { host: opts.host } : {}) });
+  } catch (e) {
+    await store.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") return usage(`port ${port} is in use: choose another with --port`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return usage(`cannot listen on ${opts.host}: not an address of this machine`);
+    throw e;
+  }
+  await writeOut(`Serving ${server.servers} server${server.servers === 1 ? "" : "s"} from ${redact(store.where)} at ${server.url} (read only; Ctrl-C stops)\n`);
+  await new Promise<void>((resolve) => {
+    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve());
+  });
+  await server.close();
+  await store.close();
+  return OK;
+}
+
+function usage(message: string, command = "report"): number {
+  writeErr(`mcp-wire ${command}: ${message}\n`);
   return USAGE_ERROR;
+}
+
+export interface PruneCliOptions {
+  db?: string;
+  before: string;
+}
+
+/** `mcp-wire prune --before DATE`: deletes older attempts and says how many. */
+export async function runPrune(opts: PruneCliOptions): Promise<number> {
+  const before = parseSince(opts.before);
+  if (typeof before !== "string") return usage(before.error.replace("--since", "--before"), "prune");
+  const db = opts.db ?? DEFAULT_DB;
+  if (!isPostgresUrl(db) && !existsSync(db)) return usage(`no census database at ${db}${opts.db ? "" : ": name it with --db FILE"}`, "prune");
+  let store: Store;
+  try {
+    store = await openStore(db, "existing");
+  } catch (e) {
+    if (e instanceof StoreRefused) return usage(e.message, "prune");
+    return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))), "prune");
+  }
+  try {
+    const deleted = await store.prune(before);
+    const { counted, moment } = await import("../report/words.js");
+    await writeOut(`Deleted ${counted(deleted, "attempt")} from before ${moment(before)} in ${store.where}; runs, targets and later attempts are kept.\n`);
+    return OK;
+  } finally {
+    await store.close();
+  }
 }

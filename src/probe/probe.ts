@@ -21,6 +21,7 @@ import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
 import { redactFresh } from "../secrets/redact.js";
 import { curlRepro, stdioRepro, type ReplayStep, type StdioReplay } from "./repro.js";
+import { listSurface, type Surface } from "./surface.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 
 export interface ProbeOptions {
@@ -53,6 +54,11 @@ export interface ProbeOptions {
    * by it a server that went silent from a process of its own that fell behind.
    */
   onProgress?: () => void;
+  /**
+   * After the tools, also list the resources, resource templates and prompts the server declares,
+   * and keep the whole surface in the verdict (`surface`): a census stores it to tell what changed.
+   */
+  surface?: boolean;
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -69,6 +75,8 @@ class Evidence {
   readonly steps: ConnectStep[] = [];
   client: McpClient | undefined;
   tools: number | null = null;
+  /** The listed surface, when asked for (ProbeOptions.surface) and the tools were listed. */
+  surface: Surface | undefined;
   /** What ended the opening, when it failed. */
   failure: unknown;
 
@@ -204,7 +212,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       const connection = await connectHttp(url, connectOptions(options.revision));
       transport = connection.transport;
       ev.client = connection.client;
-      ev.tools = (await connection.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      await listed(ev, connection.client, timeout, options.surface);
       return undefined;
     } catch (caught) {
       // a deadline that the HTTP exchange saw run out carries its evidence (step, status)
@@ -329,7 +337,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
     try {
       ev.client = await McpClient.connect(connector, clientOptions(options.revision));
-      ev.tools = (await ev.client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      await listed(ev, ev.client, timeout, options.surface);
       return { outcome: undefined };
     } catch (e) {
       if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
@@ -447,7 +455,7 @@ async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome:
     try {
       client = await open(revision);
       ev.client = client;
-      ev.tools = (await client.listTools({ timeout: Math.max(1, timeout - ev.elapsed()) })).length;
+      await listed(ev, client, timeout, options.surface);
       ev.defect(
         defect(
           "version_not_negotiated",
@@ -462,6 +470,14 @@ async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome:
     }
   }
   return false;
+}
+
+/** Lists the tools (every page), and with `surface` the rest of what the server offers. */
+async function listed(ev: Evidence, client: McpClient, timeout: number, surface: boolean | undefined): Promise<void> {
+  const left = () => Math.max(1, timeout - ev.elapsed());
+  const tools = await client.listTools({ timeout: left() });
+  ev.tools = tools.length;
+  if (surface) ev.surface = await listSurface(client, tools, left);
 }
 
 function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined, withTrace = true): ProbeResult {
@@ -486,6 +502,7 @@ function finish(target: string, transport: ProbeTransport, ev: Evidence, failed:
     elapsedMs: ev.elapsed(),
     trace: withTrace ? ev.exchanges.map(traceStep) : [],
   };
+  if (!failed && ev.surface) result.surface = ev.surface;
   result.advice = failed?.advice ?? adviceFor(cls, result);
   if (failed?.note) result.advice = `${failed.note} ${result.advice}`;
   return result;

@@ -6,6 +6,7 @@ import type { Defect } from "../codec/defects.js";
 import type { ErrorRange } from "../rules/error-codes.js";
 import type { Revision } from "../rules/revisions.js";
 import type { AuthResult } from "../auth/types.js";
+import type { Surface } from "./surface.js";
 
 export const PROBE_CLASSES = [
   "ok",
@@ -60,4 +61,6 @@ export interface ProbeResult {
   repro?: string;
   /** The sign-in diagnosis, for an HTTP server that refused for lack of credentials. */
   auth?: AuthResult;
+  /** What the server offers (tools, resource/template/prompt names), when the caller asked for it. */
+  surface?: Surface;
 }

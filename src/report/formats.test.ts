@@ -36,7 +36,9 @@ describe("report --json", () => {
     assert.equal(r.targets.length, 1100);
     const t = r.targets.find((x: { target: string }) => x.target === "https://mcp0000.example.com/mcp");
     assert.deepEqual(Object.keys(t.latest).slice(0, 5), ["class", "detail", "era", "revision", "at"]);
-    assert.deepEqual({ ...t.latest, advice: undefined, elapsedMs: undefined }, { class: "ok", detail: "modern", era: "modern", revision: "2026-07-28", at: "2026-08-20T09:00:00.000Z", tools: 3, elapsedMs: undefined, advice: undefined });
+    const { class: cls, detail, era, revision, at, tools, httpStatus, rpcCode, serverName, serverVersion, defects } = t.latest;
+    assert.deepEqual({ cls, detail, era, revision, at, tools }, { cls: "ok", detail: "modern", era: "modern", revision: "2026-07-28", at: "2026-08-20T09:00:00.000Z", tools: 3 });
+    assert.deepEqual({ httpStatus, rpcCode, serverName, serverVersion, defects }, { httpStatus: 200, rpcCode: null, serverName: null, serverVersion: null, defects: [] });
     assert.equal(t.attempts, 1);
     assert.match(r.summary[0], /^Called 1,100 servers once each\.$/);
     assert.deepEqual(r.totals, { attempts: 1100, targets: 1100, firstAt: "2026-08-20T09:00:00.000Z", lastAt: "2026-08-20T09:18:19.000Z" });
@@ -50,14 +52,18 @@ describe("report --json", () => {
 });
 
 describe("report --csv", () => {
-  test("one row per target: target, attempts, latest class, detail, era, revision, at, tools", () => {
+  test("one row per target: target, attempts, latest class, detail, era, revision, at, tools, HTTP status, elapsed time, server name and version, JSON-RPC code", () => {
     const rows = parseCsv(renderCsv(seedCensus().aggregate()));
     assert.deepEqual(rows[0], [...CSV_COLUMNS]);
-    assert.deepEqual(rows[0], ["target", "attempts", "class", "detail", "era", "revision", "at", "tools"]);
+    assert.deepEqual(rows[0], ["target", "attempts", "class", "detail", "era", "revision", "at", "tools", "http_status", "elapsed_ms", "server_name", "server_version", "rpc_code"]);
     assert.equal(rows.length, 1101);
-    assert.deepEqual(rows[1], ["https://mcp0000.example.com/mcp", "1", "ok", "modern", "modern", "2026-07-28", "2026-08-20T09:00:00.000Z", "3"]);
+    assert.deepEqual(rows[1]!.slice(0, 8), ["https://mcp0000.example.com/mcp", "1", "ok", "modern", "modern", "2026-07-28", "2026-08-20T09:00:00.000Z", "3"]);
+    assert.deepEqual([rows[1]![8], rows[1]![10], rows[1]![12]], ["200", "", ""]);
+    assert.match(rows[1]![9]!, /^\d+$/);
     const web = rows.find((r) => r[2] === "web_page")!;
-    assert.deepEqual(web.slice(1), ["1", "web_page", "text/html", "", "", web[6]!, ""]);
+    assert.deepEqual(web.slice(1, 8), ["1", "web_page", "text/html", "", "", web[6]!, ""]);
+    const refused = rows.find((r) => r[12] === "-32001");
+    assert.ok(refused, "a refusal's JSON-RPC code is a column");
   });
 
   test("quotes what needs quoting, and defuses what a spreadsheet would run", () => {
@@ -69,7 +75,7 @@ describe("report --csv", () => {
     const text = renderCsv(store.aggregate());
     const rows = parseCsv(text);
     assert.equal(rows.length, 4);
-    assert.deepEqual(rows.map((r) => r.length), [8, 8, 8, 8]);
+    assert.deepEqual(rows.map((r) => r.length), [13, 13, 13, 13]);
     assert.deepEqual(rows.map((r) => r[0]), ["target", `'=HYPERLINK("http://evil")`, 'https://x.example/mcp?a=1,b="2"', "line\nbreak"]);
     assert.equal(rows[2]![7], "0");
   });

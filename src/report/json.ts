@@ -3,6 +3,7 @@
  * `targets` with `latest`) come first; everything the text says is there too, as data.
  */
 import type { Aggregates, RunRecord } from "../census/store.js";
+import type { TargetChanges } from "./changes.js";
 import { signinObject } from "./signin.js";
 import { heading, history, summary } from "./story.js";
 import { classCounts, errorCodeRows, revisionRows } from "./tables.js";
@@ -17,7 +18,8 @@ export interface Selection {
  * `selected` lists the runs asked for by id, so one that has no attempt yet (just started) is
  * still reported, with zero attempts.
  */
-export function reportObject(agg: Aggregates, selection: Selection, selected: readonly RunRecord[] = []) {
+export function reportObject(agg: Aggregates, selection: Selection, selected: readonly RunRecord[] = [], changes: readonly TargetChanges[] = []) {
+  const changesOf = new Map(changes.map((c) => [c.target, c.changes]));
   const runs = new Map<number, RunRecord & { attempts: number }>(agg.runs.map((r) => [r.id, r]));
   for (const r of selected) if (!runs.has(r.id)) runs.set(r.id, { ...r, attempts: 0 });
   return {
@@ -42,8 +44,14 @@ export function reportObject(agg: Aggregates, selection: Selection, selected: re
         tools: t.latest.tools,
         elapsedMs: t.latest.elapsedMs,
         advice: t.latest.advice,
+        httpStatus: t.latest.httpStatus,
+        rpcCode: t.latest.rpcCode,
+        serverName: t.latest.serverName,
+        serverVersion: t.latest.serverVersion,
+        defects: t.latest.defects,
         ...(t.latest.auth ? { auth: t.latest.auth } : {}),
       },
+      changes: changesOf.get(t.target) ?? [],
     })),
     selection,
     heading: heading(agg),

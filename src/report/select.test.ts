@@ -51,7 +51,21 @@ describe("report: which attempts", () => {
     const b = r.targets.find((t) => t.target === "https://b.example/mcp")!;
     assert.equal(b.attempts, 2);
     assert.equal(b.history, "2 attempts between 2 and 3 August: 1 web page.");
-    assert.deepEqual(b.latest, { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-03T10:00:02Z", tools: null, elapsedMs: 120, advice: b.latest.advice });
+    assert.deepEqual(b.latest, {
+      class: "web_page",
+      detail: "text/html",
+      era: null,
+      revision: null,
+      at: "2026-08-03T10:00:02Z",
+      tools: null,
+      elapsedMs: 120,
+      advice: b.latest.advice,
+      httpStatus: null,
+      rpcCode: null,
+      serverName: null,
+      serverVersion: null,
+      defects: [],
+    });
   });
 
   test("--target alone is that target's whole history; with --run, only those runs", () => {

@@ -89,6 +89,15 @@ export function signinObject(agg: Aggregates) {
 const BAR_COLOURS: Record<string, string> = { ready: "#2b8a3e", manual_registration: "#e67700", broken: "#c92a2a", not_oauth: "#868e96" };
 
 /** The HTML section: a bar per verdict (broken split by cause), then each target's chain. */
+/** One target's sign-in chain, folded: its verdict in the summary, then each step and each fix. */
+export function chainDetails(target: string, auth: AuthResult): string {
+  const steps = auth.steps
+    .map((st) => `<li class="${st.ok ? "ok" : "fail"}">${st.ok ? "✓" : "✗"} ${esc(st.step)} <code>${esc(st.url)}</code> ${esc(st.status !== null ? `HTTP ${st.status}` : st.error ?? "no answer")}</li>`)
+    .join("");
+  const fixes = auth.defects.map((d) => `<li class="${esc(d.severity)}"><b>${esc(d.code)}</b> (${esc(d.side.replace("_", " "))}): ${esc(d.message)}</li>`).join("");
+  return `<details class="signin-chain"><summary><span class="target">${esc(target)}</span> — ${esc(auth.verdict)}${auth.brokenAt ? ` at ${esc(auth.brokenAt)}` : ""} · strict ${esc(auth.clients.strict)}, TypeScript SDK ${esc(auth.clients.lenient)}</summary><ul class="steps">${steps}</ul>${fixes ? `<ul class="fixes">${fixes}</ul>` : ""}</details>`;
+}
+
 export function signinSection(agg: Aggregates): string {
   const s = agg.signin;
   if (s.asked === 0) return "";
@@ -114,13 +123,7 @@ export function signinSection(agg: Aggregates): string {
   const chains = agg.perTarget
     .map((t) => ({ target: t.target, auth: t.latest.auth as AuthResult | null | undefined }))
     .filter((t): t is { target: string; auth: AuthResult } => !!t.auth && typeof t.auth === "object" && Array.isArray(t.auth.steps))
-    .map((t) => {
-      const steps = t.auth.steps
-        .map((st) => `<li class="${st.ok ? "ok" : "fail"}">${st.ok ? "✓" : "✗"} ${esc(st.step)} <code>${esc(st.url)}</code> ${esc(st.status !== null ? `HTTP ${st.status}` : st.error ?? "no answer")}</li>`)
-        .join("");
-      const fixes = t.auth.defects.map((d) => `<li class="${esc(d.severity)}"><b>${esc(d.code)}</b> (${esc(d.side.replace("_", " "))}): ${esc(d.message)}</li>`).join("");
-      return `<details class="signin-chain"><summary><span class="target">${esc(t.target)}</span> — ${esc(t.auth.verdict)}${t.auth.brokenAt ? ` at ${esc(t.auth.brokenAt)}` : ""} · strict ${esc(t.auth.clients.strict)}, TypeScript SDK ${esc(t.auth.clients.lenient)}</summary><ul class="steps">${steps}</ul>${fixes ? `<ul class="fixes">${fixes}</ul>` : ""}</details>`;
-    })
+    .map((t) => chainDetails(t.target, t.auth))
     .join("");
   const words = signinSentences(agg)
     .map((p) => `<p>${esc(p)}</p>`)

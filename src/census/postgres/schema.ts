@@ -166,12 +166,29 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 3,
+    why: "what each attempt saw a server offer: tool definitions stored once per distinct content, and per attempt its tools and resource, template and prompt names",
+    sql: `
+      CREATE TABLE tool_definitions (
+        digest text PRIMARY KEY,
+        definition text NOT NULL
+      );
+      CREATE TABLE attempt_surfaces (
+        attempt_id bigint PRIMARY KEY REFERENCES attempts (id),
+        tools jsonb NOT NULL, -- [[name, digest], …] in the order listed
+        resources jsonb,      -- arrays of names; NULL when the server does not declare them
+        templates jsonb,
+        prompts jsonb
+      );
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
 /** Every table the migrations make: a `mcp_wire` schema holding any other is not ours. */
-export const PG_OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "workers", "run_hosts"];
+export const PG_OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "workers", "run_hosts", "tool_definitions", "attempt_surfaces"];
 
 type Queryable = Pick<pg.PoolClient, "query">;
 

@@ -22,6 +22,7 @@ import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
 import { StoreRefused, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
+import { surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
 
 export interface PostgresStoreOptions {
   /** Read only (a report): nothing created or migrated, every transaction read-only. */
@@ -171,8 +172,19 @@ export class PostgresStore implements Store {
         params.push(after.at, after.id);
         cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
       }
-      const rows = (await this.pool.query<AttemptRow>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params)).rows;
-      for (const r of rows) yield attemptRecord(r);
+      const rows = (
+        await this.pool.query<AttemptRow & SurfaceRow>(
+          `SELECT a.*, t.target, s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
+           FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
+           ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
+          params,
+        )
+      ).rows;
+      for (const r of rows) {
+        const a = attemptRecord(r);
+        a.surface = surfaceOfRow(r);
+        yield a;
+      }
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1]!;
       after = { at: last.at, id: last.id };
@@ -208,7 +220,8 @@ export class PostgresStore implements Store {
         `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
       );
       const latest = await all<LatestRow>(
-        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
+        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects,
+           a.http_status, a.rpc_code, a.server_name, a.server_version
          FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
       );
       const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
@@ -248,7 +261,8 @@ export class PostgresStore implements Store {
             firstAt: new Date(t.first).toISOString(),
             lastAt: at,
             classes: t.classes,
-            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth },
+            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth, defects: l.defects,
+              httpStatus: l.http_status, rpcCode: l.rpc_code, serverName: l.server_name, serverVersion: l.server_version },
           };
         }),
       });
@@ -268,6 +282,23 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => undefined);
       throw e;
     }
+  }
+
+  async toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
+    const rows = (await this.pool.query<{ digest: string; definition: string }>("SELECT digest, definition FROM tool_definitions WHERE digest = ANY($1::text[])", [[...new Set(digests)]])).rows;
+    return new Map(rows.map((r) => [r.digest, r.definition]));
+  }
+
+  async prune(before: string): Promise<number> {
+    if (!Number.isFinite(Date.parse(before))) throw new Error(`before: not a date: ${JSON.stringify(before)}`);
+    return this.#tx(async (c) => {
+      const old = "SELECT id FROM attempts WHERE at < $1";
+      await c.query(`DELETE FROM attempt_defects WHERE attempt_id IN (${old})`, [before]);
+      await c.query(`DELETE FROM attempt_surfaces WHERE attempt_id IN (${old})`, [before]);
+      const deleted = (await c.query("DELETE FROM attempts WHERE at < $1", [before])).rowCount ?? 0;
+      await c.query("DELETE FROM tool_definitions WHERE digest NOT IN (SELECT j->>1 FROM attempt_surfaces s, jsonb_array_elements(s.tools) j)");
+      return deleted;
+    });
   }
 
   async close(): Promise<void> {
@@ -359,14 +390,19 @@ async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts
       repro: a.repro,
       advice: a.advice,
       auth: a.auth ?? null,
+      ...surfaceColumns(a),
     };
   });
+  // each definition once, however many attempts of the batch list it
+  const definitions = new Map<string, string>();
+  for (const a of attempts) for (const t of a.surface?.tools ?? []) if (t.definition !== undefined) definitions.set(t.digest, t.definition);
   const r = await c.query<{ target: string }>(
     `WITH input AS (
        SELECT x.*, t.id AS target_id FROM jsonb_to_recordset($2::jsonb) AS x(
          target text, at timestamptz, class text, detail text, era text, revision text, transport text, http_status integer,
          content_type text, rpc_code integer, rpc_message text, rpc_range text, tools integer, server_name text, server_version text,
-         defects jsonb, elapsed_ms integer, latency_bucket smallint, repro text, advice text, auth jsonb)
+         defects jsonb, elapsed_ms integer, latency_bucket smallint, repro text, advice text, auth jsonb,
+         s_tools jsonb, s_resources jsonb, s_templates jsonb, s_prompts jsonb)
        JOIN targets t ON t.target = x.target
      ), ins AS (
        INSERT INTO attempts (run_id, target_id, at, class, detail, era, revision, transport, http_status, content_type, rpc_code, rpc_message,
@@ -378,6 +414,14 @@ async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts
      ), codes AS (
        INSERT INTO attempt_defects (code, attempt_id)
        SELECT DISTINCT d->>'code', ins.id FROM ins, jsonb_array_elements(ins.defects) d WHERE d->>'code' IS NOT NULL
+     ), defs AS (
+       INSERT INTO tool_definitions (digest, definition)
+       SELECT d.digest, d.definition FROM jsonb_to_recordset($4::jsonb) AS d(digest text, definition text)
+       ON CONFLICT (digest) DO NOTHING
+     ), surfaces AS (
+       INSERT INTO attempt_surfaces (attempt_id, tools, resources, templates, prompts)
+       SELECT ins.id, input.s_tools, input.s_resources, input.s_templates, input.s_prompts
+       FROM ins JOIN input ON input.target_id = ins.target_id WHERE input.s_tools IS NOT NULL
      ), marked AS (
        UPDATE run_targets rt SET done = true, claimed_by = NULL FROM ins WHERE rt.run_id = $1 AND rt.target_id = ins.target_id
        RETURNING rt.host
@@ -387,7 +431,7 @@ async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts
        WHERE $3 > 0 AND rh.run_id = $1 AND rh.host IN (SELECT host FROM marked)
      )
      SELECT t.target FROM ins JOIN targets t ON t.id = ins.target_id`,
-    [runId, JSON.stringify(rows), gapMs],
+    [runId, JSON.stringify(rows), gapMs, JSON.stringify([...definitions].map(([digest, definition]) => ({ digest, definition })))],
   );
   return new Set(r.rows.map((x) => x.target));
 }
@@ -461,6 +505,11 @@ interface LatestRow {
   tools: number | null;
   elapsed_ms: number;
   auth: Record<string, unknown> | null;
+  defects: Defect[];
+  http_status: number | null;
+  rpc_code: number | null;
+  server_name: string | null;
+  server_version: string | null;
 }
 
 interface AttemptRow {
@@ -486,6 +535,13 @@ interface AttemptRow {
   repro: string | null;
   advice: string | null;
   auth: Record<string, unknown> | null;
+}
+
+/** An attempt's surface as the insert's JSON input takes it (null columns when it has none). */
+function surfaceColumns(a: AttemptRecord): { s_tools: unknown; s_resources: unknown; s_templates: unknown; s_prompts: unknown } {
+  const s = a.surface;
+  if (!s) return { s_tools: null, s_resources: null, s_templates: null, s_prompts: null };
+  return { s_tools: s.tools.map((t) => [t.name, t.digest]), s_resources: s.resources, s_templates: s.resourceTemplates, s_prompts: s.prompts };
 }
 
 function attemptRecord(r: AttemptRow): AttemptRecord {

@@ -1,0 +1,99 @@
+/**
+ * `report --changes` end to end: two real censuses (the CLI, a child process) of a real server
+ * built on the official SDK v1 over Streamable HTTP on loopback, whose tools and prompts change
+ * between the runs; then `report --changes` and `report --json` read what changed, and
+ * `prune` bounds the history.
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+import { mcpWire } from "./cli-child.test.js";
+
+/** What the server offers; the test changes it between the runs. */
+const offer = { echoDescription: "Echoes the text", search: false, prompt: "greet" };
+
+/** A stateless SDK server: each request gets a server built from the offer as it is now. */
+function build(): McpServer {
+  const server = new McpServer({ name: "changing", version: "1.0.0" });
+  server.registerTool("echo", { description: offer.echoDescription, inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+  server.registerTool("add", { description: "Adds", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }));
+  if (offer.search) server.registerTool("search", { description: "Searches", inputSchema: { q: z.string() } }, async () => ({ content: [] }));
+  server.registerPrompt(offer.prompt, { description: "A prompt" }, () => ({ messages: [] }));
+  return server;
+}
+
+let http: Server;
+let dir: string;
+let db: string;
+let targets: string;
+
+before(async () => {
+  http = createServer(async (req, res) => {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close());
+    await build().connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  dir = mkdtempSync(join(tmpdir(), "mcp-wire-changes-"));
+  db = join(dir, "census.db");
+  targets = join(dir, "targets.txt");
+  writeFileSync(targets, `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`);
+});
+
+after(async () => {
+  await new Promise((resolve) => http.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function census(): Promise<void> {
+  const run = mcpWire(["census", targets, "--db", db, "--timeout", "10000"]);
+  assert.equal(await run.exit(), 0, run.stderr());
+}
+
+describe("report --changes over two censuses of a real SDK server", () => {
+  test("a tool added, one redefined and a prompt renamed are told by name, in text and JSON; prune bounds the history", async () => {
+    await census();
+    Object.assign(offer, { echoDescription: "Says the text back", search: true, prompt: "hello" });
+    await census();
+
+    const text = mcpWire(["report", "--changes", "--db", db]);
+    assert.equal(await text.exit(), 0, text.stderr());
+    assert.match(text.stdout(), /one target with 2 attempts; one changed\./);
+    assert.match(text.stdout(), /tools: \+ search; ~ echo \(description\) · prompts: \+ hello; − greet/);
+
+    const json = mcpWire(["report", "--json", "--db", db]);
+    assert.equal(await json.exit(), 0, json.stderr());
+    const report = JSON.parse(json.stdout()) as { targets: { latest: { serverName: string; defects: unknown[] }; changes: { kind: string; tools?: unknown }[] }[] };
+    const [t] = report.targets;
+    assert.equal(t!.latest.serverName, "changing");
+    assert.deepEqual(t!.latest.defects, []);
+    assert.deepEqual(
+      t!.changes.map((c) => [c.kind, c.tools]),
+      [["surface", { added: ["search"], removed: [], redefined: [{ name: "echo", changed: ["description"] }] }]],
+    );
+
+    const prune = mcpWire(["prune", "--before", "2099-01-01", "--db", db]);
+    assert.equal(await prune.exit(), 0, prune.stderr());
+    assert.match(prune.stdout(), /^Deleted 2 attempts from before 1 January 2099 00:00 UTC in /);
+    const after = mcpWire(["report", "--changes", "--db", db, "--since", "2000-01-01"]);
+    assert.equal(await after.exit(), 0, after.stderr());
+    assert.match(after.stdout(), /0 targets with 0 attempts; nothing changed\./);
+  });
+
+  test("prune refuses what it cannot read as a date, and a database that is not there", async () => {
+    const bad = mcpWire(["prune", "--before", "last tuesday", "--db", db]);
+    assert.equal(await bad.exit(), 2);
+    assert.match(bad.stderr(), /^mcp-wire prune: --before takes a date/);
+    const missing = mcpWire(["prune", "--before", "7d", "--db", join(dir, "none.db")]);
+    assert.equal(await missing.exit(), 2);
+    assert.match(missing.stderr(), /no census database at/);
+  });
+});
