@@ -4,6 +4,7 @@
  * since a server may echo a credential in an error message or a page.
  */
 import { redactSecrets } from "../secrets/redact.js";
+import { adviceFor } from "../probe/advice.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
 
@@ -66,6 +67,22 @@ export function invalidAttempt(runId: number, at: Date, target: TargetRecord, de
     repro: null,
     advice: INVALID_ADVICE[detail](address),
     auth: null,
+  };
+}
+
+/**
+ * A registry target whose host name did not resolve when the private-address rule looked it up:
+ * not called (a second lookup to connect could answer a private address), and recorded as the
+ * probe would record a name that does not resolve.
+ */
+export function unresolvedAttempt(runId: number, at: Date, target: TargetRecord, reason: string): AttemptRecord {
+  const context = { detail: "dns", rpcError: null, http: null, transport: target.kind === "sse" ? "http+sse" : "streamable-http", revision: null, defects: [] } as const;
+  return {
+    ...invalidAttempt(runId, at, target, "bad_url"),
+    class: "unreachable",
+    detail: "dns",
+    transport: context.transport,
+    advice: `${adviceFor("unreachable", { ...context, defects: [] })} (${reason}; not called)`,
   };
 }
 

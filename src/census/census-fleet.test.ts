@@ -3,11 +3,11 @@
  * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
- * how many it holds at once. Named `.test.ts` so the published package leaves it out; it
+ * how many it holds at once. Also a fake DNS for names that rebind. Named `.test.ts` so the published package leaves it out; it
  * declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, LookupFunction } from "node:net";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { createHttpHandler } from "../transport/http/server.js";
 
@@ -120,4 +120,22 @@ export async function until(condition: () => boolean, what: string, ms = 20_000)
     if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A fake DNS that answers each name with the next of `answers` at each call (the last one from
+ * then on): a rebinding name. An answer that is not an array fails the lookup.
+ */
+export function rebinding(answers: (string[] | "fail")[]): LookupFunction & { calls: number } {
+  let calls = 0;
+  const lookup = (hostname: string, options: { all?: boolean }, callback: (e: NodeJS.ErrnoException | null, a?: unknown, f?: number) => void) => {
+    const answer = answers[Math.min(calls++, answers.length - 1)]!;
+    queueMicrotask(() => {
+      if (answer === "fail") return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
+      const list = answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+      if (options.all) callback(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  return Object.defineProperty(lookup as unknown as LookupFunction & { calls: number }, "calls", { get: () => calls });
 }

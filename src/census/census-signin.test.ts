@@ -8,7 +8,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
-import { runCensus } from "./census.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { walkAuth } from "../auth/walk.js";
+import { rebinding } from "./census-fleet.test.js";
+import { runCensus, untrustedNetwork } from "./census.js";
 import { MemoryStore } from "./memory-store.js";
 import type { TargetRecord } from "./store.js";
 
@@ -32,4 +36,42 @@ test("registry targets get a guard that refuses private addresses; listed target
   assert.match((await guard("https://metadata.internal.example/.well-known/oauth-authorization-server")) ?? "", /resolves to 169\.254\.169\.254/);
   assert.equal(await guard("https://as.example/.well-known/oauth-authorization-server"), undefined);
   assert.equal(given.get("https://listed.example/mcp")?.urlGuard, undefined);
+});
+
+test("every request of a registry target's sign-in walk connects through the vetted lookup: a name checked public and rebound to loopback reaches nothing", async () => {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "x", authorization_servers: ["http://as.example/"] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const walk = (lookup: NonNullable<Parameters<typeof walkAuth>[0]["lookup"]>, guard?: (url: string) => Promise<string | undefined>) =>
+      walkAuth({
+        endpoint: `http://mcp.example:${port}/mcp`,
+        status: 401,
+        wwwAuthenticate: `Bearer resource_metadata="http://prm.example:${port}/.well-known/oauth-protected-resource"`,
+        rules: "2025-11-25",
+        timeout: 3000,
+        lookup,
+        ...(guard ? { guard } : {}),
+      });
+    // each name answers 93.184.216.34 when the guard checks it, 127.0.0.1 from then on
+    const network = untrustedNetwork({ lookup: rebinding([["93.184.216.34"], ["127.0.0.1"]]) });
+    const result = await walk(network.lookup, network.guard);
+    assert.deepEqual(paths, [], "no request of the walk reached the loopback service");
+    assert.ok(result.steps.length > 1);
+    assert.ok(result.steps.every((s) => s.step === "challenge" || s.status === null), JSON.stringify(result.steps));
+    assert.equal(network.refused?.address, "127.0.0.1");
+
+    // the same names and the same guard with the lookup left unvetted: the walk's requests do reach it
+    const open = rebinding([["93.184.216.34"], ["127.0.0.1"]]);
+    const unguarded = untrustedNetwork({ lookup: open });
+    await walk(open, unguarded.guard);
+    assert.ok(paths.length > 0, "unvetted, the rebound names reach the loopback service");
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

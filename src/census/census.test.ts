@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Resolver } from "./address.js";
-import { startFleet, type Fleet } from "./census-fleet.test.js";
+import { rebinding, startFleet, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
 import { forEachLimited } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -125,6 +125,32 @@ describe("census", () => {
     await runCensus(store, r3, allowed, { timeout: 2000, allowPrivate: true, resolve: noResolver });
     assert.ok((fleet.hits.get("/ok/allowed") ?? 0) > 0);
     assert.equal((await collect(store.attempts({ runIds: [r3] })))[0]?.class, "ok");
+    await store.close();
+  });
+
+  test("a registry name that answers a public address when checked and loopback when connected to is never called", async () => {
+    const store = newStore();
+    const port = new URL(fleet.base).port;
+    const rebound = [http(`http://rebind.example:${port}/ok/rebind`, { untrusted: true })];
+    const r1 = await store.startRun("registry.json", rebound, {});
+    // the check's lookup is told 93.184.216.34, the connection's 127.0.0.1 (nothing ever connects to the former)
+    const dns = rebinding([["93.184.216.34"], ["127.0.0.1"]]);
+    await runCensus(store, r1, rebound, { timeout: 1500, lookup: dns });
+    assert.equal(fleet.hits.get("/ok/rebind"), undefined);
+    const [a] = await collect(store.attempts({ runIds: [r1] }));
+    assert.deepEqual([a?.class, a?.detail], ["invalid_target", "private_address"]);
+    assert.match(a!.advice!, /resolves to 127\.0\.0\.1/);
+
+    // a lookup that fails when checked leaves the target unreachable, not allowed: nothing is sent
+    const failing = [http(`http://flaky.example:${port}/ok/flaky`, { untrusted: true })];
+    const r2 = await store.startRun("registry.json", failing, {});
+    const flaky = rebinding(["fail", ["127.0.0.1"]]);
+    await runCensus(store, r2, failing, { timeout: 1500, lookup: flaky });
+    assert.equal(fleet.hits.get("/ok/flaky"), undefined);
+    assert.equal(flaky.calls, 1, "the name was looked up once, to check it, and not again to connect");
+    const [b] = await collect(store.attempts({ runIds: [r2] }));
+    assert.deepEqual([b?.class, b?.detail], ["unreachable", "dns"]);
+    assert.match(b!.advice!, /does not resolve.*ENOTFOUND; not called/);
     await store.close();
   });
 

@@ -7,9 +7,9 @@
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { LookupFunction } from "node:net";
-import { nonPublicAddress, resolverOf, systemResolver, type Resolver } from "./address.js";
+import { resolverOf, systemResolver, vetUrl, vettedLookup, type Resolver } from "./address.js";
 import { Admission, type AdmissionState } from "./admission.js";
-import { attemptOf, invalidAttempt } from "./attempt.js";
+import { attemptOf, invalidAttempt, unresolvedAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
 import { forEachLimited } from "./limiter.js";
 import type { AttemptRecord, Store, TargetRecord } from "./store.js";
@@ -168,37 +168,80 @@ function ownFault(r: ProbeResult): boolean {
   return r.class === "timeout";
 }
 
-/** Why a URL must not be called from a census of untrusted targets, or undefined. */
-async function privateReason(url: string, resolve: Resolver): Promise<string | undefined> {
-  const address = await nonPublicAddress(url, resolve);
-  return address === undefined ? undefined : `${new URL(url).hostname} resolves to ${address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
+/**
+ * What keeps a census of untrusted targets off its own network: a guard that says why a URL the
+ * sign-in walk comes across must not be called (checked before the request, so a refused URL is
+ * recorded as not called), and a `lookup` that refuses a private address at the moment of
+ * connecting, for a name that answered otherwise when it was checked. `refused` is the first
+ * address the lookup refused.
+ */
+export interface UntrustedNetwork {
+  guard: (url: string) => Promise<string | undefined>;
+  lookup: LookupFunction;
+  readonly refused: { hostname: string; address: string } | undefined;
+}
+
+export function untrustedNetwork(options: Pick<CensusOptions, "lookup" | "resolve">): UntrustedNetwork {
+  const resolve = resolverFor(options);
+  let refused: UntrustedNetwork["refused"];
+  return {
+    guard: async (url) => {
+      const verdict = await vetUrl(url, resolve);
+      if (verdict.kind === "private") return `${new URL(url).hostname} resolves to ${verdict.address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
+      if (verdict.kind === "unresolved") return `${hostnameOf(url)} does not resolve (${verdict.reason})`;
+      return undefined;
+    },
+    lookup: vettedLookup(options.lookup, (hostname, address) => void (refused ??= { hostname, address })),
+    get refused() {
+      return refused;
+    },
+  };
+}
+
+function resolverFor(options: Pick<CensusOptions, "lookup" | "resolve">): Resolver {
+  return options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
 }
 
 /**
- * The attempt of one target, as the census stores it: not called when it cannot be (invalid, or
- * a registry URL resolving to a private address), else probed. Shared by every way of running
+ * The attempt of one target, as the census stores it: not called when it cannot be (invalid, a
+ * registry URL resolving to a private address, or one that does not resolve), else probed. Shared by every way of running
  * a census (one process, or workers sharing a run).
  */
 export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}): Promise<AttemptRecord> {
   const started = new Date();
-  const resolve = options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
   if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
-  if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
-    const address = await nonPublicAddress(t.target, resolve);
-    if (address !== undefined) return invalidAttempt(runId, started, t, "private_address", address);
+  const guarded = t.untrusted === true && !options.allowPrivate && t.kind !== "stdio";
+  const network = guarded ? untrustedNetwork(options) : undefined;
+  if (network) {
+    const verdict = await vetUrl(t.target, resolverFor(options));
+    if (verdict.kind === "private") return invalidAttempt(runId, started, t, "private_address", verdict.address);
+    if (verdict.kind === "unresolved") return unresolvedAttempt(runId, started, t, verdict.reason);
   }
   const probeOptions: ProbeOptions = {
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
     // an attempt keeps no trace
     trace: false,
     ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
-    // every URL a registry target's sign-in chain leads to obeys the same rule as the target
-    ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),
+    // every URL a registry target's sign-in chain leads to obeys the same rule as the target,
+    // and so does every address its requests connect to
+    ...(network ? { urlGuard: network.guard, lookup: network.lookup } : options.lookup ? { lookup: options.lookup } : {}),
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
-    ...(options.lookup ? { lookup: options.lookup } : {}),
   };
   const probe = options.probe ?? defaultProbe;
   const result = await probe(t, probeOptions);
+  // the target's own host answered a private address when the probe connected: it was never called
+  const refused = network?.refused;
+  if (refused && result.class === "unreachable" && refused.hostname.toLowerCase() === hostnameOf(t.target).toLowerCase()) {
+    return invalidAttempt(runId, started, t, "private_address", refused.address);
+  }
   // the probe names the URL it was given; the store knows the target by its listed form
   return attemptOf(runId, started, result, options.headers, redacting.has(probe), t.target);
 }

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { isNonPublic, nonPublicAddress, type Resolver } from "./address.js";
 import { parseTargets, readTargets, TargetsError } from "./targets.js";
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
@@ -178,40 +177,5 @@ describe("targets: an MCP Registry export", () => {
     writeFileSync(file, "\uFEFF" + JSON.stringify(page([entry("a", "1", true, [{ type: "sse", url: "https://a.example/sse" }])])));
     assert.deepEqual((await readTargets(file)).targets, [{ target: "https://a.example/sse", kind: "sse", name: "a", untrusted: true }]);
     await assert.rejects(readTargets(path.join(dir, "missing.txt")), /missing\.txt: no such file/);
-  });
-});
-
-describe("targets: where a registry URL points", () => {
-  /** Answers from a table; a name it does not know fails as an unknown name would. Nothing leaves the machine. */
-  const table = (names: Record<string, string[]>): Resolver & { asked: string[] } => {
-    const asked: string[] = [];
-    const resolve = async (host: string) => {
-      asked.push(host);
-      const found = names[host];
-      if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
-      return found;
-    };
-    return Object.assign(resolve, { asked });
-  };
-
-  test("loopback, private, link-local, metadata and unique-local addresses are not public", () => {
-    for (const a of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.100.100.200", "0.0.0.0", "::1", "::", "fd00::1", "fd00:ec2::254", "fe80::1", "::ffff:127.0.0.1", "::ffff:a9fe:a9fe", "64:ff9b::a00:1", "224.0.0.1"]) {
-      assert.equal(isNonPublic(a), true, a);
-    }
-    for (const a of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isNonPublic(a), false, a);
-  });
-
-  test("IP literals are judged without resolving; names are resolved and every address counts", async () => {
-    const resolve = table({ "internal.example": ["10.0.0.1"], "split.example": ["93.184.216.34", "fd00::1"], "public.example": ["93.184.216.34"] });
-    assert.equal(await nonPublicAddress("http://127.0.0.1:8080/mcp", resolve), "127.0.0.1");
-    assert.equal(await nonPublicAddress("http://169.254.169.254/latest/meta-data", resolve), "169.254.169.254");
-    assert.equal(await nonPublicAddress("http://[::1]:9/mcp", resolve), "::1");
-    assert.equal(await nonPublicAddress("http://[fd00::1]/mcp", resolve), "fd00::1");
-    assert.deepEqual(resolve.asked, []);
-    assert.equal(await nonPublicAddress("https://internal.example/mcp", resolve), "10.0.0.1");
-    assert.equal(await nonPublicAddress("https://split.example/mcp", resolve), "fd00::1");
-    assert.equal(await nonPublicAddress("https://public.example/mcp", resolve), undefined);
-    // a name that does not resolve is left to the probe, which reports it unreachable
-    assert.equal(await nonPublicAddress("https://nowhere.example/mcp", resolve), undefined);
   });
 });
