@@ -20,7 +20,7 @@ import {
   type AuthRules,
   type DiscoveryUrl,
 } from "./discovery.js";
-import { Fetcher, type Fetched } from "./fetcher.js";
+import { Fetcher, type Fetched, type HostSlot } from "./fetcher.js";
 import { lenientOutcome, resourceAllowed } from "./sdk-model.js";
 import {
   AUTH_STEPS,
@@ -54,6 +54,8 @@ export interface AuthWalkOptions {
   lookup?: LookupFunction;
   /** Resolves to why a URL must not be called (a private address in a census of untrusted targets). */
   guard?: (url: string) => Promise<string | undefined>;
+  /** Waits for the right to send each request to its host (a census's per-host limit). */
+  hostSlot?: HostSlot;
   signal?: AbortSignal;
 }
 
@@ -82,6 +84,7 @@ export async function walkAuth(options: AuthWalkOptions): Promise<AuthResult> {
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.hostSlot ? { hostSlot: options.hostSlot } : {}),
   });
   try {
     return await walk(options, rules, fetcher);
@@ -282,7 +285,7 @@ async function walk(o: AuthWalkOptions, rules: AuthRules, fetcher: Fetcher): Pro
       resourceMetadata: null,
       authorizationServer: null,
       steps: stepsOf([]).filter((x) => !x.step.startsWith("cors")),
-      defects: found.defects.filter((d) => d.code === "auth_status_not_401"),
+      defects: [...found.defects.filter((d) => d.code === "auth_status_not_401"), ...(o.status === 401 && challenges.length === 0 ? [NO_CHALLENGE_AT_ALL] : [])],
       clients: { strict: "fails", lenient: lenient.ok ? "ok" : "fails" },
       ...(lenient.stops ? { lenientStops: lenient.stops } : {}),
     };
@@ -307,6 +310,20 @@ async function walk(o: AuthWalkOptions, rules: AuthRules, fetcher: Fetcher): Pro
     ...(lenient.stops ? { lenientStops: lenient.stops } : {}),
   };
 }
+
+/**
+ * A 401 with no challenge at all, from a server that shows no sign of OAuth: HTTP requires every
+ * 401 to say how to authenticate (RFC 9110 section 15.5.2), and without it a client cannot tell
+ * a key from a sign-in. A challenge of another scheme says it, and is not a defect then.
+ */
+const NO_CHALLENGE_AT_ALL: AuthDefect = {
+  code: "no_challenge",
+  severity: "warning",
+  step: "challenge",
+  side: "mcp_server",
+  message:
+    "The 401 carries no WWW-Authenticate header, which HTTP requires on every 401 (RFC 9110 section 15.5.2): clients cannot tell whether to sign in or send a key. Send WWW-Authenticate with the scheme the server expects (Bearer resource_metadata=\"…\" for OAuth). A proxy in front may be dropping the header.",
+};
 
 const STEP_ORDER = ["challenge", "resource_metadata", "authorization_server", "cors"];
 function sortDefects(defects: AuthDefect[]): AuthDefect[] {

@@ -2,7 +2,9 @@
  * A census of untrusted targets hands the probe the private-address rule for every URL the
  * sign-in chain leads to (the walk obeys it: src/auth/walk.test.ts), so a registry entry cannot
  * point the census at a cloud metadata address through `authorization_servers`. Targets the user
- * listed are called as given, their chains too.
+ * listed are called as given, their chains too. Every address the walk connects to obeys the
+ * rule as well, and every request it makes obeys the per-host limit (hosts are separate loopback
+ * addresses here: 127.0.0.2, 127.0.0.3, 127.0.0.4).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -12,7 +14,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { walkAuth } from "../auth/walk.js";
 import { rebinding } from "./census-fleet.test.js";
-import { runCensus, untrustedNetwork } from "./census.js";
+import { runCensus, untrustedNetwork, walkHostSlot } from "./census.js";
+import { HostSlots } from "./limiter.js";
 import { MemoryStore } from "./memory-store.js";
 import type { TargetRecord } from "./store.js";
 
@@ -73,5 +76,101 @@ test("every request of a registry target's sign-in walk connects through the vet
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/**
+ * A sign-in fixture on one loopback address: each endpoint `/mcp/N` refuses with a challenge
+ * naming its resource metadata, which names `as` as its authorization server. Every answer is
+ * held a moment, and the server counts the requests it holds at once.
+ */
+async function signinHost(address: string, as: () => string): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
+  let active = 0;
+  let peak = 0;
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    active++;
+    peak = Math.max(peak, active);
+    res.on("close", () => active--);
+    const path = (req.url ?? "/").split("?")[0]!;
+    setTimeout(() => {
+      const endpoint = /^\/mcp\/\d+$/.exec(path);
+      const prm = /^\/\.well-known\/oauth-protected-resource(\/mcp\/\d+)$/.exec(path);
+      if (endpoint && req.method === "POST") {
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"` }).end('{"error":"invalid_token"}');
+      } else if (prm) {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
+      } else if (path === "/.well-known/oauth-authorization-server") {
+        const issuer = origin;
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+        );
+      } else {
+        res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
+      }
+    }, 15);
+  });
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
+  const origin = `http://${address}:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    peak: () => peak,
+    hits: () => hits,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+test("under --per-host 1, the sign-in walks keep it too: one request at a time on each MCP host, and on the authorization server they share", async () => {
+  const as = await signinHost("127.0.0.3", () => as.origin);
+  const hosts = [await signinHost("127.0.0.2", () => as.origin), await signinHost("127.0.0.4", () => as.origin)];
+  const store = new MemoryStore();
+  try {
+    const targets: TargetRecord[] = hosts.flatMap((h) => [1, 2, 3, 4].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })));
+    const runId = store.startRun("test", targets, {});
+    await runCensus(store.asStore(), runId, targets, { concurrency: 8, perHost: 1, timeout: 20_000 });
+    const attempts = [...store.attempts({ runIds: [runId] })];
+    assert.equal(attempts.length, 8);
+    for (const a of attempts) {
+      assert.equal(a.class, "auth_required", a.target);
+      assert.equal((a.auth as { verdict?: string } | null)?.verdict, "ready", `${a.target}: ${JSON.stringify(a.auth)}`);
+    }
+    assert.ok(as.hits() >= 8, `the authorization server was asked ${as.hits()} times`);
+    assert.deepEqual(
+      [...hosts, as].map((h) => h.peak()),
+      [1, 1, 1],
+      "requests held at once by 127.0.0.2, 127.0.0.4 and the authorization server on 127.0.0.3",
+    );
+  } finally {
+    for (const h of [...hosts, as]) await h.close();
+  }
+});
+
+test("a walk's wait for a slot of its authorization server's host counts against its deadline: nothing is sent there once it passes", async () => {
+  const as = await signinHost("127.0.0.3", () => as.origin);
+  const mcp = await signinHost("127.0.0.2", () => as.origin);
+  try {
+    const slots = new HostSlots(1);
+    // a probe of the authorization server's host holds its one slot all along
+    assert.ok(slots.tryTake("127.0.0.3"));
+    const result = await walkAuth({
+      endpoint: `${mcp.origin}/mcp/1`,
+      status: 401,
+      wwwAuthenticate: `Bearer resource_metadata="${mcp.origin}/.well-known/oauth-protected-resource/mcp/1"`,
+      rules: "2025-11-25",
+      timeout: 1000,
+      hostSlot: walkHostSlot("127.0.0.2", slots),
+    });
+    assert.equal(as.hits(), 0, "the authorization server was never asked");
+    assert.equal(mcp.peak(), 1);
+    assert.equal(result.brokenAt, "authorization_server");
+    const asSteps = result.steps.filter((s) => s.url.startsWith(as.origin));
+    assert.ok(asSteps.length > 0 && asSteps.every((s) => s.error === "no answer within the deadline"), JSON.stringify(asSteps));
+  } finally {
+    await as.close();
+    await mcp.close();
   }
 });

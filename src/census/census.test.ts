@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import type { Resolver } from "./address.js";
 import { rebinding, startFleet, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
-import { forEachLimited } from "./limiter.js";
+import { forEachLimited, HostSlots } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { collect, type AttemptRecord, type Store, type TargetRecord } from "./store.js";
 import type { ProbeResult } from "../probe/verdict.js";
@@ -347,5 +347,46 @@ describe("forEachLimited", () => {
 
   test("no items: resolves at once", async () => {
     await forEachLimited([], () => "k", { concurrency: 1, perKey: 1 }, async () => {});
+  });
+
+  test("work may take a slot of another host for a request: that host's items wait for it, and it waits for theirs", async () => {
+    const slots = new HostSlots(1);
+    const log: string[] = [];
+    await forEachLimited(
+      ["a1", "b1", "b2"],
+      (s) => s[0]!,
+      { concurrency: 3, perKey: 1 },
+      async (s) => {
+        log.push(`start ${s}`);
+        if (s === "a1") {
+          // a request of a1's to host b, once b1 has started: b1 holds b's slot, so it waits, and
+          // gets it before b2 starts
+          await new Promise((r) => setImmediate(r));
+          const release = await slots.take("b");
+          log.push("a1's request to b");
+          release();
+        } else await new Promise((r) => setTimeout(r, 20));
+        log.push(`end ${s}`);
+      },
+      undefined,
+      slots,
+    );
+    assert.deepEqual(log, ["start a1", "start b1", "end b1", "a1's request to b", "start b2", "end a1", "end b2"]);
+  });
+
+  test("a request waiting for a slot gives up when its deadline passes, and the slot goes on to the next", async () => {
+    const slots = new HostSlots(1);
+    assert.ok(slots.tryTake("h"));
+    const deadline = new AbortController();
+    const waiting = slots.take("h", deadline.signal);
+    const next = slots.take("h");
+    deadline.abort(new Error("no answer within the deadline"));
+    await assert.rejects(waiting, /within the deadline/);
+    slots.release("h");
+    const release = await next;
+    assert.equal(slots.free("h"), false);
+    release();
+    release();
+    assert.equal(slots.free("h"), true, "given back once, however often released");
   });
 });

@@ -7,11 +7,12 @@
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { LookupFunction } from "node:net";
+import type { HostSlot } from "../auth/fetcher.js";
 import { resolverOf, systemResolver, vetUrl, vettedLookup, type Resolver } from "./address.js";
 import { Admission, type AdmissionState } from "./admission.js";
 import { attemptOf, invalidAttempt, unresolvedAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
-import { forEachLimited } from "./limiter.js";
+import { forEachLimited, HostSlots } from "./limiter.js";
 import type { AttemptRecord, Store, TargetRecord } from "./store.js";
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -101,6 +102,8 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   }
 
   admission.start();
+  const perHost = positive(options.perHost, DEFAULT_PER_HOST);
+  const slots = new HostSlots(perHost);
   await forEachLimited(
     callable,
     hostOf,
@@ -108,18 +111,19 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
       get concurrency() {
         return admission.limit;
       },
-      perKey: positive(options.perHost, DEFAULT_PER_HOST),
+      perKey: perHost,
       gapMs: gapOf(options),
       onRaise: (fill) => admission.onRaise(fill),
     },
     async (t) => {
       try {
-        await keep(await attemptAt(runId, t, guarded));
+        await keep(await attemptAt(runId, t, guarded, slots));
       } catch (e) {
         fail(e);
       }
     },
     AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
+    slots,
   );
   admission.stop();
   await Promise.all(uncommitted);
@@ -211,11 +215,32 @@ function hostnameOf(url: string): string {
 }
 
 /**
- * The attempt of one target, as the census stores it: not called when it cannot be (invalid, a
- * registry URL resolving to a private address, or one that does not resolve), else probed. Shared by every way of running
- * a census (one process, or workers sharing a run).
+ * The per-host limit for the requests of one probe's sign-in walk. Those to the target's own host
+ * run one at a time in the slot the probe holds already (a second slot of that host would never
+ * come at `--per-host 1`); those to another host (an authorization server many servers share)
+ * each take a slot of that host, as a probe of it would.
  */
-export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}): Promise<AttemptRecord> {
+export function walkHostSlot(own: string, slots: HostSlots): HostSlot {
+  const mine = new HostSlots(1);
+  return (url, signal) => {
+    let host: string;
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      // never sent: the walk records it as not a URL
+      return Promise.resolve(() => undefined);
+    }
+    return host === own ? mine.take(own, signal) : slots.take(host, signal);
+  };
+}
+
+/**
+ * The attempt of one target, as the census stores it: not called when it cannot be (invalid, a
+ * registry URL resolving to a private address, or one that does not resolve), else probed.
+ * Shared by every way of running a census (one process, or workers sharing a run). `slots`: the
+ * census's per-host slots, which the probe's sign-in walk then obeys too.
+ */
+export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}, slots?: HostSlots): Promise<AttemptRecord> {
   const started = new Date();
   if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
   const guarded = t.untrusted === true && !options.allowPrivate && t.kind !== "stdio";
@@ -234,6 +259,7 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
     // and so does every address its requests connect to
     ...(network ? { urlGuard: network.guard, lookup: network.lookup } : options.lookup ? { lookup: options.lookup } : {}),
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
+    ...(slots && t.kind !== "stdio" ? { hostSlot: walkHostSlot(hostOf(t), slots) } : {}),
   };
   const probe = options.probe ?? defaultProbe;
   const result = await probe(t, probeOptions);
