@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { parseTargets, readTargets, TargetsError } from "./targets.js";
+import { MAX_URL_LENGTH, parseTargets, readTargets, splitJsonValues, TargetsError } from "./targets.js";
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
@@ -131,6 +131,60 @@ describe("targets: an MCP Registry export", () => {
         ["javascript:alert(1)", "bad_url"],
       ],
     );
+  });
+
+  test("a URL past 8 KiB, as listed or once its {variable}s are filled, is bad_url, kept short; the entries around it are read as usual", () => {
+    const many = "https://x.example/" + "{a}".repeat(600_000);
+    const long = "https://y.example/" + "{a}".repeat(2_000);
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("before", "1", true, [{ type: "streamable-http", url: "https://before.example/{p}", variables: { p: { default: "mcp" } } }]),
+          entry("many", "1", true, [{ type: "streamable-http", url: many, variables: { a: { default: "x".repeat(1000) } } }]),
+          // short as listed (6 KB), 2 MB once filled
+          entry("long", "1", true, [{ type: "streamable-http", url: long, variables: { a: { default: "y".repeat(1000) } } }]),
+          // long and without a default: its length is the problem first
+          entry("undeclared", "1", true, [{ type: "sse", url: "https://z.example/" + "{b}".repeat(600_000) }]),
+          entry("after", "1", true, [{ type: "streamable-http", url: `https://after.example/${"p".repeat(MAX_URL_LENGTH - 40)}` }]),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      list.targets.map((t) => [t.name, t.invalid ?? "ok", t.target.length <= MAX_URL_LENGTH]),
+      [
+        ["before", "ok", true],
+        ["many", "bad_url", true],
+        ["long", "bad_url", true],
+        ["undeclared", "bad_url", true],
+        ["after", "ok", true],
+      ],
+    );
+    assert.equal(list.targets[0]!.target, "https://before.example/mcp");
+    assert.match(list.targets[1]!.target, /^https:\/\/x\.example\/\{a\}\{a\}.*… \(1800018 characters\)$/);
+    assert.match(list.targets[2]!.target, /^https:\/\/y\.example\/\{a\}/);
+    // a line of a text file too
+    const text = parseTargets(`https://a.example/mcp\nhttps://b.example/${"b".repeat(MAX_URL_LENGTH)}\n`, "t.txt");
+    assert.deepEqual(
+      text.targets.map((t) => [t.invalid ?? "ok", t.target.length <= MAX_URL_LENGTH]),
+      [
+        ["ok", true],
+        ["bad_url", true],
+      ],
+    );
+  });
+
+  test("many pages concatenated, each on its own lines, are read in one pass (each value's line counted on from the last)", () => {
+    // quadratic in the pages, this would count lines some 10^10 times
+    const n = 200_000;
+    const one = (k: number) => JSON.stringify(page(k % 1000 === 0 ? [entry(`s${k}`, "1", true, [{ type: "streamable-http", url: `https://s${k}.example/mcp` }])] : []));
+    const text = Array.from({ length: n }, (_, k) => one(k)).join("\n") + "\n";
+    const values = splitJsonValues(text, "pages.json");
+    assert.equal(values.length, n);
+    assert.equal(values[n - 1]!.line, n);
+    assert.equal(values[1234]!.line, 1235);
+    assert.equal(parseTargets(text, "pages.json").targets.length, n / 1000);
+    // a syntax error in the last one still names its line
+    assert.throws(() => parseTargets(`${text}{"servers": [,]}\n`, "pages.json"), new RegExp(`^TargetsError: pages\\.json: line ${n + 1}, column \\d+: not JSON`));
   });
 
   test("pages concatenated one after another, or as an array of pages, are read alike", () => {

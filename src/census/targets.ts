@@ -25,6 +25,14 @@ export interface TargetList {
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
+/**
+ * The longest target URL taken, in characters, before or after its `{variable}`s are filled:
+ * far past any real server's URL (common HTTP servers refuse request lines past 8 KiB), and
+ * short enough that a registry entry cannot make the census hold, store and print megabytes for
+ * one target.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
+
 export async function readTargets(file: string): Promise<TargetList> {
   let bytes: Buffer;
   try {
@@ -115,23 +123,39 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
     const variables = remote.variables;
     if (variables !== undefined && !isObject(variables)) return fail(`${at}.variables`, `expected an object, found ${describe(variables)}`);
     const kind: TargetKind = remote.type === "sse" ? "sse" : "http";
+    if (remote.url.length > MAX_URL_LENGTH) return list.addInvalid(remote.url, kind, name, "bad_url");
     const filled = fillTemplate(remote.url, variables ?? {});
-    if (filled === undefined) list.addInvalid(remote.url, kind, name, "template");
+    if (filled === TOO_LONG) list.addInvalid(remote.url, kind, name, "bad_url");
+    else if (filled === undefined) list.addInvalid(remote.url, kind, name, "template");
     else list.add(filled, kind, name, true);
   });
 }
 
-/** `{name}` replaced by each variable's default; undefined when one has none. */
-function fillTemplate(url: string, variables: Record<string, unknown>): string | undefined {
+/** What `fillTemplate` gives for a URL that would pass MAX_URL_LENGTH once filled. */
+const TOO_LONG = Symbol("too long");
+
+/**
+ * `{name}` replaced by each variable's default; undefined when one has none, TOO_LONG as soon as
+ * the URL filled so far passes MAX_URL_LENGTH (a short template of long defaults, repeated, would
+ * otherwise grow past what a string can hold).
+ */
+function fillTemplate(url: string, variables: Record<string, unknown>): string | undefined | typeof TOO_LONG {
   let missing = false;
-  const filled = url.replace(/\{([^{}]*)\}/g, (_, name: string) => {
-    const v = variables[name];
+  let filled = "";
+  let last = 0;
+  for (const m of url.matchAll(/\{([^{}]*)\}/g)) {
+    const v = variables[m[1]!];
     const value = isObject(v) ? v.default : undefined;
-    if (typeof value === "string" && value !== "") return value;
-    if (typeof value === "number") return String(value);
-    missing = true;
-    return "";
-  });
+    let text = "";
+    if (typeof value === "string" && value !== "") text = value;
+    else if (typeof value === "number") text = String(value);
+    else missing = true;
+    filled += url.slice(last, m.index) + text;
+    last = m.index + m[0].length;
+    if (filled.length > MAX_URL_LENGTH) return TOO_LONG;
+  }
+  filled += url.slice(last);
+  if (filled.length > MAX_URL_LENGTH) return TOO_LONG;
   return missing ? undefined : filled;
 }
 
@@ -144,6 +168,7 @@ class Collector {
 
   add(url: string, kind: TargetKind, name: string | null, untrusted: boolean): void {
     let parsed: URL | undefined;
+    if (url.length > MAX_URL_LENGTH) return this.addInvalid(url, kind, name, "bad_url", untrusted);
     try {
       parsed = new URL(url);
     } catch {
@@ -153,8 +178,10 @@ class Collector {
     this.#put({ target: parsed.href, kind, name, ...(untrusted ? { untrusted } : {}) });
   }
 
+  /** A target recorded, not called; one too long to keep whole is kept as its start and its length. */
   addInvalid(raw: string, kind: TargetKind, name: string | null, invalid: NonNullable<TargetRecord["invalid"]>, untrusted = true): void {
-    this.#put({ target: raw, kind, name, invalid, ...(untrusted ? { untrusted } : {}) });
+    const target = raw.length > MAX_URL_LENGTH ? `${raw.slice(0, 200)}… (${raw.length} characters)` : raw;
+    this.#put({ target, kind, name, invalid, ...(untrusted ? { untrusted } : {}) });
   }
 
   #put(t: TargetRecord): void {
@@ -186,6 +213,8 @@ interface JsonValue {
  */
 export function splitJsonValues(text: string, source: string): JsonValue[] {
   const values: JsonValue[] = [];
+  // the line of each value, counted on from the previous value's: the file is read once
+  const lines = lineCounter(text);
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -217,7 +246,7 @@ export function splitJsonValues(text: string, source: string): JsonValue[] {
     }
     const slice = text.slice(start, i);
     try {
-      values.push({ value: JSON.parse(slice), line: lineOf(text, start) });
+      values.push({ value: JSON.parse(slice), line: lines(start) });
     } catch (e) {
       const at = /position (\d+)/.exec((e as Error).message);
       const where = position(text, start + (at ? Number(at[1]) : 0));
@@ -226,6 +255,20 @@ export function splitJsonValues(text: string, source: string): JsonValue[] {
   }
   if (values.length === 0) throw new TargetsError(`${source}: empty`);
   return values;
+}
+
+/** The line of each offset asked for, offsets asked in increasing order, each newline counted once. */
+function lineCounter(text: string): (offset: number) => number {
+  let line = 1;
+  // the first newline not counted yet (-1: none left)
+  let next = text.indexOf("\n");
+  return (offset) => {
+    while (next !== -1 && next < offset) {
+      line++;
+      next = text.indexOf("\n", next + 1);
+    }
+    return line;
+  };
 }
 
 function lineOf(text: string, offset: number): number {
