@@ -44,6 +44,42 @@ describe("targets: a text file of URLs", () => {
     ]);
   });
 
+  test("what a pasted URL comes wrapped in is taken off: quotes, <…>, trailing commas; skipped lines are counted by why", () => {
+    const list = parseTargets(
+      [
+        "# pasted from everywhere",
+        '"https://a.example/mcp",',
+        "'https://b.example/mcp'",
+        "<https://c.example/mcp>",
+        "  `https://d.example/mcp`  # from a README",
+        '"<https://e.example/mcp>",,',
+        "",
+        "https://f.example/mcp;",
+        "   ",
+        "https://g.example/mcp",
+        "# the end",
+        "",
+      ].join("\n"),
+      "t.txt",
+    );
+    assert.deepEqual(
+      list.targets.map((t) => [t.target, t.invalid ?? "ok"]),
+      ["a", "b", "c", "d", "e", "f", "g"].map((h) => [`https://${h}.example/mcp`, "ok"]),
+    );
+    assert.deepEqual(list.skippedLines, { comment: 2, blank: 2 });
+    assert.equal(list.duplicates, 0);
+    // a quote or bracket inside a URL is kept; one that does not close is no wrapper
+    const kept = parseTargets('https://h.example/a"b\n"https://i.example/mcp\n', "t.txt");
+    assert.deepEqual(
+      kept.targets.map((t) => [t.target, t.invalid ?? "ok"]),
+      [
+        ["https://h.example/a%22b", "ok"],
+        ['"https://i.example/mcp', "bad_url"],
+      ],
+    );
+    assert.deepEqual(kept.skippedLines, { comment: 0, blank: 0 });
+  });
+
   test("a line with two words is an error naming the line", () => {
     assert.throws(() => parseTargets("https://a.example/mcp\n\nhttps://b.example/mcp https://c.example/mcp\n", "t.txt"), (e: Error) => {
       assert.ok(e instanceof TargetsError);
@@ -76,6 +112,26 @@ describe("targets: an MCP Registry export", () => {
     ]);
     assert.equal(list.notLatest, 1);
     assert.equal(list.duplicates, 1);
+  });
+
+  test("entries without remotes (packages run locally) are counted, not called", () => {
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("pkg", "1", true, []),
+          { server: { name: "pkg2", version: "1", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: { [OFFICIAL]: { isLatest: true } } },
+          entry("old", "1", false, []),
+          entry("remote", "1", true, [{ type: "streamable-http", url: "https://r.example/mcp" }]),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      list.targets.map((t) => t.target),
+      ["https://r.example/mcp"],
+    );
+    assert.equal(list.noRemotes, 2);
+    assert.equal(list.notLatest, 1);
+    assert.deepEqual(list.skippedLines, { comment: 0, blank: 0 });
   });
 
   test("sse remotes are probed as HTTP+SSE; a URL listed as both transports is left to the probe", () => {

@@ -21,6 +21,10 @@ export interface TargetList {
   notLatest: number;
   /** URLs listed more than once, probed once. */
   duplicates: number;
+  /** Lines of a text file that name no target, by why. */
+  skippedLines: { comment: number; blank: number };
+  /** Registry entries (latest versions) with no remote: packages run locally, nothing to call. */
+  noRemotes: number;
 }
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
@@ -54,16 +58,25 @@ export function parseTargets(text: string, source = "targets"): TargetList {
 
 /**
  * One URL a line; `#` starts a comment at the start of a line or after white space (inside a
- * URL it is a fragment). A line with two words is a mistake worth stopping for; a word that is
- * not an http(s) URL is kept as a `bad_url` target, so it shows in the report, unless no line
- * at all is one.
+ * URL it is a fragment). What a URL copied from elsewhere comes wrapped in is taken off: quotes
+ * (from JSON or code), `<…>` (from Markdown or mail), and a trailing comma (from a list). A line
+ * with two words is a mistake worth stopping for; a word that is not an http(s) URL is kept as a
+ * `bad_url` target, so it shows in the report, unless no line at all is one.
  */
 function parseText(text: string, source: string): TargetList {
   const list = new Collector("text");
   let firstLine: { n: number; text: string } | undefined;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.replace(/(^|\s)#.*$/, "").trim();
-    if (line === "") return;
+  const lines = text.split(/\r?\n/);
+  // the end of the last line is no blank line of its own
+  if (lines.at(-1) === "") lines.pop();
+  lines.forEach((raw, i) => {
+    const uncommented = raw.replace(/(^|\s)#.*$/, "");
+    const line = unwrap(uncommented);
+    if (line === "") {
+      if (uncommented.trim() === "" && raw.trim() !== "") list.skippedLines.comment++;
+      else list.skippedLines.blank++;
+      return;
+    }
     if (/\s/.test(line)) throw new TargetsError(`${source}: line ${i + 1}: one URL a line, found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`);
     list.add(line, "http", null, false);
     firstLine ??= { n: i + 1, text: line };
@@ -75,6 +88,26 @@ function parseText(text: string, source: string): TargetList {
     throw new TargetsError(`${source}: not one line is an http(s) URL (line ${firstLine.n}: ${JSON.stringify(firstLine.text.length > 80 ? `${firstLine.text.slice(0, 80)}…` : firstLine.text)})`);
   }
   return done;
+}
+
+/** The quotes and brackets a pasted URL may come in: each pair is taken off, outermost first. */
+const WRAPPERS: readonly [string, string][] = [
+  ['"', '"'],
+  ["'", "'"],
+  ["`", "`"],
+  ["<", ">"],
+];
+
+/** A line's word without white space, trailing commas, and the quotes or `<…>` around it. */
+function unwrap(line: string): string {
+  let word = line.trim();
+  for (;;) {
+    const before = word;
+    word = word.replace(/[,;]+$/, "").trim();
+    const pair = WRAPPERS.find(([open, close]) => word.length >= 2 && word.startsWith(open) && word.endsWith(close));
+    if (pair) word = word.slice(1, -1).trim();
+    if (word === before) return word;
+  }
 }
 
 function parseRegistry(text: string, source: string): TargetList {
@@ -113,8 +146,13 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
   }
   const name = typeof server.name === "string" ? server.name : null;
   const remotes = server.remotes;
-  if (remotes === undefined) return; // a package to run locally, nothing to call
+  if (remotes === undefined) {
+    // a package to run locally, nothing to call
+    list.noRemotes++;
+    return;
+  }
   if (!Array.isArray(remotes)) return fail(`${path}.server.remotes`, `expected an array, found ${describe(remotes)}`);
+  if (remotes.length === 0) list.noRemotes++;
   remotes.forEach((remote: unknown, i: number) => {
     const at = `${path}.server.remotes[${i}]`;
     if (!isObject(remote)) return fail(at, `expected a remote ({"type","url"}), found ${describe(remote)}`);
@@ -164,6 +202,8 @@ class Collector {
   readonly #byUrl = new Map<string, TargetRecord>();
   notLatest = 0;
   duplicates = 0;
+  noRemotes = 0;
+  readonly skippedLines = { comment: 0, blank: 0 };
   constructor(readonly format: TargetList["format"]) {}
 
   add(url: string, kind: TargetKind, name: string | null, untrusted: boolean): void {
@@ -197,7 +237,7 @@ class Collector {
   }
 
   done(): TargetList {
-    return { format: this.format, targets: [...this.#byUrl.values()], notLatest: this.notLatest, duplicates: this.duplicates };
+    return { format: this.format, targets: [...this.#byUrl.values()], notLatest: this.notLatest, duplicates: this.duplicates, skippedLines: { ...this.skippedLines }, noRemotes: this.noRemotes };
   }
 }
 
