@@ -157,3 +157,52 @@ function v6Hextets(address: string): number[] {
   const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
   return [...left, ...middle, ...right].map((x) => parseInt(x, 16));
 }
+
+/**
+ * What keeps a census of untrusted targets off its own network: a guard that says why a URL the
+ * sign-in walk comes across must not be called (checked before the request, so a refused URL is
+ * recorded as not called), and a `lookup` that refuses a private address at the moment of
+ * connecting, for a name that answered otherwise when it was checked. `refused` is the first
+ * address the lookup refused.
+ */
+export interface UntrustedNetwork {
+  guard: (url: string) => Promise<string | undefined>;
+  lookup: LookupFunction;
+  readonly refused: { hostname: string; address: string } | undefined;
+}
+
+/** How names are resolved: `resolve` to check them, `lookup` to connect (and to check, without `resolve`). */
+export interface NetworkOptions {
+  resolve?: Resolver;
+  lookup?: LookupFunction;
+}
+
+export function untrustedNetwork(options: NetworkOptions): UntrustedNetwork {
+  const resolve = resolverFor(options);
+  let refused: UntrustedNetwork["refused"];
+  return {
+    guard: async (url) => {
+      const verdict = await vetUrl(url, resolve);
+      if (verdict.kind === "private") return `${new URL(url).hostname} resolves to ${verdict.address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
+      if (verdict.kind === "unresolved") return `${hostnameOf(url)} does not resolve (${verdict.reason})`;
+      return undefined;
+    },
+    lookup: vettedLookup(options.lookup, (hostname, address) => void (refused ??= { hostname, address })),
+    get refused() {
+      return refused;
+    },
+  };
+}
+
+/** The resolver that checks names: `resolve`, else `lookup`, else the system's. */
+export function resolverFor(options: NetworkOptions): Resolver {
+  return options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}

@@ -73,17 +73,12 @@ export function invalidAttempt(runId: number, at: Date, target: TargetRecord, de
 /**
  * A registry target whose host name did not resolve when the private-address rule looked it up:
  * not called (a second lookup to connect could answer a private address), and recorded as the
- * probe would record a name that does not resolve.
+ * probe records a name that does not resolve. `reason`: the resolver's code (ENOTFOUND).
  */
 export function unresolvedAttempt(runId: number, at: Date, target: TargetRecord, reason: string): AttemptRecord {
-  const context = { detail: "dns", rpcError: null, http: null, transport: target.kind === "sse" ? "http+sse" : "streamable-http", revision: null, defects: [] } as const;
-  return {
-    ...invalidAttempt(runId, at, target, "bad_url"),
-    class: "unreachable",
-    detail: "dns",
-    transport: context.transport,
-    advice: `${adviceFor("unreachable", { ...context, defects: [] })} (${reason}; not called)`,
-  };
+  const transport = target.kind === "sse" ? "http+sse" : "streamable-http";
+  const advice = adviceFor("unreachable", { detail: "dns", rpcError: null, http: null, transport, revision: null, defects: [] });
+  return { ...invalidAttempt(runId, at, target, "bad_url"), class: "unreachable", detail: "dns", transport, advice: `${advice} (${reason}; not called)` };
 }
 
 const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {

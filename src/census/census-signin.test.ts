@@ -14,8 +14,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { walkAuth } from "../auth/walk.js";
 import { rebinding } from "./census-fleet.test.js";
-import { runCensus, untrustedNetwork, walkHostSlot } from "./census.js";
-import { HostSlots } from "./limiter.js";
+import { untrustedNetwork } from "./address.js";
+import { runCensus } from "./census.js";
+import { HostSlots, walkHostSlot } from "./limiter.js";
 import { MemoryStore } from "./memory-store.js";
 import type { TargetRecord } from "./store.js";
 

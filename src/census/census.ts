@@ -7,12 +7,12 @@
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { LookupFunction } from "node:net";
-import type { HostSlot } from "../auth/fetcher.js";
-import { resolverOf, systemResolver, vetUrl, vettedLookup, type Resolver } from "./address.js";
+import { resolverFor, untrustedNetwork, vetUrl } from "./address.js";
+import type { Resolver } from "./address.js";
 import { Admission, type AdmissionState } from "./admission.js";
 import { attemptOf, invalidAttempt, unresolvedAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
-import { forEachLimited, HostSlots } from "./limiter.js";
+import { forEachLimited, HostSlots, walkHostSlot } from "./limiter.js";
 import type { AttemptRecord, Store, TargetRecord } from "./store.js";
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -173,68 +173,6 @@ function ownFault(r: ProbeResult): boolean {
 }
 
 /**
- * What keeps a census of untrusted targets off its own network: a guard that says why a URL the
- * sign-in walk comes across must not be called (checked before the request, so a refused URL is
- * recorded as not called), and a `lookup` that refuses a private address at the moment of
- * connecting, for a name that answered otherwise when it was checked. `refused` is the first
- * address the lookup refused.
- */
-export interface UntrustedNetwork {
-  guard: (url: string) => Promise<string | undefined>;
-  lookup: LookupFunction;
-  readonly refused: { hostname: string; address: string } | undefined;
-}
-
-export function untrustedNetwork(options: Pick<CensusOptions, "lookup" | "resolve">): UntrustedNetwork {
-  const resolve = resolverFor(options);
-  let refused: UntrustedNetwork["refused"];
-  return {
-    guard: async (url) => {
-      const verdict = await vetUrl(url, resolve);
-      if (verdict.kind === "private") return `${new URL(url).hostname} resolves to ${verdict.address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
-      if (verdict.kind === "unresolved") return `${hostnameOf(url)} does not resolve (${verdict.reason})`;
-      return undefined;
-    },
-    lookup: vettedLookup(options.lookup, (hostname, address) => void (refused ??= { hostname, address })),
-    get refused() {
-      return refused;
-    },
-  };
-}
-
-function resolverFor(options: Pick<CensusOptions, "lookup" | "resolve">): Resolver {
-  return options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
-}
-
-function hostnameOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return url;
-  }
-}
-
-/**
- * The per-host limit for the requests of one probe's sign-in walk. Those to the target's own host
- * run one at a time in the slot the probe holds already (a second slot of that host would never
- * come at `--per-host 1`); those to another host (an authorization server many servers share)
- * each take a slot of that host, as a probe of it would.
- */
-export function walkHostSlot(own: string, slots: HostSlots): HostSlot {
-  const mine = new HostSlots(1);
-  return (url, signal) => {
-    let host: string;
-    try {
-      host = new URL(url).hostname.toLowerCase();
-    } catch {
-      // never sent: the walk records it as not a URL
-      return Promise.resolve(() => undefined);
-    }
-    return host === own ? mine.take(own, signal) : slots.take(host, signal);
-  };
-}
-
-/**
  * The attempt of one target, as the census stores it: not called when it cannot be (invalid, a
  * registry URL resolving to a private address, or one that does not resolve), else probed.
  * Shared by every way of running a census (one process, or workers sharing a run). `slots`: the
@@ -265,7 +203,7 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
   const result = await probe(t, probeOptions);
   // the target's own host answered a private address when the probe connected: it was never called
   const refused = network?.refused;
-  if (refused && result.class === "unreachable" && refused.hostname.toLowerCase() === hostnameOf(t.target).toLowerCase()) {
+  if (refused && result.class === "unreachable" && refused.hostname.toLowerCase() === hostOf(t)) {
     return invalidAttempt(runId, started, t, "private_address", refused.address);
   }
   // the probe names the URL it was given; the store knows the target by its listed form

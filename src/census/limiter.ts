@@ -5,6 +5,7 @@
  * starves the others nor holds more than its share. A host may also be given a rest between the
  * end of one item's work and the start of the next.
  */
+import type { HostSlot } from "../auth/fetcher.js";
 import type { AbortLike } from "../transport/http/fetch.js";
 
 export interface Limits {
@@ -191,4 +192,24 @@ export function forEachLimited<T>(items: readonly T[], keyOf: (item: T) => strin
     fill();
     settle();
   });
+}
+
+/**
+ * The per-host limit for the requests of one probe's sign-in walk. Those to the target's own host
+ * run one at a time in the slot the probe holds already (a second slot of that host would never
+ * come at `--per-host 1`); those to another host (an authorization server many servers share)
+ * each take a slot of that host, as a probe of it would.
+ */
+export function walkHostSlot(own: string, slots: HostSlots): HostSlot {
+  const mine = new HostSlots(1);
+  return (url, signal) => {
+    let host: string;
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      // never sent: the walk records it as not a URL
+      return Promise.resolve(() => undefined);
+    }
+    return host === own ? mine.take(own, signal) : slots.take(host, signal);
+  };
 }
