@@ -287,5 +287,10 @@ describe("targets: an MCP Registry export", () => {
     writeFileSync(file, "\uFEFF" + JSON.stringify(page([entry("a", "1", true, [{ type: "sse", url: "https://a.example/sse" }])])));
     assert.deepEqual((await readTargets(file)).targets, [{ target: "https://a.example/sse", kind: "sse", name: "a", untrusted: true }]);
     await assert.rejects(readTargets(path.join(dir, "missing.txt")), /missing\.txt: no such file/);
+    // a file past the cap is refused, whole, with one line
+    const big = path.join(dir, "big.txt");
+    writeFileSync(big, "https://a.example/mcp\n".repeat(100));
+    assert.equal((await readTargets(big, 2200)).targets.length, 1);
+    await assert.rejects(readTargets(big, 2199), (e: Error) => e instanceof TargetsError && e.message === `${big}: more than the 2199 bytes a targets file may hold`);
   });
 });

@@ -6,7 +6,7 @@
  * (a template with no default, a URL that does not parse) becomes a target to record as
  * `invalid_target`, not a reason to stop.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { TargetKind, TargetRecord } from "./store.js";
 
 /** A targets file that cannot be read as either format; the message names the line or JSON path. */
@@ -37,15 +37,42 @@ const OFFICIAL = "io.modelcontextprotocol.registry/official";
  */
 export const MAX_URL_LENGTH = 8 * 1024;
 
-export async function readTargets(file: string): Promise<TargetList> {
+/**
+ * The largest targets file read: the whole official registry exports to a few tens of MB, and a
+ * file past this would be held in memory several times over while it is parsed.
+ */
+export const MAX_TARGETS_BYTES = 256 * 1024 * 1024;
+
+/** `maxBytes`: the largest file read (default MAX_TARGETS_BYTES). */
+export async function readTargets(file: string, maxBytes = MAX_TARGETS_BYTES): Promise<TargetList> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readCapped(file, maxBytes);
   } catch (e) {
+    if (e instanceof TargetsError) throw e;
     // the cause lets the command line say what went wrong in words
     throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
   }
   return parseTargets(bytes.toString("utf8"), file);
+}
+
+/** The file's bytes, read to its end (a pipe as well as a file), refused past `maxBytes`. */
+async function readCapped(file: string, maxBytes: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      total += bytesRead;
+      if (total > maxBytes) throw new TargetsError(`${file}: more than the ${maxBytes} bytes a targets file may hold`);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads either format, told apart by the first character that is not white space. */
