@@ -122,14 +122,19 @@ interface ResourceMetadataFound {
   missing?: string;
 }
 
+/**
+ * The chain in a client's order: the resource metadata, then the authorization server it names;
+ * then the refusal judged by what the chain showed of OAuth (a server that shows none is
+ * `not_oauth`), and the verdict from the first step with an error.
+ */
 async function walk(o: AuthWalkOptions, rules: AuthRules, fetcher: Fetcher): Promise<AuthResult> {
   const ctx = contextOf(o, rules, fetcher);
   const cors = startIndependentRequests(ctx);
-  const found = await findResourceMetadata(ctx);
-  const { resourceMetadata, issuer } = await judgeResourceMetadata(ctx, found);
+  const metadata = await findResourceMetadata(ctx);
+  const { resourceMetadata, issuer } = await judgeResourceMetadata(ctx, metadata);
   const authorizationServer = await findAuthorizationServer(ctx, issuer);
-  const oauthSignal = ctx.bearer !== undefined || found.prm !== undefined || authorizationServer.found || (await originMetadataExists(ctx));
-  judgeRefusal(ctx, oauthSignal, found.prm !== undefined);
+  const oauthSignal = ctx.bearer !== undefined || metadata.prm !== undefined || authorizationServer.found || (await originMetadataExists(ctx));
+  judgeRefusal(ctx, oauthSignal, metadata.prm !== undefined);
   if (!oauthSignal) return notOauth(ctx);
   const corsFound = await cors;
   for (const d of [...corsFound, ...ctx.unreadable]) ctx.found.defects.push(d);
