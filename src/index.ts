@@ -135,3 +135,4 @@ export type {
   AuthResourceMetadataSeen,
   AuthServerSeen,
 } from "./auth/types.js";
+export type { HostSlot } from "./auth/fetcher.js";
