@@ -3,8 +3,8 @@
  * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
- * how many it holds at once. Also a fake DNS for names that rebind. Named `.test.ts` so the published package leaves it out; it
- * declares no tests of its own.
+ * how many it holds at once. Also a fake DNS for names that rebind. Named `.test.ts` so the
+ * published package leaves it out; it declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, LookupFunction } from "node:net";
