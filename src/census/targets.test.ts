@@ -80,6 +80,17 @@ describe("targets: a text file of URLs", () => {
     assert.deepEqual(kept.skippedLines, { comment: 0, blank: 0 });
   });
 
+  test("a JSON array of URLs is a list of URLs, called as given", () => {
+    const list = parseTargets('[\n  "https://a.example/mcp",\n  "https://b.example/mcp"\n]\n', "t.json");
+    assert.equal(list.format, "text");
+    assert.deepEqual(list.targets, [
+      { target: "https://a.example/mcp", kind: "http", name: null },
+      { target: "https://b.example/mcp", kind: "http", name: null },
+    ]);
+    // an array that holds anything but strings is read as registry pages, and says what is wrong
+    assert.throws(() => parseTargets('["https://a.example/mcp", 7]', "t.json"), /^TargetsError: t\.json: \$\[0\]: expected a registry page/);
+  });
+
   test("a line with two words is an error naming the line", () => {
     assert.throws(() => parseTargets("https://a.example/mcp\n\nhttps://b.example/mcp https://c.example/mcp\n", "t.txt"), (e: Error) => {
       assert.ok(e instanceof TargetsError);

@@ -139,6 +139,10 @@ function unwrap(line: string): string {
 
 function parseRegistry(text: string, source: string): TargetList {
   const values = splitJsonValues(text, source);
+  // a JSON array of strings is a list of URLs the user wrote in JSON, not a registry export
+  if (values.length === 1 && Array.isArray(values[0]!.value) && values[0]!.value.length > 0 && values[0]!.value.every((v) => typeof v === "string")) {
+    return parseText((values[0]!.value as string[]).join("\n"), source);
+  }
   const list = new Collector("registry");
   values.forEach((v, k) => {
     // one value: its own paths; several: each named, since a path alone would not say which
