@@ -3,7 +3,8 @@
  * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
- * how many it holds at once. Also a fake DNS for names that rebind. Named `.test.ts` so the
+ * how many it holds at once. Also a fake DNS for names that rebind, and a sign-in fixture on a
+ * loopback address of its own (127.0.0.2, 127.0.0.3… are separate hosts). Named `.test.ts` so the
  * published package leaves it out; it declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -138,4 +139,49 @@ export function rebinding(answers: (string[] | "fail")[]): LookupFunction & { ca
     });
   };
   return Object.defineProperty(lookup as unknown as LookupFunction & { calls: number }, "calls", { get: () => calls });
+}
+
+/**
+ * A sign-in fixture on one loopback address: each endpoint `/mcp/N` refuses with a challenge
+ * naming its resource metadata, which names `as` as its authorization server. Every answer is
+ * held a moment, and the server counts the requests it holds at once.
+ */
+export async function signinHost(address: string, as: () => string): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
+  let active = 0;
+  let peak = 0;
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    active++;
+    peak = Math.max(peak, active);
+    res.on("close", () => active--);
+    const path = (req.url ?? "/").split("?")[0]!;
+    setTimeout(() => {
+      const endpoint = /^\/mcp\/\d+$/.exec(path);
+      const prm = /^\/\.well-known\/oauth-protected-resource(\/mcp\/\d+)$/.exec(path);
+      if (endpoint && req.method === "POST") {
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"` }).end('{"error":"invalid_token"}');
+      } else if (prm) {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
+      } else if (path === "/.well-known/oauth-authorization-server") {
+        const issuer = origin;
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+        );
+      } else {
+        res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
+      }
+    }, 15);
+  });
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
+  const origin = `http://${address}:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    peak: () => peak,
+    hits: () => hits,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

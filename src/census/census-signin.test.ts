@@ -13,7 +13,7 @@ import type { ProbeResult } from "../probe/verdict.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { walkAuth } from "../auth/walk.js";
-import { rebinding } from "./census-fleet.test.js";
+import { rebinding, signinHost } from "./census-fleet.test.js";
 import { untrustedNetwork } from "./address.js";
 import { runCensus } from "./census.js";
 import { HostSlots, walkHostSlot } from "./limiter.js";
@@ -79,51 +79,6 @@ test("every request of a registry target's sign-in walk connects through the vet
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
-
-/**
- * A sign-in fixture on one loopback address: each endpoint `/mcp/N` refuses with a challenge
- * naming its resource metadata, which names `as` as its authorization server. Every answer is
- * held a moment, and the server counts the requests it holds at once.
- */
-async function signinHost(address: string, as: () => string): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
-  let active = 0;
-  let peak = 0;
-  let hits = 0;
-  const server = createServer((req, res) => {
-    hits++;
-    active++;
-    peak = Math.max(peak, active);
-    res.on("close", () => active--);
-    const path = (req.url ?? "/").split("?")[0]!;
-    setTimeout(() => {
-      const endpoint = /^\/mcp\/\d+$/.exec(path);
-      const prm = /^\/\.well-known\/oauth-protected-resource(\/mcp\/\d+)$/.exec(path);
-      if (endpoint && req.method === "POST") {
-        res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"` }).end('{"error":"invalid_token"}');
-      } else if (prm) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
-      } else if (path === "/.well-known/oauth-authorization-server") {
-        const issuer = origin;
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
-        );
-      } else {
-        res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
-      }
-    }, 15);
-  });
-  await new Promise<void>((resolve) => server.listen(0, address, resolve));
-  const origin = `http://${address}:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    peak: () => peak,
-    hits: () => hits,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 test("under --per-host 1, the sign-in walks keep it too: one request at a time on each MCP host, and on the authorization server they share", async () => {
   const as = await signinHost("127.0.0.3", () => as.origin);
