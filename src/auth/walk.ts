@@ -73,6 +73,8 @@ class Findings {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ok = (f: Fetched) => f.status !== null && f.status >= 200 && f.status < 300;
+/** What the fetcher records of a request the walk's deadline ended. */
+const DEADLINE = "no answer within the deadline";
 const shown = (f: Fetched) => (f.status !== null ? `HTTP ${f.status}` : f.error ?? "no answer");
 
 export async function walkAuth(options: AuthWalkOptions): Promise<AuthResult> {
@@ -297,7 +299,10 @@ async function findAuthorizationServer(ctx: WalkContext, issuer: string | undefi
     }
   }
   const tried = await Promise.all(answers);
-  const list = tried.map((f) => `${f.url} (${shown(f)})`).join(", ");
+  // a request the deadline found still waiting for its turn at the host (a census's per-host
+  // limit) was never sent: it says nothing of the server, and the list says so
+  const unsent = (f: Fetched) => f.status === null && f.error === DEADLINE && !ctx.fetcher.sent.some((s) => s.url === f.url);
+  const list = tried.map((f) => `${f.url} (${unsent(f) ? "not asked: the deadline passed while it waited for its turn at that host" : shown(f)})`).join(", ");
   if (rules.defaultEndpoints) {
     found.add("authorization_server_metadata_not_found", "warning", "authorization_server", "authorization_server", `No authorization server metadata at ${list}: 2025-03-26 clients then use ${issuer}/authorize, /token and /register, which this walk does not call. Publishing RFC 8414 metadata removes the guesswork.`);
   } else {

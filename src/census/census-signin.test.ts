@@ -125,6 +125,9 @@ test("a walk's wait for a slot of its authorization server's host counts against
     assert.equal(result.brokenAt, "authorization_server");
     const asSteps = result.steps.filter((s) => s.url.startsWith(as.origin));
     assert.ok(asSteps.length > 0 && asSteps.every((s) => s.error === "no answer within the deadline"), JSON.stringify(asSteps));
+    // the defect says the server was never asked, rather than that it did not answer
+    const notFound = result.defects.find((d) => d.code === "authorization_server_metadata_not_found");
+    assert.match(notFound?.message ?? "", /not asked: the deadline passed while it waited for its turn at that host/);
   } finally {
     await as.close();
     await mcp.close();
