@@ -6,7 +6,7 @@
  */
 import type { LookupFunction } from "node:net";
 import { cannotBeJson, parseJson } from "../codec/parse.js";
-import { Abort, excerpt, fetchSameOrigin, readCapped } from "../transport/http/fetch.js";
+import { Abort, excerpt, fetchSameOrigin, readCapped, type AbortLike } from "../transport/http/fetch.js";
 import type { AuthStepRecord } from "./types.js";
 
 /** The Origin a browser client would send from a page of its own. */
@@ -38,7 +38,15 @@ export interface FetcherOptions {
   lookup?: LookupFunction;
   /** Sent as MCP-Protocol-Version, as the specification asks of discovery requests. */
   protocolVersion: string;
+  /** Waits for the right to send a request to the URL's host (a census's per-host limit); see HostSlot. */
+  hostSlot?: HostSlot;
 }
+
+/**
+ * Resolves, once a request to `url`'s host may go, to the function that says it is over; rejects
+ * when `signal` (the walk's deadline) fires first.
+ */
+export type HostSlot = (url: string, signal: AbortLike) => Promise<() => void>;
 
 const NO_ANSWER = { status: null, headers: null };
 
@@ -99,7 +107,7 @@ export class Fetcher {
     const key = `GET ${url}`;
     let p = this.cache.get(key);
     if (!p) {
-      p = this.send("GET", url, step, { accept: "application/json", origin: PROBE_ORIGIN, "mcp-protocol-version": this.options.protocolVersion, ...headers });
+      p = this.inSlot(url, () => this.send("GET", url, step, { accept: "application/json", origin: PROBE_ORIGIN, "mcp-protocol-version": this.options.protocolVersion, ...headers }));
       this.cache.set(key, p);
     }
     return p;
@@ -107,11 +115,34 @@ export class Fetcher {
 
   /** The CORS preflight a browser sends before a POST carrying the MCP headers. */
   preflight(url: string, requestHeaders: string): Promise<Fetched> {
-    return this.send("OPTIONS", url, "cors preflight", {
-      origin: PROBE_ORIGIN,
-      "access-control-request-method": "POST",
-      "access-control-request-headers": requestHeaders,
-    });
+    return this.inSlot(url, () =>
+      this.send("OPTIONS", url, "cors preflight", {
+        origin: PROBE_ORIGIN,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": requestHeaders,
+      }),
+    );
+  }
+
+  /**
+   * Runs `send` once its host's slot is given, and gives it back when the answer is read. The
+   * wait counts against the walk's deadline: when that passes first, `send` finds the walk
+   * expired and records the request as unanswered without sending it.
+   */
+  private async inSlot(url: string, send: () => Promise<Fetched>): Promise<Fetched> {
+    const slot = this.options.hostSlot;
+    if (!slot) return send();
+    let release: (() => void) | undefined;
+    try {
+      release = await slot(url, this.controller);
+    } catch {
+      // the deadline passed while waiting
+    }
+    try {
+      return await send();
+    } finally {
+      release?.();
+    }
   }
 
   private async send(method: "GET" | "OPTIONS", url: string, step: string, headers: Record<string, string>): Promise<Fetched> {

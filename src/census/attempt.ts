@@ -4,6 +4,7 @@
  * since a server may echo a credential in an error message or a page.
  */
 import { redactSecrets } from "../secrets/redact.js";
+import { adviceFor } from "../probe/advice.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { AttemptRecord, TargetRecord } from "./store.js";
 import { surfaceRecord, withDigests } from "./surface.js";
@@ -72,6 +73,17 @@ export function invalidAttempt(runId: number, at: Date, target: TargetRecord, de
     advice: INVALID_ADVICE[detail](address),
     auth: null,
   };
+}
+
+/**
+ * A registry target whose host name did not resolve when the private-address rule looked it up:
+ * not called (a second lookup to connect could answer a private address), and recorded as the
+ * probe records a name that does not resolve. `reason`: the resolver's code (ENOTFOUND).
+ */
+export function unresolvedAttempt(runId: number, at: Date, target: TargetRecord, reason: string): AttemptRecord {
+  const transport = target.kind === "sse" ? "http+sse" : "streamable-http";
+  const advice = adviceFor("unreachable", { detail: "dns", rpcError: null, http: null, transport, revision: null, defects: [] });
+  return { ...invalidAttempt(runId, at, target, "bad_url"), class: "unreachable", detail: "dns", transport, advice: `${advice} (${reason}; not called)` };
 }
 
 const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {

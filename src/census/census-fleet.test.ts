@@ -3,11 +3,12 @@
  * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
- * how many it holds at once. Named `.test.ts` so the published package leaves it out; it
- * declares no tests of its own.
+ * how many it holds at once. Also a fake DNS for names that rebind, and a sign-in fixture on a
+ * loopback address of its own (127.0.0.2, 127.0.0.3… are separate hosts). Named `.test.ts` so the
+ * published package leaves it out; it declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, LookupFunction } from "node:net";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { createHttpHandler } from "../transport/http/server.js";
 
@@ -120,4 +121,67 @@ export async function until(condition: () => boolean, what: string, ms = 20_000)
     if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A fake DNS that answers each name with the next of `answers` at each call (the last one from
+ * then on): a rebinding name. An answer that is not an array fails the lookup.
+ */
+export function rebinding(answers: (string[] | "fail")[]): LookupFunction & { calls: number } {
+  let calls = 0;
+  const lookup = (hostname: string, options: { all?: boolean }, callback: (e: NodeJS.ErrnoException | null, a?: unknown, f?: number) => void) => {
+    const answer = answers[Math.min(calls++, answers.length - 1)]!;
+    queueMicrotask(() => {
+      if (answer === "fail") return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
+      const list = answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+      if (options.all) callback(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  return Object.defineProperty(lookup as unknown as LookupFunction & { calls: number }, "calls", { get: () => calls });
+}
+
+/**
+ * A sign-in fixture on one loopback address: each endpoint `/mcp/N` refuses with a challenge
+ * naming its resource metadata, which names `as` as its authorization server. Every answer is
+ * held a moment, and the server counts the requests it holds at once.
+ */
+export async function signinHost(address: string, as: () => string): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
+  let active = 0;
+  let peak = 0;
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits++;
+    active++;
+    peak = Math.max(peak, active);
+    res.on("close", () => active--);
+    const path = (req.url ?? "/").split("?")[0]!;
+    setTimeout(() => {
+      const endpoint = /^\/mcp\/\d+$/.exec(path);
+      const prm = /^\/\.well-known\/oauth-protected-resource(\/mcp\/\d+)$/.exec(path);
+      if (endpoint && req.method === "POST") {
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"` }).end('{"error":"invalid_token"}');
+      } else if (prm) {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
+      } else if (path === "/.well-known/oauth-authorization-server") {
+        const issuer = origin;
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+        );
+      } else {
+        res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
+      }
+    }, 15);
+  });
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
+  const origin = `http://${address}:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    peak: () => peak,
+    hits: () => hits,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Resolver } from "./address.js";
-import { startFleet, type Fleet } from "./census-fleet.test.js";
+import { rebinding, startFleet, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
-import { forEachLimited } from "./limiter.js";
+import { forEachLimited, HostSlots } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { collect, type AttemptRecord, type Store, type TargetRecord } from "./store.js";
 import type { ProbeResult } from "../probe/verdict.js";
@@ -125,6 +125,32 @@ describe("census", () => {
     await runCensus(store, r3, allowed, { timeout: 2000, allowPrivate: true, resolve: noResolver });
     assert.ok((fleet.hits.get("/ok/allowed") ?? 0) > 0);
     assert.equal((await collect(store.attempts({ runIds: [r3] })))[0]?.class, "ok");
+    await store.close();
+  });
+
+  test("a registry name that answers a public address when checked and loopback when connected to is never called", async () => {
+    const store = newStore();
+    const port = new URL(fleet.base).port;
+    const rebound = [http(`http://rebind.example:${port}/ok/rebind`, { untrusted: true })];
+    const r1 = await store.startRun("registry.json", rebound, {});
+    // the check's lookup is told 93.184.216.34, the connection's 127.0.0.1 (nothing ever connects to the former)
+    const dns = rebinding([["93.184.216.34"], ["127.0.0.1"]]);
+    await runCensus(store, r1, rebound, { timeout: 1500, lookup: dns });
+    assert.equal(fleet.hits.get("/ok/rebind"), undefined);
+    const [a] = await collect(store.attempts({ runIds: [r1] }));
+    assert.deepEqual([a?.class, a?.detail], ["invalid_target", "private_address"]);
+    assert.match(a!.advice!, /resolves to 127\.0\.0\.1/);
+
+    // a lookup that fails when checked leaves the target unreachable, not allowed: nothing is sent
+    const failing = [http(`http://flaky.example:${port}/ok/flaky`, { untrusted: true })];
+    const r2 = await store.startRun("registry.json", failing, {});
+    const flaky = rebinding(["fail", ["127.0.0.1"]]);
+    await runCensus(store, r2, failing, { timeout: 1500, lookup: flaky });
+    assert.equal(fleet.hits.get("/ok/flaky"), undefined);
+    assert.equal(flaky.calls, 1, "the name was looked up once, to check it, and not again to connect");
+    const [b] = await collect(store.attempts({ runIds: [r2] }));
+    assert.deepEqual([b?.class, b?.detail], ["unreachable", "dns"]);
+    assert.match(b!.advice!, /does not resolve.*ENOTFOUND; not called/);
     await store.close();
   });
 
@@ -321,5 +347,46 @@ describe("forEachLimited", () => {
 
   test("no items: resolves at once", async () => {
     await forEachLimited([], () => "k", { concurrency: 1, perKey: 1 }, async () => {});
+  });
+
+  test("work may take a slot of another host for a request: that host's items wait for it, and it waits for theirs", async () => {
+    const slots = new HostSlots(1);
+    const log: string[] = [];
+    await forEachLimited(
+      ["a1", "b1", "b2"],
+      (s) => s[0]!,
+      { concurrency: 3, perKey: 1 },
+      async (s) => {
+        log.push(`start ${s}`);
+        if (s === "a1") {
+          // a request of a1's to host b, once b1 has started: b1 holds b's slot, so it waits, and
+          // gets it before b2 starts
+          await new Promise((r) => setImmediate(r));
+          const release = await slots.take("b");
+          log.push("a1's request to b");
+          release();
+        } else await new Promise((r) => setTimeout(r, 20));
+        log.push(`end ${s}`);
+      },
+      undefined,
+      slots,
+    );
+    assert.deepEqual(log, ["start a1", "start b1", "end b1", "a1's request to b", "start b2", "end a1", "end b2"]);
+  });
+
+  test("a request waiting for a slot gives up when its deadline passes, and the slot goes on to the next", async () => {
+    const slots = new HostSlots(1);
+    assert.ok(slots.tryTake("h"));
+    const deadline = new AbortController();
+    const waiting = slots.take("h", deadline.signal);
+    const next = slots.take("h");
+    deadline.abort(new Error("no answer within the deadline"));
+    await assert.rejects(waiting, /within the deadline/);
+    slots.release("h");
+    const release = await next;
+    assert.equal(slots.free("h"), false);
+    release();
+    release();
+    assert.equal(slots.free("h"), true, "given back once, however often released");
   });
 });

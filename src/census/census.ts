@@ -7,11 +7,12 @@
 import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import type { LookupFunction } from "node:net";
-import { nonPublicAddress, resolverOf, systemResolver, type Resolver } from "./address.js";
+import { resolverFor, untrustedNetwork, vetUrl } from "./address.js";
+import type { Resolver } from "./address.js";
 import { Admission, type AdmissionState } from "./admission.js";
-import { attemptOf, invalidAttempt } from "./attempt.js";
+import { attemptOf, invalidAttempt, unresolvedAttempt } from "./attempt.js";
 import { hostOf } from "./host-of.js";
-import { forEachLimited } from "./limiter.js";
+import { forEachLimited, HostSlots, walkHostSlot } from "./limiter.js";
 import type { AttemptRecord, Store, TargetRecord } from "./store.js";
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -101,6 +102,8 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
   }
 
   admission.start();
+  const perHost = positive(options.perHost, DEFAULT_PER_HOST);
+  const slots = new HostSlots(perHost);
   await forEachLimited(
     callable,
     hostOf,
@@ -108,18 +111,19 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
       get concurrency() {
         return admission.limit;
       },
-      perKey: positive(options.perHost, DEFAULT_PER_HOST),
+      perKey: perHost,
       gapMs: gapOf(options),
       onRaise: (fill) => admission.onRaise(fill),
     },
     async (t) => {
       try {
-        await keep(await attemptAt(runId, t, guarded));
+        await keep(await attemptAt(runId, t, guarded, slots));
       } catch (e) {
         fail(e);
       }
     },
     AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
+    slots,
   );
   admission.stop();
   await Promise.all(uncommitted);
@@ -168,24 +172,21 @@ function ownFault(r: ProbeResult): boolean {
   return r.class === "timeout";
 }
 
-/** Why a URL must not be called from a census of untrusted targets, or undefined. */
-async function privateReason(url: string, resolve: Resolver): Promise<string | undefined> {
-  const address = await nonPublicAddress(url, resolve);
-  return address === undefined ? undefined : `${new URL(url).hostname} resolves to ${address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
-}
-
 /**
- * The attempt of one target, as the census stores it: not called when it cannot be (invalid, or
- * a registry URL resolving to a private address), else probed. Shared by every way of running
- * a census (one process, or workers sharing a run).
+ * The attempt of one target, as the census stores it: not called when it cannot be (invalid, a
+ * registry URL resolving to a private address, or one that does not resolve), else probed.
+ * Shared by every way of running a census (one process, or workers sharing a run). `slots`: the
+ * census's per-host slots, which the probe's sign-in walk then obeys too.
  */
-export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}): Promise<AttemptRecord> {
+export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}, slots?: HostSlots): Promise<AttemptRecord> {
   const started = new Date();
-  const resolve = options.resolve ?? (options.lookup ? resolverOf(options.lookup) : systemResolver);
   if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
-  if (t.untrusted && !options.allowPrivate && t.kind !== "stdio") {
-    const address = await nonPublicAddress(t.target, resolve);
-    if (address !== undefined) return invalidAttempt(runId, started, t, "private_address", address);
+  const guarded = t.untrusted === true && !options.allowPrivate && t.kind !== "stdio";
+  const network = guarded ? untrustedNetwork(options) : undefined;
+  if (network) {
+    const verdict = await vetUrl(t.target, resolverFor(options));
+    if (verdict.kind === "private") return invalidAttempt(runId, started, t, "private_address", verdict.address);
+    if (verdict.kind === "unresolved") return unresolvedAttempt(runId, started, t, verdict.reason);
   }
   const probeOptions: ProbeOptions = {
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
@@ -193,13 +194,19 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
     trace: false,
     surface: true,
     ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
-    // every URL a registry target's sign-in chain leads to obeys the same rule as the target
-    ...(t.untrusted && !options.allowPrivate ? { urlGuard: (url: string) => privateReason(url, resolve) } : {}),
+    // every URL a registry target's sign-in chain leads to obeys the same rule as the target,
+    // and so does every address its requests connect to
+    ...(network ? { urlGuard: network.guard, lookup: network.lookup } : options.lookup ? { lookup: options.lookup } : {}),
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
-    ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(slots && t.kind !== "stdio" ? { hostSlot: walkHostSlot(hostOf(t), slots) } : {}),
   };
   const probe = options.probe ?? defaultProbe;
   const result = await probe(t, probeOptions);
+  // the target's own host answered a private address when the probe connected: it was never called
+  const refused = network?.refused;
+  if (refused && result.class === "unreachable" && refused.hostname.toLowerCase() === hostOf(t)) {
+    return invalidAttempt(runId, started, t, "private_address", refused.address);
+  }
   // the probe names the URL it was given; the store knows the target by its listed form
   return attemptOf(runId, started, result, options.headers, redacting.has(probe), t.target);
 }

@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { isNonPublic, nonPublicAddress, type Resolver } from "./address.js";
-import { parseTargets, readTargets, TargetsError } from "./targets.js";
+import { MAX_URL_LENGTH, parseTargets, readTargets, splitJsonValues, TargetsError } from "./targets.js";
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
@@ -45,6 +44,53 @@ describe("targets: a text file of URLs", () => {
     ]);
   });
 
+  test("what a pasted URL comes wrapped in is taken off: quotes, <…>, trailing commas; skipped lines are counted by why", () => {
+    const list = parseTargets(
+      [
+        "# pasted from everywhere",
+        '"https://a.example/mcp",',
+        "'https://b.example/mcp'",
+        "<https://c.example/mcp>",
+        "  `https://d.example/mcp`  # from a README",
+        '"<https://e.example/mcp>",,',
+        "",
+        "https://f.example/mcp;",
+        "   ",
+        "https://g.example/mcp",
+        "# the end",
+        "",
+      ].join("\n"),
+      "t.txt",
+    );
+    assert.deepEqual(
+      list.targets.map((t) => [t.target, t.invalid ?? "ok"]),
+      ["a", "b", "c", "d", "e", "f", "g"].map((h) => [`https://${h}.example/mcp`, "ok"]),
+    );
+    assert.deepEqual(list.skippedLines, { comment: 2, blank: 2 });
+    assert.equal(list.duplicates, 0);
+    // a quote or bracket inside a URL is kept; one that does not close is no wrapper
+    const kept = parseTargets('https://h.example/a"b\n"https://i.example/mcp\n', "t.txt");
+    assert.deepEqual(
+      kept.targets.map((t) => [t.target, t.invalid ?? "ok"]),
+      [
+        ["https://h.example/a%22b", "ok"],
+        ['"https://i.example/mcp', "bad_url"],
+      ],
+    );
+    assert.deepEqual(kept.skippedLines, { comment: 0, blank: 0 });
+  });
+
+  test("a JSON array of URLs is a list of URLs, called as given", () => {
+    const list = parseTargets('[\n  "https://a.example/mcp",\n  "https://b.example/mcp"\n]\n', "t.json");
+    assert.equal(list.format, "text");
+    assert.deepEqual(list.targets, [
+      { target: "https://a.example/mcp", kind: "http", name: null },
+      { target: "https://b.example/mcp", kind: "http", name: null },
+    ]);
+    // an array that holds anything but strings is read as registry pages, and says what is wrong
+    assert.throws(() => parseTargets('["https://a.example/mcp", 7]', "t.json"), /^TargetsError: t\.json: \$\[0\]: expected a registry page/);
+  });
+
   test("a line with two words is an error naming the line", () => {
     assert.throws(() => parseTargets("https://a.example/mcp\n\nhttps://b.example/mcp https://c.example/mcp\n", "t.txt"), (e: Error) => {
       assert.ok(e instanceof TargetsError);
@@ -77,6 +123,26 @@ describe("targets: an MCP Registry export", () => {
     ]);
     assert.equal(list.notLatest, 1);
     assert.equal(list.duplicates, 1);
+  });
+
+  test("entries without remotes (packages run locally) are counted, not called", () => {
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("pkg", "1", true, []),
+          { server: { name: "pkg2", version: "1", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: { [OFFICIAL]: { isLatest: true } } },
+          entry("old", "1", false, []),
+          entry("remote", "1", true, [{ type: "streamable-http", url: "https://r.example/mcp" }]),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      list.targets.map((t) => t.target),
+      ["https://r.example/mcp"],
+    );
+    assert.equal(list.noRemotes, 2);
+    assert.equal(list.notLatest, 1);
+    assert.deepEqual(list.skippedLines, { comment: 0, blank: 0 });
   });
 
   test("sse remotes are probed as HTTP+SSE; a URL listed as both transports is left to the probe", () => {
@@ -134,6 +200,60 @@ describe("targets: an MCP Registry export", () => {
     );
   });
 
+  test("a URL past 8 KiB, as listed or once its {variable}s are filled, is bad_url, kept short; the entries around it are read as usual", () => {
+    const many = "https://x.example/" + "{a}".repeat(600_000);
+    const long = "https://y.example/" + "{a}".repeat(2_000);
+    const list = parseTargets(
+      JSON.stringify(
+        page([
+          entry("before", "1", true, [{ type: "streamable-http", url: "https://before.example/{p}", variables: { p: { default: "mcp" } } }]),
+          entry("many", "1", true, [{ type: "streamable-http", url: many, variables: { a: { default: "x".repeat(1000) } } }]),
+          // short as listed (6 KB), 2 MB once filled
+          entry("long", "1", true, [{ type: "streamable-http", url: long, variables: { a: { default: "y".repeat(1000) } } }]),
+          // long and without a default: its length is the problem first
+          entry("undeclared", "1", true, [{ type: "sse", url: "https://z.example/" + "{b}".repeat(600_000) }]),
+          entry("after", "1", true, [{ type: "streamable-http", url: `https://after.example/${"p".repeat(MAX_URL_LENGTH - 40)}` }]),
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      list.targets.map((t) => [t.name, t.invalid ?? "ok", t.target.length <= MAX_URL_LENGTH]),
+      [
+        ["before", "ok", true],
+        ["many", "bad_url", true],
+        ["long", "bad_url", true],
+        ["undeclared", "bad_url", true],
+        ["after", "ok", true],
+      ],
+    );
+    assert.equal(list.targets[0]!.target, "https://before.example/mcp");
+    assert.match(list.targets[1]!.target, /^https:\/\/x\.example\/\{a\}\{a\}.*… \(1800018 characters\)$/);
+    assert.match(list.targets[2]!.target, /^https:\/\/y\.example\/\{a\}/);
+    // a line of a text file too
+    const text = parseTargets(`https://a.example/mcp\nhttps://b.example/${"b".repeat(MAX_URL_LENGTH)}\n`, "t.txt");
+    assert.deepEqual(
+      text.targets.map((t) => [t.invalid ?? "ok", t.target.length <= MAX_URL_LENGTH]),
+      [
+        ["ok", true],
+        ["bad_url", true],
+      ],
+    );
+  });
+
+  test("many pages concatenated, each on its own lines, are read in one pass (each value's line counted on from the last)", () => {
+    // quadratic in the pages, this would count lines some 10^10 times
+    const n = 200_000;
+    const one = (k: number) => JSON.stringify(page(k % 1000 === 0 ? [entry(`s${k}`, "1", true, [{ type: "streamable-http", url: `https://s${k}.example/mcp` }])] : []));
+    const text = Array.from({ length: n }, (_, k) => one(k)).join("\n") + "\n";
+    const values = splitJsonValues(text, "pages.json");
+    assert.equal(values.length, n);
+    assert.equal(values[n - 1]!.line, n);
+    assert.equal(values[1234]!.line, 1235);
+    assert.equal(parseTargets(text, "pages.json").targets.length, n / 1000);
+    // a syntax error in the last one still names its line
+    assert.throws(() => parseTargets(`${text}{"servers": [,]}\n`, "pages.json"), new RegExp(`^TargetsError: pages\\.json: line ${n + 1}, column \\d+: not JSON`));
+  });
+
   test("pages concatenated one after another, or as an array of pages, are read alike", () => {
     const p1 = page([entry("a", "1", true, [{ type: "streamable-http", url: "https://a.example/mcp" }])], "cursor-1");
     const p2 = page([entry("b", "1", true, [{ type: "sse", url: "https://b.example/sse" }]), entry("a", "1", true, [{ type: "streamable-http", url: "https://a.example/mcp" }])]);
@@ -178,40 +298,10 @@ describe("targets: an MCP Registry export", () => {
     writeFileSync(file, "\uFEFF" + JSON.stringify(page([entry("a", "1", true, [{ type: "sse", url: "https://a.example/sse" }])])));
     assert.deepEqual((await readTargets(file)).targets, [{ target: "https://a.example/sse", kind: "sse", name: "a", untrusted: true }]);
     await assert.rejects(readTargets(path.join(dir, "missing.txt")), /missing\.txt: no such file/);
-  });
-});
-
-describe("targets: where a registry URL points", () => {
-  /** Answers from a table; a name it does not know fails as an unknown name would. Nothing leaves the machine. */
-  const table = (names: Record<string, string[]>): Resolver & { asked: string[] } => {
-    const asked: string[] = [];
-    const resolve = async (host: string) => {
-      asked.push(host);
-      const found = names[host];
-      if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
-      return found;
-    };
-    return Object.assign(resolve, { asked });
-  };
-
-  test("loopback, private, link-local, metadata and unique-local addresses are not public", () => {
-    for (const a of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.100.100.200", "0.0.0.0", "::1", "::", "fd00::1", "fd00:ec2::254", "fe80::1", "::ffff:127.0.0.1", "::ffff:a9fe:a9fe", "64:ff9b::a00:1", "224.0.0.1"]) {
-      assert.equal(isNonPublic(a), true, a);
-    }
-    for (const a of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isNonPublic(a), false, a);
-  });
-
-  test("IP literals are judged without resolving; names are resolved and every address counts", async () => {
-    const resolve = table({ "internal.example": ["10.0.0.1"], "split.example": ["93.184.216.34", "fd00::1"], "public.example": ["93.184.216.34"] });
-    assert.equal(await nonPublicAddress("http://127.0.0.1:8080/mcp", resolve), "127.0.0.1");
-    assert.equal(await nonPublicAddress("http://169.254.169.254/latest/meta-data", resolve), "169.254.169.254");
-    assert.equal(await nonPublicAddress("http://[::1]:9/mcp", resolve), "::1");
-    assert.equal(await nonPublicAddress("http://[fd00::1]/mcp", resolve), "fd00::1");
-    assert.deepEqual(resolve.asked, []);
-    assert.equal(await nonPublicAddress("https://internal.example/mcp", resolve), "10.0.0.1");
-    assert.equal(await nonPublicAddress("https://split.example/mcp", resolve), "fd00::1");
-    assert.equal(await nonPublicAddress("https://public.example/mcp", resolve), undefined);
-    // a name that does not resolve is left to the probe, which reports it unreachable
-    assert.equal(await nonPublicAddress("https://nowhere.example/mcp", resolve), undefined);
+    // a file past the cap is refused, whole, with one line
+    const big = path.join(dir, "big.txt");
+    writeFileSync(big, "https://a.example/mcp\n".repeat(100));
+    assert.equal((await readTargets(big, {}, 2200)).targets.length, 1);
+    await assert.rejects(readTargets(big, {}, 2199), (e: Error) => e instanceof TargetsError && e.message === `${big}: more than the 2199 bytes a targets file may hold`);
   });
 });

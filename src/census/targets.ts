@@ -6,7 +6,7 @@
  * (a template with no default, a URL that does not parse) becomes a target to record as
  * `invalid_target`, not a reason to stop.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { TargetKind, TargetRecord } from "./store.js";
 
 /** A targets file that cannot be read as either format; the message names the line or JSON path. */
@@ -21,6 +21,10 @@ export interface TargetList {
   notLatest: number;
   /** URLs listed more than once, probed once. */
   duplicates: number;
+  /** Lines of a text file that name no target, by why. */
+  skippedLines: { comment: number; blank: number };
+  /** Registry entries (latest versions) with no remote: packages run locally, nothing to call. */
+  noRemotes: number;
   /** Registry entries left out because their status is not active (deprecated, deleted). */
   inactive?: number;
 }
@@ -32,15 +36,50 @@ export interface RegistryReadOptions {
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
-export async function readTargets(file: string, options: RegistryReadOptions = {}): Promise<TargetList> {
+/**
+ * The longest target URL taken, in characters, before or after its `{variable}`s are filled:
+ * far past any real server's URL (common HTTP servers refuse request lines past 8 KiB), and
+ * short enough that a registry entry cannot make the census hold, store and print megabytes for
+ * one target.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
+
+/**
+ * The largest targets file read: the whole official registry exports to a few tens of MB, and a
+ * file past this would be held in memory several times over while it is parsed.
+ */
+export const MAX_TARGETS_BYTES = 256 * 1024 * 1024;
+
+/** `maxBytes`: the largest file read (default MAX_TARGETS_BYTES). */
+export async function readTargets(file: string, options: RegistryReadOptions = {}, maxBytes = MAX_TARGETS_BYTES): Promise<TargetList> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readCapped(file, maxBytes);
   } catch (e) {
+    if (e instanceof TargetsError) throw e;
     // the cause lets the command line say what went wrong in words
     throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
   }
   return parseTargets(bytes.toString("utf8"), file, options);
+}
+
+/** The file's bytes, read to its end (a pipe as well as a file), refused past `maxBytes`. */
+async function readCapped(file: string, maxBytes: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      total += bytesRead;
+      if (total > maxBytes) throw new TargetsError(`${file}: more than the ${maxBytes} bytes a targets file may hold`);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads either format, told apart by the first character that is not white space. */
@@ -64,16 +103,25 @@ export function registryTargets(pages: readonly unknown[], source: string, optio
 
 /**
  * One URL a line; `#` starts a comment at the start of a line or after white space (inside a
- * URL it is a fragment). A line with two words is a mistake worth stopping for; a word that is
- * not an http(s) URL is kept as a `bad_url` target, so it shows in the report, unless no line
- * at all is one.
+ * URL it is a fragment). What a URL copied from elsewhere comes wrapped in is taken off: quotes
+ * (from JSON or code), `<…>` (from Markdown or mail), and a trailing comma (from a list). A line
+ * with two words is a mistake worth stopping for; a word that is not an http(s) URL is kept as a
+ * `bad_url` target, so it shows in the report, unless no line at all is one.
  */
 function parseText(text: string, source: string): TargetList {
   const list = new Collector("text");
   let firstLine: { n: number; text: string } | undefined;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.replace(/(^|\s)#.*$/, "").trim();
-    if (line === "") return;
+  const lines = text.split(/\r?\n/);
+  // the end of the last line is no blank line of its own
+  if (lines.at(-1) === "") lines.pop();
+  lines.forEach((raw, i) => {
+    const uncommented = raw.replace(/(^|\s)#.*$/, "");
+    const line = unwrap(uncommented);
+    if (line === "") {
+      if (uncommented.trim() === "" && raw.trim() !== "") list.skippedLines.comment++;
+      else list.skippedLines.blank++;
+      return;
+    }
     if (/\s/.test(line)) throw new TargetsError(`${source}: line ${i + 1}: one URL a line, found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`);
     list.add(line, "http", null, false);
     firstLine ??= { n: i + 1, text: line };
@@ -87,8 +135,32 @@ function parseText(text: string, source: string): TargetList {
   return done;
 }
 
+/** The quotes and brackets a pasted URL may come in: each pair is taken off, outermost first. */
+const WRAPPERS: readonly [string, string][] = [
+  ['"', '"'],
+  ["'", "'"],
+  ["`", "`"],
+  ["<", ">"],
+];
+
+/** A line's word without white space, trailing commas, and the quotes or `<…>` around it. */
+function unwrap(line: string): string {
+  let word = line.trim();
+  for (;;) {
+    const before = word;
+    word = word.replace(/[,;]+$/, "").trim();
+    const pair = WRAPPERS.find(([open, close]) => word.length >= 2 && word.startsWith(open) && word.endsWith(close));
+    if (pair) word = word.slice(1, -1).trim();
+    if (word === before) return word;
+  }
+}
+
 function parseRegistry(text: string, source: string, options: RegistryReadOptions): TargetList {
   const values = splitJsonValues(text, source);
+  // a JSON array of strings is a list of URLs the user wrote in JSON, not a registry export
+  if (values.length === 1 && Array.isArray(values[0]!.value) && values[0]!.value.length > 0 && values[0]!.value.every((v) => typeof v === "string")) {
+    return parseText((values[0]!.value as string[]).join("\n"), source);
+  }
   const list = new Collector("registry", options);
   values.forEach((v, k) => {
     // one value: its own paths; several: each named, since a path alone would not say which
@@ -127,8 +199,13 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
   }
   const name = typeof server.name === "string" ? server.name : null;
   const remotes = server.remotes;
-  if (remotes === undefined) return; // a package to run locally, nothing to call
+  if (remotes === undefined) {
+    // a package to run locally, nothing to call
+    list.noRemotes++;
+    return;
+  }
   if (!Array.isArray(remotes)) return fail(`${path}.server.remotes`, `expected an array, found ${describe(remotes)}`);
+  if (remotes.length === 0) list.noRemotes++;
   remotes.forEach((remote: unknown, i: number) => {
     const at = `${path}.server.remotes[${i}]`;
     if (!isObject(remote)) return fail(at, `expected a remote ({"type","url"}), found ${describe(remote)}`);
@@ -137,24 +214,40 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
     const variables = remote.variables;
     if (variables !== undefined && !isObject(variables)) return fail(`${at}.variables`, `expected an object, found ${describe(variables)}`);
     const kind: TargetKind = remote.type === "sse" ? "sse" : "http";
+    if (remote.url.length > MAX_URL_LENGTH) return list.addInvalid(remote.url, kind, name, "bad_url");
     const filled = fillTemplate(remote.url, variables ?? {});
-    if (filled === undefined) list.addInvalid(remote.url, kind, name, "template");
+    if (filled === TOO_LONG) list.addInvalid(remote.url, kind, name, "bad_url");
+    else if (filled === undefined) list.addInvalid(remote.url, kind, name, "template");
     else if (list.missesHeader(remote.headers)) list.addInvalid(filled, kind, name, "needs_config");
     else list.add(filled, kind, name, true);
   });
 }
 
-/** `{name}` replaced by each variable's default; undefined when one has none. */
-function fillTemplate(url: string, variables: Record<string, unknown>): string | undefined {
+/** What `fillTemplate` gives for a URL that would pass MAX_URL_LENGTH once filled. */
+const TOO_LONG = Symbol("too long");
+
+/**
+ * `{name}` replaced by each variable's default; undefined when one has none, TOO_LONG as soon as
+ * the URL filled so far passes MAX_URL_LENGTH (a short template of long defaults, repeated, would
+ * otherwise grow past what a string can hold).
+ */
+function fillTemplate(url: string, variables: Record<string, unknown>): string | undefined | typeof TOO_LONG {
   let missing = false;
-  const filled = url.replace(/\{([^{}]*)\}/g, (_, name: string) => {
-    const v = variables[name];
+  let filled = "";
+  let last = 0;
+  for (const m of url.matchAll(/\{([^{}]*)\}/g)) {
+    const v = variables[m[1]!];
     const value = isObject(v) ? v.default : undefined;
-    if (typeof value === "string" && value !== "") return value;
-    if (typeof value === "number") return String(value);
-    missing = true;
-    return "";
-  });
+    let text = "";
+    if (typeof value === "string" && value !== "") text = value;
+    else if (typeof value === "number") text = String(value);
+    else missing = true;
+    filled += url.slice(last, m.index) + text;
+    last = m.index + m[0].length;
+    if (filled.length > MAX_URL_LENGTH) return TOO_LONG;
+  }
+  filled += url.slice(last);
+  if (filled.length > MAX_URL_LENGTH) return TOO_LONG;
   return missing ? undefined : filled;
 }
 
@@ -165,6 +258,8 @@ class Collector {
   notLatest = 0;
   duplicates = 0;
   inactive = 0;
+  noRemotes = 0;
+  readonly skippedLines = { comment: 0, blank: 0 };
   constructor(
     readonly format: TargetList["format"],
     options: RegistryReadOptions = {},
@@ -187,6 +282,7 @@ class Collector {
 
   add(url: string, kind: TargetKind, name: string | null, untrusted: boolean): void {
     let parsed: URL | undefined;
+    if (url.length > MAX_URL_LENGTH) return this.addInvalid(url, kind, name, "bad_url", untrusted);
     try {
       parsed = new URL(url);
     } catch {
@@ -196,8 +292,10 @@ class Collector {
     this.#put({ target: parsed.href, kind, name, ...(untrusted ? { untrusted } : {}) });
   }
 
+  /** A target recorded, not called; one too long to keep whole is kept as its start and its length. */
   addInvalid(raw: string, kind: TargetKind, name: string | null, invalid: NonNullable<TargetRecord["invalid"]>, untrusted = true): void {
-    this.#put({ target: raw, kind, name, invalid, ...(untrusted ? { untrusted } : {}) });
+    const target = raw.length > MAX_URL_LENGTH ? `${raw.slice(0, 200)}… (${raw.length} characters)` : raw;
+    this.#put({ target, kind, name, invalid, ...(untrusted ? { untrusted } : {}) });
   }
 
   #put(t: TargetRecord): void {
@@ -213,7 +311,15 @@ class Collector {
   }
 
   done(): TargetList {
-    return { format: this.format, targets: [...this.#byUrl.values()], notLatest: this.notLatest, duplicates: this.duplicates, ...(this.inactive ? { inactive: this.inactive } : {}) };
+    return {
+      format: this.format,
+      targets: [...this.#byUrl.values()],
+      notLatest: this.notLatest,
+      duplicates: this.duplicates,
+      skippedLines: { ...this.skippedLines },
+      noRemotes: this.noRemotes,
+      ...(this.inactive ? { inactive: this.inactive } : {}),
+    };
   }
 }
 
@@ -229,6 +335,8 @@ interface JsonValue {
  */
 export function splitJsonValues(text: string, source: string): JsonValue[] {
   const values: JsonValue[] = [];
+  // the line of each value, counted on from the previous value's: the file is read once
+  const lines = lineCounter(text);
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -260,7 +368,7 @@ export function splitJsonValues(text: string, source: string): JsonValue[] {
     }
     const slice = text.slice(start, i);
     try {
-      values.push({ value: JSON.parse(slice), line: lineOf(text, start) });
+      values.push({ value: JSON.parse(slice), line: lines(start) });
     } catch (e) {
       const at = /position (\d+)/.exec((e as Error).message);
       const where = position(text, start + (at ? Number(at[1]) : 0));
@@ -269,6 +377,20 @@ export function splitJsonValues(text: string, source: string): JsonValue[] {
   }
   if (values.length === 0) throw new TargetsError(`${source}: empty`);
   return values;
+}
+
+/** The line of each offset asked for, offsets asked in increasing order, each newline counted once. */
+function lineCounter(text: string): (offset: number) => number {
+  let line = 1;
+  // the first newline not counted yet (-1: none left)
+  let next = text.indexOf("\n");
+  return (offset) => {
+    while (next !== -1 && next < offset) {
+      line++;
+      next = text.indexOf("\n", next + 1);
+    }
+    return line;
+  };
 }
 
 function lineOf(text: string, offset: number): number {

@@ -8,6 +8,8 @@
  */
 import os from "node:os";
 import { admitted, attemptAt, censusAdmission, DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, type CensusOptions } from "./census.js";
+import { hostOf } from "./host-of.js";
+import { HostSlots } from "./limiter.js";
 import type { AttemptRecord, SharedRun, Store, TargetRecord } from "./store.js";
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -102,15 +104,21 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
       });
   };
 
+  // the store keeps the per-host limit of the probes across workers; the requests of their
+  // sign-in walks to other hosts wait for the probes of those hosts this worker runs
+  const slots = new HostSlots(perHost);
   let inFlight = 0;
   const start = (t: TargetRecord) => {
     inFlight++;
-    attemptAt(runId, t, guarded)
+    const host = hostOf(t);
+    slots.hold(host);
+    attemptAt(runId, t, guarded, slots)
       .then((a) => {
         finished.push(a);
         flush();
       }, fail)
       .finally(() => {
+        slots.release(host);
         inFlight--;
         wake();
       });

@@ -123,6 +123,30 @@ describe("mcp-wire census", () => {
     assert.match(allowed.stdout(), /ok 1/);
   });
 
+  test("pasted URLs are unwrapped; the summary says which lines and entries were left out, and why", async () => {
+    const file = fresh("txt");
+    writeFileSync(file, `# pasted\n"${fast.url("ok", "pasted-1")}",\n\n<${fast.url("ok", "pasted-2")}>\n`);
+    const run = census([file, "--db", fresh("db")]);
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.match(run.stdout(), /ok 2/);
+    assert.match(run.stderr(), /2 targets from .* \(list of URLs; 1 comment line and 1 blank line skipped\)/);
+
+    const json = fresh("json");
+    const latest = { "io.modelcontextprotocol.registry/official": { isLatest: true } };
+    writeFileSync(
+      json,
+      JSON.stringify({
+        servers: [
+          { server: { name: "io.example/package", version: "1", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: latest },
+          { server: { name: "io.example/remote", version: "1", remotes: [{ type: "streamable-http", url: fast.url("ok", "remote") }] }, _meta: latest },
+        ],
+      }),
+    );
+    const registry = census([json, "--db", fresh("db")]);
+    assert.equal(await registry.exit(), 0, registry.stderr());
+    assert.match(registry.stderr(), /1 target from .* \(registry export; 1 entry without remotes \(packages run locally\) left out\)/);
+  });
+
   test("usage errors exit 2 with a message: a malformed file names its line, missing targets, nothing to resume, bad numbers", async () => {
     const bad = fresh("txt");
     writeFileSync(bad, "https://a.example/mcp\nhttps://b.example/mcp and more\n");

@@ -319,6 +319,10 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
     if (list.notLatest > 0) extra.push(`${n(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
     if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
     if (list.inactive) extra.push(`${n(list.inactive)} deprecated or deleted left out`);
+    if (list.noRemotes > 0) extra.push(`${n(list.noRemotes)} entr${list.noRemotes === 1 ? "y" : "ies"} without remotes (packages run locally) left out`);
+    const { comment, blank } = list.skippedLines;
+    const skipped = [comment > 0 ? `${n(comment)} comment line${comment === 1 ? "" : "s"}` : "", blank > 0 ? `${n(blank)} blank line${blank === 1 ? "" : "s"}` : ""].filter((w) => w !== "");
+    if (skipped.length > 0) extra.push(`${skipped.join(" and ")} skipped`);
     parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
   } else {
     parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);

@@ -15,6 +15,7 @@ export { encodeHeaderValue, decodeHeaderValue } from "../transport/http/headers.
 // Sign-in diagnosis: the OAuth discovery walk (passive: GET and OPTIONS only)
 export { walkAuth } from "../auth/walk.js";
 export type { AuthWalkOptions } from "../auth/walk.js";
+export type { HostSlot } from "../auth/fetcher.js";
 export { parseChallenges } from "../auth/challenge.js";
 export type { Challenge } from "../auth/challenge.js";
 export { AUTH_VERDICTS, AUTH_STEPS, AUTH_DEFECT_CODES } from "../auth/types.js";

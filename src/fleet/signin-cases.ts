@@ -152,9 +152,15 @@ export const SIGNIN_CASES: SigninCase[] = ([
   },
   {
     name: "signin-api-key",
-    description: "a 401 with no challenge and no metadata anywhere: it wants an API key",
-    expect: { rules: "2025-11-25", verdict: "not_oauth", brokenAt: null, defects: [], strict: "fails", lenient: "fails" },
+    description: "a 401 with no challenge and no metadata anywhere: it wants an API key (and HTTP wants a challenge on every 401)",
+    expect: { rules: "2025-11-25", verdict: "not_oauth", brokenAt: null, defects: ["no_challenge?"], strict: "fails", lenient: "fails" },
     layout: () => ({ endpoint: { status: 401, body: { error: "missing api key" } }, docs: {}, cors: "full" }),
+  },
+  {
+    name: "signin-basic",
+    description: "a 401 with a Basic challenge and no metadata anywhere: it says how to authenticate, just not with OAuth",
+    expect: { rules: "2025-11-25", verdict: "not_oauth", brokenAt: null, defects: [], strict: "fails", lenient: "fails" },
+    layout: () => ({ endpoint: { status: 401, headers: { "www-authenticate": 'Basic realm="api"' }, body: { error: "missing credentials" } }, docs: {}, cors: "full" }),
   },
   {
     name: "signin-no-challenge",

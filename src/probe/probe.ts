@@ -16,6 +16,7 @@ import { isHttpTransport, type HttpTransport, type Transport } from "../peer/tra
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { Abort } from "../transport/http/fetch.js";
+import type { HostSlot } from "../auth/fetcher.js";
 import { walkAuth } from "../auth/walk.js";
 import { adviceFor } from "./advice.js";
 import { classifyDefects, classifyFailure, type Classified } from "./classify.js";
@@ -42,6 +43,8 @@ export interface ProbeOptions {
    * untrusted targets refuses private addresses), or undefined to call it.
    */
   urlGuard?: (url: string) => Promise<string | undefined>;
+  /** HTTP only: waits for the right to send each request of the sign-in walk to its host (a census's per-host limit). */
+  hostSlot?: HostSlot;
   /** HTTP only: resolves host names instead of the system resolver (tests map many names to 127.0.0.1). */
   lookup?: LookupFunction;
   /**
@@ -248,7 +251,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
   deadline.abort(PROBE_OVER);
   if (result.class === "auth_required") {
-    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) });
+    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}), ...(options.hostSlot ? { hostSlot: options.hostSlot } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) });
     result.elapsedMs = ev.elapsed();
     result.advice = adviceFor(result.class, result);
   }

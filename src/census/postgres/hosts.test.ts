@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { LookupFunction } from "node:net";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { startFleet, until, type Fleet } from "../census-fleet.test.js";
+import { signinHost, startFleet, until, type Fleet } from "../census-fleet.test.js";
 import { attemptAt, type CensusOptions } from "../census.js";
 import { probeHttp } from "../../probe/probe.js";
 import type { AdmissionState } from "../admission.js";
@@ -137,6 +137,31 @@ if (process.argv[2] === "--worker") {
         assert.ok((admission?.reprobed ?? 0) >= 1, `re-probed ${admission?.reprobed}`);
       } finally {
         await store.close();
+      }
+    });
+
+    test("a worker's sign-in walks keep --per-host 1 too: on each MCP host, and on the authorization server they share", async () => {
+      const as = await signinHost("127.0.0.3", () => as.origin);
+      const hosts = [await signinHost("127.0.0.2", () => as.origin), await signinHost("127.0.0.4", () => as.origin)];
+      const url = await server.database("walks");
+      const store = await PostgresStore.open(url);
+      try {
+        const targets = hosts.flatMap((h) => [1, 2, 3].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })));
+        const run = await store.startRun("walks", targets, { perHost: 1 });
+        await runWorker(store, run, { concurrency: 8, perHost: 1, timeout: 20_000, leaseMs: 2_000 });
+        const latest = (await store.aggregate({ runIds: [run] })).perTarget;
+        assert.deepEqual(
+          latest.map((t) => [t.latest.class, (t.latest.auth as { verdict?: string } | null)?.verdict]),
+          targets.map(() => ["auth_required", "ready"]),
+        );
+        assert.ok(as.hits() >= 6, `the authorization server was asked ${as.hits()} times`);
+        assert.deepEqual(
+          [...hosts, as].map((h) => h.peak()),
+          [1, 1, 1],
+        );
+      } finally {
+        await store.close();
+        for (const h of [...hosts, as]) await h.close();
       }
     });
 
