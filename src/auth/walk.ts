@@ -244,7 +244,7 @@ async function judgeResourceMetadata(ctx: WalkContext, { prm, missing }: Resourc
   const doc = prm.fetched.json;
   const problems: string[] = [];
   let resourceMetadata: AuthResourceMetadataSeen | null = null;
-  if (!isObject(doc)) problems.push(prm.fetched.json === undefined ? "the body is not JSON" : "the body is not a JSON object");
+  if (!isObject(doc)) problems.push(prm.fetched.tooLarge ? "the body passed the size cap (too_large)" : prm.fetched.json === undefined ? "the body is not JSON" : "the body is not a JSON object");
   else {
     if (!isAbsoluteHttpUrl(doc.resource)) problems.push("`resource` (required) is missing or not an absolute URL");
     const servers = doc.authorization_servers;
@@ -434,7 +434,7 @@ function sameUrl(a: string, b: string): boolean {
 function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: string, where: DiscoveryUrl, f: Fetched): AuthServerSeen | null {
   const doc = f.json;
   if (!isObject(doc)) {
-    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is ${doc === undefined ? "not JSON" : "not a JSON object"}. Serve the RFC 8414 document there.`);
+    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is ${f.tooLarge ? "past the size cap (too_large)" : doc === undefined ? "not JSON" : "not a JSON object"}. Serve the RFC 8414 document there.`);
     return null;
   }
   const str = (v: unknown) => (typeof v === "string" ? v : null);
