@@ -208,10 +208,13 @@ function breakable(code: string): string {
   return code.split(/(?<=_)/).map(esc).join("<wbr>");
 }
 
-/** A long text as its first sentence, with the rest a click away. */
-function collapsed(text: string, link = false): string {
+/**
+ * A long text as its first sentence, with the rest a click away. Only a full stop ends a
+ * sentence: a colon introduces what follows, and the summary must not leave it hanging.
+ */
+export function collapsed(text: string, link = false): string {
   const html = (t: string) => (link ? linkDefects(esc(t)) : esc(t));
-  const cut = /^(.{20,160}?[.:])\s+(.{40,})$/s.exec(text);
+  const cut = /^(.{20,160}?\.)\s+(.{40,})$/s.exec(text);
   if (!cut) return html(text);
   return `<details><summary>${html(cut[1]!)}</summary>${html(cut[2]!)}</details>`;
 }
