@@ -42,6 +42,7 @@ export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="generator" content="mcp-wire">
 <meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
