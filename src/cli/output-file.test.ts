@@ -8,6 +8,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { sampleReport, RULES } from "../check/fixtures.test.js";
+import { renderJunit } from "../check/junit.js";
+import { renderMarkdown } from "../check/markdown.js";
+import { renderSarif } from "../check/sarif.js";
 import { renderHtml } from "../report/html.js";
 import { seedCensus } from "../report/fixtures.test.js";
 import { OutputRefused, checkOutput, generatorComment, hasGeneratorMark, outputProblem, writeOutput } from "./output-file.js";
@@ -112,6 +116,9 @@ describe("writeOutput", () => {
 describe("the generator mark", () => {
   test("every form mcp-wire writes is recognised; other files are not", () => {
     assert.ok(hasGeneratorMark(renderHtml(seedCensus().aggregate()).slice(0, 16 * 1024)), "report --html");
+    assert.ok(hasGeneratorMark(renderJunit(sampleReport(), RULES).slice(0, 16 * 1024)), "check --junit");
+    assert.ok(hasGeneratorMark(renderSarif(sampleReport(), RULES, { location: "server.json" }).slice(0, 16 * 1024)), "check --sarif");
+    assert.ok(hasGeneratorMark(renderMarkdown(sampleReport(), RULES).slice(0, 16 * 1024)), "check --markdown");
     assert.ok(hasGeneratorMark(`<?xml version="1.0" encoding="UTF-8"?>\n${generatorComment()}\n<testsuites/>`));
     assert.ok(hasGeneratorMark(`{"$schema": "x", "version": "2.1.0", "properties": {"generator": "mcp-wire"}}`));
     assert.ok(!hasGeneratorMark(`{"name": "mcp-wire", "version": "0.1.0"}`), "a package.json naming mcp-wire is not its output");
