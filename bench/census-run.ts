@@ -186,6 +186,7 @@ function listStore(): Store {
     toolDefinitions: unused("read tool definitions back"),
     prune: unused("prune"),
     aggregate: unused("aggregate"),
+    perTarget: unused("list targets"),
     close: async () => undefined,
   };
 }

@@ -5,7 +5,7 @@
  * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
 import { signinOf, type SigninGroup } from "./aggregate-rows.js";
-import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
+import { LATENCY_BOUNDS_MS, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;
@@ -72,7 +72,7 @@ export class MemoryStore {
     }
   }
 
-  aggregate(query: AttemptQuery = {}): Aggregates {
+  aggregate(query: AttemptQuery = {}, options: AggregateOptions = {}): Aggregates {
     const rows = [...this.attempts(query)];
     const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
@@ -85,7 +85,7 @@ export class MemoryStore {
     const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
     const defects = new Map<string, number>();
     const perTarget = new Map<string, Aggregates["perTarget"][number]>();
-    const signin = new Map<string, SigninGroup>();
+    const walks = new Map<string, Record<string, unknown>>();
 
     for (const a of rows) {
       count(perRun, a.runId);
@@ -107,17 +107,8 @@ export class MemoryStore {
       latency.find((b) => b.upToMs === null || a.elapsedMs <= b.upToMs)!.count++;
       for (const code of new Set(a.defects.map((d) => d.code))) count(defects, code);
 
-      if (a.auth) {
-        const walk = a.auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
-        const verdict = String(walk.verdict);
-        const first = walk.defects?.find((d) => d.severity === "error")?.code;
-        const firstError = typeof first === "string" ? first : null;
-        const lenient = typeof walk.clients?.lenient === "string" ? walk.clients.lenient : null;
-        const key = `${verdict}\0${firstError}\0${lenient}`;
-        const g = signin.get(key) ?? { verdict, firstError, lenient, n: 0 };
-        g.n++;
-        signin.set(key, g);
-      }
+      // rows come in time order: the last walk seen is the target's latest
+      if (a.auth) walks.set(a.target, a.auth);
       const t = perTarget.get(a.target);
       const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth, defects: a.defects, httpStatus: a.httpStatus, rpcCode: a.rpcCode, serverName: a.serverName, serverVersion: a.serverVersion };
       if (!t) {
@@ -129,6 +120,20 @@ export class MemoryStore {
         t.lastAt = a.at;
         t.latest = latest;
       }
+    }
+
+    // a server once, by its latest sign-in diagnosis, however often it was asked
+    const signin = new Map<string, SigninGroup>();
+    for (const auth of walks.values()) {
+      const walk = auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
+      const verdict = String(walk.verdict);
+      const first = walk.defects?.find((d) => d.severity === "error")?.code;
+      const firstError = typeof first === "string" ? first : null;
+      const lenient = typeof walk.clients?.lenient === "string" ? walk.clients.lenient : null;
+      const key = `${verdict}\0${firstError}\0${lenient}`;
+      const g = signin.get(key) ?? { verdict, firstError, lenient, n: 0 };
+      g.n++;
+      signin.set(key, g);
     }
 
     return {
@@ -145,7 +150,7 @@ export class MemoryStore {
       latency,
       defects: [...defects].map(([code, n]) => ({ code, count: n })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
       signin: signinOf([...signin.values()]),
-      perTarget: [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
+      perTarget: options.perTarget === false ? [] : [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
     };
   }
 
@@ -184,7 +189,8 @@ export class MemoryStore {
       unfinishedRun: async () => this.unfinishedRun(),
       runs: async () => this.runs(),
       attempts: (query) => stream(this.attempts(query)),
-      aggregate: async (query) => this.aggregate(query),
+      aggregate: async (query, options) => this.aggregate(query, options),
+      perTarget: (query) => stream(this.aggregate(query).perTarget),
       toolDefinitions: async (digests) => this.toolDefinitions(digests),
       prune: async (before) => this.prune(before),
       close: async () => this.close(),

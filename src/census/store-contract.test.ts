@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord } from "./store.js";
+import { TARGET_PAGE, collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord, type TargetSummary } from "./store.js";
 import { surfaceRecord, withDigests } from "./surface.js";
 
 export const A = "https://a.example/mcp";
@@ -203,7 +203,8 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         classes: { ok: 1, web_page: 1 },
         latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null, defects: [], httpStatus: 200, rpcCode: null, serverName: "s", serverVersion: "1.0.0" },
       });
-      assert.deepEqual(agg.signin, { asked: 2, verdicts: [{ verdict: "not_oauth", count: 2 }], broken: [], lenientOk: 0 });
+      // B refused twice: one server that asks for sign-in, counted once
+      assert.deepEqual(agg.signin, { asked: 1, verdicts: [{ verdict: "not_oauth", count: 1 }], broken: [], lenientOk: 0 });
       assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");
       await store.close();
     });
@@ -242,6 +243,43 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         ],
         lenientOk: 1,
       });
+      // a server asked again counts once, by its latest walk: s3 has been mended since
+      const run2 = await store.startRun("targets.txt", TARGETS, {});
+      await store.recordAttempt(attempt(run2, "https://s3.example/mcp", "2026-08-06T09:00:00.000Z", { class: "auth_required", detail: "http_401", auth: walk("ready", "ok", []) }));
+      assert.deepEqual((await store.aggregate()).signin, {
+          asked: 5,
+          verdicts: [
+            { verdict: "broken", count: 2 },
+            { verdict: "ready", count: 2 },
+            { verdict: "manual_registration", count: 1 },
+          ],
+          broken: [
+            { code: "issuer_mismatch", count: 1 },
+            { code: "resource_metadata_not_found", count: 1 },
+          ],
+          lenientOk: 1,
+      });
+      await store.close();
+    });
+
+    test("perTarget() reads every target's summary, page by page, as aggregate() gives them; aggregate() can leave them out", async () => {
+      const store = await fill(await open());
+      const sorted = (rows: TargetSummary[]) => [...rows].sort((a, b) => a.target.localeCompare(b.target));
+      for (const query of [{}, { runIds: [2] }, { since: "2026-08-01" }, { target: B }]) {
+        const whole = await store.aggregate(query);
+        assert.deepEqual(sorted(await collect(store.perTarget(query))), whole.perTarget, JSON.stringify(query));
+        const lean = await store.aggregate(query, { perTarget: false });
+        assert.deepEqual(lean.perTarget, []);
+        assert.deepEqual({ ...lean, perTarget: whole.perTarget }, whole, "everything else is the same");
+      }
+      // more targets than a page: each once
+      const many = Array.from({ length: TARGET_PAGE * 2 + 5 }, (_, i) => ({ target: `https://m${String(i).padStart(5, "0")}.example/mcp`, kind: "http" as const, name: null }));
+      const run = await store.startRun("many", many, {});
+      for (const [i, t] of many.entries()) await store.recordAttempt(attempt(run, t.target, new Date(Date.parse("2026-09-01T00:00:00Z") + i * 1000).toISOString()));
+      const seen = await collect(store.perTarget({ runIds: [run] }));
+      assert.equal(seen.length, many.length);
+      assert.equal(new Set(seen.map((t) => t.target)).size, many.length);
+      assert.equal((await store.aggregate({ runIds: [run] }, { perTarget: false })).targets, many.length);
       await store.close();
     });
 

@@ -117,9 +117,9 @@ export interface Aggregates {
   /** Defects seen, by code. */
   defects: { code: string; count: number }[];
   /**
-   * The sign-in diagnoses (attempts that carry one): how many, per verdict, the broken ones by
-   * the first error of their chain, and how many a strict client fails but the TypeScript SDK
-   * gets through.
+   * The servers that asked for sign-in, each once, by the latest attempt that carries a sign-in
+   * diagnosis: how many, per verdict, the broken ones by the first error of their chain, and how
+   * many a strict client fails but the TypeScript SDK gets through.
    */
   signin: {
     asked: number;
@@ -138,6 +138,20 @@ export interface Aggregates {
     latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth" | "defects" | "httpStatus" | "rpcCode" | "serverName" | "serverVersion">;
   }[];
 }
+
+/** One target's history and latest verdict: a row of `Aggregates.perTarget`. */
+export type TargetSummary = Aggregates["perTarget"][number];
+
+export interface AggregateOptions {
+  /**
+   * false: `perTarget` is left empty (`targets` still counts them all), for a report that reads
+   * them from `perTarget()` a page at a time instead. Default true.
+   */
+  perTarget?: boolean;
+}
+
+/** How many targets `perTarget()` reads from the database at once. */
+export const TARGET_PAGE = 1000;
 
 export interface Store {
   /** Where the data is, for messages: a file path, or a URL without its password. */
@@ -158,7 +172,12 @@ export interface Store {
   runs(): Promise<RunRecord[]>;
   /** Attempts in time order; streams, so a million rows never sit in memory at once. */
   attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord>;
-  aggregate(query?: AttemptQuery): Promise<Aggregates>;
+  aggregate(query?: AttemptQuery, options?: AggregateOptions): Promise<Aggregates>;
+  /**
+   * Each target's summary, as `aggregate()` gives them, read a page at a time and in no
+   * particular order, so a million targets never sit in memory at once.
+   */
+  perTarget(query?: AttemptQuery): AsyncIterableIterator<TargetSummary>;
   /** The canonical JSON of each tool definition asked for, by digest (unknown digests are left out). */
   toolDefinitions(digests: readonly string[]): Promise<Map<string, string>>;
   /**

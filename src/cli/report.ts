@@ -3,13 +3,13 @@
  * a self-contained HTML page.
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
-import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
+import { StoreRefused, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import type { TargetChanges } from "../report/changes.js";
 import { OK, USAGE_ERROR } from "./exit.js";
-import { cannotRead, cannotWrite } from "./file-errors.js";
+import { cannotRead } from "./file-errors.js";
+import { checkOutput, outputProblem, writeOutput } from "./output-file.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
 import { closeOnWayOut, STOP_SIGNALS } from "./signals.js";
@@ -19,6 +19,8 @@ export interface ReportCliOptions {
   json?: boolean;
   csv?: boolean;
   html?: string;
+  /** Replace an existing `--html` file that mcp-wire did not write. */
+  force?: boolean;
   since?: string;
   target?: string;
   run?: string[];
@@ -44,6 +46,15 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     since = parsed;
   }
 
+  // refused before the census is read, not after minutes of work
+  if (opts.html !== undefined) {
+    try {
+      await checkOutput(opts.html, { force: opts.force === true, option: "--html" });
+    } catch (e) {
+      return usage(outputProblem(opts.html, e));
+    }
+  }
+
   const db = opts.db ?? DEFAULT_DB;
   if (!isPostgresUrl(db) && !existsSync(db)) {
     return usage(`no census database at ${db}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`);
@@ -64,29 +75,29 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     const allRuns = await store.runs();
     const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
     if ("error" in selected) return usage(selected.error);
+    const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
+    let changes: TargetChanges[] | undefined;
+    if (opts.changes && !opts.json) {
+      const { renderChanges } = await import("../report/changes.js");
+      await writeOut(renderChanges(await changesIn(store, changesSince, opts.target), changesSince));
+      return OK;
+    }
     // a database written before secrets were kept out may still hold some: every format is
     // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
-    const agg = redactSecrets(await store.aggregate(selected.query));
+    // the page alone streams its targets from the store (see report/html.ts); the other formats list them all
+    const streamed = opts.html !== undefined && !opts.json && !opts.csv;
+    const agg = redactSecrets(await store.aggregate(selected.query, { perTarget: !streamed }));
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
-    let changes: TargetChanges[] | undefined;
-    const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
-    if (opts.changes || opts.json) {
-      const { changesOf } = await import("../report/changes.js");
-      changes = redactSecrets(await changesOf(store, { since: changesSince, ...(opts.target !== undefined ? { target: opts.target } : {}) }));
-    }
-    if (opts.changes && !opts.json) {
-      const { renderChanges } = await import("../report/changes.js");
-      await writeOut(renderChanges(changes!, changesSince));
-      return OK;
-    }
+    if (opts.json) changes = await changesIn(store, changesSince, opts.target);
     if (opts.html !== undefined) {
-      const { renderHtml } = await import("../report/html.js");
+      const { renderHtmlStream } = await import("../report/html.js");
+      const targets = streamed ? redacted(store.perTarget(selected.query)) : agg.perTarget;
       try {
-        await writeFile(opts.html, renderHtml(agg));
+        await writeOutput(opts.html, renderHtmlStream(agg, targets), { force: opts.force === true, option: "--html" });
       } catch (e) {
-        return usage(cannotWrite(opts.html, e));
+        return usage(outputProblem(opts.html, e));
       }
     }
     await print(agg, opts, changes, {
@@ -150,6 +161,17 @@ async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
   await server.close();
   await store.close();
   return OK;
+}
+
+/** What changed per target since `since`, redacted as the aggregates are. */
+async function changesIn(store: Store, since: string, target: string | undefined): Promise<TargetChanges[]> {
+  const { changesOf } = await import("../report/changes.js");
+  return redactSecrets(await changesOf(store, { since, ...(target !== undefined ? { target } : {}) }));
+}
+
+/** Each target as it comes from the store, redacted as the aggregates are. */
+async function* redacted(targets: AsyncIterable<TargetSummary>): AsyncGenerator<TargetSummary> {
+  for await (const t of targets) yield redactSecrets(t);
 }
 
 function usage(message: string, command = "report"): number {
