@@ -211,3 +211,33 @@ describe("the demo fleet's sign-in cases", () => {
     }
   });
 });
+
+describe("the sign-in walk and a metadata body past the cap", () => {
+  let server: Server;
+  let base: string;
+  before(async () => {
+    server = createServer((req, res) => {
+      const big = JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [base], pad: "x".repeat(4096) });
+      if ((req.url ?? "").startsWith("/.well-known/oauth-protected-resource")) return void res.writeHead(200, { "content-type": "application/json" }).end(big);
+      if ((req.url ?? "").startsWith("/.well-known/")) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ issuer: base, pad: "y".repeat(4096) }));
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  test("says too_large, never that the document is not JSON", async () => {
+    const a = await walkAuth({
+      endpoint: `${base}/mcp`,
+      status: 401,
+      wwwAuthenticate: `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      rules: "2025-11-25",
+      timeout: 5000,
+      maxBytes: 1024,
+    });
+    const words = JSON.stringify(a);
+    assert.match(words, /too_large/);
+    assert.doesNotMatch(words, /not JSON/);
+  });
+});
