@@ -16,6 +16,7 @@ import type { McpClient } from "../src/mcp/client.js";
 import { probeHttp } from "../src/probe/probe.js";
 import { Abort } from "../src/transport/http/fetch.js";
 import { answeringIndices, cpuMs, inTurn } from "./census-support.js";
+import { VERSION } from "../src/version.js";
 
 const [layer, port, warmup, count, concurrency, timeout] = process.argv.slice(2);
 if (layer !== "client" && layer !== "probe") {
@@ -35,7 +36,7 @@ async function client(i: number): Promise<void> {
   const deadline = new Abort();
   let mcp: McpClient | undefined;
   try {
-    mcp = (await connectHttp(url(i), { fresh: true, timeout: T, signal: deadline, clientInfo: { name: "mcp-wire-probe", version: "0.1.0" }, onExchange: ignore, onDefect: ignore, onStep: ignore })).client;
+    mcp = (await connectHttp(url(i), { fresh: true, timeout: T, signal: deadline, clientInfo: { name: "mcp-wire-probe", version: VERSION }, onExchange: ignore, onDefect: ignore, onStep: ignore })).client;
     await mcp.listTools({ timeout: T });
     tally("listed");
   } catch (e) {

@@ -12,6 +12,7 @@
  */
 import { isRevision } from "../dist/src/index.js";
 import { connectHttp } from "../dist/src/entry/client.js";
+import { VERSION } from "../dist/src/version.js";
 
 /** Inside the suite's own 30 s per scenario, so a stall ends here with a message, not a kill. */
 const DEADLINE_MS = 25_000;
@@ -47,7 +48,7 @@ function connect(inputHandlers = INPUT_HANDLERS) {
     revision: requested,
     transport: "streamable-http",
     fresh: true,
-    clientInfo: { name: "mcp-wire-conformance-client", version: "0.1.0" },
+    clientInfo: { name: "mcp-wire-conformance-client", version: VERSION },
     inputHandlers,
     timeout: 10_000,
     signal: AbortSignal.timeout(DEADLINE_MS),

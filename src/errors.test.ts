@@ -28,7 +28,7 @@ const SAMPLES: readonly Error[] = [
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
-const INTERNAL = new Set(["TooDeepError", "JsonSyntaxError", "StoreRefused", "TargetsError", "NotACapture"]);
+const INTERNAL = new Set(["TooDeepError", "JsonSyntaxError", "StoreRefused", "TargetsError", "NotACapture", "PrivateAddressError", "BaselineError", "OutputRefused"]);
 /** The two families' bases: `ResponseError` carries the other side's JSON-RPC code, `ConnectionError` is never thrown as itself. */
 const FAMILIES = new Set(["ResponseError", "ConnectionError"]);
 

@@ -9,6 +9,7 @@ import { FOUND_PROBLEMS, USAGE_ERROR } from "./exit.js";
 import { fileProblem } from "./file-errors.js";
 import { writeErr } from "./output.js";
 import { installWayOut, leavingNow } from "./signals.js";
+import { VERSION } from "../version.js";
 
 // a signal or an early exit ends the child processes a command started
 installWayOut();
@@ -21,7 +22,7 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 
 const program = new Command("mcp-wire")
   .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
-  .version(await version(), "-V, --version")
+  .version(VERSION, "-V, --version")
   .exitOverride()
   // commander's own messages ("error: unknown option '--x'") become one line naming the command
   // and where its options are listed; printing happens in the handler at the end
@@ -204,10 +205,4 @@ if (process.argv.length <= 2) {
       }
     } else process.exitCode = unexpected(e);
   }
-}
-
-async function version(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const pkg = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
 }

@@ -27,6 +27,7 @@ import { HttpError } from "../transport/http/error.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, inputRounds, type InputHandlers } from "./mrtr.js";
+import { VERSION } from "../version.js";
 
 export interface ClientOptions {
   clientInfo?: Implementation;
@@ -94,7 +95,7 @@ export class RevisionNotSpokenError extends ConnectionError {
   }
 }
 
-const DEFAULT_INFO: Implementation = { name: "mcp-wire", version: "0.1.0" };
+const DEFAULT_INFO: Implementation = { name: "mcp-wire", version: VERSION };
 /**
  * How long `server/discover` may go unanswered over a stream before `initialize` is sent beside
  * it. Short, since a late discover answer still wins: a legacy server that ignores discover opens

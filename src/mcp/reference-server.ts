@@ -4,10 +4,11 @@ import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
 import { McpServer, type ServerOptions } from "./server.js";
+import { VERSION } from "../version.js";
 
 /** How the reference server introduces itself, for servers built on it. */
 export const REFERENCE_SERVER_OPTIONS: ServerOptions = {
-  serverInfo: { name: "mcp-wire-reference", version: "0.1.0" },
+  serverInfo: { name: "mcp-wire-reference", version: VERSION },
   instructions: "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
 };
 

@@ -24,6 +24,7 @@ import { redactFresh } from "../secrets/redact.js";
 import { curlRepro, stdioRepro, type ReplayStep, type StdioReplay } from "./repro.js";
 import { listSurface, type Surface } from "./surface.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
+import { VERSION } from "../version.js";
 
 export interface ProbeOptions {
   /** Sent with every HTTP request (credentials): never printed, stored or put in a repro line. */
@@ -65,7 +66,7 @@ export interface ProbeOptions {
 }
 
 const DEFAULT_TIMEOUT = 10_000;
-const CLIENT_INFO = { name: "mcp-wire-probe", version: "0.1.0" };
+const CLIENT_INFO = { name: "mcp-wire-probe", version: VERSION };
 
 /** What a probe learned while it ran, whatever the outcome. */
 class Evidence {

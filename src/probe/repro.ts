@@ -3,9 +3,10 @@ import type { Revision } from "../rules/revisions.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../rules/revisions.js";
 import { redact, redactorOf } from "../secrets/redact.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
+import { VERSION } from "../version.js";
 
 /** Who a repro line says is calling when the caller does not say. */
-const REPRO_CLIENT = { name: "mcp-wire-probe", version: "0.1.0" };
+const REPRO_CLIENT = { name: "mcp-wire-probe", version: VERSION };
 
 /** Quotes for a POSIX shell. */
 export function shellQuote(s: string): string {
