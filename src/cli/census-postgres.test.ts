@@ -161,6 +161,73 @@ describe("census workers on PostgreSQL", () => {
   });
 });
 
+describe("the password of a PostgreSQL census", () => {
+  /** A role of its own on a database of its own, with this password; the URL without a password. */
+  async function roleWith(name: string, password: string): Promise<string> {
+    const admin = await server.database(name);
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      await c.query(`CREATE ROLE ${name} LOGIN PASSWORD ${c.escapeLiteral(password)}`);
+      await c.query(`GRANT CREATE ON DATABASE ${name} TO ${name}`);
+    } finally {
+      await c.end();
+    }
+    return `postgres://${name}@127.0.0.1:${server.port}/${name}`;
+  }
+  const withPassword = (url: string, password: string) => url.replace("@", `:${password}@`);
+  // a file that is not there: the machine's own ~/.pgpass plays no part
+  const noFile = { PGPASSFILE: path.join(dir, "no-pgpass") };
+
+  test("a password with characters pg takes raw (@, space, <>\") is never printed: not in 'Stored in', not in a connection error", async () => {
+    const password = `p@ss w<>"rd-${process.pid}`;
+    const url = await roleWith("oddpw", password);
+    const file = targetsFile("oddpw", [fleet.url("ok", "oddpw-1")]);
+    const run = mcpWire(["census", file, "--db", withPassword(url, password), "--timeout", "5000"], noFile);
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.match(run.stdout(), new RegExp(`Stored in postgres://oddpw:<redacted>@127\\.0\\.0\\.1:${server.port}/oddpw; mcp-wire report --db 'postgres://oddpw:<redacted>@`));
+    const report = mcpWire(["report", "--db", withPassword(url, password)], noFile);
+    assert.equal(await report.exit(), 0, report.stderr());
+
+    const wrong = `wr@ng pass<>"-${process.pid}`;
+    const refused = mcpWire(["census", file, "--db", withPassword(url, wrong)], noFile);
+    assert.equal(await refused.exit(), 2);
+    assert.match(refused.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:\d+\/oddpw: password authentication failed for user "oddpw"\n$/);
+    const closed = mcpWire(["census", file, "--db", withPassword(url, wrong).replace(`:${server.port}/`, ":1/")], noFile);
+    assert.equal(await closed.exit(), 2);
+    assert.match(closed.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:1\/oddpw: .*ECONNREFUSED/);
+    for (const child of [run, report, refused, closed]) {
+      const text = child.stdout() + child.stderr();
+      for (const piece of [password, wrong, "ss w", "ng pass", '<>"']) assert.ok(!text.includes(piece), `${JSON.stringify(piece)} printed:\n${text}`);
+    }
+  });
+
+  test("a URL without a password takes it from PGPASSWORD, or from a password file (PGPASSFILE, ~/.pgpass), as psql does", async () => {
+    const password = `from-env-${process.pid}`;
+    const url = await roleWith("envpw", password);
+    const file = targetsFile("envpw", [fleet.url("ok", "envpw-1")]);
+
+    const none = mcpWire(["census", file, "--db", url], noFile);
+    assert.equal(await none.exit(), 2, none.stderr());
+    assert.match(none.stderr(), /empty password|password authentication failed/);
+    assert.match(none.stderr(), /cannot open postgres:\/\/envpw@127\.0\.0\.1:\d+\/envpw: /);
+
+    const fromEnv = mcpWire(["census", file, "--db", url], { ...noFile, PGPASSWORD: password });
+    assert.equal(await fromEnv.exit(), 0, fromEnv.stderr());
+
+    const passfile = path.join(dir, "pgpass");
+    writeFileSync(passfile, `# host:port:database:user:password\n127.0.0.1:${server.port}:envpw:envpw:${password}\n`, { mode: 0o600 });
+    const fromFile = mcpWire(["census", file, "--db", url], { PGPASSFILE: passfile });
+    assert.equal(await fromFile.exit(), 0, fromFile.stderr());
+    assert.equal(fromFile.stderr().includes("Warning"), false, fromFile.stderr());
+    const report = mcpWire(["report", "--db", url, "--json"], { PGPASSFILE: passfile });
+    assert.equal(await report.exit(), 0, report.stderr());
+    // the report reads the newest run: the one made with the password file
+    assert.deepEqual((JSON.parse(report.stdout()) as { selection: { runs: number[] } }).selection.runs, [2]);
+    for (const child of [none, fromEnv, fromFile, report]) assert.ok(!(child.stdout() + child.stderr()).includes(password));
+  });
+});
+
 /** A report with its clock readings taken out: times, durations (a sign-in step's `ms` too), and the latency they make. */
 function timeless(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(timeless);

@@ -12,12 +12,14 @@
  * dies can hold neither past its lease, and "exactly one finished attempt per target" is the
  * attempts table's unique key.
  */
+import { createRequire } from "node:module";
 import os from "node:os";
 import pg from "pg";
+import { parseIntoClientConfig } from "pg-connection-string";
 import type { Defect } from "../../codec/defects.js";
 import type { Revision } from "../../rules/revisions.js";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
-import { redact } from "../../secrets/redact.js";
+import { redact, rememberDatabaseUrl } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
 import { StoreRefused, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
@@ -40,16 +42,42 @@ function bare(url: string): boolean {
 
 /** The database as a message may name it: never its password. */
 export function describeDb(url: string): string {
-  return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : redact(url);
+  return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : rememberDatabaseUrl(url);
+}
+
+/** pgpass, the password-file reader `pg` itself uses (a dependency of pg, without types). */
+const pgpass = createRequire(import.meta.url)("pgpass") as (params: PasswordLookup, found: (password: string | undefined) => void) => void;
+
+interface PasswordLookup {
+  host?: string | undefined;
+  port?: number | undefined;
+  database?: string | undefined;
+  user?: string | undefined;
+}
+
+/**
+ * The password when the URL gives none, found where `pg` and `psql` look: PGPASSWORD, then the
+ * password file (PGPASSFILE, else ~/.pgpass, used only when no one else may read it). Either
+ * keeps the password off the command line, where `ps` shows it to every user of the machine.
+ * Done here rather than by `pg`, whose own password-file lookup prints a deprecation warning.
+ */
+async function passwordFromEnvironment(params: PasswordLookup): Promise<string | undefined> {
+  const fromEnv = process.env.PGPASSWORD;
+  if (fromEnv) return fromEnv;
+  return new Promise((resolve) => pgpass({ host: params.host, port: params.port, database: params.database, user: params.user }, resolve));
 }
 
 function poolConfig(url: string, settings: string): pg.PoolConfig {
+  // read as pg reads a connectionString; the password, when the URL has none, is looked up as above
+  const { password, ...fromUrl } = bare(url) ? { password: undefined } : (parseIntoClientConfig(url) as pg.ClientConfig);
   return {
-    ...(bare(url) ? {} : { connectionString: url }),
     application_name: "mcp-wire",
     connectionTimeoutMillis: 10_000,
     max: 4,
     options: `-c search_path=${SCHEMA}${settings}`,
+    ...fromUrl,
+    // pg calls a password function with the connection's parameters, and takes undefined as "none"
+    password: typeof password === "string" && password !== "" ? password : (passwordFromEnvironment as unknown as () => Promise<string>),
   };
 }
 
