@@ -6,10 +6,10 @@ import type { AdmissionState } from "../census/admission.js";
 import type { TargetList } from "../census/targets.js";
 import { isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
-import { StoreRefused, type AttemptRecord, type RunRecord, type Store, type TargetRecord } from "../census/store.js";
+import { StoreRefused, StoreUnreachable, type AttemptRecord, type RunRecord, type Store, type TargetRecord } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
-import { OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
@@ -17,6 +17,10 @@ import { writeErr, writeOut } from "./output.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
+/** After Ctrl-C, how long past the probes' timeout their attempts may take to be stored. */
+const STORE_GRACE_MS = 5_000;
+/** Leaving at once (a second Ctrl-C), how long the database may take to count what is left. */
+const LEAVE_MS = 2_000;
 export const DEFAULT_DB = "mcp-wire.db";
 
 export interface CensusCliOptions {
@@ -165,6 +169,10 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       run = (await store.runs()).find((r) => r.id === id)!;
     }
     return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs, join !== undefined);
+  } catch (e) {
+    if (!(e instanceof StoreUnreachable)) throw e;
+    writeErr(`mcp-wire census: the database ${e.message}\n`);
+    return FOUND_PROBLEMS;
   } finally {
     await store.close();
   }
@@ -203,27 +211,34 @@ async function census(
   const progress = new Progress({ total: run.targets, done });
   const stop = new AbortController();
   let interrupts = 0;
+  // every stored attempt is a committed transaction, and nothing is being written between two
+  // events: leaving now loses only the probes in flight, which a resume calls again
+  const leave = () => {
+    progress.stop();
+    void (async () => {
+      // a database that no longer answers gets a moment, not the rest of its deadline
+      const asked = (async () => {
+        const pending = (await store.pendingTargets(run.id)).length;
+        await store.close();
+        return pending;
+      })();
+      const pending = await Promise.race([asked.catch(() => undefined), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref())]);
+      // without the store's count, the hint counts this session's targets
+      err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
+      process.exit(INTERRUPTED);
+    })();
+  };
+  let deadline: ReturnType<typeof setTimeout> | undefined;
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
       stop.abort();
       progress.note(`census: stopping: no new probes; waiting for those in flight (at most ${clock(settings.timeout / 1000)}). Ctrl-C again to leave them.`);
+      // the promise holds whatever the database does: a frozen one cannot keep the census waiting
+      deadline = setTimeout(leave, settings.timeout + STORE_GRACE_MS);
       return;
     }
-    // every stored attempt is a committed transaction, and nothing is being written between two
-    // events: leaving now loses only the probes in flight, which a resume calls again
-    progress.stop();
-    void (async () => {
-      let pending = targets.length;
-      try {
-        pending = (await store.pendingTargets(run.id)).length;
-        await store.close();
-      } catch {
-        // leaving anyway: the count in the hint is then this session's, not the store's
-      }
-      err.write(resumeHint(run.id, pending, dbFile, settings));
-      process.exit(INTERRUPTED);
-    })();
+    leave();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
@@ -243,14 +258,22 @@ async function census(
     };
     // a store that several processes can share is worked through its queue, whoever started
     // the run; the bar then shows every worker's attempts
-    const outcome = store.share
-      ? await (await import("../census/worker.js")).runWorker(store, run.id, {
-          ...options,
-          ...(leaseMs !== undefined ? { leaseMs } : {}),
-          onProgress: (p) => progress.sync(p.done, p.classes),
-        })
-      : await runCensus(store, run.id, targets, options);
+    const outcome = await (
+      store.share
+        ? (await import("../census/worker.js")).runWorker(store, run.id, {
+            ...options,
+            ...(leaseMs !== undefined ? { leaseMs } : {}),
+            onProgress: (p) => progress.sync(p.done, p.classes),
+          })
+        : runCensus(store, run.id, targets, options)
+    ).catch((e: unknown) => {
+      if (!(e instanceof StoreUnreachable)) throw e;
+      progress.stop();
+      err.write(unreachableHint(e, dbFile, settings));
+      return undefined;
+    });
     progress.stop();
+    if (outcome === undefined) return FOUND_PROBLEMS;
     if (outcome.stopped) {
       err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
       return INTERRUPTED;
@@ -266,6 +289,7 @@ async function census(
     );
     return OK;
   } finally {
+    clearTimeout(deadline);
     progress.stop();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -286,12 +310,24 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   return parts.join("; ");
 }
 
-function resumeHint(runId: number, pending: number, dbFile: string, s: Settings): string {
+function resumeCommand(dbFile: string, s: Settings): string {
   const command = ["mcp-wire", "census", ...(dbFile === DEFAULT_DB ? [] : ["--db", shellQuote(dbFile)]), "--resume"];
   if (s.headers > 0) command.push(...Array<string>(s.headers).fill("--header '…'"));
+  return command.join(" ");
+}
+
+function resumeHint(runId: number, pending: number, dbFile: string, s: Settings): string {
   return (
     `\ncensus: interrupted: run ${runId} has ${n(pending)} target${pending === 1 ? "" : "s"} left; every finished attempt is saved in ${dbFile}.\n` +
-    `Resume with: ${command.join(" ")}\n`
+    `Resume with: ${resumeCommand(dbFile, s)}\n`
+  );
+}
+
+function unreachableHint(e: StoreUnreachable, dbFile: string, s: Settings): string {
+  return (
+    `\ncensus: stopped: the database ${e.message}. Nothing finished was lost: every attempt stored before then is kept, ` +
+    `and the probes whose attempts were not stored are done again by a resume.\n` +
+    `When the database answers again, resume with: ${resumeCommand(dbFile, s)}\n`
   );
 }
 

@@ -12,89 +12,49 @@
  * dies can hold neither past its lease, and "exactly one finished attempt per target" is the
  * attempts table's unique key.
  */
-import { createRequire } from "node:module";
 import os from "node:os";
-import pg from "pg";
-import { parseIntoClientConfig } from "pg-connection-string";
+import type pg from "pg";
 import type { Defect } from "../../codec/defects.js";
 import type { Revision } from "../../rules/revisions.js";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
-import { redact, rememberDatabaseUrl } from "../../secrets/redact.js";
+import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
+import { StoreRefused, StoreUnreachable, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
+import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 
 export interface PostgresStoreOptions {
   /** Read only (a report): nothing created or migrated, every transaction read-only. */
   readonly?: boolean;
+  /** How long one database call may take, ms (see DEFAULT_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
+/** How long a worker leaving a run waits to give back its claims. */
+const LEAVE_MS = 2_000;
 /** Rows fetched at a time when streaming attempts. */
 const PAGE = 2000;
 /** The oldest PostgreSQL this schema is written for (the contract's promise). */
 const MIN_SERVER = 140000;
 
-/** `--db postgres:` alone: every connection setting from PGHOST, PGUSER, PGPASSWORD… */
-function bare(url: string): boolean {
-  return /^postgres(ql)?:$/i.test(url);
-}
-
-/** The database as a message may name it: never its password. */
-export function describeDb(url: string): string {
-  return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : rememberDatabaseUrl(url);
-}
-
-/** pgpass, the password-file reader `pg` itself uses (a dependency of pg, without types). */
-const pgpass = createRequire(import.meta.url)("pgpass") as (params: PasswordLookup, found: (password: string | undefined) => void) => void;
-
-interface PasswordLookup {
-  host?: string | undefined;
-  port?: number | undefined;
-  database?: string | undefined;
-  user?: string | undefined;
-}
-
-/**
- * The password when the URL gives none, found where `pg` and `psql` look: PGPASSWORD, then the
- * password file (PGPASSFILE, else ~/.pgpass, used only when no one else may read it). Either
- * keeps the password off the command line, where `ps` shows it to every user of the machine.
- * Done here rather than by `pg`, whose own password-file lookup prints a deprecation warning.
- */
-async function passwordFromEnvironment(params: PasswordLookup): Promise<string | undefined> {
-  const fromEnv = process.env.PGPASSWORD;
-  if (fromEnv) return fromEnv;
-  return new Promise((resolve) => pgpass({ host: params.host, port: params.port, database: params.database, user: params.user }, resolve));
-}
-
-function poolConfig(url: string, settings: string): pg.PoolConfig {
-  // read as pg reads a connectionString; the password, when the URL has none, is looked up as above
-  const { password, ...fromUrl } = bare(url) ? { password: undefined } : (parseIntoClientConfig(url) as pg.ClientConfig);
-  return {
-    application_name: "mcp-wire",
-    connectionTimeoutMillis: 10_000,
-    max: 4,
-    options: `-c search_path=${SCHEMA}${settings}`,
-    ...fromUrl,
-    // pg calls a password function with the connection's parameters, and takes undefined as "none"
-    password: typeof password === "string" && password !== "" ? password : (passwordFromEnvironment as unknown as () => Promise<string>),
-  };
-}
-
 export class PostgresStore implements Store {
   private constructor(
-    readonly pool: pg.Pool,
+    private readonly connections: Connections,
     readonly where: string,
     private readonly url: string,
+    private readonly deadlineMs: number | undefined,
   ) {}
+
+  get pool(): pg.Pool {
+    return this.connections.pool;
+  }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = describeDb(url);
-    const pool = new pg.Pool(poolConfig(url, options.readonly ? " -c default_transaction_read_only=on" : ""));
-    // an idle connection the server dropped: the pool replaces it, the next query says if it matters
-    pool.on("error", () => undefined);
+    const connections = connect(url, { settings: options.readonly ? " -c default_transaction_read_only=on" : "", max: 4, ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}) });
     try {
-      const client = await pool.connect();
+      const client = await connections.pool.connect();
       try {
         const server = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v);
         if (server < MIN_SERVER) throw new StoreRefused(`${where}: PostgreSQL ${Math.floor(server / 10000)} is too old; mcp-wire needs 14 or newer`);
@@ -109,26 +69,36 @@ export class PostgresStore implements Store {
         client.release();
       }
     } catch (e) {
-      await pool.end().catch(() => undefined);
+      await connections.end();
       if (e instanceof StoreRefused) throw e;
       throw new Error(redact(e instanceof Error ? e.message : String(e)));
     }
-    return new PostgresStore(pool, where, url);
+    return new PostgresStore(connections, where, url, options.deadlineMs);
   }
 
-  async #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(begin);
-      const out = await work(client);
-      await client.query("COMMIT");
-      return out;
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+  /** A database call, a lost server named as such (StoreUnreachable). */
+  #call<T>(work: () => Promise<T>): Promise<T> {
+    return guarded(this.where, work);
+  }
+
+  #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    return this.#call(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query(begin);
+        const out = await work(client);
+        await client.query("COMMIT");
+        return out;
+      } catch (e) {
+        // a connection that broke is dropped, not asked to roll back: a frozen server would not answer
+        if (lostServer(e)) broken = e instanceof Error ? e : new Error(String(e));
+        else await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
@@ -159,7 +129,7 @@ export class PostgresStore implements Store {
   }
 
   async finishRun(runId: number): Promise<void> {
-    const r = await this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]);
+    const r = await this.#call(() => this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]));
     if (r.rowCount === 0) throw new Error(`no run ${runId}`);
   }
 
@@ -171,21 +141,23 @@ export class PostgresStore implements Store {
   }
 
   async pendingTargets(runId: number): Promise<TargetRecord[]> {
-    const rows = await this.pool.query<TargetRow>(
-      `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
-       WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
-      [runId],
+    const rows = await this.#call(() =>
+      this.pool.query<TargetRow>(
+        `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+         WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
+        [runId],
+      ),
     );
     return rows.rows.map(targetRecord);
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
-    const r = await this.pool.query<RunRow>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1");
+    const r = await this.#call(() => this.pool.query<RunRow>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"));
     return r.rows[0] && runRecord(r.rows[0]);
   }
 
   async runs(): Promise<RunRecord[]> {
-    return (await this.pool.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+    return (await this.#call(() => this.pool.query<RunRow>("SELECT * FROM runs ORDER BY id"))).rows.map(runRecord);
   }
 
   /** Pages through the attempts by (at, id), so memory holds one page however many there are. */
@@ -199,7 +171,7 @@ export class PostgresStore implements Store {
         params.push(after.at, after.id);
         cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
       }
-      const rows = (await this.pool.query<AttemptRow>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params)).rows;
+      const rows = (await this.#call(() => this.pool.query<AttemptRow>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params))).rows;
       for (const r of rows) yield attemptRecord(r);
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1]!;
@@ -288,70 +260,83 @@ export class PostgresStore implements Store {
     // stored attempt that a server crash takes back only leaves its target to be claimed and
     // probed again, which the queue is built for; an fsync each would cap the queue at the
     // disk's flush rate. Runs and migrations keep the store's durable connections.
-    const pool = new pg.Pool({ ...poolConfig(this.url, " -c synchronous_commit=off"), max: 3 });
-    pool.on("error", () => undefined);
+    const connections = connect(this.url, { settings: " -c synchronous_commit=off", max: 3, ...(this.deadlineMs !== undefined ? { deadlineMs: this.deadlineMs } : {}) });
     try {
-      return await PgWorker.join(pool, runId, options);
+      return await guarded(this.where, () => PgWorker.join(connections, this.where, runId, options));
     } catch (e) {
-      await pool.end().catch(() => undefined);
+      await connections.end();
       throw e;
     }
   }
 
+  /** Ends the connections; one a silent server holds is cut after a short wait. */
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.connections.end();
   }
 }
 
 /** One census process working on a shared run; see SharedRun. */
 class PgWorker implements SharedRun {
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly connections: Connections,
+    private readonly where: string,
     readonly runId: number,
     readonly workerId: number,
     private readonly leaseMs: number,
     private readonly gapMs: number,
   ) {}
 
-  static async join(pool: pg.Pool, runId: number, options: ShareOptions): Promise<PgWorker> {
+  static async join(connections: Connections, where: string, runId: number, options: ShareOptions): Promise<PgWorker> {
+    const pool = connections.pool;
     const exists = await pool.query("SELECT 1 FROM runs WHERE id = $1", [runId]);
     if (exists.rowCount === 0) throw new StoreRefused(`no run ${runId} in this database`);
     const id = await pool.query<{ id: string }>(
       "INSERT INTO workers (run_id, lease_until, label) VALUES ($1, now() + $2 * interval '1 millisecond', $3) RETURNING id",
       [runId, options.leaseMs, options.label || `${os.hostname()} pid ${process.pid}`],
     );
-    return new PgWorker(pool, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+    return new PgWorker(connections, where, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+  }
+
+  get pool(): pg.Pool {
+    return this.connections.pool;
   }
 
   async claim(max: number, perHost: number): Promise<TargetRecord[]> {
     if (max <= 0) return [];
-    const rows = await this.pool.query<TargetRow>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]);
+    const rows = await guarded(this.where, () => this.pool.query<TargetRow>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]));
     return rows.rows.map(targetRecord);
   }
 
   /** One statement, so one round trip and one commit for the whole batch. */
   async finish(attempts: readonly AttemptRecord[]): Promise<AttemptRecord[]> {
     if (attempts.length === 0) return [];
-    const stored = await insertAttempts(this.pool, this.runId, attempts, "skip", this.gapMs);
+    const stored = await guarded(this.where, () => insertAttempts(this.pool, this.runId, attempts, "skip", this.gapMs));
     return attempts.filter((a) => stored.has(a.target));
   }
 
   async renew(): Promise<void> {
-    await this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]);
+    await guarded(this.where, () => this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]));
   }
 
-  async progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
-    const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
-    const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
-    return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
+  progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
+    return guarded(this.where, async () => {
+      const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
+      const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
+      return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
+    });
   }
 
+  /** Gives back its claims, briefly: a server that does not answer at once gets them back when the lease runs out. */
   async leave(): Promise<void> {
     try {
-      await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
-      await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+      const bye = (async () => {
+        await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
+        await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+      })();
+      if (!(await settlesWithin(bye, LEAVE_MS))) throw new StoreUnreachable(this.where, "no answer while leaving the run");
+      await guarded(this.where, () => bye);
     } finally {
-      await this.pool.end();
+      await this.connections.end();
     }
   }
 }
