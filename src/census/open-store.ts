@@ -6,6 +6,9 @@
 import { rememberDatabaseUrl } from "../secrets/redact.js";
 import type { Store } from "./store.js";
 
+/** The census database when `--db` is not given: an SQLite file in the current folder. */
+export const DEFAULT_DB = "mcp-wire.db";
+
 export type OpenMode =
   /** A census: create and migrate as needed. */
   | "write"

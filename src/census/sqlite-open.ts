@@ -3,7 +3,7 @@
  * writes only into a new file or one mcp-wire made, and a report reads without leaving a byte
  * behind (SQLite in WAL mode would create `-wal` and `-shm` files even for a read-only reader).
  */
-import { copyFileSync, existsSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -66,6 +66,12 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
     if (head.length > 0 && !isSqlite(head)) throw new StoreRefused(`${file} is not an SQLite database; it was left untouched. Name a new file with --db`);
     if (head.length > 0) recognise(file, head);
   }
+  // SQLite says only "unable to open database file" when it cannot write the file or, for its
+  // -wal and -shm, the folder: asked first, the system says which (an errno error naming the path)
+  const folder = path.dirname(path.resolve(file));
+  if (existsSync(folder) && !statSync(folder).isDirectory()) throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
+  if (existed) accessSync(file, constants.W_OK);
+  accessSync(folder, constants.W_OK);
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { fileMustExist: existed });

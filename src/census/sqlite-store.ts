@@ -6,12 +6,11 @@
  */
 import { rmSync } from "node:fs";
 import type Database from "better-sqlite3";
-import type { Defect } from "../codec/defects.js";
-import type { Revision } from "../rules/revisions.js";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
-import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
+import { attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "./rows.js";
+import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -23,38 +22,14 @@ export interface SqliteStoreOptions {
   mustExist?: boolean;
 }
 
-interface RunRow {
-  id: number;
-  started_at: string;
-  finished_at: string | null;
-  source: string;
-  targets: number;
-  settings: string;
-}
-
-interface AttemptRow {
-  run_id: number;
-  target: string;
-  at: number;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  transport: string | null;
-  http_status: number | null;
-  content_type: string | null;
-  rpc_code: number | null;
-  rpc_message: string | null;
-  rpc_range: string | null;
-  tools: number | null;
-  server_name: string | null;
-  server_version: string | null;
-  defects: string;
-  elapsed_ms: number;
-  repro: string | null;
-  advice: string | null;
-  auth: string | null;
-}
+/** How SQLite hands values back (see rows.ts). */
+type Sqlite = { id: number; runTime: string; at: number; json: string; flag: number };
+const decode: Decode<Sqlite> = {
+  id: (v) => v,
+  runTime: (v) => v,
+  at: (v) => iso(v),
+  json: <T>(v: string) => JSON.parse(v) as T,
+};
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -292,20 +267,14 @@ export class SqliteStore implements Store {
          WHERE rt.run_id = ? AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = rt.run_id AND a.target_id = rt.target_id)
          ORDER BY rt.position`,
       )
-      .all(runId) as { target: string; kind: TargetKind; name: string | null; untrusted: number; invalid: TargetRecord["invalid"] | null }[];
-    return rows.map((r) => ({
-      target: r.target,
-      kind: r.kind,
-      name: r.name,
-      ...(r.untrusted ? { untrusted: true } : {}),
-      ...(r.invalid ? { invalid: r.invalid } : {}),
-    }));
+      .all(runId) as TargetRow<Sqlite>[];
+    return rows.map(targetRecord);
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
     this.#flush();
-    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow | undefined;
-    return row && runRecord(row);
+    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow<Sqlite> | undefined;
+    return row && runRecord(row, decode);
   }
 
   async runs(): Promise<RunRecord[]> {
@@ -314,7 +283,7 @@ export class SqliteStore implements Store {
   }
 
   #runs(): RunRecord[] {
-    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow[]).map(runRecord);
+    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow<Sqlite>[]).map((r) => runRecord(r, decode));
   }
 
   /**
@@ -326,8 +295,8 @@ export class SqliteStore implements Store {
     const where = whereOf(query);
     const rows = this.db
       .prepare(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.at, a.id`)
-      .iterate(...where.params) as IterableIterator<AttemptRow>;
-    for (const r of rows) yield attemptRecord(r);
+      .iterate(...where.params) as IterableIterator<AttemptRow<Sqlite>>;
+    for (const r of rows) yield attemptRecord(r, decode);
   }
 
   async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
@@ -418,19 +387,7 @@ export class SqliteStore implements Store {
     );
     const out: Aggregates["perTarget"] = [];
     for (const [targetId, t] of byTarget) {
-      const l = latest.get(...where.params, targetId) as {
-        target: string;
-        name: string | null;
-        class: string;
-        detail: string;
-        era: "modern" | "legacy" | null;
-        revision: Revision | null;
-        at: number;
-        advice: string | null;
-        tools: number | null;
-        elapsed_ms: number;
-        auth: string | null;
-      };
+      const l = latest.get(...where.params, targetId) as LatestRow<Sqlite>;
       out.push({
         target: l.target,
         name: l.name,
@@ -438,17 +395,7 @@ export class SqliteStore implements Store {
         firstAt: iso(first.get(...where.params, targetId) as number),
         lastAt: iso(l.at),
         classes: t.classes,
-        latest: {
-          class: l.class,
-          detail: l.detail,
-          era: l.era,
-          revision: l.revision,
-          at: iso(l.at),
-          advice: l.advice,
-          tools: l.tools,
-          elapsedMs: l.elapsed_ms,
-          auth: l.auth === null ? null : (JSON.parse(l.auth) as Record<string, unknown>),
-        },
+        latest: latestRecord(l, decode),
       });
     }
     return out;
@@ -505,34 +452,4 @@ function whereOf(query: AttemptQuery): Where {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-function runRecord(r: RunRow): RunRecord {
-  return { id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, source: r.source, targets: r.targets, settings: JSON.parse(r.settings) as Record<string, unknown> };
-}
-
-function attemptRecord(r: AttemptRow): AttemptRecord {
-  return {
-    runId: r.run_id,
-    target: r.target,
-    at: iso(r.at),
-    class: r.class,
-    detail: r.detail,
-    era: r.era,
-    revision: r.revision,
-    transport: r.transport,
-    httpStatus: r.http_status,
-    contentType: r.content_type,
-    rpcCode: r.rpc_code,
-    rpcMessage: r.rpc_message,
-    rpcRange: r.rpc_range,
-    tools: r.tools,
-    serverName: r.server_name,
-    serverVersion: r.server_version,
-    defects: JSON.parse(r.defects) as Defect[],
-    elapsedMs: r.elapsed_ms,
-    repro: r.repro,
-    advice: r.advice,
-    auth: r.auth === null ? null : (JSON.parse(r.auth) as Record<string, unknown>),
-  };
 }

@@ -3,14 +3,14 @@
  * progress bar, and says at the end what it found. Ctrl-C stops cleanly and says how to resume.
  */
 import type { TargetList } from "../census/targets.js";
-import { isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
+import { DEFAULT_DB, isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { SecretSafeStore } from "../census/secret-safe-store.js";
 import type { RunSettings, Session } from "../census/session.js";
 import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
-import { cannotRead } from "./file-errors.js";
+import { cannotRead, cannotWrite, fileProblem } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
@@ -21,7 +21,6 @@ export const INTERRUPTED = 130;
 const STORE_GRACE_MS = 5_000;
 /** Leaving at once (a second Ctrl-C), how long the database may take to count what is left. */
 const LEAVE_MS = 2_000;
-export const DEFAULT_DB = "mcp-wire.db";
 
 export interface CensusCliOptions {
   db?: string;
@@ -128,6 +127,12 @@ async function openCensusStore(db: string, mode: OpenMode): Promise<Store | stri
     return await openStore(db, mode);
   } catch (e) {
     if (e instanceof StoreRefused) return e.message;
+    const errno = e as NodeJS.ErrnoException;
+    // the file, or the folder its -wal and -shm go in, cannot be written
+    if (typeof errno.code === "string" && /^E[A-Z]+$/.test(errno.code) && errno.path !== undefined) {
+      if (!["EACCES", "EPERM", "EROFS"].includes(errno.code)) return cannotWrite(db, e);
+      return `cannot write ${db}: ${errno.path === db ? "the file" : `the folder ${errno.path}`} is not writable (${fileProblem(e)})`;
+    }
     return `cannot open ${redact(db)}: ${redact(e instanceof Error ? e.message : String(e))}`;
   }
 }

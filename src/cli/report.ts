@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { isPostgresUrl, openStore } from "../census/open-store.js";
+import { DEFAULT_DB, isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
@@ -21,8 +21,6 @@ export interface ReportCliOptions {
   target?: string;
   run?: string[];
 }
-
-export const DEFAULT_DB = "mcp-wire.db";
 
 export async function runReport(opts: ReportCliOptions): Promise<number> {
   if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");

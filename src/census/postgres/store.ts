@@ -14,13 +14,12 @@
  */
 import os from "node:os";
 import type pg from "pg";
-import type { Defect } from "../../codec/defects.js";
-import type { Revision } from "../../rules/revisions.js";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
+import { attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "../rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, StoreUnreachable, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
+import { StoreRefused, StoreUnreachable, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetRecord } from "../store.js";
 import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 
@@ -30,6 +29,17 @@ export interface PostgresStoreOptions {
   /** How long one database call may take, ms (see DEFAULT_DEADLINE_MS). */
   deadlineMs?: number;
 }
+
+/** How PostgreSQL hands values back through pg (see rows.ts). */
+type Pg = { id: string; runTime: Date; at: Date; json: unknown; flag: boolean };
+const decode: Decode<Pg> = {
+  id: (v) => Number(v),
+  runTime: (v) => v.toISOString(),
+  at: (v) => v.toISOString(),
+  json: <T>(v: unknown) => v as T,
+};
+/** The latest attempt of each target, with the target's id to match its counts. */
+type PgLatest = LatestRow<Pg> & { target_id: string };
 
 /** How long a worker leaving a run waits to give back its claims. */
 const LEAVE_MS = 2_000;
@@ -142,22 +152,22 @@ export class PostgresStore implements Store {
 
   async pendingTargets(runId: number): Promise<TargetRecord[]> {
     const rows = await this.#call(() =>
-      this.pool.query<TargetRow>(
+      this.pool.query<TargetRow<Pg>>(
         `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
          WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
         [runId],
       ),
     );
-    return rows.rows.map(targetRecord);
+    return rows.rows.map((r) => targetRecord(r));
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
-    const r = await this.#call(() => this.pool.query<RunRow>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"));
-    return r.rows[0] && runRecord(r.rows[0]);
+    const r = await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"));
+    return r.rows[0] && runRecord(r.rows[0], decode);
   }
 
   async runs(): Promise<RunRecord[]> {
-    return (await this.#call(() => this.pool.query<RunRow>("SELECT * FROM runs ORDER BY id"))).rows.map(runRecord);
+    return (await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id"))).rows.map((r) => runRecord(r, decode));
   }
 
   /** Pages through the attempts by (at, id), so memory holds one page however many there are. */
@@ -171,8 +181,8 @@ export class PostgresStore implements Store {
         params.push(after.at, after.id);
         cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
       }
-      const rows = (await this.#call(() => this.pool.query<AttemptRow>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params))).rows;
-      for (const r of rows) yield attemptRecord(r);
+      const rows = (await this.#call(() => this.pool.query<AttemptRow<Pg>>(`SELECT a.*, t.target FROM attempts a JOIN targets t ON t.id = a.target_id ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`, params))).rows;
+      for (const r of rows) yield attemptRecord(r, decode);
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1]!;
       after = { at: last.at, id: last.id };
@@ -207,11 +217,11 @@ export class PostgresStore implements Store {
       const perClass = await all<{ target_id: string; class: string; n: number; first: Date }>(
         `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
       );
-      const latest = await all<LatestRow>(
+      const latest = await all<PgLatest>(
         `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
          FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
       );
-      const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+      const runs = (await c.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id")).rows.map((r) => runRecord(r, decode));
       // the chain's first error: the walk lists defects in chain order, errors first at each step
       const signin = await all<SigninGroup>(
         `SELECT a.auth->>'verdict' AS verdict,
@@ -248,7 +258,7 @@ export class PostgresStore implements Store {
             firstAt: new Date(t.first).toISOString(),
             lastAt: at,
             classes: t.classes,
-            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth },
+            latest: latestRecord(l, decode),
           };
         }),
       });
@@ -303,8 +313,8 @@ class PgWorker implements SharedRun {
 
   async claim(max: number, perHost: number): Promise<TargetRecord[]> {
     if (max <= 0) return [];
-    const rows = await guarded(this.where, () => this.pool.query<TargetRow>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]));
-    return rows.rows.map(targetRecord);
+    const rows = await guarded(this.where, () => this.pool.query<TargetRow<Pg>>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]));
+    return rows.rows.map((r) => targetRecord(r));
   }
 
   /** One statement, so one round trip and one commit for the whole batch. */
@@ -428,101 +438,4 @@ function whereOf(query: AttemptQuery): Where {
     terms.push(`a.target_id = (SELECT id FROM targets WHERE target = $${params.length})`);
   }
   return { sql: terms.length ? `WHERE ${terms.join(" AND ")}` : "", params };
-}
-
-interface RunRow {
-  id: string;
-  started_at: Date;
-  finished_at: Date | null;
-  source: string;
-  targets: number;
-  settings: Record<string, unknown>;
-}
-
-function runRecord(r: RunRow): RunRecord {
-  return { id: Number(r.id), startedAt: r.started_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null, source: r.source, targets: r.targets, settings: r.settings };
-}
-
-interface TargetRow {
-  target: string;
-  kind: TargetKind;
-  name: string | null;
-  untrusted: boolean;
-  invalid: TargetRecord["invalid"] | null;
-}
-
-function targetRecord(r: TargetRow): TargetRecord {
-  return {
-    target: r.target,
-    kind: r.kind,
-    name: r.name,
-    ...(r.untrusted ? { untrusted: true } : {}),
-    ...(r.invalid ? { invalid: r.invalid } : {}),
-  };
-}
-
-interface LatestRow {
-  target_id: string;
-  target: string;
-  name: string | null;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  at: Date;
-  advice: string | null;
-  tools: number | null;
-  elapsed_ms: number;
-  auth: Record<string, unknown> | null;
-}
-
-interface AttemptRow {
-  id: string;
-  run_id: string;
-  target: string;
-  at: Date;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  transport: string | null;
-  http_status: number | null;
-  content_type: string | null;
-  rpc_code: number | null;
-  rpc_message: string | null;
-  rpc_range: string | null;
-  tools: number | null;
-  server_name: string | null;
-  server_version: string | null;
-  defects: Defect[];
-  elapsed_ms: number;
-  repro: string | null;
-  advice: string | null;
-  auth: Record<string, unknown> | null;
-}
-
-function attemptRecord(r: AttemptRow): AttemptRecord {
-  return {
-    runId: Number(r.run_id),
-    target: r.target,
-    at: r.at.toISOString(),
-    class: r.class,
-    detail: r.detail,
-    era: r.era,
-    revision: r.revision,
-    transport: r.transport,
-    httpStatus: r.http_status,
-    contentType: r.content_type,
-    rpcCode: r.rpc_code,
-    rpcMessage: r.rpc_message,
-    rpcRange: r.rpc_range,
-    tools: r.tools,
-    serverName: r.server_name,
-    serverVersion: r.server_version,
-    defects: r.defects,
-    elapsedMs: r.elapsed_ms,
-    repro: r.repro,
-    advice: r.advice,
-    auth: r.auth,
-  };
 }
