@@ -38,8 +38,10 @@ const SCHEMES = new Set(["bearer", "basic", "digest", "token", "apikey", "api-ke
  * matched again.
  */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>\\`]*):([^\s/?#@"<>\\`]+)@/gi;
+/** The words that make a parameter's name say its value is a secret. */
+const SECRET_WORDS = "key|token|secret|password|passwd|auth|sig";
 /** A query (or `;`-separated) parameter whose name contains a secret-sounding word. */
-const SECRET_PARAM = /([?&;][^\s=&#?;"'<>]*?(?:key|token|secret|password|passwd|auth|sig)[^\s=&#?;"'<>]*=)([^\s&#;"'<>\\`]+)/gi;
+const SECRET_PARAM = new RegExp(`([?&;][^\\s=&#?;"'<>]*?(?:${SECRET_WORDS})[^\\s=&#?;"'<>]*=)([^\\s&#;"'<>\\\\\`]+)`, "gi");
 
 /**
  * Header values remembered for the whole process: the CLI parses `--header` once, and some of
@@ -69,7 +71,7 @@ const databaseUrls = new Map<string, string>();
 const databasePasswords = new Set<string>();
 /** A query parameter of a database URL, its value running to the next `&` as `pg` reads it. */
 const DATABASE_PARAM = /([?&])([^=&#]*)=([^&#]*)/g;
-const SECRET_NAME = /key|token|secret|password|passwd|auth|sig/i;
+const SECRET_NAME = new RegExp(SECRET_WORDS, "i");
 
 /**
  * Makes a database URL (`postgres://user:password@host/db`) known for the rest of this process:

@@ -215,8 +215,14 @@ async function objectsInSchema(db: Queryable): Promise<string[] | undefined> {
 
 /** The version of the census schema in this database: 0 when there is none, and why it is not ours if it is not. */
 export async function pgSchemaVersion(db: Queryable, where: string): Promise<number> {
+  return (await judge(db, where)).version;
+}
+
+/** Whether the schema exists, and the version of what it holds, once that is known to be ours alone. */
+async function judge(db: Queryable, where: string): Promise<{ exists: boolean; version: number }> {
   const objects = await objectsInSchema(db);
-  if (objects === undefined || objects.length === 0) return 0;
+  if (objects === undefined) return { exists: false, version: 0 };
+  if (objects.length === 0) return { exists: true, version: 0 };
   let version = 0;
   if (objects.includes(VERSION_TABLE)) {
     version = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
@@ -232,7 +238,7 @@ export async function pgSchemaVersion(db: Queryable, where: string): Promise<num
       `${where}: schema ${SCHEMA} holds ${tables ? "tables" : "objects"} mcp-wire did not make (${names.slice(0, 4).join(", ")}${names.length > 4 ? `, … (${names.length} in all)` : ""}); it was left untouched`,
     );
   }
-  return version;
+  return { exists: true, version };
 }
 
 /**
@@ -245,10 +251,10 @@ export async function pgMigrate(db: Queryable, where: string, upTo = PG_SCHEMA_V
   await db.query("BEGIN");
   try {
     await db.query("SELECT pg_advisory_xact_lock(hashtext('mcp_wire schema migration'))");
-    const objects = await objectsInSchema(db);
-    let version = await pgSchemaVersion(db, where);
+    const found = await judge(db, where);
+    let version = found.version;
     if (version < upTo) {
-      if (objects === undefined) await db.query(`CREATE SCHEMA ${SCHEMA}`);
+      if (!found.exists) await db.query(`CREATE SCHEMA ${SCHEMA}`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL, why text NOT NULL)`);
       await db.query(`SET LOCAL search_path = ${SCHEMA}`);
       for (const m of PG_MIGRATIONS) {
