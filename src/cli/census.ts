@@ -185,9 +185,10 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
     interrupts++;
     if (interrupts === 1) {
       stop.abort();
-      progress.note(`census: stopping: no new probes; waiting for those in flight (at most ${clock(settings.timeout / 1000)}). Ctrl-C again to leave them.`);
       // the promise holds whatever the database does: a frozen one cannot keep the census waiting
-      deadline = setTimeout(leave, settings.timeout + STORE_GRACE_MS);
+      const most = settings.timeout + STORE_GRACE_MS;
+      progress.note(`census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`);
+      deadline = setTimeout(leave, most);
       return;
     }
     leave();
