@@ -68,10 +68,13 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
   }
   // SQLite says only "unable to open database file" when it cannot write the file or, for its
   // -wal and -shm, the folder: asked first, the system says which (an errno error naming the path)
-  const folder = path.dirname(path.resolve(file));
-  if (existsSync(folder) && !statSync(folder).isDirectory()) throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
-  if (existed) accessSync(file, constants.W_OK);
-  accessSync(folder, constants.W_OK);
+  // (an in-memory database, ":memory:" or "", has no file)
+  if (file !== ":memory:" && file !== "") {
+    const folder = path.dirname(path.resolve(file));
+    if (existsSync(folder) && !statSync(folder).isDirectory()) throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
+    if (existed) accessSync(file, constants.W_OK);
+    accessSync(folder, constants.W_OK);
+  }
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { fileMustExist: existed });
