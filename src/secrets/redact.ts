@@ -124,7 +124,9 @@ function safeDecode(s: string): string {
 }
 
 function allValues(headers: SecretHeaders): string[] {
-  return [...Object.values(headers ?? {}), ...remembered.values(), ...[...databasePasswords].filter((p) => p.length >= SHORTEST_SECRET)].filter((v) => v !== "");
+  const values = [...Object.values(headers ?? {}), ...remembered.values()];
+  if (databasePasswords.size > 0) for (const p of databasePasswords) if (p.length >= SHORTEST_SECRET) values.push(p);
+  return values.filter((v) => v !== "");
 }
 
 function shortPairs(headers: SecretHeaders): [string, string][] {
@@ -211,7 +213,8 @@ function makeScrubber(headers: SecretHeaders): (s: string) => string {
   const values = secretsOf(headers);
   // a short value is hidden where it stands as its header's value (`X-Key: ab12` in a curl line)
   const short = shortPairs(headers).map(([name, value]) => new RegExp(`\\b(${escapeRegExp(name)}:[ \\t]*)${escapeRegExp(value)}(?![^\\s'"])`, "gi"));
-  const urls = [...databaseUrls].sort(([a], [b]) => b.length - a.length);
+  // longest first, so a URL goes before one it starts with
+  const urls = databaseUrls.size === 0 ? [] : [...databaseUrls].sort(([a], [b]) => b.length - a.length);
   return (s) => {
     let out = s;
     // before the passwords alone, which would otherwise cut the URL the first replacement looks for
