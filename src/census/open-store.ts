@@ -3,7 +3,11 @@
  * `postgres:` alone, with the connection taken from PGHOST, PGUSER, PGPASSWORD… as `pg` reads
  * them) is PostgreSQL; anything else is an SQLite file. Each engine is loaded only when used.
  */
+import { rememberDatabaseUrl } from "../secrets/redact.js";
 import type { Store } from "./store.js";
+
+/** The census database when `--db` is not given: an SQLite file in the current folder. */
+export const DEFAULT_DB = "mcp-wire.db";
 
 export type OpenMode =
   /** A census: create and migrate as needed. */
@@ -19,6 +23,8 @@ export function isPostgresUrl(db: string): boolean {
 
 export async function openStore(db: string, mode: OpenMode): Promise<Store> {
   if (isPostgresUrl(db)) {
+    // made known before anything can fail, so every message hides its password
+    rememberDatabaseUrl(db);
     const { PostgresStore } = await import("./postgres/store.js");
     return PostgresStore.open(db, { readonly: mode === "read" });
   }

@@ -3,7 +3,7 @@
  * writes only into a new file or one mcp-wire made, and a report reads without leaving a byte
  * behind (SQLite in WAL mode would create `-wal` and `-shm` files even for a read-only reader).
  */
-import { copyFileSync, existsSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -51,6 +51,11 @@ function refusal(file: string, foreign: string[]): StoreRefused {
  * A census database to write to: created when missing (unless `mustExist`), migrated when
  * older. A file that is not SQLite, or an SQLite database holding other programs' tables, is
  * refused before anything is written; a file this call created is removed again on failure.
+ *
+ * An existing file is first looked at read-only, and opened for writing only once it is known
+ * to be ours: a writable connection that closes last checkpoints the file's `-wal` into it and
+ * deletes the `-wal` and `-shm`, which would change another program's database (one whose
+ * writer was killed with pages still in its `-wal`) while saying it was left untouched.
  */
 export function openWritable(file: string, mustExist: boolean): Database.Database {
   const existed = existsSync(file);
@@ -59,18 +64,22 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
     const head = header(file);
     // an empty file is a new database to SQLite; anything else must be one already
     if (head.length > 0 && !isSqlite(head)) throw new StoreRefused(`${file} is not an SQLite database; it was left untouched. Name a new file with --db`);
+    if (head.length > 0) recognise(file, head);
+  }
+  // SQLite says only "unable to open database file" when it cannot write the file or, for its
+  // -wal and -shm, the folder: asked first, the system says which (an errno error naming the path)
+  // (an in-memory database, ":memory:" or "", has no file)
+  if (file !== ":memory:" && file !== "") {
+    const folder = path.dirname(path.resolve(file));
+    if (existsSync(folder) && !statSync(folder).isDirectory()) throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
+    if (existed) accessSync(file, constants.W_OK);
+    accessSync(folder, constants.W_OK);
   }
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { fileMustExist: existed });
     // a census and a report may open the file at once: wait for the other's lock instead of failing
     db.pragma("busy_timeout = 5000");
-    if (existed) {
-      const version = schemaVersion(db);
-      if (version > SCHEMA_VERSION) throw new StoreRefused(`${file}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`);
-      const foreign = foreignObjects(db);
-      if (foreign.length > 0) throw refusal(file, foreign);
-    }
     db.pragma("journal_mode = WAL");
     // WAL with NORMAL survives a killed process (what --resume relies on); only a power cut can
     // lose the last commits, and an fsync per attempt would throttle a census for nothing
@@ -84,16 +93,29 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
   }
 }
 
+/** Refuses an existing SQLite file that mcp-wire may not write to, having only read it. */
+function recognise(file: string, head: Buffer): void {
+  const { db, copy } = openForReading(file, head);
+  try {
+    const version = schemaVersion(db);
+    if (version > SCHEMA_VERSION) throw new StoreRefused(`${file}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`);
+    const foreign = foreignObjects(db);
+    if (foreign.length > 0) throw refusal(file, foreign);
+  } finally {
+    db.close();
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 /**
- * A census database to read. A file in WAL mode with no `-wal` beside it has no writer: a
- * read-only connection would still create `-wal` and `-shm`, so a private copy is read instead
- * (the file is complete without a WAL). With a `-wal` present a census is writing (or was
- * killed), and its files are read where they are. `copy` is the directory to remove on close.
+ * A read-only connection that writes nothing beside the file but read marks in an existing
+ * `-shm`. A file in WAL mode with no `-wal` beside it has no writer: a read-only connection
+ * would still create `-wal` and `-shm`, so a private copy is read instead (the file is complete
+ * without a WAL). With a `-wal` present a writer is at work (or was killed), and the files are
+ * read where they are, so what the `-wal` holds is seen too. `copy` is the directory to remove
+ * once the connection is closed.
  */
-export function openReadonly(file: string): { db: Database.Database; copy: string | undefined } {
-  if (!existsSync(file)) throw new StoreRefused(`no census database at ${file}`);
-  const head = header(file);
-  if (!isSqlite(head)) throw new StoreRefused(`${file} is ${head.length === 0 ? "empty" : "not an SQLite database"}, not a census database`);
+function openForReading(file: string, head: Buffer): { db: Database.Database; copy: string | undefined } {
   // bytes 18 and 19 of the header are the read and write versions: 2 means WAL
   const wal = head[18] === 2 && !existsSync(`${file}-wal`);
   let copy: string | undefined;
@@ -106,13 +128,23 @@ export function openReadonly(file: string): { db: Database.Database; copy: strin
   try {
     const db = new Database(source, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 5000");
-    if (schemaVersion(db) === 0 || foreignObjects(db).length > 0) {
-      db.close();
-      throw new StoreRefused(`${file} is not a census database of mcp-wire`);
-    }
     return { db, copy };
   } catch (e) {
     if (copy) rmSync(copy, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** A census database to read (a report), without leaving a byte behind; see openForReading. */
+export function openReadonly(file: string): { db: Database.Database; copy: string | undefined } {
+  if (!existsSync(file)) throw new StoreRefused(`no census database at ${file}`);
+  const head = header(file);
+  if (!isSqlite(head)) throw new StoreRefused(`${file} is ${head.length === 0 ? "empty" : "not an SQLite database"}, not a census database`);
+  const opened = openForReading(file, head);
+  if (schemaVersion(opened.db) === 0 || foreignObjects(opened.db).length > 0) {
+    opened.db.close();
+    if (opened.copy) rmSync(opened.copy, { recursive: true, force: true });
+    throw new StoreRefused(`${file} is not a census database of mcp-wire`);
+  }
+  return opened;
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -169,6 +170,30 @@ describe("SqliteStore", () => {
         /tables mcp-wire did not make/,
       ],
       [
+        "another program's database in WAL mode whose writer was killed with pages still in its -wal",
+        (f) => {
+          // the writer is a process of its own, killed before it could checkpoint: its tables
+          // are in the -wal alone, and a connection closing last would move them into the file
+          const writer = spawnSync(
+            process.execPath,
+            [
+              "--input-type=module",
+              "-e",
+              `import Database from "better-sqlite3";
+               const db = new Database(${JSON.stringify(f)});
+               db.pragma("journal_mode = WAL");
+               db.pragma("wal_autocheckpoint = 0");
+               db.exec("CREATE TABLE payroll (who TEXT, pay INTEGER); INSERT INTO payroll VALUES ('ann', 100)");
+               process.kill(process.pid, "SIGKILL");`,
+            ],
+            { cwd: process.cwd(), encoding: "utf8" },
+          );
+          assert.equal(writer.signal, "SIGKILL", writer.stderr);
+          assert.deepEqual(besides(f).sort(), [`${path.basename(f)}-shm`, `${path.basename(f)}-wal`]);
+        },
+        /tables mcp-wire did not make \(payroll\)/,
+      ],
+      [
         "tables with our names that we did not make",
         (f) => {
           const db = new Database(f);
@@ -194,6 +219,9 @@ describe("SqliteStore", () => {
         make(file);
         const before = sha(file);
         const leftBefore = besides(file);
+        // a reader may write its read marks into an -shm: that one need only still be there
+        const shaBesides = () => leftBefore.filter((f) => !f.endsWith("-shm")).map((f) => [f, sha(path.join(dir, f))]);
+        const besidesBefore = shaBesides();
         for (const readonly of [false, true]) {
           assert.throws(
             () => new SqliteStore(file, { readonly }),
@@ -201,6 +229,7 @@ describe("SqliteStore", () => {
           );
           assert.equal(sha(file), before);
           assert.deepEqual(besides(file), leftBefore);
+          assert.deepEqual(shaBesides(), besidesBefore);
         }
       });
     }

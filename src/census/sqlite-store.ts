@@ -6,13 +6,12 @@
  */
 import { rmSync } from "node:fs";
 import type Database from "better-sqlite3";
-import type { Defect } from "../codec/defects.js";
-import type { Revision } from "../rules/revisions.js";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
 import { surfaceOfRow, surfaceRow, type SurfaceRow } from "./surface-rows.js";
-import { StoreRefused, TARGET_PAGE, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord, type TargetSummary } from "./store.js";
+import { LATEST_COLUMNS, attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "./rows.js";
+import { StoreRefused, TARGET_PAGE, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord, type TargetSummary } from "./store.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -24,38 +23,14 @@ export interface SqliteStoreOptions {
   mustExist?: boolean;
 }
 
-interface RunRow {
-  id: number;
-  started_at: string;
-  finished_at: string | null;
-  source: string;
-  targets: number;
-  settings: string;
-}
-
-interface AttemptRow {
-  run_id: number;
-  target: string;
-  at: number;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  transport: string | null;
-  http_status: number | null;
-  content_type: string | null;
-  rpc_code: number | null;
-  rpc_message: string | null;
-  rpc_range: string | null;
-  tools: number | null;
-  server_name: string | null;
-  server_version: string | null;
-  defects: string;
-  elapsed_ms: number;
-  repro: string | null;
-  advice: string | null;
-  auth: string | null;
-}
+/** How SQLite hands values back (see rows.ts). */
+type Sqlite = { id: number; runTime: string; at: number; json: string; flag: number };
+const decode: Decode<Sqlite> = {
+  id: (v) => v,
+  runTime: (v) => v,
+  at: (v) => iso(v),
+  json: <T>(v: string) => JSON.parse(v) as T,
+};
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -302,20 +277,14 @@ export class SqliteStore implements Store {
          WHERE rt.run_id = ? AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = rt.run_id AND a.target_id = rt.target_id)
          ORDER BY rt.position`,
       )
-      .all(runId) as { target: string; kind: TargetKind; name: string | null; untrusted: number; invalid: TargetRecord["invalid"] | null }[];
-    return rows.map((r) => ({
-      target: r.target,
-      kind: r.kind,
-      name: r.name,
-      ...(r.untrusted ? { untrusted: true } : {}),
-      ...(r.invalid ? { invalid: r.invalid } : {}),
-    }));
+      .all(runId) as TargetRow<Sqlite>[];
+    return rows.map(targetRecord);
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
     this.#flush();
-    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow | undefined;
-    return row && runRecord(row);
+    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow<Sqlite> | undefined;
+    return row && runRecord(row, decode);
   }
 
   async runs(): Promise<RunRecord[]> {
@@ -324,7 +293,7 @@ export class SqliteStore implements Store {
   }
 
   #runs(): RunRecord[] {
-    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow[]).map(runRecord);
+    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow<Sqlite>[]).map((r) => runRecord(r, decode));
   }
 
   /**
@@ -340,9 +309,9 @@ export class SqliteStore implements Store {
          FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
          ${where.sql} ORDER BY a.at, a.id`,
       )
-      .iterate(...where.params) as IterableIterator<AttemptRow & SurfaceRow>;
+      .iterate(...where.params) as IterableIterator<AttemptRow<Sqlite> & SurfaceRow>;
     for (const r of rows) {
-      const a = attemptRecord(r);
+      const a = attemptRecord(r, decode);
       a.surface = surfaceOfRow(r);
       yield a;
     }
@@ -490,31 +459,13 @@ export class SqliteStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
     const latest = this.db.prepare(
-      `SELECT t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects,
-         a.http_status, a.rpc_code, a.server_name, a.server_version
+      `SELECT ${LATEST_COLUMNS}
        FROM attempts a JOIN targets t ON t.id = a.target_id
        ${and} a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT 1`,
     );
     const out: Aggregates["perTarget"] = [];
     for (const [targetId, t] of byTarget) {
-      const l = latest.get(...where.params, targetId) as {
-        target: string;
-        name: string | null;
-        class: string;
-        detail: string;
-        era: "modern" | "legacy" | null;
-        revision: Revision | null;
-        at: number;
-        advice: string | null;
-        tools: number | null;
-        elapsed_ms: number;
-        auth: string | null;
-        defects: string;
-        http_status: number | null;
-        rpc_code: number | null;
-        server_name: string | null;
-        server_version: string | null;
-      };
+      const l = latest.get(...where.params, targetId) as LatestRow<Sqlite>;
       out.push({
         target: l.target,
         name: l.name,
@@ -522,22 +473,7 @@ export class SqliteStore implements Store {
         firstAt: iso(first.get(...where.params, targetId) as number),
         lastAt: iso(l.at),
         classes: t.classes,
-        latest: {
-          class: l.class,
-          detail: l.detail,
-          era: l.era,
-          revision: l.revision,
-          at: iso(l.at),
-          advice: l.advice,
-          tools: l.tools,
-          elapsedMs: l.elapsed_ms,
-          auth: l.auth === null ? null : (JSON.parse(l.auth) as Record<string, unknown>),
-          defects: JSON.parse(l.defects) as Defect[],
-          httpStatus: l.http_status,
-          rpcCode: l.rpc_code,
-          serverName: l.server_name,
-          serverVersion: l.server_version,
-        },
+        latest: latestRecord(l, decode),
       });
     }
     return out;
@@ -594,34 +530,4 @@ function whereOf(query: AttemptQuery): Where {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-function runRecord(r: RunRow): RunRecord {
-  return { id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, source: r.source, targets: r.targets, settings: JSON.parse(r.settings) as Record<string, unknown> };
-}
-
-function attemptRecord(r: AttemptRow): AttemptRecord {
-  return {
-    runId: r.run_id,
-    target: r.target,
-    at: iso(r.at),
-    class: r.class,
-    detail: r.detail,
-    era: r.era,
-    revision: r.revision,
-    transport: r.transport,
-    httpStatus: r.http_status,
-    contentType: r.content_type,
-    rpcCode: r.rpc_code,
-    rpcMessage: r.rpc_message,
-    rpcRange: r.rpc_range,
-    tools: r.tools,
-    serverName: r.server_name,
-    serverVersion: r.server_version,
-    defects: JSON.parse(r.defects) as Defect[],
-    elapsedMs: r.elapsed_ms,
-    repro: r.repro,
-    advice: r.advice,
-    auth: r.auth === null ? null : (JSON.parse(r.auth) as Record<string, unknown>),
-  };
 }

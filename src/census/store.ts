@@ -229,6 +229,26 @@ export interface SharedRun {
  */
 export class StoreRefused extends Error {
   override name = "StoreRefused";
+  readonly code = "ERR_MCP_WIRE_STORE_REFUSED";
+}
+
+/**
+ * The database stopped answering after it was opened: the server went away, the connection
+ * broke, or a call passed its deadline (a server that is up but frozen). What was committed
+ * before is kept; what was in flight was not stored, and a resume does it again.
+ */
+export class StoreUnreachable extends Error {
+  override name = "StoreUnreachable";
+  readonly code = "ERR_MCP_WIRE_STORE_UNREACHABLE";
+  constructor(
+    /** Where the database is, as a message may name it. */
+    readonly where: string,
+    /** What the driver said, in a few words. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${where} became unreachable: ${reason}`, options);
+  }
 }
 
 /** Every item of an async stream, in order (Node 20 has no Array.fromAsync). */

@@ -1,7 +1,11 @@
 /**
  * Census workers sharing one run on a real PostgreSQL: three processes, one killed with
  * SIGKILL part-way; every worker dead and a resume; and the same census in SQLite and
- * PostgreSQL giving the same report.
+ * PostgreSQL giving the same report. The password of the database, never printed, and taken
+ * from the environment when the URL has none. Last, since they stop the server: a PostgreSQL
+ * that goes away part-way, shut down (the census says so and how to resume, exit 1) or frozen
+ * (SIGSTOP: one Ctrl-C stops the census within the time it promises), and the resume that
+ * finishes the run once the server is back.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -158,6 +162,140 @@ describe("census workers on PostgreSQL", () => {
     const lease = mcpWire(["census", "--join", "--db", url, "--lease", "0"]);
     assert.equal(await lease.exit(), 2);
     assert.match(lease.stderr(), /--lease takes seconds from 1 to 86400/);
+  });
+});
+
+describe("the password of a PostgreSQL census", () => {
+  /** A role of its own on a database of its own, with this password; the URL without a password. */
+  async function roleWith(name: string, password: string): Promise<string> {
+    const admin = await server.database(name);
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      await c.query(`CREATE ROLE ${name} LOGIN PASSWORD ${c.escapeLiteral(password)}`);
+      await c.query(`GRANT CREATE ON DATABASE ${name} TO ${name}`);
+    } finally {
+      await c.end();
+    }
+    return `postgres://${name}@127.0.0.1:${server.port}/${name}`;
+  }
+  const withPassword = (url: string, password: string) => url.replace("@", `:${password}@`);
+  // a file that is not there: the machine's own ~/.pgpass plays no part
+  const noFile = { PGPASSFILE: path.join(dir, "no-pgpass") };
+
+  test("a password with characters pg takes raw (@, space, <>\") is never printed: not in 'Stored in', not in a connection error", async () => {
+    const password = `p@ss w<>"rd-${process.pid}`;
+    const url = await roleWith("oddpw", password);
+    const file = targetsFile("oddpw", [fleet.url("ok", "oddpw-1")]);
+    const run = mcpWire(["census", file, "--db", withPassword(url, password), "--timeout", "5000"], noFile);
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.match(run.stdout(), new RegExp(`Stored in postgres://oddpw:<redacted>@127\\.0\\.0\\.1:${server.port}/oddpw; mcp-wire report --db 'postgres://oddpw:<redacted>@`));
+    const report = mcpWire(["report", "--db", withPassword(url, password)], noFile);
+    assert.equal(await report.exit(), 0, report.stderr());
+
+    const wrong = `wr@ng pass<>"-${process.pid}`;
+    const refused = mcpWire(["census", file, "--db", withPassword(url, wrong)], noFile);
+    assert.equal(await refused.exit(), 2);
+    assert.match(refused.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:\d+\/oddpw: password authentication failed for user "oddpw"\n$/);
+    const closed = mcpWire(["census", file, "--db", withPassword(url, wrong).replace(`:${server.port}/`, ":1/")], noFile);
+    assert.equal(await closed.exit(), 2);
+    assert.match(closed.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:1\/oddpw: .*ECONNREFUSED/);
+    for (const child of [run, report, refused, closed]) {
+      const text = child.stdout() + child.stderr();
+      for (const piece of [password, wrong, "ss w", "ng pass", '<>"']) assert.ok(!text.includes(piece), `${JSON.stringify(piece)} printed:\n${text}`);
+    }
+  });
+
+  test("a URL without a password takes it from PGPASSWORD, or from a password file (PGPASSFILE, ~/.pgpass), as psql does", async () => {
+    const password = `from-env-${process.pid}`;
+    const url = await roleWith("envpw", password);
+    const file = targetsFile("envpw", [fleet.url("ok", "envpw-1")]);
+
+    const none = mcpWire(["census", file, "--db", url], noFile);
+    assert.equal(await none.exit(), 2, none.stderr());
+    assert.match(none.stderr(), /empty password|password authentication failed/);
+    assert.match(none.stderr(), /cannot open postgres:\/\/envpw@127\.0\.0\.1:\d+\/envpw: /);
+
+    const fromEnv = mcpWire(["census", file, "--db", url], { ...noFile, PGPASSWORD: password });
+    assert.equal(await fromEnv.exit(), 0, fromEnv.stderr());
+
+    const passfile = path.join(dir, "pgpass");
+    writeFileSync(passfile, `# host:port:database:user:password\n127.0.0.1:${server.port}:envpw:envpw:${password}\n`, { mode: 0o600 });
+    const fromFile = mcpWire(["census", file, "--db", url], { PGPASSFILE: passfile });
+    assert.equal(await fromFile.exit(), 0, fromFile.stderr());
+    assert.equal(fromFile.stderr().includes("Warning"), false, fromFile.stderr());
+    const report = mcpWire(["report", "--db", url, "--json"], { PGPASSFILE: passfile });
+    assert.equal(await report.exit(), 0, report.stderr());
+    // the report reads the newest run: the one made with the password file
+    assert.deepEqual((JSON.parse(report.stdout()) as { selection: { runs: number[] } }).selection.runs, [2]);
+    for (const child of [none, fromEnv, fromFile, report]) assert.ok(!(child.stdout() + child.stderr()).includes(password));
+  });
+});
+
+// a short lease: the claims a census could not give back when the database went are free again soon
+const outageCensus = (url: string, ...args: string[]) => mcpWire(["census", ...args, "--db", url, "--per-host", "2", "--concurrency", "2", "--timeout", "2000", "--lease", "2"]);
+
+/** A census over 100 targets in a database of its own, once it has stored ten of them. */
+async function partWay(name: string) {
+  const url = await server.database(name);
+  const urls = Array.from({ length: 100 }, (_, i) => fleet.url("ok", `${name}-${i}`));
+  const run = outageCensus(url, targetsFile(name, urls));
+  await until(() => /run 1/.test(run.stderr()), "the run to start");
+  const deadline = Date.now() + 30_000;
+  while ((await stored(url)) < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
+  return { url, urls, run };
+}
+
+/** `--resume` finishes the run: every target with exactly one attempt. */
+async function resumeFinishes(url: string, urls: string[]): Promise<string> {
+  const resumed = outageCensus(url, "--resume");
+  assert.equal(await resumed.exit(), 0, resumed.stderr());
+  const per = await perTarget(url);
+  assert.equal(per.length, urls.length);
+  assert.deepEqual(
+    per.filter((r) => r.attempts !== 1),
+    [],
+  );
+  return resumed.stderr();
+}
+
+describe("census on a PostgreSQL that goes away", () => {
+  test("shut down part-way: the database became unreachable, nothing finished lost, resume finishes the run (exit 1)", async () => {
+    const { url, urls, run } = await partWay("halted");
+    await server.halt();
+    let code: number | string;
+    try {
+      code = await run.exit();
+    } finally {
+      await server.restart();
+    }
+    assert.equal(code, 1, run.stderr());
+    const err = run.stderr();
+    assert.doesNotMatch(err, /internal error|a bug in mcp-wire/);
+    assert.match(err, /census: stopped: the database postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted became unreachable: .+\. Nothing finished was lost/);
+    assert.match(err, /When the database answers again, resume with: mcp-wire census --db 'postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted' --resume\n$/);
+    assert.ok(!err.includes(server.password));
+    const kept = await stored(url);
+    assert.ok(kept >= 10 && kept < urls.length, `${kept} attempts kept`);
+
+    assert.match(await resumeFinishes(url, urls), new RegExp(`resuming run 1 over .*: ${urls.length - kept} of ${urls.length} targets left`));
+  });
+
+  test("frozen part-way: one Ctrl-C stops the census with the resume command, and the resume finishes once the server thaws", async () => {
+    const { url, urls, run } = await partWay("frozen");
+    server.freeze();
+    let code: number | string;
+    try {
+      run.process.kill("SIGINT");
+      code = await run.exit(60_000);
+    } finally {
+      server.thaw();
+    }
+    assert.equal(code, 130, run.stderr());
+    assert.match(run.stderr(), /census: interrupted: run 1 has [\d,]+ targets? left; every finished attempt is saved in postgres:\/\/postgres:<redacted>@/);
+    assert.match(run.stderr(), /Resume with: mcp-wire census --db '.*' --resume\n$/);
+
+    await resumeFinishes(url, urls);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -257,5 +257,32 @@ describe("mcp-wire census", () => {
       );
     }
     assert.equal(fast.hits.get("/ok/db-check"), undefined, "nothing was called");
+  });
+
+  test("a --db where no file can be written (a folder without the right, none at all, a file) is said so in one line (exit 2)", async () => {
+    // a folder of its own everyone may enter, holding one nobody but its owner may write to;
+    // as root (who may write anywhere) the census runs as "nobody"
+    const base = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-unwritable-"));
+    try {
+      chmodSync(base, 0o755);
+      const urls = path.join(base, "targets.txt");
+      writeFileSync(urls, `${fast.url("ok", "unwritable")}\n`, { mode: 0o644 });
+      const locked = path.join(base, "locked");
+      mkdirSync(locked, { mode: 0o555 });
+      const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+      for (const [db, message] of [
+        [path.join(locked, "census.db"), `cannot write ${path.join(locked, "census.db")}: the folder ${locked} is not writable (permission denied)`],
+        [path.join(base, "missing", "census.db"), `cannot write ${path.join(base, "missing", "census.db")}: no such folder`],
+        [path.join(urls, "census.db"), `cannot write ${path.join(urls, "census.db")}: ${urls} is not a folder`],
+      ] as const) {
+        const run = mcpWire(["census", urls, "--db", db], {}, as);
+        assert.equal(await run.exit(), 2, run.stderr());
+        assert.equal(run.stderr(), `mcp-wire census: ${message}\n`);
+      }
+      assert.deepEqual(readdirSync(locked), []);
+      assert.equal(fast.hits.get("/ok/unwritable"), undefined, "nothing was called");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

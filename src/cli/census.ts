@@ -2,15 +2,15 @@
  * `mcp-wire census <targets>`: probes every target once into the census database, with a
  * progress bar, and says at the end what it found. Ctrl-C stops cleanly and says how to resume.
  */
-import type { AdmissionState } from "../census/admission.js";
 import type { TargetList } from "../census/targets.js";
-import { isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
-import { lostSecret, SecretSafeStore } from "../census/secret-safe-store.js";
-import { StoreRefused, type AttemptRecord, type RunRecord, type Store, type TargetRecord } from "../census/store.js";
+import { DEFAULT_DB, isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
+import { SecretSafeStore } from "../census/secret-safe-store.js";
+import type { RunSettings, Session } from "../census/session.js";
+import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
-import { OK, USAGE_ERROR } from "./exit.js";
-import { cannotRead } from "./file-errors.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { cannotRead, cannotWrite, fileProblem } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
@@ -18,7 +18,10 @@ import { STOP_SIGNALS } from "./signals.js";
 
 /** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
-export const DEFAULT_DB = "mcp-wire.db";
+/** After Ctrl-C, how long past the probes' timeout their attempts may take to be stored. */
+const STORE_GRACE_MS = 5_000;
+/** Leaving at once (a second Ctrl-C), how long the database may take to count what is left. */
+const LEAVE_MS = 2_000;
 
 export interface CensusCliOptions {
   db?: string;
@@ -37,22 +40,10 @@ export interface CensusCliOptions {
   updatedSince?: string;
 }
 
-/** The settings a run is started with and resumed with; never a header value. */
-interface Settings {
-  concurrency: number;
-  perHost: number;
-  /** Least time between the end of one probe of a host and the start of the next, ms. */
-  perHostGap: number;
-  timeout: number;
-  allowPrivate: boolean;
-  /** How many --header options the run was started with, so a resume can ask for them again. */
-  headers: number;
-}
-
 export async function runCensusCli(targetsFile: string | undefined, opts: CensusCliOptions): Promise<number> {
   const headers = parseHeaders(opts.header ?? []);
   if (typeof headers === "string") return usage(headers);
-  const given: Partial<Settings> = {};
+  const given: Partial<RunSettings> = {};
   for (const [key, flag, max, unit, hint] of [
     ["concurrency", "--concurrency", 10_000, "a number of probes", ""],
     ["perHost", "--per-host", 10_000, "a number of probes", ""],
@@ -96,8 +87,6 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     updatedSince = parsed;
   }
 
-  const { DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, DEFAULT_TIMEOUT, runCensus } = await import("../census/census.js");
-
   const { readTargets, TargetsError } = await import("../census/targets.js");
   const read = async (file: string): Promise<TargetList | string> => {
     try {
@@ -129,66 +118,28 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   const opened = await openCensusStore(db, pickUp ? "existing" : "write");
   if (typeof opened === "string") return usage(pickUp && /^no census database/.test(opened) ? `nothing to ${join !== undefined ? "join" : "resume"}: ${opened}` : opened);
   const store = new SecretSafeStore(opened);
-  const dbFile = store.where;
 
   try {
-    let run: RunRecord;
-    let targets: TargetRecord[];
-    let settings: Settings;
-    if (pickUp) {
-      const verb = join !== undefined ? "join" : "resume";
-      let unfinished: RunRecord | undefined;
-      if (joinRun !== undefined) {
-        const runs = await store.runs();
-        unfinished = runs.find((r) => r.id === joinRun);
-        if (!unfinished) return usage(`no run ${joinRun} in ${dbFile} (runs: ${runs.length === 0 ? "none" : runs.map((r) => r.id).join(", ")})`);
-        if (unfinished.finishedAt !== null) return usage(`nothing to join: run ${joinRun} is finished`);
-      } else {
-        unfinished = await store.unfinishedRun();
-        if (!unfinished) return usage(`nothing to ${verb}: every run in ${dbFile} is finished`);
-      }
-      const before = unfinished.settings as Partial<Settings>;
-      settings = {
-        concurrency: given.concurrency ?? before.concurrency ?? DEFAULT_CONCURRENCY,
-        perHost: given.perHost ?? before.perHost ?? DEFAULT_PER_HOST,
-        perHostGap: given.perHostGap ?? before.perHostGap ?? 0,
-        timeout: given.timeout ?? before.timeout ?? DEFAULT_TIMEOUT,
-        allowPrivate: given.allowPrivate ?? before.allowPrivate ?? false,
-        headers: Object.keys(headers).length,
-      };
-      if ((before.headers ?? 0) > 0 && settings.headers === 0) {
-        return usage(`run ${unfinished.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to ${verb} it (they are never stored)`);
-      }
-      run = unfinished;
-      // secrets are never stored: the targets file they came from gives them back
-      if (list) store.learn(list.targets);
-      targets = await store.pendingTargets(run.id);
-      if (!list && targets.some((t) => lostSecret(t.target))) {
-        const again = await read(run.source);
-        if (typeof again !== "string") store.learn(again.targets);
-        targets = await store.pendingTargets(run.id);
-      }
-      const lost = targets.filter((t) => lostSecret(t.target)).length;
-      if (lost > 0) {
-        return usage(
-          `run ${run.id} has ${lost} target${lost === 1 ? "" : "s"} whose secrets are never stored, and ${targetsFile ?? run.source} does not list ${lost === 1 ? "it" : "them"}: ` +
-            `give the targets file the run started from (mcp-wire census FILE --${verb})`,
-        );
-      }
-    } else {
-      settings = {
-        concurrency: given.concurrency ?? DEFAULT_CONCURRENCY,
-        perHost: given.perHost ?? DEFAULT_PER_HOST,
-        perHostGap: given.perHostGap ?? 0,
-        timeout: given.timeout ?? DEFAULT_TIMEOUT,
-        allowPrivate: given.allowPrivate ?? false,
-        headers: Object.keys(headers).length,
-      };
-      targets = list!.targets;
-      const id = await store.startRun(targetsFile ?? redact(opts.registry ?? "registry"), targets, { ...settings });
-      run = (await store.runs()).find((r) => r.id === id)!;
+    const { openSession, SessionRefused } = await import("../census/session.js");
+    let session: Session;
+    try {
+      session = await openSession(store, {
+        given,
+        headers,
+        ...(list ? { list } : {}),
+        ...(targetsFile !== undefined ? { source: targetsFile } : opts.registry !== undefined ? { source: redact(opts.registry) } : {}),
+        ...(pickUp ? { pickUp: { verb: join !== undefined ? ("join" as const) : ("resume" as const), ...(joinRun !== undefined ? { runId: joinRun } : {}) } } : {}),
+        reread: read,
+      });
+    } catch (e) {
+      if (e instanceof SessionRefused) return usage(e.message);
+      throw e;
     }
-    return await census(store, dbFile, run, targets, settings, headers, pickUp ? undefined : list, runCensus, leaseMs, join !== undefined);
+    return await census({ store, session, headers, ...(list && !session.pickedUp ? { list } : {}), ...(leaseMs !== undefined ? { leaseMs } : {}), joining: join !== undefined });
+  } catch (e) {
+    if (!(e instanceof StoreUnreachable)) throw e;
+    writeErr(`mcp-wire census: the database ${e.message}\n`);
+    return FOUND_PROBLEMS;
   } finally {
     await store.close();
   }
@@ -200,22 +151,31 @@ async function openCensusStore(db: string, mode: OpenMode): Promise<Store | stri
     return await openStore(db, mode);
   } catch (e) {
     if (e instanceof StoreRefused) return e.message;
+    const errno = e as NodeJS.ErrnoException;
+    // the file, or the folder its -wal and -shm go in, cannot be written
+    if (typeof errno.code === "string" && /^E[A-Z]+$/.test(errno.code) && errno.path !== undefined) {
+      if (!["EACCES", "EPERM", "EROFS"].includes(errno.code)) return cannotWrite(db, e);
+      return `cannot write ${db}: ${errno.path === db ? "the file" : `the folder ${errno.path}`} is not writable (${fileProblem(e)})`;
+    }
     return `cannot open ${redact(db)}: ${redact(e instanceof Error ? e.message : String(e))}`;
   }
 }
 
-async function census(
-  store: Store,
-  dbFile: string,
-  run: RunRecord,
-  targets: TargetRecord[],
-  settings: Settings,
-  headers: Record<string, string>,
-  list: TargetList | undefined,
-  runCensus: typeof import("../census/census.js").runCensus,
-  leaseMs: number | undefined,
-  joining: boolean,
-): Promise<number> {
+/** What the census printing needs: the session, and what the command line gave. */
+interface CensusView {
+  store: SecretSafeStore;
+  session: Session;
+  headers: Record<string, string>;
+  /** The targets list of a new run, for the opening line. */
+  list?: TargetList;
+  leaseMs?: number;
+  joining: boolean;
+}
+
+/** Runs the session with a progress bar, Ctrl-C handling and the closing lines. */
+async function census({ store, session, headers, list, leaseMs, joining }: CensusView): Promise<number> {
+  const { run, targets, settings } = session;
+  const dbFile = store.where;
   const { Progress, classList, clock, effectiveParallelism, throttleText } = await import("../census/progress.js");
   const { hostOf } = await import("../census/host-of.js");
   const done = run.targets - targets.length;
@@ -235,56 +195,60 @@ async function census(
   const progress = new Progress({ total: run.targets, done, ...(store.share ? {} : { lanes }) });
   const stop = new AbortController();
   let interrupts = 0;
+  // every stored attempt is a committed transaction, and nothing is being written between two
+  // events: leaving now loses only the probes in flight, which a resume calls again
+  const leave = () => {
+    progress.stop();
+    void (async () => {
+      // a database that no longer answers gets a moment, not the rest of its deadline
+      const asked = (async () => {
+        const pending = (await store.pendingTargets(run.id)).length;
+        await store.close();
+        return pending;
+      })();
+      const pending = await Promise.race([asked.catch(() => undefined), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref())]);
+      // without the store's count, the hint counts this session's targets
+      err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
+      process.exit(INTERRUPTED);
+    })();
+  };
+  let deadline: ReturnType<typeof setTimeout> | undefined;
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
       stop.abort();
-      progress.note(`census: stopping: no new probes; waiting for those in flight (at most ${clock(settings.timeout / 1000)}). Ctrl-C again to leave them.`);
+      // the promise holds whatever the database does: a frozen one cannot keep the census waiting
+      const most = settings.timeout + STORE_GRACE_MS;
+      progress.note(`census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`);
+      deadline = setTimeout(leave, most);
       return;
     }
-    // every stored attempt is a committed transaction, and nothing is being written between two
-    // events: leaving now loses only the probes in flight, which a resume calls again
-    progress.stop();
-    void (async () => {
-      let pending = targets.length;
-      try {
-        pending = (await store.pendingTargets(run.id)).length;
-        await store.close();
-      } catch {
-        // leaving anyway: the count in the hint is then this session's, not the store's
-      }
-      err.write(resumeHint(run.id, pending, dbFile, settings));
-      process.exit(INTERRUPTED);
-    })();
+    leave();
   };
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
 
   const started = Date.now();
   try {
-    const options = {
-      concurrency: settings.concurrency,
-      perHost: settings.perHost,
-      gapMs: settings.perHostGap,
-      timeout: settings.timeout,
-      allowPrivate: settings.allowPrivate,
+    const { runSession } = await import("../census/session.js");
+    // a shared run's bar shows every worker's attempts
+    const outcome = await runSession(store, session, {
       headers,
       signal: stop.signal,
-      onAttempt: (a: AttemptRecord) => {
+      ...(leaseMs !== undefined ? { leaseMs } : {}),
+      onAttempt: (a) => {
         const host = hostByTarget.get(a.target);
         progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
       },
-      onAdmission: (a: AdmissionState) => progress.throttled(throttleText(a)),
-    };
-    // a store that several processes can share is worked through its queue, whoever started
-    // the run; the bar then shows every worker's attempts
-    const outcome = store.share
-      ? await (await import("../census/worker.js")).runWorker(store, run.id, {
-          ...options,
-          ...(leaseMs !== undefined ? { leaseMs } : {}),
-          onProgress: (p) => progress.sync(p.done, p.classes),
-        })
-      : await runCensus(store, run.id, targets, options);
+      onAdmission: (a) => progress.throttled(throttleText(a)),
+      onProgress: (done, classes) => progress.sync(done, classes),
+    }).catch((e: unknown) => {
+      if (!(e instanceof StoreUnreachable)) throw e;
+      progress.stop();
+      err.write(unreachableHint(e, dbFile, settings));
+      return undefined;
+    });
     progress.stop();
+    if (outcome === undefined) return FOUND_PROBLEMS;
     if (outcome.stopped) {
       err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
       return INTERRUPTED;
@@ -300,6 +264,7 @@ async function census(
     );
     return OK;
   } finally {
+    clearTimeout(deadline);
     progress.stop();
     for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
@@ -312,7 +277,7 @@ interface Pace {
   queued: boolean;
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Settings, joining: boolean, { parallel, hosts, queued }: Pace): string {
+function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: RunSettings, joining: boolean, { parallel, hosts, queued }: Pace): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
@@ -339,12 +304,24 @@ function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: Se
   return parts.join("; ");
 }
 
-function resumeHint(runId: number, pending: number, dbFile: string, s: Settings): string {
+function resumeCommand(dbFile: string, s: RunSettings): string {
   const command = ["mcp-wire", "census", ...(dbFile === DEFAULT_DB ? [] : ["--db", shellQuote(dbFile)]), "--resume"];
   if (s.headers > 0) command.push(...Array<string>(s.headers).fill("--header '…'"));
+  return command.join(" ");
+}
+
+function resumeHint(runId: number, pending: number, dbFile: string, s: RunSettings): string {
   return (
     `\ncensus: interrupted: run ${runId} has ${n(pending)} target${pending === 1 ? "" : "s"} left; every finished attempt is saved in ${dbFile}.\n` +
-    `Resume with: ${command.join(" ")}\n`
+    `Resume with: ${resumeCommand(dbFile, s)}\n`
+  );
+}
+
+function unreachableHint(e: StoreUnreachable, dbFile: string, s: RunSettings): string {
+  return (
+    `\ncensus: stopped: the database ${e.message}. Nothing finished was lost: every attempt stored before then is kept, ` +
+    `and the probes whose attempts were not stored are done again by a resume.\n` +
+    `When the database answers again, resume with: ${resumeCommand(dbFile, s)}\n`
   );
 }
 

@@ -16,8 +16,9 @@ export interface Child {
   exit: (ms?: number) => Promise<number | string>;
 }
 
-export function mcpWire(args: string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** `as`: run as this user and group (a test running as root, playing a user without root's rights). */
+export function mcpWire(args: string[], env: NodeJS.ProcessEnv = {}, as?: { uid: number; gid: number }): Child {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], ...(as ?? {}) });
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));

@@ -3,7 +3,7 @@
  * a self-contained HTML page.
  */
 import { existsSync } from "node:fs";
-import { isPostgresUrl, openStore } from "../census/open-store.js";
+import { DEFAULT_DB, isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import type { TargetChanges } from "../report/changes.js";
@@ -32,8 +32,6 @@ export interface ReportCliOptions {
 
 /** How far back `--changes` (and `--json`'s changes) look when `--since` does not say. */
 const CHANGES_WINDOW_MS = 30 * 86_400_000;
-
-export const DEFAULT_DB = "mcp-wire.db";
 
 export async function runReport(opts: ReportCliOptions): Promise<number> {
   if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");

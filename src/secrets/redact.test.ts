@@ -1,7 +1,7 @@
 /** The one redaction function: what it hides, in which surroundings, and what it leaves alone. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { redact, redactFresh, redactSecrets } from "./redact.js";
+import { redact, redactFresh, redactSecrets, rememberDatabaseUrl } from "./redact.js";
 
 test("a URL's userinfo password, for any scheme, wherever the URL sits", () => {
   assert.equal(redact("https://user:pw@example.com/mcp"), "https://user:<redacted>@example.com/mcp");
@@ -50,4 +50,19 @@ test("redactFresh hides the same secrets, and gives back the very value when it 
     assert.deepEqual(out, redactSecrets(dirty, headers));
     assert.doesNotMatch(JSON.stringify(out), /tok-123456|u:p@|key=k|token=t/);
   }
+});
+
+test("a database URL is read as pg reads it: a raw password (@, space, <>\") hidden whole, in the URL and alone", () => {
+  const url = `postgres://census:p@ss w<>"rd-77@db.internal:5432/census?sslmode=disable`;
+  // the pattern alone stops at the first "@" and leaves the rest of the password in view
+  assert.ok(redact(url).includes('ss w<>"rd-77'));
+  assert.equal(rememberDatabaseUrl(url), "postgres://census:<redacted>@db.internal:5432/census?sslmode=disable");
+  assert.equal(redact(`cannot open ${url}: refused`), "cannot open postgres://census:<redacted>@db.internal:5432/census?sslmode=disable: refused");
+  assert.equal(redact(`echoed: p@ss w<>"rd-77`), "echoed: <redacted>");
+  assert.equal(rememberDatabaseUrl("postgresql://u@h/db?password=a b c&application_name=x"), "postgresql://u@h/db?password=<redacted>&application_name=x");
+  assert.equal(rememberDatabaseUrl("postgres://user@h:5432/db"), "postgres://user@h:5432/db");
+  // one pg cannot read: where its password ends cannot be known, so none of it is shown
+  assert.equal(rememberDatabaseUrl("postgres://u:pa?ss@h/db"), "postgres://<redacted>");
+  // one pg reads with the "password" in its path: hidden all the same
+  assert.equal(rememberDatabaseUrl("postgres://u:12/ss@h/db"), "postgres://u:<redacted>@h/db");
 });

@@ -12,8 +12,12 @@
  *   `password`, `auth`, `sig`, and any name containing one: `api_key`, `apikey`,
  *   `access_token`, `signature`…), case-insensitive;
  * - every value given with `--header` (or passed as request headers to the library), whole and
- *   word by word (the token of "Bearer …"), and after `Name:` whatever its length.
+ *   word by word (the token of "Bearer …"), and after `Name:` whatever its length;
+ * - a database URL made known with `rememberDatabaseUrl`, wherever it appears, and its password
+ *   wherever that appears alone. `pg` takes a password raw (`@`, spaces, `<>"` and all), so no
+ *   pattern can tell where one ends in free text: the URL is read as `pg` reads it instead.
  */
+import { parse as parseConnectionString } from "pg-connection-string";
 
 export const REDACTED = "<redacted>";
 
@@ -34,8 +38,10 @@ const SCHEMES = new Set(["bearer", "basic", "digest", "token", "apikey", "api-ke
  * matched again.
  */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>\\`]*):([^\s/?#@"<>\\`]+)@/gi;
+/** The words that make a parameter's name say its value is a secret. */
+const SECRET_WORDS = "key|token|secret|password|passwd|auth|sig";
 /** A query (or `;`-separated) parameter whose name contains a secret-sounding word. */
-const SECRET_PARAM = /([?&;][^\s=&#?;"'<>]*?(?:key|token|secret|password|passwd|auth|sig)[^\s=&#?;"'<>]*=)([^\s&#;"'<>\\`]+)/gi;
+const SECRET_PARAM = new RegExp(`([?&;][^\\s=&#?;"'<>]*?(?:${SECRET_WORDS})[^\\s=&#?;"'<>]*=)([^\\s&#;"'<>\\\\\`]+)`, "gi");
 
 /**
  * Header values remembered for the whole process: the CLI parses `--header` once, and some of
@@ -59,8 +65,68 @@ export function secretsOf(headers: SecretHeaders): string[] {
   return [...found].sort((a, b) => b.length - a.length);
 }
 
+/** Database URLs made known, each with the form a message may show. */
+const databaseUrls = new Map<string, string>();
+/** Their passwords, hidden wherever they appear alone (when long enough, as header values are). */
+const databasePasswords = new Set<string>();
+/** A query parameter of a database URL, its value running to the next `&` as `pg` reads it. */
+const DATABASE_PARAM = /([?&])([^=&#]*)=([^&#]*)/g;
+const SECRET_NAME = new RegExp(SECRET_WORDS, "i");
+
+/**
+ * Makes a database URL (`postgres://user:password@host/db`) known for the rest of this process:
+ * `redact` then shows it, wherever it appears, with its password as `<redacted>`, and hides the
+ * password wherever it appears alone. Returns the form a message may show. The password is found
+ * as `pg` finds it (pg-connection-string, the parser `pg` connects with): the userinfo runs to
+ * the last `@` before the path, and a `password` in the query counts too. A URL `pg` cannot read
+ * is shown as its scheme alone, since where its password ends cannot be known.
+ */
+export function rememberDatabaseUrl(url: string): string {
+  const known = databaseUrls.get(url);
+  if (known !== undefined) return known;
+  const scheme = /^[a-z][a-z0-9+.-]*:(\/\/)?/i.exec(url)?.[0] ?? "";
+  // the query is read apart: pg-connection-string reads certificate files a query names
+  const cut = url.search(/[?#]/);
+  const base = cut === -1 ? url : url.slice(0, cut);
+  const query = cut === -1 ? "" : url.slice(cut);
+  let shown: string;
+  try {
+    const parsed = parseConnectionString(base);
+    if (parsed.password) databasePasswords.add(parsed.password);
+    // from the scheme to the last "@" is userinfo, even past a "/" pg would take for the path:
+    // what the user meant as a password is hidden even when pg reads it otherwise
+    const at = base.lastIndexOf("@");
+    const colon = base.indexOf(":", scheme.length);
+    let head = base;
+    if (at > scheme.length && colon !== -1 && colon < at) {
+      databasePasswords.add(base.slice(colon + 1, at));
+      head = `${base.slice(0, colon + 1)}${REDACTED}${base.slice(at)}`;
+    }
+    const tail = query.replace(DATABASE_PARAM, (whole, sep: string, name: string, value: string) => {
+      if (!SECRET_NAME.test(name)) return whole;
+      for (const v of [value, safeDecode(value)]) databasePasswords.add(v);
+      return `${sep}${name}=${REDACTED}`;
+    });
+    shown = `${head}${tail}`;
+  } catch {
+    shown = `${scheme}${REDACTED}`;
+  }
+  databaseUrls.set(url, shown);
+  return shown;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+}
+
 function allValues(headers: SecretHeaders): string[] {
-  return [...Object.values(headers ?? {}), ...remembered.values()].filter((v) => v !== "");
+  const values = [...Object.values(headers ?? {}), ...remembered.values()];
+  if (databasePasswords.size > 0) for (const p of databasePasswords) if (p.length >= SHORTEST_SECRET) values.push(p);
+  return values.filter((v) => v !== "");
 }
 
 function shortPairs(headers: SecretHeaders): [string, string][] {
@@ -147,8 +213,12 @@ function makeScrubber(headers: SecretHeaders): (s: string) => string {
   const values = secretsOf(headers);
   // a short value is hidden where it stands as its header's value (`X-Key: ab12` in a curl line)
   const short = shortPairs(headers).map(([name, value]) => new RegExp(`\\b(${escapeRegExp(name)}:[ \\t]*)${escapeRegExp(value)}(?![^\\s'"])`, "gi"));
+  // longest first, so a URL goes before one it starts with
+  const urls = databaseUrls.size === 0 ? [] : [...databaseUrls].sort(([a], [b]) => b.length - a.length);
   return (s) => {
     let out = s;
+    // before the passwords alone, which would otherwise cut the URL the first replacement looks for
+    for (const [url, shown] of urls) if (out.includes(url)) out = out.split(url).join(shown);
     for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     for (const re of short) out = out.replace(re, (_, head: string) => `${head}${REDACTED}`);
     if (out.includes("://")) out = out.replace(USERINFO, (_, head: string) => `${head}:${REDACTED}@`);

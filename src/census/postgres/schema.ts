@@ -14,12 +14,27 @@ export interface PgMigration {
   version: number;
   why: string;
   sql: string;
+  /**
+   * What it creates in the schema, as `pg_describe_object` names it without the schema: a
+   * schema holding anything else (before this migration, anything of its own) is not ours.
+   */
+  makes: readonly string[];
 }
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
     why: "runs, targets, the targets of each run, one attempt per target per run, defect codes, and the report's indexes",
+    makes: [
+      "table runs",
+      "sequence runs_id_seq",
+      "table targets",
+      "sequence targets_id_seq",
+      "table run_targets",
+      "table attempts",
+      "sequence attempts_id_seq",
+      "table attempt_defects",
+    ],
     sql: `
       CREATE TABLE runs (
         id bigserial PRIMARY KEY,
@@ -85,6 +100,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 2,
     why: "the work queue shared by census workers (leases, claims, per-host slots and gaps), and the sign-in diagnosis on each attempt",
+    makes: ["table workers", "sequence workers_id_seq", "table run_hosts", "function claim(bigint,bigint,integer,integer)"],
     sql: `
       ALTER TABLE attempts ADD COLUMN auth jsonb;
       -- a worker is alive while its lease runs; its claims (and the host slots they take) die with it
@@ -169,6 +185,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 3,
     why: "what each attempt saw a server offer: tool definitions stored once per distinct content, and per attempt its tools and resource, template and prompt names",
+    makes: ["table tool_definitions", "table attempt_surfaces"],
     sql: `
       CREATE TABLE tool_definitions (
         digest text PRIMARY KEY,
@@ -187,53 +204,88 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
-/** Every table the migrations make: a `mcp_wire` schema holding any other is not ours. */
-export const PG_OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "workers", "run_hosts", "tool_definitions", "attempt_surfaces"];
+/** What holds the version of the schema, made before the first migration. */
+const VERSION_TABLE = "table schema_version";
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
+/**
+ * Every object in the `mcp_wire` schema, named as `pg_describe_object` names it without the
+ * schema. Read from the catalogs, which list every object whoever owns it (information_schema
+ * shows only what the user may use, and would hide another role's table), and every kind of
+ * object: a table, a sequence, a function or a type of another program's in the way of a
+ * migration would stop it part-way. Indexes and a table's own types belong to their table.
+ */
+async function objectsInSchema(db: Queryable): Promise<string[] | undefined> {
+  const ns = (await db.query<{ oid: number }>("SELECT oid FROM pg_namespace WHERE nspname = $1", [SCHEMA])).rows[0]?.oid;
+  if (ns === undefined) return undefined;
+  const rows = await db.query<{ what: string }>(
+    `SELECT pg_describe_object('pg_class'::regclass, c.oid, 0) AS what FROM pg_class c
+       WHERE c.relnamespace = $1 AND c.relkind NOT IN ('i', 'I', 't')
+     UNION
+     SELECT pg_describe_object(d.classid, d.objid, 0) FROM pg_depend d
+       WHERE d.refclassid = 'pg_namespace'::regclass AND d.refobjid = $1 AND d.deptype = 'n' AND d.classid <> 'pg_class'::regclass`,
+    [ns],
+  );
+  const prefix = `${SCHEMA}.`;
+  return rows.rows.map((r) => r.what.replace(` ${prefix}`, " ")).sort();
+}
+
 /** The version of the census schema in this database: 0 when there is none, and why it is not ours if it is not. */
 export async function pgSchemaVersion(db: Queryable, where: string): Promise<number> {
-  const tables = (await db.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1", [SCHEMA])).rows.map((r) => r.name).sort();
-  if (tables.length === 0) return 0;
-  const refuse = (names: string[]) =>
-    new StoreRefused(`${where}: schema ${SCHEMA} holds tables mcp-wire did not make (${names.slice(0, 4).join(", ")}${names.length > 4 ? ", …" : ""}); it was left untouched`);
-  if (!tables.includes("schema_version")) throw refuse(tables);
-  const version = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
-  if (version > PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${PG_SCHEMA_VERSION})`);
-  const foreign = tables.filter((t) => !PG_OWN_TABLES.includes(t));
-  if (foreign.length > 0) throw refuse(foreign);
-  return version;
+  return (await judge(db, where)).version;
+}
+
+/** Whether the schema exists, and the version of what it holds, once that is known to be ours alone. */
+async function judge(db: Queryable, where: string): Promise<{ exists: boolean; version: number }> {
+  const objects = await objectsInSchema(db);
+  if (objects === undefined) return { exists: false, version: 0 };
+  if (objects.length === 0) return { exists: true, version: 0 };
+  let version = 0;
+  if (objects.includes(VERSION_TABLE)) {
+    version = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
+    if (version > PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${PG_SCHEMA_VERSION})`);
+  }
+  // with no schema_version, nothing in the schema is ours, even what has our names
+  const ours = new Set(objects.includes(VERSION_TABLE) ? [VERSION_TABLE, ...PG_MIGRATIONS.filter((m) => m.version <= version).flatMap((m) => m.makes)] : []);
+  const foreign = objects.filter((o) => !ours.has(o));
+  if (foreign.length > 0) {
+    const tables = foreign.every((o) => o.startsWith("table "));
+    const names = foreign.map((o) => (tables ? o.slice("table ".length) : o));
+    throw new StoreRefused(
+      `${where}: schema ${SCHEMA} holds ${tables ? "tables" : "objects"} mcp-wire did not make (${names.slice(0, 4).join(", ")}${names.length > 4 ? `, … (${names.length} in all)` : ""}); it was left untouched`,
+    );
+  }
+  return { exists: true, version };
 }
 
 /**
- * Brings the schema up to `upTo` (default: the latest), each migration in its own transaction.
- * The advisory lock makes workers that start together take turns; each re-reads the version
- * once it holds the lock.
+ * Brings the schema up to `upTo` (default: the latest), every migration in one transaction,
+ * after checking, in it, that the schema holds nothing that is not ours: a migration that fails
+ * leaves the database as it was. The advisory lock makes workers that start together take
+ * turns; each reads the version once it holds the lock.
  */
 export async function pgMigrate(db: Queryable, where: string, upTo = PG_SCHEMA_VERSION): Promise<number> {
-  // refuse before creating anything
-  let version = await pgSchemaVersion(db, where);
-  if (version >= upTo) return version;
-  for (const m of PG_MIGRATIONS) {
-    if (m.version <= version || m.version > upTo) continue;
-    await db.query("BEGIN");
-    try {
-      await db.query("SELECT pg_advisory_xact_lock(hashtext('mcp_wire schema migration'))");
-      await db.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+  await db.query("BEGIN");
+  try {
+    await db.query("SELECT pg_advisory_xact_lock(hashtext('mcp_wire schema migration'))");
+    const found = await judge(db, where);
+    let version = found.version;
+    if (version < upTo) {
+      if (!found.exists) await db.query(`CREATE SCHEMA ${SCHEMA}`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL, why text NOT NULL)`);
-      const now = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
-      if (now < m.version) {
-        await db.query(`SET LOCAL search_path = ${SCHEMA}`);
+      await db.query(`SET LOCAL search_path = ${SCHEMA}`);
+      for (const m of PG_MIGRATIONS) {
+        if (m.version <= version || m.version > upTo) continue;
         await db.query(m.sql);
         await db.query(`INSERT INTO ${SCHEMA}.schema_version (version, applied_at, why) VALUES ($1, now(), $2)`, [m.version, m.why]);
+        version = m.version;
       }
-      await db.query("COMMIT");
-    } catch (e) {
-      await db.query("ROLLBACK").catch(() => undefined);
-      throw e;
     }
-    version = m.version;
+    await db.query("COMMIT");
+    return version;
+  } catch (e) {
+    await db.query("ROLLBACK").catch(() => undefined);
+    throw e;
   }
-  return version;
 }

@@ -129,6 +129,52 @@ describe("PostgresStore", () => {
     await assert.rejects(PostgresStore.open(newer), /newer mcp-wire/);
   });
 
+  /** Every object in the mcp_wire schema, as the catalogs list them whoever owns them. */
+  const objectsOf = async (url: string) =>
+    (
+      await sql(
+        url,
+        `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'mcp_wire'
+         UNION ALL SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'mcp_wire' ORDER BY 1`,
+      )
+    ).rows.map((r: { name: string }) => r.name);
+
+  test("a table in mcp_wire that the census's own role cannot see is still another program's: refused, nothing added beside it", async () => {
+    const url = await fresh();
+    const role = `census_${databases}`;
+    // the census connects as a role of its own, which may create in the schema but not read the payroll
+    await sql(
+      url,
+      `CREATE ROLE ${role} LOGIN PASSWORD 'census-pw';
+       GRANT CREATE ON DATABASE ${new URL(url).pathname.slice(1)} TO ${role};
+       CREATE SCHEMA mcp_wire; GRANT USAGE, CREATE ON SCHEMA mcp_wire TO ${role};
+       CREATE TABLE mcp_wire.payroll (who text, pay integer); INSERT INTO mcp_wire.payroll VALUES ('ann', 100);
+       REVOKE ALL ON mcp_wire.payroll FROM PUBLIC`,
+    );
+    const asCensus = Object.assign(new URL(url), { username: role, password: "census-pw" }).href;
+    const hidden = await sql(asCensus, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'mcp_wire'");
+    assert.equal(hidden.rows[0].n, 0, "the census's role does not see the payroll in information_schema");
+    for (const readonly of [false, true]) {
+      await assert.rejects(PostgresStore.open(asCensus, { readonly }), (e: Error) => e instanceof StoreRefused && /mcp_wire holds tables mcp-wire did not make \(payroll\)/.test(e.message));
+    }
+    assert.deepEqual(await objectsOf(url), ["payroll"]);
+    assert.deepEqual((await sql(url, "SELECT who, pay FROM mcp_wire.payroll")).rows, [{ who: "ann", pay: 100 }]);
+  });
+
+  test("a schema holding only a function with the name of ours is refused before anything is created", async () => {
+    const url = await fresh();
+    await sql(
+      url,
+      `CREATE SCHEMA mcp_wire;
+       CREATE FUNCTION mcp_wire.claim(bigint, bigint, integer, integer) RETURNS integer LANGUAGE sql AS 'SELECT 1'`,
+    );
+    await assert.rejects(
+      PostgresStore.open(url),
+      (e: Error) => e instanceof StoreRefused && /mcp_wire holds objects mcp-wire did not make \(function claim\(bigint,bigint,integer,integer\)\)/.test(e.message),
+    );
+    assert.deepEqual(await objectsOf(url), ["claim"]);
+  });
+
   test("a report reads without writing, and refuses a database with no census", async () => {
     const empty = await fresh();
     await assert.rejects(PostgresStore.open(empty, { readonly: true }), /holds no mcp-wire census/);

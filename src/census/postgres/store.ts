@@ -13,61 +13,59 @@
  * attempts table's unique key.
  */
 import os from "node:os";
-import pg from "pg";
-import type { Defect } from "../../codec/defects.js";
-import type { Revision } from "../../rules/revisions.js";
+import type pg from "pg";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
+import { LATEST_COLUMNS, attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "../rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord, type TargetSummary } from "../store.js";
+import { StoreRefused, StoreUnreachable, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetRecord, type TargetSummary } from "../store.js";
+import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 import { surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
 
 export interface PostgresStoreOptions {
   /** Read only (a report): nothing created or migrated, every transaction read-only. */
   readonly?: boolean;
+  /** How long one database call may take, ms (see DEFAULT_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
+/** How PostgreSQL hands values back through pg (see rows.ts). */
+type Pg = { id: string; runTime: Date; at: Date; json: unknown; flag: boolean };
+const decode: Decode<Pg> = {
+  id: (v) => Number(v),
+  runTime: (v) => v.toISOString(),
+  at: (v) => v.toISOString(),
+  json: <T>(v: unknown) => v as T,
+};
+/** The latest attempt of each target, with the target's id to match its counts. */
+type PgLatest = LatestRow<Pg> & { target_id: string };
+
+/** How long a worker leaving a run waits to give back its claims. */
+const LEAVE_MS = 2_000;
 /** Rows fetched at a time when streaming attempts. */
 const PAGE = 2000;
 /** The oldest PostgreSQL this schema is written for (the contract's promise). */
 const MIN_SERVER = 140000;
 
-/** `--db postgres:` alone: every connection setting from PGHOST, PGUSER, PGPASSWORD… */
-function bare(url: string): boolean {
-  return /^postgres(ql)?:$/i.test(url);
-}
-
-/** The database as a message may name it: never its password. */
-export function describeDb(url: string): string {
-  return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : redact(url);
-}
-
-function poolConfig(url: string, settings: string): pg.PoolConfig {
-  return {
-    ...(bare(url) ? {} : { connectionString: url }),
-    application_name: "mcp-wire",
-    connectionTimeoutMillis: 10_000,
-    max: 4,
-    options: `-c search_path=${SCHEMA}${settings}`,
-  };
-}
-
 export class PostgresStore implements Store {
   private constructor(
-    readonly pool: pg.Pool,
+    private readonly connections: Connections,
     readonly where: string,
     private readonly url: string,
+    private readonly deadlineMs: number | undefined,
   ) {}
+
+  get pool(): pg.Pool {
+    return this.connections.pool;
+  }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = describeDb(url);
-    const pool = new pg.Pool(poolConfig(url, options.readonly ? " -c default_transaction_read_only=on" : ""));
-    // an idle connection the server dropped: the pool replaces it, the next query says if it matters
-    pool.on("error", () => undefined);
+    const connections = connect(url, { settings: options.readonly ? " -c default_transaction_read_only=on" : "", max: 4, ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}) });
     try {
-      const client = await pool.connect();
+      const client = await connections.pool.connect();
       try {
         const server = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v);
         if (server < MIN_SERVER) throw new StoreRefused(`${where}: PostgreSQL ${Math.floor(server / 10000)} is too old; mcp-wire needs 14 or newer`);
@@ -82,26 +80,36 @@ export class PostgresStore implements Store {
         client.release();
       }
     } catch (e) {
-      await pool.end().catch(() => undefined);
+      await connections.end();
       if (e instanceof StoreRefused) throw e;
       throw new Error(redact(e instanceof Error ? e.message : String(e)));
     }
-    return new PostgresStore(pool, where, url);
+    return new PostgresStore(connections, where, url, options.deadlineMs);
   }
 
-  async #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(begin);
-      const out = await work(client);
-      await client.query("COMMIT");
-      return out;
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+  /** A database call, a lost server named as such (StoreUnreachable). */
+  #call<T>(work: () => Promise<T>): Promise<T> {
+    return guarded(this.where, work);
+  }
+
+  #tx<T>(work: (c: pg.PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    return this.#call(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query(begin);
+        const out = await work(client);
+        await client.query("COMMIT");
+        return out;
+      } catch (e) {
+        // a connection that broke is dropped, not asked to roll back: a frozen server would not answer
+        if (lostServer(e)) broken = e instanceof Error ? e : new Error(String(e));
+        else await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
@@ -132,7 +140,7 @@ export class PostgresStore implements Store {
   }
 
   async finishRun(runId: number): Promise<void> {
-    const r = await this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]);
+    const r = await this.#call(() => this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]));
     if (r.rowCount === 0) throw new Error(`no run ${runId}`);
   }
 
@@ -144,21 +152,23 @@ export class PostgresStore implements Store {
   }
 
   async pendingTargets(runId: number): Promise<TargetRecord[]> {
-    const rows = await this.pool.query<TargetRow>(
-      `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
-       WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
-      [runId],
+    const rows = await this.#call(() =>
+      this.pool.query<TargetRow<Pg>>(
+        `SELECT t.target, t.kind, t.name, rt.untrusted, rt.invalid FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+         WHERE rt.run_id = $1 AND NOT rt.done ORDER BY rt.position`,
+        [runId],
+      ),
     );
-    return rows.rows.map(targetRecord);
+    return rows.rows.map((r) => targetRecord(r));
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
-    const r = await this.pool.query<RunRow>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1");
-    return r.rows[0] && runRecord(r.rows[0]);
+    const r = await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"));
+    return r.rows[0] && runRecord(r.rows[0], decode);
   }
 
   async runs(): Promise<RunRecord[]> {
-    return (await this.pool.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+    return (await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id"))).rows.map((r) => runRecord(r, decode));
   }
 
   /** Pages through the attempts by (at, id), so memory holds one page however many there are. */
@@ -173,15 +183,17 @@ export class PostgresStore implements Store {
         cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
       }
       const rows = (
-        await this.pool.query<AttemptRow & SurfaceRow>(
-          `SELECT a.*, t.target, s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
-           FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
-           ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
-          params,
+        await this.#call(() =>
+          this.pool.query<AttemptRow<Pg> & SurfaceRow>(
+            `SELECT a.*, t.target, s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
+             FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
+             ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
+            params,
+          ),
         )
       ).rows;
       for (const r of rows) {
-        const a = attemptRecord(r);
+        const a = attemptRecord(r, decode);
         a.surface = surfaceOfRow(r);
         yield a;
       }
@@ -218,9 +230,9 @@ export class PostgresStore implements Store {
       );
       const whole = options.perTarget !== false;
       const perClass = whole ? await all<PerClassRow>(`${PER_CLASS} ${where.sql} GROUP BY a.target_id, class`) : [];
-      const latest = whole ? await all<LatestRow>(`${LATEST} ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`) : [];
+      const latest = whole ? await all<PgLatest>(`${LATEST} ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`) : [];
       const targets = whole ? undefined : (await all<{ n: number }>(`SELECT count(DISTINCT a.target_id)::integer AS n FROM attempts a ${where.sql}`))[0]!.n;
-      const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
+      const runs = (await c.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id")).rows.map((r) => runRecord(r, decode));
       // a server once, by its latest walk; the chain's first error: the walk lists defects in
       // chain order, errors first at each step
       const signin = await all<SigninGroup>(
@@ -267,7 +279,7 @@ export class PostgresStore implements Store {
         const range = `${and} a.target_id BETWEEN $${n + 1}::bigint AND $${n + 2}::bigint`;
         const params = [...where.params, ids[0], ids.at(-1)];
         const perClass = (await c.query<PerClassRow>(`${PER_CLASS} ${range} GROUP BY a.target_id, class`, params)).rows;
-        const latest = (await c.query<LatestRow>(`${LATEST} ${range} ORDER BY a.target_id, a.at DESC, a.id DESC`, params)).rows;
+        const latest = (await c.query<PgLatest>(`${LATEST} ${range} ORDER BY a.target_id, a.at DESC, a.id DESC`, params)).rows;
         return { ids, rows: summaries(perClass, latest) };
       }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       yield* page.rows;
@@ -281,18 +293,17 @@ export class PostgresStore implements Store {
     // stored attempt that a server crash takes back only leaves its target to be claimed and
     // probed again, which the queue is built for; an fsync each would cap the queue at the
     // disk's flush rate. Runs and migrations keep the store's durable connections.
-    const pool = new pg.Pool({ ...poolConfig(this.url, " -c synchronous_commit=off"), max: 3 });
-    pool.on("error", () => undefined);
+    const connections = connect(this.url, { settings: " -c synchronous_commit=off", max: 3, ...(this.deadlineMs !== undefined ? { deadlineMs: this.deadlineMs } : {}) });
     try {
-      return await PgWorker.join(pool, runId, options);
+      return await guarded(this.where, () => PgWorker.join(connections, this.where, runId, options));
     } catch (e) {
-      await pool.end().catch(() => undefined);
+      await connections.end();
       throw e;
     }
   }
 
   async toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
-    const rows = (await this.pool.query<{ digest: string; definition: string }>("SELECT digest, definition FROM tool_definitions WHERE digest = ANY($1::text[])", [[...new Set(digests)]])).rows;
+    const rows = (await this.#call(() => this.pool.query<{ digest: string; definition: string }>("SELECT digest, definition FROM tool_definitions WHERE digest = ANY($1::text[])", [[...new Set(digests)]]))).rows;
     return new Map(rows.map((r) => [r.digest, r.definition]));
   }
 
@@ -308,60 +319,74 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Ends the connections; one a silent server holds is cut after a short wait. */
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.connections.end();
   }
 }
 
 /** One census process working on a shared run; see SharedRun. */
 class PgWorker implements SharedRun {
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly connections: Connections,
+    private readonly where: string,
     readonly runId: number,
     readonly workerId: number,
     private readonly leaseMs: number,
     private readonly gapMs: number,
   ) {}
 
-  static async join(pool: pg.Pool, runId: number, options: ShareOptions): Promise<PgWorker> {
+  static async join(connections: Connections, where: string, runId: number, options: ShareOptions): Promise<PgWorker> {
+    const pool = connections.pool;
     const exists = await pool.query("SELECT 1 FROM runs WHERE id = $1", [runId]);
     if (exists.rowCount === 0) throw new StoreRefused(`no run ${runId} in this database`);
     const id = await pool.query<{ id: string }>(
       "INSERT INTO workers (run_id, lease_until, label) VALUES ($1, now() + $2 * interval '1 millisecond', $3) RETURNING id",
       [runId, options.leaseMs, options.label || `${os.hostname()} pid ${process.pid}`],
     );
-    return new PgWorker(pool, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+    return new PgWorker(connections, where, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+  }
+
+  get pool(): pg.Pool {
+    return this.connections.pool;
   }
 
   async claim(max: number, perHost: number): Promise<TargetRecord[]> {
     if (max <= 0) return [];
-    const rows = await this.pool.query<TargetRow>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]);
-    return rows.rows.map(targetRecord);
+    const rows = await guarded(this.where, () => this.pool.query<TargetRow<Pg>>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]));
+    return rows.rows.map((r) => targetRecord(r));
   }
 
   /** One statement, so one round trip and one commit for the whole batch. */
   async finish(attempts: readonly AttemptRecord[]): Promise<AttemptRecord[]> {
     if (attempts.length === 0) return [];
-    const stored = await insertAttempts(this.pool, this.runId, attempts, "skip", this.gapMs);
+    const stored = await guarded(this.where, () => insertAttempts(this.pool, this.runId, attempts, "skip", this.gapMs));
     return attempts.filter((a) => stored.has(a.target));
   }
 
   async renew(): Promise<void> {
-    await this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]);
+    await guarded(this.where, () => this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]));
   }
 
-  async progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
-    const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
-    const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
-    return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
+  progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
+    return guarded(this.where, async () => {
+      const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
+      const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
+      return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
+    });
   }
 
+  /** Gives back its claims, briefly: a server that does not answer at once gets them back when the lease runs out. */
   async leave(): Promise<void> {
     try {
-      await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
-      await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+      const bye = (async () => {
+        await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
+        await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
+      })();
+      if (!(await settlesWithin(bye, LEAVE_MS))) throw new StoreUnreachable(this.where, "no answer while leaving the run");
+      await guarded(this.where, () => bye);
     } finally {
-      await this.pool.end();
+      await this.connections.end();
     }
   }
 }
@@ -468,41 +493,8 @@ function whereOf(query: AttemptQuery): Where {
   return { sql: terms.length ? `WHERE ${terms.join(" AND ")}` : "", params };
 }
 
-interface RunRow {
-  id: string;
-  started_at: Date;
-  finished_at: Date | null;
-  source: string;
-  targets: number;
-  settings: Record<string, unknown>;
-}
-
-function runRecord(r: RunRow): RunRecord {
-  return { id: Number(r.id), startedAt: r.started_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null, source: r.source, targets: r.targets, settings: r.settings };
-}
-
-interface TargetRow {
-  target: string;
-  kind: TargetKind;
-  name: string | null;
-  untrusted: boolean;
-  invalid: TargetRecord["invalid"] | null;
-}
-
-function targetRecord(r: TargetRow): TargetRecord {
-  return {
-    target: r.target,
-    kind: r.kind,
-    name: r.name,
-    ...(r.untrusted ? { untrusted: true } : {}),
-    ...(r.invalid ? { invalid: r.invalid } : {}),
-  };
-}
-
 const PER_CLASS = "SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a";
-const LATEST = `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth,
-    a.defects, a.http_status, a.rpc_code, a.server_name, a.server_version
-  FROM attempts a JOIN targets t ON t.id = a.target_id`;
+const LATEST = `SELECT DISTINCT ON (a.target_id) a.target_id, ${LATEST_COLUMNS} FROM attempts a JOIN targets t ON t.id = a.target_id`;
 
 interface PerClassRow {
   target_id: string;
@@ -512,7 +504,7 @@ interface PerClassRow {
 }
 
 /** Each target's summary from its attempts per class and its latest attempt. */
-function summaries(perClass: readonly PerClassRow[], latest: readonly LatestRow[]): TargetSummary[] {
+function summaries(perClass: readonly PerClassRow[], latest: readonly PgLatest[]): TargetSummary[] {
   const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();
   for (const r of perClass) {
     let t = byTarget.get(r.target_id);
@@ -531,69 +523,9 @@ function summaries(perClass: readonly PerClassRow[], latest: readonly LatestRow[
       firstAt: new Date(t.first).toISOString(),
       lastAt: at,
       classes: t.classes,
-      latest: {
-        class: l.class,
-        detail: l.detail,
-        era: l.era,
-        revision: l.revision,
-        at,
-        advice: l.advice,
-        tools: l.tools,
-        elapsedMs: l.elapsed_ms,
-        auth: l.auth,
-        defects: l.defects,
-        httpStatus: l.http_status,
-        rpcCode: l.rpc_code,
-        serverName: l.server_name,
-        serverVersion: l.server_version,
-      },
+      latest: latestRecord(l, decode),
     };
   });
-}
-
-interface LatestRow {
-  target_id: string;
-  target: string;
-  name: string | null;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  at: Date;
-  advice: string | null;
-  tools: number | null;
-  elapsed_ms: number;
-  auth: Record<string, unknown> | null;
-  defects: Defect[];
-  http_status: number | null;
-  rpc_code: number | null;
-  server_name: string | null;
-  server_version: string | null;
-}
-
-interface AttemptRow {
-  id: string;
-  run_id: string;
-  target: string;
-  at: Date;
-  class: string;
-  detail: string;
-  era: "modern" | "legacy" | null;
-  revision: Revision | null;
-  transport: string | null;
-  http_status: number | null;
-  content_type: string | null;
-  rpc_code: number | null;
-  rpc_message: string | null;
-  rpc_range: string | null;
-  tools: number | null;
-  server_name: string | null;
-  server_version: string | null;
-  defects: Defect[];
-  elapsed_ms: number;
-  repro: string | null;
-  advice: string | null;
-  auth: Record<string, unknown> | null;
 }
 
 /** An attempt's surface as the insert's JSON input takes it (null columns when it has none). */
@@ -601,30 +533,4 @@ function surfaceColumns(a: AttemptRecord): { s_tools: unknown; s_resources: unkn
   const s = a.surface;
   if (!s) return { s_tools: null, s_resources: null, s_templates: null, s_prompts: null };
   return { s_tools: s.tools.map((t) => [t.name, t.digest]), s_resources: s.resources, s_templates: s.resourceTemplates, s_prompts: s.prompts };
-}
-
-function attemptRecord(r: AttemptRow): AttemptRecord {
-  return {
-    runId: Number(r.run_id),
-    target: r.target,
-    at: r.at.toISOString(),
-    class: r.class,
-    detail: r.detail,
-    era: r.era,
-    revision: r.revision,
-    transport: r.transport,
-    httpStatus: r.http_status,
-    contentType: r.content_type,
-    rpcCode: r.rpc_code,
-    rpcMessage: r.rpc_message,
-    rpcRange: r.rpc_range,
-    tools: r.tools,
-    serverName: r.server_name,
-    serverVersion: r.server_version,
-    defects: r.defects,
-    elapsedMs: r.elapsed_ms,
-    repro: r.repro,
-    advice: r.advice,
-    auth: r.auth,
-  };
 }
