@@ -9,7 +9,7 @@
  * published package leaves it out; it declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, LookupFunction } from "node:net";
+import { isIPv4, type AddressInfo, type LookupFunction } from "node:net";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { createHttpHandler } from "../transport/http/server.js";
 
@@ -106,7 +106,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     else serve(req, res);
   });
   const address = options.address ?? "127.0.0.1";
-  if (!address.startsWith("127.")) throw new Error(`a test fleet listens on loopback only, not ${address}`);
+  if (!isIPv4(address) || !address.startsWith("127.")) throw new Error(`a test fleet listens on loopback only, not ${address}`);
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, address, resolve));
   const port = (server.address() as AddressInfo).port;
   const base = `http://${address}:${port}`;
