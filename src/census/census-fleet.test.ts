@@ -1,5 +1,6 @@
 /**
- * A tiny fleet for the census tests: one node:http server on 127.0.0.1 whose paths behave like
+ * A tiny fleet for the census tests: one node:http server on a loopback address (127.0.0.1 unless
+ * told; `startHosts` puts one on each of 127.0.0.2, 127.0.0.3…, separate hosts) whose paths behave like
  * the servers a census meets (`/ok/…` the dual-era reference server, `/page/…` a web page,
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
@@ -8,13 +9,16 @@
  * published package leaves it out; it declares no tests of its own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, LookupFunction } from "node:net";
+import { isIPv4, type AddressInfo, type LookupFunction } from "node:net";
 import { createReferenceServer } from "../mcp/reference-server.js";
 import { createHttpHandler } from "../transport/http/server.js";
 
 export interface Fleet {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://ADDRESS:PORT` */
   base: string;
+  /** The loopback address it listens on. */
+  address: string;
+  port: number;
   url(behaviour: "ok" | "page" | "401" | "array" | "hang" | "echo-auth", name: string | number): string;
   /** Requests received, by path. */
   readonly hits: Map<string, number>;
@@ -22,8 +26,11 @@ export interface Fleet {
   readonly peak: () => number;
   /** Authorization headers received. */
   readonly authorizations: string[];
-  /** Every request, as this server saw it: path, Host header, and when it came and ended (its own clock, ms). */
-  readonly requests: { path: string; host: string; start: number; end: number | undefined }[];
+  /**
+   * Every request, as this server saw it: path, Host header, the address its connection was
+   * accepted on, and when it came and ended (its own clock, ms).
+   */
+  readonly requests: { path: string; host: string; local: string; start: number; end: number | undefined }[];
   close(): Promise<void>;
 }
 
@@ -34,6 +41,8 @@ export interface FleetOptions {
   keepAliveMs?: number;
   /** Shares a concurrency count with another fleet (two ports, one host). */
   counter?: { active: number; peak: number };
+  /** Listens here; only 127.0.0.0/8. Default 127.0.0.1. */
+  address?: string;
 }
 
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
@@ -82,7 +91,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const server: Server = createServer(options.keepAliveMs !== undefined ? { keepAliveTimeout: options.keepAliveMs } : {}, (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    const seen: Fleet["requests"][number] = { path, host: (req.headers.host ?? "").replace(/:\d+$/, ""), start: performance.now(), end: undefined };
+    const seen: Fleet["requests"][number] = { path, host: (req.headers.host ?? "").replace(/:\d+$/, ""), local: req.socket.localAddress ?? "", start: performance.now(), end: undefined };
     requests.push(seen);
     counter.active++;
     counter.peak = Math.max(counter.peak, counter.active);
@@ -96,10 +105,15 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     if (options.delayMs) setTimeout(() => serve(req, res), options.delayMs);
     else serve(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = options.address ?? "127.0.0.1";
+  if (!isIPv4(address) || !address.startsWith("127.")) throw new Error(`a test fleet listens on loopback only, not ${address}`);
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, address, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://${address}:${port}`;
   return {
     base,
+    address,
+    port,
     url: (behaviour, name) => `${base}/${behaviour}/${name}`,
     hits,
     peak: () => counter.peak,
@@ -112,6 +126,40 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `count` fleets, one on each of 127.0.0.2, 127.0.0.3…: as many separate hosts, each counting its own requests. */
+export async function startHosts(count: number, options: Omit<FleetOptions, "address" | "counter"> = {}): Promise<Fleet[]> {
+  if (count < 1 || count > 254) throw new Error(`127.0.0.2 onwards holds 1 to 254 hosts, not ${count}`);
+  const fleets = await Promise.allSettled(Array.from({ length: count }, (_, i) => startFleet({ ...options, address: `127.0.0.${i + 2}` })));
+  const failed = fleets.find((f) => f.status === "rejected");
+  if (failed) {
+    await Promise.all(fleets.map((f) => (f.status === "fulfilled" ? f.value.close() : undefined)));
+    throw failed.reason;
+  }
+  return fleets.map((f) => (f as PromiseFulfilledResult<Fleet>).value);
+}
+
+/**
+ * Per address a connection was accepted on, the most of `requests` held at once, from when each
+ * came to when its answer ended (one still open counts as held to the end).
+ */
+export function peakPerAddress(requests: readonly Fleet["requests"][number][]): Map<string, number> {
+  const peaks = new Map<string, number>();
+  for (const local of new Set(requests.map((r) => r.local))) {
+    const events = requests
+      .filter((r) => r.local === local)
+      .flatMap((r) => [
+        { at: r.start, d: 1 },
+        { at: r.end ?? Infinity, d: -1 },
+      ])
+      .sort((a, b) => a.at - b.at || a.d - b.d);
+    let held = 0;
+    let peak = 0;
+    for (const e of events) peak = Math.max(peak, (held += e.d));
+    peaks.set(local, peak);
+  }
+  return peaks;
 }
 
 /** Resolves when `condition` holds, checking every 20 ms; rejects after `ms` saying what it waited for. */

@@ -170,18 +170,22 @@ describe("census", () => {
     }
   });
 
-  test("at most --per-host probes at once to one host, whatever the port", async () => {
-    const counter = { active: 0, peak: 0 };
-    const a = await startFleet({ delayMs: 25, counter });
-    const b = await startFleet({ delayMs: 25, counter });
+  test("at most --per-host probes at once to one host, whatever the port, on each host", async () => {
+    // two hosts (127.0.0.2 and 127.0.0.3), each behind two ports that share its count
+    const counters = Array.from({ length: 2 }, () => ({ active: 0, peak: 0 }));
+    const servers = await Promise.all(counters.flatMap((counter, h) => [0, 1].map(() => startFleet({ delayMs: 25, counter, address: `127.0.0.${h + 2}` }))));
     try {
       for (const perHost of [1, 3]) {
-        counter.peak = 0;
+        for (const c of counters) c.peak = 0;
         const store = newStore();
-        const targets = Array.from({ length: 12 }, (_, i) => http((i % 2 ? a : b).url("ok", `${perHost}-${i}`)));
+        const targets = Array.from({ length: 12 }, (_, i) => http(servers[i % servers.length]!.url("ok", `${perHost}-${i}`)));
         const runId = await store.startRun("fleet", targets, {});
         await runCensus(store, runId, targets, { concurrency: 16, perHost, timeout: 5000 });
-        assert.ok(counter.peak >= 1 && counter.peak <= perHost, `per host ${perHost}: the servers saw ${counter.peak} requests at once`);
+        assert.deepEqual(
+          counters.map((c) => c.peak >= 1 && c.peak <= perHost),
+          counters.map(() => true),
+          `per host ${perHost}: the hosts saw ${counters.map((c) => c.peak).join(" and ")} requests at once`,
+        );
         const attempts = await collect(store.attempts());
         // on a failure, say what the others were: a flake under load must be readable from CI's log
         const notOk = attempts.filter((x) => x.class !== "ok").map((x) => `${x.target}: ${x.class} (${x.detail})`);
@@ -189,8 +193,7 @@ describe("census", () => {
         await store.close();
       }
     } finally {
-      await a.close();
-      await b.close();
+      await Promise.all(servers.map((s) => s.close()));
     }
   });
 

@@ -1,7 +1,8 @@
 /**
- * The per-host gap in a one-process census: a host rests at least `gapMs` between the end of one
- * probe and the start of the next, as the server itself sees it (each request's arrival and the
- * end of its answer, on the server's clock). Only a lower bound is checked: a slow machine makes
+ * The per-host gap in a one-process census: each host (two here, servers on 127.0.0.2 and
+ * 127.0.0.3) rests at least `gapMs` between the end of one of its probes and the start of the
+ * next, as the server itself sees it (each request's arrival and the end of its answer, on the
+ * server's clock). Only a lower bound is checked: a slow machine makes
  * rests longer, never shorter.
  */
 import assert from "node:assert/strict";
@@ -9,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startFleet, type Fleet } from "./census-fleet.test.js";
+import { startHosts, type Fleet } from "./census-fleet.test.js";
 import { runCensus } from "./census.js";
 import { forEachLimited } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -31,18 +32,18 @@ export function probeSpans(requests: Fleet["requests"], paths: readonly string[]
 
 describe("--per-host-gap in one process", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-gap-"));
-  let fleet: Fleet;
+  let hosts: Fleet[] = [];
   before(async () => {
-    fleet = await startFleet();
+    hosts = await startHosts(2);
   });
   after(async () => {
-    await fleet?.close();
+    await Promise.all(hosts.map((h) => h.close()));
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("a host rests at least the gap between the end of one probe and the start of the next", async () => {
+  test("each host rests at least the gap between the end of one of its probes and the start of the next", async () => {
     const GAP = 150;
-    const list: TargetRecord[] = Array.from({ length: 6 }, (_, i) => ({ target: fleet.url("ok", `gap-${i}`), kind: "http", name: null }));
+    const list: TargetRecord[] = Array.from({ length: 8 }, (_, i) => ({ target: hosts[i % hosts.length]!.url("ok", `gap-${i}`), kind: "http", name: null }));
     const store = new SqliteStore(path.join(dir, "gap.db"));
     try {
       const runId = await store.startRun("gap", list, {});
@@ -51,13 +52,16 @@ describe("--per-host-gap in one process", () => {
     } finally {
       await store.close();
     }
-    const spans = probeSpans(
-      fleet.requests,
-      list.map((t) => new URL(t.target).pathname),
-    );
-    for (let i = 1; i < spans.length; i++) {
-      const rest = spans[i]!.start - spans[i - 1]!.end;
-      assert.ok(rest >= GAP - CLOCK_SLACK_MS, `${spans[i]!.path} started ${rest.toFixed(1)} ms after ${spans[i - 1]!.path} ended; the gap is ${GAP} ms`);
+    for (const host of hosts) {
+      const spans = probeSpans(
+        host.requests,
+        list.filter((t) => new URL(t.target).hostname === host.address).map((t) => new URL(t.target).pathname),
+      );
+      assert.equal(spans.length, 4);
+      for (let i = 1; i < spans.length; i++) {
+        const rest = spans[i]!.start - spans[i - 1]!.end;
+        assert.ok(rest >= GAP - CLOCK_SLACK_MS, `on ${host.address}, ${spans[i]!.path} started ${rest.toFixed(1)} ms after ${spans[i - 1]!.path} ended; the gap is ${GAP} ms`);
+      }
     }
   });
 

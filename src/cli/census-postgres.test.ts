@@ -1,11 +1,11 @@
 /**
  * Census workers sharing one run on a real PostgreSQL: three processes, one killed with
- * SIGKILL part-way; every worker dead and a resume; and the same census in SQLite and
- * PostgreSQL giving the same report. The password of the database, never printed, and taken
- * from the environment when the URL has none. Last, since they stop the server: a PostgreSQL
- * that goes away part-way, shut down (the census says so and how to resume, exit 1) or frozen
- * (SIGSTOP: one Ctrl-C stops the census within the time it promises), and the resume that
- * finishes the run once the server is back.
+ * SIGKILL part-way, over four hosts (fleet servers on 127.0.0.2 … 127.0.0.5); every worker dead
+ * and a resume; and the same census in SQLite and PostgreSQL giving the same report. The
+ * password of the database, never printed, and taken from the environment when the URL has
+ * none. Last, since they stop the server: a PostgreSQL that goes away part-way, shut down (the
+ * census says so and how to resume, exit 1) or frozen (SIGSTOP: one Ctrl-C stops the census
+ * within the time it promises), and the resume that finishes the run once the server is back.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,19 +13,23 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { startFleet, until, type Fleet } from "../census/census-fleet.test.js";
+import { peakPerAddress, startHosts, until, type Fleet } from "../census/census-fleet.test.js";
 import { startPostgres, type TestPostgres } from "../census/postgres/embedded.test.js";
 import { mcpWire } from "./cli-child.test.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-pg-"));
+const HOSTS = 4;
 let server: TestPostgres;
+let hosts: Fleet[] = [];
+/** The host the tests that need only one use. */
 let fleet: Fleet;
 
 before(async () => {
-  [server, fleet] = await Promise.all([startPostgres(), startFleet({ delayMs: 10 })]);
+  [server, hosts] = await Promise.all([startPostgres(), startHosts(HOSTS, { delayMs: 10 })]);
+  fleet = hosts[0]!;
 });
 after(async () => {
-  await fleet?.close();
+  await Promise.all(hosts.map((h) => h.close()));
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -61,10 +65,13 @@ const PER_HOST = "3";
 const worker = (url: string, ...args: string[]) => mcpWire(["census", ...args, "--db", url, "--per-host", PER_HOST, "--concurrency", "6", "--lease", "2", "--timeout", "5000"]);
 
 describe("census workers on PostgreSQL", () => {
-  test("three workers, one killed part-way: one attempt per target, the per-host limit held, only the dead worker's claims probed twice", async () => {
+  test("three workers over four hosts, one killed part-way: one attempt per target, the per-host limit held on each host, only the dead worker's claims probed twice", async () => {
     const url = await server.database("three");
-    const urls = Array.from({ length: 200 }, (_, i) => fleet.url("ok", `three-${i}`));
-    const hitsBefore = new Map(fleet.hits);
+    const urls = Array.from({ length: 200 }, (_, i) => hosts[i % HOSTS]!.url("ok", `three-${i}`));
+    const paths = new Set(urls.map((u) => new URL(u).pathname));
+    const hostOf = (u: string) => hosts.find((h) => h.address === new URL(u).hostname)!;
+    const hitsOf = (u: string) => hostOf(u).hits.get(new URL(u).pathname) ?? 0;
+    const hitsBefore = new Map(urls.map((u) => [u, hitsOf(u)]));
     const first = worker(url, targetsFile("three", urls));
     await until(() => /run 1/.test(first.stderr()), "the run to start");
     const joiners = [worker(url, "--join"), worker(url, "--join", "1")];
@@ -86,13 +93,24 @@ describe("census workers on PostgreSQL", () => {
       [],
       "exactly one finished attempt per target",
     );
-    assert.ok(fleet.peak() <= Number(PER_HOST), `${fleet.peak()} requests in flight at once to the one host`);
+    // per host, counted on the address each connection was accepted on
+    const peaks = peakPerAddress(hosts.flatMap((h) => h.requests).filter((r) => paths.has(r.path)));
+    assert.deepEqual(
+      hosts.map((h) => peaks.get(h.address)! <= Number(PER_HOST)),
+      hosts.map(() => true),
+      `requests in flight at once per host: ${JSON.stringify([...peaks])}`,
+    );
+    // more places (three workers of six) than the hosts allow (four of three): the limit was met, not just never approached
+    assert.ok([...peaks.values()].includes(Number(PER_HOST)), `requests in flight at once per host: ${JSON.stringify([...peaks])}`);
     // a target probed once costs the same number of requests each time; more means probed again
-    const hits = urls.map((u) => (fleet.hits.get(new URL(u).pathname) ?? 0) - (hitsBefore.get(new URL(u).pathname) ?? 0));
+    const hits = urls.map((u) => hitsOf(u) - hitsBefore.get(u)!);
     const once = Math.min(...hits);
     const again = urls.filter((_, i) => hits[i]! > once);
     const taken = new Set(rows.filter((r) => r.claims > 1).map((r) => r.target));
-    assert.ok(taken.size <= Number(PER_HOST), `${taken.size} claims taken over; the dead worker could hold at most ${PER_HOST}`);
+    for (const h of hosts) {
+      const here = [...taken].filter((t) => hostOf(t) === h).length;
+      assert.ok(here <= Number(PER_HOST), `${here} claims on ${h.address} taken over; the dead worker could hold at most ${PER_HOST} there`);
+    }
     for (const u of again) assert.ok(taken.has(u), `${u} was probed twice without a claim taken over`);
     assert.equal((await query<{ finished: boolean }>(url, "SELECT finished_at IS NOT NULL AS finished FROM mcp_wire.runs WHERE id = 1"))[0]?.finished, true);
 
