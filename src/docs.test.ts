@@ -69,6 +69,22 @@ function signInProblems(markdown: string): string[] {
   ];
 }
 
+/** The anchors GitHub gives a Markdown page's headings (lower case, punctuation dropped, spaces to hyphens). */
+function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of markdown.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    const m = fenced ? null : /^#{1,6}\s+(.*?)\s*$/.exec(line);
+    if (!m) continue;
+    const base = m[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    let slug = base;
+    for (let n = 1; out.has(slug); n++) slug = `${base}-${n}`;
+    out.add(slug);
+  }
+  return out;
+}
+
 describe("docs/defects.md", () => {
   const page = read("docs/defects.md");
 
@@ -116,15 +132,22 @@ describe("the documentation's links", () => {
     assert.deepEqual(unlinked, []);
   });
 
-  test("every relative link of a docs/ page leads to a file that exists", () => {
+  test("every relative link of a docs/ page leads to a file that exists, and to a heading in it", () => {
     const broken: string[] = [];
     for (const page of pages) {
       for (const m of read(`docs/${page}`).matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = m[1]!.split("#")[0]!;
-        if (target === "" || /^[a-z]+:/i.test(target)) continue;
-        if (!existsSync(join(ROOT, "docs", normalize(join(dirname(page), target))))) broken.push(`docs/${page}: ${m[1]}`);
+        const [target = "", anchor] = m[1]!.split("#");
+        if (/^[a-z]+:/i.test(target)) continue;
+        const file = target === "" ? join("docs", page) : normalize(join("docs", dirname(page), target));
+        if (!existsSync(join(ROOT, file))) broken.push(`docs/${page}: ${m[1]} (no such file)`);
+        else if (anchor !== undefined && !anchors(read(file)).has(anchor)) broken.push(`docs/${page}: ${m[1]} (no such heading)`);
       }
     }
     assert.deepEqual(broken, []);
+  });
+
+  test("the heading check knows GitHub's anchors", () => {
+    const found = anchors("# `mcp-wire probe`\n## What changed: `report --changes`\n## Notes\n## Notes\n```sh\n# not a heading\n```\n");
+    assert.deepEqual([...found], ["mcp-wire-probe", "what-changed-report---changes", "notes", "notes-1"]);
   });
 });
