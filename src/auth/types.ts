@@ -1,5 +1,5 @@
 /**
- * The sign-in diagnosis as the product contract shapes it ("Sign-in diagnosis (`auth`)"): the
+ * The sign-in diagnosis as docs/probe.md documents it ("The sign-in diagnosis: `auth`"): the
  * verdict, the first broken step, what each step found, the defects, and what a strict and a
  * tolerant client would do.
  */
@@ -12,7 +12,7 @@ export type AuthVerdict = (typeof AUTH_VERDICTS)[number];
 export const AUTH_STEPS = ["challenge", "resource_metadata", "authorization_server"] as const;
 export type AuthStep = (typeof AUTH_STEPS)[number];
 
-/** The stable defect codes of the contract. */
+/** The stable sign-in defect codes (docs/probe.md, "Sign-in defect codes"). */
 export const AUTH_DEFECT_CODES = [
   "no_challenge",
   "challenge_without_resource_metadata",

@@ -1,6 +1,6 @@
 /**
  * `mcp-wire demo` (what `npm start` runs): the whole tool on one machine. It starts the demo
- * fleet (local servers on 127.0.0.1 that behave like those the seed's census met), runs a census
+ * fleet (local servers on 127.0.0.1 that behave like those a registry census meets), runs a census
  * over it into a database of its own with the progress bar, prints the report, writes the HTML
  * page, and ends with the bundled sample captures linted. Nothing leaves 127.0.0.1.
  */

@@ -1,6 +1,6 @@
 /**
  * `mcp-wire probe` as a user runs it, against the demo fleet: exit statuses (0 ok, 1 any other
- * class, 2 a usage error), the `--json` object with every field the contract names, headers from
+ * class, 2 a usage error), the `--json` object with every field docs/probe.md names, headers from
  * the environment and never printed, a hang ended by `--timeout`, a 1 GB body read no further
  * than the cap (the process's peak RSS), and a start that loads only what probing needs.
  */
@@ -15,7 +15,7 @@ import { startFleet, type Fleet, type FleetCommand } from "../fleet/fleet.js";
 import { PROBE_CLASSES } from "../probe/verdict.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
-/** The fields of the contract's `--json` object; `repro` comes with failing verdicts. */
+/** The fields of the `--json` object (docs/probe.md); `repro` comes with failing verdicts. */
 const FIELDS = ["target", "class", "detail", "era", "revision", "transport", "http", "rpcError", "tools", "defects", "advice", "elapsedMs", "trace"];
 
 let fleet: Fleet;
@@ -75,7 +75,7 @@ describe("mcp-wire probe: exit status and output", () => {
     assert.equal(r.stderr, "");
   });
 
-  test("--json: every field of the contract, for an ok verdict", async () => {
+  test("--json: every field docs/probe.md names, for an ok verdict", async () => {
     const { run, v } = await json([fleet.url("modern")]);
     assert.equal(run.status, 0);
     for (const f of FIELDS) assert.ok(f in v, `field ${f}`);
@@ -90,7 +90,7 @@ describe("mcp-wire probe: exit status and output", () => {
     assert.equal(v.repro, undefined);
   });
 
-  test("--json: every field of the contract, and a repro, for a failing verdict", async () => {
+  test("--json: every field docs/probe.md names, and a repro, for a failing verdict", async () => {
     const { run, v } = await json([fleet.url("invalid-api-key")]);
     assert.equal(run.status, 1);
     for (const f of [...FIELDS, "repro"]) assert.ok(f in v, `field ${f}`);

@@ -18,7 +18,10 @@ function run(args: string[], cwd?: string) {
 let dir: string;
 let db: string;
 
-/** The seed's two stories in a real census database: run 1 the 1,100 servers, runs 2–83 the one server watched. */
+/**
+ * The two stories docs/report.md tells, in a real census database: run 1 the 1,100 servers, runs
+ * 2–83 the one server watched.
+ */
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "mcp-wire-report-cli-"));
   db = join(dir, "census.db");
@@ -42,7 +45,7 @@ describe("mcp-wire report", () => {
     assert.match(r.stdout, /\nCalled one server once\. One answered and listed its tools, on 2025-06-18\.\n/);
   });
 
-  test("--run 1: the seed's 1,100 servers", () => {
+  test("--run 1: the 1,100 servers of the first story", () => {
     const r = run(["report", "--db", db, "--run", "1"]);
     assert.equal(r.status, 0, r.stderr);
     const prose = r.stdout.slice(r.stdout.indexOf("\n\n") + 2, r.stdout.indexOf("\n\nClasses\n")).replace(/\n+/g, " ");

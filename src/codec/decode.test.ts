@@ -8,7 +8,7 @@ const req = (extra: Record<string, unknown> = {}) => json({ jsonrpc: "2.0", id: 
 const err = (error: unknown, extra: Record<string, unknown> = {}) => json({ jsonrpc: "2.0", id: 1, error, ...extra });
 const errCode = (code: unknown) => err({ code, message: "x" });
 
-describe("the seed's example messages", () => {
+describe("the example messages of the README and docs/defects.md", () => {
   const seedRequest = '{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}';
   const seedResult = '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "search", "inputSchema": {"type": "object"}}]}}';
   const seedNotification = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}';

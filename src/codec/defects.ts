@@ -1,6 +1,6 @@
 /**
  * The catalogue of everything mcp-wire can say is wrong with a message or a conversation.
- * Codes are stable names (the product contract lists them); messages are for people.
+ * Codes are stable names users rely on (docs/defects.md lists them); messages are for people.
  */
 
 export type Severity = "error" | "warning" | "info";

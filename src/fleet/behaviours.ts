@@ -1,7 +1,7 @@
 /**
  * The HTTP servers of the demo fleet, one behaviour a path: each does on the wire exactly what
- * its name says, the way servers met in the wild do it (the seed's census and the contract's
- * class table), and says what `mcp-wire probe` should make of it.
+ * its name says, the way servers met in the wild do it (the classes and details of
+ * docs/probe.md), and says what `mcp-wire probe` should make of it.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";

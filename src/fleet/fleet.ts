@@ -1,6 +1,6 @@
 /**
- * The demo fleet: local endpoints on 127.0.0.1 that behave like the servers the seed's census
- * met (healthy ones of both eras, web pages, bare arrays, refusals, hangs, broken answers) and
+ * The demo fleet: local endpoints on 127.0.0.1 that behave like the servers a registry census
+ * meets (healthy ones of both eras, web pages, bare arrays, refusals, hangs, broken answers) and
  * stdio commands that do the same, each with what `mcp-wire probe` should say about it. One
  * node:http server carries every HTTP behaviour at its own path; a second one is only there to
  * be another origin.

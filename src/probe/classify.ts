@@ -1,7 +1,8 @@
 /**
- * From what went wrong to exactly one contract class and its detail. The order of the checks is
- * the order of precedence: an HTTP 401 or a key-refusing JSON-RPC error is `auth_required`
- * whatever else is true; every 5xx, 404 and 410 is `http_error`; other HTML is a `web_page`.
+ * From what went wrong to exactly one class and its detail (docs/probe.md). The order of the
+ * checks is the order of precedence: an HTTP 401 or a key-refusing JSON-RPC error is
+ * `auth_required` whatever else is true; every 5xx, 404 and 410 is `http_error`; other HTML is a
+ * `web_page`.
  */
 import { DEFECTS, type Defect } from "../codec/defects.js";
 import { ConnectionErrorCode, InvalidResponseError, ResponseError, TimeoutError } from "../peer/errors.js";
@@ -101,7 +102,8 @@ export function classifyHttpError(e: HttpError, revision?: Revision): Classified
   const status = e.status ?? 0;
   const rpc = e.rpcError ? rpcErrorSeen(e.rpcError.code, e.rpcError.message, revision) : undefined;
   if (status === 401 || status === 403) return withHttp({ class: "auth_required", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
-  // a 5xx whose JSON-RPC error refuses for lack of a key is a refusal, not a crash (the contract)
+  // a 5xx whose JSON-RPC error refuses for lack of a key is a refusal, not a crash: auth_required
+  // outranks http_error (docs/probe.md, "Classes and details")
   if (status >= 500 && rpc && AUTH_WORDS.test(rpc.message)) return withHttp({ class: "auth_required", detail: "rpc_error_instead_of_401", rpcError: rpc });
   if (status >= 500) return withHttp({ class: "http_error", detail: `http_${status}`, ...(rpc ? { rpcError: rpc } : {}) });
   // a 404 or 410 says nothing is at that path, whatever page comes with it (a site's "not found"

@@ -1,5 +1,5 @@
 /**
- * The probe against the demo fleet: every class and detail of the contract, over HTTP (both
+ * The probe against the demo fleet: every class and detail docs/probe.md lists, over HTTP (both
  * transports) and stdio, each verdict checked on its class, detail, era, revision, tools,
  * rpcError, transport and repro line. Every probe of the fleet runs at once in `before`; the
  * tests then read their verdicts. What no loopback server can show honestly (a name that does
@@ -106,7 +106,7 @@ function check(e: FleetEndpoint | FleetCommand): void {
 }
 
 describe("probe over HTTP, against the fleet", () => {
-  test("the fleet has an endpoint for every behaviour the brief names", () => {
+  test("the fleet has an endpoint for every behaviour docs/probe.md describes", () => {
     const names = new Set(fleet.endpoints.map((e) => e.name));
     for (const n of ["modern", "legacy", "legacy-sse", "http-sse", "web-page", "login-page", "bare-array-empty", "bare-array", "no-envelope", "invalid-api-key", "method-not-found", "unsupported-version", "internal-error", "version-retry", "http-401", "http-403", "http-404", "http-500", "http-502", "empty-body", "plain-text", "hang", "hang-after-initialize", "wrong-id", "null-id", "result-and-error", "wrong-jsonrpc", "redirect-other-origin", "drip", "endless-sse", "huge-body"]) {
       assert.ok(names.has(n), n);

@@ -309,7 +309,8 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const ev = new Evidence(options.onProgress);
   const children: ChildServer[] = [];
   const target = [command, ...args].join(" ");
-  // the probe's cap is the contract's, over stdio as over HTTP (a client library may read more)
+  // the probe's --max-bytes cap holds over stdio as over HTTP, per line (docs/probe.md); a client
+  // library may read more
   const spawnOptions = { ...(options.env ? { env: options.env } : {}), maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   let over = false;
   let spawnError: unknown;

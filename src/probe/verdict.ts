@@ -1,6 +1,7 @@
 /**
  * A probe's verdict: exactly one class a person can act on, its detail, and the evidence. The
- * classes and fields are the product contract's (`mcp-wire probe`).
+ * classes and fields are what docs/probe.md documents (`--json`, "Classes and details"): users
+ * rely on them.
  */
 import type { Defect } from "../codec/defects.js";
 import type { ErrorRange } from "../rules/error-codes.js";

@@ -1,7 +1,7 @@
 /**
- * Known census data for the report's tests: the seed's two stories (1,100 servers called once
- * each on 20 August 2026; 82 attempts at one server between 20 July and 5 August 2026), fed to
- * an in-memory store the way the census feeds a real one.
+ * Known census data for the report's tests: the two stories docs/report.md tells (1,100 servers
+ * called once each on 20 August 2026; 82 attempts at one server between 20 July and 5 August
+ * 2026), fed to an in-memory store the way the census feeds a real one.
  */
 import type { AttemptRecord } from "../census/store.js";
 import { MemoryStore } from "../census/memory-store.js";
@@ -56,7 +56,7 @@ export const ok = (era: "modern" | "legacy", revision: Revision, tools = 3): Sha
 export const rpc = (cls: "rpc_error" | "auth_required", detail: string, code: number, message: string): Shape => ({ class: cls, detail, rpcCode: code, rpcMessage: message, httpStatus: 200, contentType: "application/json" });
 export const fail = (cls: string, detail: string, extra: Partial<Shape> = {}): Shape => ({ class: cls, detail, ...extra });
 
-/** The mix the seed's 1,100-server census found (the six JSON-RPC refusals exactly as told). */
+/** The mix of the 1,100-server census docs/report.md tells of (its six refusals as told). */
 export const SEED_CENSUS: [Shape, number][] = [
   [ok("modern", "2026-07-28"), 700],
   [ok("legacy", "2025-06-18"), 250],

@@ -27,7 +27,7 @@ function parseCsv(text: string): string[][] {
 }
 
 describe("report --json", () => {
-  test("the contract's members, with the story and tables as data", () => {
+  test("the stable members docs/report.md names, with the story and tables as data", () => {
     const store = seedCensus();
     const r = JSON.parse(JSON.stringify(reportObject(store.aggregate({ runIds: [1] }), { runs: [1], since: null, target: null })));
     assert.deepEqual(Object.keys(r.runs[0]), ["id", "startedAt", "finishedAt", "source", "targets", "attempts"]);

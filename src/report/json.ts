@@ -1,6 +1,6 @@
 /**
- * `report --json`: one object for programs. The contract's members (`runs`, `classes`,
- * `targets` with `latest`) come first; everything the text says is there too, as data.
+ * `report --json`: one object for programs. The stable members (`runs`, `classes`, `targets`
+ * with `latest`; docs/report.md) come first; everything the text says is there too, as data.
  */
 import type { Aggregates, RunRecord } from "../census/store.js";
 import type { TargetChanges } from "./changes.js";

@@ -14,7 +14,7 @@ function census(shapes: Shape[]) {
   return store.aggregate();
 }
 
-describe("report: the seed's stories come out in its words", () => {
+describe("report: the stories docs/report.md tells come out in its words", () => {
   test("1,100 servers called once each, and the six JSON-RPC refusals of the opening request", () => {
     const text = summary(seedCensus().aggregate()).join(" ");
     assert.match(text, /^Called 1,100 servers once each\. /);

@@ -1,9 +1,9 @@
 /**
- * What a census found, told the way the seed tells it: "Called 1,100 servers once each. 6
- * rejected the opening request with a JSON-RPC error: 3 sent -32001 (legacy range), all refusing
- * for lack of a key …", and per target "82 attempts between 20 July and 5 August: 4 protocol
- * errors, 3 web pages." Everything here reads the store's aggregates, never the attempts
- * themselves, so a million attempts tell their story as fast as ten.
+ * What a census found, told as a person would write it (docs/report.md): "Called 1,100 servers
+ * once each. 6 rejected the opening request with a JSON-RPC error: 3 sent -32001 (legacy range),
+ * all refusing for lack of a key …", and per target "82 attempts between 20 July and 5 August:
+ * 4 protocol errors, 3 web pages." Everything here reads the store's aggregates, never the
+ * attempts themselves, so a million attempts tell their story as fast as ten.
  */
 import type { Aggregates } from "../census/store.js";
 import { describeError } from "../rules/error-codes.js";
@@ -43,8 +43,8 @@ function sameDay(a: string, b: string): boolean {
 /**
  * The findings as a paragraph of sentences. Each attempt once: the servers are the subject
  * ("Called 1,100 servers once each."). Several attempts per server: the attempts are, and the
- * protocol errors lead, as in the seed ("Across 82 attempts between … we recorded 4 protocol
- * errors").
+ * protocol errors lead, as docs/report.md shows ("Across 82 attempts between … we recorded 4
+ * protocol errors").
  */
 export function summary(agg: Aggregates): string[] {
   return paragraphs(agg).flat();

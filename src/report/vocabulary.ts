@@ -1,7 +1,7 @@
 /**
- * The report's words for the probe's classes and details, and how classes group in prose: the
- * seed counts "protocol errors" (the address answered and spoke something, but not MCP) apart
- * from "web pages", so the report does too.
+ * The report's words for the probe's classes and details, and how classes group in prose:
+ * "protocol errors" (the address answered and spoke something, but not MCP) are counted apart
+ * from "web pages" (docs/report.md, "Classes and details").
  */
 import { PROBE_CLASSES } from "../probe/verdict.js";
 import { counted, list } from "./words.js";
@@ -24,7 +24,7 @@ export const CLASS_WORDS: Record<string, string> = {
   invalid_target: "not called: invalid target",
 };
 
-/** The classes the seed calls protocol errors. */
+/** The classes the report calls protocol errors (docs/report.md). */
 export const PROTOCOL_ERROR_CLASSES: readonly string[] = ["not_json", "not_jsonrpc", "protocol_violation"];
 
 /**

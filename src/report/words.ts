@@ -20,7 +20,7 @@ export function spelled(n: number): string {
 
 /**
  * A count as it stands in a sentence: "one" for a lone thing (it reads better than "1"), digits
- * for the rest, as the seed writes them ("6 rejected", "3 sent").
+ * for the rest, as the report's sentences have them ("6 rejected", "3 sent"; docs/report.md).
  */
 export function count(n: number): string {
   return n === 1 ? "one" : digits(n);
