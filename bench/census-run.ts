@@ -183,6 +183,7 @@ function listStore(): Store {
     unfinishedRun: unused("look for unfinished runs"),
     runs: unused("list runs"),
     attempts: unused("read attempts back"),
+    history: unused("read its history back"),
     toolDefinitions: unused("read tool definitions back"),
     prune: unused("prune"),
     aggregate: unused("aggregate"),

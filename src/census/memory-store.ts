@@ -191,6 +191,7 @@ export class MemoryStore {
       attempts: (query) => stream(this.attempts(query)),
       aggregate: async (query, options) => this.aggregate(query, options),
       perTarget: (query) => stream(this.aggregate(query).perTarget),
+      history: (query) => stream([...this.attempts(query)].map((a) => ({ ...a, surface: a.surface ?? null }))),
       toolDefinitions: async (digests) => this.toolDefinitions(digests),
       prune: async (before) => this.prune(before),
       close: async () => this.close(),

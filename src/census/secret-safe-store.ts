@@ -16,7 +16,7 @@
  */
 import { digestOf } from "./surface.js";
 import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
-import type { AggregateOptions, AttemptQuery, AttemptRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord, TargetSummary } from "./store.js";
+import type { AggregateOptions, AttemptQuery, AttemptRecord, HistoryRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord, TargetSummary } from "./store.js";
 
 /** How each target is known to the store: its redacted form, numbered when two collide. */
 export function storedNames(targets: readonly TargetRecord[]): string[] {
@@ -117,6 +117,9 @@ export class SecretSafeStore implements Store {
   }
   perTarget(query?: AttemptQuery): AsyncIterableIterator<TargetSummary> {
     return this.inner.perTarget(query);
+  }
+  history(query?: AttemptQuery): AsyncIterableIterator<HistoryRecord> {
+    return this.inner.history(query);
   }
   toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
     return this.inner.toolDefinitions(digests);

@@ -305,6 +305,27 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
       await again.close();
     });
 
+    test("history() gives each attempt's class, revision, time, latency, identity and surface, as attempts() does, in the same order", async () => {
+      const store = await fill(await open());
+      const run = await store.startRun("t", TARGETS, {});
+      await store.recordAttempt(attempt(run, A, "2026-08-06T00:00:00.000Z", { surface: surfaceOf([{ name: "echo", inputSchema: { type: "object" } }], { prompts: ["p"] }) }));
+      const pick = (a: AttemptRecord) => ({
+        runId: a.runId,
+        target: a.target,
+        at: a.at,
+        class: a.class,
+        detail: a.detail,
+        revision: a.revision,
+        elapsedMs: a.elapsedMs,
+        serverName: a.serverName,
+        serverVersion: a.serverVersion,
+        surface: a.surface ?? null,
+      });
+      assert.deepEqual(await collect(store.history()), (await collect(store.attempts())).map(pick));
+      assert.deepEqual(await collect(store.history({ target: B, since: "2026-08-01" })), (await collect(store.attempts({ target: B, since: "2026-08-01" }))).map(pick));
+      await store.close();
+    });
+
     test("prune() deletes attempts before a date and the definitions only they listed; runs, targets and later attempts stay", async () => {
       const store = await fill(await open());
       const run = await store.startRun("t", TARGETS, {});

@@ -68,6 +68,11 @@ export interface AttemptRecord {
   surface?: SurfaceRecord | null;
 }
 
+/** An attempt as `Store.history` gives it. */
+export type HistoryRecord = Pick<AttemptRecord, "runId" | "target" | "at" | "class" | "detail" | "revision" | "elapsedMs" | "serverName" | "serverVersion"> & {
+  surface: SurfaceRecord | null;
+};
+
 /**
  * A tool as an attempt holds it: its name and the digest of its definition in canonical JSON (keys
  * sorted). The definition itself is stored once per digest, however many attempts list it; it is
@@ -178,6 +183,12 @@ export interface Store {
    * particular order, so a million targets never sit in memory at once.
    */
   perTarget(query?: AttemptQuery): AsyncIterableIterator<TargetSummary>;
+  /**
+   * Attempts in time order with only what following a server's history needs (class, revision,
+   * time, latency, identity, surface): no defects, advice or sign-in chain to read and parse, so
+   * `report --changes` and `report --serve` read months of a registry-sized census quickly.
+   */
+  history(query?: AttemptQuery): AsyncIterableIterator<HistoryRecord>;
   /** The canonical JSON of each tool definition asked for, by digest (unknown digests are left out). */
   toolDefinitions(digests: readonly string[]): Promise<Map<string, string>>;
   /**

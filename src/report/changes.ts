@@ -7,7 +7,7 @@
  * server that went down and came back with a new tool shows the new tool once, when it came back,
  * and a server that is down has not "removed" its tools.
  */
-import type { AttemptQuery, AttemptRecord, Store, SurfaceRecord } from "../census/store.js";
+import type { AttemptQuery, AttemptRecord, HistoryRecord, Store, SurfaceRecord } from "../census/store.js";
 import { count, counted, day } from "./words.js";
 
 export interface ToolRedefinition {
@@ -58,7 +58,7 @@ export class ChangeTracker {
   #pending: Pending[] = [];
 
   /** The changes `a` makes to its target's record (also kept under the target). */
-  add(a: AttemptRecord): Change[] {
+  add(a: HistoryRecord): Change[] {
     const prev = this.#last.get(a.target);
     if (!prev) {
       this.#last.set(a.target, { attempt: a, surface: a.surface ?? null, attempts: 1, changes: [] });
@@ -107,7 +107,7 @@ export class ChangeTracker {
  */
 export async function changesOf(store: Store, query: AttemptQuery): Promise<TargetChanges[]> {
   const tracker = new ChangeTracker();
-  for await (const a of store.attempts(query)) tracker.add(a);
+  for await (const a of store.history(query)) tracker.add(a);
   await tracker.resolve(store);
   return tracker.targets();
 }

@@ -12,6 +12,7 @@
  * dies can hold neither past its lease, and "exactly one finished attempt per target" is the
  * attempts table's unique key.
  */
+import type { Revision } from "../../rules/revisions.js";
 import os from "node:os";
 import type pg from "pg";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
@@ -19,10 +20,10 @@ import { LATEST_COLUMNS, attemptRecord, latestRecord, runRecord, targetRecord, t
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, StoreUnreachable, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetRecord, type TargetSummary } from "../store.js";
+import { StoreRefused, StoreUnreachable, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type HistoryRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetRecord, type TargetSummary } from "../store.js";
 import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
-import { surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
+import { SurfaceCache, surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
 
 export interface PostgresStoreOptions {
   /** Read only (a report): nothing created or migrated, every transaction read-only. */
@@ -196,6 +197,49 @@ export class PostgresStore implements Store {
         const a = attemptRecord(r, decode);
         a.surface = surfaceOfRow(r);
         yield a;
+      }
+      if (rows.length < PAGE) return;
+      const last = rows[rows.length - 1]!;
+      after = { at: last.at, id: last.id };
+    }
+  }
+
+  /** Pages through the attempts as `attempts` does, reading only what a history needs. */
+  async *history(query: AttemptQuery = {}): AsyncIterableIterator<HistoryRecord> {
+    const where = whereOf(query);
+    const surfaces = new SurfaceCache();
+    let after: { at: Date; id: string } | undefined;
+    for (;;) {
+      const params = [...where.params];
+      let cond = where.sql;
+      if (after) {
+        params.push(after.at, after.id);
+        cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
+      }
+      const rows = (
+        await this.#call(() =>
+          this.pool.query<HistoryRow & SurfaceRow>(
+            `SELECT a.id, a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version,
+               s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
+             FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
+             ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
+            params,
+          ),
+        )
+      ).rows;
+      for (const r of rows) {
+        yield {
+          runId: Number(r.run_id),
+          target: r.target,
+          at: r.at.toISOString(),
+          class: r.class,
+          detail: r.detail,
+          revision: r.revision,
+          elapsedMs: r.elapsed_ms,
+          serverName: r.server_name,
+          serverVersion: r.server_version,
+          surface: surfaces.of(r),
+        };
       }
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1]!;
@@ -533,4 +577,17 @@ function surfaceColumns(a: AttemptRecord): { s_tools: unknown; s_resources: unkn
   const s = a.surface;
   if (!s) return { s_tools: null, s_resources: null, s_templates: null, s_prompts: null };
   return { s_tools: s.tools.map((t) => [t.name, t.digest]), s_resources: s.resources, s_templates: s.resourceTemplates, s_prompts: s.prompts };
+}
+
+interface HistoryRow {
+  id: string;
+  run_id: string;
+  target: string;
+  at: Date;
+  class: string;
+  detail: string;
+  revision: Revision | null;
+  elapsed_ms: number;
+  server_name: string | null;
+  server_version: string | null;
 }

@@ -108,13 +108,13 @@ class App {
     }
     const server = /^\/server\/([0-9a-f]{16})$/.exec(path);
     if (server) {
-      const detail = this.model.server(server[1]!, now);
+      const detail = await this.model.server(server[1]!, now);
       if (!detail) return this.#send(res, 404, "text/html; charset=utf-8", notFoundPage());
       return this.#send(res, 200, "text/html; charset=utf-8", serverPage(detail, now, `http://${req.headers.host ?? "localhost"}`));
     }
     const api = /^\/api\/servers\/([0-9a-f]{16})$/.exec(path);
     if (api) {
-      const detail = this.model.server(api[1]!, now);
+      const detail = await this.model.server(api[1]!, now);
       if (!detail) return this.#send(res, 404, "application/json", JSON.stringify({ error: "no server with that id" }));
       const body = JSON.stringify({
         ...apiServer(detail.summary),
@@ -126,7 +126,7 @@ class App {
     }
     const badgeOf = /^\/badge\/([^/]+)\.svg$/.exec(path);
     if (badgeOf) {
-      const s = /^[0-9a-f]{16}$/.test(badgeOf[1]!) ? this.model.server(badgeOf[1]!, now)?.summary : undefined;
+      const s = /^[0-9a-f]{16}$/.test(badgeOf[1]!) ? this.model.summary(badgeOf[1]!, now) : undefined;
       return this.#cached(req, res, "image/svg+xml", badge(s), "public, max-age=60");
     }
     return this.#send(res, 404, "text/html; charset=utf-8", notFoundPage());

@@ -1,12 +1,12 @@
 /**
  * What `report --serve` shows, held in memory: the last 30 days of every target's attempts as
- * small samples (time, class, elapsed), its latest attempt whole, and its change log. Built by one
+ * small samples (time, class, elapsed), its latest attempt, and its change log. Built by one
  * streaming pass over the window, then extended with the attempts stored since (a census running
  * beside it), so a page is answered from memory, whichever engine holds the census, and the
  * server never writes to the database.
  */
 import { createHash } from "node:crypto";
-import type { AttemptRecord, Store } from "../../census/store.js";
+import type { AttemptRecord, HistoryRecord, Store } from "../../census/store.js";
 import { ChangeTracker, type Change } from "../changes.js";
 
 const DAY = 86_400_000;
@@ -37,7 +37,7 @@ interface Entry {
   id: string;
   target: string;
   samples: Sample[];
-  latest: AttemptRecord;
+  latest: HistoryRecord;
 }
 
 export interface WindowStats {
@@ -46,6 +46,13 @@ export interface WindowStats {
   uptimePct: number | null;
   /** The 95th percentile (nearest rank) of the elapsed time of attempts that answered; null with none. */
   p95LatencyMs: number | null;
+}
+
+export interface ServerDetail {
+  summary: ServerSummary;
+  latest: AttemptRecord;
+  samples: readonly Sample[];
+  changes: readonly Change[];
 }
 
 export interface ServerSummary {
@@ -96,7 +103,7 @@ export class ServeModel {
 
   async #read(since: string): Promise<void> {
     const from = Date.parse(since);
-    for await (const a of this.store.attempts({ since })) {
+    for await (const a of this.store.history({ since })) {
       const at = Date.parse(a.at);
       let e = this.#entries.get(a.target);
       if (!e) {
@@ -132,11 +139,21 @@ export class ServeModel {
     return list;
   }
 
-  server(id: string, now = Date.now()): { summary: ServerSummary; latest: AttemptRecord; samples: readonly Sample[]; changes: readonly Change[] } | undefined {
+  /** A server's page: its summary, its samples in the window and its changes; its latest attempt whole (one indexed read). */
+  async server(id: string, now = Date.now()): Promise<ServerDetail | undefined> {
     const e = this.#byId.get(id);
     if (!e) return undefined;
     const cut = now - KEPT_MS;
-    return { summary: this.#summary(e, now), latest: e.latest, samples: e.samples.filter((s) => s.at >= cut), changes: this.#tracker.changesOf(e.target) };
+    let latest: AttemptRecord | undefined;
+    for await (const a of this.store.attempts({ target: e.target, since: e.latest.at })) if (a.runId === e.latest.runId) latest = a;
+    if (!latest) return undefined;
+    return { summary: this.#summary(e, now), latest, samples: e.samples.filter((s) => s.at >= cut), changes: this.#tracker.changesOf(e.target) };
+  }
+
+  /** A server's summary alone (its badge). */
+  summary(id: string, now = Date.now()): ServerSummary | undefined {
+    const e = this.#byId.get(id);
+    return e && this.#summary(e, now);
   }
 
   #summary(e: Entry, now: number): ServerSummary {

@@ -11,7 +11,7 @@ import { PAGE_CSS } from "../page-assets.js";
 import { chainDetails } from "../signin.js";
 import { counted, digits, moment } from "../words.js";
 import { queryString, SORTS, type Listed, type ListQuery, type Sort } from "./listing.js";
-import type { ServeModel, ServerSummary, WindowName } from "./model.js";
+import type { ServerDetail, ServerSummary, WindowName } from "./model.js";
 
 export const STYLESHEET = `${PAGE_CSS}
 nav.pages { display: flex; gap: 12px; align-items: center; margin: 12px 0; flex-wrap: wrap; }
@@ -123,7 +123,7 @@ function latencyPoints(samples: readonly { at: number; cls: string; elapsedMs: n
   return `<svg class="points" role="img" aria-label="Latency of each answered attempt" viewBox="0 0 ${W} ${H}"><text font-size="11" fill="#59636e" x="2" y="12">${esc(digits(Math.round(max)))} ms</text><line class="grid" x1="30" x2="${W - 10}" y1="${H - 16}" y2="${H - 16}"/>${points}</svg>`;
 }
 
-export function serverPage(detail: NonNullable<ReturnType<ServeModel["server"]>>, now: number, origin: string): string {
+export function serverPage(detail: ServerDetail, now: number, origin: string): string {
   const { summary: s, latest, samples, changes } = detail;
   const from = now - 30 * 86_400_000;
   const stats = WINDOW_NAMES.map((w) => `<tr><td>${w}</td><td class="num">${digits(s.windows[w].attempts)}</td><td class="num">${pct(s.windows[w].uptimePct)}</td><td class="num">${ms(s.windows[w].p95LatencyMs)}</td></tr>`).join("");
