@@ -40,7 +40,10 @@ const PEERS = [
   "fastmcp stdio",
   "mcp-wire serve --stdio",
 ];
-/** server-everything's tools that return each kind of content (text, image, audio, resources, structured). */
+/**
+ * server-everything's tools that return each kind of content (text, image, resources, structured).
+ * Never `get-env`: it answers with this process's environment, which must not reach a recording.
+ */
 const EVERYTHING_CALLS: [string, JsonObject][] = [
   ["echo", { message: "héllo" }],
   ["get-sum", { a: 1.5, b: 2 }],
@@ -49,7 +52,6 @@ const EVERYTHING_CALLS: [string, JsonObject][] = [
   ["get-resource-links", { count: 2 }],
   ["get-resource-reference", { resourceType: "Text", resourceId: 1 }],
   ["get-structured-content", { location: "New York" }],
-  ["get-env", {}],
 ];
 
 /**
@@ -73,8 +75,56 @@ const KNOWN_VIOLATIONS: Readonly<Record<string, readonly string[]>> = {
 const corpus: Recorded[] = [];
 const out = process.env.MCP_WIRE_RECORD_SCHEMA_CORPUS;
 after(() => {
-  if (out) writeFileSync(out, corpus.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  if (out) writeFileSync(out, [...corpus, ...brokenVariants(corpus)].map((r) => JSON.stringify(r)).join("\n") + "\n");
 });
+
+/**
+ * Deliberately broken copies of recorded messages, each saying what was broken, so the corpus
+ * holds failures of every kind a schema catches: a required member gone, a wrong type, an
+ * unknown union member, a broken envelope, an error without its message. One of each per peer
+ * and revision, taken from the first message it fits.
+ */
+function brokenVariants(records: readonly Recorded[]): (Recorded & { broken: string })[] {
+  const out: (Recorded & { broken: string })[] = [];
+  const seen = new Set<string>();
+  const once = (r: Recorded, kind: string, change: (m: Record<string, any>) => boolean): void => {
+    const key = `${r.peer} ${r.revision} ${kind}`;
+    if (seen.has(key)) return;
+    const copy = structuredClone(r.message) as Record<string, any>;
+    if (!change(copy)) return;
+    seen.add(key);
+    out.push({ ...r, message: copy, broken: kind });
+  };
+  for (const r of records) {
+    const m = r.message as Record<string, any>;
+    if (r.from === "server" && m.result !== undefined) {
+      if (r.method === "tools/list") {
+        once(r, "tools/list without tools", (c) => delete c.result.tools);
+        once(r, "a tool name that is a number", (c) => (c.result.tools[0] ? ((c.result.tools[0].name = 42), true) : false));
+        once(r, "a tool without inputSchema", (c) => (c.result.tools[0] ? delete c.result.tools[0].inputSchema : false));
+      }
+      if (r.method === "tools/call") {
+        once(r, "a content block of an unknown type", (c) => (Array.isArray(c.result.content) && c.result.content[0] ? ((c.result.content[0].type = "hologram"), true) : false));
+        once(r, "a text block without text", (c) => (c.result.content?.[0]?.type === "text" ? delete c.result.content[0].text : false));
+        once(r, "isError a string", (c) => ((c.result.isError = "false"), true));
+      }
+      if (r.method === "initialize") once(r, "initialize without serverInfo", (c) => delete c.result.serverInfo);
+      if (r.method === "resources/read") once(r, "contents not an array", (c) => ((c.result.contents = {}), true));
+      if (r.revision === "2026-07-28") {
+        once(r, "a modern result without resultType", (c) => delete c.result.resultType);
+        once(r, "a modern result with cacheScope shared", (c) => (c.result.cacheScope !== undefined ? ((c.result.cacheScope = "shared"), true) : false));
+      }
+      once(r, "jsonrpc 1.0 on a result", (c) => ((c.jsonrpc = "1.0"), true));
+    }
+    if (r.from === "server" && m.error !== undefined) {
+      once(r, "an error without message", (c) => delete c.error.message);
+      once(r, "an error code that is a string", (c) => ((c.error.code = String(c.error.code)), true));
+    }
+    if (r.from === "client" && m.method === "tools/call") once(r, "tools/call without a name", (c) => delete c.params.name);
+    if (r.from === "client" && m.method === "resources/read") once(r, "resources/read with a numeric uri", (c) => ((c.params.uri = 7), true));
+  }
+  return out;
+}
 
 /** `transport`, with every message both ways recorded, each answer with the method it answers. */
 function recording(transport: Transport, into: Recorded[], peerName: string, revision: () => Revision): Transport {
