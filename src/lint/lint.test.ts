@@ -338,6 +338,19 @@ describe("lint --schema", () => {
     );
   });
 
+  test("an HTTP refusal's null id is what the transport allows such a body; elsewhere the schema names it", () => {
+    const linter = new Linter({ revision: "2025-11-25", schema: true });
+    const at = (o: unknown, from: "client" | "server", status?: number) => {
+      const bytes = Buffer.from(JSON.stringify(o));
+      return linter.line({ bytes, crlf: false, overflow: false, size: bytes.length }, { from, conversation: "c", http: { method: "POST", path: "/mcp", exchange: 1, ...(status ? { status } : {}) } });
+    };
+    at({ jsonrpc: "2.0", id: 7, method: "server/discover" }, "client");
+    const refusal = at({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: Server not initialized" }, id: null }, "server", 400);
+    assert.deepEqual(refusal.defects.filter((d) => d.code === "schema_invalid"), []);
+    const plain = run({ revision: "2025-11-25", schema: true }, [{ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }]);
+    assert.deepEqual(plain[0]!.defects.filter((d) => d.code === "schema_invalid").map((d) => d.path), ["/id"]);
+  });
+
   test("without --schema, or while the revision is only assumed, nothing is validated", () => {
     assert.deepEqual(run({}, [init, initResult, list, badList]).flatMap((r) => r.defects), []);
     const assumed = run({ schema: true }, [list, badList]);

@@ -277,7 +277,9 @@ export class Linter {
     // a missing or null id is what the transport allows such a body.
     const refusal = answers !== undefined && decoded.kind === "error";
     const own = refusal ? decoded.defects.filter((d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing"))) : decoded.defects;
-    const schema = this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid" ? this.schemaDefects(t, value, decoded.kind, sender) : [];
+    let schema = this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid" ? this.schemaDefects(t, value, decoded.kind, sender) : [];
+    // the same allowance for the schema's `id` (a RequestId, never null)
+    if (refusal && noId(value)) schema = schema.filter((d) => d.path !== "/id");
     const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}), schema);
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
