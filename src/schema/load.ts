@@ -29,6 +29,18 @@ const ALL_ERRORS_OPTIONS: Options = { ...OPTIONS, verbose: true };
 
 export type ErrorMode = "first" | "all";
 
+/** Values up to this size (as JSON text) get every error collected; larger ones their first. */
+const ALL_ERRORS_MAX_CHARS = 64 * 1024;
+
+/** Whether collecting every error of `value` is affordable (see `ErrorMode`). */
+export function collectEveryError(value: unknown): boolean {
+  try {
+    return (JSON.stringify(value)?.length ?? 0) <= ALL_ERRORS_MAX_CHARS;
+  } catch {
+    return false; // not JSON at all (a cycle, a BigInt): the first error says enough
+  }
+}
+
 const SCHEMA_DIR = new URL("../../../schema/", import.meta.url);
 /** The vendored files are about 200 kB; anything far larger is not the file we shipped. */
 const MAX_SCHEMA_BYTES = 8 * 1024 * 1024;

@@ -9,7 +9,7 @@
 import type { ErrorObject } from "ajv";
 import { defect, quote, type Defect } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
-import { revisionSchema, type RevisionSchema } from "./load.js";
+import { collectEveryError, revisionSchema, type RevisionSchema } from "./load.js";
 
 export type Direction = "request" | "response" | "notification";
 
@@ -81,26 +81,15 @@ function firstOf(schema: RevisionSchema, ...names: string[]): string {
   return names.find((name) => schema.has(name)) ?? names[names.length - 1]!;
 }
 
-/** Messages up to this size (as JSON text) get every error reported; larger ones their first. */
-const ALL_ERRORS_MAX_CHARS = 64 * 1024;
-
 function check(schema: RevisionSchema, definition: string, value: unknown, prefix: string): Defect[] {
   const first = schema.validator(definition, "first");
   if (first(value)) return [];
   let errors = first.errors ?? [];
-  if (small(value)) {
+  if (collectEveryError(value)) {
     const all = schema.validator(definition, "all");
     if (!all(value) && all.errors) errors = all.errors;
   }
   return toDefects(schema, errors, definition, prefix);
-}
-
-function small(value: unknown): boolean {
-  try {
-    return (JSON.stringify(value)?.length ?? 0) <= ALL_ERRORS_MAX_CHARS;
-  } catch {
-    return false; // not JSON at all (a cycle, a BigInt): the first error says enough
-  }
 }
 
 /**
