@@ -96,3 +96,9 @@ export type { HttpFailure } from "./transport/http/error.js";
 export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { InputRequiredError } from "./mcp/mrtr.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
+
+// Schemas: messages against each revision's official schema.json; peers' JSON Schemas
+export { validate } from "./schema/validate.js";
+export type { ValidateOptions, Direction } from "./schema/validate.js";
+export { validateAgainstSchema, schemaProblems } from "./schema/json-schema.js";
+export type { SchemaOptions, SchemaError, SchemaVerdict } from "./schema/json-schema.js";

@@ -34,7 +34,8 @@ program
   .argument("[file]", "the capture to read; - or nothing for standard input")
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--json", "print one JSON object per input line")
-  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean }) => {
+  .option("--schema", "also validate each message against its revision's official schema.json (docs/schema.md)")
+  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; schema?: boolean }) => {
     const { runLint } = await import("./lint.js");
     process.exitCode = await runLint(file, opts);
   });
@@ -75,7 +76,8 @@ program
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--listen <port>", "Streamable HTTP: listen on 127.0.0.1:PORT (0: any free port) as a reverse proxy")
   .option("--upstream <url>", "Streamable HTTP: the server's endpoint")
-  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string }) => {
+  .option("--no-schema", "do not validate messages against their revision's official schema.json")
+  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string; schema?: boolean }) => {
     const { runTap } = await import("./tap.js");
     process.exitCode = await runTap(command, opts);
   });

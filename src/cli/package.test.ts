@@ -34,6 +34,8 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
       .map((p) => p.replace(/^\.\//, ""));
     assert.ok(entries.length >= 12, "every entry's module and types");
     for (const f of [...entries, "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    // the official schemas validate() reads at run time, with the licence they come under
+    for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
     // a source map whose sources are not shipped points a debugger at nothing
     assert.deepEqual(files.filter((f) => f.endsWith(".map")), [], "no source map is packed");

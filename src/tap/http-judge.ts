@@ -51,9 +51,9 @@ export class HttpJudge {
   constructor(
     private readonly report: TapReport,
     readonly cap: number,
-    options: { revision?: Revision; maxSessions: number },
+    options: { revision?: Revision; maxSessions: number; schema?: boolean },
   ) {
-    this.linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
+    this.linter = new Linter({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes: cap, schema: options.schema ?? true });
     this.conversations = new Conversations(options.maxSessions, {
       ended: (id) => this.linter.end(id),
       failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),

@@ -24,6 +24,8 @@ export interface HttpTapOptions {
   port: number;
   /** Judge by this revision; without it each conversation's revision is read from its messages. */
   revision?: Revision;
+  /** Validate each message against its revision's official schema.json (`schema_invalid`). Default true. */
+  schema?: boolean;
   /** Largest body (or SSE event) analysed; the pass-through itself has no limit. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Legacy sessions followed at once; past it the oldest is forgotten. Default 1,000. */
@@ -57,7 +59,7 @@ class HttpTapServer implements HttpTap {
 
   constructor(options: HttpTapOptions) {
     const cap = options.maxBodyBytes ?? DEFAULT_MAX_BYTES;
-    const judge = new HttpJudge(options.report, cap, { ...(options.revision ? { revision: options.revision } : {}), maxSessions: options.maxSessions ?? 1000 });
+    const judge = new HttpJudge(options.report, cap, { ...(options.revision ? { revision: options.revision } : {}), maxSessions: options.maxSessions ?? 1000, schema: options.schema ?? true });
     this.parts = { upstream: new Upstream(options.upstream), judge, report: options.report };
     this.server = createServer((req, res) => this.serve(req, res));
   }
