@@ -14,7 +14,7 @@ import type { JsonObject } from "../codec/message.js";
 import { peer, type PeerRow, type RunningPeer } from "../interop/peers.test.js";
 import { scratch, within } from "../interop/harness.test.js";
 import { McpClient } from "../mcp/client.js";
-import type { Transport } from "../peer/transport.js";
+import type { HttpTransport, Transport } from "../peer/transport.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
 import { StreamableHttpTransport } from "../transport/http/client.js";
