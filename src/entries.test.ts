@@ -20,7 +20,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "META_CLIENT_INFO", "META_PROTOCOL_VERSION", "META_SERVER_INFO", "METHOD_NOT_FOUND", "MISSING_REQUIRED_CLIENT_CAPABILITY", "MODERN_ERROR_CODES",
     "MODERN_REVISIONS", "MessageTooLargeError", "NegotiationError", "OverloadedError", "PARSE_ERROR", "REVISIONS", "RULES", "ResponseError",
     "RevisionNotSpokenError", "SpawnError", "TimeoutError", "UNSUPPORTED_PROTOCOL_VERSION", "decode", "describeError", "encode", "isRevision", "lintStream",
-    "revisionEvidence", "rulesFor", "severityOf", "summaryLine", "worstSeverity",
+    "revisionEvidence", "rulesFor", "schemaProblems", "severityOf", "summaryLine", "validate", "validateAgainstSchema", "worstSeverity",
   ],
   "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair", "isHttpTransport"],
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
