@@ -3,7 +3,7 @@
  * 50,000 of the same). `node dist/bench/fuzz.js [count] [seed]` after `npm run build`; exit 1
  * with fast-check's shrunk counterexample on the first failure.
  */
-import { fuzzCodec } from "../src/codec/fuzz-support.test.js";
+import { fuzzCodec } from "../src/testkit/fuzz.js";
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const seed = process.argv[3] === undefined ? Date.now() % 2 ** 31 : Number(process.argv[3]);

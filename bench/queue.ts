@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCensus } from "../src/census/census.js";
-import { startPostgres } from "../src/census/postgres/embedded.test.js";
+import { startPostgres } from "../src/testkit/postgres.js";
 import { PostgresStore } from "../src/census/postgres/store.js";
 import { SqliteStore } from "../src/census/sqlite-store.js";
 import type { TargetRecord } from "../src/census/store.js";

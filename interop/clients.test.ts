@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe } from "node:test";
-import { assertClean, cell, listAndCall, startedOnce, throughTap } from "../src/interop/cells.test.js";
-import { connectClient, type ClientName } from "../src/interop/clients.test.js";
-import { CLI, NODE, Proc, freePort, modulePath, readLog, scratch, tapSummary, untilListening } from "../src/interop/harness.test.js";
-import { MCP_PROXY, SERVE, peer } from "../src/interop/peers.test.js";
+import { assertClean, cell, listAndCall, startedOnce, throughTap } from "../src/testkit/interop-cells.js";
+import { connectClient, type ClientName } from "../src/testkit/interop-clients.js";
+import { CLI, NODE, Proc, freePort, modulePath, readLog, scratch, tapSummary, untilListening } from "../src/testkit/interop-harness.js";
+import { MCP_PROXY, SERVE, peer } from "../src/testkit/interop-peers.js";
 
 const CLIENTS: readonly ClientName[] = ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-wire"];
 const MCP_REMOTE = modulePath("mcp-remote/dist/proxy.js");

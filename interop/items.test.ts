@@ -12,9 +12,9 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
-import { assertClean, cell, startedOnce } from "../src/interop/cells.test.js";
-import { NODE, STEP_MS, fixture, lint, listDefects, probe, readLog, scratch, tapStdioCommand, tapSummary, within } from "../src/interop/harness.test.js";
-import { SERVER_EVERYTHING, SERVER_FILESYSTEM, peer } from "../src/interop/peers.test.js";
+import { assertClean, cell, startedOnce } from "../src/testkit/interop-cells.js";
+import { NODE, STEP_MS, fixture, lint, listDefects, probe, readLog, scratch, tapStdioCommand, tapSummary, within } from "../src/testkit/interop-harness.js";
+import { SERVER_EVERYTHING, SERVER_FILESYSTEM, peer } from "../src/testkit/interop-peers.js";
 
 const ROOT = { uri: "file:///interop-root", name: "interop root" };
 const rootsHandler = () => ({ roots: [ROOT] });

@@ -5,8 +5,8 @@
  * several-clients cell is here.
  */
 import { describe } from "node:test";
-import { concurrentCell, serverCells, startedOnce } from "../src/interop/cells.test.js";
-import { PEERS, QUICK } from "../src/interop/peers.test.js";
+import { concurrentCell, serverCells, startedOnce } from "../src/testkit/interop-cells.js";
+import { PEERS, QUICK } from "../src/testkit/interop-peers.js";
 
 for (const row of PEERS) {
   if (!QUICK.includes(row.name)) serverCells(row);

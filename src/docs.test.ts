@@ -10,7 +10,7 @@ import { dirname, join, normalize } from "node:path";
 import { describe, test } from "node:test";
 import { DEFECTS, type DefectCode } from "./codec/defects.js";
 import { AUTH_DEFECT_CODES } from "./auth/types.js";
-import { ROOT } from "./typecheck-support.test.js";
+import { ROOT } from "./testkit/typecheck.js";
 
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as api from "./index.js";
-import { ROOT } from "./typecheck-support.test.js";
+import { ROOT } from "./testkit/typecheck.js";
 
 const { LIBRARY_ERRORS } = api;
 
@@ -28,7 +28,7 @@ const SAMPLES: readonly Error[] = [
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
-const INTERNAL = new Set(["TooDeepError", "JsonSyntaxError", "StoreRefused", "TargetsError", "NotACapture", "PrivateAddressError", "BaselineError", "OutputRefused"]);
+const INTERNAL = new Set(["TooDeepError", "JsonSyntaxError", "StoreRefused", "TargetsError", "NotACapture", "PrivateAddressError", "BaselineError", "OutputRefused", "SessionRefused", "StoreUnreachable"]);
 /** The two families' bases: `ResponseError` carries the other side's JSON-RPC code, `ConnectionError` is never thrown as itself. */
 const FAMILIES = new Set(["ResponseError", "ConnectionError"]);
 

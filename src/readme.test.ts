@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ROOT, typeErrors } from "./typecheck-support.test.js";
+import { ROOT, typeErrors } from "./testkit/typecheck.js";
 
 /** The README's ```ts blocks, each with the line it starts on. */
 function examples(markdown: string): { line: number; code: string }[] {

@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
 import { ORIGIN_CASES, SIGNIN_CASES, paths, type SigninCase } from "../fleet/signin-cases.js";
-import { guardEventLoop, within } from "../peer/support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
 import { probeHttp } from "../probe/probe.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { authLines } from "./words.js";
@@ -143,9 +143,7 @@ describe("the walk keeps its deadline", () => {
         const timeout = 400;
         const started = Date.now();
         const a = await within(
-          walkAuth({ endpoint: `${slow.origin}/mcp`, status: 401, wwwAuthenticate: `Bearer resource_metadata="${slow.origin}/.well-known/oauth-protected-resource/mcp"`, rules: "2025-11-25", timeout }),
-          timeout + SLACK,
-          "the walk",
+          walkAuth({ endpoint: `${slow.origin}/mcp`, status: 401, wwwAuthenticate: `Bearer resource_metadata="${slow.origin}/.well-known/oauth-protected-resource/mcp"`, rules: "2025-11-25", timeout }), "the walk", timeout + SLACK
         );
         assert.ok(Date.now() - started < timeout + SLACK);
         assert.equal(a.verdict, "broken");

@@ -10,7 +10,7 @@ import { createServer, get, type Server } from "node:http";
 import type { AddressInfo, LookupFunction } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { isNonPublic, resolverOf, vettedLookup, vetUrl, type Resolver } from "./address.js";
-import { rebinding } from "./census-fleet.test.js";
+import { rebinding } from "../testkit/census-fleet.js";
 
 /** Answers from a table; a name it does not know fails as an unknown name would. */
 function table(names: Record<string, string[]>): Resolver & { asked: string[] } {

@@ -13,7 +13,7 @@ import type { ProbeResult } from "../probe/verdict.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { walkAuth } from "../auth/walk.js";
-import { rebinding, signinHost } from "./census-fleet.test.js";
+import { rebinding, signinHost } from "../testkit/census-fleet.js";
 import { untrustedNetwork } from "./address.js";
 import { runCensus } from "./census.js";
 import { HostSlots, walkHostSlot } from "./limiter.js";

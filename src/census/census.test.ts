@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Resolver } from "./address.js";
-import { rebinding, startFleet, type Fleet } from "./census-fleet.test.js";
+import { rebinding, startFleet, type Fleet } from "../testkit/census-fleet.js";
 import { runCensus } from "./census.js";
 import { forEachLimited, HostSlots } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";

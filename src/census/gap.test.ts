@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startHosts, type Fleet } from "./census-fleet.test.js";
+import { startHosts, type Fleet } from "../testkit/census-fleet.js";
 import { runCensus } from "./census.js";
 import { forEachLimited } from "./limiter.js";
 import { SqliteStore } from "./sqlite-store.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Progress, classList, clock, effectiveParallelism, renderBar, renderLine, type ProgressState } from "./progress.js";
-import { until } from "./census-fleet.test.js";
+import { until } from "../testkit/census-fleet.js";
 
 const state = (over: Partial<ProgressState> = {}): ProgressState => ({
   total: 2000,

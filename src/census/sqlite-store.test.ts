@@ -8,7 +8,7 @@ import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { OWN_TABLES, SCHEMA_VERSION, STORED_BOUNDS_MS, migrate, schemaVersion } from "./sqlite-schema.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { A, B, C, TARGETS, attempt, extra, fill, storeContract } from "./store-contract.test.js";
+import { A, B, C, TARGETS, attempt, extra, fill, storeContract } from "../testkit/store-contract.js";
 import { LATENCY_BOUNDS_MS, StoreRefused, collect } from "./store.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-store-test-"));

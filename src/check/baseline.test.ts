@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { BASELINE_MAX_BYTES, BaselineError, applyBaseline, parseBaseline, readBaseline } from "./baseline.js";
 import { runFails } from "./fail-on.js";
-import { sampleReport } from "./fixtures.test.js";
+import { sampleReport } from "../testkit/check-fixtures.js";
 import type { CheckReport } from "./types.js";
 
 let dir: string;

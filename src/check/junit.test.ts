@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { applyBaseline } from "./baseline.js";
-import { HOSTILE, RULES, SECRET, sampleReport, uncheckedReport } from "./fixtures.test.js";
+import { HOSTILE, RULES, SECRET, sampleReport, uncheckedReport } from "../testkit/check-fixtures.js";
 import { renderJunit } from "./junit.js";
 import { parseXml, type XmlElement } from "./xml.test.js";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { applyBaseline } from "./baseline.js";
-import { RULES, SECRET, sampleReport, uncheckedReport } from "./fixtures.test.js";
+import { RULES, SECRET, sampleReport, uncheckedReport } from "../testkit/check-fixtures.js";
 import { code, renderMarkdown, text } from "./markdown.js";
 import type { Finding } from "./types.js";
 

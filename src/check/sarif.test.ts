@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import Ajv04Module from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import { applyBaseline } from "./baseline.js";
-import { RULES, SECRET, sampleReport, uncheckedReport } from "./fixtures.test.js";
+import { RULES, SECRET, sampleReport, uncheckedReport } from "../testkit/check-fixtures.js";
 import { FINGERPRINT, renderSarif, sarifLocation, sarifLog } from "./sarif.js";
 
 const SCHEMA = fileURLToPath(new URL("../../../test/fixtures/sarif/sarif-schema-2.1.0.json", import.meta.url));

@@ -13,9 +13,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { peakPerAddress, startHosts, until, type Fleet } from "../census/census-fleet.test.js";
-import { startPostgres, type TestPostgres } from "../census/postgres/embedded.test.js";
-import { mcpWire } from "./cli-child.test.js";
+import { peakPerAddress, startHosts, until, type Fleet } from "../testkit/census-fleet.js";
+import { startPostgres, type TestPostgres } from "../testkit/postgres.js";
+import { mcpWire } from "../testkit/cli-child.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-pg-"));
 const HOSTS = 4;

@@ -5,9 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { startFleet, until, type Fleet } from "../census/census-fleet.test.js";
+import { startFleet, until, type Fleet } from "../testkit/census-fleet.js";
 import { SqliteStore } from "../census/sqlite-store.js";
-import { mcpWire, type Child } from "./cli-child.test.js";
+import { mcpWire, type Child } from "../testkit/cli-child.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-cli-"));
 let n = 0;

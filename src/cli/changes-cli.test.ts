@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
-import { mcpWire } from "./cli-child.test.js";
+import { mcpWire } from "../testkit/cli-child.js";
 
 /** What the server offers; the test changes it between the runs. */
 const offer = { echoDescription: "Echoes the text", search: false, prompt: "greet" };

@@ -8,12 +8,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { sampleReport, RULES } from "../check/fixtures.test.js";
+import { sampleReport, RULES } from "../testkit/check-fixtures.js";
 import { renderJunit } from "../check/junit.js";
 import { renderMarkdown } from "../check/markdown.js";
 import { renderSarif } from "../check/sarif.js";
 import { renderHtml } from "../report/html.js";
-import { seedCensus } from "../report/fixtures.test.js";
+import { seedCensus } from "../testkit/report-fixtures.js";
 import { OutputRefused, checkOutput, generatorComment, hasGeneratorMark, outputProblem, writeOutput } from "./output-file.js";
 
 let dir: string;

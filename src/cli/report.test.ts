@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { SqliteStore } from "../census/sqlite-store.js";
-import { seedCensus, seedHistory } from "../report/fixtures.test.js";
+import { seedCensus, seedHistory } from "../testkit/report-fixtures.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { test } from "node:test";
-import { CLI, within } from "../mcp/interop-support.test.js";
+import { CLI, within } from "../testkit/mcp-interop.js";
 
 const BURST = 32;
 const NESTED = Buffer.concat([Buffer.alloc(2 * 1024 * 1024, "["), Buffer.alloc(2 * 1024 * 1024, "]")]);

@@ -10,8 +10,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
 import { LEGACY_REVISIONS } from "../rules/revisions.js";
-import { CLI, within } from "../mcp/interop-support.test.js";
-import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "../mcp/sdk-client-checks.test.js";
+import { CLI, within } from "../testkit/mcp-interop.js";
+import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "../testkit/sdk-client-checks.js";
 
 const TIMEOUT = 10_000;
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { mcpWire, type Child } from "./cli-child.test.js";
+import { mcpWire, type Child } from "../testkit/cli-child.js";
 
 const HANG = [fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url)), "hang"];
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-signals-"));

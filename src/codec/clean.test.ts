@@ -11,7 +11,7 @@ import { checkEveryRule, checkValue, type Role } from "./check.js";
 import { cleanKind } from "./clean.js";
 import { decode } from "./decode.js";
 import { exceedsDepth } from "./depth.js";
-import { MODERN, request, result } from "./support.test.js";
+import { MODERN, request, result } from "../testkit/codec.js";
 
 const ABSENT = Symbol("absent");
 type Maybe = unknown;

@@ -4,7 +4,7 @@ import type { Revision } from "../rules/revisions.js";
 import { Conversation, type Sender } from "./conversation.js";
 import { decode } from "./decode.js";
 import type { Defect, DefectCode } from "./defects.js";
-import { ALL, LEGACY, MODERN, assertDefectShape, json, request, result } from "./support.test.js";
+import { ALL, LEGACY, MODERN, assertDefectShape, json, request, result } from "../testkit/codec.js";
 
 /** Feeds `[sender, message]` pairs through decode and the checker; returns each step's defects. */
 function run(revision: Revision, steps: [Sender, unknown][], remember?: number): Defect[][] {

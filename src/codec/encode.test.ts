@@ -4,7 +4,7 @@ import type { Revision } from "../rules/revisions.js";
 import { decode } from "./decode.js";
 import { EncodeError, encode } from "./encode.js";
 import type { Message } from "./message.js";
-import { ALL, LEGACY, MODERN, assertDefectShape, except, request, result } from "./support.test.js";
+import { ALL, LEGACY, MODERN, assertDefectShape, except, request, result } from "../testkit/codec.js";
 
 /** Runs `fn`, expects an EncodeError and returns it. */
 function refused(fn: () => unknown): EncodeError {

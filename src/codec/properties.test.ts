@@ -11,7 +11,7 @@ import { decode } from "./decode.js";
 import type { DefectCode } from "./defects.js";
 import { EncodeError, encode } from "./encode.js";
 import type { Message, MessageKind } from "./message.js";
-import { ALL, MODERN, assertDefectShape, assertSound, hasError } from "./support.test.js";
+import { ALL, MODERN, assertDefectShape, assertSound, hasError } from "../testkit/codec.js";
 
 const RUNS = { numRuns: 300 };
 const revision = fc.constantFrom(...ALL);

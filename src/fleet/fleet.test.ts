@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { guardEventLoop, within } from "../peer/support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
 import { PROBE_CLASSES } from "../probe/verdict.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../rules/revisions.js";
 import { startFleet, type Fleet, type FleetCommand } from "./fleet.js";
@@ -45,9 +45,7 @@ function call(url: string, options: { method?: string; body?: unknown; headers?:
       });
       req.on("error", reject);
       req.end(options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body));
-    }),
-    ms,
-    `${options.method ?? "POST"} ${url}`,
+    }), `${options.method ?? "POST"} ${url}`, ms
   );
 }
 
@@ -406,10 +404,10 @@ describe("closing the fleet", () => {
         }),
     );
     await new Promise((r) => setTimeout(r, 150));
-    await within(other.close(), 5000, "close");
-    const ended = await within(Promise.all(streams), 5000, "the answers under way");
+    await within(other.close(), "close", 5000);
+    const ended = await within(Promise.all(streams), "the answers under way", 5000);
     assert.equal(ended.length, 4);
-    await within(other.close(), 1000, "a second close");
+    await within(other.close(), "a second close", 1000);
     // a socket closed by the other side is let go of within a few turns of the event loop
     const kinds = ["TCPServerWrap", "Timeout", "TCPSocketWrap"];
     const clean = () => kinds.every((kind) => count(process.getActiveResourcesInfo(), kind) <= count(before, kind));

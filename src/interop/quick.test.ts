@@ -3,8 +3,8 @@
  * lint of the tap's log and mcp-wire's own client, against two peers we did not write (tmcp over
  * stdio, mcp-lite over HTTP). The whole matrix is `npm run interop`.
  */
-import { serverCells } from "./cells.test.js";
-import { QUICK, peer } from "./peers.test.js";
+import { serverCells } from "../testkit/interop-cells.js";
+import { QUICK, peer } from "../testkit/interop-peers.js";
 
 // several clients through one tap is the broad matrix's (interop/servers.test.ts)
 for (const name of QUICK) serverCells(peer(name), { concurrent: false });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { describe, test } from "node:test";
 import type { Line } from "../codec/lines.js";
-import { assertDefectShape } from "../codec/support.test.js";
+import { assertDefectShape } from "../testkit/codec.js";
 import type { Revision } from "../rules/revisions.js";
 import { Linter, lintStream, NotACapture, summaryLine, type LintOptions, type LintRecord } from "./lint.js";
 

@@ -9,11 +9,11 @@ import { after, test } from "node:test";
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError, SpawnError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
-import { guardEventLoop, within } from "../peer/support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
 import { ChildServer } from "../transport/child.js";
 import { createMemoryPair } from "../transport/memory.js";
 import { McpClient } from "./client.js";
-import { SERVE_ARGS } from "./interop-support.test.js";
+import { SERVE_ARGS } from "../testkit/mcp-interop.js";
 
 guardEventLoop();
 
@@ -47,9 +47,7 @@ test("a real modern server that starts 2 s late (4× the probe's wait) is modern
         return child.transport;
       },
       { probeTimeout: 500, timeout: 15_000 },
-    ),
-    20_000,
-    "connect",
+    ), "connect", 20_000
   );
   try {
     assert.equal(client.era, "modern");
@@ -68,14 +66,14 @@ test("a legacy server that ignores server/discover opens with initialize, and th
     server.handle("initialize", () => LEGACY_INIT);
     server.handle("tools/list", () => ({ tools: [] }));
   });
-  const client = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 10_000 }), 10_000, "connect");
+  const client = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 10_000 }), "connect", 10_000);
   try {
     assert.equal(client.era, "legacy");
     assert.equal(client.revision, "2025-06-18");
     assert.deepEqual(await client.listTools(), []);
     await within((async () => {
       while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
-    })(), 5000, "the notifications");
+    })(), "the notifications", 5000);
     assert.equal(seen[0], "notifications/initialized {}");
     assert.match(seen[1]!, /^notifications\/cancelled \{"requestId":1,/);
   } finally {
@@ -90,7 +88,7 @@ test("a modern-only server that refuses initialize (-32601) before its late disc
       throw new ResponseError(-32601, "Method not found: initialize");
     });
   });
-  const client = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 10_000 }), 10_000, "connect");
+  const client = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 10_000 }), "connect", 10_000);
   try {
     assert.equal(client.era, "modern");
   } finally {
@@ -106,7 +104,7 @@ test("a legacy server that refuses initialize and ignores discover: the refusal,
     });
   });
   // a deadline far beyond the test's own: only an answer at once passes
-  const e = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 600_000 }).then(() => undefined, (x: unknown) => x), 10_000, "connect");
+  const e = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 600_000 }).then(() => undefined, (x: unknown) => x), "connect", 10_000);
   assert.ok(e instanceof ResponseError && e.code === -32603, String(e));
 });
 
@@ -115,7 +113,7 @@ test("a server silent to both: the whole deadline, then a timeout naming initial
     server.handle("server/discover", () => new Promise(() => undefined));
     server.handle("initialize", () => new Promise(() => undefined));
   });
-  const e = await within(McpClient.connect(connector, { probeTimeout: 50, timeout: 300 }).then(() => undefined, (x: unknown) => x), 10_000, "connect");
+  const e = await within(McpClient.connect(connector, { probeTimeout: 50, timeout: 300 }).then(() => undefined, (x: unknown) => x), "connect", 10_000);
   assert.match(String(e), /initialize: no answer within 300 ms/);
 });
 
@@ -131,7 +129,7 @@ test("initialize answered with an older version than the newest the server liste
       server.handle("initialize", () => ({ ...LEGACY_INIT, protocolVersion: chosen }));
     });
     const codes: string[] = [];
-    const client = await within(McpClient.connect(connector, { probeTimeout: 5000, timeout: 10_000, onDefect: (r) => codes.push(r.defect.code) }), 10_000, "connect");
+    const client = await within(McpClient.connect(connector, { probeTimeout: 5000, timeout: 10_000, onDefect: (r) => codes.push(r.defect.code) }), "connect", 10_000);
     try {
       assert.equal(client.revision, chosen);
       assert.deepEqual(codes, expected);
@@ -150,7 +148,7 @@ test("a stdio server that cannot be started fails the opening at once with its S
     children.push(child);
     return child.transport;
   });
-  const e = await within(connecting.then(() => undefined, (error: unknown) => error), 10_000);
+  const e = await within(connecting.then(() => undefined, (error: unknown) => error), "the promise", 10_000);
   assert.ok(e instanceof SpawnError, String(e));
   assert.equal(e.osCode, "ENOENT");
   assert.equal(started.length, 1);

@@ -7,12 +7,12 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { beforeEach, describe, test } from "node:test";
-import { guardEventLoop, rejection, within } from "../peer/support.test.js";
+import { guardEventLoop, rejection, within } from "../testkit/peer.js";
 import { HttpError } from "../transport/http/error.js";
-import { closedAfterEach, header, rpcError, sendJson, startServer, type Handler, type TestServer } from "../transport/http/test-support.test.js";
+import { closedAfterEach, header, rpcError, sendJson, startServer, type Handler, type TestServer } from "../testkit/http.js";
 import type { McpClient } from "./client.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpConnection } from "./connect-http.js";
-import { UNSUPPORTED_PROTOCOL_VERSION, httpSseServer, legacyServer, modernServer } from "./http-test-servers.test.js";
+import { UNSUPPORTED_PROTOCOL_VERSION, httpSseServer, legacyServer, modernServer } from "../testkit/http-test-servers.js";
 
 guardEventLoop();
 
@@ -22,7 +22,7 @@ const { keep, peers: clients } = closedAfterEach();
 beforeEach(() => forgetHttpEras());
 
 async function connect(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
-  const connection = await within(connectHttp(url, { timeout: TIMEOUT, ...options }), 3 * TIMEOUT, "connectHttp");
+  const connection = await within(connectHttp(url, { timeout: TIMEOUT, ...options }), "connectHttp", 3 * TIMEOUT);
   clients.push(connection.client);
   return connection;
 }
@@ -41,7 +41,7 @@ describe("connectHttp: which era", () => {
     assert.deepEqual(steps(client), ["server/discover:ok"]);
     assert.equal(client.serverInfo?.name, "modern-test");
     assert.deepEqual(client.supportedVersions, ["2026-07-28"]);
-    const result = await within(client.callTool("echo", { text: "hi" }), TIMEOUT);
+    const result = await within(client.callTool("echo", { text: "hi" }), "the promise", TIMEOUT);
     assert.equal(result.content[0]?.text, "hi");
     assert.deepEqual(methods(s), ["POST server/discover", "POST tools/call"]);
   });
@@ -64,7 +64,7 @@ describe("connectHttp: which era", () => {
     assert.equal(client.revision, "2026-07-28");
     assert.deepEqual(client.supportedVersions, ["2026-07-28"]);
     assert.equal(s.calls("initialize").length, 0);
-    const tools = await within(client.listTools(), TIMEOUT);
+    const tools = await within(client.listTools(), "the promise", TIMEOUT);
     assert.deepEqual(
       tools.map((t) => t.name),
       ["echo", "slow"],
@@ -240,7 +240,7 @@ describe("connectHttp: the deprecated HTTP+SSE transport", () => {
     assert.equal(client.era, "legacy");
     assert.equal(client.revision, "2024-11-05");
     assert.equal(client.serverInfo?.name, "http-sse-test");
-    const result = await within(client.callTool("echo", { text: "over SSE" }), TIMEOUT);
+    const result = await within(client.callTool("echo", { text: "over SSE" }), "the promise", TIMEOUT);
     assert.equal(result.content[0]?.text, "over SSE");
     assert.deepEqual(methods(s).slice(0, 4), ["POST server/discover", "POST initialize", "GET /mcp", "POST initialize"]);
   });

@@ -12,8 +12,8 @@ import { ResponseError } from "../peer/errors.js";
 import type { McpClient } from "./client.js";
 import { probeHttp } from "../probe/probe.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpTransportName } from "./connect-http.js";
-import { within } from "./interop-support.test.js";
-import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools } from "./client-tool-checks.test.js";
+import { within } from "../testkit/mcp-interop.js";
+import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools } from "../testkit/client-tool-checks.js";
 
 const EVERYTHING_HTTP = fileURLToPath(new URL("../../../test/fixtures/everything-http.mjs", import.meta.url));
 const V2_SDK_HTTP = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-http-server.mjs", import.meta.url));

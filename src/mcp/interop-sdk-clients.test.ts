@@ -9,8 +9,8 @@ import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextpro
 import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { decode } from "../codec/decode.js";
-import { SERVE_ARGS, within } from "./interop-support.test.js";
-import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "./sdk-client-checks.test.js";
+import { SERVE_ARGS, within } from "../testkit/mcp-interop.js";
+import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "../testkit/sdk-client-checks.js";
 
 const TIMEOUT = 10_000;
 

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ResponseError } from "../peer/errors.js";
 import { McpClient, type ClientOptions } from "./client.js";
-import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools, type ServerTools } from "./client-tool-checks.test.js";
-import { EXIT_BEFORE_INITIALIZE_SERVER, SERVE_ARGS, SERVER_EVERYTHING, Spawner, V2_SDK_SERVER, within } from "./interop-support.test.js";
+import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools, type ServerTools } from "../testkit/client-tool-checks.js";
+import { EXIT_BEFORE_INITIALIZE_SERVER, SERVE_ARGS, SERVER_EVERYTHING, Spawner, V2_SDK_SERVER, within } from "../testkit/mcp-interop.js";
 
 const TIMEOUT = 10_000;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;

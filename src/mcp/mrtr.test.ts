@@ -13,7 +13,7 @@ import type { Transport } from "../peer/transport.js";
 import { createMemoryPair } from "../transport/memory.js";
 import { McpClient, type ClientOptions } from "./client.js";
 import { createConformanceServer } from "../fleet/conformance-server.js";
-import { within } from "./interop-support.test.js";
+import { within } from "../testkit/mcp-interop.js";
 import type { CallToolResult, InputRequiredResult } from "./meta.js";
 import { InputRequiredError, type InputContext, type InputHandlers } from "./mrtr.js";
 import { McpServer, type ServeContext } from "./server.js";

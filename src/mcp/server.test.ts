@@ -9,7 +9,7 @@ import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
 import { createMemoryPair } from "../transport/memory.js";
-import { within } from "./interop-support.test.js";
+import { within } from "../testkit/mcp-interop.js";
 import { McpServer, type ServerOptions } from "./server.js";
 
 const META = {

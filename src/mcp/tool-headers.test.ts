@@ -7,12 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { guardEventLoop, within } from "../peer/support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
 import type { Revision } from "../rules/revisions.js";
-import { header, mcpHeaders, type TestServer } from "../transport/http/test-support.test.js";
+import { header, mcpHeaders, type TestServer } from "../testkit/http.js";
 import type { McpClient } from "./client.js";
 import { connectHttp } from "./connect-http.js";
-import { legacyServer, modernServer } from "./http-test-servers.test.js";
+import { legacyServer, modernServer } from "../testkit/http-test-servers.js";
 import type { Tool } from "./meta.js";
 import { headerParams, paramHeaders } from "./tool-headers.js";
 
@@ -134,7 +134,7 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   let client: McpClient;
   before(async () => {
     server = await modernServer({ tools: [VALID, NON_ASCII_TOOL, ...INVALID] });
-    client = (await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true }), TIMEOUT, "connectHttp")).client;
+    client = (await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true }), "connectHttp", TIMEOUT)).client;
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -143,7 +143,7 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
 
   test("listTools keeps the valid tools and leaves out every invalid one, saying why in rejectedTools", async () => {
     assert.equal(client.era, "modern");
-    const tools = await within(client.listTools(), TIMEOUT, "tools/list");
+    const tools = await within(client.listTools(), "tools/list", TIMEOUT);
     assert.deepEqual(
       tools.map((t) => t.name),
       [VALID.name, NON_ASCII_TOOL.name],
@@ -166,7 +166,7 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   });
 
   test("tools/call: Mcp-Name, and every Mcp-Param-* with a value, encoded where it must be", async () => {
-    await within(client.callTool(VALID.name, { region: "us-west1", query: "SELECT 1", target: { tenant: "Hello, 世界", shard: { index: 42 } }, dry: false }), TIMEOUT, "tools/call");
+    await within(client.callTool(VALID.name, { region: "us-west1", query: "SELECT 1", target: { tenant: "Hello, 世界", shard: { index: 42 } }, dry: false }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call").at(-1)!;
     assert.deepEqual(mcpHeaders(call), {
       "mcp-method": "tools/call",
@@ -180,13 +180,13 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   });
 
   test("tools/call with null and absent values: those headers are left out", async () => {
-    await within(client.callTool(VALID.name, { region: null, query: "SELECT 1" }), TIMEOUT, "tools/call");
+    await within(client.callTool(VALID.name, { region: null, query: "SELECT 1" }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call").at(-1)!;
     assert.deepEqual(mcpHeaders(call), { "mcp-method": "tools/call", "mcp-name": "execute_sql", "mcp-protocol-version": "2026-07-28" });
   });
 
   test("a non-ASCII tool name travels in Mcp-Name as the Base64 sentinel", async () => {
-    await within(client.callTool(NON_ASCII_TOOL.name, { city: "Zürich" }), TIMEOUT, "tools/call");
+    await within(client.callTool(NON_ASCII_TOOL.name, { city: "Zürich" }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call").at(-1)!;
     assert.equal(header(call, "mcp-name"), `=?base64?${Buffer.from("météo").toString("base64")}?=`);
     assert.equal(header(call, "mcp-method"), "tools/call");
@@ -205,7 +205,7 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
 
   async function open(revision: Revision | undefined) {
     const server = await legacyServer({ tools: [VALID, NON_ASCII_TOOL, ...INVALID] });
-    const { client } = await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true, ...(revision ? { revision } : {}) }), TIMEOUT, "connectHttp");
+    const { client } = await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true, ...(revision ? { revision } : {}) }), "connectHttp", TIMEOUT);
     opened.push({ server, client });
     return { server, client };
   }
@@ -214,11 +214,11 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
     const { server, client } = await open(undefined);
     assert.equal(client.era, "legacy");
     assert.equal(client.revision, "2025-11-25");
-    const tools = await within(client.listTools(), TIMEOUT, "tools/list");
+    const tools = await within(client.listTools(), "tools/list", TIMEOUT);
     assert.equal(tools.length, 2 + INVALID.length, "a legacy server's tools are all listed");
     assert.deepEqual(client.rejectedTools, []);
-    await within(client.callTool(VALID.name, { region: "us-west1", target: { tenant: "acme" } }), TIMEOUT, "tools/call");
-    await within(client.callTool(NON_ASCII_TOOL.name, { city: "Zürich" }), TIMEOUT, "tools/call");
+    await within(client.callTool(VALID.name, { region: "us-west1", target: { tenant: "acme" } }), "tools/call", TIMEOUT);
+    await within(client.callTool(NON_ASCII_TOOL.name, { city: "Zürich" }), "tools/call", TIMEOUT);
 
     const initialize = server.calls("initialize")[0]!;
     assert.deepEqual(mcpHeaders(initialize), {}, "initialize carries no MCP header");
@@ -233,7 +233,7 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
 
   test("forced to 2025-06-18: the same headers, that version", async () => {
     const { server, client } = await open("2025-06-18");
-    await within(client.callTool(VALID.name, { region: "us-west1" }), TIMEOUT, "tools/call");
+    await within(client.callTool(VALID.name, { region: "us-west1" }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call")[0]!;
     assert.deepEqual(mcpHeaders(call), { "mcp-protocol-version": "2025-06-18", "mcp-session-id": header(call, "mcp-session-id")! });
     assert.ok(header(call, "mcp-session-id"));
@@ -242,7 +242,7 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
 
   test("forced to 2025-03-26: Mcp-Session-Id only (MCP-Protocol-Version came with 2025-06-18)", async () => {
     const { server, client } = await open("2025-03-26");
-    await within(client.callTool(VALID.name, { region: "us-west1" }), TIMEOUT, "tools/call");
+    await within(client.callTool(VALID.name, { region: "us-west1" }), "tools/call", TIMEOUT);
     for (const r of [...server.calls("notifications/initialized"), ...server.calls("tools/call")]) {
       assert.deepEqual(Object.keys(mcpHeaders(r)), ["mcp-session-id"]);
     }

@@ -19,7 +19,7 @@ import type { RequestId } from "../codec/message.js";
 import { createMemoryPair } from "../transport/memory.js";
 import { AbortedError, ClosedError, ResponseError, TimeoutError } from "./errors.js";
 import { Peer, type RequestContext, type RequestOptions } from "./peer.js";
-import { guardEventLoop } from "./support.test.js";
+import { guardEventLoop } from "../testkit/peer.js";
 import type { Transport, TransportSink } from "./transport.js";
 
 guardEventLoop();

@@ -9,7 +9,7 @@ import { REVISIONS, RULES } from "../rules/revisions.js";
 import { AbortedError, ClosedError, ConnectionError, ConnectionErrorCode, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import { Peer, type Progress } from "./peer.js";
 import type { HttpTransport, Transport } from "./transport.js";
-import { CHANNELS, Scripted, connectPeers, guardEventLoop, rejection, ticks, until, within } from "./support.test.js";
+import { CHANNELS, Scripted, connectPeers, guardEventLoop, rejection, ticks, until, within } from "../testkit/peer.js";
 
 guardEventLoop();
 
@@ -752,8 +752,8 @@ describe("Peer: request handlers shared between peers", () => {
     const pairs = [0, 1].map(() => connectPeers(CHANNELS[0]!, { server: { handlers: shared } }));
     pairs[0]!.server.handle("who", () => ({ from: "own" }));
     pairs[0]!.server.handle("extra", () => ({}));
-    assert.deepEqual(await within(pairs[0]!.client.request("who"), 5000), { from: "own" });
-    assert.deepEqual(await within(pairs[1]!.client.request("who"), 5000), { from: "shared" });
+    assert.deepEqual(await within(pairs[0]!.client.request("who"), "the promise", 5000), { from: "own" });
+    assert.deepEqual(await within(pairs[1]!.client.request("who"), "the promise", 5000), { from: "shared" });
     assert.equal(((await rejection(pairs[1]!.client.request("extra"))) as ResponseError).code, -32601);
     assert.deepEqual([...shared.keys()], ["who"]);
     for (const p of pairs) await p.client.close();

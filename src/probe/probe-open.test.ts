@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { guardEventLoop, within } from "../peer/support.test.js";
-import { SERVE_ARGS } from "../mcp/interop-support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
+import { SERVE_ARGS } from "../testkit/mcp-interop.js";
 import { startFleet, type Fleet } from "../fleet/fleet.js";
 import { probeHttp, probeStdio } from "./probe.js";
 
@@ -17,7 +17,7 @@ const NODE = process.execPath;
 
 describe("probe --stdio: the opening", () => {
   test("a modern server that takes 3.5 s to start is ok (modern), not legacy", async () => {
-    const r = await within(probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", ...SERVE_ARGS], { timeout: 10_000 }), 20_000, "the probe");
+    const r = await within(probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", ...SERVE_ARGS], { timeout: 10_000 }), "the probe", 20_000);
     assert.equal(r.class, "ok", JSON.stringify(r.trace));
     assert.equal(r.detail, "modern", JSON.stringify(r.trace));
     assert.equal(r.revision, "2026-07-28");
@@ -30,7 +30,7 @@ describe("probe --stdio: the deadline includes the cleanup", () => {
   test("a server that ignores stdin closing and SIGTERM is killed within the deadline: the probe ends by deadline + 0.5 s", async () => {
     const timeout = 3000;
     const t0 = performance.now();
-    const r = await within(probeStdio(NODE, [fixture("child-stubborn.mjs")], { timeout }), 20_000, "the probe");
+    const r = await within(probeStdio(NODE, [fixture("child-stubborn.mjs")], { timeout }), "the probe", 20_000);
     const wall = performance.now() - t0;
     assert.equal(r.class, "timeout");
     assert.ok(wall < timeout + 500, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
@@ -46,7 +46,7 @@ describe("probe -r: exactly one revision", () => {
   after(() => fleet?.close());
 
   test("a legacy server that chooses 2025-06-18 when offered 2024-11-05: rpc_error unsupported_version, naming its choice", async () => {
-    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2024-11-05", timeout: 10_000 }), 20_000, "the probe");
+    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2024-11-05", timeout: 10_000 }), "the probe", 20_000);
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.equal(r.rpcError, null);
@@ -54,7 +54,7 @@ describe("probe -r: exactly one revision", () => {
   });
 
   test("a legacy-only stdio server with -r 2026-07-28: rpc_error unsupported_version, naming what it speaks", async () => {
-    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2026-07-28", timeout: 10_000 }), 20_000, "the probe");
+    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2026-07-28", timeout: 10_000 }), "the probe", 20_000);
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-06-18 \(legacy/);
@@ -63,17 +63,17 @@ describe("probe -r: exactly one revision", () => {
   });
 
   test("a legacy-only HTTP server with -r 2026-07-28: the same, over Streamable HTTP", async () => {
-    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2026-07-28", timeout: 10_000 }), 20_000, "the probe");
+    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2026-07-28", timeout: 10_000 }), "the probe", 20_000);
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-11-25 \(legacy/);
   });
 
   test("a revision the server speaks: ok, that revision", async () => {
-    const r = await within(probeStdio(NODE, [...SERVE_ARGS], { revision: "2024-11-05", timeout: 10_000 }), 20_000, "the probe");
+    const r = await within(probeStdio(NODE, [...SERVE_ARGS], { revision: "2024-11-05", timeout: 10_000 }), "the probe", 20_000);
     assert.equal(r.class, "ok", JSON.stringify(r.trace));
     assert.equal(r.revision, "2024-11-05");
-    const m = await within(probeHttp(fleet.url("modern"), { revision: "2025-03-26", timeout: 10_000 }), 20_000, "the probe");
+    const m = await within(probeHttp(fleet.url("modern"), { revision: "2025-03-26", timeout: 10_000 }), "the probe", 20_000);
     assert.equal(m.class, "ok", JSON.stringify(m.trace));
     assert.equal(m.revision, "2025-03-26");
   });

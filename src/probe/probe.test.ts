@@ -15,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { guardEventLoop, within } from "../peer/support.test.js";
+import { guardEventLoop, within } from "../testkit/peer.js";
 import { HttpError } from "../transport/http/error.js";
 import { startFleet, type Expectation, type Fleet, type FleetCommand, type FleetEndpoint } from "../fleet/fleet.js";
 import { classifyFailure, classifyHttpError, classifyRpcError } from "./classify.js";
@@ -45,7 +45,7 @@ const seen = new Map<string, Seen>();
 async function timed(run: (timeout: number) => Promise<ProbeResult>, e: { expect: Expectation }): Promise<Seen> {
   const timeout = e.expect.untilDeadline ? SHORT : 10_000;
   const t0 = performance.now();
-  const result = await within(run(timeout), timeout + SLACK + 2000, "the probe");
+  const result = await within(run(timeout), "the probe", timeout + SLACK + 2000);
   return { result, wallMs: performance.now() - t0, timeout };
 }
 
@@ -296,7 +296,7 @@ describe("probe over stdio, against the fleet", () => {
 describe("probe: secrets, caps, and never throwing", () => {
   test("header values never appear in the verdict, even when the server echoes them", async () => {
     const secret = "wrong-secret-5e1f0c2b";
-    const r = await within(probeHttp(fleet.url("auth-bearer"), { headers: { Authorization: `Bearer ${secret}`, "X-Api-Key": "k-123456789" } }), 15_000);
+    const r = await within(probeHttp(fleet.url("auth-bearer"), { headers: { Authorization: `Bearer ${secret}`, "X-Api-Key": "k-123456789" } }), "the promise", 15_000);
     assert.equal(r.class, "auth_required");
     const text = JSON.stringify(r);
     assert.ok(!text.includes(secret), "the token is not in the verdict");
@@ -308,7 +308,7 @@ describe("probe: secrets, caps, and never throwing", () => {
   });
 
   test("the right token opens the server, and it is not in the verdict either", async () => {
-    const r = await within(probeHttp(fleet.url("auth-bearer"), { headers: { Authorization: `Bearer ${fleet.token}` } }), 15_000);
+    const r = await within(probeHttp(fleet.url("auth-bearer"), { headers: { Authorization: `Bearer ${fleet.token}` } }), "the promise", 15_000);
     assert.equal(r.class, "ok");
     assert.equal(r.detail, "modern");
     assert.ok(!JSON.stringify(r).includes(fleet.token));
@@ -320,7 +320,7 @@ describe("probe: secrets, caps, and never throwing", () => {
   });
 
   test("--max-bytes: a body past the cap is too_large, whatever the cap", async () => {
-    const r = await within(probeHttp(fleet.url("web-page"), { maxBytes: 64 }), 15_000);
+    const r = await within(probeHttp(fleet.url("web-page"), { maxBytes: 64 }), "the promise", 15_000);
     assert.equal(r.class, "protocol_violation");
     assert.equal(r.detail, "too_large");
   });
@@ -339,7 +339,7 @@ describe("probe: secrets, caps, and never throwing", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const r = await within(probeHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, { maxBytes: 64 * 1024, timeout: 60_000 }), 60_000);
+      const r = await within(probeHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, { maxBytes: 64 * 1024, timeout: 60_000 }), "the promise", 60_000);
       assert.deepEqual([r.class, r.detail], ["protocol_violation", "too_large"]);
     } finally {
       server.closeAllConnections();
@@ -350,13 +350,13 @@ describe("probe: secrets, caps, and never throwing", () => {
   test("the cap holds on the retries with older revisions too", async () => {
     // this server's refusals take about 100 bytes, the initialize result it finally gives 150:
     // with a cap of 120 the retry that would work is refused, and the first refusal stands
-    const r = await within(probeHttp(fleet.url("version-retry"), { maxBytes: 120 }), 15_000);
+    const r = await within(probeHttp(fleet.url("version-retry"), { maxBytes: 120 }), "the promise", 15_000);
     assert.deepEqual([r.class, r.detail], ["rpc_error", "unsupported_version"]);
     assert.ok(r.trace.some((t) => /passed the 120-byte cap/.test(t.error ?? "")), JSON.stringify(r.trace));
   });
 
   test("a revision asked for is spoken exactly: no detection", async () => {
-    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2025-06-18" }), 15_000);
+    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2025-06-18" }), "the promise", 15_000);
     assert.equal(r.class, "ok");
     assert.equal(r.revision, "2025-06-18");
     assert.deepEqual(r.trace.map((t) => t.step).slice(0, 1), ["initialize"]);
@@ -370,8 +370,7 @@ describe("probe: secrets, caps, and never throwing", () => {
         probeHttp(fleet.url("modern"), { timeout: 1 }),
         probeStdio("", []),
         probeStdio(process.execPath, ["-e", "process.stdout.write('\\u0000\\uffff{[\\n'); setTimeout(() => process.exit(0), 50)"], { timeout: 3000 }),
-      ]),
-      20_000,
+      ]), "the promise", 20_000
     );
     for (const r of results) assert.ok(PROBE_CLASSES.includes(r.class), JSON.stringify(r));
     assert.equal(results[2]!.class, "timeout");
@@ -443,7 +442,7 @@ describe("probe: a self-signed certificate on 127.0.0.1", () => {
     server = createHttpsServer(pair!, (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const r = await within(probeHttp(url, { timeout: 5000 }), 10_000);
+    const r = await within(probeHttp(url, { timeout: 5000 }), "the promise", 10_000);
     assert.deepEqual([r.class, r.detail], ["unreachable", "tls"]);
     assert.match(r.trace[0]?.error ?? "", /SELF_SIGNED|self-signed|TLS/i);
     server.closeAllConnections();

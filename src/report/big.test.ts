@@ -14,7 +14,7 @@ import { runInNewContext } from "node:vm";
 import { after, before, describe, test } from "node:test";
 import { SqliteStore } from "../census/sqlite-store.js";
 import type { TargetSummary } from "../census/store.js";
-import { attempt, fail, ok } from "./fixtures.test.js";
+import { attempt, fail, ok } from "../testkit/report-fixtures.js";
 import { MAX_TARGET_ROWS, renderHtmlStream } from "./html.js";
 
 const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));

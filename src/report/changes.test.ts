@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore } from "../census/memory-store.js";
-import { attempt, surfaceOf } from "../census/store-contract.test.js";
+import { attempt, surfaceOf } from "../testkit/store-contract.js";
 import { changesOf, renderChanges } from "./changes.js";
 
 const A = "https://a.example/mcp";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore } from "../census/memory-store.js";
 import { CSV_COLUMNS, renderCsv } from "./csv.js";
-import { attempt, fail, ok, rpc, seedCensus } from "./fixtures.test.js";
+import { attempt, fail, ok, rpc, seedCensus } from "../testkit/report-fixtures.js";
 import { reportObject } from "./json.js";
 import { renderText } from "./text.js";
 

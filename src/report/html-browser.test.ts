@@ -12,8 +12,8 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { MemoryStore } from "../census/memory-store.js";
-import { attempt, fail, ok, seedCensus, seedFifty, seedHistory } from "./fixtures.test.js";
-import { PAYLOADS, hostileStore } from "./hostile.test.js";
+import { attempt, fail, ok, seedCensus, seedFifty, seedHistory } from "../testkit/report-fixtures.js";
+import { PAYLOADS, hostileStore } from "../testkit/report-hostile.js";
 import { renderHtml } from "./html.js";
 
 // What the functions handed to the page use: they run in the browser, and this program is

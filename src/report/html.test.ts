@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
-import { seedCensus, seedHistory } from "./fixtures.test.js";
-import { PAYLOADS, hostileStore } from "./hostile.test.js";
-import { seedFifty } from "./fixtures.test.js";
+import { seedCensus, seedHistory } from "../testkit/report-fixtures.js";
+import { PAYLOADS, hostileStore } from "../testkit/report-hostile.js";
+import { seedFifty } from "../testkit/report-fixtures.js";
 import { breakableUrl, collapsed, renderHtml, runLabels } from "./html.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
 

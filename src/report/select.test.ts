@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore } from "../census/memory-store.js";
-import { attempt, fail, ok } from "./fixtures.test.js";
+import { attempt, fail, ok } from "../testkit/report-fixtures.js";
 import { reportObject } from "./json.js";
 import { parseRuns, parseSince, select } from "./select.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore } from "../census/memory-store.js";
-import { HISTORY_TARGET, attempt, fail, ok, rpc, seedCensus, seedHistory, type Shape } from "./fixtures.test.js";
+import { HISTORY_TARGET, attempt, fail, ok, rpc, seedCensus, seedHistory, type Shape } from "../testkit/report-fixtures.js";
 import { heading, history, summary } from "./story.js";
 
 /** One run on 20 August 2026 over these shapes, one target each. */

@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextp
 import { Client as V2Client, SSEClientTransport as V2SseTransport, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
 import { startHttpTap, type HttpTap } from "./http-tap.js";
 import { TapReport } from "./report.js";
-import { lintJson, startEverythingHttp, startServeHttp, within, type Started } from "./support.test.js";
+import { lintJson, startEverythingHttp, startServeHttp, within, type Started } from "../testkit/tap.js";
 
 const TIMEOUT = 10_000;
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-conversations-"));

@@ -14,10 +14,10 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextp
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport as V1HttpServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
-import { signal } from "../mcp/interop-support.test.js";
+import { signal } from "../testkit/mcp-interop.js";
 import { startHttpTap, type HttpTap } from "./http-tap.js";
 import { TapReport } from "./report.js";
-import { CLI, liveDefects, until, within } from "./support.test.js";
+import { CLI, liveDefects, until, within } from "../testkit/tap.js";
 
 const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
 const j = (v: unknown) => JSON.stringify(v);

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { SERVER_EVERYTHING } from "../mcp/interop-support.test.js";
-import { CLI, liveDefects, lintJson, until, within } from "./support.test.js";
+import { SERVER_EVERYTHING } from "../testkit/mcp-interop.js";
+import { CLI, liveDefects, lintJson, until, within } from "../testkit/tap.js";
 
 const TIMEOUT = 10_000;
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-interop-"));

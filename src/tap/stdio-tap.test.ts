@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { TapProcess, fixture, liveDefects, lintJson, until, within } from "./support.test.js";
+import { TapProcess, fixture, liveDefects, lintJson, until, within } from "../testkit/tap.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-"));
 const taps: TapProcess[] = [];

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClosedError, ConnectionErrorCode, SpawnError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
-import { Defects, guardEventLoop, rejection, within } from "../peer/support.test.js";
+import { Defects, guardEventLoop, rejection, within } from "../testkit/peer.js";
 import { ChildServer } from "./child.js";
 
 guardEventLoop();
@@ -33,7 +33,7 @@ describe("ChildServer", () => {
     const e = await rejection(peer.request("nothing"));
     assert.equal((e as { code?: unknown }).code, -32601);
     assert.deepEqual(await within(hello), { level: "info", data: "hello" });
-    const status = await within(server.shutdown(5000), 10_000);
+    const status = await within(server.shutdown(5000), "the promise", 10_000);
     assert.deepEqual(status, { code: 0, signal: null });
     assert.equal(server.status, status);
     assert.ok((await within(peer.ended)) instanceof ClosedError);
@@ -59,9 +59,9 @@ describe("ChildServer", () => {
   test("a server that ignores stdin closing and SIGTERM is still ended, by SIGKILL", async () => {
     const server = new ChildServer(process.execPath, [fixture("child-stubborn.mjs")]);
     const { peer } = connect(server);
-    await within(new Promise((resolve) => peer.onNotification("notifications/message", resolve)), 10_000, "the stubborn server's ready message");
+    await within(new Promise((resolve) => peer.onNotification("notifications/message", resolve)), "the stubborn server's ready message", 10_000);
     const pending = rejection(peer.request("echo", {}), 15_000);
-    const status = await within(server.shutdown(150), 10_000);
+    const status = await within(server.shutdown(150), "the promise", 10_000);
     assert.deepEqual(status, { code: null, signal: "SIGKILL" });
     assert.ok((await pending) instanceof ClosedError);
   });

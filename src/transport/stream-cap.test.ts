@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import { MessageTooLargeError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
-import { Defects, guardEventLoop, rejection, within } from "../peer/support.test.js";
+import { Defects, guardEventLoop, rejection, within } from "../testkit/peer.js";
 import { ChildServer } from "./child.js";
 import { peekEnvelope, peekEnvelopeEnd } from "./stream.js";
 
@@ -37,12 +37,12 @@ describe("stdio lines over the cap", () => {
     assert.equal(e.limit, 1024 * 1024);
     assert.ok(e.size > 5 * 1024 * 1024);
     assert.deepEqual(defects.codes(), ["too_large"]);
-    assert.deepEqual(await within(peer.request("echo", { small: 1 }), 10_000), { small: 1 });
+    assert.deepEqual(await within(peer.request("echo", { small: 1 }), "the promise", 10_000), { small: 1 });
   });
 
   test("a client reads a 5 MiB answer by default, as file and image tools send", async () => {
     const { peer, defects } = echoServer();
-    const answer = await within(peer.request<{ text: string }>("big", { bytes: 5 * 1024 * 1024 }), 20_000);
+    const answer = await within(peer.request<{ text: string }>("big", { bytes: 5 * 1024 * 1024 }), "the promise", 20_000);
     assert.equal(answer.text.length, 5 * 1024 * 1024);
     assert.deepEqual(defects.codes(), []);
   });
@@ -101,7 +101,7 @@ describe("an official SDK server's answer over the cap", () => {
     servers.push(server);
     const defects = new Defects();
     const peer = new Peer(server.transport, { revision: "2025-11-25", role: "client", timeout: 600_000, onDefect: defects.listener });
-    await within(peer.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stream-cap.test", version: "1" } }), 20_000);
+    await within(peer.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stream-cap.test", version: "1" } }), "the promise", 20_000);
     await peer.notify("notifications/initialized");
     const text = "x".repeat(2 * 1024 * 1024);
     const e = await rejection(peer.request("tools/call", { name: "echo", arguments: { text } }), 20_000);
@@ -109,7 +109,7 @@ describe("an official SDK server's answer over the cap", () => {
     assert.equal(e.method, "tools/call");
     assert.ok(e.size > text.length);
     assert.deepEqual(defects.codes(), ["too_large"]);
-    const small = await within(peer.request<{ content: { text: string }[] }>("tools/call", { name: "echo", arguments: { text: "small" } }), 20_000);
+    const small = await within(peer.request<{ content: { text: string }[] }>("tools/call", { name: "echo", arguments: { text: "small" } }), "the promise", 20_000);
     assert.equal(small.content[0]!.text, "small");
   });
 });

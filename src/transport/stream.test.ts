@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { ClosedError, MessageTooLargeError } from "../peer/errors.js";
 import { Peer } from "../peer/peer.js";
 import type { TransportSink } from "../peer/transport.js";
-import { Defects, guardEventLoop, rejection, ticks, until, within } from "../peer/support.test.js";
+import { Defects, guardEventLoop, rejection, ticks, until, within } from "../testkit/peer.js";
 import { StreamTransport } from "./stream.js";
 
 guardEventLoop();
@@ -39,7 +39,7 @@ function piped(options: { maxLineBytes?: number; highWaterMark?: number } = {}) 
 
 /** Writes to a stream as a well-behaved producer: waits for drain when told to. */
 async function write(stream: PassThrough, chunk: Buffer | string): Promise<void> {
-  if (!stream.write(chunk)) await within(new Promise((resolve) => stream.once("drain", resolve)), 5000, "drain");
+  if (!stream.write(chunk)) await within(new Promise((resolve) => stream.once("drain", resolve)), "drain", 5000);
 }
 
 describe("StreamTransport", () => {
@@ -122,7 +122,7 @@ describe("StreamTransport", () => {
     await write(input, '"}}\n{"jsonrpc":"2.0","id":2,"result":{"small":true}}\n');
     // the request the line answered fails at once (its id is in the line's first bytes)
     assert.ok((await pending) instanceof MessageTooLargeError);
-    assert.deepEqual(await within(next, 20_000), { small: true });
+    assert.deepEqual(await within(next, "the promise", 20_000), { small: true });
     const after = process.memoryUsage();
     assert.deepEqual(defects.codes(), ["too_large"]);
     assert.match(defects.reports[0]!.defect.message, /^a line of 104857\d\d\d bytes, over the 4194304-byte limit: dropped$/);

@@ -13,12 +13,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { LookupFunction } from "node:net";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { peakPerAddress, signinHost, startHosts, until, type Fleet } from "../census-fleet.test.js";
+import { peakPerAddress, signinHost, startHosts, until, type Fleet } from "../../testkit/census-fleet.js";
 import { attemptAt, type CensusOptions } from "../census.js";
 import { probeHttp } from "../../probe/probe.js";
 import type { AdmissionState } from "../admission.js";
 import { runWorker } from "../worker.js";
-import { startPostgres, type TestPostgres } from "./embedded.test.js";
+import { startPostgres, type TestPostgres } from "../../testkit/postgres.js";
 import { PostgresStore } from "./store.js";
 
 const HOSTS = 10;

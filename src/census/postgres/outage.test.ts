@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { A, B, TARGETS, attempt } from "../store-contract.test.js";
+import { A, B, TARGETS, attempt } from "../../testkit/store-contract.js";
 import { StoreUnreachable, collect } from "../store.js";
-import { startPostgres, type TestPostgres } from "./embedded.test.js";
+import { startPostgres, type TestPostgres } from "../../testkit/postgres.js";
 import { PostgresStore } from "./store.js";
 
 let server: TestPostgres;

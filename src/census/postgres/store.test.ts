@@ -3,9 +3,9 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { MemoryStore } from "../memory-store.js";
 import { SqliteStore } from "../sqlite-store.js";
-import { A, TARGETS, attempt, fill, storeContract } from "../store-contract.test.js";
+import { A, TARGETS, attempt, fill, storeContract } from "../../testkit/store-contract.js";
 import { StoreRefused, collect, type Aggregates, type Store } from "../store.js";
-import { startPostgres, type TestPostgres } from "./embedded.test.js";
+import { startPostgres, type TestPostgres } from "../../testkit/postgres.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION, pgMigrate } from "./schema.js";
 import { PostgresStore } from "./store.js";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { SqliteStore } from "../../census/sqlite-store.js";
-import { attempt } from "../../census/store-contract.test.js";
+import { attempt } from "../../testkit/store-contract.js";
 import { fillHistory, historyUrl } from "../../testkit/census-history.js";
 import { serveReport, type ReportServer } from "./app.js";
 import { serverId } from "./model.js";

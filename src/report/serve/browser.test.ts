@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { BrowserContext } from "playwright-core";
 import { SqliteStore } from "../../census/sqlite-store.js";
-import { attempt } from "../../census/store-contract.test.js";
+import { attempt } from "../../testkit/store-contract.js";
 import { chromiumMissing, launchChromium, requireChromium, watchedPage } from "../../testkit/chromium.js";
 import { fillHistory } from "../../testkit/census-history.js";
-import { PAYLOADS } from "../hostile.test.js";
+import { PAYLOADS } from "../../testkit/report-hostile.js";
 import { serveReport, type ReportServer } from "./app.js";
 
 // run in the browser, and this program is compiled without the DOM's types

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { guardEventLoop, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, until, within } from "../../testkit/peer.js";
 import { StreamableHttpTransport } from "./client.js";
-import { closedAfterEach, sendJson, startServer } from "./test-support.test.js";
+import { closedAfterEach, sendJson, startServer } from "../../testkit/http.js";
 
 guardEventLoop();
 
@@ -26,10 +26,10 @@ test("close(): the DELETE of a session stops when the caller's signal fires", as
   const closing = transport.close();
   await within((async () => {
     while (!s.requests.some((r) => r.method === "DELETE")) await new Promise((r) => setTimeout(r, 5));
-  })(), 5000, "the DELETE");
+  })(), "the DELETE", 5000);
   controller.abort(new Error("deadline"));
   // without the signal the DELETE waits for its own 2 s timeout
-  await within(closing, 1000, "close() after the abort");
+  await within(closing, "close() after the abort", 1000);
   // and the server sees the connection go
   await until(() => s.disconnects.some((r) => r.method === "DELETE"), 5000, "the DELETE's connection closing");
 });

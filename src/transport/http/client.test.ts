@@ -12,11 +12,11 @@ import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
 import { AbortedError, ConnectionErrorCode, ResponseError, TimeoutError } from "../../peer/errors.js";
 import { Peer, type Progress } from "../../peer/peer.js";
-import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, rejection, until, within } from "../../testkit/peer.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../../rules/revisions.js";
 import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { closedAfterEach, closedPort, header, idOf, openSse, result, rpcError, sendJson, type Handler, type Recorded } from "./test-support.test.js";
+import { closedAfterEach, closedPort, header, idOf, openSse, result, rpcError, sendJson, type Handler, type Recorded } from "../../testkit/http.js";
 
 guardEventLoop();
 
@@ -580,7 +580,7 @@ describe("cancellation", () => {
     let progressed!: () => void;
     const first = new Promise<void>((resolve) => (progressed = resolve));
     const call = peer.request("tools/call", modern({ name: "slow" }), { signal: controller.signal, onProgress: () => progressed() });
-    await within(first, 5000, "the first progress notification");
+    await within(first, "the first progress notification", 5000);
     controller.abort();
     const e = await rejection(call);
     assert.ok(e instanceof AbortedError, `AbortedError, got ${e.name}`);
@@ -596,7 +596,7 @@ describe("cancellation", () => {
     let progressed!: () => void;
     const first = new Promise<void>((resolve) => (progressed = resolve));
     const call = peer.request("tools/call", { name: "slow" }, { signal: controller.signal, onProgress: () => progressed() });
-    await within(first, 5000, "the first progress notification");
+    await within(first, "the first progress notification", 5000);
     controller.abort();
     assert.ok((await rejection(call)) instanceof AbortedError);
     await until(() => s.disconnects.length === 1, 5000, "the server seeing the disconnect");

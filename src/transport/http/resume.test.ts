@@ -10,11 +10,11 @@ import { describe, test } from "node:test";
 import type { JsonObject } from "../../codec/message.js";
 import { TimeoutError } from "../../peer/errors.js";
 import { Peer, type Progress } from "../../peer/peer.js";
-import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, rejection, until, within } from "../../testkit/peer.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from "../../rules/revisions.js";
 import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { closedAfterEach, header, idOf, openSse, type Recorded, type TestServer } from "./test-support.test.js";
+import { closedAfterEach, header, idOf, openSse, type Recorded, type TestServer } from "../../testkit/http.js";
 
 guardEventLoop();
 
@@ -62,7 +62,7 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
     });
     const { peer, exchanges } = legacyClient(s.url());
     const progress: Progress[] = [];
-    const result = await within(peer.request("tools/call", { name: "slow" }, { onProgress: (p) => progress.push(p) }), 10_000);
+    const result = await within(peer.request("tools/call", { name: "slow" }, { onProgress: (p) => progress.push(p) }), "the promise", 10_000);
     assert.deepEqual(result, { content: [] });
     assert.deepEqual(progress, [{ progress: 1 }]);
     const [get] = gets(s);
@@ -95,7 +95,7 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
       openSse(res).raw(event("a-2", { jsonrpc: "2.0", id: pending, result: { ok: true } }));
     });
     const { peer } = legacyClient(s.url());
-    assert.deepEqual(await within(peer.request("tools/call", { name: "x" }), 10_000), { ok: true });
+    assert.deepEqual(await within(peer.request("tools/call", { name: "x" }), "the promise", 10_000), { ok: true });
     assert.equal(header(gets(s)[0]!, "last-event-id"), "a-1");
   });
 
@@ -119,7 +119,7 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
       sse.raw(event("p-3", { jsonrpc: "2.0", id: pending, result: { done: true } }));
     });
     const { peer } = legacyClient(s.url(), { resumeAttempts: 1 });
-    assert.deepEqual(await within(peer.request("tools/call", { name: "x" }), 10_000), { done: true });
+    assert.deepEqual(await within(peer.request("tools/call", { name: "x" }), "the promise", 10_000), { done: true });
     assert.deepEqual(
       gets(s).map((g) => header(g, "last-event-id")),
       ["p-0", "p-1", "p-2"],

@@ -13,7 +13,7 @@ import type { JsonObject, RequestId } from "../../codec/message.js";
 import { ResponseError } from "../../peer/errors.js";
 import { Peer, type RequestContext } from "../../peer/peer.js";
 import type { Transport } from "../../peer/transport.js";
-import { guardEventLoop, sleep, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, sleep, until, within } from "../../testkit/peer.js";
 import { nodeServerOptions } from "./adapters.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HttpServable } from "./server.js";
 
@@ -139,11 +139,9 @@ async function send(url: string, body: unknown, headers: Record<string, string> 
       method,
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
       ...(method === "POST" ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    }),
-    10_000,
-    `${method} ${url}`,
+    }), `${method} ${url}`, 10_000
   );
-  const text = await within(res.text(), 10_000, "the response body");
+  const text = await within(res.text(), "the response body", 10_000);
   let json: JsonObject | undefined;
   try {
     json = text && res.headers.get("content-type")?.startsWith("application/json") ? (JSON.parse(text) as JsonObject) : undefined;
@@ -192,7 +190,7 @@ class SseReader {
         if (messages.length > 0) return messages[0]!;
         continue;
       }
-      const { value, done } = await within(this.reader.read(), 10_000, "the next SSE event");
+      const { value, done } = await within(this.reader.read(), "the next SSE event", 10_000);
       if (done) throw new Error("the SSE stream ended");
       this.buffer += this.decoder.decode(value, { stream: true });
     }
@@ -226,9 +224,7 @@ function raw(port: number, text: string | Buffer): Promise<string> {
       socket.on("data", (c) => (got += c.toString("latin1")));
       socket.on("end", () => resolve(got));
       socket.on("error", reject);
-    }),
-    10_000,
-    "the raw exchange",
+    }), "the raw exchange", 10_000
   );
 }
 
@@ -255,7 +251,7 @@ describe("HTTP server: refusals before any message is read", () => {
   });
 
   test("a CORS preflight from an allowed origin gets 204 granting the MCP headers; from another origin 403; without one 405", async () => {
-    const preflight = (headers: Record<string, string>) => within(fetch(s.url, { method: "OPTIONS", headers }), 10_000, "OPTIONS");
+    const preflight = (headers: Record<string, string>) => within(fetch(s.url, { method: "OPTIONS", headers }), "OPTIONS", 10_000);
     const ok = await preflight({ origin: "https://app.example:443", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-method, mcp-param-region" });
     assert.equal(ok.status, 204);
     assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
@@ -314,9 +310,7 @@ describe("HTTP server: refusals before any message is read", () => {
         });
         req.on("error", reject);
         req.write("{"); // one byte of a hundred megabytes: the answer cannot have waited for the rest
-      }),
-      10_000,
-      "the 413",
+      }), "the 413", 10_000
     );
     assert.equal(status, 413);
   });
@@ -346,9 +340,7 @@ describe("HTTP server: refusals before any message is read", () => {
         };
         req.on("socket", pump);
         setTimeout(() => reject(new Error("no answer")), 9_000).unref();
-      }),
-      10_000,
-      "the 413",
+      }), "the 413", 10_000
     );
     assert.equal(reply.status, 413);
     assert.equal((JSON.parse(reply.body) as { error: { code: number } }).error.code, -32600);
@@ -526,7 +518,7 @@ describe("HTTP server: 2026-07-28 requests", () => {
     const pending = fetch(s.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...m.headers }, body: JSON.stringify(m.body), signal: controller.signal }).catch((e: unknown) => e);
     await until(() => s.core.running.has("w1"), 10_000, "the handler running");
     controller.abort();
-    await within(pending, 10_000, "the aborted fetch");
+    await within(pending, "the aborted fetch", 10_000);
     await until(() => s.core.aborted.includes("w1"), 10_000, "the handler's AbortSignal");
     await until(() => s.core.refusedAfterAbort.includes("w1"), 10_000, "the late write refused");
   });
@@ -586,9 +578,7 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id },
         body: JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "tools/call", params: { name: "sample", arguments: {} } }),
-      }),
-      10_000,
-      "the sampling call",
+      }), "the sampling call", 10_000
     );
     const events = new SseReader(res);
     const question = await events.next();
@@ -640,7 +630,7 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
   test("GET opens the session's SSE stream (one at a time); DELETE ends the session, which then answers 404", async () => {
     const id = await openSession(s.url);
     const controller = new AbortController();
-    const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": id }, signal: controller.signal }), 10_000, "GET");
+    const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": id }, signal: controller.signal }), "GET", 10_000);
     assert.equal(stream.status, 200);
     assert.equal(stream.headers.get("content-type"), "text/event-stream");
     const second = await send(s.url, undefined, { "mcp-session-id": id, accept: "text/event-stream" }, "GET");
@@ -648,7 +638,7 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const ended = stream.body!.getReader().read();
     const deleted = await send(s.url, undefined, { "mcp-session-id": id }, "DELETE");
     assert.equal(deleted.status, 204);
-    assert.equal((await within(ended, 10_000, "the GET stream ending")).done, true);
+    assert.equal((await within(ended, "the GET stream ending", 10_000)).done, true);
     assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })).status, 404);
     assert.equal((await send(s.url, undefined, { "mcp-session-id": id }, "DELETE")).status, 404);
     controller.abort();
@@ -729,7 +719,7 @@ describe("HTTP server: session expiry and the cap", () => {
       const idle = await openSession(s.url);
       const busy = await openSession(s.url);
       const controller = new AbortController();
-      const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": busy }, signal: controller.signal }), 10_000, "GET");
+      const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": busy }, signal: controller.signal }), "GET", 10_000);
       assert.equal(stream.status, 200);
       await until(() => s.handler.sessions === 1, 10_000, "the idle session expiring");
       assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": idle })).status, 404);
@@ -810,7 +800,7 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     const drip = setInterval(() => socket.write(" "), 50);
     try {
       await served();
-      await within(closed, 10_000, "the dripping client's connection closing");
+      await within(closed, "the dripping client's connection closing", 10_000);
       assert.match(got, /^HTTP\/1\.1 408 /);
     } finally {
       clearInterval(drip);
@@ -842,9 +832,7 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
           }
         };
         req.on("socket", pump);
-      }),
-      10_000,
-      "the oversized upload",
+      }), "the oversized upload", 10_000
     );
     await Promise.all([served(), served(), served()]);
     assert.equal(await upload, 413);
@@ -887,7 +875,7 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     const drip = setInterval(() => socket.write(`X-Drip-${n++}: 1\r\n`), 100);
     try {
       // a generous bound, far below the 30 s node would otherwise allow
-      await within(closed, 8_000, "the dripping socket being closed");
+      await within(closed, "the dripping socket being closed", 8_000);
     } finally {
       clearInterval(drip);
       socket.destroy();
@@ -959,16 +947,16 @@ describe("HTTP server: the Fetch API adapter", () => {
 
   test("JSON, SSE with progress, 202 and 413 come back as Responses", async () => {
     const echo = modern(1, "tools/call", { name: "echo", arguments: { text: "fetch" } });
-    const json = await within(handler.fetch(request(JSON.stringify(echo.body), echo.headers)), 10_000, "echo");
+    const json = await within(handler.fetch(request(JSON.stringify(echo.body), echo.headers)), "echo", 10_000);
     assert.equal(json.status, 200);
     assert.equal(((await json.json()) as { id: number }).id, 1);
 
     const progress = modern(2, "tools/call", { name: "progress", arguments: { steps: 2 } }, { ...META, progressToken: 1 });
-    const sse = await within(handler.fetch(request(JSON.stringify(progress.body), progress.headers)), 10_000, "progress");
+    const sse = await within(handler.fetch(request(JSON.stringify(progress.body), progress.headers)), "progress", 10_000);
     assert.equal(sse.headers.get("content-type"), "text/event-stream");
     assert.equal(sseMessages(await sse.text()).length, 3);
 
-    const note = await within(handler.fetch(request(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { _meta: META } }), { "mcp-protocol-version": MODERN })), 10_000, "notification");
+    const note = await within(handler.fetch(request(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { _meta: META } }), { "mcp-protocol-version": MODERN })), "notification", 10_000);
     assert.equal(note.status, 202);
     assert.equal(note.body, null);
 
@@ -977,7 +965,7 @@ describe("HTTP server: the Fetch API adapter", () => {
         c.enqueue(new Uint8Array(512).fill(0x20));
       },
     });
-    const tooLarge = await within(handler.fetch(request(big, echo.headers)), 10_000, "an endless body");
+    const tooLarge = await within(handler.fetch(request(big, echo.headers)), "an endless body", 10_000);
     assert.equal(tooLarge.status, 413);
   });
 
@@ -988,12 +976,12 @@ describe("HTTP server: the Fetch API adapter", () => {
     await until(() => core.running.has("f-wait"), 10_000, "the handler running");
     controller.abort();
     await until(() => core.refusedAfterAbort.includes("f-wait"), 10_000, "the handler cancelled, its late write refused");
-    assert.equal((await within(pending, 10_000, "the Response")).status, 499);
+    assert.equal((await within(pending, "the Response", 10_000)).status, 499);
   });
 
   test("cancelling an SSE Response's body cancels the request", async () => {
     const m = modern("f-log", "tools/call", { name: "log-then-wait", arguments: {} });
-    const res = await within(handler.fetch(request(JSON.stringify(m.body), m.headers)), 10_000, "the SSE Response");
+    const res = await within(handler.fetch(request(JSON.stringify(m.body), m.headers)), "the SSE Response", 10_000);
     assert.equal(res.headers.get("content-type"), "text/event-stream");
     const events = new SseReader(res);
     assert.equal((await events.next()).method, "notifications/message");

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { TimeoutError } from "../../peer/errors.js";
 import { Peer } from "../../peer/peer.js";
-import { guardEventLoop, rejection, until, within } from "../../peer/support.test.js";
+import { guardEventLoop, rejection, until, within } from "../../testkit/peer.js";
 import type { HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { closedAfterEach, header, openSse, result } from "./test-support.test.js";
+import { closedAfterEach, header, openSse, result } from "../../testkit/http.js";
 import { SseClientTransport } from "./sse-client.js";
 
 guardEventLoop();

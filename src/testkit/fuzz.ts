@@ -1,7 +1,6 @@
 /**
  * The codec's fuzz, shared by `fuzz.test.ts` (50,000 inputs, in `npm test`) and `bench/fuzz.ts`
- * (a million, outside it). Named `.test.ts` so the published package leaves it out; it declares
- * no tests of its own.
+ * (a million, outside it). A test helper: src/testkit/ is left out of the package, and it declares no tests.
  *
  * Every input, on every revision and as text or bytes: decode does not throw, its verdict is
  * sound, no parsed value nests deeper than the limit, and nothing reaches Object.prototype.
@@ -9,9 +8,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
-import { decode } from "./decode.js";
-import { exceedsDepth } from "./depth.js";
-import { assertSound } from "./support.test.js";
+import { decode } from "../codec/decode.js";
+import { exceedsDepth } from "../codec/depth.js";
+import { assertSound } from "./codec.js";
 
 const token = fc.constantFrom(
   "{", "}", "[", "]", ":", ",", '"jsonrpc"', '"2.0"', '"id"', '"method"', '"params"', '"result"', '"error"', '"code"', '"message"', '"_meta"',

@@ -1,12 +1,11 @@
 /**
  * `mcp-wire census` as a child process, as a user runs it: for the tests that kill one
- * part-way or run several side by side. Named `.test.ts` so the package leaves it out; it
- * declares no tests of its own.
+ * part-way or run several side by side. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 export interface Child {
   process: ChildProcess;

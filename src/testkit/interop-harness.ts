@@ -1,7 +1,6 @@
 /**
  * Starting and stopping the processes of the interop suite (independent MCP peers, `mcp-wire
- * tap`, `probe`, `lint`), each with a deadline, and the clients that talk through them. Named
- * `.test.ts` so the published package leaves it out with the tests; it declares no tests.
+ * tap`, `probe`, `lint`), each with a deadline, and the clients that talk through them. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLI, within } from "../mcp/interop-support.test.js";
+import { CLI, within } from "./mcp-interop.js";
 
 export { CLI, within };
 

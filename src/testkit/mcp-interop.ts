@@ -1,6 +1,5 @@
 /**
- * Helpers shared by the interop tests (real peers over real stdio pipes). Named `.test.ts` so
- * the published package leaves it out with the tests; it declares no tests of its own.
+ * Helpers shared by the interop tests (real peers over real stdio pipes). A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { fileURLToPath } from "node:url";
 import type { Transport } from "../peer/transport.js";

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 /** The repository (and package) root: this file runs as dist/src/typecheck-support.test.js. */
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Where the in-memory sources pretend to live: a folder that does not exist, inside the package. */
 const VIRTUAL = join(ROOT, "typecheck-in-memory");

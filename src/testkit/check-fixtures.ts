@@ -4,7 +4,7 @@
  * could send (markup, control characters, a lone surrogate, a Markdown image), and a target URL
  * carrying a secret.
  */
-import type { CheckReport, CheckRule, Finding } from "./types.js";
+import type { CheckReport, CheckRule, Finding } from "../check/types.js";
 
 export const SECRET = "s3cr3t-key-value";
 

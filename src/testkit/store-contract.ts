@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { TARGET_PAGE, collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord, type TargetSummary } from "./store.js";
-import { surfaceRecord, withDigests } from "./surface.js";
+import { TARGET_PAGE, collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord, type TargetSummary } from "../census/store.js";
+import { surfaceRecord, withDigests } from "../census/surface.js";
 
 export const A = "https://a.example/mcp";
 export const B = "https://b.example/mcp";

@@ -1,11 +1,11 @@
 /**
  * The independent MCP servers of the interop suite, one row each: how to start it, where a
  * client finds it, and one tool call whose answer shows it really ran. Adding a peer is adding a
- * row. Named `.test.ts` so the published package leaves it out; it declares no tests.
+ * row. A test helper (src/testkit/, which the package leaves out); it declares no tests.
  */
 import { join } from "node:path";
-import type { Endpoint } from "./clients.test.js";
-import { CLI, NODE, Proc, fixture, freePort, modulePath, startListening, startServeHttp, untilListening } from "./harness.test.js";
+import type { Endpoint } from "./interop-clients.js";
+import { CLI, NODE, Proc, fixture, freePort, modulePath, startListening, startServeHttp, untilListening } from "./interop-harness.js";
 
 export interface RunningPeer {
   endpoint: Endpoint;

@@ -1,8 +1,7 @@
 /**
  * The MCP clients of the interop suite behind one small interface: the official SDK v1 and v2
  * clients, the AI SDK's own client (its JSON-RPC code is not the SDK's), and mcp-wire's own
- * (McpClient over a child process, connectHttp). Named `.test.ts` so the published package
- * leaves it out; it declares no tests.
+ * (McpClient over a child process, connectHttp). A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { closeSync, openSync, readFileSync } from "node:fs";
 import type { Stream } from "node:stream";
@@ -17,7 +16,7 @@ import { Experimental_StdioMCPTransport as AiStdio } from "@ai-sdk/mcp/mcp-stdio
 // mcp-wire as its users import it
 import type { JsonObject } from "../index.js";
 import { ChildServer, McpClient, connectHttp } from "../entry/client.js";
-import { STEP_MS, within } from "./harness.test.js";
+import { STEP_MS, within } from "./interop-harness.js";
 
 /** Where a client finds its server: a command it starts, or a URL. */
 export type Endpoint =

@@ -1,7 +1,6 @@
 /**
  * Helpers shared by the HTTP tests: small `node:http` servers on 127.0.0.1 (port 0) that record
- * every request, and hand-written MCP servers of each era. Named `.test.ts` so the published
- * package leaves it out with the tests; it declares no tests of its own.
+ * every request, and hand-written MCP servers of each era. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,11 +1,10 @@
 /**
  * Helpers shared by the tap tests: `mcp-wire tap` as a real child process, what it wrote each
- * way, and its live report parsed. Named `.test.ts` so the published package leaves it out with
- * the tests; it declares no tests of its own.
+ * way, and its live report parsed. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { CLI, until, within } from "../mcp/interop-support.test.js";
+import { CLI, until, within } from "./mcp-interop.js";
 
 export { CLI, until, within };
 

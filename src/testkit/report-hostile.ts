@@ -4,7 +4,7 @@
  * sets `window.__pwned`.
  */
 import { MemoryStore } from "../census/memory-store.js";
-import { attempt, ok, rpc, type Shape } from "./fixtures.test.js";
+import { attempt, ok, rpc, type Shape } from "./report-fixtures.js";
 
 export const PAYLOADS = [
   "<script>window.__pwned=1</script>",

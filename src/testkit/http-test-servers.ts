@@ -3,14 +3,13 @@
  * nothing more, recording every request: a modern-only Streamable HTTP server (2026-07-28:
  * `_meta` on every request, 400 + -32022 for a version it does not serve), a legacy one
  * (2025-11-25 style: `initialize`, `Mcp-Session-Id`, 400 with a non-modern body before it),
- * and one on the deprecated HTTP+SSE transport. Named `.test.ts` so the published package
- * leaves it out; it declares no tests of its own.
+ * and one on the deprecated HTTP+SSE transport. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { META_PROTOCOL_VERSION, META_SERVER_INFO } from "../rules/revisions.js";
-import { openSse, rpcError, result, sendJson, startServer, type Recorded, type TestServer } from "../transport/http/test-support.test.js";
-import type { Tool } from "./meta.js";
+import { openSse, rpcError, result, sendJson, startServer, type Recorded, type TestServer } from "./http.js";
+import type { Tool } from "../mcp/meta.js";
 
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 

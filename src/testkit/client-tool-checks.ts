@@ -1,17 +1,16 @@
 /**
  * The tool checks McpClient goes through against every real server it is tested with, whatever
  * carries the messages (stdio pipes, Streamable HTTP, HTTP+SSE): tools/list, a call, progress,
- * cancellation. Named `.test.ts` so the published package leaves it out with the tests; it
- * declares tests only when a test file calls it.
+ * cancellation. A test helper (src/testkit/, left out of the package): it declares tests only when a test file calls it.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AbortedError, ConnectionErrorCode } from "../peer/errors.js";
 import type { Progress } from "../peer/peer.js";
 import { LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
-import type { McpClient } from "./client.js";
-import { signal, until, within } from "./interop-support.test.js";
-import type { CallToolResult } from "./meta.js";
+import type { McpClient } from "../mcp/client.js";
+import { signal, until, within } from "./mcp-interop.js";
+import type { CallToolResult } from "../mcp/meta.js";
 
 export function isLegacy(revision: Revision): boolean {
   return (LEGACY_REVISIONS as readonly Revision[]).includes(revision);

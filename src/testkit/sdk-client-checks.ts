@@ -1,14 +1,13 @@
 /**
  * The checks every official SDK client goes through against `mcp-wire serve`, whatever carries
  * the messages (stdio pipes or Streamable HTTP): tools, a call, progress, cancellation, and how
- * the v2 client negotiated. Named `.test.ts` so the published package leaves it out with the
- * tests; it declares tests only when a test file calls it.
+ * the v2 client negotiated. A test helper (src/testkit/, left out of the package): it declares tests only when a test file calls it.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { LEGACY_REVISIONS } from "../rules/revisions.js";
-import { signal, until, within } from "./interop-support.test.js";
+import { signal, until, within } from "./mcp-interop.js";
 
 export interface ProgressSeen {
   progress: number;

@@ -1,12 +1,11 @@
 /**
- * Helpers shared by the codec, rules and lint tests. Named `.test.ts` so the published package
- * leaves it out with the tests; it declares no tests of its own.
+ * Helpers shared by the codec, rules and lint tests. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import assert from "node:assert/strict";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
-import { decode, type Decoded, type DecodeOptions } from "./decode.js";
-import { DEFECTS, type Defect, type DefectCode, type Severity } from "./defects.js";
-import type { MessageKind } from "./message.js";
+import { decode, type Decoded, type DecodeOptions } from "../codec/decode.js";
+import { DEFECTS, type Defect, type DefectCode, type Severity } from "../codec/defects.js";
+import type { MessageKind } from "../codec/message.js";
 
 export const ALL: readonly Revision[] = REVISIONS;
 export const LEGACY: readonly Revision[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];

@@ -1,6 +1,5 @@
 /**
- * Helpers shared by the peer and transport tests. Named `.test.ts` so the published package
- * leaves it out with the tests; it declares no tests of its own.
+ * Helpers shared by the peer and transport tests. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
@@ -10,8 +9,8 @@ import type { DefectCode } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
 import { createMemoryPair } from "../transport/memory.js";
 import { StreamTransport } from "../transport/stream.js";
-import { Peer, type DefectReport, type PeerOptions } from "./peer.js";
-import type { Transport } from "./transport.js";
+import { Peer, type DefectReport, type PeerOptions } from "../peer/peer.js";
+import type { Transport } from "../peer/transport.js";
 
 // Captured before any test mocks the timers: bounded waits must run on real time.
 const realSetTimeout = globalThis.setTimeout;
@@ -31,7 +30,7 @@ export function guardEventLoop(): void {
 }
 
 /** Waits for `promise`, but never longer than `ms` of real time. */
-export function within<T>(promise: Promise<T>, ms = 5000, what = "the promise"): Promise<T> {
+export function within<T>(promise: Promise<T>, what = "the promise", ms = 5000): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const limit = new Promise<never>((_, reject) => {
     timer = realSetTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
@@ -46,6 +45,7 @@ export async function rejection(promise: Promise<unknown>, ms = 5000): Promise<E
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
     ),
+    "the rejection",
     ms,
   );
   if (outcome.ok) assert.fail(`expected a rejection, got ${JSON.stringify(outcome.value)}`);
@@ -156,7 +156,7 @@ export class Scripted {
 
   /** The next message the peer sends, parsed. */
   async next(ms = 5000): Promise<Record<string, unknown>> {
-    const text = await within(this.nextText(), ms, "the peer's next message");
+    const text = await within(this.nextText(), "the peer's next message", ms);
     return JSON.parse(text) as Record<string, unknown>;
   }
 

@@ -5,8 +5,7 @@
  * `/401/…`, `/array/…` a bare array, `/hang/…` never answers, `/echo-auth/…` a JSON-RPC error
  * quoting the Authorization header it got). Every request can be delayed, and the server counts
  * how many it holds at once. Also a fake DNS for names that rebind, and a sign-in fixture on a
- * loopback address of its own (127.0.0.2, 127.0.0.3… are separate hosts). Named `.test.ts` so the
- * published package leaves it out; it declares no tests of its own.
+ * loopback address of its own (127.0.0.2, 127.0.0.3… are separate hosts). A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIPv4, type AddressInfo, type LookupFunction } from "node:net";

@@ -2,16 +2,15 @@
  * The cells of the interop matrix, written once: a peer probed by `mcp-wire probe`; a client
  * talking to a peer through `mcp-wire tap`, with what tap reported live and what `lint` finds in
  * its log; mcp-wire's own client calling a tool. The quick subset in `npm test` and the broad
- * matrix in `npm run interop` both build their tests from these. Named `.test.ts` so the
- * published package leaves it out; it declares no tests of its own.
+ * matrix in `npm run interop` both build their tests from these. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectClient, type ClientName, type Endpoint, type InteropClient } from "./clients.test.js";
-import { STEP_MS, lint, listDefects, probe, readLog, scratch, startHttpTap, tapStdioCommand, tapSummary, within, type LogRecord, type TapSummary } from "./harness.test.js";
-import type { PeerRow, RunningPeer } from "./peers.test.js";
+import { connectClient, type ClientName, type Endpoint, type InteropClient } from "./interop-clients.js";
+import { STEP_MS, lint, listDefects, probe, readLog, scratch, startHttpTap, tapStdioCommand, tapSummary, within, type LogRecord, type TapSummary } from "./interop-harness.js";
+import type { PeerRow, RunningPeer } from "./interop-peers.js";
 
 export type Call = PeerRow["call"];
 
