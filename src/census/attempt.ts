@@ -38,7 +38,7 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
     elapsedMs: r.elapsedMs,
     repro: r.repro ?? null,
     advice: r.advice || null,
-    // the sign-in walk, as the contract shapes it; scrubbed below like every other string
+    // the sign-in walk, as docs/probe.md shapes it; scrubbed below like every other string
     auth: r.auth ? (JSON.parse(JSON.stringify(r.auth)) as Record<string, unknown>) : null,
     surface: r.surface ? surfaceRecord(r.surface) : null,
   };

@@ -62,7 +62,7 @@ export interface AttemptRecord {
   elapsedMs: number;
   repro: string | null;
   advice: string | null;
-  /** The probe's sign-in diagnosis (the contract's `auth` object), when it walked one. */
+  /** The probe's sign-in diagnosis (the `auth` object of docs/probe.md), when it walked one. */
   auth: Record<string, unknown> | null;
   /** What the server offered, when the tools were listed (absent in attempts stored before surfaces were). */
   surface?: SurfaceRecord | null;

@@ -47,7 +47,7 @@ type PgLatest = LatestRow<Pg> & { target_id: string };
 const LEAVE_MS = 2_000;
 /** Rows fetched at a time when streaming attempts. */
 const PAGE = 2000;
-/** The oldest PostgreSQL this schema is written for (the contract's promise). */
+/** The oldest PostgreSQL this schema is written for (docs/census.md promises PostgreSQL 14 or newer). */
 const MIN_SERVER = 140000;
 
 export class PostgresStore implements Store {
