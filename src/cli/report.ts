@@ -4,10 +4,10 @@
  */
 import { existsSync } from "node:fs";
 import { DEFAULT_DB, isPostgresUrl, openStore } from "../census/open-store.js";
-import { StoreRefused, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
+import { StoreRefused, StoreUnreachable, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import type { TargetChanges } from "../report/changes.js";
-import { OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { checkOutput, outputProblem, writeOutput } from "./output-file.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
@@ -34,6 +34,17 @@ export interface ReportCliOptions {
 const CHANGES_WINDOW_MS = 30 * 86_400_000;
 
 export async function runReport(opts: ReportCliOptions): Promise<number> {
+  try {
+    return await report(opts);
+  } catch (e) {
+    // a database that went away while it was read: one line, not an internal error
+    if (!(e instanceof StoreUnreachable)) throw e;
+    writeErr(`mcp-wire report: the database ${redact(e.message)}\n`);
+    return FOUND_PROBLEMS;
+  }
+}
+
+async function report(opts: ReportCliOptions): Promise<number> {
   if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");
   const runs = parseRuns(opts.run ?? []);
   if (typeof runs === "string") return usage(runs);
