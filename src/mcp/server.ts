@@ -144,7 +144,7 @@ class Context implements ServeContext {
 }
 
 // made per request served (see shapes.ts)
-keepShape(new Context({} as RequestContext, "modern", "2026-07-28", {}, undefined));
+keepShape(new Context({} as RequestContext, "modern", "2026-07-28", {}, undefined), "roundtrip");
 
 /** One connection's legacy session, if `initialize` opened one. */
 interface Session {

@@ -691,5 +691,5 @@ export class Peer {
 }
 
 // an HTTP server makes a peer and an incoming request per 2026-07-28 request (see shapes.ts)
-const keptPeer = keepShape(new Peer({ start: (sink) => keepShape(sink), send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }));
-keepShape(new IncomingRequest(0, "", undefined, keptPeer));
+const keptPeer = keepShape(new Peer({ start: (sink) => keepShape(sink, "roundtrip"), send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }), "roundtrip");
+keepShape(new IncomingRequest(0, "", undefined, keptPeer), "roundtrip");

@@ -138,7 +138,7 @@ export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpRe
 }
 
 // made per request (see shapes.ts)
-keepShape(new NodeOutgoing({} as ServerResponse, keepShape(new NodeIncoming({ method: "POST" } as IncomingMessage))));
+keepShape(new NodeOutgoing({} as ServerResponse, keepShape(new NodeIncoming({ method: "POST" } as IncomingMessage), "http")), "http");
 
 /** Serves one Fetch-API request: resolves with the Response as soon as its status is known. */
 export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>): Promise<Response> {

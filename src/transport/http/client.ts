@@ -694,5 +694,5 @@ class OneMessage implements ParsedBody {
 }
 
 // an answer's routing and an exchange's switch are made per exchange (see shapes.ts)
-keepShape(new OneMessage({ jsonrpc: "2.0" }));
-keepShape(new Deadlined(0, ""));
+keepShape(new OneMessage({ jsonrpc: "2.0" }), "http");
+keepShape(new Deadlined(0, ""), "http");

@@ -249,4 +249,4 @@ export class Exchange {
 const NOWHERE: HttpResponder = { start() {}, write: () => true, drained: () => Promise.resolve(), end() {}, onAbort() {} };
 
 /** An exchange is made per request (see shapes.ts). */
-export const KEPT_EXCHANGE = keepShape(new Exchange(NOWHERE, { json: true, sse: true }));
+export const KEPT_EXCHANGE = keepShape(new Exchange(NOWHERE, { json: true, sse: true }), "http");

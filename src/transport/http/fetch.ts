@@ -713,6 +713,6 @@ export function followAbort(outer: AbortLike | undefined, inner: AbortController
 }
 
 // an answer, its headers and its body are made per exchange, and an Abort per request (see shapes.ts)
-keepShape(new Abort());
-keepShape(new Sending(false, {}, undefined, undefined));
-keepShape(new NodeResponse({ statusCode: 200, headers: {} } as http.IncomingMessage));
+keepShape(new Abort(), "census-cpu");
+keepShape(new Sending(false, {}, undefined, undefined), "http");
+keepShape(new NodeResponse({ statusCode: 200, headers: {} } as http.IncomingMessage), "http");

@@ -193,7 +193,7 @@ class RequestTransport implements HttpTransport {
 }
 
 // made per 2026-07-28 request (see shapes.ts)
-keepShape(new RequestTransport(KEPT_EXCHANGE, 0));
+keepShape(new RequestTransport(KEPT_EXCHANGE, 0), "http");
 
 class StreamableHttpHandler {
   private readonly table: SessionTable;
