@@ -9,6 +9,7 @@
  * and summarised by their median, and absolute rates are reported as medians over rounds.
  */
 import os from "node:os";
+import { within as settled } from "../src/testkit/within.js";
 import { performance } from "node:perf_hooks";
 
 /** What one pass of a contender processes. Every contender of a measurement does the same work. */
@@ -258,16 +259,8 @@ export function loadLine(): string {
 export const SETUP_MS = 15_000;
 
 /** `promise`, or a rejection naming `what` once `ms` have passed: a peer that hangs ends the run, not the machine. */
-export async function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {
+  return settled(promise, what, ms);
 }
 
 /** The text of a result's first content block, whatever the stack's result type. */

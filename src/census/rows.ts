@@ -7,7 +7,8 @@
  * how to read them in a `Decode`.
  */
 import type { Revision } from "../rules/revisions.js";
-import type { Aggregates, AttemptRecord, RunRecord, TargetKind, TargetRecord } from "./store.js";
+import type { Aggregates, AttemptRecord, HistoryRecord, RunRecord, TargetKind, TargetRecord } from "./store.js";
+import type { SurfaceCache, SurfaceRow } from "./surface-rows.js";
 
 export interface Engine {
   id: number | string;
@@ -138,5 +139,36 @@ export function attemptRecord<E extends Engine>(r: AttemptRow<E>, d: Decode<E>):
     repro: r.repro,
     advice: r.advice,
     auth: r.auth === null ? null : d.json<Record<string, unknown>>(r.auth),
+  };
+}
+
+/** An attempt's columns as a history reads them (`Store.history`), beside its surface's. */
+export interface HistoryRow<E extends Engine> extends SurfaceRow {
+  run_id: E["id"];
+  target: string;
+  at: E["at"];
+  class: string;
+  detail: string;
+  revision: Revision | null;
+  elapsed_ms: number;
+  server_name: string | null;
+  server_version: string | null;
+}
+
+/** The columns of HistoryRow but the surface's (`a.` the attempt, `t.` its target). */
+export const HISTORY_COLUMNS = "a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version";
+
+export function historyRecord<E extends Engine>(r: HistoryRow<E>, d: Decode<E>, surfaces: SurfaceCache): HistoryRecord {
+  return {
+    runId: d.id(r.run_id),
+    target: r.target,
+    at: d.at(r.at),
+    class: r.class,
+    detail: r.detail,
+    revision: r.revision,
+    elapsedMs: r.elapsed_ms,
+    serverName: r.server_name,
+    serverVersion: r.server_version,
+    surface: surfaces.of(r),
   };
 }

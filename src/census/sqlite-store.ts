@@ -4,14 +4,13 @@
  * few (tens of) milliseconds of each other share one commit), and aggregates computed by GROUP BY over
  * covering indexes so a million attempts answer in well under two seconds.
  */
-import type { Revision } from "../rules/revisions.js";
 import { rmSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
 import { SurfaceCache, surfaceOfRow, surfaceRow, type SurfaceRow } from "./surface-rows.js";
-import { LATEST_COLUMNS, attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "./rows.js";
+import { HISTORY_COLUMNS, LATEST_COLUMNS, attemptRecord, historyRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type HistoryRow, type LatestRow, type RunRow, type TargetRow } from "./rows.js";
 import { StoreRefused, TARGET_PAGE, type AggregateOptions, type AttemptQuery, type AttemptRecord, type HistoryRecord, type Aggregates, type RunRecord, type Store, type TargetRecord, type TargetSummary } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -323,27 +322,13 @@ export class SqliteStore implements Store {
     const where = whereOf(query);
     const rows = this.db
       .prepare(
-        `SELECT a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version,
-           s.tools AS s_tools, s.resources AS s_resources, s.templates AS s_templates, s.prompts AS s_prompts
+        `SELECT ${HISTORY_COLUMNS}, s.tools AS s_tools, s.resources AS s_resources, s.templates AS s_templates, s.prompts AS s_prompts
          FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
          ${where.sql} ORDER BY a.at, a.id`,
       )
-      .iterate(...where.params) as IterableIterator<HistoryRow & SurfaceRow>;
+      .iterate(...where.params) as IterableIterator<HistoryRow<Sqlite>>;
     const surfaces = new SurfaceCache();
-    for (const r of rows) {
-      yield {
-        runId: r.run_id,
-        target: r.target,
-        at: iso(r.at),
-        class: r.class,
-        detail: r.detail,
-        revision: r.revision,
-        elapsedMs: r.elapsed_ms,
-        serverName: r.server_name,
-        serverVersion: r.server_version,
-        surface: surfaces.of(r),
-      };
-    }
+    for (const r of rows) yield historyRecord(r, decode, surfaces);
   }
 
   async toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
@@ -529,18 +514,6 @@ export class SqliteStore implements Store {
     }
     if (this.#copy) rmSync(this.#copy, { recursive: true, force: true });
   }
-}
-
-interface HistoryRow {
-  run_id: number;
-  target: string;
-  at: number;
-  class: string;
-  detail: string;
-  revision: Revision | null;
-  elapsed_ms: number;
-  server_name: string | null;
-  server_version: string | null;
 }
 
 interface Where {

@@ -4,7 +4,6 @@
  * anywhere, and no hostile string ever run. Set REPORT_SCREENSHOT=FILE.png to keep a picture.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { MemoryStore } from "../census/memory-store.js";
 import { attempt, fail, ok, seedCensus, seedFifty, seedHistory } from "../testkit/report-fixtures.js";
 import { PAYLOADS, hostileStore } from "../testkit/report-hostile.js";
 import { renderHtml } from "./html.js";
+import { chromiumMissing, launchChromium, requireChromium, watchedPage } from "../testkit/chromium.js";
 
 // What the functions handed to the page use: they run in the browser, and this program is
 // compiled without the DOM's types.
@@ -35,27 +35,15 @@ declare const document: {
 declare function getComputedStyle(element: PageElement): { fontSize: string };
 declare const window: { __pwned?: unknown; innerWidth: number; innerHeight: number };
 
-const CHROMIUM = "/usr/bin/chromium";
-// Without the browser the suite says so as one counted test: skipped with the reason outside CI,
-// failed in CI (CI=true), so a green CI run always means the page was opened in a real browser.
-// (A skip on the describe itself would count as "skipped 0".)
-const missing = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)`;
-if (missing) test("report --html in headless Chromium", { skip: process.env.CI === "true" ? false : missing }, () => assert.fail(missing));
+requireChromium("report --html in headless Chromium");
 
-describe("report --html in headless Chromium", { skip: missing !== false }, () => {
+describe("report --html in headless Chromium", { skip: chromiumMissing !== false }, () => {
   let dir: string;
   let context: BrowserContext;
 
   before(async () => {
-    const { chromium } = await import("playwright-core");
     dir = await mkdtemp(join(tmpdir(), "mcp-wire-report-"));
-    context = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 1280, height: 900 },
-      timeout: 60_000,
-    });
+    context = await launchChromium(dir);
   });
 
   after(async () => {
@@ -67,14 +55,7 @@ describe("report --html in headless Chromium", { skip: missing !== false }, () =
   async function open(name: string, html: string) {
     const file = join(dir, name);
     await writeFile(file, html);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    page.on("request", (r) => requests.push(r.url()));
+    const { page, problems, requests } = await watchedPage(context);
     const url = pathToFileURL(file).href;
     await page.goto(url, { waitUntil: "load" });
     return { page, problems, requests: () => requests.filter((r) => r !== url) };

@@ -3,6 +3,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Transport } from "../peer/transport.js";
+import { within as settled } from "./within.js";
 import { ChildServer } from "../transport/child.js";
 
 /** The built `mcp-wire` command: `node CLI serve --stdio` runs the reference server. */
@@ -17,17 +18,9 @@ export const SERVER_EVERYTHING = fileURLToPath(new URL("../../../node_modules/@m
 /** Deadline for one step of a test; generous, since only a hang should ever reach it. */
 export const STEP_MS = 15_000;
 
-/** `promise`, or a rejection naming `what` once `ms` have passed. */
-export async function within<T>(promise: Promise<T>, what: string, ms = STEP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** `promise`, or a rejection naming `what` once `ms` (a step's deadline by default) have passed. */
+export function within<T>(promise: Promise<T>, what: string, ms = STEP_MS): Promise<T> {
+  return settled(promise, what, ms);
 }
 
 /** Resolves once `condition()` holds; rejects naming `what` if it still does not after `ms`. */

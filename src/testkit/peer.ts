@@ -11,10 +11,13 @@ import { createMemoryPair } from "../transport/memory.js";
 import { StreamTransport } from "../transport/stream.js";
 import { Peer, type DefectReport, type PeerOptions } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
+import { within } from "./within.js";
+
+/** Waits for `promise`, but never longer than `ms` of real time (5 s by default). */
+export { within };
 
 // Captured before any test mocks the timers: bounded waits must run on real time.
 const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
 const realSetImmediate = globalThis.setImmediate;
 
 /** Fails the test in which anything reached the event loop unhandled. */
@@ -29,14 +32,6 @@ export function guardEventLoop(): void {
   });
 }
 
-/** Waits for `promise`, but never longer than `ms` of real time. */
-export function within<T>(promise: Promise<T>, what = "the promise", ms = 5000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = realSetTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => realClearTimeout(timer));
-}
 
 /** The error `promise` rejects with (within a bounded wait); fails if it resolves. */
 export async function rejection(promise: Promise<unknown>, ms = 5000): Promise<Error> {

@@ -12,11 +12,10 @@
  * dies can hold neither past its lease, and "exactly one finished attempt per target" is the
  * attempts table's unique key.
  */
-import type { Revision } from "../../rules/revisions.js";
 import os from "node:os";
 import type pg from "pg";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
-import { LATEST_COLUMNS, attemptRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type LatestRow, type RunRow, type TargetRow } from "../rows.js";
+import { HISTORY_COLUMNS, LATEST_COLUMNS, attemptRecord, historyRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type HistoryRow, type LatestRow, type RunRow, type TargetRow } from "../rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
@@ -172,42 +171,25 @@ export class PostgresStore implements Store {
     return (await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id"))).rows.map((r) => runRecord(r, decode));
   }
 
-  /** Pages through the attempts by (at, id), so memory holds one page however many there are. */
   async *attempts(query: AttemptQuery = {}): AsyncIterableIterator<AttemptRecord> {
-    const where = whereOf(query);
-    let after: { at: Date; id: string } | undefined;
-    for (;;) {
-      const params = [...where.params];
-      let cond = where.sql;
-      if (after) {
-        params.push(after.at, after.id);
-        cond = `${cond ? `${cond} AND` : "WHERE"} (a.at, a.id) > ($${params.length - 1}, $${params.length})`;
-      }
-      const rows = (
-        await this.#call(() =>
-          this.pool.query<AttemptRow<Pg> & SurfaceRow>(
-            `SELECT a.*, t.target, s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
-             FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
-             ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
-            params,
-          ),
-        )
-      ).rows;
-      for (const r of rows) {
-        const a = attemptRecord(r, decode);
-        a.surface = surfaceOfRow(r);
-        yield a;
-      }
-      if (rows.length < PAGE) return;
-      const last = rows[rows.length - 1]!;
-      after = { at: last.at, id: last.id };
+    for await (const r of this.#pages<AttemptRow<Pg>>("a.*, t.target", query)) {
+      const a = attemptRecord(r, decode);
+      a.surface = surfaceOfRow(r);
+      yield a;
     }
   }
 
-  /** Pages through the attempts as `attempts` does, reading only what a history needs. */
   async *history(query: AttemptQuery = {}): AsyncIterableIterator<HistoryRecord> {
-    const where = whereOf(query);
     const surfaces = new SurfaceCache();
+    for await (const r of this.#pages<HistoryRow<Pg> & { id: string }>(`a.id, ${HISTORY_COLUMNS}`, query)) yield historyRecord(r, decode, surfaces);
+  }
+
+  /**
+   * The attempts `query` selects, with their surfaces, in time order, a page at a time by
+   * (at, id), so memory holds one page however many there are.
+   */
+  async *#pages<R extends { id: string; at: Date }>(columns: string, query: AttemptQuery): AsyncIterableIterator<R & SurfaceRow> {
+    const where = whereOf(query);
     let after: { at: Date; id: string } | undefined;
     for (;;) {
       const params = [...where.params];
@@ -218,29 +200,15 @@ export class PostgresStore implements Store {
       }
       const rows = (
         await this.#call(() =>
-          this.pool.query<HistoryRow & SurfaceRow>(
-            `SELECT a.id, a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version,
-               s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
+          this.pool.query<R & SurfaceRow>(
+            `SELECT ${columns}, s.tools::text AS s_tools, s.resources::text AS s_resources, s.templates::text AS s_templates, s.prompts::text AS s_prompts
              FROM attempts a JOIN targets t ON t.id = a.target_id LEFT JOIN attempt_surfaces s ON s.attempt_id = a.id
              ${cond} ORDER BY a.at, a.id LIMIT ${PAGE}`,
             params,
           ),
         )
       ).rows;
-      for (const r of rows) {
-        yield {
-          runId: Number(r.run_id),
-          target: r.target,
-          at: r.at.toISOString(),
-          class: r.class,
-          detail: r.detail,
-          revision: r.revision,
-          elapsedMs: r.elapsed_ms,
-          serverName: r.server_name,
-          serverVersion: r.server_version,
-          surface: surfaces.of(r),
-        };
-      }
+      yield* rows;
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1]!;
       after = { at: last.at, id: last.id };
@@ -577,17 +545,4 @@ function surfaceColumns(a: AttemptRecord): { s_tools: unknown; s_resources: unkn
   const s = a.surface;
   if (!s) return { s_tools: null, s_resources: null, s_templates: null, s_prompts: null };
   return { s_tools: s.tools.map((t) => [t.name, t.digest]), s_resources: s.resources, s_templates: s.resourceTemplates, s_prompts: s.prompts };
-}
-
-interface HistoryRow {
-  id: string;
-  run_id: string;
-  target: string;
-  at: Date;
-  class: string;
-  detail: string;
-  revision: Revision | null;
-  elapsed_ms: number;
-  server_name: string | null;
-  server_version: string | null;
 }
