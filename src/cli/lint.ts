@@ -1,13 +1,14 @@
-/** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any error. */
+/** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any defect at or above `--fail-on` (default error). */
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR, fails, type FailOn } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
-export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean }): Promise<number> {
+export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; failOn?: FailOn }): Promise<number> {
+  const failOn = opts.failOn ?? "error";
   const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
   const opened = await new Promise<Error | null>((resolve) => {
     if (input === process.stdin) return resolve(null);
@@ -21,7 +22,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   let errors = false;
   try {
     const summary = await lintStream(input, opts.revision ? { revision: opts.revision } : {}, (r) => {
-      if (r.defects.some((d) => d.severity === "error")) errors = true;
+      if (r.defects.some((d) => fails(d.severity, failOn))) errors = true;
       if (opts.json) return writeOut(JSON.stringify(r) + "\n");
       if (r.defects.length === 0) return;
       return writeOut(formatRecord(r, colour));

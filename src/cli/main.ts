@@ -15,6 +15,9 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+/** Collects a repeatable option's values. */
+const REPEAT = (v: string, all: string[] = []): string[] => [...all, v];
+
 const program = new Command("mcp-wire")
   .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
   .version(await version(), "-V, --version")
@@ -29,7 +32,8 @@ program
   .argument("[file]", "the capture to read; - or nothing for standard input")
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--json", "print one JSON object per input line")
-  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean }) => {
+  .addOption(new Option("--fail-on <severity>", "exit 1 on defects at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; failOn?: "error" | "warning" | "never" }) => {
     const { runLint } = await import("./lint.js");
     process.exitCode = await runLint(file, opts);
   });
@@ -45,9 +49,32 @@ program
   .option("--timeout <ms>", "one overall deadline (default 10000)")
   .addOption(new Option("-r, --revision <revision>", "speak exactly this revision").choices(REVISIONS))
   .option("--max-bytes <n>", "largest body read (default 4194304)")
+  .addOption(new Option("--fail-on <severity>", "exit 1 on a defect at or above this severity, even when the verdict is ok (default error)").choices(["error", "warning", "never"]))
   .action(async (target: string[], opts) => {
     const { runProbe } = await import("./probe.js");
     process.exitCode = await runProbe(target, opts);
+  });
+
+program
+  .command("check")
+  .description("check every rule a client relies on, read-only, in every revision the server speaks: mcp-wire check <url> | --stdio -- <command> [args…]")
+  .argument("<target...>", "the server's URL, or with --stdio the command that starts it")
+  .option("--stdio", "start the server as a child process and speak over its stdin/stdout")
+  .option("--json", "print one JSON object")
+  .option("-H, --header <header>", "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)", REPEAT)
+  .option("--timeout <ms>", "the deadline of each step: opening a revision, each request (default 10000)")
+  .option("-r, --revision <revision>", `check only this revision (repeatable): ${REVISIONS.join(", ")}`, REPEAT)
+  .option("--env <NAME=VALUE>", "set in the stdio server's environment (repeatable)", REPEAT)
+  .option("--cwd <dir>", "the stdio server's working directory")
+  .option("--only <ids>", "run only these checks (comma-separated ids, repeatable; docs/check.md lists them)", REPEAT)
+  .option("--skip <ids>", "leave these checks out (comma-separated ids, repeatable)", REPEAT)
+  .option("--call <NAME[=JSON]>", "call this tool (with these arguments) and check its result: a side effect you choose (repeatable)", REPEAT)
+  .option("--read <uri>", "read this resource (repeatable)", REPEAT)
+  .option("--get <NAME[=JSON]>", "get this prompt (with these arguments) (repeatable)", REPEAT)
+  .addOption(new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .action(async (target: string[], opts) => {
+    const { runCheck } = await import("./check.js");
+    process.exitCode = await runCheck(target, opts);
   });
 
 program
@@ -144,6 +171,7 @@ function commandNamed(argv: readonly string[]): Command | undefined {
 
 /** What a command without its required argument says instead of commander's "missing required argument". */
 const MISSING: Record<string, string> = {
+  check: "say which server: mcp-wire check <url>, or mcp-wire check --stdio -- <command> [args…]",
   probe: "say which server: mcp-wire probe <url>, or mcp-wire probe --stdio -- <command> [args…]",
 };
 
