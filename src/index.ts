@@ -135,3 +135,9 @@ export type {
   AuthResourceMetadataSeen,
   AuthServerSeen,
 } from "./auth/types.js";
+
+// Schemas: messages against each revision's official schema.json; peers' JSON Schemas
+export { validate } from "./schema/validate.js";
+export type { ValidateOptions, Direction } from "./schema/validate.js";
+export { validateAgainstSchema, schemaProblems } from "./schema/json-schema.js";
+export type { SchemaOptions, SchemaError, SchemaVerdict } from "./schema/json-schema.js";

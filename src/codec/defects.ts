@@ -70,6 +70,8 @@ export const DEFECTS = {
   meta_missing_protocol_version: { severity: "error", scope: "content" },
   meta_missing_client_capabilities: { severity: "error", scope: "content" },
   meta_invalid: { severity: "error", scope: "content" },
+  // the message against its revision's official schema.json (src/schema/validate.ts): what a sender MUST send
+  schema_invalid: { severity: "error", scope: "content" },
   // conversations
   // an error without an id right after a notification: the same refusal, a warning at most
   response_to_notification: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },
@@ -109,6 +111,10 @@ export interface Defect {
   readonly path: string;
   /** One line a person understands, ending with where the rule is written. */
   readonly message: string;
+  /** `schema_invalid` only: the schema definition the message broke, e.g. `ListToolsResult`. */
+  readonly definition?: string;
+  /** `schema_invalid` only: the JSON Schema keyword that failed, e.g. `required`. */
+  readonly keyword?: string;
 }
 
 /** A defect whose severity is the table's for `code` (in the case `when`, if the table names one). */

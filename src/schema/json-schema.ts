@@ -1,0 +1,114 @@
+/**
+ * Schemas a peer sends (a tool's `inputSchema` and `outputSchema`), checked and used with ajv under
+ * the dialect the revision gives them: 2025-11-25 and later read a schema without `$schema` as JSON
+ * Schema 2020-12 (basic/index.mdx, "Schema Dialect"); earlier revisions name no dialect, and their
+ * own schema.json, like the SDKs of their time, is draft-07, so that is the default there. An
+ * explicit `$schema` of draft-07 or 2020-12 is honoured under every revision; any other is reported
+ * as unsupported, which the spec asks for rather than guessing.
+ */
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { Revision } from "../rules/revisions.js";
+import { newAjv, type Dialect } from "./load.js";
+
+export interface SchemaOptions {
+  readonly revision: Revision;
+}
+
+export interface SchemaError {
+  /** JSON Pointer into the validated value. */
+  readonly path: string;
+  readonly keyword: string;
+  readonly message: string;
+}
+
+export interface SchemaVerdict {
+  readonly ok: boolean;
+  readonly errors: SchemaError[];
+}
+
+const DIALECT_URIS: Readonly<Record<string, Dialect>> = {
+  "http://json-schema.org/draft-07/schema": "draft-07",
+  "https://json-schema.org/draft-07/schema": "draft-07",
+  "https://json-schema.org/draft/2020-12/schema": "2020-12",
+  "http://json-schema.org/draft/2020-12/schema": "2020-12",
+};
+
+/** Revisions whose spec makes 2020-12 the default dialect. */
+const DEFAULT_2020_12 = new Set<Revision>(["2025-11-25", "2026-07-28"]);
+
+/** Compiled peer schemas kept for reuse: a peer lists its tools once and calls them often. Bounded, oldest first out. */
+const MAX_CACHED = 256;
+const MAX_ERRORS = 20;
+const cache = new Map<string, Compiled>();
+
+type Compiled = { readonly validate: ValidateFunction } | { readonly problems: string[] };
+
+/** The dialect a schema is read in under `revision`, or a sentence saying its `$schema` is not supported. */
+export function dialectFor(schema: unknown, revision: Revision): Dialect | string {
+  const declared = typeof schema === "object" && schema !== null && !Array.isArray(schema) ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (declared === undefined) return DEFAULT_2020_12.has(revision) ? "2020-12" : "draft-07";
+  if (typeof declared !== "string") return `$schema must be a string, got ${JSON.stringify(declared)?.slice(0, 60)}`;
+  const dialect = DIALECT_URIS[declared.replace(/#$/, "")];
+  return dialect ?? `$schema ${JSON.stringify(declared.slice(0, 100))} names a dialect mcp-wire does not support (draft-07 and 2020-12 are)`;
+}
+
+/**
+ * Why `schema` is not a valid JSON Schema under the revision's dialect (its meta-schema, then
+ * compiling it with ajv); `[]` when it is one. A `$ref` to another document is never fetched
+ * (2026-07-28 basic/index.mdx forbids dereferencing network references automatically), so it is
+ * reported as unresolvable.
+ */
+export function schemaProblems(schema: unknown, opts: SchemaOptions): string[] {
+  const compiled = compile(schema, opts.revision);
+  return "problems" in compiled ? [...compiled.problems] : [];
+}
+
+/** `value` against `schema` (e.g. a tool result's `structuredContent` against the tool's `outputSchema`). */
+export function validateAgainstSchema(schema: unknown, value: unknown, opts: SchemaOptions): SchemaVerdict {
+  const compiled = compile(schema, opts.revision);
+  if ("problems" in compiled) {
+    return { ok: false, errors: compiled.problems.map((message) => ({ path: "", keyword: "$schema", message: `the schema itself is invalid: ${message}` })) };
+  }
+  if (compiled.validate(value)) return { ok: true, errors: [] };
+  const errors = (compiled.validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => ({ path: e.instancePath, keyword: e.keyword, message: `${e.instancePath === "" ? "the value" : e.instancePath}: ${e.message ?? "is invalid"}` }));
+  return { ok: false, errors };
+}
+
+function compile(schema: unknown, revision: Revision): Compiled {
+  const dialect = dialectFor(schema, revision);
+  let text: string;
+  try {
+    text = JSON.stringify(schema) ?? "undefined";
+  } catch {
+    return { problems: ["the schema is not JSON"] };
+  }
+  const key = `${dialect}\u0000${text}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const compiled = compileFresh(schema, dialect);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+function compileFresh(schema: unknown, dialect: Dialect | string): Compiled {
+  if (dialect !== "draft-07" && dialect !== "2020-12") return { problems: [dialect] };
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    return { problems: [`a JSON Schema is an object or a boolean, not ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`] };
+  }
+  // One ajv per schema: a peer's `$id`s must not collide with another peer's, and nothing accumulates.
+  const ajv = newAjv(dialect, { strict: false, allErrors: true, logger: false });
+  if (!ajv.validateSchema(schema as object)) return { problems: (ajv.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
+  try {
+    return { validate: ajv.compile(schema as object) };
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    return { problems: [text.startsWith("can't resolve reference") ? `${text} (references to other documents are never fetched)` : text] };
+  }
+}
+
+function metaProblem(e: ErrorObject): string {
+  const params = e.params as { allowedValues?: unknown };
+  const where = e.instancePath === "" ? "the schema" : e.instancePath;
+  return `${where}: ${e.message ?? "is invalid"}${params.allowedValues !== undefined ? ` ${JSON.stringify(params.allowedValues).slice(0, 120)}` : ""}`;
+}

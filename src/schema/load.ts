@@ -1,0 +1,165 @@
+/**
+ * The official MCP schemas (`schema/<revision>/schema.json`, vendored from the specification
+ * repository; see docs/schema.md), loaded lazily per revision, with their known errata patched,
+ * compiled by ajv in the dialect each one declares. Compiled validators are cached per definition,
+ * so a revision costs one parse and each definition one compile, the first time it is asked for.
+ */
+import { readFileSync } from "node:fs";
+import { Ajv, type Options, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { Revision } from "../rules/revisions.js";
+
+export type Dialect = "draft-07" | "2020-12";
+
+// ajv-formats is CommonJS: its plugin is `module.exports`, which NodeNext types as the default's default.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+/** ajv as the official conformance suite configures it for these schemas: lenient about unknown keywords, every error reported. */
+const OPTIONS: Options = { strict: false, allErrors: true };
+/** `verbose` adds each error's schema objects, which name the union branch an error came from (see `branchOf`). */
+const MESSAGE_OPTIONS: Options = { ...OPTIONS, verbose: true };
+
+const SCHEMA_DIR = new URL("../../../schema/", import.meta.url);
+/** The vendored files are about 200 kB; anything far larger is not the file we shipped. */
+const MAX_SCHEMA_BYTES = 8 * 1024 * 1024;
+
+/** A union of every request (or result…) of one side: never the definition of one method. */
+const UNIONS = new Set([
+  "ClientRequest",
+  "ClientNotification",
+  "ClientResult",
+  "ClientMessage",
+  "ServerRequest",
+  "ServerNotification",
+  "ServerResult",
+  "ServerMessage",
+]);
+
+export interface RevisionSchema {
+  readonly revision: Revision;
+  readonly dialect: Dialect;
+  /** `definitions` (draft-07) or `$defs` (2020-12). */
+  readonly defsKey: "definitions" | "$defs";
+  readonly definitions: Readonly<Record<string, unknown>>;
+  /** Method name → the request or notification definition whose `method` is that const. */
+  readonly methodDefinitions: ReadonlyMap<string, string>;
+  /** Request method → its result definition (`FooRequest` → `FooResult`, where the schema has one). */
+  readonly resultDefinitions: ReadonlyMap<string, string>;
+  /** Error code → the error response definition that fixes `error.code` to it. */
+  readonly errorDefinitions: ReadonlyMap<number, string>;
+  has(definition: string): boolean;
+  /**
+   * The definition a schema object belongs to, when it is a definition itself or its `type`
+   * property: how an ajv error (with `verbose`) tells which branch of a union it came from.
+   */
+  branchOf(schemaObject: unknown): string | undefined;
+  /** The compiled validator of one definition (compiled on first use, then cached). */
+  validator(definition: string): ValidateFunction;
+}
+
+const loaded = new Map<Revision, RevisionSchema>();
+
+/** The vendored document, unpatched, as the specification repository publishes it. */
+export function officialSchema(revision: Revision): Record<string, unknown> {
+  const url = new URL(`${revision}/schema.json`, SCHEMA_DIR);
+  const text = readFileSync(url);
+  if (text.length > MAX_SCHEMA_BYTES) throw new Error(`${url.pathname} is larger than ${MAX_SCHEMA_BYTES} bytes`);
+  return JSON.parse(text.toString("utf8")) as Record<string, unknown>;
+}
+
+export function dialectOf(document: Record<string, unknown>): Dialect {
+  return typeof document.$schema === "string" && document.$schema.includes("2020-12") ? "2020-12" : "draft-07";
+}
+
+/**
+ * The known errata of the published schemas, patched as the official conformance suite patches
+ * them, so a sound message is not failed for the generator's mistake:
+ * - `NumberSchema.minimum`/`maximum`/`default` were generated as `integer` (2025-06-18,
+ *   2025-11-25) where schema.ts says `number`; patched to `number` wherever found.
+ * - `format: "byte"` (base64 data) is not a format ajv knows; it is registered as accepting any
+ *   string (see `newAjv`), the suite's reading, since the `type: "string"` beside it still holds.
+ */
+export function patchErrata(document: Record<string, unknown>): Record<string, unknown> {
+  const patched = structuredClone(document);
+  const defs = (patched.$defs ?? patched.definitions) as Record<string, { properties?: Record<string, { type?: unknown }> }> | undefined;
+  const number = defs?.NumberSchema?.properties;
+  if (number !== undefined) {
+    for (const key of ["minimum", "maximum", "default"]) {
+      const property = number[key];
+      if (property?.type === "integer") property.type = "number";
+    }
+  }
+  return patched;
+}
+
+/** A fresh ajv of `dialect`, with the formats the MCP schemas use. */
+export function newAjv(dialect: Dialect, options: Options = OPTIONS): Ajv {
+  const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options);
+  addFormats(ajv);
+  ajv.addFormat("byte", true);
+  return ajv;
+}
+
+export function revisionSchema(revision: Revision): RevisionSchema {
+  const known = loaded.get(revision);
+  if (known !== undefined) return known;
+  const document = patchErrata(officialSchema(revision));
+  const dialect = dialectOf(document);
+  const defsKey = "$defs" in document ? "$defs" : "definitions";
+  const definitions = document[defsKey] as Record<string, Record<string, unknown>>;
+  const ajv = newAjv(dialect, MESSAGE_OPTIONS);
+  const id = `mcp-wire://schema/${revision}/schema.json`;
+  ajv.addSchema({ ...document, $id: id });
+
+  const methodDefinitions = new Map<string, string>();
+  const resultDefinitions = new Map<string, string>();
+  const errorDefinitions = new Map<number, string>();
+  for (const [name, definition] of Object.entries(definitions)) {
+    if (UNIONS.has(name)) continue;
+    const properties = (definition.properties ?? {}) as Record<string, { const?: unknown; allOf?: { properties?: { code?: { const?: unknown } } }[] }>;
+    const method = properties.method?.const;
+    if (typeof method === "string") {
+      methodDefinitions.set(method, name);
+      if (name.endsWith("Request")) {
+        const result = `${name.slice(0, -"Request".length)}Result`;
+        if (result in definitions) resultDefinitions.set(method, result);
+      }
+    }
+    for (const part of properties.error?.allOf ?? []) {
+      const code = part.properties?.code?.const;
+      if (typeof code === "number") errorDefinitions.set(code, name);
+    }
+  }
+
+  const branches = new Map<unknown, string>();
+  for (const [name, definition] of Object.entries(definitions)) {
+    branches.set(definition, name);
+    const type = (definition.properties as Record<string, unknown> | undefined)?.type;
+    if (type !== undefined) branches.set(type, name);
+  }
+
+  const validators = new Map<string, ValidateFunction>();
+  const schema: RevisionSchema = {
+    revision,
+    dialect,
+    defsKey,
+    definitions,
+    methodDefinitions,
+    resultDefinitions,
+    errorDefinitions,
+    has: (name) => Object.hasOwn(definitions, name),
+    branchOf: (schemaObject) => branches.get(schemaObject),
+    validator(name) {
+      let validate = validators.get(name);
+      if (validate === undefined) {
+        if (!Object.hasOwn(definitions, name)) throw new Error(`schema ${revision} has no definition ${name}`);
+        validate = ajv.compile({ $ref: `${id}#/${defsKey}/${name}` });
+        validators.set(name, validate);
+      }
+      return validate;
+    },
+  };
+  loaded.set(revision, schema);
+  return schema;
+}

@@ -1,0 +1,148 @@
+/**
+ * `validate`: one message against its revision's official schema.json, judging what a sender MUST
+ * send. A request or notification is checked against the definition whose `method` const is its
+ * method; a result against the method's `…Result` definition (the method comes from the request
+ * it answers) and then the JSON-RPC result envelope; an error against the error definition of its
+ * code, or the JSON-RPC error envelope. `decode` judges what a receiver may accept and stays
+ * lenient where the schema is strict (docs/schema.md).
+ */
+import type { ErrorObject } from "ajv";
+import { defect, quote, type Defect } from "../codec/defects.js";
+import type { Revision } from "../rules/revisions.js";
+import { revisionSchema, type RevisionSchema } from "./load.js";
+
+export type Direction = "request" | "response" | "notification";
+
+export interface ValidateOptions {
+  readonly revision: Revision;
+  /** The method a response answers (a request's or notification's own method is read from it). */
+  readonly method?: string;
+  /** Inferred from the message when absent: `method` with `id` a request, without one a notification, else a response. */
+  readonly direction?: Direction;
+}
+
+/** More than this many schema errors in one message says nothing more; the last defect counts the rest. */
+const MAX_DEFECTS = 8;
+
+/**
+ * Result types the core protocol leaves to extensions: a result carrying one is not held to the
+ * method's core result definition, only to the envelope (the conformance suite reads them so too).
+ */
+const EXTENSION_RESULT_TYPES = new Set(["task"]);
+
+/** The schema defects (`schema_invalid`, errors) of one decoded message; `[]` when it is sound. */
+export function validate(message: unknown, opts: ValidateOptions): Defect[] {
+  const schema = revisionSchema(opts.revision);
+  if (Array.isArray(message)) {
+    const defects: Defect[] = [];
+    message.forEach((element, index) => {
+      for (const d of validate(element, { revision: opts.revision })) defects.push({ ...d, path: `/${index}${d.path}` });
+    });
+    return defects.length > 0 ? defects : check(schema, "JSONRPCMessage", message, "");
+  }
+  const object = typeof message === "object" && message !== null ? (message as Record<string, unknown>) : undefined;
+  const direction = opts.direction ?? inferDirection(object);
+  if (object === undefined || direction === undefined) return check(schema, "JSONRPCMessage", message, "");
+
+  if (direction === "request" || direction === "notification") {
+    const method = typeof object.method === "string" ? object.method : opts.method;
+    const definition = (method !== undefined ? schema.methodDefinitions.get(method) : undefined) ?? (direction === "request" ? "JSONRPCRequest" : "JSONRPCNotification");
+    return check(schema, definition, message, "");
+  }
+
+  if (object.error !== undefined && object.error !== null) {
+    const code = (object.error as { code?: unknown }).code;
+    const definition = (typeof code === "number" ? schema.errorDefinitions.get(code) : undefined) ?? firstOf(schema, "JSONRPCErrorResponse", "JSONRPCError");
+    return check(schema, definition, message, "");
+  }
+
+  const result = object.result;
+  const resultType = typeof result === "object" && result !== null ? (result as { resultType?: unknown }).resultType : undefined;
+  let definition: string | undefined;
+  if (resultType === "input_required" && schema.has("InputRequiredResult")) definition = "InputRequiredResult";
+  else if (!(typeof resultType === "string" && EXTENSION_RESULT_TYPES.has(resultType)) && opts.method !== undefined) {
+    definition = schema.resultDefinitions.get(opts.method);
+  }
+  if (definition !== undefined) {
+    const defects = check(schema, definition, result, "/result");
+    if (defects.length > 0) return defects;
+  }
+  return check(schema, firstOf(schema, "JSONRPCResultResponse", "JSONRPCResponse"), message, "");
+}
+
+function inferDirection(object: Record<string, unknown> | undefined): Direction | undefined {
+  if (object === undefined) return undefined;
+  if (typeof object.method === "string") return "id" in object ? "request" : "notification";
+  if ("result" in object || "error" in object) return "response";
+  return undefined;
+}
+
+function firstOf(schema: RevisionSchema, ...names: string[]): string {
+  return names.find((name) => schema.has(name)) ?? names[names.length - 1]!;
+}
+
+function check(schema: RevisionSchema, definition: string, value: unknown, prefix: string): Defect[] {
+  const validator = schema.validator(definition);
+  if (validator(value)) return [];
+  return toDefects(schema, validator.errors ?? [], definition, prefix);
+}
+
+/**
+ * ajv's errors as defects. When a value matches no branch of a union (a content block, say), ajv
+ * reports every branch; the branches whose `type` const the value does not carry were never meant,
+ * so their errors are dropped, and the union's own "must match a schema" only stays when nothing
+ * more precise is left at its path.
+ */
+function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], definition: string, prefix: string): Defect[] {
+  const unions = new Set(errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath));
+  const missed = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== "const" || !e.instancePath.endsWith("/type")) continue;
+    const at = e.instancePath.slice(0, -"/type".length);
+    const branch = schema.branchOf(e.parentSchema);
+    if (unions.has(at) && branch !== undefined) missed.add(`${at}\u0000${branch}`);
+  }
+  const fromMissedBranch = (e: ErrorObject): boolean => {
+    const branch = schema.branchOf(e.parentSchema);
+    if (branch === undefined) return false;
+    const at = e.instancePath.endsWith("/type") && e.keyword === "const" ? e.instancePath.slice(0, -"/type".length) : e.instancePath;
+    return missed.has(`${at}\u0000${branch}`);
+  };
+  let kept = errors.filter((e) => !fromMissedBranch(e));
+  kept = kept.filter((e) => !((e.keyword === "anyOf" || e.keyword === "oneOf") && kept.some((o) => o !== e && o.instancePath === e.instancePath)));
+  if (kept.length === 0) kept = [...errors];
+  const seen = new Set<string>();
+  const unique = kept.filter((e) => {
+    const key = `${e.instancePath}\u0000${e.keyword}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const defects = unique.slice(0, MAX_DEFECTS).map((e) => schemaDefect(`${prefix}${e.instancePath}`, e.keyword, describe(e), definition));
+  if (unique.length > MAX_DEFECTS) {
+    const last = defects[MAX_DEFECTS - 1]!;
+    defects[MAX_DEFECTS - 1] = { ...last, message: `${last.message}; and ${unique.length - MAX_DEFECTS} more schema error(s)` };
+  }
+  if (defects.length === 0) return [schemaDefect(prefix, "$ref", "does not match", definition)];
+  return defects;
+}
+
+function describe(e: ErrorObject): string {
+  const params = e.params as Record<string, unknown>;
+  const base = e.message ?? "is invalid";
+  switch (e.keyword) {
+    case "const":
+      return `${base} ${quote(params.allowedValue)}`;
+    case "enum":
+      return `${base}: ${quote(params.allowedValues, 120)}`;
+    case "additionalProperties":
+      return `${base}: ${quote(params.additionalProperty)}`;
+    default:
+      return base;
+  }
+}
+
+function schemaDefect(path: string, keyword: string, text: string, definition: string): Defect {
+  return { ...defect("schema_invalid", path, `${path === "" ? "the message" : path}: ${text} (${definition})`), definition, keyword };
+}
+
