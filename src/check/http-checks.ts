@@ -104,9 +104,12 @@ function rpcOf(text: string): RawAnswer["rpc"] {
   }
 }
 
-/** A 2026-07-28 request body and the headers that mirror it. */
-function modernPing(version: string, id: number, headerMethod = "ping"): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ jsonrpc: "2.0", id, method: "ping", params: { _meta: { [META_PROTOCOL_VERSION]: version, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO } } });
+/**
+ * A 2026-07-28 `server/discover` (the one request every modern server serves, without side
+ * effects: 2026-07-28 has no ping) and the headers that mirror it.
+ */
+function modernDiscover(version: string, id: number, headerMethod = "server/discover"): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: { [META_PROTOCOL_VERSION]: version, [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: CLIENT_INFO } } });
   return { body, headers: { "content-type": "application/json", accept: ACCEPT_BOTH, [H_PROTOCOL_VERSION]: version, [H_METHOD]: headerMethod } };
 }
 
@@ -161,28 +164,28 @@ export async function legacyHttpChecks(url: string, revision: Revision, session:
 /** The requests of check's own on 2026-07-28: the refusals the transport defines. */
 export async function modernHttpChecks(url: string, revision: Revision, findings: Findings, options: RawOptions): Promise<void> {
   findings.checked("http_header_mismatch", revision);
-  const mismatch = modernPing(revision, 9101, "tools/list");
+  const mismatch = modernDiscover(revision, 9101, "tools/list");
   const m = await raw(url, "POST", mismatch.headers, mismatch.body, options);
   if (m && (m.status !== 400 || m.rpc?.error?.code !== HEADER_MISMATCH)) {
-    findings.add("http_header_mismatch", { revision, method: "ping", message: `a ping whose Mcp-Method header says tools/list was answered with ${describe(m)}, not 400 with error -32020` });
+    findings.add("http_header_mismatch", { revision, method: "server/discover", message: `a server/discover whose Mcp-Method header says tools/list was answered with ${describe(m)}, not 400 with error -32020` });
   }
 
   findings.checked("http_unsupported_version", revision);
-  const unsupported = modernPing("1999-01-01", 9102);
+  const unsupported = modernDiscover("1999-01-01", 9102);
   const u = await raw(url, "POST", unsupported.headers, unsupported.body, options);
   if (u) {
     const supported = (u.rpc?.error?.data as { supported?: unknown } | undefined)?.supported;
     if (u.status !== 400 || u.rpc?.error?.code !== UNSUPPORTED_PROTOCOL_VERSION) {
-      findings.add("http_unsupported_version", { revision, method: "ping", message: `a request for protocol version 1999-01-01 was answered with ${describe(u)}, not 400 with error -32022` });
+      findings.add("http_unsupported_version", { revision, method: "server/discover", message: `a request for protocol version 1999-01-01 was answered with ${describe(u)}, not 400 with error -32022` });
     } else if (!Array.isArray(supported) || supported.length === 0) {
-      findings.add("http_unsupported_version", { revision, method: "ping", path: "/error/data/supported", message: "the -32022 error does not list the supported versions in data.supported" });
+      findings.add("http_unsupported_version", { revision, method: "server/discover", path: "/error/data/supported", message: "the -32022 error does not list the supported versions in data.supported" });
     }
   }
 
   findings.checked("http_accept_json_only_refused", revision);
-  const json = modernPing(revision, 9103);
+  const json = modernDiscover(revision, 9103);
   const j = await raw(url, "POST", { ...json.headers, accept: "application/json" }, json.body, options);
-  if (j && j.status >= 400) findings.add("http_accept_json_only_refused", { revision, method: "ping", message: `a ping whose Accept names only application/json was refused with ${describe(j)}: allowed, since clients must accept both, but clients that send only application/json cannot use the server` });
+  if (j && j.status >= 400) findings.add("http_accept_json_only_refused", { revision, method: "server/discover", message: `a server/discover whose Accept names only application/json was refused with ${describe(j)}: allowed, since clients must accept both, but clients that send only application/json cannot use the server` });
 }
 
 /** GET and DELETE on a server that speaks 2026-07-28 and no legacy Streamable HTTP revision. */

@@ -10,6 +10,7 @@ import { isObject } from "../mcp/meta.js";
 import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
+import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
 import { conformanceProblems, schemaDialectProblems } from "./schema-checks.js";
 
@@ -56,12 +57,15 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
   }
   judgeTools(tools, revision, findings);
 
-  findings.checked("ping_failed", revision);
-  try {
-    await tagged("ping", client.request("ping", {}, options));
-  } catch (e) {
-    if (e instanceof ResponseError) findings.add("ping_failed", { revision, method: "ping", message: `ping was answered with error ${e.code} ${JSON.stringify(e.message)} instead of an empty result` });
-    else throw e;
+  // 2026-07-28 removed ping
+  if (RULES[revision].era === "legacy") {
+    findings.checked("ping_failed", revision);
+    try {
+      await tagged("ping", client.request("ping", {}, options));
+    } catch (e) {
+      if (e instanceof ResponseError) findings.add("ping_failed", { revision, method: "ping", message: `ping was answered with error ${e.code} ${quote(e.message)} instead of an empty result` });
+      else throw e;
+    }
   }
 
   if (caps.logging !== undefined && RULES[revision].era === "legacy") {
@@ -70,7 +74,7 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
       await tagged("logging/setLevel", client.request("logging/setLevel", { level: "error" }, options));
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
-      findings.add("logging_set_level_failed", { revision, method: "logging/setLevel", message: `the server declares logging, but logging/setLevel got error ${e.code} ${JSON.stringify(e.message)}` });
+      findings.add("logging_set_level_failed", { revision, method: "logging/setLevel", message: `the server declares logging, but logging/setLevel got error ${e.code} ${quote(e.message)}` });
     }
   }
 
@@ -80,7 +84,7 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
     findings.add("unknown_method_not_32601", { revision, method: UNKNOWN_METHOD, message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with a result instead of error -32601` });
   } catch (e) {
     if (!(e instanceof ResponseError)) throw e;
-    if (e.code !== METHOD_NOT_FOUND) findings.add("unknown_method_not_32601", { revision, method: UNKNOWN_METHOD, path: "/error/code", message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${JSON.stringify(e.message)}, not -32601` });
+    if (e.code !== METHOD_NOT_FOUND) findings.add("unknown_method_not_32601", { revision, method: UNKNOWN_METHOD, path: "/error/code", message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${quote(e.message)}, not -32601` });
   }
 
   const probed = listed[0];
@@ -91,7 +95,7 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
       findings.add("bad_params_not_32602", { revision, method: probed, message: `${probed} with a cursor that is not a string (42) was answered with a result, not error -32602` });
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
-      if (e.code !== INVALID_PARAMS) findings.add("bad_params_not_32602", { revision, method: probed, path: "/error/code", message: `${probed} with a cursor that is not a string (42) got error ${e.code} ${JSON.stringify(e.message)}, not -32602` });
+      if (e.code !== INVALID_PARAMS) findings.add("bad_params_not_32602", { revision, method: probed, path: "/error/code", message: `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602` });
     }
   }
 
@@ -142,7 +146,7 @@ async function walkList(client: McpClient, revision: Revision, method: string, k
       if (!(e instanceof ResponseError)) throw e;
       // templates are part of the resources capability, but a server with none may not serve their list
       if (method === "resources/templates/list" && e.code === METHOD_NOT_FOUND && pages === 0) return { items, pages, served: false };
-      findings.add("list_failed", { revision, method, message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${JSON.stringify(e.message)}, though the server declares the capability` });
+      findings.add("list_failed", { revision, method, message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${quote(e.message)}, though the server declares the capability` });
       return { items, pages, served: pages > 0 };
     }
     pages++;
