@@ -202,6 +202,12 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
       attempt.outcome = "ok";
     } catch (e) {
       attempt.outcome = outcomeOf(e);
+      // nothing answers, or nothing answers without credentials: no other revision will fare better
+      if (e instanceof HttpError && (e.status === undefined || e.status === 401 || e.status === 403)) {
+        run.revisions[revision] = attempt.outcome;
+        for (const r of run.ladder()) run.revisions[r] ??= "skipped";
+        break;
+      }
     }
     run.revisions[revision] = attempt.outcome;
     const client = attempt.client;

@@ -129,6 +129,7 @@ export function judgeExchanges(exchanges: readonly ExchangeRecord[], revision: R
   findings.checked("http_content_type", revision);
   if (!modern) findings.checked("http_notification_not_202", revision);
   else findings.checked("http_unknown_method_not_404", revision);
+  const foreign = new Map<string, string[]>();
   for (const x of exchanges) {
     if (x.httpMethod !== "POST" || x.status === undefined) continue;
     const notification = x.method.startsWith("notifications/") || x.method === "response";
@@ -139,11 +140,18 @@ export function judgeExchanges(exchanges: readonly ExchangeRecord[], revision: R
       continue;
     }
     if (x.status >= 200 && x.status < 300 && (x.bodyExcerpt ?? "") !== "" && !isJsonType(x.contentType ?? "")) {
-      findings.add("http_content_type", { revision, method: x.method, message: `${x.method} was answered with Content-Type ${JSON.stringify(x.contentType ?? "")}, not application/json or text/event-stream` });
+      const type = x.contentType ?? "";
+      const methods = foreign.get(type) ?? [];
+      if (!methods.includes(x.method)) methods.push(x.method);
+      foreign.set(type, methods);
     }
     if (modern && x.method === UNKNOWN_METHOD && x.status !== 404) {
       findings.add("http_unknown_method_not_404", { revision, method: x.method, message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with HTTP ${x.status}, not 404 (with error -32601)` });
     }
+  }
+  // one finding per content type: the same answer path served every method
+  for (const [type, methods] of foreign) {
+    findings.add("http_content_type", { revision, method: methods[0]!, message: `answers came with Content-Type ${JSON.stringify(type)}, not application/json or text/event-stream (${methods.slice(0, 6).join(", ")}${methods.length > 6 ? ", …" : ""})` });
   }
 }
 

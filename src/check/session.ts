@@ -193,7 +193,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
     for (const member of ["inputSchema", "outputSchema"] as const) {
       const schema = tool[member];
       if (!isObject(schema)) continue;
-      for (const problem of schemaDialectProblems(schema, revision).slice(0, 3)) {
+      for (const problem of schemaDialectProblems(schema, revision).slice(0, 1)) {
         findings.add("tool_schema_invalid", { revision, method: "tools/list", path: `/result/tools/${i}/${member}`, message: `${label}'s ${member} is not a valid JSON Schema under ${revision}: ${problem}` });
       }
     }
