@@ -19,7 +19,7 @@ import { ChildServer } from "../transport/child.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { Findings, selection } from "./findings.js";
-import { judgeExchanges, legacyHttpChecks, modernHttpChecks, modernOnlyChecks, type RawOptions } from "./http-checks.js";
+import { endedSessionCheck, judgeExchanges, legacyHttpChecks, modernHttpChecks, modernOnlyChecks, type RawOptions } from "./http-checks.js";
 import { Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
@@ -74,6 +74,7 @@ class Run {
   constructor(
     readonly target: string,
     readonly options: CheckOptions,
+    readonly stdio: boolean,
   ) {
     this.findings = new Findings(selection(options.only, options.skip));
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -94,15 +95,17 @@ class Run {
     } catch (e) {
       this.findings.add("request_unanswered", { revision, method: (e as { checkMethod?: string }).checkMethod ?? null, message: `the session broke off: ${e instanceof Error ? e.message : String(e)}` });
     }
-    this.judgeDefects(attempt, revision);
+    this.judgeDefects(attempt, revision, this.stdio);
     this.messages += validateReceived(attempt.recorder.received, revision, this.findings);
   }
 
   /** The codec's defects in what the server sent, each a finding of the rule of its code. */
-  judgeDefects(attempt: Attempt, revision: Revision): void {
+  judgeDefects(attempt: Attempt, revision: Revision, stdio: boolean): void {
     for (const report of attempt.defects) {
       const d = report.defect;
       if (!isRuleId(d.code)) continue;
+      // over stdio a line that is not JSON is stdout_not_jsonrpc, said once
+      if (stdio && d.code === "parse_error") continue;
       this.findings.add(d.code, { revision, method: methodOfExcerpt(report.excerpt, attempt.recorder), path: d.path || null, message: d.message, severity: d.severity });
     }
   }
@@ -174,7 +177,7 @@ function clientOptions(run: Run, revision: Revision | undefined, attempt: Attemp
 }
 
 export async function checkHttp(url: string, options: CheckOptions = {}): Promise<CheckReport> {
-  const run = new Run(url, options);
+  const run = new Run(url, options, false);
   const raw: RawOptions = { headers: options.headers ?? {}, timeout: run.timeout, ...(options.lookup ? { lookup: options.lookup } : {}) };
   let modernOk: Revision | undefined;
   let legacyStreamable = false;
@@ -213,6 +216,7 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
     const client = attempt.client;
     if (!client) continue;
     const modern = RULES[revision].era === "modern";
+    const session = (channel as { sessionId?: string } | undefined)?.sessionId;
     try {
       await run.pass(client, revision, attempt);
       if (transport === "streamable-http") {
@@ -222,7 +226,8 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
           await modernHttpChecks(url, revision, run.findings, raw);
         } else {
           legacyStreamable = true;
-          await legacyHttpChecks(url, revision, (channel as { sessionId?: string } | undefined)?.sessionId, run.findings, raw);
+          await legacyHttpChecks(url, revision, session, run.findings, raw);
+          await endedSessionCheck(url, revision, session, run.findings, raw);
         }
       }
     } finally {
@@ -237,7 +242,7 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
 
 export async function checkStdio(command: string, args: readonly string[], options: CheckOptions = {}): Promise<CheckReport> {
   const target = [command, ...args].join(" ");
-  const run = new Run(target, options);
+  const run = new Run(target, options, true);
   const exitWait = options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
   const exits: Promise<void>[] = [];
   const children: ChildServer[] = [];

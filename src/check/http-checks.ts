@@ -157,16 +157,32 @@ export function judgeExchanges(exchanges: readonly ExchangeRecord[], revision: R
 
 /** The requests of check's own in a legacy Streamable HTTP session (`session` when the server assigned one). */
 export async function legacyHttpChecks(url: string, revision: Revision, session: string | undefined, findings: Findings, options: RawOptions): Promise<void> {
-  const versionHeader: Record<string, string> = revision >= "2025-06-18" ? { [H_PROTOCOL_VERSION]: revision } : {};
-  const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
-  if (session !== undefined) {
-    findings.checked("http_unknown_session_not_404", revision);
-    const a = await raw(url, "POST", { "content-type": "application/json", accept: ACCEPT_BOTH, ...versionHeader, [H_SESSION_ID]: "mcp-wire-check-no-such-session" }, ping(9001), options);
-    if (a && a.status !== 404) findings.add("http_unknown_session_not_404", { revision, method: "ping", message: `a request naming a session the server never issued was answered with ${describe(a)}, not 404: clients start a new session only on a 404` });
-  }
   findings.checked("http_accept_json_only_refused", revision);
-  const a = await raw(url, "POST", { "content-type": "application/json", accept: "application/json", ...versionHeader, ...(session ? { [H_SESSION_ID]: session } : {}) }, ping(9002), options);
+  const a = await raw(url, "POST", { "content-type": "application/json", accept: "application/json", ...versionHeader(revision), ...(session ? { [H_SESSION_ID]: session } : {}) }, ping(9002), options);
   if (a && a.status >= 400) findings.add("http_accept_json_only_refused", { revision, method: "ping", message: `a ping whose Accept names only application/json was refused with ${describe(a)}: allowed, since clients must accept both, but clients that send only application/json cannot use the server` });
+}
+
+/**
+ * Ends the session with a DELETE, and when the server accepts that, a request naming it must get
+ * 404 (a server that does not let clients end sessions, 405, is not asked; nor is one that
+ * ignores session ids altogether: having none to end, it breaks no rule by serving such a request).
+ */
+export async function endedSessionCheck(url: string, revision: Revision, session: string | undefined, findings: Findings, options: RawOptions): Promise<void> {
+  if (session === undefined) return;
+  const headers = { ...versionHeader(revision), [H_SESSION_ID]: session };
+  const ended = await raw(url, "DELETE", headers, undefined, options);
+  if (!ended || ended.status < 200 || ended.status >= 300) return;
+  findings.checked("http_unknown_session_not_404", revision);
+  const a = await raw(url, "POST", { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers }, ping(9001), options);
+  if (a && a.status !== 404) findings.add("http_unknown_session_not_404", { revision, method: "ping", message: `after the session was ended with a DELETE the server accepted (HTTP ${ended.status}), a request naming it was answered with ${describe(a)}, not 404: clients start a new session only on a 404` });
+}
+
+function versionHeader(revision: Revision): Record<string, string> {
+  return revision >= "2025-06-18" ? { [H_PROTOCOL_VERSION]: revision } : {};
+}
+
+function ping(id: number): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
 }
 
 /** The requests of check's own on 2026-07-28: the refusals the transport defines. */

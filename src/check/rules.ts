@@ -54,12 +54,12 @@ const OWN: readonly CheckRule[] = [
   {
     id: "http_unknown_session_not_404",
     severity: "error",
-    title: "An unknown Mcp-Session-Id gets 404",
-    rule: "A server that assigns sessions answers a request naming a session it does not have (ended, or never issued) with 404 Not Found, which tells the client to start a new session.",
+    title: "A request in an ended session gets 404",
+    rule: "Once a session has ended (here: the client ended it with a DELETE the server accepted), the server answers every request naming it with 404 Not Found, which tells the client to start a new session.",
     revisions: LEGACY_STREAMABLE,
     spec: `${SPEC}/2025-11-25/basic/transports#session-management`,
-    fix: "Look the Mcp-Session-Id up before serving the request, and answer 404 when there is no such session.",
-    example: "POST with Mcp-Session-Id: no-such-session → HTTP/1.1 400 Bad Request",
+    fix: "Look the Mcp-Session-Id up before serving the request, and answer 404 when there is no such session (any more).",
+    example: "DELETE (200), then POST ping with the same Mcp-Session-Id → HTTP/1.1 400 Bad Request",
   },
   {
     id: "http_header_mismatch",
