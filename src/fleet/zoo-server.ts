@@ -208,6 +208,7 @@ function envelope(id: string | number | undefined, answer: Answer): Record<strin
 export function serveStdio(fault: ZooFault): void {
   const zoo = new Zoo(fault);
   const session: { revision?: string } = {};
+  if (process.env.ZOO_LOG) appendFileSync(process.env.ZOO_LOG, `pid ${process.pid}\n`);
   if (fault === "log-line") process.stdout.write("zoo server listening on stdio\n");
   let buffer = "";
   process.stdin.setEncoding("utf8");
