@@ -1,0 +1,138 @@
+/**
+ * `mcp-wire check` as a user runs it: `--json` exactly as documented, text a person reads, the
+ * exit statuses (0, 1, 2, 3) under `--fail-on`, usage errors, and a spawned stdio server ended
+ * when the check is stopped by a signal. Also `--fail-on` for `probe` and `lint`.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { startZoo, type RunningZoo } from "../fleet/zoo-server.js";
+import { mcpWire } from "./cli-child.test.js";
+
+const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
+const FINDING_FIELDS = ["id", "severity", "revision", "method", "path", "message", "fix", "spec", "breaks"];
+
+async function run(args: string[]): Promise<{ status: number | string; stdout: string; stderr: string }> {
+  const child = mcpWire(args);
+  const status = await child.exit(60_000);
+  return { status, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+describe("mcp-wire check", () => {
+  let zoo: RunningZoo;
+  const dir = mkdtempSync(join(tmpdir(), "mcp-wire-check-"));
+  before(async () => {
+    zoo = await startZoo();
+  });
+  after(async () => {
+    await zoo.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("--json: one object with the documented fields; an error finding exits 1, or 0 with --fail-on never", async () => {
+    const r = await run(["check", "--json", "-r", "2025-11-25", "-r", "2026-07-28", zoo.url("text-plain")]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stdout.trim().split("\n").length, 1);
+    const v = JSON.parse(r.stdout) as Record<string, unknown>;
+    for (const f of ["target", "revisions", "findings", "counts", "checked", "elapsedMs"]) assert.ok(f in v, f);
+    assert.deepEqual(v.revisions, { "2026-07-28": "ok", "2025-11-25": "ok" });
+    const findings = v.findings as Record<string, unknown>[];
+    assert.ok(findings.length >= 2);
+    for (const f of findings) assert.deepEqual(Object.keys(f), FINDING_FIELDS);
+    assert.deepEqual(findings.map((f) => f.id), ["http_content_type", "http_content_type"]);
+    assert.deepEqual(v.counts, { error: 2, warning: 0, info: 0 });
+    const never = await run(["check", "--fail-on", "never", "-r", "2025-11-25", zoo.url("text-plain")]);
+    assert.equal(never.status, 0);
+  });
+
+  test("warnings fail only under --fail-on warning; the text says what to fix", async () => {
+    const plain = await run(["check", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
+    assert.equal(plain.status, 0, plain.stdout);
+    assert.match(plain.stdout, /warning http_accept_json_only_refused \[2025-06-18 ping\]/);
+    assert.match(plain.stdout, /fix: Serve a request whose Accept/);
+    assert.match(plain.stdout, /✓ passes \(--fail-on error\): 0 errors, 1 warning/);
+    const strict = await run(["check", "--fail-on", "warning", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
+    assert.equal(strict.status, 1);
+    assert.match(strict.stdout, /✗ fails \(--fail-on warning\)/);
+  });
+
+  test("a target that cannot be checked at all exits 3 whatever --fail-on says", async () => {
+    const r = await run(["check", "--fail-on", "never", "http://127.0.0.1:1/mcp"]);
+    assert.equal(r.status, 3);
+    assert.match(r.stdout, /could not be checked: unreachable \(refused\)/);
+  });
+
+  test("stdio: a healthy server passes, with its ladder of revisions", async () => {
+    const r = await run(["check", "--stdio", "--", process.execPath, ZOO, "healthy"]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /revisions: 2026-07-28 ok · 2025-11-25 ok · 2025-06-18 ok · 2025-03-26 ok · 2024-11-05 ok/);
+  });
+
+  test("usage errors exit 2 with one line", async () => {
+    const cases: [string[], RegExp][] = [
+      [["check", "--only", "no_such_check", zoo.url("healthy")], /--only: no check is named "no_such_check"/],
+      [["check", "-r", "2020-01-01", zoo.url("healthy")], /-r takes a revision/],
+      [["check", "--call", "echo={bad", zoo.url("healthy")], /--call echo: the arguments after = are not JSON/],
+      [["check", "--env", "A=1", zoo.url("healthy")], /--env and --cwd are for a stdio server/],
+      [["check", "--fail-on", "sometimes", zoo.url("healthy")], /--fail-on/],
+      [["check"], /say which server/],
+      [["check", "--stdio", "--cwd", join(dir, "nope"), "--", process.execPath, ZOO], /is not a directory/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run(args);
+      assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    }
+  });
+
+  test("stopped by a signal, check ends the stdio server it started", async () => {
+    const log = join(dir, "zoo.log");
+    writeFileSync(log, "");
+    const child = mcpWire(["check", "--stdio", "--env", `ZOO_LOG=${log}`, "-r", "2025-06-18", "--", process.execPath, ZOO, "slow-exit"]);
+    // the server is up and has been asked something: the check is under way
+    const started = Date.now();
+    let pid: number | undefined;
+    while (Date.now() - started < 30_000) {
+      const m = /^pid (\d+)$/m.exec(readFileSync(log, "utf8"));
+      if (m && readFileSync(log, "utf8").includes("tools/list")) {
+        pid = Number(m[1]);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(pid, "the server started");
+    child.process.kill("SIGTERM");
+    const status = await child.exit(10_000);
+    assert.equal(status, 143);
+    assert.throws(() => process.kill(pid!, 0), /ESRCH/, "the server is gone");
+  });
+});
+
+describe("--fail-on for probe and lint", () => {
+  test("probe: an ok verdict with an error defect (a log line on stdout) exits 1, 0 with --fail-on never", async () => {
+    const r = await run(["probe", "--stdio", "--", process.execPath, ZOO, "log-line"]);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stdout, /✓ ok/);
+    const never = await run(["probe", "--fail-on", "never", "--stdio", "--", process.execPath, ZOO, "log-line"]);
+    assert.equal(never.status, 0);
+    const healthy = await run(["probe", "--stdio", "--", process.execPath, ZOO, "healthy"]);
+    assert.equal(healthy.status, 0, healthy.stdout);
+  });
+
+  test("lint: a warning exits 0 by default and 1 with --fail-on warning", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-wire-lint-"));
+    try {
+      const file = join(dir, "capture.ndjson");
+      writeFileSync(file, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"nope"}}\n');
+      assert.equal((await run(["lint", "-r", "2025-06-18", file])).status, 0);
+      assert.equal((await run(["lint", "--fail-on", "warning", "-r", "2025-06-18", file])).status, 1);
+      assert.equal((await run(["lint", "--fail-on", "never", "-r", "2025-06-18", file])).status, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
