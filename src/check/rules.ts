@@ -3,6 +3,9 @@
  * come from. docs/check.md is generated from this list (scripts/check-docs.ts), and a test fails
  * when the two disagree.
  *
+ * `breaks` names only the clients src/check/breaks.test.ts shows failing against a server with
+ * exactly that fault (and working against the same server without it).
+ *
  * Three kinds of rule: the checks of this module (HTTP semantics, pagination, tool definitions,
  * stdio hygiene…); the message defects the codec finds in what a server sends (their severity is
  * the codec's one table, src/codec/defects.ts); and the defects of the sign-in walk.
@@ -40,6 +43,7 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/basic/transports#sending-messages-to-the-server`,
     fix: "Set Content-Type: application/json on JSON answers (or answer with an SSE stream as text/event-stream).",
     example: "HTTP/1.1 200 OK\nContent-Type: text/plain\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+    breaks: ["sdk-v1", "sdk-v2", "ai-sdk"],
   },
   {
     id: "http_notification_not_202",
@@ -219,6 +223,7 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/server/tools#tool`,
     fix: 'Give every tool an inputSchema like {"type":"object","properties":{…}} — {"type":"object"} for a tool without arguments.',
     example: '{"name":"search","inputSchema":{"type":"string"}}',
+    breaks: ["sdk-v1", "sdk-v2", "ai-sdk"],
   },
   {
     id: "tool_schema_invalid",
@@ -258,6 +263,7 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/server/tools#tool-result`,
     fix: 'Return {"content":[…]} from every tool call, also beside structuredContent.',
     example: '{"result":{"structuredContent":{"sum":3}}}',
+    breaks: ["sdk-v2", "ai-sdk"],
   },
   {
     id: "tool_structured_content_invalid",
@@ -268,6 +274,7 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/server/tools#output-schema`,
     fix: "Return structuredContent in the shape the tool's outputSchema declares (or change the schema).",
     example: 'outputSchema {"type":"object","required":["sum"]} and structuredContent {"total":3}',
+    breaks: ["sdk-v2"],
   },
   {
     id: "stdout_not_jsonrpc",

@@ -1,0 +1,82 @@
+/**
+ * The evidence behind every `breaks` list of the rule catalogue: real clients (the official SDK
+ * v1 and v2 clients, the AI SDK's) against the zoo with exactly one fault, and against the
+ * healthy zoo. A client is named in `breaks` when, and only when, it fails against the fault and
+ * works without it; a rule this file does not exercise names no client at all.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { startZoo, type RunningZoo, type ZooFault } from "../fleet/zoo-server.js";
+import { connectClient, type Endpoint, type InteropClient } from "../interop/clients.test.js";
+import { CHECK_RULES, ruleOf } from "./rules.js";
+import type { ClientName } from "./types.js";
+
+const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
+const CLIENTS = ["sdk-v1", "sdk-v2", "ai-sdk"] as const satisfies readonly ClientName[];
+
+type Use = (c: InteropClient) => Promise<unknown>;
+const list: Use = (c) => c.listTools();
+/** As a host uses a tool: listed first (clients check a result against the schema listed), then called. */
+const call =
+  (name: string, args: Record<string, unknown>): Use =>
+  async (c) => {
+    await c.listTools();
+    const r = await c.callTool(name, args);
+    if (r.isError) throw new Error(`the call failed: ${r.text}`);
+  };
+
+interface Evidence {
+  rule: string;
+  fault: ZooFault;
+  transport: "http" | "stdio";
+  use: Use;
+}
+
+const EVIDENCE: readonly Evidence[] = [
+  { rule: "http_content_type", fault: "text-plain", transport: "http", use: list },
+  { rule: "tool_input_schema_not_object", fault: "input-schema-not-object", transport: "http", use: list },
+  { rule: "tool_result_no_content", fault: "no-content", transport: "http", use: call("echo", { text: "hi" }) },
+  { rule: "tool_structured_content_invalid", fault: "structured-invalid", transport: "http", use: call("add", { a: 1, b: 2 }) },
+  // every client reads past a log line on stdout (reporting it at most): it breaks none of them
+  { rule: "stdout_not_jsonrpc", fault: "log-line", transport: "stdio", use: list },
+];
+
+async function works(name: ClientName, endpoint: Endpoint, use: Use): Promise<boolean> {
+  let client: InteropClient | undefined;
+  try {
+    client = await connectClient(name as "sdk-v1", endpoint);
+    await use(client);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+}
+
+describe("breaks: which real clients each fault breaks", () => {
+  let zoo: RunningZoo;
+  before(async () => {
+    zoo = await startZoo();
+  });
+  after(() => zoo.close());
+  const endpoint = (fault: ZooFault, transport: "http" | "stdio"): Endpoint =>
+    transport === "http" ? { kind: "http", url: zoo.url(fault) } : { kind: "stdio", command: process.execPath, args: [ZOO, fault] };
+
+  for (const e of EVIDENCE) {
+    test(`${e.rule}: the catalogue names exactly the clients that fail against ${e.fault}`, async () => {
+      const broken: ClientName[] = [];
+      for (const name of CLIENTS) {
+        assert.ok(await works(name, endpoint("healthy", e.transport), e.use), `${name} works against the healthy zoo`);
+        if (!(await works(name, endpoint(e.fault, e.transport), e.use))) broken.push(name);
+      }
+      assert.deepEqual([...(ruleOf(e.rule).breaks ?? [])].sort(), broken.sort());
+    });
+  }
+
+  test("no rule claims a client this file does not show breaking", () => {
+    const shown = new Set(EVIDENCE.map((e) => e.rule));
+    for (const rule of CHECK_RULES) if (!shown.has(rule.id)) assert.deepEqual(rule.breaks ?? [], [], rule.id);
+  });
+});
