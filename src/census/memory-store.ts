@@ -81,7 +81,7 @@ export class MemoryStore {
     const latency = [...LATENCY_BOUNDS_MS, null].map((upToMs) => ({ upToMs, count: 0 }));
     const defects = new Map<string, number>();
     const perTarget = new Map<string, Aggregates["perTarget"][number]>();
-    const signin = new Map<string, SigninGroup>();
+    const walks = new Map<string, Record<string, unknown>>();
 
     for (const a of rows) {
       count(perRun, a.runId);
@@ -103,17 +103,8 @@ export class MemoryStore {
       latency.find((b) => b.upToMs === null || a.elapsedMs <= b.upToMs)!.count++;
       for (const code of new Set(a.defects.map((d) => d.code))) count(defects, code);
 
-      if (a.auth) {
-        const walk = a.auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
-        const verdict = String(walk.verdict);
-        const first = walk.defects?.find((d) => d.severity === "error")?.code;
-        const firstError = typeof first === "string" ? first : null;
-        const lenient = typeof walk.clients?.lenient === "string" ? walk.clients.lenient : null;
-        const key = `${verdict}\0${firstError}\0${lenient}`;
-        const g = signin.get(key) ?? { verdict, firstError, lenient, n: 0 };
-        g.n++;
-        signin.set(key, g);
-      }
+      // rows come in time order: the last walk seen is the target's latest
+      if (a.auth) walks.set(a.target, a.auth);
       const t = perTarget.get(a.target);
       const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth };
       if (!t) {
@@ -125,6 +116,20 @@ export class MemoryStore {
         t.lastAt = a.at;
         t.latest = latest;
       }
+    }
+
+    // a server once, by its latest sign-in diagnosis, however often it was asked
+    const signin = new Map<string, SigninGroup>();
+    for (const auth of walks.values()) {
+      const walk = auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
+      const verdict = String(walk.verdict);
+      const first = walk.defects?.find((d) => d.severity === "error")?.code;
+      const firstError = typeof first === "string" ? first : null;
+      const lenient = typeof walk.clients?.lenient === "string" ? walk.clients.lenient : null;
+      const key = `${verdict}\0${firstError}\0${lenient}`;
+      const g = signin.get(key) ?? { verdict, firstError, lenient, n: 0 };
+      g.n++;
+      signin.set(key, g);
     }
 
     return {

@@ -370,13 +370,17 @@ export class SqliteStore implements Store {
         : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
     );
 
-    // the chain's first error: the walk lists defects in chain order, errors first at each step
+    // a server once, by its latest walk; the chain's first error: the walk lists defects in
+    // chain order, errors first at each step
     const signin = all<SigninGroup>(
-      `SELECT json_extract(a.auth, '$.verdict') AS verdict,
-         (SELECT json_extract(d.value, '$.code') FROM json_each(a.auth, '$.defects') d
-          WHERE json_extract(d.value, '$.severity') = 'error' ORDER BY CAST(d.key AS INTEGER) LIMIT 1) AS firstError,
-         json_extract(a.auth, '$.clients.lenient') AS lenient, COUNT(*) AS n
-       FROM attempts a ${and} a.auth IS NOT NULL GROUP BY 1, 2, 3`,
+      `SELECT verdict, firstError, lenient, COUNT(*) AS n FROM (
+         SELECT json_extract(a.auth, '$.verdict') AS verdict,
+           (SELECT json_extract(d.value, '$.code') FROM json_each(a.auth, '$.defects') d
+            WHERE json_extract(d.value, '$.severity') = 'error' ORDER BY CAST(d.key AS INTEGER) LIMIT 1) AS firstError,
+           json_extract(a.auth, '$.clients.lenient') AS lenient,
+           ROW_NUMBER() OVER (PARTITION BY a.target_id ORDER BY a.at DESC, a.id DESC) AS k
+         FROM attempts a ${and} a.auth IS NOT NULL)
+       WHERE k = 1 GROUP BY 1, 2, 3`,
     );
 
     return assemble({

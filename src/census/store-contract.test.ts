@@ -195,7 +195,8 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         classes: { ok: 1, web_page: 1 },
         latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null },
       });
-      assert.deepEqual(agg.signin, { asked: 2, verdicts: [{ verdict: "not_oauth", count: 2 }], broken: [], lenientOk: 0 });
+      // B refused twice: one server that asks for sign-in, counted once
+      assert.deepEqual(agg.signin, { asked: 1, verdicts: [{ verdict: "not_oauth", count: 1 }], broken: [], lenientOk: 0 });
       assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");
       await store.close();
     });
@@ -233,6 +234,22 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
           { code: "issuer_mismatch", count: 1 },
         ],
         lenientOk: 1,
+      });
+      // a server asked again counts once, by its latest walk: s3 has been mended since
+      const run2 = await store.startRun("targets.txt", TARGETS, {});
+      await store.recordAttempt(attempt(run2, "https://s3.example/mcp", "2026-08-06T09:00:00.000Z", { class: "auth_required", detail: "http_401", auth: walk("ready", "ok", []) }));
+      assert.deepEqual((await store.aggregate()).signin, {
+          asked: 5,
+          verdicts: [
+            { verdict: "broken", count: 2 },
+            { verdict: "ready", count: 2 },
+            { verdict: "manual_registration", count: 1 },
+          ],
+          broken: [
+            { code: "issuer_mismatch", count: 1 },
+            { code: "resource_metadata_not_found", count: 1 },
+          ],
+          lenientOk: 1,
       });
       await store.close();
     });

@@ -96,9 +96,9 @@ export interface Aggregates {
   /** Defects seen, by code. */
   defects: { code: string; count: number }[];
   /**
-   * The sign-in diagnoses (attempts that carry one): how many, per verdict, the broken ones by
-   * the first error of their chain, and how many a strict client fails but the TypeScript SDK
-   * gets through.
+   * The servers that asked for sign-in, each once, by the latest attempt that carries a sign-in
+   * diagnosis: how many, per verdict, the broken ones by the first error of their chain, and how
+   * many a strict client fails but the TypeScript SDK gets through.
    */
   signin: {
     asked: number;

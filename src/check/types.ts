@@ -76,3 +76,9 @@ export interface CheckReport {
   /** Baseline entries that no longer occur: they fail the run, so a baseline only shrinks. */
   readonly stale: readonly BaselineKey[];
 }
+
+/**
+ * `--fail-on`: the least severity that fails the run (`never`: no finding does). A stale
+ * baseline entry fails it whatever this says.
+ */
+export type FailOn = "error" | "warning" | "never";

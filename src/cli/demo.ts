@@ -5,7 +5,6 @@
  * page, and ends with the bundled sample captures linted. Nothing leaves 127.0.0.1.
  */
 import { createReadStream, existsSync, rmSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { runCensus } from "../census/census.js";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
@@ -18,7 +17,8 @@ import { shellQuote } from "../probe/repro.js";
 import { renderHtml } from "../report/html.js";
 import { renderText } from "../report/text.js";
 import { OK, USAGE_ERROR } from "./exit.js";
-import { cannotWrite, fileProblem } from "./file-errors.js";
+import { fileProblem } from "./file-errors.js";
+import { outputProblem, writeOutput } from "./output-file.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
 /** The demo's own database: a user's census lives in mcp-wire.db, which the demo never opens. */
@@ -97,10 +97,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     const agg = await store.aggregate({ runIds: [runId] });
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
     try {
-      await writeFile(html, renderHtml(agg));
+      await writeOutput(html, renderHtml(agg), { option: "--html" });
       await writeOut(`${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
     } catch (e) {
-      writeErr(`mcp-wire demo: ${cannotWrite(html, e)}\n`);
+      writeErr(`mcp-wire demo: ${outputProblem(html, e)}\n`);
     }
     await writeOut(checkVerdicts(seen, expected));
     const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;

@@ -128,6 +128,7 @@ program
   .option("--json", "print one JSON object")
   .option("--csv", "print one CSV row per target with its latest verdict")
   .option("--html <file>", "write one self-contained page with charts and a sortable table of targets")
+  .option("--force", "replace an existing --html file that mcp-wire did not write (a symbolic link is never followed)")
   .option("--since <date>", "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs")
   .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
   .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])

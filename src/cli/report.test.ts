@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -85,6 +85,34 @@ describe("mcp-wire report", () => {
     const html = readFileSync(page, "utf8");
     assert.match(html, /^<!doctype html>/);
     assert.equal(html.match(/<g class="run">/g)?.length, 2);
+  });
+
+  test("--html never replaces a file mcp-wire did not write, unless --force, and never writes through a link", () => {
+    const page = join(dir, "again.html");
+    assert.equal(run(["report", "--db", db, "--html", page]).status, 0);
+    // its own page again: replaced without a question
+    const again = run(["report", "--db", db, "--html", page]);
+    assert.equal(again.status, 0, again.stderr);
+
+    const notes = join(dir, "notes.html");
+    writeFileSync(notes, "<p>my notes</p>\n");
+    const refused = run(["report", "--db", db, "--html", notes]);
+    assert.equal(refused.status, 2);
+    assert.equal(refused.stderr, `mcp-wire report: --html ${notes} exists and was not written by mcp-wire: name another file, or add --force to replace it\n`);
+    assert.equal(refused.stdout, "");
+    assert.equal(readFileSync(notes, "utf8"), "<p>my notes</p>\n");
+    const forced = run(["report", "--db", db, "--html", notes, "--force"]);
+    assert.equal(forced.status, 0, forced.stderr);
+    assert.match(readFileSync(notes, "utf8"), /^<!doctype html>/);
+
+    const precious = join(dir, "precious.txt");
+    writeFileSync(precious, "keep me\n");
+    const link = join(dir, "link.html");
+    symlinkSync(precious, link);
+    const linked = run(["report", "--db", db, "--html", link, "--force"]);
+    assert.equal(linked.status, 2);
+    assert.match(linked.stderr, /is a symbolic link: mcp-wire does not write through one/);
+    assert.equal(readFileSync(precious, "utf8"), "keep me\n");
   });
 
   test("usage errors exit 2 with a message, never a stack trace", () => {

@@ -3,12 +3,12 @@
  * a self-contained HTML page.
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
-import { cannotRead, cannotWrite } from "./file-errors.js";
+import { cannotRead } from "./file-errors.js";
+import { checkOutput, outputProblem, writeOutput } from "./output-file.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
 
@@ -17,6 +17,8 @@ export interface ReportCliOptions {
   json?: boolean;
   csv?: boolean;
   html?: string;
+  /** Replace an existing `--html` file that mcp-wire did not write. */
+  force?: boolean;
   since?: string;
   target?: string;
   run?: string[];
@@ -33,6 +35,15 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     const parsed = parseSince(opts.since);
     if (typeof parsed !== "string") return usage(parsed.error);
     since = parsed;
+  }
+
+  // refused before the census is read, not after minutes of work
+  if (opts.html !== undefined) {
+    try {
+      await checkOutput(opts.html, { force: opts.force === true, option: "--html" });
+    } catch (e) {
+      return usage(outputProblem(opts.html, e));
+    }
   }
 
   const db = opts.db ?? DEFAULT_DB;
@@ -60,9 +71,9 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     if (opts.html !== undefined) {
       const { renderHtml } = await import("../report/html.js");
       try {
-        await writeFile(opts.html, renderHtml(agg));
+        await writeOutput(opts.html, renderHtml(agg), { force: opts.force === true, option: "--html" });
       } catch (e) {
-        return usage(cannotWrite(opts.html, e));
+        return usage(outputProblem(opts.html, e));
       }
     }
     await print(agg, opts, {

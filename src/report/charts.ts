@@ -101,26 +101,48 @@ export function runsChart(columns: readonly RunColumn[], classOrder: readonly st
   return svg("runs", "Classes per run over time", yAxis(M.top, plotH, scaleMax, t, "attempts") + bars.join("") + `<text class="axis-label" x="${M.left + plotW / 2}" y="${H - 6}" text-anchor="middle">run, by start</text>`);
 }
 
-/** Revisions spoken: a horizontal bar each, longest first. */
-export function revisionsChart(rows: readonly { label: string; count: number; modern: boolean }[]): string {
+/** One bar of a horizontal bar chart: its label, its length, and the words after it. */
+export interface Bar {
+  label: string;
+  count: number;
+  colour: string;
+  /** Shown after the bar and in its tooltip, e.g. "1,023 · 93.0%". */
+  value: string;
+}
+
+/**
+ * Horizontal bars, in the order given, on the same canvas and in the same type as every other
+ * chart of the page, so all of them read at one size side by side.
+ */
+export function barChart(kind: string, title: string, rows: readonly Bar[], options: { labelWidth?: number; empty?: string } = {}): string {
   const rowH = 30;
   const height = M.top + Math.max(1, rows.length) * rowH + 30;
-  const labelW = 190;
+  const labelW = options.labelWidth ?? 190;
   const plotW = W - labelW - M.right - 60;
   const max = Math.max(1, ...rows.map((r) => r.count));
-  const total = rows.reduce((n, r) => n + r.count, 0);
   const bars = rows.map((r, i) => {
     const y = M.top + i * rowH;
     const w = Math.max(1, (r.count / max) * plotW);
-    const pct = total > 0 ? `${((r.count / total) * 100).toFixed(1)}%` : "";
     return (
       `<text class="tick" x="${labelW - 8}" y="${y + 19}" text-anchor="end">${esc(r.label)}</text>` +
-      `<rect class="bar" x="${labelW}" y="${y + 5}" width="${w.toFixed(1)}" height="${rowH - 10}" fill="${r.modern ? "#2f9e44" : "#74b816"}"><title>${esc(`${r.label}: ${digits(r.count)} (${pct})`)}</title></rect>` +
-      `<text class="value" x="${(labelW + w + 6).toFixed(1)}" y="${y + 19}">${esc(`${digits(r.count)} · ${pct}`)}</text>`
+      `<rect class="bar" x="${labelW}" y="${y + 5}" width="${w.toFixed(1)}" height="${rowH - 10}" fill="${esc(r.colour)}"><title>${esc(`${r.label}: ${r.value}`)}</title></rect>` +
+      `<text class="value" x="${(labelW + w + 6).toFixed(1)}" y="${y + 19}">${esc(r.value)}</text>`
     );
   });
-  const empty = rows.length === 0 ? `<text class="tick" x="${W / 2}" y="${M.top + 20}" text-anchor="middle">no server answered</text>` : "";
-  return svg("revisions", "Revisions spoken", bars.join("") + empty, height);
+  const empty = rows.length === 0 && options.empty ? `<text class="tick" x="${W / 2}" y="${M.top + 20}" text-anchor="middle">${esc(options.empty)}</text>` : "";
+  return svg(kind, title, bars.join("") + empty, height);
+}
+
+/** Revisions spoken: a horizontal bar each, longest first. */
+export function revisionsChart(rows: readonly { label: string; count: number; modern: boolean }[]): string {
+  const total = rows.reduce((n, r) => n + r.count, 0);
+  const bars = rows.map((r) => ({
+    label: r.label,
+    count: r.count,
+    colour: r.modern ? "#2f9e44" : "#74b816",
+    value: `${digits(r.count)} · ${total > 0 ? `${((r.count / total) * 100).toFixed(1)}%` : ""}`,
+  }));
+  return barChart("revisions", "Revisions spoken", bars, { empty: "no server answered" });
 }
 
 /** Latency distribution: attempts per elapsed-time bucket. */

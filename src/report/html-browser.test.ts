@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { seedCensus, seedFifty, seedHistory } from "./fixtures.test.js";
+import { MemoryStore } from "../census/memory-store.js";
+import { attempt, fail, ok, seedCensus, seedFifty, seedHistory } from "./fixtures.test.js";
 import { PAYLOADS, hostileStore } from "./hostile.test.js";
 import { renderHtml } from "./html.js";
 
@@ -31,6 +32,7 @@ declare const document: {
   body: PageElement;
   scrollingElement: { scrollWidth: number; scrollHeight: number };
 };
+declare function getComputedStyle(element: PageElement): { fontSize: string };
 declare const window: { __pwned?: unknown; innerWidth: number; innerHeight: number };
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -115,6 +117,35 @@ describe("report --html in headless Chromium", { skip }, () => {
     if (process.env.REPORT_SCREENSHOT) {
       await page.fill("#filter", "");
       await page.screenshot({ path: process.env.REPORT_SCREENSHOT, fullPage: false });
+    }
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests(), []);
+  });
+
+  test("the sign-in chart's labels are the size of the other charts' labels", async () => {
+    const store = new MemoryStore(() => new Date("2026-08-20T09:00:00Z"));
+    const causes = ["authorization_server_metadata_not_found", "resource_metadata_not_found", "issuer_mismatch"];
+    const targets = causes.map((_, i) => ({ target: `https://signin${i}.example.com/mcp`, kind: "http" as const, name: null }));
+    const runId = store.startRun("registry.json", targets, {});
+    causes.forEach((code, i) => {
+      const auth = { rules: "2025-11-25", verdict: "broken", brokenAt: "authorization_server", steps: [], defects: [{ code, severity: "error", message: "…", step: "authorization_server", side: "authorization_server" }], clients: { strict: "fails", lenient: "fails" } };
+      store.recordAttempt(attempt(runId, targets[i]!.target, `2026-08-20T09:00:0${i}.000Z`, { ...fail("auth_required", "http_401", { httpStatus: 401 }), auth }));
+    });
+    store.recordAttempt(attempt(runId, "https://fine.example.com/mcp", "2026-08-20T09:00:05.000Z", ok("modern", "2026-07-28")));
+    const { page, problems, requests } = await open("signin.html", renderHtml(store.aggregate()));
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: 900 });
+      const sizes = await page.evaluate(() => {
+        // a label's size on screen: its type size in the chart's units, times the chart's scale
+        const shown = (chart: string) => {
+          const svg = document.querySelector(`#${chart} svg`) as unknown as { getBoundingClientRect(): { width: number }; viewBox: { baseVal: { width: number } } };
+          const label = document.querySelector(`#${chart} svg text.tick`) as unknown as Parameters<typeof getComputedStyle>[0];
+          return (parseFloat(getComputedStyle(label).fontSize) * svg.getBoundingClientRect().width) / svg.viewBox.baseVal.width;
+        };
+        return { signin: shown("chart-signin"), revisions: shown("chart-revisions"), latency: shown("chart-latency") };
+      });
+      assert.ok(sizes.signin > 6, JSON.stringify(sizes));
+      assert.ok(Math.abs(sizes.signin - sizes.revisions) < 0.01 && Math.abs(sizes.signin - sizes.latency) < 0.01, `${width} px: ${JSON.stringify(sizes)}`);
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(requests(), []);

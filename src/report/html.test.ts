@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { seedCensus, seedHistory } from "./fixtures.test.js";
 import { PAYLOADS, hostileStore } from "./hostile.test.js";
 import { seedFifty } from "./fixtures.test.js";
-import { breakableUrl, renderHtml, runLabels } from "./html.js";
+import { breakableUrl, collapsed, renderHtml, runLabels } from "./html.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("base64");
@@ -69,4 +69,13 @@ describe("report --html, as text", () => {
     assert.match(html, /<h2 id="defects">/);
     assert.match(html, /<table class="cards" id="defect-kinds">.*bare_array.*https:\/\/<wbr>broken16/s);
   });
+
+  test("collapsed advice keeps its first sentence whole: a colon never ends the summary", () => {
+    const advice = "The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead. Clients read a JSON-RPC error as a broken server, not as a request to sign in.";
+    const html = collapsed(advice);
+    assert.equal(html, `<details><summary>The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead.</summary>Clients read a JSON-RPC error as a broken server, not as a request to sign in.</details>`);
+    const one = "Sign-in is broken at the authorization server: it publishes no metadata at any of the addresses the revision lists";
+    assert.equal(collapsed(one), one, "one sentence with a colon stays whole");
+  });
 });
+

@@ -42,6 +42,7 @@ export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="generator" content="mcp-wire">
 <meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
@@ -208,10 +209,13 @@ function breakable(code: string): string {
   return code.split(/(?<=_)/).map(esc).join("<wbr>");
 }
 
-/** A long text as its first sentence, with the rest a click away. */
-function collapsed(text: string, link = false): string {
+/**
+ * A long text as its first sentence, with the rest a click away. Only a full stop ends a
+ * sentence: a colon introduces what follows, and the summary must not leave it hanging.
+ */
+export function collapsed(text: string, link = false): string {
   const html = (t: string) => (link ? linkDefects(esc(t)) : esc(t));
-  const cut = /^(.{20,160}?[.:])\s+(.{40,})$/s.exec(text);
+  const cut = /^(.{20,160}?\.)\s+(.{40,})$/s.exec(text);
   if (!cut) return html(text);
   return `<details><summary>${html(cut[1]!)}</summary>${html(cut[2]!)}</details>`;
 }

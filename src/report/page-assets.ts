@@ -20,6 +20,8 @@ h2 { font-size: 18px; margin: 32px 0 10px; }
 .figure b { display: block; font-size: 24px; }
 .figure span { color: var(--muted); font-size: 13px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(440px, 100%), 1fr)); gap: 18px; align-items: start; }
+/* a chart alone keeps the width of a column of the charts above, and so their type size */
+.charts.one { grid-template-columns: repeat(auto-fill, minmax(min(440px, 100%), 1fr)); }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px 8px; }
 figcaption { font-weight: 600; margin-bottom: 6px; }
 svg.chart { width: 100%; height: auto; display: block; }

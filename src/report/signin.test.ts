@@ -8,11 +8,12 @@ import { after, before, test } from "node:test";
 import { runCensus } from "../census/census.js";
 import { MemoryStore } from "../census/memory-store.js";
 import type { Aggregates } from "../census/store.js";
+import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";
 import { SIGNIN_CASES } from "../fleet/signin-cases.js";
 import { renderHtml } from "./html.js";
 import { reportObject } from "./json.js";
-import { signinSentences } from "./signin.js";
+import { signinSection, signinSentences } from "./signin.js";
 import { summary } from "./story.js";
 
 const NAMES = [
@@ -47,13 +48,48 @@ test("the sentence: how many ask, are ready, need a client by hand, are broken a
     { verdict: "not_oauth", count: 1 },
   ]);
   const words = signinSentences(agg);
-  assert.equal(
-    words[0],
-    "Of 7 servers that ask for sign-in with OAuth, 2 are ready, 1 needs a client registered by hand and 4 are broken: 2 publish no resource metadata, 1 refuses with a JSON-RPC error or another status instead of 401, 1 has an issuer that differs from the authorization server it lists.",
-  );
-  assert.equal(words[1], "One of them a strict client cannot sign in to still works with the TypeScript SDK, which tolerates what the specification does not.");
-  assert.match(words.at(-1)!, /asks? for a key rather than OAuth/);
+  assert.deepEqual(words, [
+    "Of 8 servers that ask for sign-in, 7 use OAuth and one asks for a key instead (no challenge and no metadata anywhere).",
+    "Of the 7 that use OAuth, 2 are ready, 1 needs a client registered by hand and 4 are broken: 2 publish no resource metadata, 1 refuses with a JSON-RPC error or another status instead of 401, 1 has an issuer that differs from the authorization server it lists.",
+    "One of them a strict client cannot sign in to still works with the TypeScript SDK, which tolerates what the specification does not.",
+  ]);
   assert.ok(summary(agg).some((s) => s === words[0]), "the report's story tells it");
+});
+
+test("a server refused with -32001 and no sign-in metadata is one server, told once, in the story and in the section", async () => {
+  const fleet = await startFleet();
+  try {
+    const store = new MemoryStore().asStore();
+    const targets = [{ target: fleet.url("invalid-api-key"), kind: "http" as const, name: "invalid-api-key" }];
+    const runId = await store.startRun("fleet", targets, {});
+    await runCensus(store, runId, targets, { timeout: 5000, concurrency: 1, perHost: 1 });
+    const one = await store.aggregate();
+    assert.deepEqual(one.signin.verdicts, [{ verdict: "not_oauth", count: 1 }]);
+    const story = summary(one);
+    assert.ok(story.some((s) => /^One rejected the opening request with JSON-RPC error -32001\b/.test(s)), story.join(" "));
+    const signin = signinSentences(one);
+    assert.deepEqual(signin, ["The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere)."]);
+    assert.ok(!story.join(" ").includes("more"), `no second server implied: ${story.join(" ")}`);
+    const section = signinSection(one);
+    assert.match(section, /<h2 id="signin">Sign-in<\/h2><p>The one server that asks for sign-in /);
+    assert.doesNotMatch(section, /<p>One more/);
+  } finally {
+    await fleet.close();
+  }
+});
+
+test("asked again and again, a server is counted once in the sign-in sentences", async () => {
+  const store = new MemoryStore().asStore();
+  const target = server.url("signin-api-key");
+  const targets = [{ target, kind: "http" as const, name: "signin-api-key" }];
+  for (let i = 0; i < 3; i++) {
+    const runId = await store.startRun("again", targets, {});
+    await runCensus(store, runId, targets, { timeout: 5000, concurrency: 1, perHost: 1 });
+  }
+  const three = await store.aggregate();
+  assert.equal(three.attempts, 3);
+  assert.equal(three.signin.asked, 1);
+  assert.deepEqual(signinSentences(three), ["The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere)."]);
 });
 
 test("--json carries the numbers and each target's chain", () => {
@@ -72,6 +108,14 @@ test("--json carries the numbers and each target's chain", () => {
 test("the HTML has the chart and each chain", () => {
   const html = renderHtml(agg);
   assert.match(html, /<figure id="chart-signin">/);
+  // drawn like the other charts: their canvas, their label class, no type size of its own
+  const signinSvg = /<figure id="chart-signin">.*?(<svg[^>]*>).*?<\/svg>/s.exec(html)!;
+  const revisionsSvg = /<figure id="chart-revisions">.*?(<svg[^>]*>)/s.exec(html)!;
+  const viewWidth = (tag: string) => /viewBox="0 0 (\d+) /.exec(tag)?.[1];
+  assert.equal(viewWidth(signinSvg[1]!), viewWidth(revisionsSvg[1]!));
+  assert.doesNotMatch(signinSvg[0], /font-size|width="\d+" height="\d+" *>/);
+  assert.doesNotMatch(signinSvg[1]!, / width=/);
+  assert.match(signinSvg[0], /<text class="tick"[^>]*>broken: resource_metadata_not_found<\/text>/);
   assert.match(html, /broken: resource_metadata_not_found/);
   assert.equal((html.match(/<details class="signin-chain">/g) ?? []).length, 8);
   assert.match(html, /issuer_mismatch<\/b> \(mcp server\)/);

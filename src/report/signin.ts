@@ -7,8 +7,9 @@
  */
 import type { AuthResult } from "../auth/types.js";
 import type { Aggregates } from "../census/store.js";
+import { barChart } from "./charts.js";
 import { esc } from "./escape.js";
-import { Count, digits, list } from "./words.js";
+import { Count, count, digits, list } from "./words.js";
 
 /** What the broken ones do, by the first error of their chain ("24 publish no resource metadata"). */
 const BROKEN_WORDS: Record<string, [one: string, many: string]> = {
@@ -38,33 +39,52 @@ function of(s: Signin, verdict: string): number {
   return s.verdicts.find((v) => v.verdict === verdict)?.count ?? 0;
 }
 
-/** The sentences of the sign-in paragraph (none when no server asked for sign-in over HTTP). */
+/**
+ * The sentences of the sign-in paragraph (none when no server asked for sign-in over HTTP). They
+ * count servers, each once: every one of them was also told among the refusals before (a 401, or
+ * a JSON-RPC error that should have been one), so these sentences stand on their own and never
+ * say "more".
+ */
 export function signinSentences(agg: Aggregates): string[] {
   const s = agg.signin;
   if (s.asked === 0) return [];
-  const ready = of(s, "ready");
-  const manual = of(s, "manual_registration");
-  const broken = of(s, "broken");
   const keys = of(s, "not_oauth");
   const oauth = s.asked - keys;
-  const parts: string[] = [];
-  parts.push(`${digits(ready)} ${ready === 1 ? "is" : "are"} ready`);
-  if (manual > 0) parts.push(`${digits(manual)} need${manual === 1 ? "s" : ""} a client registered by hand`);
-  let brokenPart = `${digits(broken)} ${broken === 1 ? "is" : "are"} broken`;
-  if (broken > 0 && s.broken.length > 0) {
-    const why = s.broken.map((b) => `${digits(b.count)} ${BROKEN_WORDS[b.code]?.[b.count === 1 ? 0 : 1] ?? `break at ${b.code}`}`);
-    brokenPart += `: ${why.join(", ")}`;
-  }
-  parts.push(brokenPart);
   const sentences: string[] = [];
-  if (oauth > 0) {
-    sentences.push(`Of ${counted(oauth, "server")} that ask for sign-in with OAuth, ${list(parts)}.`);
+  const keyWords = "(no challenge and no metadata anywhere)";
+  if (oauth === 0) {
+    const who = s.asked === 1 ? "The one server that asks for sign-in wants" : `${s.asked === 2 ? "Both" : `All ${digits(s.asked)}`} servers that ask for sign-in want`;
+    return [`${who} a key rather than OAuth ${keyWords}.`];
   }
+  if (keys > 0) {
+    sentences.push(`Of ${counted(s.asked, "server")} that ask for sign-in, ${digits(oauth)} ${oauth === 1 ? "uses" : "use"} OAuth and ${count(keys)} ${keys === 1 ? "asks" : "ask"} for a key instead ${keyWords}.`);
+  }
+  sentences.push(oauthSentence(s, oauth, keys > 0));
   if (s.lenientOk > 0) {
     sentences.push(`${Count(s.lenientOk)} of them a strict client cannot sign in to still ${s.lenientOk === 1 ? "works" : "work"} with the TypeScript SDK, which tolerates what the specification does not.`);
   }
-  if (keys > 0) sentences.push(`${Count(keys)} more ${keys === 1 ? "asks" : "ask"} for a key rather than OAuth (no challenge and no metadata anywhere).`);
   return sentences;
+}
+
+/** How the servers that use OAuth fare: "Of 7 servers that ask for sign-in with OAuth, 2 are ready, …". */
+function oauthSentence(s: Signin, oauth: number, afterKeys: boolean): string {
+  const ready = of(s, "ready");
+  const manual = of(s, "manual_registration");
+  const broken = of(s, "broken");
+  const why = (one: boolean) => s.broken.map((b) => (one ? BROKEN_WORDS[b.code]?.[0] ?? `breaks at ${b.code}` : `${digits(b.count)} ${BROKEN_WORDS[b.code]?.[b.count === 1 ? 0 : 1] ?? `break at ${b.code}`}`));
+  if (oauth === 1) {
+    const who = afterKeys ? "The one that uses OAuth" : "The one server that asks for sign-in with OAuth";
+    if (ready === 1) return `${who} is ready.`;
+    if (manual === 1) return `${who} needs a client registered by hand.`;
+    if (broken === 1 && s.broken.length > 0) return `${who} is broken: it ${why(true).join(", ")}.`;
+    return `${who} is broken.`;
+  }
+  const parts: string[] = [];
+  parts.push(ready === 0 ? "none is ready" : `${digits(ready)} ${ready === 1 ? "is" : "are"} ready`);
+  if (manual > 0) parts.push(`${digits(manual)} need${manual === 1 ? "s" : ""} a client registered by hand`);
+  if (broken > 0) parts.push(`${digits(broken)} ${broken === 1 ? "is" : "are"} broken${s.broken.length > 0 ? `: ${why(false).join(", ")}` : ""}`);
+  const who = afterKeys ? `Of the ${digits(oauth)} that use OAuth` : `Of ${counted(oauth, "server")} that ask for sign-in with OAuth`;
+  return `${who}, ${list(parts)}.`;
 }
 
 function counted(n: number, noun: string): string {
@@ -97,20 +117,13 @@ export function signinSection(agg: Aggregates): string {
     ...s.broken.map((b) => ({ label: `broken: ${b.code}`, n: b.count, colour: BAR_COLOURS.broken! })),
     { label: VERDICT_LABEL.not_oauth!, n: of(s, "not_oauth"), colour: BAR_COLOURS.not_oauth! },
   ].filter((r) => r.n > 0);
-  const max = Math.max(1, ...rows.map((r) => r.n));
-  const barH = 22;
-  const width = 560;
-  const labelW = 260;
-  const svg =
-    `<svg class="chart" role="img" aria-label="Sign-in verdicts" viewBox="0 0 ${width} ${rows.length * barH + 4}" width="${width}" height="${rows.length * barH + 4}">` +
-    rows
-      .map((r, i) => {
-        const w = Math.max(2, Math.round(((width - labelW - 50) * r.n) / max));
-        const y = i * barH + 2;
-        return `<text x="${labelW - 6}" y="${y + 15}" text-anchor="end" font-size="12">${esc(r.label)}</text><rect x="${labelW}" y="${y + 3}" width="${w}" height="${barH - 8}" fill="${r.colour}"><title>${esc(`${r.label}: ${r.n}`)}</title></rect><text x="${labelW + w + 4}" y="${y + 15}" font-size="12">${esc(digits(r.n))}</text>`;
-      })
-      .join("") +
-    `</svg>`;
+  // the labels name the longest causes ("broken: authorization_server_metadata_not_found")
+  const svg = barChart(
+    "signin",
+    "Sign-in verdicts",
+    rows.map((r) => ({ label: r.label, count: r.n, colour: r.colour, value: digits(r.n) })),
+    { labelWidth: 300 },
+  );
   const chains = agg.perTarget
     .map((t) => ({ target: t.target, auth: t.latest.auth as AuthResult | null | undefined }))
     .filter((t): t is { target: string; auth: AuthResult } => !!t.auth && typeof t.auth === "object" && Array.isArray(t.auth.steps))
@@ -125,6 +138,6 @@ export function signinSection(agg: Aggregates): string {
   const words = signinSentences(agg)
     .map((p) => `<p>${esc(p)}</p>`)
     .join("");
-  return `<h2 id="signin">Sign-in</h2>${words}<figure id="chart-signin"><figcaption>Servers that ask for sign-in, by verdict</figcaption>${svg}</figure>${chains ? `<h3>Each chain</h3>${chains}` : ""}`;
+  return `<h2 id="signin">Sign-in</h2>${words}<div class="charts one"><figure id="chart-signin"><figcaption>Servers that ask for sign-in, by verdict</figcaption>${svg}</figure></div>${chains ? `<h3>Each chain</h3>${chains}` : ""}`;
 }
 

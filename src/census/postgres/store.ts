@@ -212,13 +212,16 @@ export class PostgresStore implements Store {
          FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
       );
       const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
-      // the chain's first error: the walk lists defects in chain order, errors first at each step
+      // a server once, by its latest walk; the chain's first error: the walk lists defects in
+      // chain order, errors first at each step
       const signin = await all<SigninGroup>(
-        `SELECT a.auth->>'verdict' AS verdict,
-           (SELECT d->>'code' FROM jsonb_array_elements(a.auth->'defects') WITH ORDINALITY AS e(d, i)
-            WHERE d->>'severity' = 'error' ORDER BY i LIMIT 1) AS "firstError",
-           a.auth->'clients'->>'lenient' AS lenient, count(*)::integer AS n
-         FROM attempts a ${and} a.auth IS NOT NULL GROUP BY 1, 2, 3`,
+        `SELECT s.verdict, s."firstError", s.lenient, count(*)::integer AS n FROM (
+           SELECT DISTINCT ON (a.target_id) a.auth->>'verdict' AS verdict,
+             (SELECT d->>'code' FROM jsonb_array_elements(a.auth->'defects') WITH ORDINALITY AS e(d, i)
+              WHERE d->>'severity' = 'error' ORDER BY i LIMIT 1) AS "firstError",
+             a.auth->'clients'->>'lenient' AS lenient
+           FROM attempts a ${and} a.auth IS NOT NULL ORDER BY a.target_id, a.at DESC, a.id DESC) s
+         GROUP BY 1, 2, 3`,
       );
 
       const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();

@@ -1,0 +1,102 @@
+/**
+ * `check --baseline`: the earlier `--json` output (or an edited part of it) read for each
+ * finding's id, revision, method and path; accepted findings pass, entries that no longer occur
+ * fail, so a baseline only shrinks; a file that is not one is a single clear error.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { BASELINE_MAX_BYTES, BaselineError, applyBaseline, parseBaseline, readBaseline } from "./baseline.js";
+import { runFails } from "./fail-on.js";
+import { sampleReport } from "./fixtures.test.js";
+import type { CheckReport } from "./types.js";
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "mcp-wire-baseline-"));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What `check --json` prints for a report. */
+const json = (r: CheckReport) => JSON.stringify({ target: r.target, revisions: r.revisions, findings: r.findings, counts: r.counts, checked: r.checked, elapsedMs: r.elapsedMs });
+
+describe("baseline", () => {
+  test("an earlier --json output accepts exactly its findings", () => {
+    const report = sampleReport();
+    const keys = parseBaseline(json(report), "baseline.json");
+    assert.equal(keys.length, 5);
+    assert.deepEqual(keys[4], { id: "stdio_exit_slow", revision: null, method: null, path: null });
+    const applied = applyBaseline(report, keys);
+    assert.ok(applied.findings.every((f) => f.accepted === true));
+    assert.deepEqual(applied.stale, []);
+    assert.deepEqual(applied.counts, report.counts, "accepted findings are still counted");
+    assert.equal(runFails(applied, "warning"), false);
+    assert.equal(runFails(report, "error"), true);
+  });
+
+  test("an edited subset works: other members gone, fields left out read as null", () => {
+    const text = JSON.stringify({ findings: [{ id: "tool_name_format", revision: "2025-11-25", method: "tools/list", path: "/result/tools/1/name" }, { id: "stdio_exit_slow" }] });
+    const applied = applyBaseline(sampleReport(), parseBaseline(text, "b.json"));
+    assert.deepEqual(
+      applied.findings.filter((f) => f.accepted).map((f) => f.id),
+      ["tool_name_format", "stdio_exit_slow"],
+    );
+    assert.equal(runFails(applied, "error"), true, "the errors it does not name still fail");
+    assert.equal(runFails(applied, "never"), false);
+    // the bare array, as a person might cut it out
+    assert.equal(parseBaseline(JSON.stringify([{ id: "x", revision: null }]), "b.json").length, 1);
+  });
+
+  test("a baseline only shrinks: a fixed finding's entry fails as stale until it is removed; a new finding fails", () => {
+    const first = sampleReport();
+    const baseline = parseBaseline(json(first), "baseline.json");
+    // the server's authors fix the tool at index 3
+    const fixed = sampleReport({ findings: first.findings.filter((f) => f.path !== "/result/tools/3/inputSchema/type") });
+    const stale = applyBaseline(fixed, baseline);
+    assert.deepEqual(stale.stale, [{ id: "tool_input_schema_object", revision: "2026-07-28", method: "tools/list", path: "/result/tools/3/inputSchema/type" }]);
+    assert.equal(runFails(stale, "never"), true, "stale fails whatever --fail-on says");
+    // the entry removed: the smaller baseline passes
+    const smaller = parseBaseline(json({ ...fixed, findings: fixed.findings }), "baseline.json");
+    assert.equal(smaller.length, 4);
+    assert.equal(runFails(applyBaseline(fixed, smaller), "warning"), false);
+    // a finding the baseline never had fails
+    const worse = sampleReport({ findings: [...fixed.findings, { ...fixed.findings[0]!, path: "/result/tools/7/inputSchema/type" }] });
+    const applied = applyBaseline(worse, smaller);
+    assert.equal(applied.findings.filter((f) => !f.accepted).length, 1);
+    assert.equal(runFails(applied, "error"), true);
+  });
+
+  test("a malformed file is one clear error naming it", () => {
+    const cases: [string, RegExp][] = [
+      ["{not json", /^--baseline b\.json: not JSON \(.+\); it must be the --json output of an earlier mcp-wire check \(or part of it\)$/],
+      ["{}", /^--baseline b\.json: no "findings" array;/],
+      ['{"findings": {}}', /no "findings" array/],
+      ['{"findings": [1]}', /findings\[0\] is not an object/],
+      ['{"findings": [{"revision": null}]}', /findings\[0\] has no "id"/],
+      ['{"findings": [{"id": "x", "revision": "2025-13-01"}]}', /findings\[0\]\.revision is "2025-13-01", not one of 2024-11-05, .* or null/],
+      ['{"findings": [{"id": "x", "path": 3}]}', /findings\[0\]\.path is not a string or null/],
+      ["", /not JSON/],
+    ];
+    for (const [text, message] of cases) {
+      assert.throws(
+        () => parseBaseline(text, "b.json"),
+        (e: unknown) => e instanceof BaselineError && e.code === "ERR_MCP_WIRE_BASELINE" && message.test(e.message) && !e.message.includes("\n"),
+        text,
+      );
+    }
+  });
+
+  test("reading: a missing file, a folder and a huge file are clear errors; a real one is read", async () => {
+    const good = join(dir, "baseline.json");
+    writeFileSync(good, `\uFEFF${json(sampleReport())}`);
+    assert.equal((await readBaseline(good)).length, 5);
+    await assert.rejects(readBaseline(join(dir, "missing.json")), /^BaselineError: --baseline .*missing\.json: cannot read it \(no such file\)$/);
+    await assert.rejects(readBaseline(dir), BaselineError);
+    const huge = join(dir, "huge.json");
+    writeFileSync(huge, "");
+    truncateSync(huge, BASELINE_MAX_BYTES + 10);
+    await assert.rejects(readBaseline(huge), /larger than 16 MiB/);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * `check --markdown FILE`: the run as a summary for a CI job's page (GitHub Actions shows the file
+ * named by `$GITHUB_STEP_SUMMARY`): the verdict in a line, each revision's outcome, the findings in
+ * a table, what to fix, and the baseline's accepted and stale entries. Everything a server sent is
+ * escaped, so it shows as text and never as markup, a link or an image; the tables are capped, so
+ * the summary stays within what a CI page takes.
+ */
+import { redactSecrets } from "../secrets/redact.js";
+import { keyWords } from "./baseline.js";
+import { failing } from "./fail-on.js";
+import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
+
+export interface MarkdownOptions {
+  failOn?: FailOn;
+  /** Rows of the findings table before the rest are counted instead (default 200). */
+  maxRows?: number;
+}
+
+const SEVERITY_WORDS = { error: "error", warning: "warning", info: "info" } as const;
+
+export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], options: MarkdownOptions = {}): string {
+  const report = redactSecrets(input);
+  const failOn = options.failOn ?? "error";
+  const maxRows = options.maxRows ?? 200;
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  const fails = report.findings.filter((f) => failing(f, failOn));
+  const accepted = report.findings.filter((f) => f.accepted);
+  const out: string[] = ["<!-- generator: mcp-wire -->", "", `## mcp-wire check: ${code(report.target)}`, ""];
+
+  const c = report.counts;
+  const tally = `${c.error} ${c.error === 1 ? "error" : "errors"}, ${c.warning} ${c.warning === 1 ? "warning" : "warnings"}, ${c.info} info`;
+  let verdict: string;
+  if (report.unchecked) verdict = `**Not checked:** ${text(report.unchecked.message)} (${code(report.unchecked.class)}, ${code(report.unchecked.detail)})`;
+  else if (fails.length > 0 || report.stale.length > 0) {
+    const why = [
+      ...(fails.length > 0 ? [`${fails.length} ${fails.length === 1 ? "finding fails" : "findings fail"} it (--fail-on ${failOn})`] : []),
+      ...(report.stale.length > 0 ? [`${report.stale.length} stale baseline ${report.stale.length === 1 ? "entry" : "entries"}`] : []),
+    ];
+    verdict = `**Failed:** ${why.join("; ")}.`;
+  } else verdict = `**Passed** (--fail-on ${failOn}).`;
+  out.push(verdict, "", `${tally}${accepted.length > 0 ? ` (${accepted.length} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`, "");
+
+  const revisions = Object.entries(report.revisions);
+  if (revisions.length > 0) {
+    out.push("| revision | outcome |", "| --- | --- |", ...revisions.map(([r, o]) => `| ${code(r)} | ${text(String(o))} |`), "");
+  }
+
+  if (report.findings.length > 0) {
+    // failing first, then by severity, as a person fixes them
+    const rank = (f: Finding) => (failing(f, failOn) ? 0 : 3) + (f.severity === "error" ? 0 : f.severity === "warning" ? 1 : 2);
+    const sorted = [...report.findings].sort((a, b) => rank(a) - rank(b));
+    out.push("### Findings", "", "| | check | revision | method | path | message |", "| --- | --- | --- | --- | --- | --- |");
+    for (const f of sorted.slice(0, maxRows)) {
+      const mark = f.accepted ? `${SEVERITY_WORDS[f.severity]}, accepted` : failing(f, failOn) ? `**${SEVERITY_WORDS[f.severity]}**` : SEVERITY_WORDS[f.severity];
+      out.push(`| ${mark} | ${code(f.id)} | ${f.revision ? code(f.revision) : ""} | ${f.method ? code(f.method) : ""} | ${f.path ? code(f.path) : ""} | ${text(f.message)} |`);
+    }
+    if (sorted.length > maxRows) out.push("", `${sorted.length - maxRows} more findings are not shown here: the --json and --sarif outputs have them all.`);
+    out.push("");
+
+    const ids = [...new Set(sorted.map((f) => f.id))];
+    out.push("### What to fix", "");
+    for (const id of ids.slice(0, maxRows)) {
+      const rule = byId.get(id);
+      const first = sorted.find((f) => f.id === id)!;
+      const breaks = rule?.breaks ?? first.breaks;
+      out.push(
+        `- ${code(id)}${rule ? ` — ${text(rule.title)}` : ""}: ${text(rule?.fix ?? first.fix)}${breaks.length > 0 ? ` Known to break ${breaks.map(code).join(", ")}.` : ""} ${link(rule?.spec ?? first.spec)}`,
+      );
+    }
+    if (ids.length > maxRows) out.push(`- … and ${ids.length - maxRows} more checks.`);
+    out.push("");
+  }
+
+  if (report.stale.length > 0) {
+    out.push("### Stale baseline entries", "", "These entries no longer occur: remove them from the baseline file, so it only shrinks.", "");
+    for (const s of report.stale.slice(0, maxRows)) out.push(`- ${text(keyWords(s))}`);
+    if (report.stale.length > maxRows) out.push(`- … and ${report.stale.length - maxRows} more.`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Text from anywhere, shown as itself: markup characters become entities, Markdown's punctuation
+ * is escaped, and a line break cannot end a table row.
+ */
+export function text(value: string): string {
+  return value
+    .replace(/[\r\n]+/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_{}[\]()#+\-.!|~:]/g, (c) => `\\${c}`);
+}
+
+/** A code span that holds any text: entities do not work inside one, so `<` stays `<` safely. */
+export function code(value: string): string {
+  const v = value.replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|");
+  const ticks = Math.max(0, ...(v.match(/`+/g) ?? []).map((t) => t.length)) + 1;
+  const fence = "`".repeat(ticks);
+  const pad = v.startsWith("`") || v.endsWith("`") || v === "" ? " " : "";
+  return `${fence}${pad}${v}${pad}${fence}`;
+}
+
+/** A specification link; anything but http(s) is shown as text. */
+function link(url: string): string {
+  return /^https?:\/\/[^\s<>()]+$/.test(url) ? `([spec](${url}))` : `(spec: ${text(url)})`;
+}

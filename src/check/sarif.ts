@@ -1,0 +1,235 @@
+/**
+ * `check --sarif FILE`: the run as SARIF 2.1.0, the format code scanning (GitHub's, among others)
+ * shows as alerts. Code scanning rejects a result without a location in the repository, and a
+ * server's findings have none of their own, so every result is located at the file the user names
+ * with `--sarif-location` (the server's entry point, its manifest). Each rule carries its whole
+ * documentation; each result a fingerprint that stays the same from run to run while the finding
+ * does, so an alert is tracked, not reopened. docs/check.md describes it for users.
+ */
+import { createHash } from "node:crypto";
+import type { Severity } from "../codec/defects.js";
+import { redactSecrets } from "../secrets/redact.js";
+import { keyWords } from "./baseline.js";
+import type { BaselineKey, CheckReport, CheckRule, Finding } from "./types.js";
+
+export const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/** The fingerprint's name and version: a change to what it covers is a new version. */
+export const FINGERPRINT = "mcpWireFinding/v1";
+
+export interface SarifOptions {
+  /** A path relative to the repository's root, as `sarifLocation` accepts it. */
+  location: string;
+  /** mcp-wire's version, for the tool description. */
+  toolVersion?: string;
+}
+
+/** Results that are about the run itself, not a rule of the server's behaviour. */
+export const RUN_RULES: readonly CheckRule[] = [
+  {
+    id: "unchecked",
+    severity: "error",
+    title: "The target could be checked",
+    rule: "mcp-wire check reaches the server, finds MCP there and is let in; otherwise nothing else can be checked.",
+    revisions: "all",
+    spec: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle",
+    fix: "Make the server reachable from the CI job, answer MCP at the address given, and pass credentials with --header if it asks for sign-in.",
+  },
+  {
+    id: "baseline_stale",
+    severity: "error",
+    title: "Every baseline entry still occurs",
+    rule: "A baseline accepts findings for now; an entry whose finding no longer occurs fails the run, so the baseline only shrinks.",
+    revisions: "all",
+    spec: "https://modelcontextprotocol.io/specification/2025-11-25",
+    fix: "Remove the entry from the baseline file.",
+  },
+];
+
+/**
+ * `--sarif-location`: a file path relative to the repository's root, in the form SARIF wants
+ * (forward slashes, no leading `./`), or a message saying what is wrong.
+ */
+export function sarifLocation(text: string): string | { error: string } {
+  const path = text.trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "");
+  const wrong = (why: string) => ({ error: `--sarif-location takes a file path relative to the repository's root (e.g. src/server.ts), ${why}: ${JSON.stringify(text)}` });
+  if (path === "" || path === ".") return wrong("not an empty one");
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || /^[a-z][a-z0-9+.-]*:/i.test(path)) return wrong("not an absolute one or a URL");
+  if (path.split("/").includes("..")) return wrong("inside the repository");
+  if (path.endsWith("/")) return wrong("a file, not a folder");
+  return path;
+}
+
+/** The SARIF log as an object (JSON.stringify it to write). Pure; everything shown is redacted first. */
+export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], options: SarifOptions) {
+  const report = redactSecrets(input);
+  const location = sarifLocation(options.location);
+  if (typeof location !== "string") throw new RangeError(location.error);
+
+  // the catalogue's rules, the run's own, and any finding's rule the catalogue lacks
+  const rules: CheckRule[] = [...catalogue];
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  const ruleIndex = (id: string, make: () => CheckRule) => {
+    let i = index.get(id);
+    if (i === undefined) {
+      i = rules.push(make()) - 1;
+      index.set(id, i);
+    }
+    return i;
+  };
+  const runRule = (id: string) => RUN_RULES.find((r) => r.id === id)!;
+
+  const at = [{ physicalLocation: { artifactLocation: { uri: location }, region: { startLine: 1 } } }];
+  const seen = new Map<string, number>();
+  const fingerprint = (parts: readonly (string | null)[]) => {
+    const base = createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+    // the same finding twice in a run (two tools with one fault) stays two alerts
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return { [FINGERPRINT]: `${base}:${n}` };
+  };
+
+  const results: object[] = report.findings.map((f) => ({
+    ruleId: f.id,
+    ruleIndex: ruleIndex(f.id, () => ruleOfFinding(f)),
+    level: level(f.severity),
+    message: { text: findingText(f) },
+    locations: at,
+    partialFingerprints: fingerprint([f.id, f.revision, f.method, f.path]),
+    ...(f.accepted ? { suppressions: [{ kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" }] } : {}),
+    properties: {
+      target: report.target,
+      revision: f.revision,
+      method: f.method,
+      path: f.path,
+      fix: f.fix,
+      breaks: [...f.breaks],
+    },
+  }));
+  if (report.unchecked) {
+    const u = report.unchecked;
+    results.push({
+      ruleId: "unchecked",
+      ruleIndex: ruleIndex("unchecked", () => runRule("unchecked")),
+      level: "error",
+      message: { text: `${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})` },
+      locations: at,
+      partialFingerprints: fingerprint(["unchecked", u.class, u.detail]),
+      properties: { target: report.target, class: u.class, detail: u.detail },
+    });
+  }
+  for (const s of report.stale) {
+    results.push({
+      ruleId: "baseline_stale",
+      ruleIndex: ruleIndex("baseline_stale", () => runRule("baseline_stale")),
+      level: "error",
+      message: { text: `The baseline accepts ${keyWords(s)}, which this run did not find: remove the entry.` },
+      locations: at,
+      partialFingerprints: fingerprint(["baseline_stale", s.id, s.revision, s.method, s.path]),
+      properties: { target: report.target, entry: staleEntry(s) },
+    });
+  }
+
+  return {
+    $schema: SARIF_SCHEMA,
+    version: "2.1.0" as const,
+    // the generator mark, so mcp-wire may write this file again (see docs/check.md)
+    properties: { generator: "mcp-wire" },
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: "mcp-wire",
+            ...(options.toolVersion ? { version: options.toolVersion } : {}),
+            informationUri: "https://github.com/modelcontextprotocol/modelcontextprotocol",
+            rules: rules.map(descriptor),
+          },
+        },
+        invocations: [
+          {
+            executionSuccessful: report.unchecked === null,
+            ...(report.unchecked ? { toolExecutionNotifications: [{ level: "error", message: { text: report.unchecked.message } }] } : {}),
+          },
+        ],
+        results,
+        properties: { target: report.target, revisions: report.revisions, checked: report.checked, elapsedMs: report.elapsedMs },
+      },
+    ],
+  };
+}
+
+/** The log as the text of the file. */
+export function renderSarif(report: CheckReport, rules: readonly CheckRule[], options: SarifOptions): string {
+  return `${JSON.stringify(sarifLog(report, rules, options), null, 2)}\n`;
+}
+
+function staleEntry(s: BaselineKey) {
+  return { id: s.id, revision: s.revision, method: s.method, path: s.path };
+}
+
+function level(severity: Severity): "error" | "warning" | "note" {
+  return severity === "info" ? "note" : severity;
+}
+
+function findingText(f: Finding): string {
+  const where = [f.revision, f.method, f.path].filter((x) => x !== null).join(" ");
+  return `${f.message}${where ? ` [${where}]` : ""}`;
+}
+
+/** A rule the catalogue does not have, from what its finding says. */
+function ruleOfFinding(f: Finding): CheckRule {
+  return { id: f.id, severity: f.severity, title: f.id, rule: f.message, revisions: "all", spec: f.spec, fix: f.fix, breaks: f.breaks };
+}
+
+function isUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === "https:" || u.protocol === "http:";
+  } catch {
+    return false;
+  }
+}
+
+/** A rule with its whole documentation, as text and as Markdown. */
+function descriptor(r: CheckRule) {
+  const revisions = r.revisions === "all" ? "every revision" : r.revisions.join(", ");
+  const text = [
+    r.rule,
+    `Fix: ${r.fix}`,
+    ...(r.example ? [`Example: ${r.example}`] : []),
+    `Applies to: ${revisions}.`,
+    ...(r.breaks && r.breaks.length > 0 ? [`Known to break: ${r.breaks.join(", ")}.`] : []),
+    `Specification: ${r.spec}`,
+  ].join("\n\n");
+  const markdown = [
+    r.rule,
+    `**Fix:** ${r.fix}`,
+    ...(r.example ? [`**Example:**\n\n\`\`\`\n${r.example.replace(/```/g, "` ` `")}\n\`\`\``] : []),
+    `**Applies to:** ${revisions}.`,
+    ...(r.breaks && r.breaks.length > 0 ? [`**Known to break:** ${r.breaks.map((b) => `\`${b}\``).join(", ")}.`] : []),
+    `**Specification:** ${isUrl(r.spec) ? `<${r.spec}>` : r.spec}`,
+  ].join("\n\n");
+  return {
+    id: r.id,
+    name: pascal(r.id),
+    shortDescription: { text: r.title },
+    fullDescription: { text: r.rule },
+    help: { text, markdown },
+    ...(isUrl(r.spec) ? { helpUri: r.spec } : {}),
+    defaultConfiguration: { level: level(r.severity) },
+    properties: {
+      tags: ["mcp", ...(r.revisions === "all" ? [] : r.revisions.map((v) => `mcp-${v}`))],
+      "problem.severity": r.severity === "info" ? "recommendation" : r.severity,
+      precision: "very-high",
+    },
+  };
+}
+
+/** `tool_input_schema_object` → `ToolInputSchemaObject`, the form SARIF's rule names take. */
+function pascal(id: string): string {
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
+}
