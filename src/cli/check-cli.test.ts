@@ -89,6 +89,45 @@ describe("mcp-wire check", () => {
     }
   });
 
+  test("--junit, --sarif and --markdown are written, also for a target that could not be checked", async () => {
+    const [junit, sarif, markdown] = ["a.xml", "a.sarif", "a.md"].map((f) => join(dir, f));
+    const r = await run(["check", "--junit", junit!, "--sarif", sarif!, "--sarif-location", "src/server.ts", "--markdown", markdown!, "-r", "2025-06-18", zoo.url("ping-error")]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(readFileSync(junit!, "utf8"), /<testcase[^>]*ping_failed/);
+    const log = JSON.parse(readFileSync(sarif!, "utf8")) as { runs: { results: { ruleId: string }[] }[] };
+    assert.deepEqual(log.runs[0]!.results.map((x) => x.ruleId), ["ping_failed"]);
+    assert.match(readFileSync(markdown!, "utf8"), /ping_failed/);
+    const down = await run(["check", "--force", "--junit", junit!, "http://127.0.0.1:1/mcp"]);
+    assert.equal(down.status, 3);
+    assert.match(readFileSync(junit!, "utf8"), /<failure/);
+  });
+
+  test("output files: --sarif needs --sarif-location; a file mcp-wire did not write is refused before the check", async () => {
+    const mine = join(dir, "notes.xml");
+    writeFileSync(mine, "my own notes\n");
+    const refused = await run(["check", "--junit", mine, zoo.url("healthy")]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /was not written by mcp-wire/);
+    assert.equal(readFileSync(mine, "utf8"), "my own notes\n");
+    assert.equal(zoo.asked("healthy").length, 0, "the server was not called");
+    const noLocation = await run(["check", "--sarif", join(dir, "b.sarif"), zoo.url("healthy")]);
+    assert.equal(noLocation.status, 2);
+    assert.match(noLocation.stderr, /--sarif needs --sarif-location/);
+  });
+
+  test("--baseline: accepted findings do not fail; an entry that no longer occurs does", async () => {
+    const baseline = join(dir, "baseline.json");
+    const first = await run(["check", "--json", "-r", "2025-06-18", zoo.url("ping-error")]);
+    assert.equal(first.status, 1);
+    writeFileSync(baseline, first.stdout);
+    const accepted = await run(["check", "--json", "--baseline", baseline, "-r", "2025-06-18", zoo.url("ping-error")]);
+    assert.equal(accepted.status, 0, accepted.stdout);
+    assert.equal((JSON.parse(accepted.stdout) as { findings: { accepted?: boolean }[] }).findings[0]!.accepted, true);
+    const fixed = await run(["check", "--fail-on", "never", "--baseline", baseline, "-r", "2025-06-18", zoo.url("healthy")]);
+    assert.equal(fixed.status, 1, "a stale entry fails whatever --fail-on says");
+    assert.match(fixed.stdout, /stale\s+ping_failed/);
+  });
+
   test("stopped by a signal, check ends the stdio server it started", async () => {
     const log = join(dir, "zoo.log");
     writeFileSync(log, "");

@@ -5,10 +5,11 @@
  * finding.
  */
 import type { JsonObject } from "../codec/message.js";
-import type { CheckReport, Finding } from "../check/types.js";
+import { runFails } from "../check/fail-on.js";
+import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
 import type { ChildServer } from "../transport/child.js";
-import { FAIL_ON_CHOICES, FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR, fails, type FailOn } from "./exit.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { paint, writeErr, writeOut } from "./output.js";
@@ -27,7 +28,15 @@ export interface CheckCliOptions {
   read?: string[];
   get?: string[];
   failOn?: string;
+  junit?: string;
+  sarif?: string;
+  sarifLocation?: string;
+  markdown?: string;
+  baseline?: string;
+  force?: boolean;
 }
+
+const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
 
 /** What a shell reports for a process stopped by a signal (128 + SIGINT). */
 const INTERRUPTED = 130;
@@ -36,6 +45,9 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   const parsed = await parseOptions(target, opts);
   if (typeof parsed === "string") return usage(parsed);
   const { runCheckEngine, failOn } = parsed;
+  // every file is judged before the server is: a refusal costs the user no check
+  const outputs = await prepareOutputs(opts);
+  if (typeof outputs === "string") return usage(outputs);
 
   // a spawned server is ended on every way out: a signal ends each one, then this process
   const children = new Set<ChildServer>();
@@ -59,15 +71,77 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
     process.off("SIGTERM", onSignal);
     process.off("exit", onExit);
   }
+  if (outputs.baseline) {
+    const { applyBaseline } = await import("../check/baseline.js");
+    report = applyBaseline(report, outputs.baseline);
+  }
+  const written = await writeOutputs(report, failOn, opts);
   await writeOut(opts.json ? JSON.stringify(jsonOf(report)) + "\n" : render(report, failOn, process.stdout.isTTY === true));
+  if (written) {
+    writeErr(`mcp-wire check: ${written}\n`);
+    return USAGE_ERROR;
+  }
   return exitStatus(report, failOn);
+}
+
+/** The baseline, read, and every output file judged writable; or why not, in one line. */
+async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: BaselineKey[] } | string> {
+  if (opts.sarif !== undefined && opts.sarifLocation === undefined) return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
+  if (opts.sarifLocation !== undefined) {
+    const { sarifLocation } = await import("../check/sarif.js");
+    const location = sarifLocation(opts.sarifLocation);
+    if (typeof location !== "string") return location.error;
+  }
+  const { checkOutput, outputProblem } = await import("./output-file.js");
+  const files: [string, string | undefined][] = [["--junit", opts.junit], ["--sarif", opts.sarif], ["--markdown", opts.markdown]];
+  const named = files.filter((f): f is [string, string] => f[1] !== undefined);
+  if (new Set(named.map(([, p]) => p)).size < named.length) return "--junit, --sarif and --markdown each need a file of their own";
+  for (const [option, path] of named) {
+    try {
+      await checkOutput(path, { force: opts.force === true, option });
+    } catch (e) {
+      return outputProblem(path, e);
+    }
+  }
+  if (opts.baseline === undefined) return {};
+  const { readBaseline, BaselineError } = await import("../check/baseline.js");
+  try {
+    return { baseline: await readBaseline(opts.baseline) };
+  } catch (e) {
+    if (e instanceof BaselineError) return e.message;
+    throw e;
+  }
+}
+
+/** Writes the JUnit, SARIF and Markdown files asked for (even for a target that could not be checked); a line saying what failed, if anything did. */
+async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliOptions): Promise<string | undefined> {
+  if (opts.junit === undefined && opts.sarif === undefined && opts.markdown === undefined) return undefined;
+  const { CHECK_RULES } = await import("../check/rules.js");
+  const { outputProblem, writeOutput } = await import("./output-file.js");
+  const force = opts.force === true;
+  const jobs: [string, string, () => Promise<string>][] = [];
+  if (opts.junit !== undefined) jobs.push(["--junit", opts.junit, async () => (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, { failOn })]);
+  if (opts.sarif !== undefined) jobs.push(["--sarif", opts.sarif, async () => (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, { location: opts.sarifLocation!, toolVersion: await toolVersion() })]);
+  if (opts.markdown !== undefined) jobs.push(["--markdown", opts.markdown, async () => (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, { failOn })]);
+  for (const [option, path, render] of jobs) {
+    try {
+      await writeOutput(path, await render(), { force, option });
+    } catch (e) {
+      return outputProblem(path, e);
+    }
+  }
+  return undefined;
+}
+
+async function toolVersion(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return (JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
 /** The exit status of a finished check under `failOn`. */
 export function exitStatus(report: CheckReport, failOn: FailOn): number {
   if (report.unchecked) return UNCHECKED;
-  if (report.stale.length > 0) return FOUND_PROBLEMS;
-  return report.findings.some((f) => !f.accepted && fails(f.severity, failOn)) ? FOUND_PROBLEMS : OK;
+  return runFails(report, failOn) ? FOUND_PROBLEMS : OK;
 }
 
 /** The `--json` object: the contract's fields, then what the writers also read. */

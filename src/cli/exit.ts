@@ -7,12 +7,3 @@ export const USAGE_ERROR = 2;
 /** `check`: the target could not be checked at all (unreachable, not MCP, sign-in required). */
 export const UNCHECKED = 3;
 
-/** `--fail-on`: the least severity that fails a run (`never`: nothing does). */
-export type FailOn = "error" | "warning" | "never";
-export const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
-
-/** Whether something of `severity` fails a run under `failOn`. */
-export function fails(severity: "error" | "warning" | "info", failOn: FailOn): boolean {
-  if (failOn === "never") return false;
-  return severity === "error" || (failOn === "warning" && severity === "warning");
-}

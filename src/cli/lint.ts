@@ -3,7 +3,9 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { lintStream, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR, fails, type FailOn } from "./exit.js";
+import { atOrAbove } from "../check/fail-on.js";
+import type { FailOn } from "../check/types.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
@@ -22,7 +24,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   let errors = false;
   try {
     const summary = await lintStream(input, opts.revision ? { revision: opts.revision } : {}, (r) => {
-      if (r.defects.some((d) => fails(d.severity, failOn))) errors = true;
+      if (r.defects.some((d) => atOrAbove(d.severity, failOn))) errors = true;
       if (opts.json) return writeOut(JSON.stringify(r) + "\n");
       if (r.defects.length === 0) return;
       return writeOut(formatRecord(r, colour));

@@ -72,6 +72,12 @@ program
   .option("--read <uri>", "read this resource (repeatable)", REPEAT)
   .option("--get <NAME[=JSON]>", "get this prompt (with these arguments) (repeatable)", REPEAT)
   .addOption(new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .option("--junit <file>", "write JUnit XML: one case per check and revision that ran")
+  .option("--sarif <file>", "write SARIF 2.1.0 for code scanning (with --sarif-location)")
+  .option("--sarif-location <file>", "the repository file SARIF results are shown at, e.g. src/server.ts")
+  .option("--markdown <file>", "write a Markdown summary for a CI job page")
+  .option("--baseline <file>", "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run")
+  .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");
     process.exitCode = await runCheck(target, opts);

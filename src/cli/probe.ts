@@ -2,7 +2,9 @@
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { authLines } from "../auth/words.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR, fails, type FailOn } from "./exit.js";
+import { atOrAbove } from "../check/fail-on.js";
+import type { FailOn } from "../check/types.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 
@@ -55,7 +57,7 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
   await writeOut(opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true));
   // an ok verdict that broke a rule on the way (a log line on stdout, a text/plain answer) fails too
   const failOn = opts.failOn ?? "error";
-  return result.class === "ok" && !result.defects.some((d) => fails(d.severity, failOn)) ? OK : FOUND_PROBLEMS;
+  return result.class === "ok" && !result.defects.some((d) => atOrAbove(d.severity, failOn)) ? OK : FOUND_PROBLEMS;
 }
 
 function usage(message: string): number {
