@@ -121,7 +121,7 @@ const OWN: readonly CheckRule[] = [
     title: "An unknown method gets -32601",
     rule: "A request for a method the server does not have is answered with the JSON-RPC error -32601 (Method not found).",
     revisions: "all",
-    spec: `${SPEC}/2025-11-25/basic/index#error-codes`,
+    spec: `${SPEC}/2026-07-28/basic/index#error-codes`,
     fix: "Answer a request for an unknown method with error code -32601.",
     example: '{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Unknown method"}}',
   },
@@ -325,7 +325,7 @@ const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; sp
   error_code_retired: { title: "No retired error codes", fix: "On 2026-07-28, answer a missing resource with -32602, not -32002.", spec: `${SPEC}/2026-07-28/server/resources#error-handling` },
   result_type_missing: { title: "2026-07-28 results carry resultType", fix: 'Add "resultType":"complete" to every result.', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr` },
   result_type_unknown: { title: "resultType is a known value", fix: 'Send "complete" or "input_required".', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr` },
-  meta_invalid: { title: "_meta is an object of namespaced keys", fix: "Send _meta as an object.", spec: `${SPEC}/2025-11-25/basic/index#meta` },
+  meta_invalid: { title: "_meta is an object of namespaced keys", fix: "Send _meta as an object.", spec: `${SPEC}/2025-11-25/basic/index#_meta` },
   unknown_response_id: { title: "Responses answer a request that was sent", fix: "Answer each request once, with its own id.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
   duplicate_response: { title: "Each request is answered once", fix: "Answer each request exactly once.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
   response_to_notification: { title: "Notifications get no response", fix: "Do not answer notifications.", spec: `${SPEC}/2025-11-25/basic/index#notifications` },
@@ -382,11 +382,12 @@ function authRule(code: AuthDefectCode): CheckRule {
   };
 }
 
-export const CHECK_RULES: readonly CheckRule[] = [
-  ...OWN,
-  ...Object.entries(MESSAGE_RULES).map(([code, m]) => messageRule(code as DefectCode, m!)),
-  ...AUTH_DEFECT_CODES.map(authRule),
-];
+/** The rules of `check` itself, the codec's message defects, the sign-in walk's defects: docs/check.md shows them apart. */
+export const OWN_RULES: readonly CheckRule[] = OWN;
+export const MESSAGE_CHECK_RULES: readonly CheckRule[] = Object.entries(MESSAGE_RULES).map(([code, m]) => messageRule(code as DefectCode, m!));
+export const SIGNIN_CHECK_RULES: readonly CheckRule[] = AUTH_DEFECT_CODES.map(authRule);
+
+export const CHECK_RULES: readonly CheckRule[] = [...OWN_RULES, ...MESSAGE_CHECK_RULES, ...SIGNIN_CHECK_RULES];
 
 const BY_ID = new Map(CHECK_RULES.map((r) => [r.id, r]));
 
