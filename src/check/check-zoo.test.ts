@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { exitStatus } from "../cli/check.js";
+import { startSigninServer } from "../fleet/signin.js";
 import { startZoo, type RunningZoo, type ZooFault } from "../fleet/zoo-server.js";
 import type { Revision } from "../rules/revisions.js";
 import { checkHttp, checkStdio, type CheckOptions } from "./check.js";
@@ -130,6 +131,21 @@ describe("check over HTTP: the zoo", () => {
     assert.equal(r.revisions["2026-07-28"], "failed");
     assert.equal(r.revisions["2024-11-05"], "skipped", "a refusal for credentials is not asked again in every revision");
     for (const failOn of ["error", "warning", "never"] as const) assert.equal(exitStatus(r, failOn), 3);
+  });
+
+  test("a broken sign-in chain: unchecked (exit 3), each defect of the walk a finding", async () => {
+    const signin = await startSigninServer();
+    try {
+      const r = await checkHttp(signin.url("signin-metadata-invalid"));
+      assert.equal(r.unchecked?.class, "auth_required");
+      const found = r.findings.find((f) => f.id === "resource_metadata_invalid");
+      assert.ok(found, JSON.stringify(r.findings));
+      assert.equal(found.severity, "error");
+      assert.equal(exitStatus(r, "never"), 3);
+      assert.ok(!signin.requests.some((q) => q.kind === "register"), "nothing is registered");
+    } finally {
+      await signin.close();
+    }
   });
 
   test("nothing listening: unchecked, unreachable, exit 3", async () => {

@@ -13,14 +13,16 @@ export interface Received {
   readonly method: string | undefined;
 }
 
-/** The most messages kept per session: the rest are counted, not validated. */
+/** The most messages, and bytes of them, kept per session: the rest are counted, not validated. */
 const MAX_KEPT = 5000;
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 export class Recorder {
   readonly received: Received[] = [];
   /** Lines (stdio) that are not JSON-RPC messages: their start, for the finding's message. */
   readonly foreign: string[] = [];
   count = 0;
+  private keptBytes = 0;
   private readonly methods = new Map<RequestId, string>();
 
   constructor(private readonly stdio: boolean) {}
@@ -76,6 +78,8 @@ export class Recorder {
 
   private incoming(text: string): void {
     this.count++;
+    // a message too large to keep is not parsed either: the codec has judged it already
+    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -87,7 +91,8 @@ export class Recorder {
       if (this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
       return;
     }
-    if (this.received.length >= MAX_KEPT) return;
+    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;
+    this.keptBytes += text.length;
     for (const m of Array.isArray(value) ? value : [value]) {
       const o = m as { id?: unknown; method?: unknown };
       const method = typeof o?.method === "string" ? o.method : typeof o?.id === "string" || typeof o?.id === "number" ? this.methods.get(o.id) : undefined;
