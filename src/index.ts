@@ -141,3 +141,9 @@ export { validate } from "./schema/validate.js";
 export type { ValidateOptions, Direction } from "./schema/validate.js";
 export { validateAgainstSchema, schemaProblems } from "./schema/json-schema.js";
 export type { SchemaOptions, SchemaError, SchemaVerdict } from "./schema/json-schema.js";
+
+// check: every rule a client relies on, read-only, in every revision a server speaks (docs/check.md)
+export { checkHttp, checkStdio } from "./check/check.js";
+export type { CheckOptions } from "./check/check.js";
+export { CHECK_RULES, ruleOf } from "./check/rules.js";
+export type { CheckReport, CheckRule, Finding, RevisionOutcome, BaselineKey, ClientName } from "./check/types.js";

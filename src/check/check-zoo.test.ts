@@ -110,6 +110,14 @@ describe("check over HTTP: the zoo", () => {
     });
   }
 
+  test("--read and --get read and get what they name, and their answers are validated", async () => {
+    const r = await checkHttp(zoo.url("healthy"), { revisions: ["2025-11-25", "2026-07-28"], optIns: { reads: ["zoo://readme"], gets: [{ name: "greet", args: {} }] } });
+    assert.deepEqual(r.findings, []);
+    const asked = zoo.asked("healthy");
+    assert.ok(asked.includes("resources/read") && asked.includes("prompts/get"));
+    assert.ok(!asked.includes("tools/call"));
+  });
+
   test("a list that never ends is followed to the cap of 1,000 pages, and no further", async () => {
     const r = await checkHttp(zoo.url("pagination-endless"), { revisions: ["2025-06-18"] });
     assertCase(r, { fault: "pagination-endless", id: "pagination_page_cap", severity: "warning", revisions: ["2025-06-18"] });
@@ -180,6 +188,18 @@ describe("check over stdio: the zoo", () => {
   test("a server still running 5 s after its input closed: stdio_exit_slow, a warning; it is ended anyway", async () => {
     const r = await stdio("slow-exit", { revisions: ["2025-11-25"] });
     assertCase(r, { fault: "slow-exit", id: "stdio_exit_slow", severity: "warning", revisions: ["2025-11-25"] });
+  });
+
+  test("a server that never answers: unchecked (timeout) after one detection, not one wait per revision", async () => {
+    const hang = fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url));
+    const spawned: number[] = [];
+    const r = await checkStdio(process.execPath, [hang, "hang"], { timeout: 1500, exitWaitMs: 300, onSpawn: (c) => spawned.push(c.pid!) });
+    assert.equal(r.unchecked?.class, "timeout");
+    assert.equal(exitStatus(r, "error"), 3);
+    assert.deepEqual(Object.values(r.revisions), ["failed", "failed", "skipped", "skipped", "skipped"]);
+    assert.equal(spawned.length, 1);
+    assert.ok(r.findings.some((f) => f.id === "stdio_exit_slow"), "it ignores its input's end too");
+    assert.throws(() => process.kill(spawned[0]!, 0), /ESRCH/, "and it was ended");
   });
 
   test("a command that cannot start: unchecked, unreachable (spawn), exit 3", async () => {

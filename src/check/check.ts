@@ -65,7 +65,7 @@ interface Attempt {
 class Run {
   readonly started = Date.now();
   readonly findings: Findings;
-  readonly revisions: Partial<Record<Revision, RevisionOutcome>> = {};
+  revisions: Partial<Record<Revision, RevisionOutcome>> = {};
   messages = 0;
   pages = 0;
   readonly timeout: number;
@@ -289,7 +289,11 @@ export async function checkStdio(command: string, args: readonly string[], optio
       try {
         client = await McpClient.connect(spawn(attempt.recorder), { ...clientOptions(run, undefined, attempt), probeTimeout: Math.min(1000, run.timeout) });
       } catch {
-        // nothing learned: each revision is tried on its own below
+        // a server a dual-era client cannot open (it hangs, exits, or answers nonsense) would
+        // fail each revision the same way, once per deadline: probe says why, below
+        for (const r of ladder) run.revisions[r] = r === ladder[0] || r === ladder.find((l) => RULES[l].era === "legacy") ? "failed" : "skipped";
+        pending.clear();
+        stdout(attempt, ladder[0]!);
       }
       if (client) {
         const revision = client.revision;
@@ -331,18 +335,16 @@ export async function checkStdio(command: string, args: readonly string[], optio
         attempt.client = client;
         await run.pass(client, revision, attempt);
         stdout(attempt, revision);
-      } else if (attempt.recorder.foreign.length > 0) stdout(attempt, revision);
+      }
       await finish(client, from, revision);
     }
     // the detection came first, but the ladder is reported newest first
     const ordered: Partial<Record<Revision, RevisionOutcome>> = {};
     for (const r of ladder) ordered[r] = run.revisions[r] ?? "skipped";
-    Object.assign(run.revisions, ordered);
-    for (const r of Object.keys(run.revisions) as Revision[]) delete run.revisions[r];
-    Object.assign(run.revisions, ordered);
-    await Promise.all(exits);
+    run.revisions = ordered;
     const anyOk = Object.values(run.revisions).includes("ok");
-    const verdict = anyOk ? undefined : await probeStdio(command, args, { timeout: run.timeout, ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) });
+    // the servers' exits are timed while probe says why none opened
+    const [verdict] = await Promise.all([anyOk ? undefined : probeStdio(command, args, { timeout: run.timeout, ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) }), Promise.all(exits)]);
     return run.report(run.unchecked(verdict));
   } finally {
     await Promise.all(children.map((c) => c.shutdown(500)));

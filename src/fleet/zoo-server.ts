@@ -142,7 +142,7 @@ export class Zoo {
       }
       case "resources/read":
         if (p.uri !== "zoo://readme") return { error: { code: -32602, message: "Unknown resource" } };
-        return complete({ contents: [{ uri: "zoo://readme", mimeType: "text/plain", text: "The zoo." }] });
+        return listed({ contents: [{ uri: "zoo://readme", mimeType: "text/plain", text: "The zoo." }] });
       case "prompts/list": {
         if (this.fault === "list-error") return { error: { code: -32603, message: "Internal error" } };
         const bad = this.badCursor(p.cursor);
