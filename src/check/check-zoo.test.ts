@@ -124,6 +124,13 @@ describe("check over HTTP: the zoo", () => {
     assert.equal(zoo.asked("pagination-endless").filter((m) => m === "tools/list").length, 1001, "1,000 pages, then the malformed-cursor request");
   });
 
+  test("a request left unanswered: request_unanswered, and the pass goes on to the next revision", async () => {
+    const r = await checkHttp(zoo.url("ping-silent"), { revisions: ["2025-06-18", "2026-07-28"], timeout: 800 });
+    assertCase(r, { fault: "ping-silent", id: "request_unanswered", severity: "error", revisions: ["2025-06-18"] });
+    assert.equal(r.findings.find((f) => f.id === "request_unanswered")!.method, "ping");
+    assert.equal(r.revisions["2026-07-28"], "ok");
+  });
+
   test("-r checks only the revisions named; --only and --skip choose the checks", async () => {
     const r = await checkHttp(zoo.url("ping-error"), { revisions: ["2025-03-26"], skip: ["ping_failed"] });
     assert.deepEqual(Object.keys(r.revisions), ["2025-03-26"]);

@@ -8,7 +8,7 @@
 import type { LookupFunction } from "node:net";
 import { McpClient, RevisionNotSpokenError, type ClientOptions } from "../mcp/client.js";
 import { connectHttp } from "../mcp/connect-http.js";
-import { ResponseError } from "../peer/errors.js";
+import { ConnectionError, ResponseError } from "../peer/errors.js";
 import type { DefectReport } from "../peer/peer.js";
 import type { Transport } from "../peer/transport.js";
 import { probeHttp, probeStdio } from "../probe/probe.js";
@@ -93,6 +93,8 @@ class Run {
       const { pages } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
       this.pages += pages;
     } catch (e) {
+      // a timeout or a closed connection is the server's; anything else is a bug of mcp-wire's own
+      if (!(e instanceof ConnectionError)) throw e;
       this.findings.add("request_unanswered", { revision, method: (e as { checkMethod?: string }).checkMethod ?? null, message: `the session broke off: ${e instanceof Error ? e.message : String(e)}` });
     }
     this.judgeDefects(attempt, revision, this.stdio);

@@ -25,6 +25,7 @@ export const ZOO_FAULTS = [
   "ping-error",
   "set-level-error",
   "list-error",
+  "ping-silent",
   "input-schema-not-object",
   "input-schema-invalid",
   "tool-name",
@@ -97,7 +98,7 @@ export class Zoo {
   }
 
   /** The answer to one request (undefined for a notification). */
-  answer(m: Rpc, session: { revision?: string }): Answer | undefined {
+  answer(m: Rpc, session: { revision?: string }): Answer | "silence" | undefined {
     if (typeof m.method !== "string") return undefined;
     this.asked.push(m.method);
     if (process.env.ZOO_LOG) appendFileSync(process.env.ZOO_LOG, `${m.method}\n`);
@@ -123,6 +124,7 @@ export class Zoo {
       case "ping":
         if (modern) break;
         if (this.fault === "ping-error") return { error: { code: -32601, message: "Method not found" } };
+        if (this.fault === "ping-silent") return "silence";
         return { result: {} };
       case "logging/setLevel":
         if (modern) break;
@@ -225,7 +227,7 @@ export function serveStdio(fault: ZooFault): void {
         continue;
       }
       const a = zoo.answer(m, session);
-      if (a) process.stdout.write(JSON.stringify(envelope(m.id, a)) + "\n");
+      if (a && a !== "silence") process.stdout.write(JSON.stringify(envelope(m.id, a)) + "\n");
     }
   });
   process.stdin.on("end", () => {
@@ -307,6 +309,7 @@ function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions
         return json(400, { jsonrpc: "2.0", id: m.id ?? null, error: { code: -32020, message: `Header mismatch: ${hv !== version ? "MCP-Protocol-Version" : "Mcp-Method"}` } });
       }
       const a = zoo.answer(m, {});
+      if (a === "silence") return;
       if (!a) return void res.writeHead(202).end();
       const code = "error" in a ? a.error.code : 0;
       const status = code === -32022 || code === -32020 ? (fault === "version-200" ? 200 : 400) : code === -32601 ? (fault === "unknown-200" ? 200 : 404) : 200;
@@ -319,12 +322,13 @@ function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions
       const a = zoo.answer(m, session);
       const id = newId();
       sessions.set(id, session);
-      return json(200, envelope(m.id, a!), { "mcp-session-id": id });
+      return json(200, envelope(m.id, a as Answer), { "mcp-session-id": id });
     }
     const sid = req.headers["mcp-session-id"];
     const session = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (!session) return json(fault === "session-400" ? 400 : typeof sid === "string" ? 404 : 400, { jsonrpc: "2.0", id: null, error: { code: -32600, message: typeof sid === "string" ? "Session not found" : "Mcp-Session-Id required" } });
     const a = zoo.answer(m, session);
+    if (a === "silence") return;
     if (!a) {
       if (fault === "notification-200") return json(200, { jsonrpc: "2.0", result: {} });
       return void res.writeHead(202).end();
