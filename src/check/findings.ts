@@ -39,7 +39,7 @@ export class Findings {
 
   /** Records that rule `id` was checked for `revision` (found or not). */
   checked(id: string, revision: Revision | null): void {
-    if (!this.wanted(id)) return;
+    if (!this.wanted(id) || !appliesTo(ruleOf(id), revision)) return;
     const key = `${id}|${revision}`;
     if (this.ranKeys.has(key)) return;
     this.ranKeys.add(key);
