@@ -67,8 +67,9 @@ Accepted findings are reported (marked \`accepted\`) but do not fail the run. An
 longer occurs is stale and fails the run whatever \`--fail-on\` says: a baseline only shrinks.
 
 **Exit status.** 0: nothing at or above \`--fail-on\`; 1: something was (or a baseline entry is
-stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP, or
-asking for sign-in without credentials; its sign-in findings are still reported).
+stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP,
+asking for sign-in without credentials, or speaking none of the revisions \`-r\` names; its
+sign-in findings are still reported).
 
 **\`--json\`:**
 
