@@ -22,11 +22,12 @@ import { lintBenchmark } from "./lint.js";
 import { queueBenchmark } from "./queue.js";
 import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
+import { schemaBenchmark } from "./schema.js";
 import { tapBenchmark } from "./tap.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
-const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, httpBenchmark, reportBenchmark, queueBenchmark, tapBenchmark, lintBenchmark, censusBenchmark, censusCpuBenchmark, censusLatencyBenchmark, censusContentionBenchmark, checkBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, httpBenchmark, reportBenchmark, queueBenchmark, tapBenchmark, lintBenchmark, schemaBenchmark, censusBenchmark, censusCpuBenchmark, censusLatencyBenchmark, censusContentionBenchmark, checkBenchmark];
 
 function selected(): Benchmark[] {
   const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")].map((s) => s.trim()).filter((s) => s.length > 0);

@@ -9,7 +9,7 @@ import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
-export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; failOn?: FailOn }): Promise<number> {
+export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; schema?: boolean; failOn?: FailOn }): Promise<number> {
   const failOn = opts.failOn ?? "error";
   const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
   const opened = await new Promise<Error | null>((resolve) => {
@@ -23,7 +23,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   const colour = !opts.json && process.stdout.isTTY === true;
   let errors = false;
   try {
-    const summary = await lintStream(input, opts.revision ? { revision: opts.revision } : {}, (r) => {
+    const summary = await lintStream(input, { ...(opts.revision ? { revision: opts.revision } : {}), ...(opts.schema ? { schema: true } : {}) }, (r) => {
       if (r.defects.some((d) => atOrAbove(d.severity, failOn))) errors = true;
       if (opts.json) return writeOut(JSON.stringify(r) + "\n");
       if (r.defects.length === 0) return;

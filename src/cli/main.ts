@@ -32,8 +32,9 @@ program
   .argument("[file]", "the capture to read; - or nothing for standard input")
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--json", "print one JSON object per input line")
+  .option("--schema", "also validate each message against its revision's official schema.json (docs/schema.md)")
   .addOption(new Option("--fail-on <severity>", "exit 1 on defects at or above this severity (default error)").choices(["error", "warning", "never"]))
-  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; failOn?: "error" | "warning" | "never" }) => {
+  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; schema?: boolean; failOn?: "error" | "warning" | "never" }) => {
     const { runLint } = await import("./lint.js");
     process.exitCode = await runLint(file, opts);
   });
@@ -103,7 +104,8 @@ program
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--listen <port>", "Streamable HTTP: listen on 127.0.0.1:PORT (0: any free port) as a reverse proxy")
   .option("--upstream <url>", "Streamable HTTP: the server's endpoint")
-  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string }) => {
+  .option("--no-schema", "do not validate messages against their revision's official schema.json")
+  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string; schema?: boolean }) => {
     const { runTap } = await import("./tap.js");
     process.exitCode = await runTap(command, opts);
   });

@@ -30,6 +30,8 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], { cwd: clone, timeout: 120_000, maxBuffer: 16 << 20 });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "README.md", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    // the official schemas validate() reads at run time, with the licence they come under
+    for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
     assert.deepEqual(files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")), [], "no source or bench file is packed");
   });

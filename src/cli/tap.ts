@@ -17,6 +17,8 @@ export interface TapCliOptions {
   revision?: Revision;
   listen?: string;
   upstream?: string;
+  /** false with `--no-schema`: no schema validation (docs/schema.md). */
+  schema?: boolean;
 }
 
 function usage(message: string): number {
@@ -58,15 +60,16 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
     log = opened;
   }
   const report = new TapReport({ live: process.stderr, ...(log ? { log } : {}) });
-  return http ? tapHttp(port, opts.upstream!, opts.revision, report) : tapStdio(command, opts.revision, report);
+  const schema = opts.schema !== false;
+  return http ? tapHttp(port, opts.upstream!, opts.revision, report, schema) : tapStdio(command, opts.revision, report, schema);
 }
 
-async function tapStdio(command: readonly string[], revision: Revision | undefined, report: TapReport): Promise<number> {
+async function tapStdio(command: readonly string[], revision: Revision | undefined, report: TapReport, schema: boolean): Promise<number> {
   const { exitCodeOf, runStdioTap } = await import("../tap/stdio-tap.js");
   // our stdout is the client's pipe: when the client stops reading, the session ends and the
   // server is shut down, rather than the whole process exiting as other commands do on EPIPE
   process.stdout.removeAllListeners("error");
-  const { linter, done } = runStdioTap({ command: command[0]!, args: command.slice(1), report, ...(revision ? { revision } : {}) });
+  const { linter, done } = runStdioTap({ command: command[0]!, args: command.slice(1), report, schema, ...(revision ? { revision } : {}) });
   const exit = await done;
   if (exit.error) {
     report.note(`cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`);
@@ -80,11 +83,11 @@ async function tapStdio(command: readonly string[], revision: Revision | undefin
   process.exit(exitCodeOf(exit));
 }
 
-async function tapHttp(port: number, upstream: string, revision: Revision | undefined, report: TapReport): Promise<number> {
+async function tapHttp(port: number, upstream: string, revision: Revision | undefined, report: TapReport, schema: boolean): Promise<number> {
   const { startHttpTap, shown } = await import("../tap/http-tap.js");
   let tap;
   try {
-    tap = await startHttpTap({ upstream, port, report, ...(revision ? { revision } : {}) });
+    tap = await startHttpTap({ upstream, port, report, schema, ...(revision ? { revision } : {}) });
   } catch (e) {
     report.note(`cannot listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;

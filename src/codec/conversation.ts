@@ -138,6 +138,17 @@ export class Conversation {
   }
 
   /**
+   * The method of the request `value` answers, when `value` is a response from `from` whose id
+   * awaits an answer (ask before `observe`, which settles it); undefined otherwise.
+   */
+  answeredMethod(value: unknown, from: Sender): string | undefined {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const id = (value as { id?: unknown }).id;
+    if (typeof id !== "string" && typeof id !== "number") return undefined;
+    return this.sides[from === "client" ? "server" : "client"].pending.get(id)?.method;
+  }
+
+  /**
    * Takes the next message of the exchange and returns the conversation defects it raises.
    * A message whose envelope is broken still counts when its id and shape can be read: a
    * request with array params gets an answer like any other.

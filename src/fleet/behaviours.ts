@@ -302,12 +302,12 @@ const HTML_502 = `<html>
 
 const MODERN_TOOLS = [{ name: "search", description: "Searches.", inputSchema: { type: "object" } }];
 
-/** What a small modern server answers: a DiscoverResult, its one tool, or -32601. */
+/** What a small modern server answers: a DiscoverResult, its one tool, or -32601 (both results cacheable, as 2026-07-28 requires). */
 function modernAnswer(m: Incoming, name: string): unknown {
   if (m.method === "server/discover") {
-    return rpcResult(m.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { [META_SERVER_INFO]: { name, version: "1.0.0" } } });
+    return rpcResult(m.id, { resultType: "complete", ttlMs: 0, cacheScope: "public", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { [META_SERVER_INFO]: { name, version: "1.0.0" } } });
   }
-  if (m.method === "tools/list") return rpcResult(m.id, { resultType: "complete", tools: MODERN_TOOLS });
+  if (m.method === "tools/list") return rpcResult(m.id, { resultType: "complete", ttlMs: 0, cacheScope: "public", tools: MODERN_TOOLS });
   return rpcError(m.id, -32601, "Method not found");
 }
 
@@ -382,8 +382,8 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "modern-no-result-type",
-    description: "a 2026-07-28 server whose results leave out resultType (read as complete: a warning)",
-    expect: ok("modern", "2026-07-28", 1, { defects: ["result_type_missing"] }),
+    description: "a 2026-07-28 server whose results leave out resultType (read as complete: a warning), and so break the schema a sender must follow",
+    expect: ok("modern", "2026-07-28", 1, { defects: ["result_type_missing", "schema_invalid"] }),
     start: () =>
       rpcRoute((m, _req, res) => {
         if (m.method === "server/discover") {

@@ -317,3 +317,43 @@ describe("lintStream", () => {
     assert.match(summaryLine(summary), /^0 messages: 0 clean, 0 with warnings, 0 with errors — revision 2026-07-28/);
   });
 });
+
+describe("lint --schema", () => {
+  const lines = (...messages: unknown[]) => messages.map((m) => Buffer.from(JSON.stringify(m)));
+  const run = (options: LintOptions, messages: unknown[]) => {
+    const linter = new Linter(options);
+    return lines(...messages).map((bytes) => linter.line({ bytes, crlf: false, overflow: false, size: bytes.length }));
+  };
+  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } } };
+  const initResult = { jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } };
+  const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+  const badList = { jsonrpc: "2.0", id: 2, result: { tools: [{ name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: "yes" } }] } };
+
+  test("an answer is judged by the method of the request it answers", () => {
+    const records = run({ schema: true }, [init, initResult, list, badList]);
+    assert.deepEqual(records.slice(0, 3).map((r) => r.defects), [[], [], []]);
+    assert.deepEqual(
+      records[3]!.defects.map((d) => [d.code, d.path, d.definition]),
+      [["schema_invalid", "/result/tools/0/annotations/readOnlyHint", "ListToolsResult"]],
+    );
+  });
+
+  test("an HTTP refusal's null id is what the transport allows such a body; elsewhere the schema names it", () => {
+    const linter = new Linter({ revision: "2025-11-25", schema: true });
+    const at = (o: unknown, from: "client" | "server", status?: number) => {
+      const bytes = Buffer.from(JSON.stringify(o));
+      return linter.line({ bytes, crlf: false, overflow: false, size: bytes.length }, { from, conversation: "c", http: { method: "POST", path: "/mcp", exchange: 1, ...(status ? { status } : {}) } });
+    };
+    at({ jsonrpc: "2.0", id: 7, method: "server/discover" }, "client");
+    const refusal = at({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: Server not initialized" }, id: null }, "server", 400);
+    assert.deepEqual(refusal.defects.filter((d) => d.code === "schema_invalid"), []);
+    const plain = run({ revision: "2025-11-25", schema: true }, [{ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }]);
+    assert.deepEqual(plain[0]!.defects.filter((d) => d.code === "schema_invalid").map((d) => d.path), ["/id"]);
+  });
+
+  test("without --schema, or while the revision is only assumed, nothing is validated", () => {
+    assert.deepEqual(run({}, [init, initResult, list, badList]).flatMap((r) => r.defects), []);
+    const assumed = run({ schema: true }, [list, badList]);
+    assert.ok(assumed.every((r) => !r.defects.some((d) => d.code === "schema_invalid")));
+  });
+});

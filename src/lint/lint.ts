@@ -9,6 +9,7 @@ import { decode, DEFAULT_MAX_BYTES, type Decoded } from "../codec/decode.js";
 import { defect, pointerToken, worstSeverity, type Defect } from "../codec/defects.js";
 import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
 import { LineSplitter, type Line } from "../codec/lines.js";
+import { validate } from "../schema/validate.js";
 import type { MessageKind, RequestId } from "../codec/message.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
 
@@ -16,6 +17,12 @@ export interface LintOptions {
   /** Judge by this revision. Without it, the revision is read from the conversation. */
   revision?: Revision;
   maxLineBytes?: number;
+  /**
+   * Also judge each message against its revision's official schema.json (`schema_invalid`; an
+   * answer by the method of the request it answers). Not done while the revision is only assumed:
+   * a capture judged by the wrong revision's schema would be all false alarms.
+   */
+  schema?: boolean;
 }
 
 export interface LintRecord {
@@ -270,12 +277,23 @@ export class Linter {
     // a missing or null id is what the transport allows such a body.
     const refusal = answers !== undefined && decoded.kind === "error";
     const own = refusal ? decoded.defects.filter((d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing"))) : decoded.defects;
-    const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}));
+    let schema = this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid" ? this.schemaDefects(t, value, decoded.kind, sender) : [];
+    // the same allowance for the schema's `id` (a RequestId, never null)
+    if (refusal && noId(value)) schema = schema.filter((d) => d.path !== "/id");
+    const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}), schema);
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
       defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`));
     }
     return this.count(withFrom({ line: n, kind: decoded.kind, defects }));
+  }
+
+  private schemaDefects(t: Thread, value: unknown, kind: MessageKind, sender: Sender): Defect[] {
+    if (kind === "result" || kind === "error") {
+      const method = t.conversation.answeredMethod(value, sender);
+      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method });
+    }
+    return validate(value, { revision: t.revision });
   }
 
   private count(record: LintRecord): LintRecord {

@@ -54,6 +54,8 @@ export interface ClientOptions {
   timeout?: number;
   /** Everything wrong the server sent, as the codec names it. */
   onDefect?: (report: DefectReport) => void;
+  /** Also judge every answer against its revision's official schema.json (`schema_invalid` through `onDefect`). */
+  schema?: boolean;
   /** Each step of the opening as it completes (a probe shows them even if the opening stalls). */
   onStep?: (step: ConnectStep) => void;
 }
@@ -163,6 +165,7 @@ export class McpClient {
       revision,
       role: "client",
       ...(this.options.timeout !== undefined ? { timeout: this.options.timeout } : {}),
+      ...(this.options.schema === true ? { schema: true } : {}),
       onDefect: (report) => {
         if (this.lateInitialize && isInitializeAnswer(report.excerpt)) return;
         if (this.defects.length < 100) this.defects.push(report.defect);

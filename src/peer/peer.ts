@@ -9,7 +9,8 @@ import { encode } from "../codec/encode.js";
 import type { Role } from "../codec/check.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
-import { RULES, type Revision } from "../rules/revisions.js";
+import { RULES, isRevision, type Revision } from "../rules/revisions.js";
+import { validate } from "../schema/validate.js";
 import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
@@ -75,6 +76,12 @@ export interface PeerOptions {
   maxBytes?: number;
   /** Everything wrong that arrived: malformed messages, stray responses, codec warnings. */
   onDefect?: (report: DefectReport) => void;
+  /**
+   * Also judge each answer to one of this peer's requests against the official schema.json of
+   * its revision, as a result of the method asked (`schema_invalid` through `onDefect`; see
+   * docs/schema.md). Off by default: it costs a validation per answer.
+   */
+  schema?: boolean;
   /** Called once when the connection ends, for whatever reason. */
   onClose?: (error?: Error) => void;
   /**
@@ -562,8 +569,24 @@ export class Peer {
       return;
     }
     this.answered.add(id);
+    if (this.options.schema === true) this.validateAnswer(m, entry.method);
     if (m.error) entry.reject(ResponseError.received(m.error.code, m.error.message, m.error.data));
     else entry.resolve(m.result);
+  }
+
+  /**
+   * An `initialize` answer is judged by the revision it settles on (the peer may still be on the
+   * one it offered, or on the modern era it probed first); one naming no revision mcp-wire knows
+   * is left to the negotiation, which reports it.
+   */
+  private validateAnswer(m: { result?: JsonObject; error?: ErrorObject }, method: string): void {
+    let revision: Revision | undefined = this.revision;
+    if (method === "initialize" && m.result !== undefined) {
+      const chosen = m.result.protocolVersion;
+      revision = typeof chosen === "string" && isRevision(chosen) ? chosen : undefined;
+    }
+    if (revision === undefined) return;
+    for (const d of validate(m, { revision, method })) this.report(d);
   }
 
   private receiveNotification(m: { method: string; params?: JsonObject }): void {

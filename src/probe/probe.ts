@@ -191,6 +191,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       onExchange: (x: ExchangeRecord) => ev.exchange(x),
       onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
       onStep: (step: ConnectStep) => void ev.steps.push(step),
+      schema: true,
     };
     if (options.headers) o.headers = options.headers;
     if (revision) o.revision = revision;
@@ -325,6 +326,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
     ...(revision ? { revision } : {}),
     onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
     onStep: (step: ConnectStep) => ev.step(step),
+    schema: true,
   });
   const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
     try {

@@ -111,6 +111,14 @@ function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], defin
   let kept = errors.filter((e) => !fromMissedBranch(e));
   kept = kept.filter((e) => !((e.keyword === "anyOf" || e.keyword === "oneOf") && kept.some((o) => o !== e && o.instancePath === e.instancePath)));
   if (kept.length === 0) kept = [...errors];
+  // a union none of whose branches carries the value's `type`: say which types it does take
+  const branchesAt = (at: string): string[] => [...missed].filter((k) => k.startsWith(`${at}\u0000`)).map((k) => k.slice(at.length + 1));
+  const describeUnion = (e: ErrorObject): string | undefined => {
+    if (e.keyword !== "anyOf" && e.keyword !== "oneOf") return undefined;
+    const names = branchesAt(e.instancePath);
+    const type = typeof e.data === "object" && e.data !== null ? (e.data as { type?: unknown }).type : undefined;
+    return names.length > 0 && type !== undefined ? `type ${quote(type)} is none of the types this union takes (${names.join(", ")})` : undefined;
+  };
   const seen = new Set<string>();
   const unique = kept.filter((e) => {
     const key = `${e.instancePath}\u0000${e.keyword}\u0000${e.message}`;
@@ -118,7 +126,7 @@ function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], defin
     seen.add(key);
     return true;
   });
-  const defects = unique.slice(0, MAX_DEFECTS).map((e) => schemaDefect(`${prefix}${e.instancePath}`, e.keyword, describe(e), definition));
+  const defects = unique.slice(0, MAX_DEFECTS).map((e) => schemaDefect(`${prefix}${e.instancePath}`, e.keyword, describeUnion(e) ?? describe(e), definition));
   if (unique.length > MAX_DEFECTS) {
     const last = defects[MAX_DEFECTS - 1]!;
     defects[MAX_DEFECTS - 1] = { ...last, message: `${last.message}; and ${unique.length - MAX_DEFECTS} more schema error(s)` };

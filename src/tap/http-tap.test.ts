@@ -261,8 +261,10 @@ describe("HTTP tap: 2026-07-28 headers against the body", () => {
 
   test("each mismatch, missing header and broken Base64 value is a defect of that request; a correct sentinel is not", async () => {
     const url = await upstream((req, res, body) => {
-      const m = JSON.parse(body.toString()) as { id: number };
-      res.writeHead(200, { "content-type": "application/json" }).end(j({ jsonrpc: "2.0", id: m.id, result: { content: [], resultType: "complete" } }));
+      const m = JSON.parse(body.toString()) as { id: number; method: string };
+      // a sound answer to each method, so the headers are all there is to find
+      const result = m.method === "resources/read" ? { contents: [], resultType: "complete", ttlMs: 0, cacheScope: "private" } : { content: [], resultType: "complete" };
+      res.writeHead(200, { "content-type": "application/json" }).end(j({ jsonrpc: "2.0", id: m.id, result }));
     });
     const { tap, live } = await inProcessTap(url);
     const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, _meta: META } });

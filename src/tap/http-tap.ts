@@ -33,6 +33,8 @@ export interface HttpTapOptions {
   port: number;
   /** Judge by this revision; without it each conversation's revision is read from its messages. */
   revision?: Revision;
+  /** Validate each message against its revision's official schema.json (`schema_invalid`). Default true. */
+  schema?: boolean;
   /** Largest body (or SSE event) analysed; the pass-through itself has no limit. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Legacy sessions followed at once; past it the oldest is forgotten. Default 1,000. */
@@ -167,7 +169,7 @@ export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const basic = upstream.username || upstream.password ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString("base64")}` : undefined;
   const cap = options.maxBodyBytes ?? DEFAULT_MAX_BYTES;
   const report = options.report;
-  const linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes: cap } : { maxLineBytes: cap });
+  const linter = new Linter({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes: cap, schema: options.schema ?? true });
   const counted: Record<Sender, number> = { client: 0, server: 0 };
   const maxSessions = options.maxSessions ?? 1000;
   let threads = 0;

@@ -90,5 +90,9 @@ describe("tap between the SDK client and server-everything", () => {
     assert.equal(lint.status, 0);
     assert.equal(lint.records.length, records.length);
     assert.ok(lint.records.every((r) => r.defects.length === 0));
+    // and against the official schema: every message, each answer by the method it answers
+    const schema = lintJson(file, ["--schema"]);
+    assert.equal(schema.status, 0);
+    assert.deepEqual(schema.records.flatMap((r) => r.defects), []);
   });
 });

@@ -19,6 +19,8 @@ export interface StdioTapOptions {
   report: TapReport;
   /** Judge by this revision; without it the revision is read from the conversation. */
   revision?: Revision;
+  /** Validate each message against its revision's official schema.json (`schema_invalid`). Default true. */
+  schema?: boolean;
   /** Longest line analysed; longer ones pass through and are reported as `too_large`. Default 4 MiB. */
   maxLineBytes?: number;
   /** How long the server gets to exit once its input is closed, and again after SIGTERM. Default 2 s. */
@@ -55,7 +57,7 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const graceMs = options.graceMs ?? 2000;
-  const linter = new Linter(options.revision ? { revision: options.revision, maxLineBytes } : { maxLineBytes });
+  const linter = new Linter({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes, schema: options.schema ?? true });
   const lineNo: Record<Sender, number> = { client: 0, server: 0 };
   const splitter = (from: Sender) =>
     new LineSplitter(maxLineBytes, (line) => {

@@ -85,8 +85,8 @@ export class TapProcess {
 }
 
 /** `mcp-wire lint --json FILE`: one record per line. */
-export function lintJson(file: string): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
-  const r = spawnSync(process.execPath, [CLI, "lint", "--json", file], { encoding: "utf8", timeout: 20_000 });
+export function lintJson(file: string, extra: readonly string[] = []): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
+  const r = spawnSync(process.execPath, [CLI, "lint", "--json", ...extra, file], { encoding: "utf8", timeout: 20_000 });
   return { status: r.status, records: r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
 }
 
