@@ -184,6 +184,7 @@ function listStore(): Store {
     runs: unused("list runs"),
     attempts: unused("read attempts back"),
     aggregate: unused("aggregate"),
+    perTarget: unused("list targets"),
     close: async () => undefined,
   };
 }

@@ -19,6 +19,8 @@ export interface AggregateRows {
   httpStatuses: { status: number; count: number }[];
   defects: { code: string; count: number }[];
   perTarget: Aggregates["perTarget"];
+  /** How many targets, when `perTarget` was left out. */
+  targets?: number;
   /** Sign-in diagnoses per verdict, first error code and TypeScript SDK outcome. */
   signin: SigninGroup[];
 }
@@ -75,7 +77,7 @@ export function assemble(rows: AggregateRows): Aggregates {
   return {
     runs: rows.runs.filter((r) => perRun.has(r.id)).map((r) => ({ ...r, attempts: perRun.get(r.id)! })),
     attempts,
-    targets: rows.perTarget.length,
+    targets: rows.targets ?? rows.perTarget.length,
     firstAt: rows.firstAt,
     lastAt: rows.lastAt,
     classes: [...classes.values()].sort((a, b) => b.count - a.count || cmp(a.class, b.class) || cmp(a.detail, b.detail)),

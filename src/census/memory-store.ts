@@ -5,7 +5,7 @@
  * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
 import { signinOf, type SigninGroup } from "./aggregate-rows.js";
-import { LATENCY_BOUNDS_MS, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
+import { LATENCY_BOUNDS_MS, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;
@@ -68,7 +68,7 @@ export class MemoryStore {
     }
   }
 
-  aggregate(query: AttemptQuery = {}): Aggregates {
+  aggregate(query: AttemptQuery = {}, options: AggregateOptions = {}): Aggregates {
     const rows = [...this.attempts(query)];
     const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
@@ -146,7 +146,7 @@ export class MemoryStore {
       latency,
       defects: [...defects].map(([code, n]) => ({ code, count: n })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
       signin: signinOf([...signin.values()]),
-      perTarget: [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
+      perTarget: options.perTarget === false ? [] : [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
     };
   }
 
@@ -167,7 +167,8 @@ export class MemoryStore {
       unfinishedRun: async () => this.unfinishedRun(),
       runs: async () => this.runs(),
       attempts: (query) => stream(this.attempts(query)),
-      aggregate: async (query) => this.aggregate(query),
+      aggregate: async (query, options) => this.aggregate(query, options),
+      perTarget: (query) => stream(this.aggregate(query).perTarget),
       close: async () => this.close(),
     };
   }

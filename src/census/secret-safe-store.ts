@@ -15,7 +15,7 @@
  * stay two targets, and re-reading the same file numbers them the same way again.
  */
 import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
-import type { AttemptQuery, AttemptRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord } from "./store.js";
+import type { AggregateOptions, AttemptQuery, AttemptRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord, TargetSummary } from "./store.js";
 
 /** How each target is known to the store: its redacted form, numbered when two collide. */
 export function storedNames(targets: readonly TargetRecord[]): string[] {
@@ -108,8 +108,11 @@ export class SecretSafeStore implements Store {
   attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord> {
     return this.inner.attempts(query);
   }
-  aggregate(query?: AttemptQuery): Promise<Aggregates> {
-    return this.inner.aggregate(query);
+  aggregate(query?: AttemptQuery, options?: AggregateOptions): Promise<Aggregates> {
+    return this.inner.aggregate(query, options);
+  }
+  perTarget(query?: AttemptQuery): AsyncIterableIterator<TargetSummary> {
+    return this.inner.perTarget(query);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -11,7 +11,7 @@ import type { Revision } from "../rules/revisions.js";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
-import { StoreRefused, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord } from "./store.js";
+import { StoreRefused, TARGET_PAGE, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetKind, type TargetRecord, type TargetSummary } from "./store.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -330,12 +330,12 @@ export class SqliteStore implements Store {
     for (const r of rows) yield attemptRecord(r);
   }
 
-  async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
-    return this.aggregateNow(query);
+  async aggregate(query: AttemptQuery = {}, options: AggregateOptions = {}): Promise<Aggregates> {
+    return this.aggregateNow(query, options);
   }
 
   /** The same, computed before it returns: for a benchmark timing SQLite itself. */
-  aggregateNow(query: AttemptQuery = {}): Aggregates {
+  aggregateNow(query: AttemptQuery = {}, options: AggregateOptions = {}): Aggregates {
     this.#flush();
     const where = whereOf(query);
     const all = <T>(sql: string) => this.db.prepare(sql).all(...where.params) as T[];
@@ -392,8 +392,31 @@ export class SqliteStore implements Store {
       rpcGroups,
       httpStatuses,
       defects,
-      perTarget: this.#perTarget(where),
+      ...(options.perTarget === false
+        ? { perTarget: [], targets: (this.db.prepare(`SELECT COUNT(DISTINCT a.target_id) FROM attempts a ${where.sql}`).pluck().get(...where.params) as number) }
+        : { perTarget: this.#perTarget(where) }),
     });
+  }
+
+  /**
+   * A page of targets at a time, in the order of their ids, each page read whole before it is
+   * handed out: no statement stays open while the caller works, which better-sqlite3 requires.
+   */
+  async *perTarget(query: AttemptQuery = {}): AsyncIterableIterator<TargetSummary> {
+    this.#flush();
+    const where = whereOf(query);
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    const ids = this.db.prepare(`SELECT DISTINCT a.target_id FROM attempts a ${and} a.target_id > ? ORDER BY a.target_id LIMIT ?`).pluck();
+    const counts = this.db.prepare(`SELECT target_id, class, COUNT(*) AS n FROM attempts a ${and} a.target_id BETWEEN ? AND ? GROUP BY target_id, class`);
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      const page = ids.all(...where.params, after, TARGET_PAGE) as number[];
+      if (page.length === 0) return;
+      const rows = counts.all(...where.params, page[0], page.at(-1)) as { target_id: number; class: string; n: number }[];
+      yield* this.#summaries(where, rows);
+      if (page.length < TARGET_PAGE) return;
+      after = page.at(-1)!;
+    }
   }
 
   /**
@@ -406,6 +429,11 @@ export class SqliteStore implements Store {
       class: string;
       n: number;
     }[];
+    return this.#summaries(where, rows);
+  }
+
+  /** Each target's summary from its attempts per class: its first and latest attempts, each one index seek. */
+  #summaries(where: Where, rows: readonly { target_id: number; class: string; n: number }[]): TargetSummary[] {
     const byTarget = new Map<number, { attempts: number; classes: Record<string, number> }>();
     for (const r of rows) {
       let t = byTarget.get(r.target_id);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Defect } from "../codec/defects.js";
-import { collect, type AttemptRecord, type Store, type TargetRecord } from "./store.js";
+import { TARGET_PAGE, collect, type AttemptRecord, type Store, type TargetRecord, type TargetSummary } from "./store.js";
 
 export const A = "https://a.example/mcp";
 export const B = "https://b.example/mcp";
@@ -251,6 +251,27 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
           ],
           lenientOk: 1,
       });
+      await store.close();
+    });
+
+    test("perTarget() reads every target's summary, page by page, as aggregate() gives them; aggregate() can leave them out", async () => {
+      const store = await fill(await open());
+      const sorted = (rows: TargetSummary[]) => [...rows].sort((a, b) => a.target.localeCompare(b.target));
+      for (const query of [{}, { runIds: [2] }, { since: "2026-08-01" }, { target: B }]) {
+        const whole = await store.aggregate(query);
+        assert.deepEqual(sorted(await collect(store.perTarget(query))), whole.perTarget, JSON.stringify(query));
+        const lean = await store.aggregate(query, { perTarget: false });
+        assert.deepEqual(lean.perTarget, []);
+        assert.deepEqual({ ...lean, perTarget: whole.perTarget }, whole, "everything else is the same");
+      }
+      // more targets than a page: each once
+      const many = Array.from({ length: TARGET_PAGE * 2 + 5 }, (_, i) => ({ target: `https://m${String(i).padStart(5, "0")}.example/mcp`, kind: "http" as const, name: null }));
+      const run = await store.startRun("many", many, {});
+      for (const [i, t] of many.entries()) await store.recordAttempt(attempt(run, t.target, new Date(Date.parse("2026-09-01T00:00:00Z") + i * 1000).toISOString()));
+      const seen = await collect(store.perTarget({ runIds: [run] }));
+      assert.equal(seen.length, many.length);
+      assert.equal(new Set(seen.map((t) => t.target)).size, many.length);
+      assert.equal((await store.aggregate({ runIds: [run] }, { perTarget: false })).targets, many.length);
       await store.close();
     });
 

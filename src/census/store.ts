@@ -118,6 +118,20 @@ export interface Aggregates {
   }[];
 }
 
+/** One target's history and latest verdict: a row of `Aggregates.perTarget`. */
+export type TargetSummary = Aggregates["perTarget"][number];
+
+export interface AggregateOptions {
+  /**
+   * false: `perTarget` is left empty (`targets` still counts them all), for a report that reads
+   * them from `perTarget()` a page at a time instead. Default true.
+   */
+  perTarget?: boolean;
+}
+
+/** How many targets `perTarget()` reads from the database at once. */
+export const TARGET_PAGE = 1000;
+
 export interface Store {
   /** Where the data is, for messages: a file path, or a URL without its password. */
   readonly where: string;
@@ -137,7 +151,12 @@ export interface Store {
   runs(): Promise<RunRecord[]>;
   /** Attempts in time order; streams, so a million rows never sit in memory at once. */
   attempts(query?: AttemptQuery): AsyncIterableIterator<AttemptRecord>;
-  aggregate(query?: AttemptQuery): Promise<Aggregates>;
+  aggregate(query?: AttemptQuery, options?: AggregateOptions): Promise<Aggregates>;
+  /**
+   * Each target's summary, as `aggregate()` gives them, read a page at a time and in no
+   * particular order, so a million targets never sit in memory at once.
+   */
+  perTarget(query?: AttemptQuery): AsyncIterableIterator<TargetSummary>;
   close(): Promise<void>;
   /**
    * Joins a run as one of several workers sharing it, when the engine can share one between

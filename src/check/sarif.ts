@@ -41,7 +41,7 @@ export const RUN_RULES: readonly CheckRule[] = [
     title: "Every baseline entry still occurs",
     rule: "A baseline accepts findings for now; an entry whose finding no longer occurs fails the run, so the baseline only shrinks.",
     revisions: "all",
-    spec: "https://modelcontextprotocol.io/specification/2025-11-25",
+    spec: "docs/check.md, --baseline",
     fix: "Remove the entry from the baseline file.",
   },
 ];
@@ -141,7 +141,6 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
           driver: {
             name: "mcp-wire",
             ...(options.toolVersion ? { version: options.toolVersion } : {}),
-            informationUri: "https://github.com/modelcontextprotocol/modelcontextprotocol",
             rules: rules.map(descriptor),
           },
         },

@@ -121,6 +121,9 @@ describe("the generator mark", () => {
     assert.ok(hasGeneratorMark(renderMarkdown(sampleReport(), RULES).slice(0, 16 * 1024)), "check --markdown");
     assert.ok(hasGeneratorMark(`<?xml version="1.0" encoding="UTF-8"?>\n${generatorComment()}\n<testsuites/>`));
     assert.ok(hasGeneratorMark(`{"$schema": "x", "version": "2.1.0", "properties": {"generator": "mcp-wire"}}`));
+    const before = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n<title>mcp-wire report: Census run 1</title>`;
+    assert.ok(hasGeneratorMark(before), "a page an earlier mcp-wire wrote, before the mark");
+    assert.ok(!hasGeneratorMark(`<!doctype html>\n<p>mcp-wire report: my notes about it</p>`));
     assert.ok(!hasGeneratorMark(`{"name": "mcp-wire", "version": "0.1.0"}`), "a package.json naming mcp-wire is not its output");
     assert.ok(!hasGeneratorMark(`<html><head><meta name="generator" content="Hugo"></head></html>`));
     assert.ok(!hasGeneratorMark("# Notes\n\nmcp-wire is nice.\n"));

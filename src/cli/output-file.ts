@@ -28,7 +28,8 @@ export function generatorComment(): string {
 
 /** How far into a file the mark is looked for: every writer puts it near the top. */
 const MARK_WITHIN = 16 * 1024;
-const MARKED = new RegExp(`<!-- generator: ${GENERATOR} -->|<meta name="generator" content="${GENERATOR}">|"generator"\\s*:\\s*"${GENERATOR}"`);
+// the last form: report pages written before the mark existed, which `npm start` rewrites
+const MARKED = new RegExp(`<!-- generator: ${GENERATOR} -->|<meta name="generator" content="${GENERATOR}">|"generator"\\s*:\\s*"${GENERATOR}"|^<!doctype html>\\n<html lang="en">\\n<head>\\n<meta charset="utf-8">\\n<meta http-equiv="Content-Security-Policy" content="[^"]*">\\n<meta name="viewport" content="width=device-width, initial-scale=1">\\n<meta name="referrer" content="no-referrer">\\n<title>mcp-wire report: `);
 
 /** Whether this text, the start of a file, carries mcp-wire's generator mark. */
 export function hasGeneratorMark(head: string): boolean {

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
-import { StoreRefused, type Aggregates, type RunRecord, type Store } from "../census/store.js";
+import { StoreRefused, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import { OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
@@ -64,14 +64,17 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
     if ("error" in selected) return usage(selected.error);
     // a database written before secrets were kept out may still hold some: every format is
     // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
-    const agg = redactSecrets(await store.aggregate(selected.query));
+    // the page alone streams its targets from the store (see report/html.ts); the other formats list them all
+    const streamed = opts.html !== undefined && !opts.json && !opts.csv;
+    const agg = redactSecrets(await store.aggregate(selected.query, { perTarget: !streamed }));
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
       return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
     }
     if (opts.html !== undefined) {
-      const { renderHtml } = await import("../report/html.js");
+      const { renderHtmlStream } = await import("../report/html.js");
+      const targets = streamed ? redacted(store.perTarget(selected.query)) : agg.perTarget;
       try {
-        await writeOutput(opts.html, renderHtml(agg), { force: opts.force === true, option: "--html" });
+        await writeOutput(opts.html, renderHtmlStream(agg, targets), { force: opts.force === true, option: "--html" });
       } catch (e) {
         return usage(outputProblem(opts.html, e));
       }
@@ -102,6 +105,11 @@ async function print(agg: Aggregates, opts: ReportCliOptions, sel: { runs: numbe
     const { renderText } = await import("../report/text.js");
     await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour: process.stdout.isTTY === true }));
   }
+}
+
+/** Each target as it comes from the store, redacted as the aggregates are. */
+async function* redacted(targets: AsyncIterable<TargetSummary>): AsyncGenerator<TargetSummary> {
+  for await (const t of targets) yield redactSecrets(t);
 }
 
 function usage(message: string): number {

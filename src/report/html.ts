@@ -4,11 +4,12 @@
  * reads the same offline, years later, as an attachment. Everything from the data is escaped.
  */
 import { createHash } from "node:crypto";
-import type { Aggregates } from "../census/store.js";
+import type { Aggregates, TargetSummary } from "../census/store.js";
+import { Bounded } from "./bounded.js";
 import { colourOf, latencyChart, revisionsChart, runsChart, swatch } from "./charts.js";
 import { esc } from "./escape.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
-import { signinSection } from "./signin.js";
+import { chainOf, signinSection, type Chain } from "./signin.js";
 import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES, PROTOCOL_ERROR_CLASSES, detailNoun } from "./vocabulary.js";
@@ -19,7 +20,12 @@ import { digits, duration, moment, noun, share } from "./words.js";
 export interface HtmlOptions {
   /** When the page was made (default: now). */
   generatedAt?: Date;
+  /** Rows each per-target section keeps before it only counts the rest (default MAX_TARGET_ROWS). */
+  maxTargets?: number;
 }
+
+/** Rows per per-target section: enough to read and search, few enough for any browser. */
+export const MAX_TARGET_ROWS = 1000;
 
 const SHORT_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
@@ -27,7 +33,27 @@ function hash(text: string): string {
   return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 }
 
+/** The whole page at once, from aggregates that carry every target (`perTarget`). */
 export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
+  const sections = new TargetSections(options.maxTargets ?? MAX_TARGET_ROWS);
+  for (const t of agg.perTarget) sections.add(t);
+  return pageTop(agg) + pageRest(agg, sections, options);
+}
+
+/**
+ * The page in pieces, reading the targets as they stream from the store (`Store.perTarget`):
+ * the summary (story, figures, charts, tables) is whole, the per-target sections keep the first
+ * `maxTargets` of each kind and say how many more there are, so memory and the page stay bounded
+ * however large the census.
+ */
+export async function* renderHtmlStream(agg: Aggregates, targets: AsyncIterable<TargetSummary> | Iterable<TargetSummary>, options: HtmlOptions = {}): AsyncGenerator<string> {
+  yield pageTop(agg);
+  const sections = new TargetSections(options.maxTargets ?? MAX_TARGET_ROWS);
+  for await (const t of targets) sections.add(t);
+  yield pageRest(agg, sections, options);
+}
+
+function pageTop(agg: Aggregates): string {
   const title = heading(agg);
   const csp = [
     "default-src 'none'",
@@ -37,7 +63,6 @@ export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");
-  const generated = moment((options.generatedAt ?? new Date()).toISOString());
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -53,7 +78,12 @@ export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
 <header><h1>What the servers speak</h1><p>${esc(title)}</p></header>
 <main>
 <section class="story">${story(agg)}</section>
-${agg.attempts === 0 ? "" : body(agg)}
+${agg.attempts === 0 ? "" : bodyTop(agg)}`;
+}
+
+function pageRest(agg: Aggregates, sections: TargetSections, options: HtmlOptions): string {
+  const generated = moment((options.generatedAt ?? new Date()).toISOString());
+  return `${agg.attempts === 0 ? "" : bodyRest(agg, sections)}
 <footer>Made by mcp-wire report on ${esc(generated)}. This page loads nothing from anywhere; its charts are drawn inline.</footer>
 </main>
 <script>${PAGE_SCRIPT}</script>
@@ -62,9 +92,50 @@ ${agg.attempts === 0 ? "" : body(agg)}
 `;
 }
 
+/**
+ * What the page shows per target, kept within bounds as the targets pass: the first of each
+ * kind in the order the page lists them, and how many of each there were.
+ */
+class TargetSections {
+  /** Targets whose latest answer was not clean, the worst first. */
+  readonly problems: Bounded<TargetSummary>;
+  /** Targets that answered cleanly every time, by address. */
+  readonly healthy: Bounded<TargetSummary>;
+  healthyMoreThanOnce = false;
+  /** Per protocol-error kind, the targets whose latest answer was of it. */
+  readonly defectTargets = new Map<string, Bounded<string>>();
+  readonly chains: Bounded<Chain>;
+
+  constructor(readonly cap: number) {
+    this.problems = new Bounded(cap, problemOrder);
+    this.healthy = new Bounded(cap, (a, b) => a.target.localeCompare(b.target));
+    this.chains = new Bounded(cap, (a, b) => a.target.localeCompare(b.target));
+  }
+
+  add(t: TargetSummary): void {
+    if (healthy(t)) {
+      this.healthy.add(t);
+      if (t.attempts > 1) this.healthyMoreThanOnce = true;
+    } else this.problems.add(t);
+    if (PROTOCOL_ERROR_CLASSES.includes(t.latest.class)) {
+      let kind = this.defectTargets.get(t.latest.detail);
+      if (!kind) this.defectTargets.set(t.latest.detail, (kind = new Bounded(this.cap, (a, b) => a.localeCompare(b))));
+      kind.add(t.target);
+    }
+    const chain = chainOf(t);
+    if (chain) this.chains.add(chain);
+  }
+}
+
+const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
+
+function problemOrder(a: TargetSummary, b: TargetSummary): number {
+  return rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target);
+}
+
 /** The story; a paragraph that counts protocol errors points at the list of them. */
 function story(agg: Aggregates): string {
-  const listed = defectRows(agg).length > 0 || agg.defects.length > 0;
+  const listed = defectKinds(agg).length > 0 || agg.defects.length > 0;
   return paragraphs(agg)
     .map((p) => {
       const text = p.join(" ");
@@ -74,7 +145,7 @@ function story(agg: Aggregates): string {
     .join("");
 }
 
-function body(agg: Aggregates): string {
+function bodyTop(agg: Aggregates): string {
   const classes = classRows(agg);
   const ok = classes.find((c) => c.class === "ok")?.count ?? 0;
   const figures = [
@@ -86,12 +157,18 @@ function body(agg: Aggregates): string {
   return [
     `<div class="figures">${figures.map(([n, what]) => `<div class="figure"><b>${esc(n)}</b><span>${esc(what)}</span></div>`).join("")}</div>`,
     `<h2>Charts</h2><div class="charts">${runsFigure(agg)}${revisionsFigure(agg)}${latencyFigure(agg)}</div>`,
-    signinSection(agg),
-    classTable(classes, agg.attempts),
+    "",
+  ].join("\n");
+}
+
+function bodyRest(agg: Aggregates, sections: TargetSections): string {
+  return [
+    signinSection(agg, sections.chains.items, sections.chains.left),
+    classTable(classRows(agg), agg.attempts),
     revisionTable(agg),
     errorTable(agg),
-    defectsSection(agg),
-    targetTable(agg),
+    defectsSection(agg, sections),
+    targetTable(agg, sections),
   ].join("\n");
 }
 
@@ -189,7 +266,7 @@ function errorTable(agg: Aggregates): string {
 }
 
 /** Every attempt answered with tools, cleanly: one collapsed group instead of a row each. */
-function healthy(t: Aggregates["perTarget"][number]): boolean {
+function healthy(t: TargetSummary): boolean {
   return t.latest.class === "ok" && (t.classes.ok ?? 0) === t.attempts && !(t.latest.advice ?? "").includes(NOT_CLEANLY);
 }
 
@@ -225,32 +302,31 @@ function linkDefects(escaped: string): string {
   return escaped.replace(/see the defects/g, `<a href="#defects">see the defects</a>`);
 }
 
-/**
- * What the protocol-error sentences count, listed: each kind with the servers whose latest answer
- * was of that kind, and the defect codes recorded in any answer.
- */
-function defectRows(agg: Aggregates): { detail: string; count: number; targets: string[] }[] {
-  const rows = new Map<string, { detail: string; count: number; targets: string[] }>();
+/** What the protocol-error sentences count: each kind, with how many attempts were of it. */
+function defectKinds(agg: Aggregates): { detail: string; count: number }[] {
+  const rows = new Map<string, { detail: string; count: number }>();
   for (const c of agg.classes) {
     if (!PROTOCOL_ERROR_CLASSES.includes(c.class)) continue;
-    const row = rows.get(c.detail) ?? { detail: c.detail, count: 0, targets: [] };
+    const row = rows.get(c.detail) ?? { detail: c.detail, count: 0 };
     row.count += c.count;
     rows.set(c.detail, row);
   }
-  for (const t of agg.perTarget) if (PROTOCOL_ERROR_CLASSES.includes(t.latest.class)) rows.get(t.latest.detail)?.targets.push(t.target);
   return [...rows.values()].sort((a, b) => b.count - a.count || a.detail.localeCompare(b.detail));
 }
 
-function defectsSection(agg: Aggregates): string {
-  const rows = defectRows(agg);
+/** Each kind listed with the servers whose latest answer was of that kind, and the defect codes recorded in any answer. */
+function defectsSection(agg: Aggregates, sections: TargetSections): string {
+  const rows = defectKinds(agg);
   if (rows.length === 0 && agg.defects.length === 0) return "";
   const kinds = rows
-    .map(
-      (r, i) =>
+    .map((r, i) => {
+      const targets = sections.defectTargets.get(r.detail);
+      return (
         `<tr id="defect-${i + 1}"><td><span class="class">${esc(r.detail)}</span><span class="detail">${esc(noun(r.count, ...detailNoun(r.detail)))}</span></td>` +
         `<td class="num" data-label="attempts">${esc(digits(r.count))}</td>` +
-        `<td class="url" data-label="latest at">${r.targets.length === 0 ? `<span class="muted">none in its latest answer</span>` : list(r.targets)}</td></tr>`,
-    )
+        `<td class="url" data-label="latest at">${!targets || targets.items.length === 0 ? `<span class="muted">none in its latest answer</span>` : list(targets.items, targets.left)}</td></tr>`
+      );
+    })
     .join("");
   const codes = agg.defects
     .map((d) => {
@@ -265,18 +341,21 @@ function defectsSection(agg: Aggregates): string {
   );
 }
 
-/** Up to a dozen URLs, then how many more: a long list stays a click away. */
-function list(urls: readonly string[]): string {
+/** Up to a dozen URLs, then the rest a click away, then how many more the page leaves out. */
+function list(urls: readonly string[], left: number): string {
   const items = (xs: readonly string[]) => xs.map((u) => `<li>${breakableUrl(u)}</li>`).join("");
-  if (urls.length <= 12) return `<ul class="urls">${items(urls)}</ul>`;
-  return `<ul class="urls">${items(urls.slice(0, 12))}</ul><details><summary>${esc(digits(urls.length - 12))} more</summary><ul class="urls">${items(urls.slice(12))}</ul></details>`;
+  const more = left > 0 ? `<p class="muted">${esc(`and ${digits(left)} more not listed here`)}</p>` : "";
+  if (urls.length <= 12) return `<ul class="urls">${items(urls)}</ul>${more}`;
+  return `<ul class="urls">${items(urls.slice(0, 12))}</ul><details><summary>${esc(digits(urls.length - 12 + left))} more</summary><ul class="urls">${items(urls.slice(12))}</ul>${more}</details>`;
 }
 
-function targetTable(agg: Aggregates): string {
-  const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
-  const sorted = [...agg.perTarget].sort((a, b) => rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target));
-  const fine = sorted.filter(healthy);
-  const targets = sorted.filter((t) => !healthy(t));
+/**
+ * The targets: those whose latest answer was not clean in a sortable table, the worst first; the
+ * clean ones folded into one group. Each keeps its first `cap` and says how many it leaves out.
+ */
+function targetTable(agg: Aggregates, sections: TargetSections): string {
+  const fine = sections.healthy.items;
+  const targets = sections.problems.items;
   // a history column only when there is a history to tell, a time only when runs differ in it
   const histories = targets.some((t) => t.attempts > 1);
   const times = agg.runs.length > 1;
@@ -326,15 +405,24 @@ function targetTable(agg: Aggregates): string {
       );
     })
     .join("");
+  const allFine = sections.healthy.seen;
   const group =
-    fine.length === 0
+    allFine === 0
       ? ""
-      : `<details id="healthy"><summary>${esc(`${digits(fine.length)} ${noun(fine.length, "server")} answered cleanly and listed ${fine.length === 1 ? "its" : "their"} tools${fine.some((t) => t.attempts > 1) ? " every time" : ""}`)}</summary>` +
-        `<table class="cards" id="healthy-targets"><thead><tr><th>target</th><th>era, revision</th><th class="num">tools</th><th class="num">time (ms)</th><th class="num">attempts</th></tr></thead><tbody>${fineRows}</tbody></table></details>`;
+      : `<details id="healthy"><summary>${esc(`${digits(allFine)} ${noun(allFine, "server")} answered cleanly and listed ${allFine === 1 ? "its" : "their"} tools${sections.healthyMoreThanOnce ? " every time" : ""}`)}</summary>` +
+        `<table class="cards" id="healthy-targets"><thead><tr><th>target</th><th>era, revision</th><th class="num">tools</th><th class="num">time (ms)</th><th class="num">attempts</th></tr></thead><tbody>${fineRows}</tbody></table>${leftOut(sections.healthy.left, "clean server", "by address")}</details>`;
   return (
     `<h2>Targets</h2>` +
     `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted hint">Click a column's name to sort by it.</span></div>` +
     group +
-    (targets.length === 0 ? "" : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`)
+    (targets.length === 0 ? "" : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${leftOut(sections.problems.left, "other target", "the worst first")}`)
   );
+}
+
+/** How many rows a capped table leaves out, and where to find them all. */
+function leftOut(n: number, what: string, order: string): string {
+  if (n === 0) return "";
+  return `<p class="left-out" id="${what === "clean server" ? "healthy-left-out" : "targets-left-out"}">${esc(
+    `${digits(n)} more ${noun(n, what)} ${n === 1 ? "is" : "are"} not listed: this page keeps the first rows (${order}) so it stays small. \`mcp-wire report --csv\` lists every target; \`mcp-wire report --target URL\` tells one target's history.`,
+  )}</p>`;
 }

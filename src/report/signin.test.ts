@@ -13,7 +13,7 @@ import { startSigninServer, type SigninServer } from "../fleet/signin.js";
 import { SIGNIN_CASES } from "../fleet/signin-cases.js";
 import { renderHtml } from "./html.js";
 import { reportObject } from "./json.js";
-import { signinSection, signinSentences } from "./signin.js";
+import { signinSentences } from "./signin.js";
 import { summary } from "./story.js";
 
 const NAMES = [
@@ -70,7 +70,7 @@ test("a server refused with -32001 and no sign-in metadata is one server, told o
     const signin = signinSentences(one);
     assert.deepEqual(signin, ["The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere)."]);
     assert.ok(!story.join(" ").includes("more"), `no second server implied: ${story.join(" ")}`);
-    const section = signinSection(one);
+    const section = renderHtml(one);
     assert.match(section, /<h2 id="signin">Sign-in<\/h2><p>The one server that asks for sign-in /);
     assert.doesNotMatch(section, /<p>One more/);
   } finally {

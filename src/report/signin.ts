@@ -6,7 +6,7 @@
  * per target the chain as the probe walked it.
  */
 import type { AuthResult } from "../auth/types.js";
-import type { Aggregates } from "../census/store.js";
+import type { Aggregates, TargetSummary } from "../census/store.js";
 import { barChart } from "./charts.js";
 import { esc } from "./escape.js";
 import { Count, count, digits, list } from "./words.js";
@@ -108,8 +108,22 @@ export function signinObject(agg: Aggregates) {
 
 const BAR_COLOURS: Record<string, string> = { ready: "#2b8a3e", manual_registration: "#e67700", broken: "#c92a2a", not_oauth: "#868e96" };
 
-/** The HTML section: a bar per verdict (broken split by cause), then each target's chain. */
-export function signinSection(agg: Aggregates): string {
+/** A target's sign-in chain as the probe walked it, when its latest attempt walked one. */
+export interface Chain {
+  target: string;
+  auth: AuthResult;
+}
+
+export function chainOf(t: TargetSummary): Chain | null {
+  const auth = t.latest.auth as AuthResult | null | undefined;
+  return !!auth && typeof auth === "object" && Array.isArray(auth.steps) ? { target: t.target, auth } : null;
+}
+
+/**
+ * The HTML section: a bar per verdict (broken split by cause), then the chains given (the page
+ * passes the first of them by target) and how many more there are.
+ */
+export function signinSection(agg: Aggregates, chains: readonly Chain[], left = 0): string {
   const s = agg.signin;
   if (s.asked === 0) return "";
   const rows = [
@@ -124,9 +138,7 @@ export function signinSection(agg: Aggregates): string {
     rows.map((r) => ({ label: r.label, count: r.n, colour: r.colour, value: digits(r.n) })),
     { labelWidth: 300 },
   );
-  const chains = agg.perTarget
-    .map((t) => ({ target: t.target, auth: t.latest.auth as AuthResult | null | undefined }))
-    .filter((t): t is { target: string; auth: AuthResult } => !!t.auth && typeof t.auth === "object" && Array.isArray(t.auth.steps))
+  const shown = chains
     .map((t) => {
       const steps = t.auth.steps
         .map((st) => `<li class="${st.ok ? "ok" : "fail"}">${st.ok ? "✓" : "✗"} ${esc(st.step)} <code>${esc(st.url)}</code> ${esc(st.status !== null ? `HTTP ${st.status}` : st.error ?? "no answer")}</li>`)
@@ -135,9 +147,10 @@ export function signinSection(agg: Aggregates): string {
       return `<details class="signin-chain"><summary><span class="target">${esc(t.target)}</span> — ${esc(t.auth.verdict)}${t.auth.brokenAt ? ` at ${esc(t.auth.brokenAt)}` : ""} · strict ${esc(t.auth.clients.strict)}, TypeScript SDK ${esc(t.auth.clients.lenient)}</summary><ul class="steps">${steps}</ul>${fixes ? `<ul class="fixes">${fixes}</ul>` : ""}</details>`;
     })
     .join("");
+  const more = left > 0 ? `<p class="muted">${esc(`${digits(left)} more ${left === 1 ? "chain is" : "chains are"} not shown here: \`mcp-wire report --target URL --json\` gives any server's chain.`)}</p>` : "";
   const words = signinSentences(agg)
     .map((p) => `<p>${esc(p)}</p>`)
     .join("");
-  return `<h2 id="signin">Sign-in</h2>${words}<div class="charts one"><figure id="chart-signin"><figcaption>Servers that ask for sign-in, by verdict</figcaption>${svg}</figure></div>${chains ? `<h3>Each chain</h3>${chains}` : ""}`;
+  return `<h2 id="signin">Sign-in</h2>${words}<div class="charts one"><figure id="chart-signin"><figcaption>Servers that ask for sign-in, by verdict</figcaption>${svg}</figure></div>${shown ? `<h3>Each chain</h3>${shown}${more}` : ""}`;
 }
 

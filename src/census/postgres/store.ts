@@ -20,7 +20,7 @@ import { assemble, type SigninGroup } from "../aggregate-rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord } from "../store.js";
+import { StoreRefused, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetKind, type TargetRecord, type TargetSummary } from "../store.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 
 export interface PostgresStoreOptions {
@@ -180,7 +180,7 @@ export class PostgresStore implements Store {
   }
 
   /** Every grouping in one read-only snapshot, so a census writing meanwhile cannot skew the sums. */
-  async aggregate(query: AttemptQuery = {}): Promise<Aggregates> {
+  async aggregate(query: AttemptQuery = {}, options: AggregateOptions = {}): Promise<Aggregates> {
     const where = whereOf(query);
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     return this.#tx(async (c) => {
@@ -204,13 +204,10 @@ export class PostgresStore implements Store {
           ? `SELECT d.code, count(*)::integer AS count FROM attempt_defects d JOIN attempts a ON a.id = d.attempt_id ${where.sql} GROUP BY d.code`
           : "SELECT code, count(*)::integer AS count FROM attempt_defects GROUP BY code",
       );
-      const perClass = await all<{ target_id: string; class: string; n: number; first: Date }>(
-        `SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a ${where.sql} GROUP BY a.target_id, class`,
-      );
-      const latest = await all<LatestRow>(
-        `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
-         FROM attempts a JOIN targets t ON t.id = a.target_id ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`,
-      );
+      const whole = options.perTarget !== false;
+      const perClass = whole ? await all<PerClassRow>(`${PER_CLASS} ${where.sql} GROUP BY a.target_id, class`) : [];
+      const latest = whole ? await all<LatestRow>(`${LATEST} ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`) : [];
+      const targets = whole ? undefined : (await all<{ n: number }>(`SELECT count(DISTINCT a.target_id)::integer AS n FROM attempts a ${where.sql}`))[0]!.n;
       const runs = (await c.query<RunRow>("SELECT * FROM runs ORDER BY id")).rows.map(runRecord);
       // a server once, by its latest walk; the chain's first error: the walk lists defects in
       // chain order, errors first at each step
@@ -224,14 +221,6 @@ export class PostgresStore implements Store {
          GROUP BY 1, 2, 3`,
       );
 
-      const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();
-      for (const r of perClass) {
-        let t = byTarget.get(r.target_id);
-        if (!t) byTarget.set(r.target_id, (t = { attempts: 0, first: Infinity, classes: {} }));
-        t.attempts += r.n;
-        t.first = Math.min(t.first, r.first.getTime());
-        t.classes[r.class] = r.n;
-      }
       return assemble({
         signin,
         runs,
@@ -241,21 +230,38 @@ export class PostgresStore implements Store {
         rpcGroups,
         httpStatuses,
         defects,
-        perTarget: latest.map((l) => {
-          const t = byTarget.get(l.target_id)!;
-          const at = l.at.toISOString();
-          return {
-            target: l.target,
-            name: l.name,
-            attempts: t.attempts,
-            firstAt: new Date(t.first).toISOString(),
-            lastAt: at,
-            classes: t.classes,
-            latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth },
-          };
-        }),
+        perTarget: summaries(perClass, latest),
+        ...(targets !== undefined ? { targets } : {}),
       });
     }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
+  /** A page of targets at a time, in the order of their ids; each page one read-only snapshot. */
+  async *perTarget(query: AttemptQuery = {}): AsyncIterableIterator<TargetSummary> {
+    const where = whereOf(query);
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    const n = where.params.length;
+    let after: string | null = null;
+    for (;;) {
+      const from: string | null = after;
+      const page = await this.#tx(async (c): Promise<{ ids: string[]; rows: TargetSummary[] }> => {
+        const ids: string[] = (
+          await c.query<{ id: string }>(
+            `SELECT DISTINCT a.target_id AS id FROM attempts a ${and} ($${n + 1}::bigint IS NULL OR a.target_id > $${n + 1}::bigint) ORDER BY 1 LIMIT ${TARGET_PAGE}`,
+            [...where.params, from],
+          )
+        ).rows.map((r) => r.id);
+        if (ids.length === 0) return { ids, rows: [] };
+        const range = `${and} a.target_id BETWEEN $${n + 1}::bigint AND $${n + 2}::bigint`;
+        const params = [...where.params, ids[0], ids.at(-1)];
+        const perClass = (await c.query<PerClassRow>(`${PER_CLASS} ${range} GROUP BY a.target_id, class`, params)).rows;
+        const latest = (await c.query<LatestRow>(`${LATEST} ${range} ORDER BY a.target_id, a.at DESC, a.id DESC`, params)).rows;
+        return { ids, rows: summaries(perClass, latest) };
+      }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      yield* page.rows;
+      if (page.ids.length < TARGET_PAGE) return;
+      after = page.ids.at(-1)!;
+    }
   }
 
   async share(runId: number, options: ShareOptions): Promise<SharedRun> {
@@ -449,6 +455,42 @@ function targetRecord(r: TargetRow): TargetRecord {
     ...(r.untrusted ? { untrusted: true } : {}),
     ...(r.invalid ? { invalid: r.invalid } : {}),
   };
+}
+
+const PER_CLASS = "SELECT a.target_id, class, count(*)::integer AS n, min(a.at) AS first FROM attempts a";
+const LATEST = `SELECT DISTINCT ON (a.target_id) a.target_id, t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth
+  FROM attempts a JOIN targets t ON t.id = a.target_id`;
+
+interface PerClassRow {
+  target_id: string;
+  class: string;
+  n: number;
+  first: Date;
+}
+
+/** Each target's summary from its attempts per class and its latest attempt. */
+function summaries(perClass: readonly PerClassRow[], latest: readonly LatestRow[]): TargetSummary[] {
+  const byTarget = new Map<string, { attempts: number; first: number; classes: Record<string, number> }>();
+  for (const r of perClass) {
+    let t = byTarget.get(r.target_id);
+    if (!t) byTarget.set(r.target_id, (t = { attempts: 0, first: Infinity, classes: {} }));
+    t.attempts += r.n;
+    t.first = Math.min(t.first, r.first.getTime());
+    t.classes[r.class] = r.n;
+  }
+  return latest.map((l) => {
+    const t = byTarget.get(l.target_id)!;
+    const at = l.at.toISOString();
+    return {
+      target: l.target,
+      name: l.name,
+      attempts: t.attempts,
+      firstAt: new Date(t.first).toISOString(),
+      lastAt: at,
+      classes: t.classes,
+      latest: { class: l.class, detail: l.detail, era: l.era, revision: l.revision, at, advice: l.advice, tools: l.tools, elapsedMs: l.elapsed_ms, auth: l.auth },
+    };
+  });
 }
 
 interface LatestRow {
