@@ -104,7 +104,7 @@ function cell(text: string): string {
 }
 
 function section(r: CheckRule): string {
-  const lines = [`### ${r.id}`, "", `**${r.title}** · ${r.severity} · revisions: ${revisions(r)}`, "", r.rule, "", `**Fix:** ${r.fix}`, "", `**Spec:** <${r.spec}>`];
+  const lines = [`### ${r.id}`, "", `**${r.title}** · ${r.severity} · revisions: ${revisions(r)}`, "", r.rule, "", `**Fix:** ${r.fix}`, "", r.spec.startsWith("https://") ? `**Spec:** <${r.spec}>` : `**See:** ${r.spec}`];
   if (r.breaks && r.breaks.length > 0) lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/check/breaks.test.ts)`);
   if (r.example) lines.push("", "Example:", "", "```", r.example, "```");
   return lines.join("\n");
