@@ -24,7 +24,7 @@ export interface OptIns {
   gets: readonly { name: string; args: JsonObject }[];
 }
 
-/** The pages of one list followed at most (contract: a list past it is a finding). */
+/** The pages of one list followed at most: a list that goes on past it is a finding (docs/check.md). */
 export const PAGE_CAP = 1000;
 /** The method no server has: its answer must be -32601. */
 export const UNKNOWN_METHOD = "mcp-wire/check-unknown-method";

@@ -144,7 +144,7 @@ export function exitStatus(report: CheckReport, failOn: FailOn): number {
   return runFails(report, failOn) ? FOUND_PROBLEMS : OK;
 }
 
-/** The `--json` object: the contract's fields, then what the writers also read. */
+/** The `--json` object: the fields docs/check.md documents, `unchecked` and `stale` last. */
 function jsonOf(r: CheckReport): unknown {
   return {
     target: r.target,
