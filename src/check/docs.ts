@@ -84,7 +84,7 @@ sign-in findings are still reported).
 A finding occurs once per revision it occurs in, and \`counts\` counts it so. \`path\` is a JSON
 Pointer into the offending message, \`null\` where there is none. \`breaks\` names the real clients
 (\`sdk-v1\`: \`@modelcontextprotocol/sdk\`'s Client; \`sdk-v2\`: \`@modelcontextprotocol/client\`;
-\`ai-sdk\`: \`@ai-sdk/mcp\`) that this project's tests show failing against a server with exactly
+\`ai-sdk\`: \`@ai-sdk/mcp\`; \`mcp-remote\`: the stdio bridge to a remote server) that this project's tests show failing against a server with exactly
 that fault (src/check/breaks.test.ts); an empty list means untested, not harmless.
 \`unchecked\` is \`{ "class", "detail", "message" }\` (the \`probe\` class) when exit is 3.
 

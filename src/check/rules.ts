@@ -43,7 +43,7 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/basic/transports#sending-messages-to-the-server`,
     fix: "Set Content-Type: application/json on JSON answers (or answer with an SSE stream as text/event-stream).",
     example: "HTTP/1.1 200 OK\nContent-Type: text/plain\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
-    breaks: ["sdk-v1", "sdk-v2", "ai-sdk"],
+    breaks: ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-remote"],
   },
   {
     id: "http_notification_not_202",
