@@ -163,6 +163,14 @@ describe("check over HTTP: the zoo", () => {
     }
   });
 
+  test("a secret in the URL or a header never appears in the report", async () => {
+    const r = await checkHttp(`${zoo.url("text-plain")}?api_key=zoo-secret-1234`, { revisions: ["2025-11-25"], headers: { "X-Api-Key": "zoo-secret-5678" } });
+    assert.ok(r.findings.length > 0);
+    const text = JSON.stringify(r);
+    assert.ok(!text.includes("zoo-secret-1234") && !text.includes("zoo-secret-5678"), text);
+    assert.match(r.target, /api_key=(<redacted>|%3Credacted%3E)/);
+  });
+
   test("nothing listening: unchecked, unreachable, exit 3", async () => {
     const r = await checkHttp("http://127.0.0.1:1/mcp");
     assert.equal(r.unchecked?.class, "unreachable");
