@@ -13,6 +13,7 @@ import type { ExchangeRecord } from "../transport/http/client.js";
 import { Abort, ACCEPT_ENCODING, httpRequest, type HttpResponse } from "../transport/http/fetch.js";
 import { H_METHOD, H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import type { Findings } from "./findings.js";
+import { validateMessage } from "./schema-checks.js";
 import { UNKNOWN_METHOD } from "./session.js";
 
 const ACCEPT_BOTH = "application/json, text/event-stream";
@@ -113,6 +114,16 @@ function modernDiscover(version: string, id: number, headerMethod = "server/disc
   return { body, headers: { "content-type": "application/json", accept: ACCEPT_BOTH, [H_PROTOCOL_VERSION]: version, [H_METHOD]: headerMethod } };
 }
 
+/**
+ * `a`, its JSON-RPC answer validated like every other message the server sent. A refusal without
+ * the request's id (a transport-level refusal, `"id": null`) is left to the checks of its status:
+ * it is a warning at most wherever mcp-wire reads one.
+ */
+function judged(a: RawAnswer | undefined, revision: Revision, method: string, findings: Findings): RawAnswer | undefined {
+  if (a?.rpc !== undefined && a.rpc.id !== null && a.rpc.id !== undefined) validateMessage(a.rpc, revision, method, findings);
+  return a;
+}
+
 function describe(a: RawAnswer | undefined): string {
   if (!a) return "no answer";
   const code = a.rpc?.error?.code;
@@ -158,7 +169,7 @@ export function judgeExchanges(exchanges: readonly ExchangeRecord[], revision: R
 /** The requests of check's own in a legacy Streamable HTTP session (`session` when the server assigned one). */
 export async function legacyHttpChecks(url: string, revision: Revision, session: string | undefined, findings: Findings, options: RawOptions): Promise<void> {
   findings.checked("http_accept_json_only_refused", revision);
-  const a = await raw(url, "POST", { "content-type": "application/json", accept: "application/json", ...versionHeader(revision), ...(session ? { [H_SESSION_ID]: session } : {}) }, ping(9002), options);
+  const a = judged(await raw(url, "POST", { "content-type": "application/json", accept: "application/json", ...versionHeader(revision), ...(session ? { [H_SESSION_ID]: session } : {}) }, ping(9002), options), revision, "ping", findings);
   if (a && a.status >= 400) findings.add("http_accept_json_only_refused", { revision, method: "ping", message: `a ping whose Accept names only application/json was refused with ${describe(a)}: allowed, since clients must accept both, but clients that send only application/json cannot use the server` });
 }
 
@@ -173,7 +184,7 @@ export async function endedSessionCheck(url: string, revision: Revision, session
   const ended = await raw(url, "DELETE", headers, undefined, options);
   if (!ended || ended.status < 200 || ended.status >= 300) return;
   findings.checked("http_unknown_session_not_404", revision);
-  const a = await raw(url, "POST", { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers }, ping(9001), options);
+  const a = judged(await raw(url, "POST", { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers }, ping(9001), options), revision, "ping", findings);
   if (a && a.status !== 404) findings.add("http_unknown_session_not_404", { revision, method: "ping", message: `after the session was ended with a DELETE the server accepted (HTTP ${ended.status}), a request naming it was answered with ${describe(a)}, not 404: clients start a new session only on a 404` });
 }
 
@@ -189,14 +200,14 @@ function ping(id: number): string {
 export async function modernHttpChecks(url: string, revision: Revision, findings: Findings, options: RawOptions): Promise<void> {
   findings.checked("http_header_mismatch", revision);
   const mismatch = modernDiscover(revision, 9101, "tools/list");
-  const m = await raw(url, "POST", mismatch.headers, mismatch.body, options);
+  const m = judged(await raw(url, "POST", mismatch.headers, mismatch.body, options), revision, "server/discover", findings);
   if (m && (m.status !== 400 || m.rpc?.error?.code !== HEADER_MISMATCH)) {
     findings.add("http_header_mismatch", { revision, method: "server/discover", message: `a server/discover whose Mcp-Method header says tools/list was answered with ${describe(m)}, not 400 with error -32020` });
   }
 
   findings.checked("http_unsupported_version", revision);
   const unsupported = modernDiscover("1999-01-01", 9102);
-  const u = await raw(url, "POST", unsupported.headers, unsupported.body, options);
+  const u = judged(await raw(url, "POST", unsupported.headers, unsupported.body, options), revision, "server/discover", findings);
   if (u) {
     const supported = (u.rpc?.error?.data as { supported?: unknown } | undefined)?.supported;
     if (u.status !== 400 || u.rpc?.error?.code !== UNSUPPORTED_PROTOCOL_VERSION) {
@@ -208,7 +219,7 @@ export async function modernHttpChecks(url: string, revision: Revision, findings
 
   findings.checked("http_accept_json_only_refused", revision);
   const json = modernDiscover(revision, 9103);
-  const j = await raw(url, "POST", { ...json.headers, accept: "application/json" }, json.body, options);
+  const j = judged(await raw(url, "POST", { ...json.headers, accept: "application/json" }, json.body, options), revision, "server/discover", findings);
   if (j && j.status >= 400) findings.add("http_accept_json_only_refused", { revision, method: "server/discover", message: `a server/discover whose Accept names only application/json was refused with ${describe(j)}: allowed, since clients must accept both, but clients that send only application/json cannot use the server` });
 }
 

@@ -11,14 +11,17 @@ import type { Received } from "./recorder.js";
 
 /** Validates every message received in one revision's session; returns how many were validated. */
 export function validateReceived(received: readonly Received[], revision: Revision, findings: Findings): number {
-  if (!findings.wants("schema_invalid")) return received.length;
-  findings.checked("schema_invalid", revision);
-  for (const r of received) {
-    for (const d of validate(r.value, r.method !== undefined ? { revision, method: r.method } : { revision })) {
-      findings.add("schema_invalid", { revision, method: r.method ?? null, path: d.path, message: d.message });
-    }
-  }
+  for (const r of received) validateMessage(r.value, revision, r.method, findings);
   return received.length;
+}
+
+/** One message from the server (`method`: what it is or answers, when known) against the revision's schema. */
+export function validateMessage(value: unknown, revision: Revision, method: string | undefined, findings: Findings): void {
+  if (!findings.wants("schema_invalid")) return;
+  findings.checked("schema_invalid", revision);
+  for (const d of validate(value, method !== undefined ? { revision, method } : { revision })) {
+    findings.add("schema_invalid", { revision, method: method ?? null, path: d.path, message: d.message });
+  }
 }
 
 /** Why `schema` is not a valid JSON Schema under `revision`'s dialect (empty when it is one). */
