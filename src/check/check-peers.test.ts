@@ -48,6 +48,16 @@ async function checkPeer(name: string): Promise<CheckReport> {
   }
 }
 
+describe("check against mcp-wire's own reference server: not one finding", () => {
+  for (const name of ["mcp-wire serve --stdio", "mcp-wire serve --http"]) {
+    test(name, async () => {
+      const r = await checkPeer(name);
+      assert.deepEqual(r.findings, []);
+      assert.deepEqual(Object.values(r.revisions), ["ok", "ok", "ok", "ok", "ok"]);
+    });
+  }
+});
+
 describe("check against real peers: no false error", () => {
   for (const name of PEERS) {
     test(name, async () => {
