@@ -277,10 +277,20 @@ function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
     lines.push("", `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`, `  ${r.unchecked.message}`);
   }
   const order = { error: 0, warning: 1, info: 2 } as const;
-  const sorted = [...r.findings].sort((a, b) => order[a.severity] - order[b.severity]);
+  // one entry per finding found alike in several revisions, the revisions listed together
+  const groups = new Map<string, Finding[]>();
+  for (const f of r.findings) {
+    const key = JSON.stringify([f.severity, f.id, f.method, f.path, f.accepted === true]);
+    const group = groups.get(key);
+    if (group) group.push(f);
+    else groups.set(key, [f]);
+  }
+  const sorted = [...groups.values()].sort((a, b) => order[a[0]!.severity] - order[b[0]!.severity]);
   if (sorted.length > 0) lines.push("");
-  for (const f of sorted) {
-    const where = [f.revision, f.method, f.path].filter((x) => x !== null && x !== "").join(" ");
+  for (const group of sorted) {
+    const f = group[0]!;
+    const revisions = group.map((g) => g.revision).filter((x) => x !== null);
+    const where = [revisions.join(", "), f.method, f.path].filter((x) => x !== null && x !== "").join(" ");
     lines.push(`  ${paint(MARK[f.severity], f.severity.padEnd(7), colour)} ${f.id}${where ? ` [${where}]` : ""}${f.accepted ? " (accepted by the baseline)" : ""}`);
     lines.push(`          ${f.message}`);
     lines.push(`          fix: ${f.fix}`);
