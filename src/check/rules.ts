@@ -370,12 +370,15 @@ function messageRule(code: DefectCode, m: { title: string; fix: string; spec: st
   };
 }
 
+/** Sign-in defects the walk only ever reports as warnings (the others are errors, some milder in one case). */
+const AUTH_WARNINGS: ReadonlySet<AuthDefectCode> = new Set(["no_registration", "offline_access_in_challenge", "cors_headers_not_exposed", "cors_preflight_rejected", "metadata_without_cors"]);
+
 function authRule(code: AuthDefectCode): CheckRule {
   return {
     id: code,
-    severity: "error",
+    severity: AUTH_WARNINGS.has(code) ? "warning" : "error",
     title: AUTH_TITLES[code],
-    rule: "A step of the sign-in chain an OAuth client walks when the server asks for credentials (as mcp-wire probe reports it). Some of these are warnings, as the finding says.",
+    rule: "A step of the sign-in chain an OAuth client walks when the server asks for credentials (as mcp-wire probe reports it). Where the revision's rules make it a SHOULD, the finding is a warning.",
     revisions: "all",
     spec: AUTH_SPEC,
     fix: "The finding's message says what to change, and on which side: the MCP server, its authorization server, or a proxy in front.",
