@@ -298,7 +298,7 @@ const OWN: readonly CheckRule[] = [
 ];
 
 /** What a server author changes for each codec defect a server's message can carry. */
-const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; spec: string }>> = {
+const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; spec: string; revisions?: readonly Revision[] }>> = {
   parse_error: { title: "Every message is JSON", fix: "Send each message as one JSON text.", spec: "https://www.jsonrpc.org/specification#parse_error" },
   invalid_utf8: { title: "Messages are UTF-8", fix: "Encode messages as UTF-8.", spec: `${SPEC}/2025-11-25/basic/transports` },
   too_large: { title: "Messages fit the size cap", fix: "Page long lists and return large content as resources, not one huge message.", spec: `${SPEC}/2025-11-25/server/utilities/pagination` },
@@ -323,8 +323,8 @@ const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; sp
   error_code_reserved: { title: "No codes in JSON-RPC's reserved range", fix: "Use a standard code or an application code outside -32768…-32000.", spec: "https://www.jsonrpc.org/specification#error_object" },
   error_code_legacy: { title: "No implementation-defined server error codes", fix: "Use a standard code (-32601, -32602, -32603) or an HTTP status for transport-level refusals (401 for credentials).", spec: "https://www.jsonrpc.org/specification#error_object" },
   error_code_retired: { title: "No retired error codes", fix: "On 2026-07-28, answer a missing resource with -32602, not -32002.", spec: `${SPEC}/2026-07-28/server/resources#error-handling` },
-  result_type_missing: { title: "2026-07-28 results carry resultType", fix: 'Add "resultType":"complete" to every result.', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr` },
-  result_type_unknown: { title: "resultType is a known value", fix: 'Send "complete" or "input_required".', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr` },
+  result_type_missing: { title: "2026-07-28 results carry resultType", fix: 'Add "resultType":"complete" to every result.', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`, revisions: MODERN },
+  result_type_unknown: { title: "resultType is a known value", fix: 'Send "complete" or "input_required".', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`, revisions: MODERN },
   meta_invalid: { title: "_meta is an object of namespaced keys", fix: "Send _meta as an object.", spec: `${SPEC}/2025-11-25/basic/index#_meta` },
   unknown_response_id: { title: "Responses answer a request that was sent", fix: "Answer each request once, with its own id.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
   duplicate_response: { title: "Each request is answered once", fix: "Answer each request exactly once.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
@@ -332,8 +332,8 @@ const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; sp
   response_after_cancel: { title: "No response after a cancellation", fix: "Stop work on a cancelled request and send nothing for it.", spec: `${SPEC}/2025-11-25/basic/utilities/cancellation` },
   id_reused_in_flight: { title: "The server's own request ids do not repeat", fix: "Give each request a fresh id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
   id_reused_in_session: { title: "The server's own request ids do not repeat in a session", fix: "Give each request a fresh id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
-  initialize_version_not_latest: { title: "initialize answers with the latest version supported", fix: "When the offered version is not supported, answer with the latest one the server supports.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation` },
-  version_not_negotiated: { title: "initialize negotiates instead of failing", fix: "Answer an unsupported offered version with a version the server supports, not an error.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation` },
+  initialize_version_not_latest: { title: "initialize answers with the latest version supported", fix: "When the offered version is not supported, answer with the latest one the server supports.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`, revisions: LEGACY },
+  version_not_negotiated: { title: "initialize negotiates instead of failing", fix: "Answer an unsupported offered version with a version the server supports, not an error.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`, revisions: LEGACY },
   redirect: { title: "The endpoint answers without a redirect", fix: "Publish the endpoint's exact URL (with or without the trailing slash the server wants): many clients do not follow a redirected POST.", spec: `${SPEC}/2025-11-25/basic/transports` },
 };
 
@@ -358,13 +358,13 @@ const AUTH_TITLES: Record<AuthDefectCode, string> = {
 };
 const AUTH_SPEC = `${SPEC}/2025-11-25/basic/authorization`;
 
-function messageRule(code: DefectCode, m: { title: string; fix: string; spec: string }): CheckRule {
+function messageRule(code: DefectCode, m: { title: string; fix: string; spec: string; revisions?: readonly Revision[] }): CheckRule {
   return {
     id: code,
     severity: DEFECTS[code].severity as Severity,
     title: m.title,
     rule: `The codec's ${code} defect, in a message the server sent: the codec's reading of every message (mcp-wire lint reports the same defect in a capture).`,
-    revisions: "all",
+    revisions: m.revisions ?? "all",
     spec: m.spec,
     fix: m.fix,
   };
