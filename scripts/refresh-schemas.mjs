@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Refreshes the vendored official MCP schemas (schema/<revision>/schema.json) and the licence the
-// specification repository states for them (schema/LICENSE), from a checkout of
+// Refreshes the vendored official MCP schemas (schema/<revision>/schema.json), the licence the
+// specification repository states for them (schema/LICENSE) and the commit they come from
+// (schema/SOURCE), from a checkout of
 // github.com/modelcontextprotocol/modelcontextprotocol or a bare git mirror of it.
 //
 //   node scripts/refresh-schemas.mjs PATH [--ref HEAD]
@@ -56,6 +57,14 @@ for (const revision of REVISIONS) {
   files.set(join(target, revision, "schema.json"), bytes);
 }
 files.set(join(target, "LICENSE"), read("LICENSE"));
+// the commit the files were taken from, when git can tell (a bare mirror, or a checkout)
+try {
+  const gitDir = existsSync(join(root, ".git")) ? join(root, ".git") : root;
+  const commit = execFileSync("git", ["--git-dir", gitDir, "rev-parse", `${ref}^{commit}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  files.set(join(target, "SOURCE"), Buffer.from(`https://github.com/modelcontextprotocol/modelcontextprotocol commit ${commit}\n`));
+} catch {
+  process.stderr.write("refresh-schemas: not a git repository: schema/SOURCE left as it was\n");
+}
 
 let changed = 0;
 for (const [path, bytes] of files) {

@@ -48,6 +48,14 @@ describe("peers' JSON Schemas", () => {
     );
   });
 
+  test("a large value gets its first error only; a small one every error", () => {
+    const schema = { type: "array", items: { type: "string" } };
+    const big = validateAgainstSchema(schema, Array.from({ length: 50_000 }, (_, i) => i), { revision: "2025-11-25" });
+    assert.deepEqual(big.errors.map((e) => e.path), ["/0"]);
+    const small = validateAgainstSchema(schema, [1, "a", 2], { revision: "2025-11-25" });
+    assert.deepEqual(small.errors.map((e) => e.path), ["/0", "/2"]);
+  });
+
   test("two schemas with the same $id are compiled apart", () => {
     const a = { $id: "https://example.com/s.json", type: "string" };
     const b = { $id: "https://example.com/s.json", type: "number" };

@@ -8,7 +8,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { Revision } from "../rules/revisions.js";
-import { newAjv, type Dialect } from "./load.js";
+import { collectEveryError, newAjv, type Dialect } from "./load.js";
 
 export interface SchemaOptions {
   readonly revision: Revision;
@@ -41,7 +41,8 @@ const MAX_CACHED = 256;
 const MAX_ERRORS = 20;
 const cache = new Map<string, Compiled>();
 
-type Compiled = { readonly validate: ValidateFunction } | { readonly problems: string[] };
+/** A usable schema: its validator stopping at the first error, and (compiled when first needed) one collecting every error. */
+type Compiled = { readonly first: ValidateFunction; all(): ValidateFunction } | { readonly problems: string[] };
 
 /** The dialect a schema is read in under `revision`, or a sentence saying its `$schema` is not supported. */
 export function dialectFor(schema: unknown, revision: Revision): Dialect | string {
@@ -69,8 +70,13 @@ export function validateAgainstSchema(schema: unknown, value: unknown, opts: Sch
   if ("problems" in compiled) {
     return { ok: false, errors: compiled.problems.map((message) => ({ path: "", keyword: "$schema", message: `the schema itself is invalid: ${message}` })) };
   }
-  if (compiled.validate(value)) return { ok: true, errors: [] };
-  const errors = (compiled.validate.errors ?? []).slice(0, MAX_ERRORS).map((e) => ({ path: e.instancePath, keyword: e.keyword, message: `${e.instancePath === "" ? "the value" : e.instancePath}: ${e.message ?? "is invalid"}` }));
+  if (compiled.first(value)) return { ok: true, errors: [] };
+  let found = compiled.first.errors ?? [];
+  if (collectEveryError(value)) {
+    const all = compiled.all();
+    if (!all(value) && all.errors) found = all.errors;
+  }
+  const errors = found.slice(0, MAX_ERRORS).map((e) => ({ path: e.instancePath, keyword: e.keyword, message: `${e.instancePath === "" ? "the value" : e.instancePath}: ${e.message ?? "is invalid"}` }));
   return { ok: false, errors };
 }
 
@@ -85,22 +91,26 @@ function compile(schema: unknown, revision: Revision): Compiled {
   const key = `${dialect}\u0000${text}`;
   const known = cache.get(key);
   if (known !== undefined) return known;
-  const compiled = compileFresh(schema, dialect);
+  const compiled = compileFresh(schema, dialect, text);
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;
 }
 
-function compileFresh(schema: unknown, dialect: Dialect | string): Compiled {
+function compileFresh(schema: unknown, dialect: Dialect | string, text: string): Compiled {
   if (dialect !== "draft-07" && dialect !== "2020-12") return { problems: [dialect] };
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     return { problems: [`a JSON Schema is an object or a boolean, not ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`] };
   }
-  // One ajv per schema: a peer's `$id`s must not collide with another peer's, and nothing accumulates.
-  const ajv = newAjv(dialect, { strict: false, allErrors: true, logger: false });
-  if (!ajv.validateSchema(schema as object)) return { problems: (ajv.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
+  // One ajv per schema: a peer's `$id`s must not collide with another peer's, and nothing
+  // accumulates. Every error of the schema itself is collected only for a small one (see ErrorMode).
+  const ajv = newAjv(dialect, { strict: false, allErrors: false, logger: false });
+  const meta = collectEveryError(text) ? newAjv(dialect, { strict: false, allErrors: true, logger: false }) : ajv;
+  if (!meta.validateSchema(schema as object)) return { problems: (meta.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
   try {
-    return { validate: ajv.compile(schema as object) };
+    const first = ajv.compile(schema as object);
+    let all: ValidateFunction | undefined;
+    return { first, all: () => (all ??= newAjv(dialect as Dialect, { strict: false, allErrors: true, logger: false }).compile(schema as object)) };
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     return { problems: [text.startsWith("can't resolve reference") ? `${text} (references to other documents are never fetched)` : text] };

@@ -17,8 +17,29 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 /** ajv as the official conformance suite configures it for these schemas: lenient about unknown keywords, every error reported. */
 const OPTIONS: Options = { strict: false, allErrors: true };
-/** `verbose` adds each error's schema objects, which name the union branch an error came from (see `branchOf`). */
-const MESSAGE_OPTIONS: Options = { ...OPTIONS, verbose: true };
+/**
+ * `verbose` adds each error's schema objects, which name the union branch an error came from (see
+ * `branchOf`). Two compilations of each definition: one that stops at the first error, for the
+ * verdict (and the defect of a large message), and one that collects every error, for the
+ * defects of a small one. Collecting every error costs more than linear time in their number,
+ * so a hostile message with thousands of broken items is never given to it.
+ */
+const FIRST_ERROR_OPTIONS: Options = { ...OPTIONS, allErrors: false, verbose: true };
+const ALL_ERRORS_OPTIONS: Options = { ...OPTIONS, verbose: true };
+
+export type ErrorMode = "first" | "all";
+
+/** Values up to this size (as JSON text) get every error collected; larger ones their first. */
+const ALL_ERRORS_MAX_CHARS = 64 * 1024;
+
+/** Whether collecting every error of `value` is affordable (see `ErrorMode`). */
+export function collectEveryError(value: unknown): boolean {
+  try {
+    return (JSON.stringify(value)?.length ?? 0) <= ALL_ERRORS_MAX_CHARS;
+  } catch {
+    return false; // not JSON at all (a cycle, a BigInt): the first error says enough
+  }
+}
 
 const SCHEMA_DIR = new URL("../../../schema/", import.meta.url);
 /** The vendored files are about 200 kB; anything far larger is not the file we shipped. */
@@ -55,7 +76,7 @@ export interface RevisionSchema {
    */
   branchOf(schemaObject: unknown): string | undefined;
   /** The compiled validator of one definition (compiled on first use, then cached). */
-  validator(definition: string): ValidateFunction;
+  validator(definition: string, mode: ErrorMode): ValidateFunction;
 }
 
 const loaded = new Map<Revision, RevisionSchema>();
@@ -108,9 +129,17 @@ export function revisionSchema(revision: Revision): RevisionSchema {
   const dialect = dialectOf(document);
   const defsKey = "$defs" in document ? "$defs" : "definitions";
   const definitions = document[defsKey] as Record<string, Record<string, unknown>>;
-  const ajv = newAjv(dialect, MESSAGE_OPTIONS);
   const id = `mcp-wire://schema/${revision}/schema.json`;
-  ajv.addSchema({ ...document, $id: id });
+  const instances: Record<ErrorMode, Ajv | undefined> = { first: undefined, all: undefined };
+  const ajvFor = (mode: ErrorMode): Ajv => {
+    let ajv = instances[mode];
+    if (ajv === undefined) {
+      ajv = newAjv(dialect, mode === "first" ? FIRST_ERROR_OPTIONS : ALL_ERRORS_OPTIONS);
+      ajv.addSchema({ ...document, $id: id });
+      instances[mode] = ajv;
+    }
+    return ajv;
+  };
 
   const methodDefinitions = new Map<string, string>();
   const resultDefinitions = new Map<string, string>();
@@ -139,7 +168,7 @@ export function revisionSchema(revision: Revision): RevisionSchema {
     if (type !== undefined) branches.set(type, name);
   }
 
-  const validators = new Map<string, ValidateFunction>();
+  const validators: Record<ErrorMode, Map<string, ValidateFunction>> = { first: new Map(), all: new Map() };
   const schema: RevisionSchema = {
     revision,
     dialect,
@@ -150,12 +179,12 @@ export function revisionSchema(revision: Revision): RevisionSchema {
     errorDefinitions,
     has: (name) => Object.hasOwn(definitions, name),
     branchOf: (schemaObject) => branches.get(schemaObject),
-    validator(name) {
-      let validate = validators.get(name);
+    validator(name, mode) {
+      let validate = validators[mode].get(name);
       if (validate === undefined) {
         if (!Object.hasOwn(definitions, name)) throw new Error(`schema ${revision} has no definition ${name}`);
-        validate = ajv.compile({ $ref: `${id}#/${defsKey}/${name}` });
-        validators.set(name, validate);
+        validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${name}` });
+        validators[mode].set(name, validate);
       }
       return validate;
     },

@@ -144,6 +144,13 @@ describe("validate: defects", () => {
     assert.deepEqual(validate(batch, { revision: "2025-03-26" }).map((d) => d.path), ["/1/params"]);
   });
 
+  test("a large message (over 64 KiB as JSON) reports its first error only: collecting every error of thousands of broken items is never attempted", () => {
+    const tools = Array.from({ length: 20_000 }, () => ({ name: 1 }));
+    const defects = validate({ jsonrpc: "2.0", id: 1, result: { tools } }, { revision: "2025-11-25", method: "tools/list" });
+    assert.equal(defects.length, 1);
+    assert.equal(defects[0]!.path, "/result/tools/0");
+  });
+
   test("many errors are capped, the last defect counting the rest", () => {
     const tools = Array.from({ length: 30 }, (_, i) => ({ name: i }));
     const defects = validate({ jsonrpc: "2.0", id: 1, result: { tools } }, { revision: "2025-06-18", method: "tools/list" });

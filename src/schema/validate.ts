@@ -9,7 +9,7 @@
 import type { ErrorObject } from "ajv";
 import { defect, quote, type Defect } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
-import { revisionSchema, type RevisionSchema } from "./load.js";
+import { collectEveryError, revisionSchema, type RevisionSchema } from "./load.js";
 
 export type Direction = "request" | "response" | "notification";
 
@@ -82,9 +82,14 @@ function firstOf(schema: RevisionSchema, ...names: string[]): string {
 }
 
 function check(schema: RevisionSchema, definition: string, value: unknown, prefix: string): Defect[] {
-  const validator = schema.validator(definition);
-  if (validator(value)) return [];
-  return toDefects(schema, validator.errors ?? [], definition, prefix);
+  const first = schema.validator(definition, "first");
+  if (first(value)) return [];
+  let errors = first.errors ?? [];
+  if (collectEveryError(value)) {
+    const all = schema.validator(definition, "all");
+    if (!all(value) && all.errors) errors = all.errors;
+  }
+  return toDefects(schema, errors, definition, prefix);
 }
 
 /**
