@@ -68,6 +68,21 @@ describe("baseline", () => {
     assert.equal(runFails(applied, "error"), true);
   });
 
+  test("an entry whose check did not run this time is neither accepted nor stale: nobody can tell it is gone", () => {
+    const first = sampleReport();
+    const baseline = parseBaseline(json(first), "baseline.json");
+    // checked for one revision only (-r 2025-11-25): the 2026-07-28 entries were not looked for
+    const one = sampleReport({
+      findings: first.findings.filter((f) => f.revision !== "2026-07-28"),
+      ran: first.ran.filter((r) => r.revision !== "2026-07-28"),
+    });
+    const applied = applyBaseline(one, baseline);
+    assert.deepEqual(applied.stale, []);
+    assert.equal(runFails(applied, "warning"), false);
+    // a target not reached at all: nothing ran, nothing is stale
+    assert.deepEqual(applyBaseline(sampleReport({ findings: [], ran: [] }), baseline).stale, []);
+  });
+
   test("a malformed file is one clear error naming it", () => {
     const cases: [string, RegExp][] = [
       ["{not json", /^--baseline b\.json: not JSON \(.+\); it must be the --json output of an earlier mcp-wire check \(or part of it\)$/],

@@ -2,8 +2,8 @@
  * `check --baseline FILE`: the findings a server's authors accept for now. The file is the
  * `--json` output of an earlier `check`; only each finding's `id`, `revision`, `method` and
  * `path` are read, so a hand-edited subset works too. A finding the baseline names is reported
- * as accepted and does not fail the run; an entry that no longer occurs is stale and fails it,
- * so a baseline only shrinks. docs/check.md describes it for users.
+ * as accepted and does not fail the run; an entry that no longer occurs (its check ran, and did
+ * not find it) is stale and fails it, so a baseline only shrinks. docs/check.md describes it for users.
  */
 import { open } from "node:fs/promises";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
@@ -79,7 +79,9 @@ export async function readBaseline(path: string): Promise<BaselineKey[]> {
 
 /**
  * The report with the baseline applied: each finding it names is `accepted`, and each entry no
- * finding matches is `stale`. Counts are left as they were: accepted findings are still found.
+ * finding matches, though its check ran for its revision this time, is `stale`. An entry whose
+ * check did not run (another `-r`, `--skip`, a target not reached) cannot be told gone, so it is
+ * neither. Counts are left as they were: accepted findings are still found.
  */
 export function applyBaseline(report: CheckReport, baseline: readonly BaselineKey[]): CheckReport {
   const wanted = new Map(baseline.map((k) => [keyOf(k), k]));
@@ -90,7 +92,8 @@ export function applyBaseline(report: CheckReport, baseline: readonly BaselineKe
     matched.add(key);
     return { ...f, accepted: true as const };
   });
-  const stale = [...wanted].filter(([key]) => !matched.has(key)).map(([, k]) => k);
+  const ran = new Set(report.ran.map((r) => JSON.stringify([r.id, r.revision])));
+  const stale = [...wanted].filter(([key, k]) => !matched.has(key) && ran.has(JSON.stringify([k.id, k.revision]))).map(([, k]) => k);
   return { ...report, findings, stale: [...report.stale, ...stale] };
 }
 

@@ -105,12 +105,12 @@ describe("renderSarif", () => {
   test("accepted findings are suppressed, stale entries are results", () => {
     const report = sampleReport();
     const f = report.findings[3]!;
-    const log = valid(renderSarif(applyBaseline(report, [{ id: f.id, revision: f.revision, method: f.method, path: f.path }, { id: "gone", revision: null, method: null, path: null }]), RULES, { location: "server.json" }));
+    const log = valid(renderSarif(applyBaseline(report, [{ id: f.id, revision: f.revision, method: f.method, path: f.path }, { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" }]), RULES, { location: "server.json" }));
     const results = log.runs[0]!.results;
     assert.deepEqual(results[3]!.suppressions, [{ kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" }]);
     assert.equal(results.filter((r) => r.suppressions).length, 1);
     assert.equal(results.at(-1)!.ruleId, "baseline_stale");
-    assert.match(results.at(-1)!.message.text, /The baseline accepts gone, which this run did not find/);
+    assert.match(results.at(-1)!.message.text, /The baseline accepts tool_name_format \(2026-07-28\) tools\/list at \/result\/tools\/9\/name, which this run did not find/);
   });
 
   test("no secret reaches the file", () => {
