@@ -71,6 +71,13 @@ describe("mcp-wire check", () => {
     assert.match(r.stdout, /revisions: 2026-07-28 ok · 2025-11-25 ok · 2025-06-18 ok · 2025-03-26 ok · 2024-11-05 ok/);
   });
 
+  test("--env and --cwd reach the stdio server", async () => {
+    const work = mkdtempSync(join(dir, "cwd-"));
+    const r = await run(["check", "--stdio", "--cwd", work, "--env", "ZOO_LOG=asked.log", "-r", "2025-06-18", "--", process.execPath, ZOO, "healthy"]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(readFileSync(join(work, "asked.log"), "utf8"), /^initialize$/m, "the relative ZOO_LOG was written in --cwd");
+  });
+
   test("usage errors exit 2 with one line", async () => {
     const cases: [string[], RegExp][] = [
       [["check", "--only", "no_such_check", zoo.url("healthy")], /--only: no check is named "no_such_check"/],
