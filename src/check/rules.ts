@@ -229,7 +229,7 @@ const OWN: readonly CheckRule[] = [
     id: "tool_schema_invalid",
     severity: "error",
     title: "A tool's schemas are valid under the revision's JSON Schema dialect",
-    rule: "A tool's inputSchema and outputSchema are valid JSON Schemas under the dialect the revision names (draft 2020-12 unless $schema says otherwise from 2025-11-25 on).",
+    rule: "A tool's inputSchema and outputSchema are valid JSON Schemas under the dialect the revision gives them: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before (as those revisions' own schema.json), unless $schema names draft-07 or 2020-12.",
     revisions: "all",
     spec: `${SPEC}/2025-11-25/basic/index#json-schema-usage`,
     fix: "Fix the keyword the message names (a misspelt type, a required that is not an array of strings…).",
