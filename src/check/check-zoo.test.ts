@@ -171,6 +171,14 @@ describe("check over HTTP: the zoo", () => {
     assert.match(r.target, /api_key=(<redacted>|%3Credacted%3E)/);
   });
 
+  test("-r naming only revisions the server does not speak: unchecked, with what it speaks instead", async () => {
+    const r = await checkHttp(zoo.url("modern-only"), { revisions: ["2025-06-18"] });
+    assert.notEqual(r.revisions["2025-06-18"], "ok");
+    assert.deepEqual([r.unchecked?.class, r.unchecked?.detail], ["rpc_error", "unsupported_version"]);
+    assert.match(r.unchecked!.message, /2026-07-28/);
+    assert.equal(exitStatus(r, "never"), 3);
+  });
+
   test("nothing listening: unchecked, unreachable, exit 3", async () => {
     const r = await checkHttp("http://127.0.0.1:1/mcp");
     assert.equal(r.unchecked?.class, "unreachable");
