@@ -13,7 +13,18 @@
  * list results and tool calls, each answering a request of the same id, judged as
  * `tap --revision 2025-11-25` judges it, with validation on and off. The pipes are left out, so
  * the ratio is the least favourable one: the tap's I/O would be the same either way.
+ *
+ * (c) The same through real processes: `mcp-wire tap --revision 2025-11-25 [--no-schema] -- node
+ * fixtures/replay-server.mjs`, which answers each request with the corpus result it names, and a
+ * direct pipe to that server; a pass sends every request at once and waits for every answer. The
+ * tap's cost per message is its time over the direct pipe's, round by round; validation must not
+ * more than double it.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   CallToolResultSchema,
   ListPromptsResultSchema,
@@ -23,7 +34,13 @@ import {
 } from "@modelcontextprotocol/core";
 import { Linter, validate, type Revision } from "../src/index.js";
 import { buildCorpus, fingerprint } from "./corpus.js";
-import { checkTargets, formatMeasurement, formatTargets, measure, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+import { checkTargets, fmtRatio, formatMeasurement, formatTargets, measure, quantile, within, type Benchmark, type Measurement, type Profile, type TargetOutcome } from "./harness.js";
+
+const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const REPLAY_SERVER = fileURLToPath(new URL("../../bench/fixtures/replay-server.mjs", import.meta.url));
+const DIRECT = "direct pipe";
+const PIPE_ON = "through tap, validation on";
+const PIPE_OFF = "through tap, validation off";
 
 const REVISION: Revision = "2025-11-25";
 const OURS = "mcp-wire validate";
@@ -151,8 +168,102 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   console.log(`\n${formatMeasurement(b, TAP_OFF)}`);
   // at most twice the cost per message: at least half the rate
   outcomes.push(...checkTargets("schema", b, [{ of: TAP_ON, versus: TAP_OFF, atLeast: 0.5 }]));
+  outcomes.push(await throughProcesses(list, profile));
   console.log(`\n${formatTargets(outcomes)}`);
   return outcomes;
+}
+
+/** A child on the other end of a pipe: writes requests, counts answer lines. */
+class Pipe {
+  readonly child: ChildProcessWithoutNullStreams;
+  private lines = 0;
+  private waiting: { target: number; resolve: () => void } | undefined;
+  private nextId = 1;
+  private err = "";
+
+  constructor(
+    readonly name: string,
+    args: readonly string[],
+  ) {
+    this.child = spawn(process.execPath, [...args], { stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdout.on("data", (chunk: Buffer) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.lines++;
+      if (this.waiting && this.lines >= this.waiting.target) {
+        const w = this.waiting;
+        this.waiting = undefined;
+        w.resolve();
+      }
+    });
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (t: string) => (this.err = (this.err + t).slice(-20_000)));
+    this.child.stdin.on("error", () => undefined);
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  /** Every request of `list` at once (ids never repeat), resolved when every answer has come. */
+  pass(list: readonly Answer[]): Promise<void> {
+    let text = "";
+    list.forEach((a, i) => {
+      const params = a.method === "tools/call" ? `{"name":"search","arguments":{"n":${i}}}` : `{"cursor":"${i}"}`;
+      text += `{"jsonrpc":"2.0","id":${this.nextId++},"method":"${a.method}","params":${params}}\n`;
+    });
+    const done = new Promise<void>((resolve) => (this.waiting = { target: this.lines + list.length, resolve }));
+    this.child.stdin.write(text);
+    return done;
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once("close", resolve));
+    this.child.stdin.end();
+    await within(exited, `${this.name}: exit`).catch(() => this.child.kill("SIGKILL"));
+  }
+}
+
+/** The tap's time per pass over the direct pipe's, validation on over off, round by round. */
+function addedCost(m: Measurement): { median: number; p25: number; p75: number } {
+  const rates = (name: string) => m.results.find((r) => r.name === name)!.rates;
+  const direct = rates(DIRECT);
+  const on = rates(PIPE_ON);
+  const off = rates(PIPE_OFF);
+  // off's added time over on's: at least 0.5 when validation at most doubles the tap's cost
+  const per = direct.map((d, r) => (1 / off[r]! - 1 / d) / (1 / on[r]! - 1 / d));
+  return { median: quantile(per, 0.5), p25: quantile(per, 0.25), p75: quantile(per, 0.75) };
+}
+
+async function throughProcesses(list: readonly Answer[], profile: Profile): Promise<TargetOutcome> {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-wire-bench-schema-"));
+  const answersFile = join(dir, "answers.ndjson");
+  writeFileSync(answersFile, list.map((a) => JSON.stringify(a.message.result)).join("\n") + "\n");
+  const server = [REPLAY_SERVER, answersFile];
+  const pipes = [
+    new Pipe(DIRECT, server),
+    new Pipe(PIPE_ON, [CLI, "tap", "--revision", REVISION, "--", process.execPath, ...server]),
+    new Pipe(PIPE_OFF, [CLI, "tap", "--revision", REVISION, "--no-schema", "--", process.execPath, ...server]),
+  ];
+  try {
+    for (const p of pipes) await within(p.pass(list), `${p.name}: the first pass`);
+    const messages = list.length * 2;
+    const m = await measure(
+      "the same through processes: client → (tap →) replay server, every request at once",
+      { items: messages, bytes: 0, itemLabel: "msg" },
+      pipes.map((p) => ({ name: p.name, pass: () => p.pass(list) })),
+      profile,
+    );
+    console.log(`\n${formatMeasurement(m, DIRECT)}`);
+    const r = addedCost(m);
+    console.log(`tap's added time per message, validation off over on: ${fmtRatio(r)} (at least 0.5: validation at most doubles it)`);
+    return { of: "tap's cost per message, validation off", versus: "validation on", atLeast: 0.5, benchmark: "schema", measurement: m.title, ratio: r, met: r.median >= 0.5 };
+  } finally {
+    await Promise.all(pipes.map((p) => p.close()));
+    rmSync(dir, { recursive: true, force: true });
+    for (const p of pipes.slice(1)) {
+      const summary = p.stderr.split("\n").filter((l) => l.startsWith("tap: ")).join("\n");
+      if (!/^tap: no defects$/m.test(summary)) throw new Error(`schema bench: ${p.name}: the tap reported defects, or no summary:\n${p.stderr.slice(-2000)}`);
+    }
+  }
 }
 
 export const schemaBenchmark: Benchmark = { name: "schema", title: "schema validation against the SDK's zod schemas, and its cost inside tap", run };

@@ -100,6 +100,16 @@ describe("validate: defects", () => {
     assert.ok(defects.every((d) => d.definition === "InputRequiredResult"), JSON.stringify(defects));
   });
 
+  test("2025-11-25: the answer to a task-augmented request is a CreateTaskResult, whatever the method", () => {
+    const task = { taskId: "t1", status: "working", createdAt: "2025-11-25T10:00:00Z", lastUpdatedAt: "2025-11-25T10:00:00Z", ttl: 60000 };
+    assert.deepEqual(validate({ jsonrpc: "2.0", id: 1, result: { task } }, { revision: "2025-11-25", method: "tools/call" }), []);
+    const { taskId: _t, ...noId } = task;
+    assert.deepEqual(
+      validate({ jsonrpc: "2.0", id: 1, result: { task: noId } }, { revision: "2025-11-25", method: "tools/call" }).map((d) => [d.path, d.definition]),
+      [["/result/task", "CreateTaskResult"]],
+    );
+  });
+
   test("a union's branches that were never meant are not reported", () => {
     const message = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text" }] } };
     assert.deepEqual(

@@ -60,6 +60,9 @@ export function validate(message: unknown, opts: ValidateOptions): Defect[] {
   const resultType = typeof result === "object" && result !== null ? (result as { resultType?: unknown }).resultType : undefined;
   let definition: string | undefined;
   if (resultType === "input_required" && schema.has("InputRequiredResult")) definition = "InputRequiredResult";
+  // a task-augmented request is answered at once with the task, not the method's result
+  // (2025-11-25 basic/utilities/tasks): no core result carries a `task` member otherwise
+  else if (isObject(result) && isObject(result.task) && schema.has("CreateTaskResult")) definition = "CreateTaskResult";
   else if (!(typeof resultType === "string" && EXTENSION_RESULT_TYPES.has(resultType)) && opts.method !== undefined) {
     definition = schema.resultDefinitions.get(opts.method);
   }
@@ -68,6 +71,10 @@ export function validate(message: unknown, opts: ValidateOptions): Defect[] {
     if (defects.length > 0) return defects;
   }
   return check(schema, firstOf(schema, "JSONRPCResultResponse", "JSONRPCResponse"), message, "");
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function inferDirection(object: Record<string, unknown> | undefined): Direction | undefined {
