@@ -47,6 +47,7 @@ const SERVER_CASES: readonly Case[] = [
   { fault: "input-schema-invalid", id: "tool_schema_invalid", severity: "error", revisions: ALL },
   { fault: "tool-name", id: "tool_name_format", severity: "warning", revisions: ["2026-07-28", "2025-11-25"] },
   { fault: "no-content", id: "tool_result_no_content", severity: "error", revisions: ALL, options: { optIns: CALLS } },
+  { fault: "resource-32002", id: "error_code_retired", severity: "error", revisions: ["2026-07-28"], options: { optIns: { reads: ["zoo://missing"] } } },
   { fault: "structured-invalid", id: "tool_structured_content_invalid", severity: "error", revisions: ["2026-07-28", "2025-11-25", "2025-06-18"], options: { optIns: CALLS } },
 ];
 
@@ -106,7 +107,8 @@ describe("check over HTTP: the zoo", () => {
       const r = await checkHttp(zoo.url(c.fault), c.options ?? {});
       assertCase(r, c);
       const called = zoo.asked(c.fault).filter((m) => SIDE_EFFECTS.includes(m));
-      assert.deepEqual([...new Set(called)], c.options?.optIns ? ["tools/call"] : [], "only what --call names is called");
+      const named = [...(c.options?.optIns?.calls?.length ? ["tools/call"] : []), ...(c.options?.optIns?.reads?.length ? ["resources/read"] : [])];
+      assert.deepEqual([...new Set(called)], named, "only what --call and --read name is called or read");
     });
   }
 

@@ -26,6 +26,7 @@ export const ZOO_FAULTS = [
   "set-level-error",
   "list-error",
   "ping-silent",
+  "resource-32002",
   "input-schema-not-object",
   "input-schema-invalid",
   "tool-name",
@@ -143,7 +144,8 @@ export class Zoo {
         return bad ?? listed({ resourceTemplates: [{ uriTemplate: "zoo://animals/{name}", name: "animal" }] });
       }
       case "resources/read":
-        if (p.uri !== "zoo://readme") return { error: { code: -32602, message: "Unknown resource" } };
+        // -32002 was "resource not found" until 2026-07-28 retired it for -32602
+        if (p.uri !== "zoo://readme") return { error: { code: this.fault === "resource-32002" ? -32002 : -32602, message: "Unknown resource" } };
         return listed({ contents: [{ uri: "zoo://readme", mimeType: "text/plain", text: "The zoo." }] });
       case "prompts/list": {
         if (this.fault === "list-error") return { error: { code: -32603, message: "Internal error" } };
