@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type Revision } from "../rules/revisions.js";
 import { HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
-import { Abort, ACCEPT_ENCODING, httpRequest, type HttpResponse } from "../transport/http/fetch.js";
+import { Abort, httpRequest, type HttpResponse } from "../transport/http/fetch.js";
 import { H_METHOD, H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import type { Findings } from "./findings.js";
 import { validateMessage } from "./schema-checks.js";
@@ -41,7 +41,7 @@ export async function raw(url: string, method: "GET" | "POST" | "DELETE", header
   const abort = new Abort();
   const timer = setTimeout(() => abort.abort(new Error("deadline")), options.timeout);
   try {
-    const response = await httpRequest(url, { method, headers: { "accept-encoding": ACCEPT_ENCODING, ...options.headers, ...headers }, ...(body !== undefined ? { body } : {}), signal: abort, ...(options.lookup ? { lookup: options.lookup } : {}) });
+    const response = await httpRequest(url, { method, headers: { ...options.headers, ...headers }, ...(body !== undefined ? { body } : {}), signal: abort, ...(options.lookup ? { lookup: options.lookup } : {}) });
     const contentType = response.headers.get("content-type") ?? "";
     // a GET may open an endless stream: only its status is wanted
     if (method !== "POST") {
