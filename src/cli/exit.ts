@@ -6,4 +6,3 @@ export const FOUND_PROBLEMS = 1;
 export const USAGE_ERROR = 2;
 /** `check`: the target could not be checked at all (unreachable, not MCP, sign-in required). */
 export const UNCHECKED = 3;
-
