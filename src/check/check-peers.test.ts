@@ -24,6 +24,7 @@ const REAL_ERRORS: Record<string, readonly string[]> = {
 const PEERS = [
   "server-everything stdio",
   "server-everything streamableHttp",
+  "server-everything sse",
   "SDK v2 server stdio (dual)",
   "SDK v2 server http (dual)",
   "tmcp stdio",
