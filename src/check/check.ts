@@ -226,7 +226,8 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
         if (modern) {
           modernOk = revision;
           await modernHttpChecks(url, revision, run.findings, raw);
-        } else {
+        } else if (RULES[revision].http.transport === "streamable-http") {
+          // 2024-11-05 had no Streamable HTTP: a server that serves it there has none of its rules to keep
           legacyStreamable = true;
           await legacyHttpChecks(url, revision, session, run.findings, raw);
           await endedSessionCheck(url, revision, session, run.findings, raw);
