@@ -12,6 +12,7 @@
  */
 import os from "node:os";
 import { censusBenchmark } from "./census.js";
+import { checkBenchmark } from "./check.js";
 import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
@@ -27,7 +28,7 @@ import { tapBenchmark } from "./tap.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
-const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, httpBenchmark, reportBenchmark, serveBenchmark, queueBenchmark, tapBenchmark, lintBenchmark, schemaBenchmark, censusBenchmark, censusCpuBenchmark, censusLatencyBenchmark, censusContentionBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, httpBenchmark, reportBenchmark, serveBenchmark, queueBenchmark, tapBenchmark, lintBenchmark, schemaBenchmark, censusBenchmark, censusCpuBenchmark, censusLatencyBenchmark, censusContentionBenchmark, checkBenchmark];
 
 function selected(): Benchmark[] {
   const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")].map((s) => s.trim()).filter((s) => s.length > 0);

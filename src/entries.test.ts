@@ -26,6 +26,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
   "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
   "mcp-wire/http": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "SseClientTransport", "StreamableHttpTransport", "createHttpHandler", "decodeHeaderValue", "encodeHeaderValue", "parseChallenges", "walkAuth"],
+  "mcp-wire/check": ["CHECK_RULES", "checkHttp", "checkStdio", "ruleOf"],
   "mcp-wire/testing": ["createConformanceServer", "defineConformanceFixtures", "forgetHttpEras", "startFleet"],
 };
 

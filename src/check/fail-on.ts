@@ -8,10 +8,14 @@ import type { CheckReport, FailOn, Finding } from "./types.js";
 
 const RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
 
+/** Whether something of `severity` is at or above `failOn` (probe's and lint's defects too). */
+export function atOrAbove(severity: Severity, failOn: FailOn): boolean {
+  return failOn !== "never" && RANK[severity] >= RANK[failOn];
+}
+
 /** Whether this finding alone fails the run. */
 export function failing(finding: Finding, failOn: FailOn): boolean {
-  if (failOn === "never" || finding.accepted) return false;
-  return RANK[finding.severity] >= RANK[failOn];
+  return !finding.accepted && atOrAbove(finding.severity, failOn);
 }
 
 /** Whether the run fails on its findings or its baseline (a target not checked at all is another matter: exit 3). */

@@ -4,3 +4,5 @@ export const OK = 0;
 export const FOUND_PROBLEMS = 1;
 /** The command line itself was wrong, or a file could not be read. */
 export const USAGE_ERROR = 2;
+/** `check`: the target could not be checked at all (unreachable, not MCP, sign-in required). */
+export const UNCHECKED = 3;

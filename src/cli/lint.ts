@@ -1,13 +1,16 @@
-/** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any error. */
+/** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any defect at or above `--fail-on` (default error). */
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { lintStream, NotACapture, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
+import { atOrAbove } from "../check/fail-on.js";
+import type { FailOn } from "../check/types.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
-export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; schema?: boolean }): Promise<number> {
+export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; schema?: boolean; failOn?: FailOn }): Promise<number> {
+  const failOn = opts.failOn ?? "error";
   const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
   const opened = await new Promise<Error | null>((resolve) => {
     if (input === process.stdin) return resolve(null);
@@ -21,7 +24,7 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   let errors = false;
   try {
     const summary = await lintStream(input, { ...(opts.revision ? { revision: opts.revision } : {}), ...(opts.schema ? { schema: true } : {}) }, (r) => {
-      if (r.defects.some((d) => d.severity === "error")) errors = true;
+      if (r.defects.some((d) => atOrAbove(d.severity, failOn))) errors = true;
       if (opts.json) return writeOut(JSON.stringify(r) + "\n");
       if (r.defects.length === 0) return;
       return writeOut(formatRecord(r, colour));

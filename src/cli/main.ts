@@ -20,6 +20,9 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+/** Collects a repeatable option's values. */
+const REPEAT = (v: string, all: string[] = []): string[] => [...all, v];
+
 const program = new Command("mcp-wire")
   .description("The JSON-RPC layer of the Model Context Protocol: check messages, captures and servers.")
   .version(VERSION, "-V, --version")
@@ -35,7 +38,8 @@ program
   .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
   .option("--json", "print one JSON object per input line")
   .option("--schema", "also validate each message against its revision's official schema.json (docs/schema.md)")
-  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; schema?: boolean }) => {
+  .addOption(new Option("--fail-on <severity>", "exit 1 on defects at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; schema?: boolean; failOn?: "error" | "warning" | "never" }) => {
     const { runLint } = await import("./lint.js");
     process.exitCode = await runLint(file, opts);
   });
@@ -51,9 +55,38 @@ program
   .option("--timeout <ms>", "one overall deadline (default 10000)")
   .addOption(new Option("-r, --revision <revision>", "speak exactly this revision").choices(REVISIONS))
   .option("--max-bytes <n>", "largest body read (default 4194304)")
+  .addOption(new Option("--fail-on <severity>", "exit 1 on a defect at or above this severity, even when the verdict is ok (default error)").choices(["error", "warning", "never"]))
   .action(async (target: string[], opts) => {
     const { runProbe } = await import("./probe.js");
     process.exitCode = await runProbe(target, opts);
+  });
+
+program
+  .command("check")
+  .description("check every rule a client relies on, read-only, in every revision the server speaks: mcp-wire check <url> | --stdio -- <command> [args…]")
+  .argument("<target...>", "the server's URL, or with --stdio the command that starts it")
+  .option("--stdio", "start the server as a child process and speak over its stdin/stdout")
+  .option("--json", "print one JSON object")
+  .option("-H, --header <header>", "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)", REPEAT)
+  .option("--timeout <ms>", "the deadline of each step: opening a revision, each request (default 10000)")
+  .option("-r, --revision <revision>", `check only this revision (repeatable): ${REVISIONS.join(", ")}`, REPEAT)
+  .option("--env <NAME=VALUE>", "set in the stdio server's environment (repeatable)", REPEAT)
+  .option("--cwd <dir>", "the stdio server's working directory")
+  .option("--only <ids>", "run only these checks (comma-separated ids, repeatable; docs/check.md lists them)", REPEAT)
+  .option("--skip <ids>", "leave these checks out (comma-separated ids, repeatable)", REPEAT)
+  .option("--call <NAME[=JSON]>", "call this tool (with these arguments) and check its result: a side effect you choose (repeatable)", REPEAT)
+  .option("--read <uri>", "read this resource (repeatable)", REPEAT)
+  .option("--get <NAME[=JSON]>", "get this prompt (with these arguments) (repeatable)", REPEAT)
+  .addOption(new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .option("--junit <file>", "write JUnit XML: one case per check and revision that ran")
+  .option("--sarif <file>", "write SARIF 2.1.0 for code scanning (with --sarif-location)")
+  .option("--sarif-location <file>", "the repository file SARIF results are shown at, e.g. src/server.ts")
+  .option("--markdown <file>", "write a Markdown summary for a CI job page")
+  .option("--baseline <file>", "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run")
+  .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
+  .action(async (target: string[], opts) => {
+    const { runCheck } = await import("./check.js");
+    process.exitCode = await runCheck(target, opts);
   });
 
 program
@@ -168,6 +201,7 @@ function commandNamed(argv: readonly string[]): Command | undefined {
 
 /** What a command without its required argument says instead of commander's "missing required argument". */
 const MISSING: Record<string, string> = {
+  check: "say which server: mcp-wire check <url>, or mcp-wire check --stdio -- <command> [args…]",
   probe: "say which server: mcp-wire probe <url>, or mcp-wire probe --stdio -- <command> [args…]",
 };
 

@@ -2,6 +2,8 @@
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { authLines } from "../auth/words.js";
+import { atOrAbove } from "../check/fail-on.js";
+import type { FailOn } from "../check/types.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
@@ -19,6 +21,7 @@ export interface ProbeCliOptions {
   timeout?: string;
   revision?: Revision;
   maxBytes?: string;
+  failOn?: FailOn;
 }
 
 export async function runProbe(target: string[], opts: ProbeCliOptions): Promise<number> {
@@ -49,7 +52,9 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
     result = await probeHttp(url, { ...common, headers });
   }
   await writeOut(opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true));
-  return result.class === "ok" ? OK : FOUND_PROBLEMS;
+  // an ok verdict that broke a rule on the way (a log line on stdout, a text/plain answer) fails too
+  const failOn = opts.failOn ?? "error";
+  return result.class === "ok" && !result.defects.some((d) => atOrAbove(d.severity, failOn)) ? OK : FOUND_PROBLEMS;
 }
 
 function usage(message: string): number {

@@ -10,6 +10,7 @@ import { HttpError } from "../transport/http/error.js";
 import { StreamableHttpTransport, type HttpClientOptions } from "../transport/http/client.js";
 import { SseClientTransport } from "../transport/http/sse-client.js";
 import type { Revision } from "../rules/revisions.js";
+import type { Transport } from "../peer/transport.js";
 import { McpClient, type ClientOptions } from "./client.js";
 
 export type HttpTransportName = "streamable-http" | "http+sse";
@@ -19,6 +20,8 @@ export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
   transport?: HttpTransportName;
   /** Detect afresh, and leave the per-origin memory of what worked as it was. */
   fresh?: boolean;
+  /** Sees each channel opened before the client does (`check` records every message through it). */
+  wrap?: (transport: Transport) => Transport;
 }
 
 export interface HttpConnection {
@@ -68,7 +71,10 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
 }
 
 async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
-  const connector = () => (transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options));
+  const connector = () => {
+    const channel = transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options);
+    return options.wrap ? options.wrap(channel) : channel;
+  };
   // HTTP+SSE carries only the legacy era: initialize at once, accepting any legacy revision
   const client = await McpClient.connect(connector, transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options);
   return { client, transport };

@@ -39,6 +39,8 @@ export interface ProbeOptions {
   transport?: "streamable-http" | "http+sse";
   /** stdio only: the child's environment. */
   env?: NodeJS.ProcessEnv;
+  /** stdio only: the child's working directory. */
+  cwd?: string;
   /**
    * Resolves to why a URL the sign-in walk comes across must not be called (a census of
    * untrusted targets refuses private addresses), or undefined to call it.
@@ -312,7 +314,7 @@ export async function probeStdio(command: string, args: readonly string[], optio
   const target = [command, ...args].join(" ");
   // the probe's --max-bytes cap holds over stdio as over HTTP, per line (docs/probe.md); a client
   // library may read more
-  const spawnOptions = { ...(options.env ? { env: options.env } : {}), maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
+  const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}), maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   let over = false;
   let spawnError: unknown;
   let echoed = false;

@@ -1,0 +1,124 @@
+/**
+ * docs/check.md, made from the rule catalogue (src/check/rules.ts), so the page a server author
+ * lands on from a SARIF result or a JUnit failure always lists exactly the ids `check` reports.
+ * `node scripts/check-docs.mjs` writes it; docs.test.ts fails when the file and the catalogue
+ * disagree.
+ */
+import { RUN_RULES } from "./sarif.js";
+import { MESSAGE_CHECK_RULES, OWN_RULES, SIGNIN_CHECK_RULES } from "./rules.js";
+import type { CheckRule } from "./types.js";
+
+const INTRO = `# mcp-wire check
+
+<!-- Generated from src/check/rules.ts by scripts/check-docs.mjs: edit those, not this file. -->
+
+\`probe\` answers "does it speak MCP at all"; \`check\` answers "does it follow every rule a client
+relies on", for the people who can fix a server: its authors, in their CI.
+
+\`\`\`
+mcp-wire check https://example.com/mcp
+mcp-wire check --stdio -- node build/server.js
+\`\`\`
+
+## What check does
+
+For every revision the server speaks (all five unless \`-r\` names some), in a session of its own:
+
+- opens the server as \`probe\` does (\`server/discover\` on 2026-07-28, the \`initialize\` handshake
+  before it); the ladder of revisions accepted is reported (\`ok\`, \`unsupported\`: the server
+  named another version; \`refused\`: the server refused the opening request; \`failed\`: the
+  opening broke; \`skipped\`: not tried);
+- lists tools, resources, resource templates and prompts (those the server declares), following
+  every \`nextCursor\` up to 1,000 pages; \`ping\` (before 2026-07-28, which removed it);
+  \`logging/setLevel\` when the server declares logging (before 2026-07-28); an unknown method; a
+  list request whose cursor is not a string;
+- validates every message the server sent against that revision's official \`schema.json\`;
+- checks what the schemas cannot say: HTTP statuses and content types, sessions, the 2026-07-28
+  headers, error codes, tool definitions, stdout hygiene and exit of a stdio server, the sign-in
+  chain of a server that asks for credentials.
+
+It is **read-only**: it never calls a tool, reads a resource or gets a prompt unless told to
+(\`--call NAME[=JSON]\`, \`--read URI\`, \`--get NAME[=JSON]\`, each repeatable). A called tool's
+result is checked too (\`content\` present, \`structuredContent\` valid against its \`outputSchema\`).
+
+| option | |
+|---|---|
+| \`--stdio -- <command> [args…]\` | start the server as a child process (always ended, on every way out) |
+| \`-H, --header 'Name: value'\` | sent with every HTTP request; \`\${VAR}\` reads the environment; never printed |
+| \`--timeout MS\` | the deadline of each step (opening a revision, each request); default 10000 |
+| \`-r REVISION\` | check only this revision (repeatable) |
+| \`--env NAME=VALUE\`, \`--cwd DIR\` | the stdio server's environment and working directory |
+| \`--only ID,…\`, \`--skip ID,…\` | run only, or leave out, these checks (the ids below) |
+| \`--fail-on error\\|warning\\|never\` | the least severity that fails the run (default \`error\`) |
+| \`--json\` | print one JSON object (below) |
+| \`--junit FILE\` | JUnit XML: one test case per check id and revision that ran |
+| \`--sarif FILE --sarif-location PATH\` | SARIF 2.1.0 for code scanning; every result is shown at PATH, a file of the repository |
+| \`--markdown FILE\` | a summary for a CI job page |
+| \`--baseline FILE\` | accept the findings of an earlier \`check --json\` for now |
+| \`--force\` | replace an existing output file mcp-wire did not write |
+
+The output files are written even when the target could not be checked (one failed case saying
+why). An existing file that mcp-wire did not write is refused unless \`--force\`; a symbolic link
+is never written through.
+
+**Baseline.** \`--baseline FILE\` takes the \`--json\` output of an earlier check; only each
+finding's \`id\`, \`revision\`, \`method\` and \`path\` are read, so an edited subset works too.
+Accepted findings are reported (marked \`accepted\`) but do not fail the run. An entry that no
+longer occurs is stale and fails the run whatever \`--fail-on\` says: a baseline only shrinks.
+
+**Exit status.** 0: nothing at or above \`--fail-on\`; 1: something was (or a baseline entry is
+stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP,
+asking for sign-in without credentials, or speaking none of the revisions \`-r\` names; its
+sign-in findings are still reported).
+
+**\`--json\`:**
+
+\`\`\`
+{ "target": "…", "revisions": { "2026-07-28": "ok", "2025-11-25": "unsupported", … },
+  "findings": [ { "id": "…", "severity": "error|warning|info", "revision": "…", "method": "…",
+                  "path": "/result/…", "message": "…", "fix": "…", "spec": "https://…", "breaks": ["sdk-v2"] } ],
+  "counts": { "error": 0, "warning": 2, "info": 0 }, "checked": { "messages": 41, "pages": 3 },
+  "elapsedMs": 812, "unchecked": null, "stale": [] }
+\`\`\`
+
+A finding occurs once per revision it occurs in, and \`counts\` counts it so. \`path\` is a JSON
+Pointer into the offending message, \`null\` where there is none. \`breaks\` names the real clients
+(\`sdk-v1\`: \`@modelcontextprotocol/sdk\`'s Client; \`sdk-v2\`: \`@modelcontextprotocol/client\`;
+\`ai-sdk\`: \`@ai-sdk/mcp\`; \`mcp-remote\`: the stdio bridge to a remote server) that this project's tests show failing against a server with exactly
+that fault (src/check/breaks.test.ts); an empty list means untested, not harmless.
+\`unchecked\` is \`{ "class", "detail", "message" }\` (the \`probe\` class) when exit is 3.
+
+## Severity
+
+\`error\`: the server breaks a MUST of the revision (or JSON-RPC 2.0). \`warning\`: a SHOULD, or a
+known trap for real clients. \`info\`: worth knowing.
+`;
+
+function revisions(r: CheckRule): string {
+  return r.revisions === "all" ? "all" : r.revisions.join(", ");
+}
+
+/** Text that goes into a table cell: one line, pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+function section(r: CheckRule): string {
+  const lines = [`### ${r.id}`, "", `**${r.title}** · ${r.severity} · revisions: ${revisions(r)}`, "", r.rule, "", `**Fix:** ${r.fix}`, "", r.spec.startsWith("https://") ? `**Spec:** <${r.spec}>` : `**See:** ${r.spec}`];
+  if (r.breaks && r.breaks.length > 0) lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/check/breaks.test.ts)`);
+  if (r.example) lines.push("", "Example:", "", "```", r.example, "```");
+  return lines.join("\n");
+}
+
+/** The whole page. */
+export function checkDocs(): string {
+  const groups: [string, string, readonly CheckRule[]][] = [
+    ["Checks", "What `check` itself asks of a server.", OWN_RULES],
+    ["Message defects", "What the codec finds wrong in a message the server sent (the same defects `mcp-wire lint` reports in a capture).", MESSAGE_CHECK_RULES],
+    ["Sign-in", "When the server asks for credentials and none were given, the sign-in chain an OAuth client walks, as `mcp-wire probe` reports it (the check then exits 3).", SIGNIN_CHECK_RULES],
+    ["About the run", "Results that are about the run itself (JUnit cases and SARIF results, not `--json` findings).", RUN_RULES],
+  ];
+  const table = ["## Every finding", "", "| id | severity | revisions | rule |", "|---|---|---|---|", ...groups.flatMap(([, , rules]) => rules.map((r) => `| [${r.id}](#${r.id}) | ${r.severity} | ${revisions(r)} | ${cell(r.title)} |`))];
+  const body = groups.map(([title, intro, rules]) => [`## ${title}`, "", intro, "", rules.map(section).join("\n\n")].join("\n"));
+  return [INTRO, table.join("\n"), ...body].join("\n\n") + "\n";
+}

@@ -1,0 +1,108 @@
+/**
+ * A transport seen through: every message the server sends is kept (capped) with the method it
+ * answers, so `check` can validate each against the revision's schema, and over stdio a line
+ * that is not a JSON-RPC message at all (a log line) is caught as it passes.
+ */
+import type { Message, RequestId } from "../codec/message.js";
+import type { Transport } from "../peer/transport.js";
+
+/** One message from the server: its JSON value, and the method it is or answers. */
+export interface Received {
+  readonly value: unknown;
+  /** The method of a request or notification, or of the request a response answers; undefined when unknown. */
+  readonly method: string | undefined;
+}
+
+/** The most messages, and bytes of them, kept per session: the rest are counted, not validated. */
+const MAX_KEPT = 5000;
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+
+export class Recorder {
+  readonly received: Received[] = [];
+  /** Lines (stdio) that are not JSON-RPC messages: their start, for the finding's message. */
+  readonly foreign: string[] = [];
+  count = 0;
+  private keptBytes = 0;
+  private readonly methods = new Map<RequestId, string>();
+
+  constructor(private readonly stdio: boolean) {}
+
+  /** `transport`, with every message both ways passing through this recorder on its way. */
+  wrap(transport: Transport): Transport {
+    const wrapped: Transport = {
+      start: (sink) =>
+        transport.start({
+          ...sink,
+          message: (data, read) => {
+            this.incoming(typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"));
+            sink.message(data, read);
+          },
+          defect: (d, answer) => sink.defect(d, answer),
+          closed: (e) => sink.closed(e),
+        }),
+      send: (text, message, related) => {
+        this.outgoing(message ?? text);
+        return transport.send(text, message, related);
+      },
+      close: () => transport.close(),
+    };
+    // the optional parts the client looks for, as the channel has them (bound to it)
+    for (const key of ["kind", "cancel", "paramHeaders", "negotiated", "openServerStream", "maxMessageBytes"] as const) {
+      const value = (transport as unknown as Record<string, unknown>)[key];
+      if (value === undefined) continue;
+      if (typeof value === "function") Object.defineProperty(wrapped, key, { value: (value as (...a: unknown[]) => unknown).bind(transport), enumerable: true, writable: true });
+      else Object.defineProperty(wrapped, key, { get: () => (transport as unknown as Record<string, unknown>)[key], set: (v) => ((transport as unknown as Record<string, unknown>)[key] = v), enumerable: true });
+    }
+    return wrapped;
+  }
+
+  /** The method a request with `id` asked for, as sent. */
+  methodOf(id: RequestId): string | undefined {
+    return this.methods.get(id);
+  }
+
+  private outgoing(sent: Message | readonly Message[] | string): void {
+    let message: unknown = sent;
+    if (typeof sent === "string") {
+      try {
+        message = JSON.parse(sent);
+      } catch {
+        return;
+      }
+    }
+    for (const m of Array.isArray(message) ? message : [message]) {
+      const o = m as { id?: unknown; method?: unknown };
+      if ((typeof o.id === "string" || typeof o.id === "number") && typeof o.method === "string") this.methods.set(o.id, o.method);
+    }
+  }
+
+  private incoming(text: string): void {
+    this.count++;
+    // a message too large to keep is not parsed either: the codec has judged it already
+    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (this.stdio && this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
+      return;
+    }
+    if (this.stdio && !isJsonRpc(value)) {
+      if (this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
+      return;
+    }
+    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;
+    this.keptBytes += text.length;
+    for (const m of Array.isArray(value) ? value : [value]) {
+      const o = m as { id?: unknown; method?: unknown };
+      const method = typeof o?.method === "string" ? o.method : typeof o?.id === "string" || typeof o?.id === "number" ? this.methods.get(o.id) : undefined;
+      this.received.push({ value: m, method });
+    }
+  }
+}
+
+/** A JSON value that is (or, as a batch, holds only) objects with `"jsonrpc": "2.0"`. */
+function isJsonRpc(value: unknown): boolean {
+  const one = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0";
+  return Array.isArray(value) ? value.length > 0 && value.every(one) : one(value);
+}

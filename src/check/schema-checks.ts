@@ -1,0 +1,36 @@
+/**
+ * What `check` asks of the official schemas: each message the server sent, judged against its
+ * revision's schema.json; a tool's schemas, judged as JSON Schemas under the revision's dialect;
+ * a called tool's `structuredContent`, judged against its `outputSchema`.
+ */
+import type { Revision } from "../rules/revisions.js";
+import { schemaProblems, validateAgainstSchema } from "../schema/json-schema.js";
+import { validate } from "../schema/validate.js";
+import type { Findings } from "./findings.js";
+import type { Received } from "./recorder.js";
+
+/** Validates every message received in one revision's session; returns how many were validated. */
+export function validateReceived(received: readonly Received[], revision: Revision, findings: Findings): number {
+  for (const r of received) validateMessage(r.value, revision, r.method, findings);
+  return received.length;
+}
+
+/** One message from the server (`method`: what it is or answers, when known) against the revision's schema. */
+export function validateMessage(value: unknown, revision: Revision, method: string | undefined, findings: Findings): void {
+  if (!findings.wants("schema_invalid")) return;
+  findings.checked("schema_invalid", revision);
+  for (const d of validate(value, method !== undefined ? { revision, method } : { revision })) {
+    findings.add("schema_invalid", { revision, method: method ?? null, path: d.path, message: d.message });
+  }
+}
+
+/** Why `schema` is not a valid JSON Schema under `revision`'s dialect (empty when it is one). */
+export function schemaDialectProblems(schema: unknown, revision: Revision): string[] {
+  return schemaProblems(schema, { revision });
+}
+
+/** Where `value` breaks `schema`, as one line each (empty when it conforms). */
+export function conformanceProblems(schema: unknown, value: unknown, revision: Revision): { path: string; message: string }[] {
+  const verdict = validateAgainstSchema(schema, value, { revision });
+  return verdict.ok ? [] : verdict.errors.map((e) => ({ path: e.path, message: e.message }));
+}

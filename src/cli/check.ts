@@ -1,0 +1,308 @@
+/**
+ * `mcp-wire check`: every rule a client relies on, for the people who can fix a server, and a
+ * gate for their CI. Text a person reads, or `--json`; exit 0, 1 (findings at or above
+ * `--fail-on`), 2 (usage), 3 (the target could not be checked at all). docs/check.md lists every
+ * finding.
+ */
+import type { JsonObject } from "../codec/message.js";
+import { runFails } from "../check/fail-on.js";
+import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
+import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
+import type { ChildServer } from "../transport/child.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
+import { parseHeaders } from "./headers.js";
+import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
+import { paint, writeErr, writeOut } from "./output.js";
+
+export interface CheckCliOptions {
+  stdio?: boolean;
+  json?: boolean;
+  header?: string[];
+  timeout?: string;
+  revision?: string[];
+  env?: string[];
+  cwd?: string;
+  only?: string[];
+  skip?: string[];
+  call?: string[];
+  read?: string[];
+  get?: string[];
+  failOn?: string;
+  junit?: string;
+  sarif?: string;
+  sarifLocation?: string;
+  markdown?: string;
+  baseline?: string;
+  force?: boolean;
+}
+
+const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
+
+/** What a shell reports for a process stopped by a signal (128 + SIGINT). */
+const INTERRUPTED = 130;
+
+export async function runCheck(target: string[], opts: CheckCliOptions): Promise<number> {
+  const parsed = await parseOptions(target, opts);
+  if (typeof parsed === "string") return usage(parsed);
+  const { runCheckEngine, failOn } = parsed;
+  // every file is judged before the server is: a refusal costs the user no check
+  const outputs = await prepareOutputs(opts);
+  if (typeof outputs === "string") return usage(outputs);
+
+  // a spawned server is ended on every way out: a signal ends each one, then this process
+  const children = new Set<ChildServer>();
+  const onSignal = (signal: NodeJS.Signals) => {
+    void Promise.all([...children].map((c) => c.shutdown(200))).finally(() => process.exit(signal === "SIGINT" ? INTERRUPTED : 128 + 15));
+  };
+  const onExit = () => {
+    for (const c of children) if (!c.status && c.pid !== undefined) killQuietly(c.pid);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("exit", onExit);
+  let report: CheckReport;
+  try {
+    report = await runCheckEngine((child) => {
+      children.add(child);
+      void child.exited.then(() => children.delete(child));
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    process.off("exit", onExit);
+  }
+  if (outputs.baseline) {
+    const { applyBaseline } = await import("../check/baseline.js");
+    report = applyBaseline(report, outputs.baseline);
+  }
+  const written = await writeOutputs(report, failOn, opts);
+  await writeOut(opts.json ? JSON.stringify(jsonOf(report)) + "\n" : render(report, failOn, process.stdout.isTTY === true));
+  if (written) {
+    writeErr(`mcp-wire check: ${written}\n`);
+    return USAGE_ERROR;
+  }
+  return exitStatus(report, failOn);
+}
+
+/** The baseline, read, and every output file judged writable; or why not, in one line. */
+async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: BaselineKey[] } | string> {
+  if (opts.sarif !== undefined && opts.sarifLocation === undefined) return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
+  if (opts.sarifLocation !== undefined) {
+    const { sarifLocation } = await import("../check/sarif.js");
+    const location = sarifLocation(opts.sarifLocation);
+    if (typeof location !== "string") return location.error;
+  }
+  const { checkOutput, outputProblem } = await import("./output-file.js");
+  const files: [string, string | undefined][] = [["--junit", opts.junit], ["--sarif", opts.sarif], ["--markdown", opts.markdown]];
+  const named = files.filter((f): f is [string, string] => f[1] !== undefined);
+  if (new Set(named.map(([, p]) => p)).size < named.length) return "--junit, --sarif and --markdown each need a file of their own";
+  for (const [option, path] of named) {
+    try {
+      await checkOutput(path, { force: opts.force === true, option });
+    } catch (e) {
+      return outputProblem(path, e);
+    }
+  }
+  if (opts.baseline === undefined) return {};
+  const { readBaseline, BaselineError } = await import("../check/baseline.js");
+  try {
+    return { baseline: await readBaseline(opts.baseline) };
+  } catch (e) {
+    if (e instanceof BaselineError) return e.message;
+    throw e;
+  }
+}
+
+/** Writes the JUnit, SARIF and Markdown files asked for (even for a target that could not be checked); a line saying what failed, if anything did. */
+async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliOptions): Promise<string | undefined> {
+  if (opts.junit === undefined && opts.sarif === undefined && opts.markdown === undefined) return undefined;
+  const { CHECK_RULES } = await import("../check/rules.js");
+  const { outputProblem, writeOutput } = await import("./output-file.js");
+  const force = opts.force === true;
+  const jobs: [string, string, () => Promise<string>][] = [];
+  if (opts.junit !== undefined) jobs.push(["--junit", opts.junit, async () => (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, { failOn })]);
+  if (opts.sarif !== undefined) jobs.push(["--sarif", opts.sarif, async () => (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, { location: opts.sarifLocation!, toolVersion: await toolVersion() })]);
+  if (opts.markdown !== undefined) jobs.push(["--markdown", opts.markdown, async () => (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, { failOn })]);
+  for (const [option, path, render] of jobs) {
+    try {
+      await writeOutput(path, await render(), { force, option });
+    } catch (e) {
+      return outputProblem(path, e);
+    }
+  }
+  return undefined;
+}
+
+async function toolVersion(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return (JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+/** The exit status of a finished check under `failOn`. */
+export function exitStatus(report: CheckReport, failOn: FailOn): number {
+  if (report.unchecked) return UNCHECKED;
+  return runFails(report, failOn) ? FOUND_PROBLEMS : OK;
+}
+
+/** The `--json` object: the fields docs/check.md documents, `unchecked` and `stale` last. */
+function jsonOf(r: CheckReport): unknown {
+  return {
+    target: r.target,
+    revisions: r.revisions,
+    findings: r.findings,
+    counts: r.counts,
+    checked: r.checked,
+    elapsedMs: r.elapsedMs,
+    unchecked: r.unchecked,
+    stale: r.stale,
+  };
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+interface Parsed {
+  failOn: FailOn;
+  runCheckEngine: (onSpawn: (child: ChildServer) => void) => Promise<CheckReport>;
+}
+
+async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
+  const headers = parseHeaders(opts.header ?? []);
+  if (typeof headers === "string") return headers;
+  const timeout = opts.timeout === undefined ? undefined : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
+  if (typeof timeout === "object") return timeout.error;
+  const failOn = (opts.failOn ?? "error") as FailOn;
+  if (!FAIL_ON_CHOICES.includes(failOn)) return `--fail-on takes ${FAIL_ON_CHOICES.join(", ")}, not ${JSON.stringify(opts.failOn)}`;
+  const revisions: Revision[] = [];
+  for (const r of (opts.revision ?? []).flatMap((v) => v.split(","))) {
+    if (!isRevision(r.trim())) return `-r takes a revision (${REVISIONS.join(", ")}), not ${JSON.stringify(r)}`;
+    revisions.push(r.trim() as Revision);
+  }
+  const { isRuleId } = await import("../check/rules.js");
+  const ids = (list: string[] | undefined, flag: string): string[] | string => {
+    const out = (list ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+    const unknown = out.find((id) => !isRuleId(id));
+    return unknown === undefined ? out : `${flag}: no check is named ${JSON.stringify(unknown)} (docs/check.md lists every id)`;
+  };
+  const only = ids(opts.only, "--only");
+  if (typeof only === "string") return only;
+  const skip = ids(opts.skip, "--skip");
+  if (typeof skip === "string") return skip;
+  const env: Record<string, string> = {};
+  for (const e of opts.env ?? []) {
+    const eq = e.indexOf("=");
+    if (eq <= 0) return `--env takes NAME=VALUE, not ${JSON.stringify(e.slice(0, 40))}`;
+    env[e.slice(0, eq)] = e.slice(eq + 1);
+  }
+  const calls = namedArgs(opts.call ?? [], "--call");
+  if (typeof calls === "string") return calls;
+  const gets = namedArgs(opts.get ?? [], "--get");
+  if (typeof gets === "string") return gets;
+  const common = {
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(revisions.length > 0 ? { revisions } : {}),
+    ...(only.length > 0 ? { only } : {}),
+    ...(skip.length > 0 ? { skip } : {}),
+    optIns: { calls, gets, reads: opts.read ?? [] },
+  };
+  const { checkHttp, checkStdio } = await import("../check/check.js");
+  if (opts.stdio) {
+    const [command, ...args] = target;
+    if (!command) return "check --stdio needs a command: mcp-wire check --stdio -- <command> [args…]";
+    if (Object.keys(headers).length > 0) return "--header is for an HTTP server; a stdio server takes --env NAME=VALUE";
+    if (opts.cwd !== undefined) {
+      const { stat } = await import("node:fs/promises");
+      const s = await stat(opts.cwd).catch(() => undefined);
+      if (!s?.isDirectory()) return `--cwd ${JSON.stringify(opts.cwd)} is not a directory`;
+    }
+    const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
+    return {
+      failOn,
+      runCheckEngine: (onSpawn) => checkStdio(command, args, { ...common, ...(childEnv ? { env: childEnv } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}), onSpawn }),
+    };
+  }
+  const url = target[0];
+  if (!url || target.length > 1) return "check needs one URL, or --stdio -- <command> [args…]";
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `not a URL: ${JSON.stringify(url)} (for a local command use --stdio -- <command>)`;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return `only http and https URLs can be checked, not ${u.protocol}`;
+  if (Object.keys(env).length > 0 || opts.cwd !== undefined) return "--env and --cwd are for a stdio server (--stdio -- <command>)";
+  return { failOn, runCheckEngine: () => checkHttp(url, { ...common, headers }) };
+}
+
+/** `NAME` or `NAME=JSON` (the JSON an object of arguments). */
+function namedArgs(values: readonly string[], flag: string): { name: string; args: JsonObject }[] | string {
+  const out: { name: string; args: JsonObject }[] = [];
+  for (const v of values) {
+    const eq = v.indexOf("=");
+    const name = eq === -1 ? v : v.slice(0, eq);
+    if (name === "") return `${flag} takes NAME or NAME=JSON, not ${JSON.stringify(v.slice(0, 60))}`;
+    if (eq === -1) {
+      out.push({ name, args: {} });
+      continue;
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(v.slice(eq + 1));
+    } catch {
+      return `${flag} ${name}: the arguments after = are not JSON`;
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return `${flag} ${name}: the arguments must be a JSON object`;
+    out.push({ name, args: args as JsonObject });
+  }
+  return out;
+}
+
+function usage(message: string): number {
+  writeErr(`mcp-wire check: ${message}\n`);
+  return USAGE_ERROR;
+}
+
+const MARK: Record<Finding["severity"], "red" | "yellow" | "dim"> = { error: "red", warning: "yellow", info: "dim" };
+
+function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
+  const lines: string[] = [`mcp-wire check ${r.target}`];
+  const ladder = Object.entries(r.revisions).map(([rev, outcome]) => `${rev} ${outcome === "ok" ? paint("green", "ok", colour) : outcome}`);
+  if (ladder.length > 0) lines.push(`  revisions: ${ladder.join(" · ")}`);
+  if (r.unchecked) {
+    lines.push("", `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`, `  ${r.unchecked.message}`);
+  }
+  const order = { error: 0, warning: 1, info: 2 } as const;
+  // one entry per finding found alike in several revisions, the revisions listed together
+  const groups = new Map<string, Finding[]>();
+  for (const f of r.findings) {
+    const key = JSON.stringify([f.severity, f.id, f.method, f.path, f.accepted === true]);
+    const group = groups.get(key);
+    if (group) group.push(f);
+    else groups.set(key, [f]);
+  }
+  const sorted = [...groups.values()].sort((a, b) => order[a[0]!.severity] - order[b[0]!.severity]);
+  if (sorted.length > 0) lines.push("");
+  for (const group of sorted) {
+    const f = group[0]!;
+    const revisions = group.map((g) => g.revision).filter((x) => x !== null);
+    const where = [revisions.join(", "), f.method, f.path].filter((x) => x !== null && x !== "").join(" ");
+    lines.push(`  ${paint(MARK[f.severity], f.severity.padEnd(7), colour)} ${f.id}${where ? ` [${where}]` : ""}${f.accepted ? " (accepted by the baseline)" : ""}`);
+    lines.push(`          ${f.message}`);
+    lines.push(`          fix: ${f.fix}`);
+    if (f.breaks.length > 0) lines.push(`          breaks: ${f.breaks.join(", ")}`);
+  }
+  for (const s of r.stale) lines.push(`  ${paint("red", "stale  ", colour)} ${s.id} [${[s.revision, s.method, s.path].filter((x) => x).join(" ")}]: the baseline accepts it, but it no longer occurs: remove it from the baseline`);
+  const c = r.counts;
+  const verdict = exitStatus(r, failOn) === OK ? paint("green", "✓ passes", colour) : r.unchecked ? paint("red", "✗ unchecked", colour) : paint("red", "✗ fails", colour);
+  lines.push(
+    "",
+    `${verdict} (--fail-on ${failOn}): ${c.error} error${c.error === 1 ? "" : "s"}, ${c.warning} warning${c.warning === 1 ? "" : "s"}, ${c.info} info · ${r.checked.messages} message${r.checked.messages === 1 ? "" : "s"} validated, ${r.checked.pages} page${r.checked.pages === 1 ? "" : "s"} listed · ${r.elapsedMs} ms`,
+  );
+  if (r.findings.length > 0) lines.push("  docs/check.md explains each finding by its id.");
+  return lines.join("\n") + "\n";
+}
