@@ -108,15 +108,7 @@ export class ChildServer {
   async shutdown(graceMs = 2000): Promise<ExitStatus> {
     if (!this.exit) {
       this.child.stdin.end();
-      if (!(await this.waitExit(graceMs))) {
-        this.signal("SIGTERM");
-        if (!(await this.waitExit(graceMs))) {
-          this.signal("SIGKILL");
-          await this.waitExit(graceMs);
-        }
-        this.release();
-        return this.exit ?? { code: null, signal: null };
-      }
+      if (!(await this.waitExit(graceMs))) return this.terminate(graceMs);
     }
     // it ended on its own: what it wrote last is still read, unless a grandchild holds the
     // pipes open past a grace
