@@ -91,6 +91,8 @@ export const DEFECTS = {
   header_malformed: { severity: "error", scope: "transport" },
   // a POST answered with a redirect: followed, but many clients do not follow one
   redirect: { severity: "warning", scope: "transport" },
+  // a JSON-RPC answer over Streamable HTTP with neither application/json nor text/event-stream
+  content_type_invalid: { severity: "error", scope: "transport" },
 } as const satisfies Record<string, DefectSpec>;
 
 export type DefectCode = keyof typeof DEFECTS;

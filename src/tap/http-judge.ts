@@ -7,10 +7,11 @@
 import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
-import { parseJson } from "../codec/parse.js";
+import { bytesCannotBeJson, parseJson } from "../codec/parse.js";
 import { Linter, type HttpContext } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { SseReader } from "../transport/http/sse-events.js";
+import { answerContentTypeDefect } from "../transport/http/content-type.js";
 import { BodyCopy, IGNORED, type Sink } from "./body-copy.js";
 import { Conversations, type Conversation } from "./conversations.js";
 import { checkRequestHeaders } from "./header-checks.js";
@@ -92,6 +93,8 @@ export class HttpJudge {
     if (a.method !== "POST" && a.status >= 400) return IGNORED;
     if (a.type === "text/event-stream") return this.events(c, a);
     if (isJson(a.type)) return this.json(c, a);
+    // a POST answered with JSON-RPC under another type (text/plain): judged, and the type is a defect
+    if (a.method === "POST" && a.status < 300) return this.json(c, a, answerContentTypeDefect(a.type));
     return IGNORED;
   }
 
@@ -107,15 +110,21 @@ export class HttpJudge {
     this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label));
   }
 
-  /** One JSON body from the server: one message (or batch). */
-  private json(c: Conversation, a: JudgedAnswer): Sink {
+  /**
+   * One JSON body from the server: one message (or batch). `wrongType`, for a body sent under
+   * another content type: it is judged only when it reads as JSON (a page or plain text is not a
+   * message to judge), and then carries that defect.
+   */
+  private json(c: Conversation, a: JudgedAnswer, wrongType?: Defect): Sink {
     const body = new BodyCopy(this.cap);
     return {
       chunk: (b: Buffer) => body.push(b),
       end: () => {
         const line = body.line();
         if (line.size === 0 && !line.overflow) return;
-        this.fromServer(c, line, a);
+        if (!wrongType) return this.fromServer(c, line, a);
+        if (line.overflow || bytesCannotBeJson(line.bytes)) return;
+        this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [wrongType]));
       },
       skip: (why: string) => this.report.note(`${a.label}: the response body is not analysed: ${why}`),
     };

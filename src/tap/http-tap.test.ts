@@ -459,3 +459,31 @@ function pairs(raw: string[]): [string, string][] {
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
   return out;
 }
+
+describe("tap and an answer's Content-Type", () => {
+  const answer = (type: string) =>
+    upstream((_req, res, body) => {
+      const m = JSON.parse(body.toString("utf8")) as { id?: number };
+      res.writeHead(200, { "content-type": type }).end(j({ jsonrpc: "2.0", id: m.id, result: { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" } }));
+    });
+  const list = j({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+
+  test("JSON-RPC sent as text/plain is judged, and its Content-Type is content_type_invalid", async () => {
+    const { tap, live, report } = await inProcessTap(await answer("text/plain"));
+    const r = await raw(tap.url, { headers, body: list });
+    assert.equal(r.status, 200, "passed through unchanged");
+    await until(() => report.summary("").includes("1 server→client"), "the tap judging the answer");
+    assert.deepEqual(
+      liveDefects(live.text).map((d) => `${d.from} ${d.code} ${d.severity}`),
+      ["server content_type_invalid error"],
+    );
+  });
+
+  test("application/json with a charset is no defect", async () => {
+    const { tap, live, report } = await inProcessTap(await answer("Application/JSON; charset=utf-8"));
+    await raw(tap.url, { headers, body: list });
+    await until(() => report.summary("").includes("1 server→client"), "the tap judging the answer");
+    assert.deepEqual(liveDefects(live.text), []);
+  });
+});

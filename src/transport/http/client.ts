@@ -32,6 +32,7 @@ import {
 } from "./fetch.js";
 import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
 import { SseReader } from "./sse-events.js";
+import { answerContentTypeDefect } from "./content-type.js";
 
 export interface HttpClientOptions {
   /** Sent with every request (e.g. Authorization); never to another origin. */
@@ -480,6 +481,9 @@ export class StreamableHttpTransport implements HttpTransport {
     const read = bytesCannotBeJson(bytes) ? undefined : this.sink?.decode?.(bytes);
     const parsed = routing(read?.decoded) ?? parseJsonRpc(bytes);
     if (parsed) {
+      // judged before the message is handed on, so the defect belongs to this exchange
+      const wrongType = out.isRequest && status < 300 ? answerContentTypeDefect(contentType ?? "") : undefined;
+      if (wrongType) this.sink?.defect(wrongType);
       this.sink?.message(bytes, read);
       if (out.isRequest && !parsed.answers(out.id)) {
         // an error that answers no id (a server that rejects on the headers alone) is still evidence
