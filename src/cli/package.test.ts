@@ -37,6 +37,7 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     // the official schemas validate() reads at run time, with the licence they come under
     for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
+    assert.deepEqual(files.filter((f) => f.startsWith("dist/src/testkit/")), [], "no test helper is packed");
     // a source map whose sources are not shipped points a debugger at nothing
     assert.deepEqual(files.filter((f) => f.endsWith(".map")), [], "no source map is packed");
     assert.deepEqual(files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")), [], "no source or bench file is packed");
