@@ -96,4 +96,17 @@ describe("report --changes over two censuses of a real SDK server", () => {
     assert.equal(await missing.exit(), 2);
     assert.match(missing.stderr(), /no census database at/);
   });
+
+  test("--changes with --csv or --html, --serve with another output, and --port without --serve are usage errors", async () => {
+    for (const [args, said] of [
+      [["--changes", "--csv"], /--changes prints what changed/],
+      [["--changes", "--html", join(dir, "x.html")], /--changes prints what changed/],
+      [["--serve", "--json"], /--serve serves the census/],
+      [["--port", "8080"], /--port and --host are for --serve/],
+    ] as const) {
+      const run = mcpWire(["report", "--db", db, ...args]);
+      assert.equal(await run.exit(), 2, args.join(" "));
+      assert.match(run.stderr(), said);
+    }
+  });
 });

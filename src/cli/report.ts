@@ -46,6 +46,10 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
 
 async function report(opts: ReportCliOptions): Promise<number> {
   if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");
+  // what would be silently left out otherwise: --changes prints text or JSON, --serve prints nothing
+  if (opts.changes && (opts.csv || opts.html !== undefined)) return usage("--changes prints what changed as text, or under targets[].changes with --json: not with --csv or --html");
+  if (opts.serve && (opts.json || opts.csv || opts.html !== undefined || opts.changes)) return usage("--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes");
+  if (!opts.serve && (opts.port !== undefined || opts.host !== undefined)) return usage("--port and --host are for --serve");
   const runs = parseRuns(opts.run ?? []);
   if (typeof runs === "string") return usage(runs);
   let since: string | undefined;
