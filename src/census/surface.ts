@@ -8,7 +8,7 @@ import type { Surface } from "../probe/surface.js";
 import type { SurfaceRecord } from "./store.js";
 
 /** JSON with every object's keys in code-point order: one text per value, whatever order it came in. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const keys = Object.keys(value).sort();

@@ -178,12 +178,12 @@ function changedMembers(before: string | undefined, after: string | undefined): 
 }
 
 /** "ok → unreachable (refused)" */
-export function classChangeText(c: Extract<Change, { kind: "class" }>): string {
+function classChangeText(c: Extract<Change, { kind: "class" }>): string {
   return `${c.from} → ${c.to}${c.toDetail && c.toDetail !== c.to ? ` (${c.toDetail})` : ""}`;
 }
 
 /** "tools: + search; − fetch; ~ echo (description, inputSchema)" and the like, one clause a list. */
-export function surfaceChangeText(c: Extract<Change, { kind: "surface" }>): string {
+function surfaceChangeText(c: Extract<Change, { kind: "surface" }>): string {
   const parts: string[] = [];
   const list = (label: string, x: { added: string[]; removed: string[] }, redefined: ToolRedefinition[] = []) => {
     const words = [...x.added.map((n) => `+ ${n}`), ...x.removed.map((n) => `− ${n}`), ...redefined.map((r) => `~ ${r.name}${r.changed.length ? ` (${r.changed.join(", ")})` : ""}`)];

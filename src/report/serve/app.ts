@@ -36,7 +36,7 @@ export interface ReportServer {
 }
 
 /** The API's view of a server: flat, named for programs. */
-export function apiServer(s: ServerSummary) {
+function apiServer(s: ServerSummary) {
   return {
     id: s.id,
     target: s.target,

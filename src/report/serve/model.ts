@@ -11,7 +11,7 @@ import { ChangeTracker, type Change } from "../changes.js";
 
 const DAY = 86_400_000;
 /** The windows the index reports, by name. */
-export const WINDOWS = { "24h": DAY, "7d": 7 * DAY, "30d": 30 * DAY } as const;
+const WINDOWS = { "24h": DAY, "7d": 7 * DAY, "30d": 30 * DAY } as const;
 export type WindowName = keyof typeof WINDOWS;
 const KEPT_MS = WINDOWS["30d"];
 

@@ -10,7 +10,7 @@ import { esc } from "../escape.js";
 import { PAGE_CSS } from "../page-assets.js";
 import { chainDetails } from "../signin.js";
 import { counted, digits, moment } from "../words.js";
-import { queryString, SORTS, type Listed, type ListQuery, type Sort } from "./listing.js";
+import { queryString, type Listed, type ListQuery, type Sort } from "./listing.js";
 import type { ServerDetail, ServerSummary, WindowName } from "./model.js";
 
 export const STYLESHEET = `${PAGE_CSS}
@@ -150,4 +150,3 @@ export function notFoundPage(): string {
   return page("Not found — mcp-wire", `<header><h1>Not found</h1></header><main><p><a href="/">Every server</a></p></main>`);
 }
 
-export { SORTS };
