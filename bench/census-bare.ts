@@ -22,8 +22,13 @@ import { MIX } from "./census-fleet.js";
 import { answeringIndices, cpuMs, inTurn, Pace } from "./census-support.js";
 
 const [port, scriptFile, warmup, count, concurrency, timeoutArg, which] = process.argv.slice(2);
-const script = new Map<number, CapturedProbe>(JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][]);
-const indices = which === "all" ? Array.from({ length: Number(warmup) + Number(count) }, (_, i) => i) : answeringIndices(Number(warmup) + Number(count));
+const script = new Map<number, CapturedProbe>(
+  JSON.parse(readFileSync(scriptFile!, "utf8")) as [number, CapturedProbe][],
+);
+const indices =
+  which === "all"
+    ? Array.from({ length: Number(warmup) + Number(count) }, (_, i) => i)
+    : answeringIndices(Number(warmup) + Number(count));
 const timeoutMs = timeoutArg === undefined ? undefined : Number(timeoutArg);
 /** What every probe sends first (POST server/discover): all a silent target ever gets. */
 const opening = [...script.values()][0]!.waves[0]![0]!;
@@ -32,23 +37,39 @@ const statuses = new Map<number, number>();
 let requests = 0;
 const pace = new Pace(Number(count));
 
-function send(r: CapturedRequest, i: number, session: { id: string | undefined }, deadline: AbortSignal | undefined): Promise<void> {
+function send(
+  r: CapturedRequest,
+  i: number,
+  session: { id: string | undefined },
+  deadline: AbortSignal | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const headers = r.session && session.id !== undefined ? { ...r.headers, "mcp-session-id": session.id } : r.headers;
     // a request the deadline ended is over, as a census's probe of that target is
     const fail = (e: unknown) => (deadline?.aborted ? resolve() : reject(e));
-    const req = request({ host: "127.0.0.1", port: Number(port), method: r.method, path: r.path.replace("{i}", String(i)), headers, agent, signal: deadline }, (res) => {
-      const id = res.headers["mcp-session-id"];
-      if (typeof id === "string") session.id = id;
-      statuses.set(res.statusCode!, (statuses.get(res.statusCode!) ?? 0) + 1);
-      let bytes = 0;
-      res.on("data", (c: Buffer) => (bytes += c.length));
-      res.on("end", () => {
-        requests++;
-        resolve();
-      });
-      res.on("error", fail);
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: Number(port),
+        method: r.method,
+        path: r.path.replace("{i}", String(i)),
+        headers,
+        agent,
+        signal: deadline,
+      },
+      (res) => {
+        const id = res.headers["mcp-session-id"];
+        if (typeof id === "string") session.id = id;
+        statuses.set(res.statusCode!, (statuses.get(res.statusCode!) ?? 0) + 1);
+        let bytes = 0;
+        res.on("data", (c: Buffer) => (bytes += c.length));
+        res.on("end", () => {
+          requests++;
+          resolve();
+        });
+        res.on("error", fail);
+      },
+    );
     req.on("error", fail);
     req.end(r.body === "" ? undefined : r.body);
   });
@@ -76,5 +97,7 @@ await inTurn(measured, Number(concurrency), probe);
 const ms = performance.now() - t0;
 const used = cpuMs(cpu);
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ probes: measured.length, cpuMs: used, ms, requests: requests - before, statuses: Object.fromEntries(statuses), pace: pace.marks })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ probes: measured.length, cpuMs: used, ms, requests: requests - before, statuses: Object.fromEntries(statuses), pace: pace.marks })}\n`,
+);
 process.exit(0);

@@ -50,16 +50,29 @@ export async function captureProbes(port: number): Promise<Map<number, CapturedP
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const entry: Seen = { req: { method: req.method!, path: req.url!, headers: plain(req.headers), body: body.toString("utf8"), session: req.headers["mcp-session-id"] !== undefined }, arrived, answered: Infinity };
+      const entry: Seen = {
+        req: {
+          method: req.method!,
+          path: req.url!,
+          headers: plain(req.headers),
+          body: body.toString("utf8"),
+          session: req.headers["mcp-session-id"] !== undefined,
+        },
+        arrived,
+        answered: Infinity,
+      };
       seen.push(entry);
-      const up = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        const back: Buffer[] = [];
-        answer.on("data", (c: Buffer) => back.push(c));
-        answer.on("end", () => {
-          entry.answered = performance.now();
-          res.writeHead(answer.statusCode!, answer.headers).end(Buffer.concat(back));
-        });
-      });
+      const up = request(
+        { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          const back: Buffer[] = [];
+          answer.on("data", (c: Buffer) => back.push(c));
+          answer.on("end", () => {
+            entry.answered = performance.now();
+            res.writeHead(answer.statusCode!, answer.headers).end(Buffer.concat(back));
+          });
+        },
+      );
       up.on("error", () => res.destroy());
       up.end(body);
     });
@@ -89,7 +102,8 @@ export async function captureProbes(port: number): Promise<Map<number, CapturedP
           }
         }
         const best = out.get(slot);
-        if (!best || waves.length < best.waves.length) out.set(slot, { behaviour: MIX[slot]!, verdict: `${r.class}/${r.detail}`, waves });
+        if (!best || waves.length < best.waves.length)
+          out.set(slot, { behaviour: MIX[slot]!, verdict: `${r.class}/${r.detail}`, waves });
       }
     }
   } finally {
@@ -101,7 +115,8 @@ export async function captureProbes(port: number): Promise<Map<number, CapturedP
 
 function plain(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (!OWN_HEADERS.has(k) && v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  for (const [k, v] of Object.entries(headers))
+    if (!OWN_HEADERS.has(k) && v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
   return out;
 }
 

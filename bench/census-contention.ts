@@ -41,14 +41,22 @@ interface RunResult {
 const HANGING = Array.from({ length: COUNT }, (_, i) => MIX[i % MIX.length]).filter((b) => b === "hang").length;
 
 /** Spins until killed, or until its parent is gone: a benchmark that dies leaves nothing burning. */
-const BURN = "const parent = process.ppid; let i = 0; for (;;) { if (++i % 1e7 === 0 && process.ppid !== parent) process.exit(0); }";
+const BURN =
+  "const parent = process.ppid; let i = 0; for (;;) { if (++i % 1e7 === 0 && process.ppid !== parent) process.exit(0); }";
 
 function burners(): ChildProcess[] {
-  return Array.from({ length: os.availableParallelism() }, () => spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }));
+  return Array.from({ length: os.availableParallelism() }, () =>
+    spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }),
+  );
 }
 
 function runCensusChild(port: number, db: string): Promise<RunResult> {
-  return runJsonChild<RunResult>("./census-run.js", ["wire", String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], [], 300_000);
+  return runJsonChild<RunResult>(
+    "./census-run.js",
+    ["wire", String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db],
+    [],
+    300_000,
+  );
 }
 
 function run(profile: Profile): Promise<TargetOutcome[]> {
@@ -84,7 +92,17 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
         ]);
       }
     }
-    console.log(table(["census", "s", "CPU s", "answering → timeout", "lowest limit", "re-probed", "first reason"], rows, [false, true, true, true, true, true, false]));
+    console.log(
+      table(["census", "s", "CPU s", "answering → timeout", "lowest limit", "re-probed", "first reason"], rows, [
+        false,
+        true,
+        true,
+        true,
+        true,
+        true,
+        false,
+      ]),
+    );
     console.log(`\n(${loadLine()})`);
 
     const answering = COUNT - HANGING;
@@ -127,6 +145,7 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
 
 export const censusContentionBenchmark: Benchmark = {
   name: "census-contention",
-  title: "a census of 1,000 endpoints (50–150 ms answers, 10% hanging, 2 s timeout, 100 at a time) beside one CPU-burning process per core, against the same census on the idle machine",
+  title:
+    "a census of 1,000 endpoints (50–150 ms answers, 10% hanging, 2 s timeout, 100 at a time) beside one CPU-burning process per core, against the same census on the idle machine",
   run,
 };

@@ -74,7 +74,13 @@ interface Turn {
 }
 
 function delta(a: FleetStats, b: FleetStats): FleetStats {
-  return { cpuMs: b.cpuMs - a.cpuMs, requests: b.requests - a.requests, connections: b.connections - a.connections, bytesIn: b.bytesIn - a.bytesIn, bytesOut: b.bytesOut - a.bytesOut };
+  return {
+    cpuMs: b.cpuMs - a.cpuMs,
+    requests: b.requests - a.requests,
+    connections: b.connections - a.connections,
+    bytesIn: b.bytesIn - a.bytesIn,
+    bytesOut: b.bytesOut - a.bytesOut,
+  };
 }
 
 function run(profile: Profile): Promise<TargetOutcome[]> {
@@ -94,9 +100,13 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
       `what a probe sends, recorded through a proxy (requests in waves sent together): ${[...captured.values()]
         .filter((c, k, all) => all.findIndex((o) => o.behaviour === c.behaviour) === k)
         .map((c) => `${c.behaviour} ${c.waves.map((w) => w.length).join("+")}`)
-        .join(", ")}; ${(perProbe.reduce((a, b) => a + b, 0) / perProbe.length).toFixed(2)} requests per probe on average`,
+        .join(
+          ", ",
+        )}; ${(perProbe.reduce((a, b) => a + b, 0) / perProbe.length).toFixed(2)} requests per probe on average`,
     );
-    console.log("each contender is a child process timed with process.cpuUsage (user + system, all threads) over its timed pass only\n");
+    console.log(
+      "each contender is a child process timed with process.cpuUsage (user + system, all threads) over its timed pass only\n",
+    );
 
     const turns: Turn[] = [];
     const order: Contender[] = ["census", "bare", "client", "probe", "memory"];
@@ -106,18 +116,67 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
         const before = await fleet.stats();
         if (who === "census" || who === "memory") {
           const db = who === "memory" ? "memory" : path.join(dir, `census-${r}.db`);
-          const x = await runJsonChild<CensusResult>("./census-run.js", ["wire", String(fleet.port), String(count), String(CONCURRENCY), String(TIMEOUT_MS), db, String(warmup), "answering"]);
-          const throttled = x.admission.lowest < CONCURRENCY ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed` : "";
-          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.censusCpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: mostFirst(x.classes) + throttled });
+          const x = await runJsonChild<CensusResult>("./census-run.js", [
+            "wire",
+            String(fleet.port),
+            String(count),
+            String(CONCURRENCY),
+            String(TIMEOUT_MS),
+            db,
+            String(warmup),
+            "answering",
+          ]);
+          const throttled =
+            x.admission.lowest < CONCURRENCY
+              ? `; admission lowered the limit to ${x.admission.lowest} (${x.admission.reason}), ${x.admission.reprobed} re-probed`
+              : "";
+          turns.push({
+            who,
+            round: r,
+            probes: x.probes,
+            cpuMsPerProbe: x.censusCpuMs / x.probes,
+            ms: x.ms,
+            fleet: delta(before, await fleet.stats()),
+            note: mostFirst(x.classes) + throttled,
+          });
         } else if (who === "client" || who === "probe") {
-          const x = await runJsonChild<LayerResult>("./census-layers.js", [who, String(fleet.port), String(warmup), String(count), String(CONCURRENCY), String(TIMEOUT_MS)]);
-          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: mostFirst(x.classes) });
+          const x = await runJsonChild<LayerResult>("./census-layers.js", [
+            who,
+            String(fleet.port),
+            String(warmup),
+            String(count),
+            String(CONCURRENCY),
+            String(TIMEOUT_MS),
+          ]);
+          turns.push({
+            who,
+            round: r,
+            probes: x.probes,
+            cpuMsPerProbe: x.cpuMs / x.probes,
+            ms: x.ms,
+            fleet: delta(before, await fleet.stats()),
+            note: mostFirst(x.classes),
+          });
         } else {
-          const x = await runJsonChild<BareResult>("./census-bare.js", [String(fleet.port), scriptFile, String(warmup), String(count), String(CONCURRENCY)]);
+          const x = await runJsonChild<BareResult>("./census-bare.js", [
+            String(fleet.port),
+            scriptFile,
+            String(warmup),
+            String(count),
+            String(CONCURRENCY),
+          ]);
           const statuses = Object.entries(x.statuses)
             .map(([s, k]) => `${s}: ${k}`)
             .join(", ");
-          turns.push({ who, round: r, probes: x.probes, cpuMsPerProbe: x.cpuMs / x.probes, ms: x.ms, fleet: delta(before, await fleet.stats()), note: `HTTP ${statuses}` });
+          turns.push({
+            who,
+            round: r,
+            probes: x.probes,
+            cpuMsPerProbe: x.cpuMs / x.probes,
+            ms: x.ms,
+            fleet: delta(before, await fleet.stats()),
+            note: `HTTP ${statuses}`,
+          });
         }
       }
     }
@@ -125,7 +184,18 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     const all = warmup + count;
     console.log(
       table(
-        ["round", "contender", "CPU ms/probe", "s", "fleet: req/probe", "bytes in/probe", "bytes out/probe", "connections", "fleet CPU ms/probe", "outcome"],
+        [
+          "round",
+          "contender",
+          "CPU ms/probe",
+          "s",
+          "fleet: req/probe",
+          "bytes in/probe",
+          "bytes out/probe",
+          "connections",
+          "fleet CPU ms/probe",
+          "outcome",
+        ],
         turns.map((t) => [
           String(t.round + 1),
           NAMES[t.who],
@@ -144,8 +214,16 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     const census = turns.filter((t) => t.who === "census");
     const bare = turns.filter((t) => t.who === "bare");
     // the census's CPU over the bare client's, layer by layer (medians over the rounds)
-    const med = (who: Contender) => quantile(turns.filter((t) => t.who === who).map((t) => t.cpuMsPerProbe), 0.5);
-    const reqs = (who: Contender) => quantile(turns.filter((t) => t.who === who).map((t) => t.fleet.requests / all), 0.5);
+    const med = (who: Contender) =>
+      quantile(
+        turns.filter((t) => t.who === who).map((t) => t.cpuMsPerProbe),
+        0.5,
+      );
+    const reqs = (who: Contender) =>
+      quantile(
+        turns.filter((t) => t.who === who).map((t) => t.fleet.requests / all),
+        0.5,
+      );
     const excess = med("census") - med("bare");
     const layers: [Contender, string][] = [
       ["bare", "bare node:http client: the recorded requests, every answer read, nothing else"],
@@ -159,18 +237,30 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
         ["layer", "CPU ms/probe", "added", "share of census − bare", "fleet: req/probe"],
         layers.map(([who, what], k) => {
           const added = k === 0 ? undefined : med(who) - med(layers[k - 1]![0]);
-          return [what, med(who).toFixed(3), added === undefined ? "" : `${added >= 0 ? "+" : ""}${added.toFixed(3)}`, added === undefined ? "" : `${((100 * added) / excess).toFixed(0)}%`, reqs(who).toFixed(2)];
+          return [
+            what,
+            med(who).toFixed(3),
+            added === undefined ? "" : `${added >= 0 ? "+" : ""}${added.toFixed(3)}`,
+            added === undefined ? "" : `${((100 * added) / excess).toFixed(0)}%`,
+            reqs(who).toFixed(2),
+          ];
         }),
         [false, true, true, true, true],
       )}`,
     );
-    const mismatch = census.some((c, k) => c.fleet.requests !== bare[k]!.fleet.requests || Math.abs(c.fleet.bytesIn - bare[k]!.fleet.bytesIn) > 0.01 * c.fleet.bytesIn);
+    const mismatch = census.some(
+      (c, k) =>
+        c.fleet.requests !== bare[k]!.fleet.requests ||
+        Math.abs(c.fleet.bytesIn - bare[k]!.fleet.bytesIn) > 0.01 * c.fleet.bytesIn,
+    );
     console.log(
       mismatch
         ? "\nWARNING: the census and the bare client did not send the fleet the same requests and bytes in every round: the comparison is not like for like"
         : "\nthe fleet counted the same requests (and bytes in to within 1%) from both contenders in every round",
     );
-    console.log(`(${loadLine()}; CPU time leaves out time spent waiting for a core, so a busy machine moves these figures less than wall time)`);
+    console.log(
+      `(${loadLine()}; CPU time leaves out time spent waiting for a core, so a busy machine moves these figures less than wall time)`,
+    );
 
     // per round: probes per CPU second of the census over those of the bare client
     const perRound = census.map((c, k) => bare[k]!.cpuMsPerProbe / c.cpuMsPerProbe);
@@ -188,9 +278,30 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(
       targetTable(
         [
-          ["census CPU per probe", `${quantile(census.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", undefined],
-          ["bare node:http CPU per probe", `${quantile(bare.map((c) => c.cpuMsPerProbe), 0.5).toFixed(3)} ms`, "", undefined],
-          ["census / bare, paired by round", `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`, `≤ ${TARGET}×`, outcome.met],
+          [
+            "census CPU per probe",
+            `${quantile(
+              census.map((c) => c.cpuMsPerProbe),
+              0.5,
+            ).toFixed(3)} ms`,
+            "",
+            undefined,
+          ],
+          [
+            "bare node:http CPU per probe",
+            `${quantile(
+              bare.map((c) => c.cpuMsPerProbe),
+              0.5,
+            ).toFixed(3)} ms`,
+            "",
+            undefined,
+          ],
+          [
+            "census / bare, paired by round",
+            `${quantile(over, 0.5).toFixed(2)}× [${quantile(over, 0.25).toFixed(2)}–${quantile(over, 0.75).toFixed(2)}]`,
+            `≤ ${TARGET}×`,
+            outcome.met,
+          ],
         ],
         "measured [p25–p75]",
       ),

@@ -83,7 +83,9 @@ export interface FleetStats {
   bytesOut: number;
 }
 
-const TOOLS = [{ name: "echo", description: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }];
+const TOOLS = [
+  { name: "echo", description: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+];
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
@@ -105,11 +107,26 @@ async function legacy(req: IncomingMessage, res: ServerResponse, sse: boolean): 
   const answer = (result: unknown, headers: Record<string, string> = {}) => {
     const body = { jsonrpc: "2.0", id: message.id, result };
     if (!sse) return json(res, 200, body, headers);
-    res.writeHead(200, { "content-type": "text/event-stream", ...headers }).end(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
+    res
+      .writeHead(200, { "content-type": "text/event-stream", ...headers })
+      .end(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
   };
-  if (message.method === "initialize") return answer({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "bench-legacy", version: "1.0.0" } }, { "mcp-session-id": randomUUID() });
+  if (message.method === "initialize")
+    return answer(
+      {
+        protocolVersion: "2025-06-18",
+        capabilities: { tools: {} },
+        serverInfo: { name: "bench-legacy", version: "1.0.0" },
+      },
+      { "mcp-session-id": randomUUID() },
+    );
   if (message.id === undefined) return void res.writeHead(202).end();
-  if (!req.headers["mcp-session-id"]) return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: Server not initialized" } });
+  if (!req.headers["mcp-session-id"])
+    return json(res, 400, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: "Bad Request: Server not initialized" },
+    });
   if (message.method === "tools/list") return answer({ tools: TOOLS });
   return json(res, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
 }
@@ -151,7 +168,11 @@ export async function startBenchFleet(port = 0, delay: DelaySpec = NO_DELAY): Pr
       case "legacy-sse":
         return void legacy(req, res, true).catch(fail);
       case "page":
-        return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><html><head><title>Docs</title></head><body><h1>Our MCP server</h1><p>Point your client at /mcp.</p></body></html>");
+        return void res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end(
+            "<!doctype html><html><head><title>Docs</title></head><body><h1>Our MCP server</h1><p>Point your client at /mcp.</p></body></html>",
+          );
       case "array":
         return void req.resume().on("end", () => json(res, 200, []));
       case "no-envelope":
@@ -165,7 +186,9 @@ export async function startBenchFleet(port = 0, delay: DelaySpec = NO_DELAY): Pr
       case "rpc-32603":
         return void rpcError(req, res, -32603, "Internal error").catch(fail);
       case "http-401":
-        return void req.resume().on("end", () => json(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="bench"' }));
+        return void req
+          .resume()
+          .on("end", () => json(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="bench"' }));
       case "http-404":
         return void req.resume().on("end", () => res.writeHead(404, { "content-type": "text/plain" }).end("Not Found"));
     }
@@ -199,7 +222,13 @@ export async function startBenchFleet(port = 0, delay: DelaySpec = NO_DELAY): Pr
         bytesIn += s.bytesRead;
         bytesOut += s.bytesWritten;
       }
-      return { cpuMs: (cpu.user + cpu.system) / 1000, requests: counts.requests, connections: counts.connections, bytesIn, bytesOut };
+      return {
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        requests: counts.requests,
+        connections: counts.connections,
+        bytesIn,
+        bytesOut,
+      };
     },
     close: async () => {
       for (const res of hanging) res.destroy();
@@ -211,8 +240,18 @@ export async function startBenchFleet(port = 0, delay: DelaySpec = NO_DELAY): Pr
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, "/"))) {
-  const { values } = parseArgs({ options: { "delay-min": { type: "string", default: "0" }, "delay-max": { type: "string", default: "0" }, seed: { type: "string", default: "1" } } });
-  const fleet = await startBenchFleet(0, { minMs: Number(values["delay-min"]), maxMs: Number(values["delay-max"]), seed: Number(values.seed) });
+  const { values } = parseArgs({
+    options: {
+      "delay-min": { type: "string", default: "0" },
+      "delay-max": { type: "string", default: "0" },
+      seed: { type: "string", default: "1" },
+    },
+  });
+  const fleet = await startBenchFleet(0, {
+    minMs: Number(values["delay-min"]),
+    maxMs: Number(values["delay-max"]),
+    seed: Number(values.seed),
+  });
   process.stdout.write(`listening ${fleet.port}\n`);
   const stop = () => void fleet.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);

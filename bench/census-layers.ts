@@ -36,7 +36,17 @@ async function client(i: number): Promise<void> {
   const deadline = new Abort();
   let mcp: McpClient | undefined;
   try {
-    mcp = (await connectHttp(url(i), { fresh: true, timeout: T, signal: deadline, clientInfo: { name: "mcp-wire-probe", version: VERSION }, onExchange: ignore, onDefect: ignore, onStep: ignore })).client;
+    mcp = (
+      await connectHttp(url(i), {
+        fresh: true,
+        timeout: T,
+        signal: deadline,
+        clientInfo: { name: "mcp-wire-probe", version: VERSION },
+        onExchange: ignore,
+        onDefect: ignore,
+        onStep: ignore,
+      })
+    ).client;
     await mcp.listTools({ timeout: T });
     tally("listed");
   } catch (e) {

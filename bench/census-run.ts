@@ -32,13 +32,18 @@ import { answeringIndices, cpuMs, helperThreadsCpuMs, Pace, peakRssKb } from "./
 
 const [mode, port, count, concurrency, timeout, db, warmupArg, which] = process.argv.slice(2);
 if ((mode !== "wire" && mode !== "sdk") || !db) {
-  process.stderr.write("usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db|memory> [warmup] [answering]\n");
+  process.stderr.write(
+    "usage: census-run <wire|sdk> <port> <count> <concurrency> <timeoutMs> <db|memory> [warmup] [answering]\n",
+  );
   process.exit(2);
 }
 const C = Number(concurrency);
 const T = Number(timeout);
 const warmup = Number(warmupArg ?? 0);
-const indices = which === "answering" ? answeringIndices(warmup + Number(count)) : Array.from({ length: warmup + Number(count) }, (_, i) => i);
+const indices =
+  which === "answering"
+    ? answeringIndices(warmup + Number(count))
+    : Array.from({ length: warmup + Number(count) }, (_, i) => i);
 const targetOf = (i: number): TargetRecord => ({ target: `http://127.0.0.1:${port}/t/${i}`, kind: "http", name: null });
 const warmTargets = indices.slice(0, warmup).map(targetOf);
 const targets = indices.slice(warmup).map(targetOf);
@@ -73,13 +78,18 @@ async function census(list: TargetRecord[]): Promise<void> {
     };
     await runCensus(store, runId, list, { concurrency: C, perHost: C, timeout: T, onAdmission, onAttempt });
   } else {
-    await forEachLimited(list, () => "127.0.0.1", { concurrency: C, perKey: C }, async (t) => {
-      const started = new Date();
-      const { cls, detail, tools } = await sdkProbe(t.target);
-      classes[cls] = (classes[cls] ?? 0) + 1;
-      await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
-      pace.done();
-    });
+    await forEachLimited(
+      list,
+      () => "127.0.0.1",
+      { concurrency: C, perKey: C },
+      async (t) => {
+        const started = new Date();
+        const { cls, detail, tools } = await sdkProbe(t.target);
+        classes[cls] = (classes[cls] ?? 0) + 1;
+        await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
+        pace.done();
+      },
+    );
     await store.finishRun(runId);
   }
 }
@@ -115,18 +125,33 @@ async function sdkProbe(url: string): Promise<{ cls: string; detail: string; too
   const transport = new StreamableHTTPClientTransport(new URL(url));
   try {
     await client.connect(transport, { timeout: T, signal: deadline });
-    const { tools } = await client.listTools(undefined, { timeout: Math.max(1, T - (Date.now() - started)), signal: deadline });
+    const { tools } = await client.listTools(undefined, {
+      timeout: Math.max(1, T - (Date.now() - started)),
+      signal: deadline,
+    });
     return { cls: "ok", detail: "legacy", tools: tools.length };
   } catch (e) {
     const err = e as { code?: unknown; name?: string; message?: string };
-    if (deadline.aborted || err.code === -32001 && /timed out/i.test(err.message ?? "")) return { cls: "timeout", detail: "sdk", tools: null };
-    return { cls: "error", detail: `${err.name ?? "Error"} ${typeof err.code === "number" ? err.code : ""}`.trim(), tools: null };
+    if (deadline.aborted || (err.code === -32001 && /timed out/i.test(err.message ?? "")))
+      return { cls: "timeout", detail: "sdk", tools: null };
+    return {
+      cls: "error",
+      detail: `${err.name ?? "Error"} ${typeof err.code === "number" ? err.code : ""}`.trim(),
+      tools: null,
+    };
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
-function sdkAttempt(runId: number, target: string, at: Date, cls: string, detail: string, tools: number | null): AttemptRecord {
+function sdkAttempt(
+  runId: number,
+  target: string,
+  at: Date,
+  cls: string,
+  detail: string,
+  tools: number | null,
+): AttemptRecord {
   return {
     runId,
     target,

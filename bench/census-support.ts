@@ -63,7 +63,10 @@ export async function startFleetProcess(args: readonly string[] = []): Promise<F
  * Runs `work` with the fleet started with `args` and a temporary folder for its databases; both
  * are gone afterwards, also when it fails.
  */
-export async function withFleet<T>(args: readonly string[], work: (fleet: FleetProcess, dir: string) => Promise<T>): Promise<T> {
+export async function withFleet<T>(
+  args: readonly string[],
+  work: (fleet: FleetProcess, dir: string) => Promise<T>,
+): Promise<T> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-wire-census-bench-"));
   let fleet: FleetProcess | undefined;
   try {
@@ -76,8 +79,16 @@ export async function withFleet<T>(args: readonly string[], work: (fleet: FleetP
 }
 
 /** A census benchmark's closing table: each row a target, what was measured, the target, and met (undefined: a figure only). */
-export function targetTable(rows: readonly (readonly [string, string, string, boolean | undefined])[], measured = "measured"): string {
-  const cells = rows.map(([what, value, target, met]) => [what, value, target, met === undefined ? "" : met ? "met" : "MISSED"]);
+export function targetTable(
+  rows: readonly (readonly [string, string, string, boolean | undefined])[],
+  measured = "measured",
+): string {
+  const cells = rows.map(([what, value, target, met]) => [
+    what,
+    value,
+    target,
+    met === undefined ? "" : met ? "met" : "MISSED",
+  ]);
   return `\n${table(["target", measured, "target", ""], cells, [false, true, true, false])}`;
 }
 
@@ -85,9 +96,16 @@ export function targetTable(rows: readonly (readonly [string, string, string, bo
  * Runs `node [nodeFlags] script args…` and resolves with the last line it prints, parsed as
  * JSON; rejects when it exits non-zero or outlives `timeoutMs` (it is then killed).
  */
-export function runJsonChild<T>(script: string, args: readonly string[], nodeFlags: readonly string[] = [], timeoutMs = 600_000): Promise<T> {
+export function runJsonChild<T>(
+  script: string,
+  args: readonly string[],
+  nodeFlags: readonly string[] = [],
+  timeoutMs = 600_000,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...nodeFlags, fileURLToPath(new URL(script, import.meta.url)), ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -201,7 +219,8 @@ export class Pace {
 
   done(): void {
     this.#done++;
-    while (this.marks.length < 10 && this.#done * 10 >= (this.marks.length + 1) * this.count) this.marks.push(performance.now() - this.#t0);
+    while (this.marks.length < 10 && this.#done * 10 >= (this.marks.length + 1) * this.count)
+      this.marks.push(performance.now() - this.#t0);
   }
 }
 
@@ -214,7 +233,11 @@ export function mostFirst(counts: Record<string, number>): string {
 }
 
 /** `concurrency` loops taking the next of `targets` in turn, as a census takes its targets. */
-export async function inTurn(targets: readonly number[], concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+export async function inTurn(
+  targets: readonly number[],
+  concurrency: number,
+  work: (i: number) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   const loop = async () => {
     while (next < targets.length) await work(targets[next++]!);

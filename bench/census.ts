@@ -38,7 +38,12 @@ interface RunResult {
 const SMALL_HEAP = "--max-old-space-size=64";
 
 function runCensusChild(mode: "wire" | "sdk", port: number, db: string, nodeFlags: string[] = []): Promise<RunResult> {
-  return runJsonChild<RunResult>("./census-run.js", [mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db], nodeFlags, 300_000);
+  return runJsonChild<RunResult>(
+    "./census-run.js",
+    [mode, String(port), String(COUNT), String(CONCURRENCY), String(TIMEOUT_MS), db],
+    nodeFlags,
+    300_000,
+  );
 }
 
 function run(profile: Profile): Promise<TargetOutcome[]> {
@@ -52,7 +57,9 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
     console.log(`mix per 20: ${MIX.join(", ")}`);
     const perBehaviour = new Map<string, number>();
     for (const [slot, ms] of solo) perBehaviour.set(MIX[slot]!, Math.min(perBehaviour.get(MIX[slot]!) ?? Infinity, ms));
-    console.log(`fastest probe alone per behaviour (ms): ${[...perBehaviour].map(([b, ms]) => `${b} ${ms.toFixed(1)}`).join(", ")}`);
+    console.log(
+      `fastest probe alone per behaviour (ms): ${[...perBehaviour].map(([b, ms]) => `${b} ${ms.toFixed(1)}`).join(", ")}`,
+    );
     console.log(`ideal time for the mix: ${ideal.toFixed(0)} ms\n`);
 
     const rounds = profile.quick ? 1 : 3;
@@ -69,7 +76,10 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
       }
     }
     // reported, not a target: the same census with V8 told to collect before 64 MB of old space
-    results.push({ ...(await runCensusChild("wire", fleet.port, path.join(dir, "wire-small-heap.db"), [SMALL_HEAP])), label: `mcp-wire census, node ${SMALL_HEAP}` });
+    results.push({
+      ...(await runCensusChild("wire", fleet.port, path.join(dir, "wire-small-heap.db"), [SMALL_HEAP])),
+      label: `mcp-wire census, node ${SMALL_HEAP}`,
+    });
     const rows = results.map((x) => [
       x.label,
       (x.ms / 1000).toFixed(2),
@@ -79,8 +89,20 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
       `${x.heapMb.used}/${x.heapMb.total}`,
       mostFirst(x.classes),
     ]);
-    console.log(table(["census", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "classes"], rows, [false, true, true, true, true, true, false]));
-    console.log(`\n(${loadLine()}: a census is bound by CPU once the machine is shared, so the load moves these numbers)`);
+    console.log(
+      table(["census", "s", "× ideal", "CPU s", "peak RSS MB", "heap MB used/total", "classes"], rows, [
+        false,
+        true,
+        true,
+        true,
+        true,
+        true,
+        false,
+      ]),
+    );
+    console.log(
+      `\n(${loadLine()}: a census is bound by CPU once the machine is shared, so the load moves these numbers)`,
+    );
 
     const wireMs = quantile(
       wire.map((x) => x.ms),
@@ -131,6 +153,7 @@ function run(profile: Profile): Promise<TargetOutcome[]> {
 
 export const censusBenchmark: Benchmark = {
   name: "census",
-  title: "a census of 2,000 local endpoints (10% hanging, 2 s timeout, 200 at a time) against the ideal time for the mix and against the SDK client",
+  title:
+    "a census of 2,000 local endpoints (10% hanging, 2 s timeout, 200 at a time) against the ideal time for the mix and against the SDK client",
   run,
 };

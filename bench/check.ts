@@ -14,7 +14,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { checkStdio } from "../src/check/check.js";
 import { quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
 
-const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const EVERYTHING = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 const ARGS = [EVERYTHING, "stdio"];
 /** The check may take this many times the SDK's opens (a time ratio: lower is better). */
 const TARGET_TIMES = 1.5;
@@ -24,7 +26,12 @@ async function oneCheck(): Promise<{ ms: number; spoken: number; messages: numbe
   const report = await checkStdio(process.execPath, ARGS);
   const ms = performance.now() - t0;
   if (report.unchecked) throw new Error(`server-everything could not be checked: ${report.unchecked.message}`);
-  return { ms, spoken: Object.values(report.revisions).filter((o) => o === "ok").length, messages: report.checked.messages, errors: report.counts.error };
+  return {
+    ms,
+    spoken: Object.values(report.revisions).filter((o) => o === "ok").length,
+    messages: report.checked.messages,
+    errors: report.counts.error,
+  };
 }
 
 /** The SDK v1 client opening the server `times` times, one after another, listing its tools each time. */
@@ -46,7 +53,9 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   // a first pass of each, unmeasured: module loading, the schemas compiled, the disk cache warm
   const warm = await oneCheck();
   await sdkOpens(warm.spoken);
-  console.log(`server-everything speaks ${warm.spoken} revisions; a check validates ${warm.messages} messages and finds ${warm.errors} errors`);
+  console.log(
+    `server-everything speaks ${warm.spoken} revisions; a check validates ${warm.messages} messages and finds ${warm.errors} errors`,
+  );
   const checks: number[] = [];
   const sdks: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -65,14 +74,24 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     table(
       ["contender", "median ms", "p25–p75 ms"],
       [
-        [`mcp-wire check (${warm.spoken} revisions)`, med(checks).toFixed(0), `${quantile(checks, 0.25).toFixed(0)}–${quantile(checks, 0.75).toFixed(0)}`],
-        [`SDK v1 client, ${warm.spoken} opens + tools/list`, med(sdks).toFixed(0), `${quantile(sdks, 0.25).toFixed(0)}–${quantile(sdks, 0.75).toFixed(0)}`],
+        [
+          `mcp-wire check (${warm.spoken} revisions)`,
+          med(checks).toFixed(0),
+          `${quantile(checks, 0.25).toFixed(0)}–${quantile(checks, 0.75).toFixed(0)}`,
+        ],
+        [
+          `SDK v1 client, ${warm.spoken} opens + tools/list`,
+          med(sdks).toFixed(0),
+          `${quantile(sdks, 0.25).toFixed(0)}–${quantile(sdks, 0.75).toFixed(0)}`,
+        ],
       ],
       [false, true, true],
     ),
   );
   const ratio = med(ratios);
-  console.log(`check / SDK opens: ${ratio.toFixed(2)}× the time [${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}] over ${rounds} rounds; target ≤ ${TARGET_TIMES}×: ${ratio <= TARGET_TIMES ? "met" : "MISSED"}`);
+  console.log(
+    `check / SDK opens: ${ratio.toFixed(2)}× the time [${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}] over ${rounds} rounds; target ≤ ${TARGET_TIMES}×: ${ratio <= TARGET_TIMES ? "met" : "MISSED"}`,
+  );
   // the summary compares rates (higher is better): the SDK's time over the check's
   const inverse = ratios.map((x) => 1 / x);
   return [
@@ -88,4 +107,8 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   ];
 }
 
-export const checkBenchmark: Benchmark = { name: "check", title: "mcp-wire check of server-everything (stdio) against the SDK v1 client opening it as often", run };
+export const checkBenchmark: Benchmark = {
+  name: "check",
+  title: "mcp-wire check of server-everything (stdio) against the SDK v1 client opening it as often",
+  run,
+};

@@ -72,13 +72,114 @@ const WORDS = (
   "owner team member members message messages channel thread document documents folder path content"
 ).split(" ");
 
-const NON_ASCII = ["Zoë", "München", "café", "naïve", "São Paulo", "Kraków", "日本語", "Ελληνικά", "✅", "—", "…", "→", "€42", "😀"];
+const NON_ASCII = [
+  "Zoë",
+  "München",
+  "café",
+  "naïve",
+  "São Paulo",
+  "Kraków",
+  "日本語",
+  "Ελληνικά",
+  "✅",
+  "—",
+  "…",
+  "→",
+  "€42",
+  "😀",
+];
 
-const SYSTEMS = ["GitHub", "GitLab", "Jira", "Linear", "Slack", "Notion", "Google Drive", "Confluence", "Postgres", "the local filesystem", "Sentry", "Datadog", "Kubernetes", "Stripe", "Salesforce", "the browser"];
+const SYSTEMS = [
+  "GitHub",
+  "GitLab",
+  "Jira",
+  "Linear",
+  "Slack",
+  "Notion",
+  "Google Drive",
+  "Confluence",
+  "Postgres",
+  "the local filesystem",
+  "Sentry",
+  "Datadog",
+  "Kubernetes",
+  "Stripe",
+  "Salesforce",
+  "the browser",
+];
 const PREFIXES = ["", "", "", "gh_", "jira_", "slack_", "fs_", "db_", "k8s_", "notion_", "sentry_", "stripe_"];
-const VERBS = ["get", "list", "search", "create", "update", "delete", "read", "write", "run", "fetch", "query", "summarize", "close", "merge", "comment_on", "assign", "archive", "restore", "move", "upload", "download", "describe", "analyze", "approve"];
-const NOUNS = ["issue", "pull_request", "file", "directory", "commit", "branch", "ticket", "document", "page", "calendar_event", "email", "message", "channel", "table", "record", "invoice", "customer", "deployment", "log_entries", "metric", "alert", "image", "workflow_run", "release", "secret", "user", "team", "project", "sprint", "dashboard", "query_plan", "snapshot"];
-const READ_VERBS = new Set(["get", "list", "search", "read", "fetch", "query", "summarize", "describe", "analyze", "download"]);
+const VERBS = [
+  "get",
+  "list",
+  "search",
+  "create",
+  "update",
+  "delete",
+  "read",
+  "write",
+  "run",
+  "fetch",
+  "query",
+  "summarize",
+  "close",
+  "merge",
+  "comment_on",
+  "assign",
+  "archive",
+  "restore",
+  "move",
+  "upload",
+  "download",
+  "describe",
+  "analyze",
+  "approve",
+];
+const NOUNS = [
+  "issue",
+  "pull_request",
+  "file",
+  "directory",
+  "commit",
+  "branch",
+  "ticket",
+  "document",
+  "page",
+  "calendar_event",
+  "email",
+  "message",
+  "channel",
+  "table",
+  "record",
+  "invoice",
+  "customer",
+  "deployment",
+  "log_entries",
+  "metric",
+  "alert",
+  "image",
+  "workflow_run",
+  "release",
+  "secret",
+  "user",
+  "team",
+  "project",
+  "sprint",
+  "dashboard",
+  "query_plan",
+  "snapshot",
+];
+const READ_VERBS = new Set([
+  "get",
+  "list",
+  "search",
+  "read",
+  "fetch",
+  "query",
+  "summarize",
+  "describe",
+  "analyze",
+  "download",
+]);
 
 const EXTRA_SENTENCES = [
   "Returns at most `limit` results, newest first.",
@@ -101,35 +202,111 @@ interface ParamDef {
 }
 
 function makeParams(rng: Rng): ParamDef[] {
-  const str = (description: string, extra: Record<string, unknown> = {}) => () => ({ type: "string", description, ...extra });
+  const str =
+    (description: string, extra: Record<string, unknown> = {}) =>
+    () => ({ type: "string", description, ...extra });
   return [
-    { name: "query", schema: str("Search query. Supports quoted phrases and field filters such as `author:alice` or `is:open`.") },
+    {
+      name: "query",
+      schema: str("Search query. Supports quoted phrases and field filters such as `author:alice` or `is:open`."),
+    },
     { name: "path", schema: str("Path of the file relative to the repository root, e.g. `src/index.ts`.") },
     { name: "owner", schema: str("Owner of the repository (user or organisation login).") },
     { name: "repo", schema: str("Name of the repository, without the owner.") },
-    { name: "issue_number", schema: () => ({ type: "integer", description: "The number that identifies the issue in its repository.", minimum: 1 }) },
+    {
+      name: "issue_number",
+      schema: () => ({
+        type: "integer",
+        description: "The number that identifies the issue in its repository.",
+        minimum: 1,
+      }),
+    },
     { name: "title", schema: str("A short, human-readable title.", { maxLength: 256 }) },
     { name: "body", schema: str("The body text, in Markdown. Mentions (`@user`) notify the people named.") },
-    { name: "labels", schema: () => ({ type: "array", description: "Labels to apply. Unknown labels are created.", items: { type: "string" }, maxItems: 20 }) },
-    { name: "assignees", schema: () => ({ type: "array", description: "Logins of the users to assign.", items: { type: "string" } }) },
-    { name: "state", schema: () => ({ type: "string", description: "Filter by state.", enum: ["open", "closed", "all"], default: "open" }) },
-    { name: "limit", schema: () => ({ type: "integer", description: "Maximum number of results to return.", minimum: 1, maximum: 100, default: rng.pick([10, 20, 25, 50]) }) },
+    {
+      name: "labels",
+      schema: () => ({
+        type: "array",
+        description: "Labels to apply. Unknown labels are created.",
+        items: { type: "string" },
+        maxItems: 20,
+      }),
+    },
+    {
+      name: "assignees",
+      schema: () => ({ type: "array", description: "Logins of the users to assign.", items: { type: "string" } }),
+    },
+    {
+      name: "state",
+      schema: () => ({
+        type: "string",
+        description: "Filter by state.",
+        enum: ["open", "closed", "all"],
+        default: "open",
+      }),
+    },
+    {
+      name: "limit",
+      schema: () => ({
+        type: "integer",
+        description: "Maximum number of results to return.",
+        minimum: 1,
+        maximum: 100,
+        default: rng.pick([10, 20, 25, 50]),
+      }),
+    },
     { name: "cursor", schema: str("Opaque pagination cursor returned by a previous call.") },
     { name: "since", schema: str("Only return items updated at or after this time.", { format: "date-time" }) },
-    { name: "sort", schema: () => ({ type: "string", enum: ["created", "updated", "relevance"], description: "Sort field." }) },
+    {
+      name: "sort",
+      schema: () => ({ type: "string", enum: ["created", "updated", "relevance"], description: "Sort field." }),
+    },
     { name: "order", schema: () => ({ type: "string", enum: ["asc", "desc"], default: "desc" }) },
-    { name: "recursive", schema: () => ({ type: "boolean", description: "Descend into subdirectories.", default: false }) },
-    { name: "include_archived", schema: () => ({ type: "boolean", description: "Also return archived items.", default: false }) },
+    {
+      name: "recursive",
+      schema: () => ({ type: "boolean", description: "Descend into subdirectories.", default: false }),
+    },
+    {
+      name: "include_archived",
+      schema: () => ({ type: "boolean", description: "Also return archived items.", default: false }),
+    },
     { name: "email", schema: str("Email address of the recipient.", { format: "email" }) },
-    { name: "channel_id", schema: str("ID of the channel, e.g. `C024BE91L`. Use list_channels to find it.", { pattern: "^[CGD][A-Z0-9]{8,}$" }) },
+    {
+      name: "channel_id",
+      schema: str("ID of the channel, e.g. `C024BE91L`. Use list_channels to find it.", {
+        pattern: "^[CGD][A-Z0-9]{8,}$",
+      }),
+    },
     { name: "url", schema: str("The URL to fetch. Only http and https are allowed.", { format: "uri" }) },
-    { name: "timeout_ms", schema: () => ({ type: "integer", description: "Give up after this many milliseconds.", minimum: 100, maximum: 120000, default: 30000 }) },
-    { name: "dry_run", schema: () => ({ type: "boolean", description: "Report what would change without changing anything.", default: true }) },
+    {
+      name: "timeout_ms",
+      schema: () => ({
+        type: "integer",
+        description: "Give up after this many milliseconds.",
+        minimum: 100,
+        maximum: 120000,
+        default: 30000,
+      }),
+    },
+    {
+      name: "dry_run",
+      schema: () => ({
+        type: "boolean",
+        description: "Report what would change without changing anything.",
+        default: true,
+      }),
+    },
     { name: "branch", schema: str("Branch name. Defaults to the repository's default branch.") },
     { name: "sql", schema: str("A single read-only SQL statement. Write statements are rejected.") },
     { name: "content", schema: str("The full new content of the file, UTF-8 encoded.") },
-    { name: "language", schema: () => ({ type: "string", description: "Language of the answer (BCP 47 tag).", default: "en" }) },
-    { name: "temperature", schema: () => ({ type: "number", description: "Sampling temperature between 0 and 2.", minimum: 0, maximum: 2 }) },
+    {
+      name: "language",
+      schema: () => ({ type: "string", description: "Language of the answer (BCP 47 tag).", default: "en" }),
+    },
+    {
+      name: "temperature",
+      schema: () => ({ type: "number", description: "Sampling temperature between 0 and 2.", minimum: 0, maximum: 2 }),
+    },
     {
       name: "filters",
       schema: () => ({
@@ -169,13 +346,15 @@ function prose(rng: Rng, chars: number): string {
 
 /** Source code as a file-reading tool returns it: many lines, quotes, braces and indentation. */
 function code(rng: Rng, chars: number): string {
-  const id = () => rng.pick(["value", "result", "items", "config", "request", "handler", "cursor", "options", "entry", "client"]);
+  const id = () =>
+    rng.pick(["value", "result", "items", "config", "request", "handler", "cursor", "options", "entry", "client"]);
   const lines: string[] = [];
   let n = 0;
   while (n < chars) {
     const line = rng.pick([
       () => `export async function ${id()}${rng.int(1, 9)}(${id()}: string, ${id()}?: number): Promise<void> {`,
-      () => `  const ${id()} = await ${id()}.${rng.pick(["get", "list", "send", "parse"])}(${JSON.stringify(words(rng, 2))});`,
+      () =>
+        `  const ${id()} = await ${id()}.${rng.pick(["get", "list", "send", "parse"])}(${JSON.stringify(words(rng, 2))});`,
       () => `  if (!${id()}) throw new Error("${words(rng, 4)}");`,
       () => `  // ${sentence(rng)}`,
       () => `  return { ok: true, ${id()}: ${rng.int(0, 1000)} };`,
@@ -203,7 +382,11 @@ function jsonText(rng: Rng, records: number): string {
       comments: rng.int(0, 40),
     });
   }
-  return JSON.stringify(rng.chance(0.5) ? rows : { total_count: records * rng.int(1, 9), items: rows }, null, rng.chance(0.3) ? 2 : undefined);
+  return JSON.stringify(
+    rng.chance(0.5) ? rows : { total_count: records * rng.int(1, 9), items: rows },
+    null,
+    rng.chance(0.3) ? 2 : undefined,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +423,8 @@ function makeTool(rng: Rng, params: readonly ParamDef[], used: Set<string>): Too
   let description = `${titleCase(verb)} ${noun.startsWith("log") ? "" : "a "}${noun.replace(/_/g, " ")} in ${system}.`;
   for (let i = rng.skewed(0, 4); i > 0; i--) description += " " + rng.pick(EXTRA_SENTENCES);
   // Descriptions written for models are often long, with examples and bullet lists.
-  if (rng.chance(0.2)) description += `\n\nExamples:\n- ${sentence(rng)}\n- ${sentence(rng)}\n\nNotes: ${prose(rng, rng.int(80, 500))}`;
+  if (rng.chance(0.2))
+    description += `\n\nExamples:\n- ${sentence(rng)}\n- ${sentence(rng)}\n\nNotes: ${prose(rng, rng.int(80, 500))}`;
 
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -265,7 +449,9 @@ function makeTool(rng: Rng, params: readonly ParamDef[], used: Set<string>): Too
     tool.annotations = {
       ...(rng.chance(0.5) ? { title: titleCase(name) } : {}),
       readOnlyHint: readOnly,
-      ...(readOnly ? {} : { destructiveHint: verb === "delete" || verb === "archive", idempotentHint: verb === "update" }),
+      ...(readOnly
+        ? {}
+        : { destructiveHint: verb === "delete" || verb === "archive", idempotentHint: verb === "update" }),
       openWorldHint: rng.chance(0.6),
     };
   }
@@ -273,7 +459,14 @@ function makeTool(rng: Rng, params: readonly ParamDef[], used: Set<string>): Too
     tool.outputSchema = {
       type: "object",
       properties: {
-        items: { type: "array", items: { type: "object", properties: { id: { type: "string" }, title: { type: "string" }, url: { type: "string", format: "uri" } }, required: ["id"] } },
+        items: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { id: { type: "string" }, title: { type: "string" }, url: { type: "string", format: "uri" } },
+            required: ["id"],
+          },
+        },
         next_cursor: { type: ["string", "null"] },
       },
       required: ["items"],
@@ -297,13 +490,18 @@ function valueFor(rng: Rng, key: string, s: Record<string, unknown>): unknown {
   if (Array.isArray(s.enum)) return rng.pick(s.enum as unknown[]);
   switch (s.type) {
     case "integer":
-      return rng.int(typeof s.minimum === "number" ? s.minimum : 0, typeof s.maximum === "number" ? Math.min(s.maximum, 5000) : 5000);
+      return rng.int(
+        typeof s.minimum === "number" ? s.minimum : 0,
+        typeof s.maximum === "number" ? Math.min(s.maximum, 5000) : 5000,
+      );
     case "number":
       return Math.round(rng.next() * 2000) / 1000;
     case "boolean":
       return rng.chance(0.5);
     case "array":
-      return Array.from({ length: rng.int(1, 3) }, () => rng.pick(["bug", "alice", "enhancement", "bob", "p1", "docs"]));
+      return Array.from({ length: rng.int(1, 3) }, () =>
+        rng.pick(["bug", "alice", "enhancement", "bob", "p1", "docs"]),
+      );
     case "object":
       return { status: ["in_progress"], assignee: "alice@example.com" };
   }
@@ -374,7 +572,8 @@ export function buildCorpus(revision: Revision, seed = 20260728): Corpus {
   const out: { shape: string; value: unknown }[] = [];
   const add = (shape: string, value: unknown) => out.push({ shape, value });
   let nextId = 1;
-  const id = (): string | number => (rng.chance(0.8) ? nextId++ : `req-${(nextId++).toString(36)}-${rng.int(0, 1e6).toString(36)}`);
+  const id = (): string | number =>
+    rng.chance(0.8) ? nextId++ : `req-${(nextId++).toString(36)}-${rng.int(0, 1e6).toString(36)}`;
 
   /** The 2026-07-28 per-request envelope: every request says which revision and capabilities it speaks. */
   const requestMeta = (extra: Record<string, unknown> = {}): Record<string, unknown> | undefined => {
@@ -383,50 +582,92 @@ export function buildCorpus(revision: Revision, seed = 20260728): Corpus {
     return {
       ...extra,
       [META_PROTOCOL_VERSION]: revision,
-      [META_CLIENT_CAPABILITIES]: rng.chance(0.5) ? {} : { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
+      [META_CLIENT_CAPABILITIES]: rng.chance(0.5)
+        ? {}
+        : { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
       [META_CLIENT_INFO]: client,
     };
   };
   const request = (method: string, p: Record<string, unknown> | undefined, meta: Record<string, unknown> = {}) => {
     const m = requestMeta(meta);
     const full = m === undefined ? p : { ...(p ?? {}), _meta: m };
-    return full === undefined ? { jsonrpc: "2.0", id: id(), method } : { jsonrpc: "2.0", id: id(), method, params: full };
+    return full === undefined
+      ? { jsonrpc: "2.0", id: id(), method }
+      : { jsonrpc: "2.0", id: id(), method, params: full };
   };
   /** From 2026-07-28 every result says it is complete, and servers should name themselves. */
   const resultBody = (body: Record<string, unknown>) =>
     modern ? { ...body, resultType: "complete", _meta: { [META_SERVER_INFO]: SERVER_INFO } } : body;
   const resultMsg = (body: Record<string, unknown>) => ({ jsonrpc: "2.0", id: id(), result: resultBody(body) });
 
-  const capabilities = { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: false }, logging: {} };
+  const capabilities = {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: false },
+    logging: {},
+  };
   for (let i = 0; i < RECIPE.opening; i++) {
     const instructions = rng.chance(0.5) ? { instructions: prose(rng, rng.int(80, 600)) } : {};
     if (modern) {
       add("request server/discover", request("server/discover", undefined));
-      add("result server/discover", resultMsg({ supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18"], capabilities, ...instructions }));
+      add(
+        "result server/discover",
+        resultMsg({ supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18"], capabilities, ...instructions }),
+      );
     } else {
       const client = rng.pick(CLIENTS);
-      add("request initialize", request("initialize", { protocolVersion: revision, capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: client }));
-      add("result initialize", resultMsg({ protocolVersion: revision, capabilities, serverInfo: SERVER_INFO, ...instructions }));
+      add(
+        "request initialize",
+        request("initialize", {
+          protocolVersion: revision,
+          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+          clientInfo: client,
+        }),
+      );
+      add(
+        "result initialize",
+        resultMsg({ protocolVersion: revision, capabilities, serverInfo: SERVER_INFO, ...instructions }),
+      );
       add("notification initialized", { jsonrpc: "2.0", method: "notifications/initialized" });
     }
   }
   for (let i = 0; i < RECIPE.toolsListRequest; i++) {
-    add("request tools/list", request("tools/list", rng.chance(0.2) ? { cursor: `c${rng.int(1, 1e6).toString(36)}` } : undefined));
+    add(
+      "request tools/list",
+      request("tools/list", rng.chance(0.2) ? { cursor: `c${rng.int(1, 1e6).toString(36)}` } : undefined),
+    );
   }
   for (const [size, count] of RECIPE.toolsListResult) {
     for (let i = 0; i < count; i++) {
       // A fresh server each time, so large lists are not the same few tools repeated.
       const names = new Set<string>();
-      const tools = size <= session.length && rng.chance(0.5) ? session.slice(0, size) : Array.from({ length: size }, () => makeTool(rng, params, names));
-      add(`result tools/list ×${size}`, resultMsg({ tools, ...(rng.chance(0.1) ? { nextCursor: "eyJvZmZzZXQiOjUwfQ" } : {}) }));
+      const tools =
+        size <= session.length && rng.chance(0.5)
+          ? session.slice(0, size)
+          : Array.from({ length: size }, () => makeTool(rng, params, names));
+      add(
+        `result tools/list ×${size}`,
+        resultMsg({ tools, ...(rng.chance(0.1) ? { nextCursor: "eyJvZmZzZXQiOjUwfQ" } : {}) }),
+      );
     }
   }
   const progressTokens: (string | number)[] = [];
   for (let i = 0; i < RECIPE.toolsCall; i++) {
     const tool = rng.pick(session);
-    const token = rng.chance(0.3) ? (rng.chance(0.5) ? rng.int(1, 1e6) : `pt-${rng.int(1, 1e9).toString(36)}`) : undefined;
+    const token = rng.chance(0.3)
+      ? rng.chance(0.5)
+        ? rng.int(1, 1e6)
+        : `pt-${rng.int(1, 1e9).toString(36)}`
+      : undefined;
     if (token !== undefined) progressTokens.push(token);
-    add("request tools/call", request("tools/call", { name: tool.name, arguments: argumentsFor(rng, tool) }, token === undefined ? {} : { progressToken: token }));
+    add(
+      "request tools/call",
+      request(
+        "tools/call",
+        { name: tool.name, arguments: argumentsFor(rng, tool) },
+        token === undefined ? {} : { progressToken: token },
+      ),
+    );
   }
   for (let i = 0; i < RECIPE.toolsCallResult; i++) {
     const u = rng.next();
@@ -436,9 +677,12 @@ export function buildCorpus(revision: Revision, seed = 20260728): Corpus {
     else if (u < 0.93) text = prose(rng, rng.skewed(300, 4000));
     else text = code(rng, rng.skewed(1000, 20000));
     const isError = rng.chance(0.05);
-    const body: Record<string, unknown> = { content: [{ type: "text", text: isError ? `Error: ${sentence(rng)}` : text }] };
+    const body: Record<string, unknown> = {
+      content: [{ type: "text", text: isError ? `Error: ${sentence(rng)}` : text }],
+    };
     if (isError) body.isError = true;
-    else if (rng.chance(0.15)) body.structuredContent = { items: [{ id: String(rng.int(1, 9999)), title: sentence(rng) }], next_cursor: null };
+    else if (rng.chance(0.15))
+      body.structuredContent = { items: [{ id: String(rng.int(1, 9999)), title: sentence(rng) }], next_cursor: null };
     add("result tools/call", resultMsg(body));
   }
   const errors: readonly { code: number; message: string; data?: unknown }[] = modern
@@ -446,8 +690,16 @@ export function buildCorpus(revision: Revision, seed = 20260728): Corpus {
         { code: -32602, message: "Invalid params: 'path' must be a relative path", data: { field: "path" } },
         { code: -32601, message: "Method not found: resources/subscribe" },
         { code: -32603, message: "Internal error" },
-        { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28", "2025-11-25"], requested: "2024-10-07" } },
-        { code: -32021, message: "Missing required client capability: sampling", data: { requiredCapabilities: { sampling: {} } } },
+        {
+          code: -32022,
+          message: "Unsupported protocol version",
+          data: { supported: ["2026-07-28", "2025-11-25"], requested: "2024-10-07" },
+        },
+        {
+          code: -32021,
+          message: "Missing required client capability: sampling",
+          data: { requiredCapabilities: { sampling: {} } },
+        },
       ]
     : [
         { code: -32602, message: "Invalid params: 'path' must be a relative path", data: { field: "path" } },
@@ -460,16 +712,34 @@ export function buildCorpus(revision: Revision, seed = 20260728): Corpus {
   for (let i = 0; i < RECIPE.progress; i++) {
     const total = rng.chance(0.7) ? rng.int(2, 200) : undefined;
     const progress = total === undefined ? rng.int(0, 1000) : rng.int(0, total);
-    const p: Record<string, unknown> = { progressToken: progressTokens.length > 0 ? rng.pick(progressTokens) : 1, progress };
+    const p: Record<string, unknown> = {
+      progressToken: progressTokens.length > 0 ? rng.pick(progressTokens) : 1,
+      progress,
+    };
     if (total !== undefined) p.total = total;
     if (rng.chance(0.5)) p.message = words(rng, rng.int(2, 8));
     add("notification progress", { jsonrpc: "2.0", method: "notifications/progress", params: p });
   }
   for (let i = 0; i < RECIPE.cancelled; i++) {
-    add("notification cancelled", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: rng.int(1, nextId), reason: rng.pick(["User requested cancellation", "Timed out after 60s"]) } });
+    add("notification cancelled", {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: {
+        requestId: rng.int(1, nextId),
+        reason: rng.pick(["User requested cancellation", "Timed out after 60s"]),
+      },
+    });
   }
   for (let i = 0; i < RECIPE.listChanged; i++) {
-    add("notification list_changed", { jsonrpc: "2.0", method: rng.pick(["notifications/tools/list_changed", "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed"]) });
+    add("notification list_changed", {
+      jsonrpc: "2.0",
+      method: rng.pick([
+        "notifications/tools/list_changed",
+        "notifications/tools/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/prompts/list_changed",
+      ]),
+    });
   }
   for (let i = 0; i < RECIPE.ping; i++) {
     add("request ping", request("ping", undefined));

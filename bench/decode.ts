@@ -164,7 +164,8 @@ function acceptance(c: Corpus): { lines: string[]; fair: boolean } {
       if (firstFailure.length < 3) firstFailure.push(`decode, ${c.shapes[i]}: read as ${d.kind}`);
     }
     defects += d.defects.length;
-    if (d.defects.length > 0 && firstFailure.length < 3) firstFailure.push(`decode, ${c.shapes[i]}: ${d.defects.map((x) => x.code).join(", ")}`);
+    if (d.defects.length > 0 && firstFailure.length < 3)
+      firstFailure.push(`decode, ${c.shapes[i]}: ${d.defects.map((x) => x.code).join(", ")}`);
     const value: unknown = JSON.parse(t);
     const r1 = SdkV1Message.safeParse(value);
     if (r1.success) v1++;
@@ -175,12 +176,21 @@ function acceptance(c: Corpus): { lines: string[]; fair: boolean } {
   });
   const n = c.texts.length;
   const byKind = [...kinds].map(([k, count]) => `${k} ${count}`).join(", ");
-  const lines = [`accepted: decode ${decodeOk}/${n} (${defects} defects; ${byKind}), SDK v1 ${v1}/${n}, SDK v2 ${v2}/${n}`, ...firstFailure.map((f) => `  first problem: ${f}`)];
+  const lines = [
+    `accepted: decode ${decodeOk}/${n} (${defects} defects; ${byKind}), SDK v1 ${v1}/${n}, SDK v2 ${v2}/${n}`,
+    ...firstFailure.map((f) => `  first problem: ${f}`),
+  ];
   return { lines, fair: decodeOk === n && defects === 0 && misread === 0 && v1 === n && v2 === n };
 }
 
 function describeCorpus(c: Corpus): string {
-  const rows = breakdown(c).map((b) => [b.shape, String(b.count), fmtBytes(b.bytes), `${((b.bytes / c.bytes) * 100).toFixed(1)}%`, fmtBytes(Math.round(b.bytes / b.count))]);
+  const rows = breakdown(c).map((b) => [
+    b.shape,
+    String(b.count),
+    fmtBytes(b.bytes),
+    `${((b.bytes / c.bytes) * 100).toFixed(1)}%`,
+    fmtBytes(Math.round(b.bytes / b.count)),
+  ]);
   return table(["shape", "messages", "bytes", "of bytes", "mean size"], rows, [false, true, true, true, true]);
 }
 
@@ -203,7 +213,12 @@ const SIZE_CLASSES: readonly { label: string; min: number; max: number }[] = [
 async function runSizeClasses(corpus: Corpus, profile: Profile, sink: Sink): Promise<void> {
   // Shorter than the main run: these numbers explain the main ratios, they are not targets.
   // The code is already hot from the main run, so a short warm-up does.
-  const p: Profile = { ...profile, rounds: Math.max(2, Math.floor(profile.rounds / 2)), roundMs: profile.roundMs / 2, warmupMs: profile.warmupMs / 4 };
+  const p: Profile = {
+    ...profile,
+    rounds: Math.max(2, Math.floor(profile.rounds / 2)),
+    roundMs: profile.roundMs / 2,
+    warmupMs: profile.warmupMs / 4,
+  };
   console.log(`\nby message size (diagnostic; ${p.rounds} rounds of ${p.roundMs} ms), ratio to JSON.parse:\n`);
   const rows: string[][] = [];
   for (const sc of SIZE_CLASSES) {
@@ -217,11 +232,34 @@ async function runSizeClasses(corpus: Corpus, profile: Profile, sink: Sink): Pro
       }
     }
     if (texts.length === 0) continue;
-    const m = await measure(`decode ${corpus.revision} ${sc.label}`, { items: texts.length, bytes, itemLabel: "msg" }, contenders(texts, corpus.revision, sink), p);
-    const cell = (name: string) => (name === JSON_PARSE ? fmtRate(result(m, name).median * texts.length) : ratio(m, name, JSON_PARSE).median.toFixed(2) + "×");
-    rows.push([sc.label, String(texts.length), `${((bytes / corpus.bytes) * 100).toFixed(0)}%`, cell(JSON_PARSE), cell(DECODE), cell(SDK_V1), cell(SDK_V2), ratio(m, DECODE, SDK_V1).median.toFixed(2) + "×"]);
+    const m = await measure(
+      `decode ${corpus.revision} ${sc.label}`,
+      { items: texts.length, bytes, itemLabel: "msg" },
+      contenders(texts, corpus.revision, sink),
+      p,
+    );
+    const cell = (name: string) =>
+      name === JSON_PARSE
+        ? fmtRate(result(m, name).median * texts.length)
+        : ratio(m, name, JSON_PARSE).median.toFixed(2) + "×";
+    rows.push([
+      sc.label,
+      String(texts.length),
+      `${((bytes / corpus.bytes) * 100).toFixed(0)}%`,
+      cell(JSON_PARSE),
+      cell(DECODE),
+      cell(SDK_V1),
+      cell(SDK_V2),
+      ratio(m, DECODE, SDK_V1).median.toFixed(2) + "×",
+    ]);
   }
-  console.log(table(["messages", "count", "of bytes", "JSON.parse msg/s", "decode", "SDK v1", "SDK v2", "decode / SDK v1"], rows, [false, true, true, true, true, true, true, true]));
+  console.log(
+    table(
+      ["messages", "count", "of bytes", "JSON.parse msg/s", "decode", "SDK v1", "SDK v2", "decode / SDK v1"],
+      rows,
+      [false, true, true, true, true, true, true, true],
+    ),
+  );
 }
 
 const DEPTH_LIMIT = "JSON.parse + depth limit";
@@ -239,7 +277,11 @@ function percent(x: number): string {
  * under; the rest of the gap is the envelope's. Diagnostic only.
  */
 async function runDepthShare(corpus: Corpus, profile: Profile, sink: Sink): Promise<void> {
-  const p: Profile = { ...profile, rounds: Math.max(2, Math.floor(profile.rounds / 2)), warmupMs: profile.warmupMs / 2 };
+  const p: Profile = {
+    ...profile,
+    rounds: Math.max(2, Math.floor(profile.rounds / 2)),
+    warmupMs: profile.warmupMs / 2,
+  };
   const texts = corpus.texts;
   const max = DEFAULT_MAX_DEPTH;
   const all = contenders(texts, corpus.revision, sink);
@@ -262,7 +304,12 @@ async function runDepthShare(corpus: Corpus, profile: Profile, sink: Sink): Prom
       sink.deep += deep;
     },
   };
-  const m = await measure(`decode ${corpus.revision} depth share`, { items: texts.length, bytes: corpus.bytes, itemLabel: "msg" }, [parse, depthLimit, decodeContender], p);
+  const m = await measure(
+    `decode ${corpus.revision} depth share`,
+    { items: texts.length, bytes: corpus.bytes, itemLabel: "msg" },
+    [parse, depthLimit, decodeContender],
+    p,
+  );
   const limit = ratio(m, DEPTH_LIMIT, JSON_PARSE).median;
   const whole = ratio(m, DECODE, JSON_PARSE).median;
   // costs per pass relative to JSON.parse's: 1/ratio - 1
@@ -290,15 +337,25 @@ async function runDepthShare(corpus: Corpus, profile: Profile, sink: Sink): Prom
 async function runRevision(revision: Revision, profile: Profile): Promise<TargetOutcome[]> {
   const corpus = buildCorpus(revision);
   console.log(`\n## decode, revision ${revision}\n`);
-  console.log(`corpus: ${corpus.texts.length} messages, ${fmtBytes(corpus.bytes)} (${corpus.bytes} bytes UTF-8), generated from a seed, fingerprint ${fingerprint(corpus)}`);
+  console.log(
+    `corpus: ${corpus.texts.length} messages, ${fmtBytes(corpus.bytes)} (${corpus.bytes} bytes UTF-8), generated from a seed, fingerprint ${fingerprint(corpus)}`,
+  );
   if (!profile.quick) console.log("\n" + describeCorpus(corpus) + "\n");
   const check = acceptance(corpus);
   for (const l of check.lines) console.log(l);
-  if (!check.fair) console.log("WARNING: not every contender accepts every message, so the comparison below is not like for like");
+  if (!check.fair)
+    console.log("WARNING: not every contender accepts every message, so the comparison below is not like for like");
 
   const sink = newSink();
-  const m = await measure(`decode ${revision}`, { items: corpus.texts.length, bytes: corpus.bytes, itemLabel: "msg" }, contenders(corpus.texts, revision, sink), profile);
-  console.log(`\n${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians:\n`);
+  const m = await measure(
+    `decode ${revision}`,
+    { items: corpus.texts.length, bytes: corpus.bytes, itemLabel: "msg" },
+    contenders(corpus.texts, revision, sink),
+    profile,
+  );
+  console.log(
+    `\n${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians:\n`,
+  );
   console.log(formatMeasurement(m, JSON_PARSE));
   const outcomes = checkTargets("decode", m, TARGETS);
   console.log("\n" + formatTargets(outcomes));
@@ -314,7 +371,8 @@ export const decodeBenchmark: Benchmark = {
   title: "decode throughput on a mixed MCP corpus",
   run: async (profile) => {
     const outcomes: TargetOutcome[] = [];
-    for (const revision of [LATEST_REVISION, LATEST_LEGACY_REVISION]) outcomes.push(...(await runRevision(revision, profile)));
+    for (const revision of [LATEST_REVISION, LATEST_LEGACY_REVISION])
+      outcomes.push(...(await runRevision(revision, profile)));
     return outcomes;
   },
 };

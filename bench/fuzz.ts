@@ -19,4 +19,6 @@ try {
   console.error(e instanceof Error ? e.message : String(e));
   process.exit(1);
 }
-console.log(`${count} inputs: no throw, sound verdicts, no value deeper than the limit, no prototype pollution (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(
+  `${count} inputs: no throw, sound verdicts, no value deeper than the limit, no prototype pollution (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);

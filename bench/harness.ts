@@ -122,7 +122,12 @@ async function timeSlice(c: Contender, ms: number, clock: Profile["clock"]): Pro
  * contender r mod n, so no contender always runs right after the same other one (and pays for
  * its leftover garbage or cache state).
  */
-export async function measure(title: string, work: Work, contenders: readonly Contender[], profile: Profile): Promise<Measurement> {
+export async function measure(
+  title: string,
+  work: Work,
+  contenders: readonly Contender[],
+  profile: Profile,
+): Promise<Measurement> {
   if (contenders.length === 0) throw new Error("measure: no contenders");
   // Two warm-up slices each, interleaved, so the JIT has seen every contender's code before the
   // first measured round and inline caches have seen the whole mix.
@@ -193,7 +198,14 @@ export function checkTargets(benchmark: string, m: Measurement, targets: readonl
   return targets.map((t) => {
     const r = ratio(m, t.of, t.versus);
     const ceiling = t.bound !== undefined && t.bound !== t.versus ? ratio(m, t.bound, t.versus).median : undefined;
-    return { ...t, benchmark, measurement: m.title, ratio: r, ...(ceiling !== undefined ? { ceiling } : {}), met: r.median >= t.atLeast };
+    return {
+      ...t,
+      benchmark,
+      measurement: m.title,
+      ratio: r,
+      ...(ceiling !== undefined ? { ceiling } : {}),
+      met: r.median >= t.atLeast,
+    };
   });
 }
 
@@ -217,10 +229,17 @@ export function fmtRatio(r: RatioStats): string {
   return `${r.median.toFixed(2)}× [${r.p25.toFixed(2)}–${r.p75.toFixed(2)}]`;
 }
 
-export function table(header: readonly string[], rows: readonly (readonly string[])[], alignRight: readonly boolean[] = []): string {
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  alignRight: readonly boolean[] = [],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -233,7 +252,13 @@ export function formatMeasurement(m: Measurement, baseline: string): string {
     const vs = r.name === baseline ? "1.00× (baseline)" : fmtRatio(ratio(m, r.name, baseline));
     return [r.name, fmtRate(items), mbs, `±${((r.spread * 100) / 2).toFixed(1)}%`, vs];
   });
-  return table(["contender", `${w.itemLabel}/s`, "MB/s", "noise ±½IQR", `vs ${baseline}` ], rows, [false, true, true, true, false]);
+  return table(["contender", `${w.itemLabel}/s`, "MB/s", "noise ±½IQR", `vs ${baseline}`], rows, [
+    false,
+    true,
+    true,
+    true,
+    false,
+  ]);
 }
 
 export function formatTargets(outcomes: readonly TargetOutcome[]): string {
@@ -242,14 +267,25 @@ export function formatTargets(outcomes: readonly TargetOutcome[]): string {
     fmtRatio(o.ratio),
     `≥ ${o.atLeast}×`,
     o.ceiling === undefined ? "" : `${o.ceiling.toFixed(2)}×`,
-    o.met ? "met" : `MISSED: ${(((o.atLeast - o.ratio.median) / o.atLeast) * 100).toFixed(0)}% short${o.ceiling !== undefined && o.ceiling < o.atLeast ? "; target beyond the ceiling" : ""}`,
+    o.met
+      ? "met"
+      : `MISSED: ${(((o.atLeast - o.ratio.median) / o.atLeast) * 100).toFixed(0)}% short${o.ceiling !== undefined && o.ceiling < o.atLeast ? "; target beyond the ceiling" : ""}`,
   ]);
-  return table(["ratio (median of per-round ratios [p25–p75])", "measured", "target", "ceiling", ""], rows, [false, true, true, true, false]);
+  return table(["ratio (median of per-round ratios [p25–p75])", "measured", "target", "ceiling", ""], rows, [
+    false,
+    true,
+    true,
+    true,
+    false,
+  ]);
 }
 
 /** One line on how busy the machine is, since neighbours move absolute numbers (and some ratios). */
 export function loadLine(): string {
-  return `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} CPUs`;
+  return `load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")} on ${os.cpus().length} CPUs`;
 }
 
 // ---------------------------------------------------------------------------------------------

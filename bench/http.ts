@@ -22,14 +22,29 @@
  * SSE contenders carry one message less per call than mcp-wire's.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  Agent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport as V1HttpServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { Client as V2Client, StreamableHTTPClientTransport as V2HttpClientTransport } from "@modelcontextprotocol/client";
-import { McpServer as V2McpServer, WebStandardStreamableHTTPServerTransport, createMcpHandler, fromJsonSchema } from "@modelcontextprotocol/server";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2HttpClientTransport,
+} from "@modelcontextprotocol/client";
+import {
+  McpServer as V2McpServer,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  fromJsonSchema,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { connectHttp, type McpClient } from "../src/entry/client.js";
 import { createHttpHandler } from "../src/entry/http.js";
@@ -159,7 +174,10 @@ function passOf(tally: Tally, one: (i: number) => Promise<boolean>): () => Promi
 async function firstCall(name: string, call: (text: string) => Promise<object>): Promise<void> {
   const result = await within(call(CHECK_TEXT), `${name}: first tools/call echo`);
   const text = echoed(result);
-  if (text !== CHECK_TEXT) throw new Error(`${name}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(CHECK_TEXT)}: ${JSON.stringify(result).slice(0, 300)}`);
+  if (text !== CHECK_TEXT)
+    throw new Error(
+      `${name}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(CHECK_TEXT)}: ${JSON.stringify(result).slice(0, 300)}`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +213,9 @@ async function closeServers(): Promise<void> {
 }
 
 /** A fetch-shaped handler served from node:http (as test/fixtures/v2-sdk-http-server.mjs does). */
-function fetchOnNode(serve: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
+function fetchOnNode(
+  serve: (request: Request) => Promise<Response>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     void (async () => {
       const gone = new AbortController();
@@ -230,7 +250,8 @@ function fetchOnNode(serve: (request: Request) => Promise<Response>): (req: Inco
         }
         res.end();
       } catch (e) {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end(String((e as Error)?.message ?? e));
+        if (!res.headersSent)
+          res.writeHead(500, { "content-type": "text/plain" }).end(String((e as Error)?.message ?? e));
         else res.destroy();
       }
     })();
@@ -251,7 +272,11 @@ const DISCOVERED = {
   cacheScope: "public",
   _meta: { "io.modelcontextprotocol/serverInfo": { name: "bare", version: "1" } },
 };
-const INITIALIZED = { protocolVersion: LEGACY, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "bare", version: "1" } };
+const INITIALIZED = {
+  protocolVersion: LEGACY,
+  capabilities: { tools: { listChanged: false } },
+  serverInfo: { name: "bare", version: "1" },
+};
 
 /**
  * A bare node:http server that answers what an MCP client needs and nothing more: it parses each
@@ -263,11 +288,16 @@ const INITIALIZED = { protocolVersion: LEGACY, capabilities: { tools: { listChan
 async function bareServer(sse = false): Promise<string> {
   return listen((req, res) => {
     if (req.method === "DELETE") return void req.resume().on("end", () => res.writeHead(204).end());
-    if (req.method !== "POST") return void req.resume().on("end", () => res.writeHead(405, { allow: "POST, DELETE" }).end());
+    if (req.method !== "POST")
+      return void req.resume().on("end", () => res.writeHead(405, { allow: "POST, DELETE" }).end());
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: unknown; method?: string; params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> } };
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        id?: unknown;
+        method?: string;
+        params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> };
+      };
       if (m.id === undefined) return void res.writeHead(202).end();
       let result: unknown;
       const headers: Record<string, string | number> = {};
@@ -279,29 +309,64 @@ async function bareServer(sse = false): Promise<string> {
         const content = [{ type: "text", text: m.params?.arguments?.text }];
         result = m.params?._meta?.[PROTOCOL_META] === undefined ? { content } : { resultType: "complete", content };
       } else {
-        const error = JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
-        return void res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(error) }).end(error);
+        const error = JSON.stringify({
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32601, message: "Method not found" },
+        });
+        return void res
+          .writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(error) })
+          .end(error);
       }
       const answer = JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
       if (sse) {
         const event = `event: message\ndata: ${answer}\n\n`;
-        res.writeHead(200, { ...headers, "content-type": "text/event-stream", "content-length": Buffer.byteLength(event) }).end(event);
+        res
+          .writeHead(200, {
+            ...headers,
+            "content-type": "text/event-stream",
+            "content-length": Buffer.byteLength(event),
+          })
+          .end(event);
       } else {
-        res.writeHead(200, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(answer) }).end(answer);
+        res
+          .writeHead(200, {
+            ...headers,
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(answer),
+          })
+          .end(answer);
       }
     });
   });
 }
 
 /** One POST on a keep-alive agent with node:http; resolves with the status, headers and body text. */
-function bareExchange(url: URL, agent: Agent, body: string, headers: Record<string, string | number>): Promise<{ status: number; headers: IncomingMessage["headers"]; text: string }> {
+function bareExchange(
+  url: URL,
+  agent: Agent,
+  body: string,
+  headers: Record<string, string | number>,
+): Promise<{ status: number; headers: IncomingMessage["headers"]; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        agent,
+        headers: { ...headers, "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -319,7 +384,11 @@ async function bareFetch(name: string): Promise<Connection> {
   const url = await bareServer();
   const tally: Tally = { calls: 0, wrong: 0 };
   const one = async (): Promise<boolean> => {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: BARE_BODY });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: BARE_BODY,
+    });
     const body = (await response.json()) as { result?: object };
     return response.status === 200 && body.result !== undefined && echoed(body.result) === "echo";
   };
@@ -343,7 +412,18 @@ async function bareNode(name: string): Promise<Connection> {
   const one = () =>
     new Promise<boolean>((resolve, reject) => {
       const req = httpRequest(
-        { host: HOST, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(BARE_BODY) } },
+        {
+          host: HOST,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          agent,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json",
+            "content-length": Buffer.byteLength(BARE_BODY),
+          },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -376,7 +456,8 @@ async function bareNode(name: string): Promise<Connection> {
 async function wireServer(): Promise<string> {
   const handler = createHttpHandler(createReferenceServer(), {
     allowedHosts: [HOST],
-    onError: (e) => console.error(`mcp-wire server: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    onError: (e) =>
+      console.error(`mcp-wire server: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
   });
   const url = await listen((req, res) => {
     if ((req.url ?? "/").split("?")[0] === "/mcp") handler.node(req, res);
@@ -390,7 +471,10 @@ const wireHandlers: { close(): Promise<void> }[] = [];
 async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
   const t0 = performance.now();
   const url = await wireServer();
-  const { client } = await within(connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }), `${name}: connect`);
+  const { client } = await within(
+    connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }),
+    `${name}: connect`,
+  );
   await firstCall(name, (text) => client.callTool("echo", { text }));
   const tally: Tally = { calls: 0, wrong: 0 };
   let pass: () => Promise<void>;
@@ -403,7 +487,10 @@ async function wire(name: string, legacy: boolean, sse: boolean): Promise<Connec
       const result = await c.callTool("progress", args, options);
       return echoed(result) === "counted to 1" && progress === 1;
     };
-    if (!(await within(check(client), `${name}: first progress call`))) throw new Error(`${name}: progress tool did not answer "counted to 1" after one progress notification (got ${progress})`);
+    if (!(await within(check(client), `${name}: first progress call`)))
+      throw new Error(
+        `${name}: progress tool did not answer "counted to 1" after one progress notification (got ${progress})`,
+      );
     pass = passOf(tally, () => check(client));
   } else {
     pass = passOf(tally, async (i) => echoed(await client.callTool("echo", { text: TEXTS[i]! })) === TEXTS[i]);
@@ -431,12 +518,31 @@ async function bareClient(name: string, legacy: boolean, sse: boolean, to: "wire
   const t0 = performance.now();
   const url = new URL(to === "wire" ? await wireServer() : await bareServer());
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-  const meta: Record<string, unknown> = legacy ? {} : { [PROTOCOL_META]: MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const meta: Record<string, unknown> = legacy
+    ? {}
+    : { [PROTOCOL_META]: MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
   if (legacy) {
-    const opened = await within(bareExchange(url, agent, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bare", version: "1" } } }), headers), `${name}: initialize`);
+    const opened = await within(
+      bareExchange(
+        url,
+        agent,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bare", version: "1" } },
+        }),
+        headers,
+      ),
+      `${name}: initialize`,
+    );
     const session = opened.headers["mcp-session-id"];
-    if (opened.status !== 200 || typeof session !== "string") throw new Error(`${name}: initialize answered ${opened.status} ${opened.text.slice(0, 200)}`);
+    if (opened.status !== 200 || typeof session !== "string")
+      throw new Error(`${name}: initialize answered ${opened.status} ${opened.text.slice(0, 200)}`);
     headers["mcp-session-id"] = session;
     headers["mcp-protocol-version"] = LEGACY;
     await bareExchange(url, agent, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers);
@@ -447,19 +553,36 @@ async function bareClient(name: string, legacy: boolean, sse: boolean, to: "wire
   }
   const expected = sse ? "counted to 1" : "echo";
   const body = sse
-    ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "progress", arguments: { steps: 1, intervalMs: 0 }, _meta: { ...meta, progressToken: 1 } } })
-    : JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "echo" }, ...(legacy ? {} : { _meta: meta }) } });
+    ? JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "progress", arguments: { steps: 1, intervalMs: 0 }, _meta: { ...meta, progressToken: 1 } },
+      })
+    : JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "echo" }, ...(legacy ? {} : { _meta: meta }) },
+      });
   const one = async (): Promise<boolean> => {
     const r = await bareExchange(url, agent, body, headers);
     const events = sse ? r.text.split("\n").filter((l) => l.startsWith("data:")).length : 1;
-    return r.status === 200 && events === (sse ? 2 : 1) && echoed(answerOf(r.text, r.headers["content-type"]).result ?? {}) === expected;
+    return (
+      r.status === 200 &&
+      events === (sse ? 2 : 1) &&
+      echoed(answerOf(r.text, r.headers["content-type"]).result ?? {}) === expected
+    );
   };
   if (!(await within(one(), `${name}: first exchange`))) throw new Error(`${name}: wrong answer`);
   const tally: Tally = { calls: 0, wrong: 0 };
   return {
     name,
     negotiated: legacy ? `${LEGACY} (legacy)` : `${MODERN} (modern)`,
-    wiring: to === "wire" ? `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step), progressToken" : "echo"}` : "bare node:http server, JSON answers",
+    wiring:
+      to === "wire"
+        ? `createHttpHandler(createReferenceServer()); ${sse ? "progress tool (1 step), progressToken" : "echo"}`
+        : "bare node:http server, JSON answers",
     setupMs: performance.now() - t0,
     tally,
     pass: passOf(tally, one),
@@ -471,7 +594,10 @@ async function bareClient(name: string, legacy: boolean, sse: boolean, to: "wire
 async function wireToBare(name: string, legacy: boolean, sse: boolean): Promise<Connection> {
   const t0 = performance.now();
   const url = await bareServer(sse);
-  const { client } = await within(connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }), `${name}: connect`);
+  const { client } = await within(
+    connectHttp(url, { transport: "streamable-http", ...(legacy ? { revision: LEGACY } : {}) }),
+    `${name}: connect`,
+  );
   await firstCall(name, (text) => client.callTool("echo", { text }));
   const tally: Tally = { calls: 0, wrong: 0 };
   return {
@@ -490,9 +616,13 @@ async function wireToBare(name: string, legacy: boolean, sse: boolean): Promise<
 
 function v1Server(): V1McpServer {
   const server = new V1McpServer({ name: "sdk-v1-bench", version: "1.0.0" });
-  server.registerTool("echo", { description: "Returns its text argument.", inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: "text", text }],
-  }));
+  server.registerTool(
+    "echo",
+    { description: "Returns its text argument.", inputSchema: { text: z.string() } },
+    async ({ text }) => ({
+      content: [{ type: "text", text }],
+    }),
+  );
   return server;
 }
 
@@ -506,7 +636,9 @@ async function v1HttpServer(json: boolean): Promise<string> {
         if (typeof sid === "string") {
           const t = sessions.get(sid);
           if (t) return await t.handleRequest(req, res);
-          res.writeHead(404, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+          res
+            .writeHead(404, { "content-type": "application/json" })
+            .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
           return;
         }
         const transport = new V1HttpServerTransport({
@@ -546,7 +678,10 @@ async function v1(name: string, json: boolean): Promise<Connection> {
     wiring: `McpServer + StreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
     setupMs: performance.now() - t0,
     tally,
-    pass: passOf(tally, async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i]),
+    pass: passOf(
+      tally,
+      async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i],
+    ),
     close: () => client.close(),
   };
 }
@@ -557,12 +692,19 @@ async function v1(name: string, json: boolean): Promise<Connection> {
 const V2_LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 function v2Server(options: { supportedProtocolVersions?: string[] } = {}): V2McpServer {
-  const server = new V2McpServer({ name: "sdk-v2-bench", version: "1.0.0" }, { capabilities: { tools: {} }, ...options });
+  const server = new V2McpServer(
+    { name: "sdk-v2-bench", version: "1.0.0" },
+    { capabilities: { tools: {} }, ...options },
+  );
   server.registerTool(
     "echo",
     {
       description: "Returns its text argument.",
-      inputSchema: fromJsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+      inputSchema: fromJsonSchema<{ text: string }>({
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      }),
     },
     async ({ text }) => ({ content: [{ type: "text", text }] }),
   );
@@ -578,7 +720,10 @@ async function v2LegacyServer(json: boolean): Promise<string> {
       if (sid) {
         const t = sessions.get(sid);
         if (t) return t.handleRequest(request);
-        return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+        return Response.json(
+          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
+          { status: 404 },
+        );
       }
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -605,7 +750,10 @@ async function v2ModernServer(json: boolean): Promise<string> {
 async function v2(name: string, modern: boolean, json: boolean): Promise<Connection> {
   const t0 = performance.now();
   const url = modern ? await v2ModernServer(json) : await v2LegacyServer(json);
-  const client = new V2Client({ name: "bench-v2", version: "1.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
+  const client = new V2Client(
+    { name: "bench-v2", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
   await within(client.connect(new V2HttpClientTransport(new URL(url))), `${name}: connect`);
   await firstCall(name, (text) => client.callTool({ name: "echo", arguments: { text } }));
   const tally: Tally = { calls: 0, wrong: 0 };
@@ -617,7 +765,10 @@ async function v2(name: string, modern: boolean, json: boolean): Promise<Connect
       : `WebStandardStreamableHTTPServerTransport per session${json ? ", enableJsonResponse" : ""}`,
     setupMs: performance.now() - t0,
     tally,
-    pass: passOf(tally, async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i]),
+    pass: passOf(
+      tally,
+      async (i) => echoed(await client.callTool({ name: "echo", arguments: { text: TEXTS[i]! } })) === TEXTS[i],
+    ),
     close: () => client.close(),
   };
 }
@@ -653,9 +804,23 @@ function formatRoundTrips(m: Measurement, baseline: string): string {
   const rows = m.results.map((r) => {
     const calls = r.median * m.work.items;
     const vs = r.name === baseline ? "1.00× (baseline)" : fmtRatio(ratio(m, r.name, baseline));
-    return [r.name, fmtRate(calls), fmtRate(2 * calls), (1e6 / calls).toFixed(1), `±${((r.spread * 100) / 2).toFixed(1)}%`, vs];
+    return [
+      r.name,
+      fmtRate(calls),
+      fmtRate(2 * calls),
+      (1e6 / calls).toFixed(1),
+      `±${((r.spread * 100) / 2).toFixed(1)}%`,
+      vs,
+    ];
   });
-  return table(["contender", "round trips/s", "msg/s", "µs per call", "noise ±½IQR", `vs ${baseline}`], rows, [false, true, true, true, true, false]);
+  return table(["contender", "round trips/s", "msg/s", "µs per call", "noise ±½IQR", `vs ${baseline}`], rows, [
+    false,
+    true,
+    true,
+    true,
+    true,
+    false,
+  ]);
 }
 
 async function closeAll(connections: readonly Connection[]): Promise<string> {
@@ -677,7 +842,8 @@ async function closeAll(connections: readonly Connection[]): Promise<string> {
 
 export const httpBenchmark: Benchmark = {
   name: "http",
-  title: "tools/call round trips over HTTP on loopback, mcp-wire against the SDKs and a bare fetch + node:http exchange",
+  title:
+    "tools/call round trips over HTTP on loopback, mcp-wire against the SDKs and a bare fetch + node:http exchange",
   run: async (profile) => {
     const connections: Connection[] = [];
     try {
@@ -704,17 +870,30 @@ export const httpBenchmark: Benchmark = {
         profile,
       );
       console.log(`\n## tools/call over HTTP, awaited one after another (${CALLS} per pass)\n`);
-      console.log(`${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians; one round trip = 2 messages:\n`);
+      console.log(
+        `${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians; one round trip = 2 messages:\n`,
+      );
       console.log(formatRoundTrips(m, BARE_FETCH));
       const outcomes = checkTargets("http", m, TARGETS);
       console.log("\n" + formatTargets(outcomes));
       const rows = REPORTED.map(([a, b]) => [`${a} / ${b}`, fmtRatio(ratio(m, a, b))]);
-      console.log("\n" + table(["ratio, no target (median of per-round ratios [p25–p75])", "measured"], rows, [false, true]));
+      console.log(
+        "\n" + table(["ratio, no target (median of per-round ratios [p25–p75])", "measured"], rows, [false, true]),
+      );
 
       console.log(`\nsink, over every pass above (warm-up included); every answer checked:\n`);
-      console.log(table(["contender", "calls", "wrong answers"], connections.map((c) => [c.name, String(c.tally.calls), String(c.tally.wrong)]), [false, true, true]));
+      console.log(
+        table(
+          ["contender", "calls", "wrong answers"],
+          connections.map((c) => [c.name, String(c.tally.calls), String(c.tally.wrong)]),
+          [false, true, true],
+        ),
+      );
       const wrong = connections.reduce((n, c) => n + c.tally.wrong, 0);
-      if (wrong > 0) console.log(`WARNING: ${wrong} calls did not answer what they should: those contenders did not really round-trip`);
+      if (wrong > 0)
+        console.log(
+          `WARNING: ${wrong} calls did not answer what they should: those contenders did not really round-trip`,
+        );
       return outcomes;
     } finally {
       console.log("\n" + (await closeAll(connections)));

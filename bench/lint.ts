@@ -45,7 +45,8 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   const per: number[] = [];
   for (const n of sizes) {
     const r = judge(n);
-    if (r.defects !== 0) throw new Error(`the generated capture is sound, yet lint found ${r.defects} defects at ${n} messages`);
+    if (r.defects !== 0)
+      throw new Error(`the generated capture is sound, yet lint found ${r.defects} defects at ${n} messages`);
     per.push(r.usPerMessage);
     rows.push([n.toLocaleString("en-US"), r.usPerMessage.toFixed(2), r.heapMb.toFixed(0)]);
   }
@@ -61,7 +62,9 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     ratio: { median: kept, p25: kept, p75: kept },
     met: kept >= RATE_KEPT_AT_LEAST,
   };
-  console.log(`rate kept from ${sizes[0]!.toLocaleString("en-US")} to ${sizes[1]!.toLocaleString("en-US")} messages: ${kept.toFixed(2)}× (linear ≥ ${RATE_KEPT_AT_LEAST.toFixed(2)}×)`);
+  console.log(
+    `rate kept from ${sizes[0]!.toLocaleString("en-US")} to ${sizes[1]!.toLocaleString("en-US")} messages: ${kept.toFixed(2)}× (linear ≥ ${RATE_KEPT_AT_LEAST.toFixed(2)}×)`,
+  );
   return [outcome];
 }
 

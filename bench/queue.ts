@@ -25,7 +25,12 @@ const CONCURRENCY = 64;
 const TARGET_RATE = 2000;
 const WORKER = fileURLToPath(new URL("./queue-worker.js", import.meta.url));
 
-const targetsOf = (n: number): TargetRecord[] => Array.from({ length: n }, (_, i) => ({ target: `https://h${i % HOSTS}.bench.example/mcp/${i}`, kind: "http", name: null }));
+const targetsOf = (n: number): TargetRecord[] =>
+  Array.from({ length: n }, (_, i) => ({
+    target: `https://h${i % HOSTS}.bench.example/mcp/${i}`,
+    kind: "http",
+    name: null,
+  }));
 
 interface WorkerResult {
   recorded: number;
@@ -35,10 +40,14 @@ interface WorkerResult {
 
 function worker(url: string, run: number): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, url, String(run), String(CONCURRENCY), String(PER_HOST)], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [WORKER, url, String(run), String(CONCURRENCY), String(PER_HOST)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as WorkerResult) : reject(new Error(`queue worker exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as WorkerResult) : reject(new Error(`queue worker exited ${code}`)),
+    );
   });
 }
 
@@ -62,7 +71,9 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       const recorded = done.reduce((s, d) => s + d.recorded, 0);
       if (recorded !== n) throw new Error(`queue bench: ${recorded} attempts stored for ${n} targets`);
       rates.push((2 * n * 1000) / ms);
-      console.log(`round ${r + 1}: ${n.toLocaleString("en")} targets over ${HOSTS} hosts, ${WORKERS} workers: ${(ms / 1000).toFixed(2)} s (per worker ${done.map((d) => d.recorded).join(" / ")})`);
+      console.log(
+        `round ${r + 1}: ${n.toLocaleString("en")} targets over ${HOSTS} hosts, ${WORKERS} workers: ${(ms / 1000).toFixed(2)} s (per worker ${done.map((d) => d.recorded).join(" / ")})`,
+      );
     }
 
     const sqliteRates: number[] = [];
@@ -71,7 +82,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       const targets = targetsOf(n);
       const runId = await store.startRun("bench", targets, {});
       const t0 = performance.now();
-      await runCensus(store, runId, targets, { concurrency: CONCURRENCY * WORKERS, perHost: PER_HOST, probe: instantProbe });
+      await runCensus(store, runId, targets, {
+        concurrency: CONCURRENCY * WORKERS,
+        perHost: PER_HOST,
+        probe: instantProbe,
+      });
       sqliteRates.push((n * 1000) / (performance.now() - t0));
       await store.close();
     }
@@ -82,7 +97,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         table(
           ["store", "per second", `vs ${TARGET_RATE.toLocaleString("en")}/s`],
           [
-            [`PostgreSQL, ${WORKERS} worker processes: claims + stored attempts`, pgRate.toFixed(0), pgRate >= TARGET_RATE ? `met (${(pgRate / TARGET_RATE).toFixed(2)}×)` : "MISSED"],
+            [
+              `PostgreSQL, ${WORKERS} worker processes: claims + stored attempts`,
+              pgRate.toFixed(0),
+              pgRate >= TARGET_RATE ? `met (${(pgRate / TARGET_RATE).toFixed(2)}×)` : "MISSED",
+            ],
             ["SQLite, one process: stored attempts (no claims)", median(sqliteRates).toFixed(0), ""],
           ],
           [false, true, false],
@@ -95,7 +114,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         atLeast: 1,
         benchmark: "queue",
         measurement: `PostgreSQL queue, ${WORKERS} workers`,
-        ratio: { median: pgRate / TARGET_RATE, p25: Math.min(...rates) / TARGET_RATE, p75: Math.max(...rates) / TARGET_RATE },
+        ratio: {
+          median: pgRate / TARGET_RATE,
+          p25: Math.min(...rates) / TARGET_RATE,
+          p75: Math.max(...rates) / TARGET_RATE,
+        },
         met: pgRate >= TARGET_RATE,
       },
     ];

@@ -25,24 +25,104 @@ const START = Date.parse("2026-07-20T00:00:00Z");
 const HOUR = 3_600_000;
 
 /** The class mix, with details and what each carries. Weights add up to 100. */
-const MIX: readonly { weight: number; make: (rnd: () => number) => Partial<AttemptRecord> & { class: string; detail: string } }[] = [
-  { weight: 40, make: (r) => ({ class: "ok", detail: "legacy", era: "legacy", revision: pick(r, ["2025-06-18", "2025-03-26", "2025-11-25", "2024-11-05"]), tools: 1 + Math.floor(r() * 30), httpStatus: 200, contentType: "application/json" }) },
-  { weight: 18, make: (r) => ({ class: "ok", detail: "modern", era: "modern", revision: "2026-07-28", tools: 1 + Math.floor(r() * 30), httpStatus: 200, contentType: "application/json" }) },
+const MIX: readonly {
+  weight: number;
+  make: (rnd: () => number) => Partial<AttemptRecord> & { class: string; detail: string };
+}[] = [
+  {
+    weight: 40,
+    make: (r) => ({
+      class: "ok",
+      detail: "legacy",
+      era: "legacy",
+      revision: pick(r, ["2025-06-18", "2025-03-26", "2025-11-25", "2024-11-05"]),
+      tools: 1 + Math.floor(r() * 30),
+      httpStatus: 200,
+      contentType: "application/json",
+    }),
+  },
+  {
+    weight: 18,
+    make: (r) => ({
+      class: "ok",
+      detail: "modern",
+      era: "modern",
+      revision: "2026-07-28",
+      tools: 1 + Math.floor(r() * 30),
+      httpStatus: 200,
+      contentType: "application/json",
+    }),
+  },
   { weight: 10, make: () => ({ class: "timeout", detail: "initialize" }) },
-  { weight: 6, make: () => ({ class: "auth_required", detail: "http_401", httpStatus: 401, contentType: "application/json" }) },
-  { weight: 2, make: () => ({ class: "auth_required", detail: "rpc_error_instead_of_401", httpStatus: 200, rpcCode: -32001, rpcMessage: "Invalid API key", rpcRange: "legacy" }) },
-  { weight: 6, make: (r) => ({ class: "http_error", detail: pick(r, ["http_404", "http_502", "http_500"]), httpStatus: pick(r, [404, 502, 500]), contentType: "text/html" }) },
-  { weight: 5, make: () => ({ class: "web_page", detail: "text/html", httpStatus: 200, contentType: "text/html; charset=utf-8" }) },
+  {
+    weight: 6,
+    make: () => ({ class: "auth_required", detail: "http_401", httpStatus: 401, contentType: "application/json" }),
+  },
+  {
+    weight: 2,
+    make: () => ({
+      class: "auth_required",
+      detail: "rpc_error_instead_of_401",
+      httpStatus: 200,
+      rpcCode: -32001,
+      rpcMessage: "Invalid API key",
+      rpcRange: "legacy",
+    }),
+  },
+  {
+    weight: 6,
+    make: (r) => ({
+      class: "http_error",
+      detail: pick(r, ["http_404", "http_502", "http_500"]),
+      httpStatus: pick(r, [404, 502, 500]),
+      contentType: "text/html",
+    }),
+  },
+  {
+    weight: 5,
+    make: () => ({ class: "web_page", detail: "text/html", httpStatus: 200, contentType: "text/html; charset=utf-8" }),
+  },
   { weight: 4, make: (r) => ({ class: "unreachable", detail: pick(r, ["dns", "refused", "tls"]) }) },
-  { weight: 3, make: (r) => ({ class: "rpc_error", detail: pick(r, ["method_not_found", "internal_error", "unsupported_version"]), httpStatus: 200, rpcCode: pick(r, [-32601, -32603, -32602]), rpcMessage: pick(r, ["Method not found", "Internal error", "Unsupported protocol version"]), rpcRange: "standard" }) },
-  { weight: 2, make: (r) => ({ class: "not_jsonrpc", detail: pick(r, ["bare_array", "no_envelope"]), httpStatus: 200, contentType: "application/json" }) },
+  {
+    weight: 3,
+    make: (r) => ({
+      class: "rpc_error",
+      detail: pick(r, ["method_not_found", "internal_error", "unsupported_version"]),
+      httpStatus: 200,
+      rpcCode: pick(r, [-32601, -32603, -32602]),
+      rpcMessage: pick(r, ["Method not found", "Internal error", "Unsupported protocol version"]),
+      rpcRange: "standard",
+    }),
+  },
+  {
+    weight: 2,
+    make: (r) => ({
+      class: "not_jsonrpc",
+      detail: pick(r, ["bare_array", "no_envelope"]),
+      httpStatus: 200,
+      contentType: "application/json",
+    }),
+  },
   { weight: 2, make: () => ({ class: "not_json", detail: "empty_body", httpStatus: 200, contentType: "" }) },
-  { weight: 2, make: () => ({ class: "protocol_violation", detail: "id_null", httpStatus: 200, contentType: "application/json" }) },
+  {
+    weight: 2,
+    make: () => ({ class: "protocol_violation", detail: "id_null", httpStatus: 200, contentType: "application/json" }),
+  },
 ];
 
 const DEFECTS: readonly Defect[] = [
-  { code: "unexpected_member", severity: "warning", path: "/result/extra", message: "a member the revision does not define" },
-  { code: "error_code_legacy", severity: "warning", path: "/error/code", message: "-32001 is in the legacy implementation-defined range" },
+  {
+    code: "unexpected_member",
+    severity: "warning",
+    path: "/result/extra",
+    message: "a member the revision does not define",
+  },
+  {
+    code: "error_code_legacy",
+    severity: "warning",
+    path: "/error/code",
+    message: "-32001 is in the legacy implementation-defined range",
+  },
   { code: "result_type_missing", severity: "warning", path: "/result", message: "no resultType: read as complete" },
 ] as Defect[];
 
@@ -81,7 +161,8 @@ function* synthetic(written: Written): Generator<AttemptRecord> {
       const x = rnd() * sum;
       const kind = MIX[cumulative.findIndex((c) => x < c)]!.make(rnd);
       const failing = kind.class !== "ok";
-      const elapsedMs = kind.class === "timeout" ? 10_000 + Math.floor(rnd() * 50) : Math.floor(20 + rnd() * rnd() * 3000);
+      const elapsedMs =
+        kind.class === "timeout" ? 10_000 + Math.floor(rnd() * 50) : Math.floor(20 + rnd() * rnd() * 3000);
       const a: AttemptRecord = {
         runId: run,
         target: targetUrl(t),
@@ -101,8 +182,12 @@ function* synthetic(written: Written): Generator<AttemptRecord> {
         serverVersion: failing ? null : "1.0.0",
         defects: rnd() < 0.2 ? [pick(rnd, DEFECTS)] : [],
         elapsedMs,
-        repro: failing ? `curl -sS -i -X POST ${targetUrl(t)} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' --data-raw '{"jsonrpc":"2.0","id":1,"method":"initialize"}'` : null,
-        advice: failing ? `The server answered ${kind.class} (${kind.detail}); see the trace for the exchange that failed and fix the endpoint before listing it.` : null,
+        repro: failing
+          ? `curl -sS -i -X POST ${targetUrl(t)} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' --data-raw '{"jsonrpc":"2.0","id":1,"method":"initialize"}'`
+          : null,
+        advice: failing
+          ? `The server answered ${kind.class} (${kind.detail}); see the trace for the exchange that failed and fix the endpoint before listing it.`
+          : null,
         auth: null,
       };
       written.attempts++;
@@ -127,7 +212,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     const store = new SqliteStore(file);
     // the fill writes every index out of order: a large page cache keeps that in memory
     store.db.pragma("cache_size = -262144");
-    const targets: TargetRecord[] = Array.from({ length: TARGETS }, (_, i) => ({ target: targetUrl(i), kind: "http", name: `example/server-${i}` }));
+    const targets: TargetRecord[] = Array.from({ length: TARGETS }, (_, i) => ({
+      target: targetUrl(i),
+      kind: "http",
+      name: `example/server-${i}`,
+    }));
     store.db.transaction(() => {
       // the store answers at once (SQLite): each call has done its work before the transaction ends
       for (let r = 1; r <= RUNS; r++) void store.startRun("bench", targets, { timeout: 10_000 });
@@ -140,13 +229,18 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     store.db.pragma("wal_checkpoint(TRUNCATE)");
     await store.close();
     const fillMs = performance.now() - fill0;
-    console.log(`filled ${written.attempts.toLocaleString("en")} attempts (${TARGETS.toLocaleString("en")} targets × ${RUNS} runs) in ${(fillMs / 1000).toFixed(1)} s; database ${fmtBytes(statSync(file).size)}`);
+    console.log(
+      `filled ${written.attempts.toLocaleString("en")} attempts (${TARGETS.toLocaleString("en")} targets × ${RUNS} runs) in ${(fillMs / 1000).toFixed(1)} s; database ${fmtBytes(statSync(file).size)}`,
+    );
 
     // cold: a fresh connection, as `mcp-wire report` opens one
     const reader = new SqliteStore(file, { readonly: true });
     const cold = timeIt(() => reader.aggregateNow());
     const agg = cold.value as ReturnType<SqliteStore["aggregateNow"]>;
-    check(agg.attempts === written.attempts, `aggregate counted ${agg.attempts} attempts, ${written.attempts} were written`);
+    check(
+      agg.attempts === written.attempts,
+      `aggregate counted ${agg.attempts} attempts, ${written.attempts} were written`,
+    );
     check(agg.targets === TARGETS && agg.perTarget.length === TARGETS, `aggregate saw ${agg.targets} targets`);
     check(agg.runs.length === RUNS, `aggregate saw ${agg.runs.length} runs`);
     for (const [cls, n] of written.classes) {

@@ -22,7 +22,11 @@ import { InMemoryTransport as V1InMemoryTransport } from "@modelcontextprotocol/
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { McpServer as V2McpServer, InMemoryTransport as V2InMemoryTransport, fromJsonSchema } from "@modelcontextprotocol/server";
+import {
+  McpServer as V2McpServer,
+  InMemoryTransport as V2InMemoryTransport,
+  fromJsonSchema,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { LATEST_LEGACY_REVISION } from "../src/index.js";
@@ -162,9 +166,12 @@ function loopsOver(echo: (text: string) => Promise<unknown>, tally: Tally): Loop
   };
 }
 
-const wireLoops = (client: McpClient, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool("echo", { text })), tally);
-const v1Loops = (client: V1Client, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
-const v2Loops = (client: V2Client, tally: Tally): Loops => loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
+const wireLoops = (client: McpClient, tally: Tally): Loops =>
+  loopsOver(async (text) => echoed(await client.callTool("echo", { text })), tally);
+const v1Loops = (client: V1Client, tally: Tally): Loops =>
+  loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
+const v2Loops = (client: V2Client, tally: Tally): Loops =>
+  loopsOver(async (text) => echoed(await client.callTool({ name: "echo", arguments: { text } })), tally);
 
 function newTally(): Tally {
   return { sequential: 0, pipelined: 0, wrong: 0 };
@@ -183,7 +190,10 @@ function stderrCollector(stream: NodeJS.ReadableStream | null | undefined): () =
 async function firstCall(name: string, call: (text: string) => Promise<object>): Promise<void> {
   const result = await within(call(CHECK_TEXT), `${name}: first tools/call echo`);
   const text = echoed(result);
-  if (text !== CHECK_TEXT) throw new Error(`${name}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(CHECK_TEXT)}: ${JSON.stringify(result).slice(0, 300)}`);
+  if (text !== CHECK_TEXT)
+    throw new Error(
+      `${name}: echo returned ${JSON.stringify(text)} for ${JSON.stringify(CHECK_TEXT)}: ${JSON.stringify(result).slice(0, 300)}`,
+    );
 }
 
 // mcp-wire ----------------------------------------------------------------------------------
@@ -193,7 +203,10 @@ async function wireMemory(name: string, legacy: boolean): Promise<Connection> {
   const server = createReferenceServer();
   const [clientEnd, serverEnd] = createMemoryPair();
   server.connect(serverEnd);
-  const client = await within(McpClient.connect(() => clientEnd, legacy ? { revision: LATEST_LEGACY_REVISION } : {}), `${name}: connect`);
+  const client = await within(
+    McpClient.connect(() => clientEnd, legacy ? { revision: LATEST_LEGACY_REVISION } : {}),
+    `${name}: connect`,
+  );
   await firstCall(name, (text) => client.callTool("echo", { text }));
   const tally = newTally();
   return {
@@ -211,7 +224,10 @@ async function wireStdio(name: string, legacy: boolean): Promise<Connection> {
   const t0 = performance.now();
   const child = new ChildServer(process.execPath, [CLI, "serve", "--stdio"]);
   try {
-    const client = await within(McpClient.connect(() => child.transport, legacy ? { revision: LATEST_LEGACY_REVISION } : {}), `${name}: connect`);
+    const client = await within(
+      McpClient.connect(() => child.transport, legacy ? { revision: LATEST_LEGACY_REVISION } : {}),
+      `${name}: connect`,
+    );
     await firstCall(name, (text) => client.callTool("echo", { text }));
     const tally = newTally();
     return {
@@ -229,7 +245,9 @@ async function wireStdio(name: string, legacy: boolean): Promise<Connection> {
     };
   } catch (e) {
     await child.shutdown(500);
-    throw new Error(`${e instanceof Error ? e.message : String(e)}; server stderr: ${child.stderrTail().slice(-1000) || "(empty)"}`);
+    throw new Error(
+      `${e instanceof Error ? e.message : String(e)}; server stderr: ${child.stderrTail().slice(-1000) || "(empty)"}`,
+    );
   }
 }
 
@@ -237,9 +255,13 @@ async function wireStdio(name: string, legacy: boolean): Promise<Connection> {
 
 function v1Server(): V1McpServer {
   const server = new V1McpServer({ name: "sdk-v1-bench", version: "1.0.0" });
-  server.registerTool("echo", { description: "Returns its text argument.", inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: "text", text }],
-  }));
+  server.registerTool(
+    "echo",
+    { description: "Returns its text argument.", inputSchema: { text: z.string() } },
+    async ({ text }) => ({
+      content: [{ type: "text", text }],
+    }),
+  );
   return server;
 }
 
@@ -309,7 +331,11 @@ function v2Server(): V2McpServer {
     "echo",
     {
       description: "Returns its text argument.",
-      inputSchema: fromJsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+      inputSchema: fromJsonSchema<{ text: string }>({
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      }),
     },
     async ({ text }) => ({ content: [{ type: "text", text }] }),
   );
@@ -317,7 +343,10 @@ function v2Server(): V2McpServer {
 }
 
 function v2Client(modern: boolean): V2Client {
-  return new V2Client({ name: "bench-v2", version: "1.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
+  return new V2Client(
+    { name: "bench-v2", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
 }
 
 /**
@@ -331,7 +360,10 @@ async function v2Memory(name: string, modern: boolean): Promise<Connection> {
   const [clientEnd, serverEnd] = V2InMemoryTransport.createLinkedPair();
   let closeServer: () => Promise<void>;
   if (modern) {
-    const handle = serveStdio(() => v2Server(), { transport: serverEnd, onerror: (e) => console.error(`${name}: server: ${e.message}`) });
+    const handle = serveStdio(() => v2Server(), {
+      transport: serverEnd,
+      onerror: (e) => console.error(`${name}: server: ${e.message}`),
+    });
     closeServer = () => handle.close();
   } else {
     const server = v2Server();
@@ -360,7 +392,11 @@ async function v2Memory(name: string, modern: boolean): Promise<Connection> {
 async function v2Stdio(name: string, modern: boolean): Promise<Connection> {
   const t0 = performance.now();
   const mode = modern ? "dual" : "legacy";
-  const transport = new V2StdioClientTransport({ command: process.execPath, args: [SDK_V2_SERVER, mode], stderr: "pipe" });
+  const transport = new V2StdioClientTransport({
+    command: process.execPath,
+    args: [SDK_V2_SERVER, mode],
+    stderr: "pipe",
+  });
   const stderr = stderrCollector(transport.stderr as NodeJS.ReadableStream | null);
   const client = v2Client(modern);
   try {
@@ -375,7 +411,9 @@ async function v2Stdio(name: string, modern: boolean): Promise<Connection> {
   return {
     name,
     revision: `${client.getNegotiatedProtocolVersion() ?? "(unknown)"} (${modern ? "modern" : "legacy"})`,
-    wiring: modern ? "bench/fixtures/sdk-v2-server.mjs dual (serveStdio)" : "bench/fixtures/sdk-v2-server.mjs legacy (StdioServerTransport)",
+    wiring: modern
+      ? "bench/fixtures/sdk-v2-server.mjs dual (serveStdio)"
+      : "bench/fixtures/sdk-v2-server.mjs legacy (StdioServerTransport)",
     setupMs: performance.now() - t0,
     ...(pid !== null ? { pid } : {}),
     tally,
@@ -444,13 +482,23 @@ function formatRoundTrips(m: Measurement, baseline: string): string {
   const rows = m.results.map((r) => {
     const calls = r.median * m.work.items;
     const vs = r.name === baseline ? "1.00× (baseline)" : fmtRatio(ratio(m, r.name, baseline));
-    return [r.name, fmtRate(calls), fmtRate(2 * calls), (1e6 / calls).toFixed(1), `±${((r.spread * 100) / 2).toFixed(1)}%`, vs];
+    return [
+      r.name,
+      fmtRate(calls),
+      fmtRate(2 * calls),
+      (1e6 / calls).toFixed(1),
+      `±${((r.spread * 100) / 2).toFixed(1)}%`,
+      vs,
+    ];
   });
-  return table(
-    ["contender", "round trips/s", "msg/s", "µs per call", "noise ±½IQR", `vs ${baseline}`],
-    rows,
-    [false, true, true, true, true, false],
-  );
+  return table(["contender", "round trips/s", "msg/s", "µs per call", "noise ±½IQR", `vs ${baseline}`], rows, [
+    false,
+    true,
+    true,
+    true,
+    true,
+    false,
+  ]);
 }
 
 /** The ratios reported without a target (those with one are in the targets table). */
@@ -462,7 +510,12 @@ function formatRatios(m: Measurement, pairs: readonly [string, string][], target
 }
 
 function formatSink(connections: readonly Connection[]): string {
-  const rows = connections.map((c) => [c.name, String(c.tally.sequential), String(c.tally.pipelined), String(c.tally.wrong)]);
+  const rows = connections.map((c) => [
+    c.name,
+    String(c.tally.sequential),
+    String(c.tally.pipelined),
+    String(c.tally.wrong),
+  ]);
   return table(["contender", "awaited calls", "pipelined calls", "wrong echoes"], rows, [false, true, true, true]);
 }
 
@@ -480,7 +533,9 @@ interface PendingRun {
 const execFileAsync = promisify(execFile);
 
 async function pendingRun(): Promise<PendingRun> {
-  const { stdout } = await execFileAsync(process.execPath, ["--expose-gc", PENDING_MEMORY, String(PENDING)], { timeout: 60_000 });
+  const { stdout } = await execFileAsync(process.execPath, ["--expose-gc", PENDING_MEMORY, String(PENDING)], {
+    timeout: 60_000,
+  });
   return JSON.parse(stdout) as PendingRun;
 }
 
@@ -499,7 +554,9 @@ function pendingMemory(runs: readonly PendingRun[]): TargetOutcome {
   console.log(
     `${PENDING.toLocaleString("en-US")} requests pending, in a child node --expose-gc process, ${runs.length} run${runs.length > 1 ? "s" : ""}; heap growth after a full GC: ${growth.map(fmtBytes).join(", ")}`,
   );
-  const sane = runs.every((r) => r.n === PENDING && r.inFlight === PENDING && r.closedErrors === PENDING && r.inFlightAfterClose === 0);
+  const sane = runs.every(
+    (r) => r.n === PENDING && r.inFlight === PENDING && r.closedErrors === PENDING && r.inFlightAfterClose === 0,
+  );
   console.log(
     `median ${fmtBytes(median)} = ${(median / PENDING).toFixed(0)} bytes per pending request (its params, the Peer's entry and timer, the caller's promise); ` +
       `target: ${PENDING.toLocaleString("en-US")} pending fit in ${fmtBytes(PENDING_BUDGET)}, i.e. ≤ ${(PENDING_BUDGET / PENDING).toFixed(0)} bytes each: ${median <= PENDING_BUDGET ? "met" : "MISSED"}`,
@@ -540,9 +597,13 @@ async function roundTrips(profile: Profile, pending: Promise<unknown>): Promise<
     // in memory one by one, then the stdio ones together, since starting a node process takes
     // a while; kept in table order
     for (const [name, open] of OPENERS.filter(([n]) => n.endsWith("memory"))) connections.push(await open(name));
-    const opened = await Promise.allSettled(OPENERS.filter(([n]) => n.endsWith("stdio")).map(([name, open]) => open(name)));
+    const opened = await Promise.allSettled(
+      OPENERS.filter(([n]) => n.endsWith("stdio")).map(([name, open]) => open(name)),
+    );
     for (const o of opened) if (o.status === "fulfilled") connections.push(o.value);
-    const failed = opened.flatMap((o) => (o.status === "rejected" ? [o.reason instanceof Error ? o.reason.message : String(o.reason)] : []));
+    const failed = opened.flatMap((o) =>
+      o.status === "rejected" ? [o.reason instanceof Error ? o.reason.message : String(o.reason)] : [],
+    );
     if (failed.length > 0) throw new Error(`could not open every connection:\n  ${failed.join("\n  ")}`);
     // the pending-request runs started with the connections: nothing else runs while timing
     await pending;
@@ -569,7 +630,9 @@ async function roundTrips(profile: Profile, pending: Promise<unknown>): Promise<
       profile,
     );
     console.log(`\n## tools/call echo, awaited one after another (${CALLS} per pass)\n`);
-    console.log(`${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians; one round trip = 2 messages:\n`);
+    console.log(
+      `${profile.rounds} interleaved rounds of ${profile.roundMs} ms per contender, ${loadLine()}; medians; one round trip = 2 messages:\n`,
+    );
     console.log(formatRoundTrips(sequential, V2_LEGACY_MEM));
     const outcomes = checkTargets("roundtrip", sequential, TARGETS);
     console.log("\n" + formatTargets(outcomes));
@@ -584,14 +647,19 @@ async function roundTrips(profile: Profile, pending: Promise<unknown>): Promise<
       p,
     );
     console.log(`\n## tools/call echo, ${IN_FLIGHT} in flight (${CALLS} per pass)\n`);
-    console.log(`${p.rounds} interleaved rounds of ${p.roundMs} ms per contender, ${loadLine()}; medians; no targets:\n`);
+    console.log(
+      `${p.rounds} interleaved rounds of ${p.roundMs} ms per contender, ${loadLine()}; medians; no targets:\n`,
+    );
     console.log(formatRoundTrips(pipelined, V2_LEGACY_MEM));
     console.log("\n" + formatRatios(pipelined, REPORTED, []));
 
-    console.log(`\nsink, over every pass above (warm-up included); every call's echoed text compared with the text sent:\n`);
+    console.log(
+      `\nsink, over every pass above (warm-up included); every call's echoed text compared with the text sent:\n`,
+    );
     console.log(formatSink(connections));
     const wrong = connections.reduce((n, c) => n + c.tally.wrong, 0);
-    if (wrong > 0) console.log(`WARNING: ${wrong} calls did not echo their text: those contenders did not really round-trip`);
+    if (wrong > 0)
+      console.log(`WARNING: ${wrong} calls did not echo their text: those contenders did not really round-trip`);
     return outcomes;
   } finally {
     console.log("\n" + (await closeAll(connections)));

@@ -28,14 +28,33 @@ import { tapBenchmark } from "./tap.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
-const BENCHMARKS: readonly Benchmark[] = [decodeBenchmark, roundtripBenchmark, httpBenchmark, reportBenchmark, serveBenchmark, queueBenchmark, tapBenchmark, lintBenchmark, schemaBenchmark, censusBenchmark, censusCpuBenchmark, censusLatencyBenchmark, censusContentionBenchmark, checkBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [
+  decodeBenchmark,
+  roundtripBenchmark,
+  httpBenchmark,
+  reportBenchmark,
+  serveBenchmark,
+  queueBenchmark,
+  tapBenchmark,
+  lintBenchmark,
+  schemaBenchmark,
+  censusBenchmark,
+  censusCpuBenchmark,
+  censusLatencyBenchmark,
+  censusContentionBenchmark,
+  checkBenchmark,
+];
 
 function selected(): Benchmark[] {
-  const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")].map((s) => s.trim()).filter((s) => s.length > 0);
+  const names = [...process.argv.slice(2), ...(process.env.BENCH_FILTER ?? "").split(",")]
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (names.length === 0) return [...BENCHMARKS];
   const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length > 0) {
-    console.error(`unknown benchmark ${unknown.map((n) => JSON.stringify(n)).join(", ")}; there are: ${BENCHMARKS.map((b) => b.name).join(", ")}`);
+    console.error(
+      `unknown benchmark ${unknown.map((n) => JSON.stringify(n)).join(", ")}; there are: ${BENCHMARKS.map((b) => b.name).join(", ")}`,
+    );
     process.exit(2);
   }
   return BENCHMARKS.filter((b) => names.includes(b.name));
@@ -50,7 +69,9 @@ async function main(): Promise<void> {
   console.log(
     `${profile.rounds} rounds × ${profile.roundMs} ms per contender after ${profile.warmupMs} ms warm-up; rates per ${profile.clock === "cpu" ? "second of process CPU time (BENCH_CLOCK=cpu)" : "second of wall time"}; gc between slices: ${gcExposed ? "yes" : "no (run with --expose-gc)"}`,
   );
-  console.log("Absolute rates depend on the machine and its neighbours; the ratios, taken round by round in the same run, are what counts.");
+  console.log(
+    "Absolute rates depend on the machine and its neighbours; the ratios, taken round by round in the same run, are what counts.",
+  );
 
   const started = Date.now();
   const outcomes: TargetOutcome[] = [];
@@ -66,10 +87,28 @@ async function main(): Promise<void> {
     console.log("no targets checked");
     return;
   }
-  const rows = outcomes.map((o) => [o.measurement, `${o.of} / ${o.versus}`, fmtRatio(o.ratio), `≥ ${o.atLeast}×`, o.ceiling === undefined ? "" : `${o.ceiling.toFixed(2)}×`, o.met ? "met" : "MISSED"]);
-  console.log(table(["measurement", "ratio", "measured [p25–p75]", "target", "ceiling", ""], rows, [false, false, true, true, true, false]));
+  const rows = outcomes.map((o) => [
+    o.measurement,
+    `${o.of} / ${o.versus}`,
+    fmtRatio(o.ratio),
+    `≥ ${o.atLeast}×`,
+    o.ceiling === undefined ? "" : `${o.ceiling.toFixed(2)}×`,
+    o.met ? "met" : "MISSED",
+  ]);
+  console.log(
+    table(["measurement", "ratio", "measured [p25–p75]", "target", "ceiling", ""], rows, [
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]),
+  );
   const missed = outcomes.filter((o) => !o.met).length;
-  console.log(`\n${outcomes.length - missed} of ${outcomes.length} targets met${profile.quick ? " (quick run: do not read anything into this)" : ""}`);
+  console.log(
+    `\n${outcomes.length - missed} of ${outcomes.length} targets met${profile.quick ? " (quick run: do not read anything into this)" : ""}`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -34,7 +34,19 @@ import {
 } from "@modelcontextprotocol/core";
 import { Linter, validate, type Revision } from "../src/index.js";
 import { buildCorpus, fingerprint } from "./corpus.js";
-import { checkTargets, fmtRatio, formatMeasurement, formatTargets, measure, quantile, within, type Benchmark, type Measurement, type Profile, type TargetOutcome } from "./harness.js";
+import {
+  checkTargets,
+  fmtRatio,
+  formatMeasurement,
+  formatTargets,
+  measure,
+  quantile,
+  within,
+  type Benchmark,
+  type Measurement,
+  type Profile,
+  type TargetOutcome,
+} from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const REPLAY_SERVER = fileURLToPath(new URL("../../bench/fixtures/replay-server.mjs", import.meta.url));
@@ -66,24 +78,40 @@ function answers(): { list: Answer[]; fingerprint: string } {
   const corpus = buildCorpus(REVISION);
   const list: Answer[] = [];
   let id = 1;
-  const add = (method: string, result: Record<string, unknown>) => list.push({ method, message: { jsonrpc: "2.0", id: id++, result } });
+  const add = (method: string, result: Record<string, unknown>) =>
+    list.push({ method, message: { jsonrpc: "2.0", id: id++, result } });
   corpus.texts.forEach((text, i) => {
     const shape = corpus.shapes[i]!;
     const parsed = JSON.parse(text) as { result: Record<string, unknown> };
     if (shape.startsWith("result tools/list")) {
       add("tools/list", parsed.result);
-      const tools = parsed.result.tools as { name: string; description?: string; inputSchema: { properties?: Record<string, { description?: string }>; required?: string[] } }[];
+      const tools = parsed.result.tools as {
+        name: string;
+        description?: string;
+        inputSchema: { properties?: Record<string, { description?: string }>; required?: string[] };
+      }[];
       add("resources/list", {
-        resources: tools.map((t) => ({ uri: `file:///srv/acme/${t.name}.md`, name: t.name, ...(t.description ? { description: t.description } : {}), mimeType: "text/markdown" })),
+        resources: tools.map((t) => ({
+          uri: `file:///srv/acme/${t.name}.md`,
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          mimeType: "text/markdown",
+        })),
       });
       add("resources/templates/list", {
-        resourceTemplates: tools.slice(0, 20).map((t) => ({ uriTemplate: `acme://${t.name}/{id}`, name: t.name, mimeType: "application/json" })),
+        resourceTemplates: tools
+          .slice(0, 20)
+          .map((t) => ({ uriTemplate: `acme://${t.name}/{id}`, name: t.name, mimeType: "application/json" })),
       });
       add("prompts/list", {
         prompts: tools.map((t) => ({
           name: t.name,
           ...(t.description ? { description: t.description } : {}),
-          arguments: Object.entries(t.inputSchema.properties ?? {}).map(([name, p]) => ({ name, ...(p.description ? { description: p.description } : {}), required: (t.inputSchema.required ?? []).includes(name) })),
+          arguments: Object.entries(t.inputSchema.properties ?? {}).map(([name, p]) => ({
+            name,
+            ...(p.description ? { description: p.description } : {}),
+            required: (t.inputSchema.required ?? []).includes(name),
+          })),
         })),
       });
     } else if (shape === "result tools/call") {
@@ -96,9 +124,23 @@ function answers(): { list: Answer[]; fingerprint: string } {
 /** The lines of one tapped conversation: the opening, then each answer after its request. */
 function conversation(list: readonly Answer[]): { from: "client" | "server"; bytes: Buffer }[] {
   const lines: { from: "client" | "server"; bytes: Buffer }[] = [];
-  const line = (from: "client" | "server", value: unknown) => lines.push({ from, bytes: Buffer.from(JSON.stringify(value)) });
-  line("client", { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
-  line("server", { jsonrpc: "2.0", id: 0, result: { protocolVersion: REVISION, capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "acme-mcp", version: "4.2.0" } } });
+  const line = (from: "client" | "server", value: unknown) =>
+    lines.push({ from, bytes: Buffer.from(JSON.stringify(value)) });
+  line("client", {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  });
+  line("server", {
+    jsonrpc: "2.0",
+    id: 0,
+    result: {
+      protocolVersion: REVISION,
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      serverInfo: { name: "acme-mcp", version: "4.2.0" },
+    },
+  });
   line("client", { jsonrpc: "2.0", method: "notifications/initialized" });
   for (const a of list) {
     const params = a.method === "tools/call" ? { name: "search", arguments: { q: "x" } } : {};
@@ -112,7 +154,9 @@ function tapPass(lines: readonly { from: "client" | "server"; bytes: Buffer }[],
   // a fresh tap per pass: ids may not repeat within one session
   const linter = new Linter({ revision: REVISION, schema });
   let defects = 0;
-  for (const l of lines) defects += linter.line({ bytes: l.bytes, crlf: false, overflow: false, size: l.bytes.length }, l.from).defects.length;
+  for (const l of lines)
+    defects += linter.line({ bytes: l.bytes, crlf: false, overflow: false, size: l.bytes.length }, l.from).defects
+      .length;
   return defects;
 }
 
@@ -121,13 +165,16 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   const bytes = list.reduce((n, a) => n + JSON.stringify(a.message).length, 0);
   const byMethod = new Map<string, number>();
   for (const a of list) byMethod.set(a.method, (byMethod.get(a.method) ?? 0) + 1);
-  console.log(`corpus ${fp} (${REVISION}): ${list.length} results, ${(bytes / 1e6).toFixed(2)} MB: ${[...byMethod].map(([m, n]) => `${n} ${m}`).join(", ")}`);
+  console.log(
+    `corpus ${fp} (${REVISION}): ${list.length} results, ${(bytes / 1e6).toFixed(2)} MB: ${[...byMethod].map(([m, n]) => `${n} ${m}`).join(", ")}`,
+  );
 
   // both must accept every message, or the comparison means nothing
   for (const a of list) {
     const ours = validate(a.message, { revision: REVISION, method: a.method });
     if (ours.length > 0) throw new Error(`mcp-wire rejects a corpus ${a.method} result: ${ours[0]!.message}`);
-    if (!ZOD_SCHEMAS[a.method]!.safeParse(a.message.result).success) throw new Error(`the SDK's zod schema rejects a corpus ${a.method} result`);
+    if (!ZOD_SCHEMAS[a.method]!.safeParse(a.message.result).success)
+      throw new Error(`the SDK's zod schema rejects a corpus ${a.method} result`);
   }
   const a = await measure(
     "validating results of every list method and tools/call",
@@ -136,13 +183,15 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       {
         name: OURS,
         pass: () => {
-          for (const x of list) if (validate(x.message, { revision: REVISION, method: x.method }).length > 0) throw new Error("rejected");
+          for (const x of list)
+            if (validate(x.message, { revision: REVISION, method: x.method }).length > 0) throw new Error("rejected");
         },
       },
       {
         name: ZOD,
         pass: () => {
-          for (const x of list) if (!ZOD_SCHEMAS[x.method]!.safeParse(x.message.result).success) throw new Error("rejected");
+          for (const x of list)
+            if (!ZOD_SCHEMAS[x.method]!.safeParse(x.message.result).success) throw new Error("rejected");
         },
       },
     ],
@@ -154,7 +203,8 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   const lines = conversation(list);
   for (const schema of [true, false]) {
     const found = tapPass(lines, schema);
-    if (found > 0) throw new Error(`the tapped conversation has ${found} defect(s) with validation ${schema ? "on" : "off"}`);
+    if (found > 0)
+      throw new Error(`the tapped conversation has ${found} defect(s) with validation ${schema ? "on" : "off"}`);
   }
   const b = await measure(
     "tap judging a conversation of list results and tool calls, per message",
@@ -254,16 +304,34 @@ async function throughProcesses(list: readonly Answer[], profile: Profile): Prom
     );
     console.log(`\n${formatMeasurement(m, DIRECT)}`);
     const r = addedCost(m);
-    console.log(`tap's added time per message, validation off over on: ${fmtRatio(r)} (at least 0.5: validation at most doubles it)`);
-    return { of: "tap's cost per message, validation off", versus: "validation on", atLeast: 0.5, benchmark: "schema", measurement: m.title, ratio: r, met: r.median >= 0.5 };
+    console.log(
+      `tap's added time per message, validation off over on: ${fmtRatio(r)} (at least 0.5: validation at most doubles it)`,
+    );
+    return {
+      of: "tap's cost per message, validation off",
+      versus: "validation on",
+      atLeast: 0.5,
+      benchmark: "schema",
+      measurement: m.title,
+      ratio: r,
+      met: r.median >= 0.5,
+    };
   } finally {
     await Promise.all(pipes.map((p) => p.close()));
     rmSync(dir, { recursive: true, force: true });
     for (const p of pipes.slice(1)) {
-      const summary = p.stderr.split("\n").filter((l) => l.startsWith("tap: ")).join("\n");
-      if (!/^tap: no defects$/m.test(summary)) throw new Error(`schema bench: ${p.name}: the tap reported defects, or no summary:\n${p.stderr.slice(-2000)}`);
+      const summary = p.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("tap: "))
+        .join("\n");
+      if (!/^tap: no defects$/m.test(summary))
+        throw new Error(`schema bench: ${p.name}: the tap reported defects, or no summary:\n${p.stderr.slice(-2000)}`);
     }
   }
 }
 
-export const schemaBenchmark: Benchmark = { name: "schema", title: "schema validation against the SDK's zod schemas, and its cost inside tap", run };
+export const schemaBenchmark: Benchmark = {
+  name: "schema",
+  title: "schema validation against the SDK's zod schemas, and its cost inside tap",
+  run,
+};

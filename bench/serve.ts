@@ -28,7 +28,11 @@ function check(ok: boolean, what: string): void {
 }
 
 /** Median and worst of `n` timed GETs of `url`, each body read whole; `verify` checks the last. */
-async function timeGets(url: string, n: number, verify: (body: string) => void): Promise<{ median: number; worst: number }> {
+async function timeGets(
+  url: string,
+  n: number,
+  verify: (body: string) => void,
+): Promise<{ median: number; worst: number }> {
   const times: number[] = [];
   let body = "";
   for (let i = 0; i < n; i++) {
@@ -66,7 +70,9 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
     await fillHistory(writer, { targets, runs, now: NOW - 3_600_000 }, (as) => writer.recordAttempts(as));
     writer.db.pragma("wal_checkpoint(TRUNCATE)");
     await writer.close();
-    console.log(`filled ${(targets * runs).toLocaleString("en")} attempts (${targets.toLocaleString("en")} servers × ${runs} days, with surfaces) in ${((performance.now() - fill0) / 1000).toFixed(1)} s; database ${fmtBytes(statSync(file).size)}`);
+    console.log(
+      `filled ${(targets * runs).toLocaleString("en")} attempts (${targets.toLocaleString("en")} servers × ${runs} days, with surfaces) in ${((performance.now() - fill0) / 1000).toFixed(1)} s; database ${fmtBytes(statSync(file).size)}`,
+    );
 
     const store = new SqliteStore(file, { readonly: true });
     try {
@@ -75,7 +81,13 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       const changes = await changesOf(store, { since: new Date(NOW - 30 * DAY).toISOString() });
       const changesMs = performance.now() - c0;
       check(changes.length === targets, `--changes followed ${changes.length} servers, ${targets} were written`);
-      const redefined = changes.filter((t) => t.changes.some((c) => c.kind === "surface" && c.tools.redefined.some((r) => r.name === "echo" && r.changed.join() === "description"))).length;
+      const redefined = changes.filter((t) =>
+        t.changes.some(
+          (c) =>
+            c.kind === "surface" &&
+            c.tools.redefined.some((r) => r.name === "echo" && r.changed.join() === "description"),
+        ),
+      ).length;
       // every seventh server redefines echo on the last day, but those asking for sign-in list no tools
       let written = 0;
       for (let i = 0; i < targets; i++) if (i % 7 === 0 && i % 10 !== 5) written++;
@@ -88,15 +100,33 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
         check(server.servers === targets, `--serve loaded ${server.servers} servers`);
         const n = profile.quick ? 5 : 21;
         const one = serverId(historyUrl(7));
-        const index = await timeGets(server.url, n, (b) => check(b.includes(`${targets.toLocaleString("en")} servers checked`), "the index does not count every server"));
-        const sorted = await timeGets(`${server.url}?sort=uptime30d&page=3`, n, (b) => check(b.includes("page 3 of"), "the sorted index is not on page 3"));
-        const page = await timeGets(`${server.url}server/${one}`, n, (b) => check(b.includes("~ echo (description)"), "the server page lacks its change"));
-        const api = await timeGets(`${server.url}api/servers`, n, (b) => check((JSON.parse(b) as { total: number }).total === targets, "the API does not count every server"));
-        const apiOne = await timeGets(`${server.url}api/servers/${one}`, n, (b) => check((JSON.parse(b) as { attempts: unknown[] }).attempts.length === runs, "the API lists the wrong attempts"));
+        const index = await timeGets(server.url, n, (b) =>
+          check(b.includes(`${targets.toLocaleString("en")} servers checked`), "the index does not count every server"),
+        );
+        const sorted = await timeGets(`${server.url}?sort=uptime30d&page=3`, n, (b) =>
+          check(b.includes("page 3 of"), "the sorted index is not on page 3"),
+        );
+        const page = await timeGets(`${server.url}server/${one}`, n, (b) =>
+          check(b.includes("~ echo (description)"), "the server page lacks its change"),
+        );
+        const api = await timeGets(`${server.url}api/servers`, n, (b) =>
+          check((JSON.parse(b) as { total: number }).total === targets, "the API does not count every server"),
+        );
+        const apiOne = await timeGets(`${server.url}api/servers/${one}`, n, (b) =>
+          check(
+            (JSON.parse(b) as { attempts: unknown[] }).attempts.length === runs,
+            "the API lists the wrong attempts",
+          ),
+        );
         console.log(
           "\n" +
             table(
-              ["over 14,000 servers × 30 days".replace("14,000", targets.toLocaleString("en")), "median ms", "worst ms", "budget ms"],
+              [
+                "over 14,000 servers × 30 days".replace("14,000", targets.toLocaleString("en")),
+                "median ms",
+                "worst ms",
+                "budget ms",
+              ],
               [
                 ["report --changes (30 days, one pass)", changesMs.toFixed(0), changesMs.toFixed(0), "5000"],
                 ["report --serve start (reads 30 days)", startMs.toFixed(0), startMs.toFixed(0), "—"],

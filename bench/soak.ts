@@ -73,7 +73,8 @@ interface Tally {
 
 function fail(t: Tally, where: string, e: unknown): void {
   t.errors++;
-  if (t.firstErrors.length < 10) t.firstErrors.push(`${where}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  if (t.firstErrors.length < 10)
+    t.firstErrors.push(`${where}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
 }
 
 /** One client's loop until the deadline: echo (checked), add (checked), now and then tools/list and a progress call. */
@@ -85,11 +86,17 @@ async function drive(name: string, client: McpClient, until: number, t: Tally): 
         if (!tools.some((x) => x.name === "echo")) throw new Error("tools/list lost echo");
       } else if (i % 20 === 19) {
         let seen = 0;
-        const r = await client.callTool("progress", { steps: 2, intervalMs: 0 }, { timeout: CALL_TIMEOUT, onProgress: () => seen++ });
-        if (r.content[0]?.text !== "counted to 2" || seen === 0) throw new Error(`progress: ${JSON.stringify(r.content)} after ${seen} notifications`);
+        const r = await client.callTool(
+          "progress",
+          { steps: 2, intervalMs: 0 },
+          { timeout: CALL_TIMEOUT, onProgress: () => seen++ },
+        );
+        if (r.content[0]?.text !== "counted to 2" || seen === 0)
+          throw new Error(`progress: ${JSON.stringify(r.content)} after ${seen} notifications`);
       } else if (i % 10 === 9) {
         const r = await client.callTool("add", { a: i, b: 0.5 }, { timeout: CALL_TIMEOUT });
-        if ((r.structuredContent as { sum?: number } | undefined)?.sum !== i + 0.5) throw new Error(`add: ${JSON.stringify(r)}`);
+        if ((r.structuredContent as { sum?: number } | undefined)?.sum !== i + 0.5)
+          throw new Error(`add: ${JSON.stringify(r)}`);
       } else {
         const text = `${name} #${i} héllo ✓`;
         const r = await client.callTool("echo", { text }, { timeout: CALL_TIMEOUT });
@@ -123,7 +130,9 @@ async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> 
 }
 
 async function main(): Promise<number> {
-  console.log(`# soak: ${clients} clients (${stdioClients} over stdio, each to its own serve --stdio; ${httpClients} over HTTP to one serve --http), ${seconds} s, memory read after ${(warmupMs / 1000).toFixed(0)} s and at the end`);
+  console.log(
+    `# soak: ${clients} clients (${stdioClients} over stdio, each to its own serve --stdio; ${httpClients} over HTTP to one serve --http), ${seconds} s, memory read after ${(warmupMs / 1000).toFixed(0)} s and at the end`,
+  );
   const stdio: ChildServer[] = [];
   let http: ChildProcess | undefined;
   const connected: McpClient[] = [];
@@ -136,22 +145,40 @@ async function main(): Promise<number> {
         stdio.push(child);
         // both eras over stdio too: even clients detect (2026-07-28), odd ones speak 2025-11-25
         const options = i % 2 === 0 ? {} : { revision: "2025-11-25" as Revision };
-        return { name: `stdio-${i}`, client: await within(McpClient.connect(() => child.transport, { timeout: CALL_TIMEOUT, ...options }), `stdio client ${i}`, SOAK_SETUP_MS) };
+        return {
+          name: `stdio-${i}`,
+          client: await within(
+            McpClient.connect(() => child.transport, { timeout: CALL_TIMEOUT, ...options }),
+            `stdio client ${i}`,
+            SOAK_SETUP_MS,
+          ),
+        };
       }),
       ...Array.from({ length: httpClients }, async (_, i) => {
         const options = i % 2 === 0 ? {} : { revision: "2025-11-25" as Revision };
-        const c = await within(connectHttp(server.url, { fresh: true, transport: "streamable-http", timeout: CALL_TIMEOUT, ...options }), `http client ${i}`, SOAK_SETUP_MS);
+        const c = await within(
+          connectHttp(server.url, { fresh: true, transport: "streamable-http", timeout: CALL_TIMEOUT, ...options }),
+          `http client ${i}`,
+          SOAK_SETUP_MS,
+        );
         return { name: `http-${i}`, client: c.client };
       }),
     ]);
     for (const o of opened) connected.push(o.client);
     const eras = opened.map((o) => o.client.era);
-    console.log(`connected: ${eras.filter((e) => e === "modern").length} modern (2026-07-28), ${eras.filter((e) => e === "legacy").length} legacy`);
+    console.log(
+      `connected: ${eras.filter((e) => e === "modern").length} modern (2026-07-28), ${eras.filter((e) => e === "legacy").length} legacy`,
+    );
 
     const started = Date.now();
     const deadline = started + seconds * 1000;
-    const tallies = { stdio: { roundTrips: 0, errors: 0, firstErrors: [] } as Tally, http: { roundTrips: 0, errors: 0, firstErrors: [] } as Tally };
-    const loops = opened.map((o) => drive(o.name, o.client, deadline, o.name.startsWith("stdio") ? tallies.stdio : tallies.http));
+    const tallies = {
+      stdio: { roundTrips: 0, errors: 0, firstErrors: [] } as Tally,
+      http: { roundTrips: 0, errors: 0, firstErrors: [] } as Tally,
+    };
+    const loops = opened.map((o) =>
+      drive(o.name, o.client, deadline, o.name.startsWith("stdio") ? tallies.stdio : tallies.http),
+    );
 
     const groupRss = () => ({ http: rss(http!.pid!), stdio: stdio.reduce((n, c) => n + rss(c.pid!), 0) });
     const samples: { at: number; http: number; stdio: number }[] = [];
@@ -173,7 +200,9 @@ async function main(): Promise<number> {
         last = now;
         const total = tallies.stdio.roundTrips + tallies.http.roundTrips;
         const r = samples.at(-1)!;
-        console.log(`${((now - started) / 1000).toFixed(0)} s: ${total} round trips (${(total / ((now - started) / 1000)).toFixed(0)}/s), ${tallies.stdio.errors + tallies.http.errors} errors, serve --http ${mb(r.http)}, serve --stdio ${mb(r.stdio)}`);
+        console.log(
+          `${((now - started) / 1000).toFixed(0)} s: ${total} round trips (${(total / ((now - started) / 1000)).toFixed(0)}/s), ${tallies.stdio.errors + tallies.http.errors} errors, serve --http ${mb(r.http)}, serve --stdio ${mb(r.stdio)}`,
+        );
       }
     }, 100);
     await Promise.all(loops);
@@ -186,10 +215,15 @@ async function main(): Promise<number> {
     const defects = connected.reduce((n, c) => n + c.defects.length, 0);
     const growth = { http: (end.http - start.http) / start.http, stdio: (end.stdio - start.stdio) / start.stdio };
     console.log("");
-    for (const [name, t] of Object.entries(tallies)) console.log(`${name}: ${t.roundTrips} round trips (${(t.roundTrips / elapsed).toFixed(0)}/s), ${t.errors} errors`);
+    for (const [name, t] of Object.entries(tallies))
+      console.log(
+        `${name}: ${t.roundTrips} round trips (${(t.roundTrips / elapsed).toFixed(0)}/s), ${t.errors} errors`,
+      );
     console.log(`defects the clients saw: ${defects}`);
     console.log(`memory (RSS) serve --http: ${mb(start.http)} → ${mb(end.http)} (${(growth.http * 100).toFixed(1)}%)`);
-    console.log(`memory (RSS) ${stdioClients} × serve --stdio: ${mb(start.stdio)} → ${mb(end.stdio)} (${(growth.stdio * 100).toFixed(1)}%)`);
+    console.log(
+      `memory (RSS) ${stdioClients} × serve --stdio: ${mb(start.stdio)} → ${mb(end.stdio)} (${(growth.stdio * 100).toFixed(1)}%)`,
+    );
     for (const e of [...tallies.stdio.firstErrors, ...tallies.http.firstErrors]) console.log(`  error: ${e}`);
 
     const problems: string[] = [];
@@ -197,7 +231,8 @@ async function main(): Promise<number> {
     if (defects > 0) problems.push(`${defects} defects in the servers' messages`);
     for (const [name, g] of Object.entries(growth)) {
       if (Number.isNaN(g)) problems.push(`no memory reading for ${name} (not Linux?)`);
-      else if (g > MAX_GROWTH) problems.push(`${name} servers' memory grew ${(g * 100).toFixed(1)}%, over ${MAX_GROWTH * 100}%`);
+      else if (g > MAX_GROWTH)
+        problems.push(`${name} servers' memory grew ${(g * 100).toFixed(1)}%, over ${MAX_GROWTH * 100}%`);
     }
     console.log(problems.length === 0 ? "\nsoak: ok" : `\nsoak: FAILED: ${problems.join("; ")}`);
     return problems.length === 0 ? 0 : 1;

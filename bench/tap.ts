@@ -16,7 +16,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { fmtRate, formatMeasurement, formatTargets, measure, quantile, ratio, result, table, within, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+import {
+  fmtRate,
+  formatMeasurement,
+  formatTargets,
+  measure,
+  quantile,
+  ratio,
+  result,
+  table,
+  within,
+  type Benchmark,
+  type Profile,
+  type TargetOutcome,
+} from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const FLOOD_SERVER = fileURLToPath(new URL("../../bench/fixtures/flood-server.mjs", import.meta.url));
@@ -72,7 +85,9 @@ class Conn {
   request(method: string, params?: object): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     const answer = new Promise<Record<string, unknown>>((resolve) => this.waiting.set(id, resolve));
-    this.child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"${method}"${params ? `,"params":${JSON.stringify(params)}` : ""}}\n`);
+    this.child.stdin.write(
+      `{"jsonrpc":"2.0","id":${id},"method":"${method}"${params ? `,"params":${JSON.stringify(params)}` : ""}}\n`,
+    );
     return answer;
   }
 
@@ -89,7 +104,11 @@ class Conn {
   }
 }
 
-const NOTES = Array.from({ length: FLOOD }, (_, i) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"up","progress":${i + 1},"total":${FLOOD},"message":"step ${i + 1} of ${FLOOD}"}}\n`).join("");
+const NOTES = Array.from(
+  { length: FLOOD },
+  (_, i) =>
+    `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"up","progress":${i + 1},"total":${FLOOD},"message":"step ${i + 1} of ${FLOOD}"}}\n`,
+).join("");
 
 /** Sequential echoes for `ms`, each round trip's time in milliseconds. */
 async function echoes(conn: Conn, ms: number): Promise<number[]> {
@@ -128,7 +147,9 @@ async function latency(conns: Record<string, Conn>, profile: Profile): Promise<T
   console.log("\nround trip of one echo request, awaited one after another (two messages each)");
   console.log(table(["", "round trips", "p50", "p90", "p99"], rows, [false, true, true, true, true]));
   const a = { median: quantile(added, 0.5), p25: quantile(added, 0.25), p75: quantile(added, 0.75) };
-  console.log(`\nlatency the tap adds per message (half the round trip's, paired by round): median ${us(a.median)} [p25 ${us(a.p25)} – p75 ${us(a.p75)}]; target < ${TARGET_ADDED_MS} ms`);
+  console.log(
+    `\nlatency the tap adds per message (half the round trip's, paired by round): median ${us(a.median)} [p25 ${us(a.p25)} – p75 ${us(a.p75)}]; target < ${TARGET_ADDED_MS} ms`,
+  );
   // the summary speaks in ratios: the 1 ms budget over what the tap added, at least 1×
   const over = (ms: number) => TARGET_ADDED_MS / Math.max(ms, 0.001);
   return {
@@ -142,18 +163,24 @@ async function latency(conns: Record<string, Conn>, profile: Profile): Promise<T
   };
 }
 
-async function throughput(conns: Record<string, Conn>, direction: "server→client" | "client→server", profile: Profile): Promise<TargetOutcome> {
+async function throughput(
+  conns: Record<string, Conn>,
+  direction: "server→client" | "client→server",
+  profile: Profile,
+): Promise<TargetOutcome> {
   const pass = (conn: Conn) =>
     direction === "server→client"
       ? async () => {
           const before = conn.notifications;
           await conn.request("flood", { n: FLOOD });
-          if (conn.notifications - before !== FLOOD) throw new Error(`tap bench: ${conn.name} passed ${conn.notifications - before} of ${FLOOD} notifications`);
+          if (conn.notifications - before !== FLOOD)
+            throw new Error(`tap bench: ${conn.name} passed ${conn.notifications - before} of ${FLOOD} notifications`);
         }
       : async () => {
           conn.write(NOTES);
           const r = await conn.request("count");
-          if (r.count !== FLOOD) throw new Error(`tap bench: ${conn.name} delivered ${String(r.count)} of ${FLOOD} notifications`);
+          if (r.count !== FLOOD)
+            throw new Error(`tap bench: ${conn.name} delivered ${String(r.count)} of ${FLOOD} notifications`);
         };
   const m = await measure(
     `${direction}: ${FLOOD} notifications per pass`,
@@ -166,7 +193,9 @@ async function throughput(conns: Record<string, Conn>, direction: "server→clie
   const rates = result(m, TAPPED).rates.map((r) => (r * FLOOD) / TARGET_RATE);
   const ceiling = (result(m, DIRECT).median * FLOOD) / TARGET_RATE;
   const tapVsDirect = ratio(m, TAPPED, DIRECT);
-  console.log(`through tap / direct pipe: ${tapVsDirect.median.toFixed(2)}× [${tapVsDirect.p25.toFixed(2)}–${tapVsDirect.p75.toFixed(2)}]; target ≥ ${fmtRate(TARGET_RATE)} msg/s through the tap`);
+  console.log(
+    `through tap / direct pipe: ${tapVsDirect.median.toFixed(2)}× [${tapVsDirect.p25.toFixed(2)}–${tapVsDirect.p75.toFixed(2)}]; target ≥ ${fmtRate(TARGET_RATE)} msg/s through the tap`,
+  );
   return {
     of: `${TAPPED} ${direction}`,
     versus: `${fmtRate(TARGET_RATE)}msg/s`,
@@ -191,9 +220,12 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       const r = await within(conn.request("count"), `${conn.name}: count`);
       if (r.count !== 0) throw new Error(`tap bench: ${conn.name}: count ${String(r.count)}`);
     }
-    console.log(`server: ${FLOOD_SERVER} (node); tap: mcp-wire tap --revision 2025-11-25 -- node <server>; the client is this process`);
+    console.log(
+      `server: ${FLOOD_SERVER} (node); tap: mcp-wire tap --revision 2025-11-25 -- node <server>; the client is this process`,
+    );
     const outcomes = [await latency(conns, profile)];
-    for (const direction of ["server→client", "client→server"] as const) outcomes.push(await throughput(conns, direction, profile));
+    for (const direction of ["server→client", "client→server"] as const)
+      outcomes.push(await throughput(conns, direction, profile));
     console.log("\n" + formatTargets(outcomes));
     return outcomes;
   } finally {
@@ -204,12 +236,14 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       .filter((l) => l.startsWith("tap: "))
       .join("\n");
     console.log(`\nthe tap's own summary:\n${summary}`);
-    if (!/^tap: no defects$/m.test(summary)) throw new Error("tap bench: the tap reported defects, or no summary: its output skews the timing");
+    if (!/^tap: no defects$/m.test(summary))
+      throw new Error("tap bench: the tap reported defects, or no summary: its output skews the timing");
   }
 }
 
 export const tapBenchmark: Benchmark = {
   name: "tap",
-  title: "mcp-wire tap over stdio: latency added per message and messages per second passed through, against a direct pipe",
+  title:
+    "mcp-wire tap over stdio: latency added per message and messages per second passed through, against a direct pipe",
   run,
 };

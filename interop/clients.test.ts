@@ -10,7 +10,17 @@ import { join } from "node:path";
 import { after, describe } from "node:test";
 import { assertClean, cell, listAndCall, startedOnce, throughTap } from "../src/testkit/interop-cells.js";
 import { connectClient, type ClientName } from "../src/testkit/interop-clients.js";
-import { CLI, NODE, Proc, freePort, modulePath, readLog, scratch, tapSummary, untilListening } from "../src/testkit/interop-harness.js";
+import {
+  CLI,
+  NODE,
+  Proc,
+  freePort,
+  modulePath,
+  readLog,
+  scratch,
+  tapSummary,
+  untilListening,
+} from "../src/testkit/interop-harness.js";
 import { MCP_PROXY, SERVE, peer } from "../src/testkit/interop-peers.js";
 
 const CLIENTS: readonly ClientName[] = ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-wire"];
@@ -26,10 +36,23 @@ for (const row of SERVE) {
     }
     if (row.transport === "streamable-http") {
       cell(`six clients at once → one tap --listen → ${row.name}: no defects`, async () => {
-        assertClean(await throughTap(["sdk-v1", "sdk-v2", "mcp-wire", "sdk-v1", "sdk-v2", "mcp-wire"], ctx.peer, row.call, ctx.dir, { clientErrors: "none" }));
+        assertClean(
+          await throughTap(
+            ["sdk-v1", "sdk-v2", "mcp-wire", "sdk-v1", "sdk-v2", "mcp-wire"],
+            ctx.peer,
+            row.call,
+            ctx.dir,
+            { clientErrors: "none" },
+          ),
+        );
       });
       cell(`four clients one after another → one tap --listen → ${row.name}: no defects`, async () => {
-        assertClean(await throughTap(["sdk-v2", "sdk-v1", "mcp-wire", "sdk-v2"], ctx.peer, row.call, ctx.dir, { clientErrors: "none", oneAfterAnother: true }));
+        assertClean(
+          await throughTap(["sdk-v2", "sdk-v1", "mcp-wire", "sdk-v2"], ctx.peer, row.call, ctx.dir, {
+            clientErrors: "none",
+            oneAfterAnother: true,
+          }),
+        );
       });
       cell(`SDK v1 → mcp-remote → tap --listen → ${row.name}: no defects`, async () => {
         const bridge = (tapUrl: string) => ({
@@ -51,7 +74,26 @@ describe("mcp-proxy → tap → mcp-wire serve --stdio", () => {
   cell("SDK v1 and v2 → mcp-proxy (stream) → tap → serve --stdio: no defects", async () => {
     const log = join(space.dir, "proxy-tap.ndjson");
     const port = await freePort();
-    const proxy = new Proc(NODE, [MCP_PROXY, "--host", "127.0.0.1", "--port", String(port), "--server", "stream", "--", NODE, CLI, "tap", "--log", log, "--", NODE, CLI, "serve", "--stdio"]);
+    const proxy = new Proc(NODE, [
+      MCP_PROXY,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--server",
+      "stream",
+      "--",
+      NODE,
+      CLI,
+      "tap",
+      "--log",
+      log,
+      "--",
+      NODE,
+      CLI,
+      "serve",
+      "--stdio",
+    ]);
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
       await untilListening(proxy, url);

@@ -13,7 +13,19 @@ import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/clien
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
 import { assertClean, cell, startedOnce } from "../src/testkit/interop-cells.js";
-import { NODE, STEP_MS, fixture, lint, listDefects, probe, readLog, scratch, tapStdioCommand, tapSummary, within } from "../src/testkit/interop-harness.js";
+import {
+  NODE,
+  STEP_MS,
+  fixture,
+  lint,
+  listDefects,
+  probe,
+  readLog,
+  scratch,
+  tapStdioCommand,
+  tapSummary,
+  within,
+} from "../src/testkit/interop-harness.js";
 import { SERVER_EVERYTHING, SERVER_FILESYSTEM, peer } from "../src/testkit/interop-peers.js";
 
 const ROOT = { uri: "file:///interop-root", name: "interop root" };
@@ -56,7 +68,11 @@ describe("a server's own request: server-everything asks the client for roots/li
     const plain = join(space.dir, "roots-plain.ndjson");
     writeFileSync(plain, records.map((r) => r.line).join("\n") + "\n");
     const linted = lint(plain);
-    assert.deepEqual(linted.defects, [], `lint of the plain capture (exit ${linted.status}):\n${listDefects(linted.defects)}`);
+    assert.deepEqual(
+      linted.defects,
+      [],
+      `lint of the plain capture (exit ${linted.status}):\n${listDefects(linted.defects)}`,
+    );
     assert.equal(linted.status, 0);
   });
 });
@@ -67,12 +83,22 @@ describe("mcp-wire's client answers a legacy server's roots/list on every transp
     const ctx = startedOnce(row);
     cell(`${name}: get-roots-list reaches the client's roots handler and returns`, async () => {
       const endpoint = ctx.peer.endpoint;
-      const options = { clientInfo: { name: "mcp-wire-interop", version: "1.0.0" }, timeout: STEP_MS, inputHandlers: { "roots/list": rootsHandler } };
+      const options = {
+        clientInfo: { name: "mcp-wire-interop", version: "1.0.0" },
+        timeout: STEP_MS,
+        inputHandlers: { "roots/list": rootsHandler },
+      };
       let child: ChildServer | undefined;
       const client =
         endpoint.kind === "stdio"
           ? await McpClient.connect(() => (child = new ChildServer(endpoint.command, endpoint.args)).transport, options)
-          : (await connectHttp(endpoint.url, { ...options, fresh: true, ...(endpoint.sse ? { transport: "http+sse" as const } : {}) })).client;
+          : (
+              await connectHttp(endpoint.url, {
+                ...options,
+                fresh: true,
+                ...(endpoint.sse ? { transport: "http+sse" as const } : {}),
+              })
+            ).client;
       try {
         const result = await within(client.callTool("get-roots-list", {}, { timeout: STEP_MS }), "get-roots-list");
         assert.match(JSON.stringify(result.content), /interop-root/);
@@ -116,9 +142,17 @@ describe("a file tool's answer over 4 MiB (server-filesystem read_text_file)", (
     const text = "0123456789abcdef".repeat((5 * 1024 * 1024) / 16);
     writeFileSync(file, text);
     let child: ChildServer | undefined;
-    const client = await within(McpClient.connect(() => (child = new ChildServer(NODE, [SERVER_FILESYSTEM, space.dir])).transport, { timeout: STEP_MS }), "connect");
+    const client = await within(
+      McpClient.connect(() => (child = new ChildServer(NODE, [SERVER_FILESYSTEM, space.dir])).transport, {
+        timeout: STEP_MS,
+      }),
+      "connect",
+    );
     try {
-      const result = await within(client.callTool("read_text_file", { path: file }, { timeout: STEP_MS }), "read_text_file");
+      const result = await within(
+        client.callTool("read_text_file", { path: file }, { timeout: STEP_MS }),
+        "read_text_file",
+      );
       const first = result.content[0];
       assert.equal(first?.type, "text");
       assert.equal(first.text?.length, text.length);
@@ -141,7 +175,9 @@ describe("probe -r speaks exactly one revision", () => {
     assert.match(verdict.advice, speaks, "the verdict names what the server speaks instead");
     assert.equal(status, 1);
   };
-  cell("mcp-lite (2025-03-26, 2025-06-18) with -r 2024-11-05: rpc_error unsupported_version", () => unsupported(liteCtx.peer.target, "2024-11-05", /2025-03-26|2025-06-18/));
+  cell("mcp-lite (2025-03-26, 2025-06-18) with -r 2024-11-05: rpc_error unsupported_version", () =>
+    unsupported(liteCtx.peer.target, "2024-11-05", /2025-03-26|2025-06-18/),
+  );
   cell("mcp-lite with -r 2025-06-18: ok 2025-06-18", async () => {
     const { verdict, raw } = await probe(liteCtx.peer.target, ["-r", "2025-06-18"]);
     assert.equal(verdict.class, "ok", raw.slice(0, 2000));
@@ -154,7 +190,10 @@ describe("probe -r speaks exactly one revision", () => {
     unsupported(["--stdio", "--", NODE, fixture("peers/fastmcp.mjs"), "stdio"], "2026-07-28", /2025/),
   );
   cell("tmcp stdio with -r 2026-07-28: ok (modern)", async () => {
-    const { verdict, raw } = await probe(["--stdio", "--", NODE, fixture("peers/tmcp.mjs"), "stdio"], ["-r", "2026-07-28"]);
+    const { verdict, raw } = await probe(
+      ["--stdio", "--", NODE, fixture("peers/tmcp.mjs"), "stdio"],
+      ["-r", "2026-07-28"],
+    );
     assert.equal(verdict.class, "ok", raw.slice(0, 2000));
     assert.equal(verdict.revision, "2026-07-28");
   });

@@ -37,7 +37,12 @@ function parseContext(text) {
  */
 const INPUT_HANDLERS = {
   "elicitation/create": (params) => acceptForm(params),
-  "sampling/createMessage": () => ({ role: "assistant", content: { type: "text", text: "A reply from no model at all." }, model: "mcp-wire-conformance", stopReason: "endTurn" }),
+  "sampling/createMessage": () => ({
+    role: "assistant",
+    content: { type: "text", text: "A reply from no model at all." },
+    model: "mcp-wire-conformance",
+    stopReason: "endTurn",
+  }),
   "roots/list": () => ({ roots: [] }),
 };
 
@@ -61,7 +66,16 @@ function sampleArguments(schema) {
   const props = schema && typeof schema.properties === "object" ? schema.properties : {};
   for (const name of Array.isArray(schema?.required) ? schema.required : []) {
     const type = props[name]?.type;
-    args[name] = type === "integer" || type === "number" ? 1 : type === "boolean" ? true : type === "object" ? {} : type === "array" ? [] : "conformance";
+    args[name] =
+      type === "integer" || type === "number"
+        ? 1
+        : type === "boolean"
+          ? true
+          : type === "object"
+            ? {}
+            : type === "array"
+              ? []
+              : "conformance";
   }
   return args;
 }
@@ -81,7 +95,8 @@ function acceptForm(params) {
 }
 
 function expectComplete(name, result) {
-  if (result.resultType !== undefined && result.resultType !== "complete") throw new Error(`${name}: resultType ${JSON.stringify(result.resultType)}`);
+  if (result.resultType !== undefined && result.resultType !== "complete")
+    throw new Error(`${name}: resultType ${JSON.stringify(result.resultType)}`);
   return result;
 }
 
@@ -162,7 +177,8 @@ const scenarios = {
     client = await connect({
       ...INPUT_HANDLERS,
       "elicitation/create": (params, input) => {
-        if (input.request?.params.name === "test_mrtr_echo_state" && !unrelated) unrelated = client.callTool("test_mrtr_unrelated");
+        if (input.request?.params.name === "test_mrtr_echo_state" && !unrelated)
+          unrelated = client.callTool("test_mrtr_unrelated");
         return acceptForm(params);
       },
     });
@@ -178,7 +194,9 @@ const scenarios = {
 async function main() {
   const run = scenarios[scenario];
   if (!url || !/^https?:/.test(url) || !run) {
-    console.error(`usage: MCP_CONFORMANCE_SCENARIO=<scenario> node scripts/conformance-client.mjs <server-url>\nscenarios: ${Object.keys(scenarios).join(", ")}`);
+    console.error(
+      `usage: MCP_CONFORMANCE_SCENARIO=<scenario> node scripts/conformance-client.mjs <server-url>\nscenarios: ${Object.keys(scenarios).join(", ")}`,
+    );
     return 2;
   }
   await run();

@@ -25,7 +25,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = path.join(ROOT, "dist/src/cli/main.js");
 const SUITE = (() => {
   try {
-    return path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+    return path.join(
+      path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),
+      "dist/index.js",
+    );
   } catch {
     console.log("conformance: @modelcontextprotocol/conformance is not installed (npm install, with devDependencies)");
     console.log("conformance: 0 passed, 1 failed");
@@ -45,10 +48,19 @@ const SUITE_DEADLINE_MS = 15 * 60_000;
 // Run one scenario at a time (--scenario, --spec-version): --requirements would also run the
 // authorization scenarios, which this client does not attempt. MCP_WIRE_CONFORMANCE_CLIENT
 // replaces the command.
-const CLIENT_COMMAND = process.env.MCP_WIRE_CONFORMANCE_CLIENT ?? [process.execPath, path.join(ROOT, "scripts/conformance-client.mjs")].map(shellWord).join(" ");
+const CLIENT_COMMAND =
+  process.env.MCP_WIRE_CONFORMANCE_CLIENT ??
+  [process.execPath, path.join(ROOT, "scripts/conformance-client.mjs")].map(shellWord).join(" ");
 const CLIENT_SCENARIOS = {
   "2025-11-25": ["initialize", "tools_call", "sse-retry"],
-  "2026-07-28": ["tools_call", "request-metadata", "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "sep-2322-client-request-state"],
+  "2026-07-28": [
+    "tools_call",
+    "request-metadata",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "sep-2322-client-request-state",
+  ],
 };
 // ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -70,7 +82,9 @@ function freePort() {
 
 /** `mcp-wire serve --http PORT --conformance`, resolved with its URL once it listens. */
 function startServer(port) {
-  const child = spawn(process.execPath, [CLI, "serve", "--http", String(port), "--conformance"], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--http", String(port), "--conformance"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   const url = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start within 15 s:\n${stderr}`)), 15_000);
@@ -132,7 +146,10 @@ export async function resolve(specifier, context, next) {
 }
 `,
   );
-  writeFileSync(path.join(shim, "register.mjs"), `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`);
+  writeFileSync(
+    path.join(shim, "register.mjs"),
+    `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`,
+  );
   return ["--import", path.join(shim, "register.mjs")];
 }
 
@@ -190,7 +207,11 @@ async function runRevision(flags, url, revision, out) {
   const dir = path.join(out, `server-${revision}`);
   const list = await suite(flags, ["list", "--server", "--requirements", revision]);
   const required = listed(list.output, "Server scenarios");
-  const run = await suite(flags, ["server", "--url", url, "--requirements", revision, "-o", dir], path.join(out, `server-${revision}.log`));
+  const run = await suite(
+    flags,
+    ["server", "--url", url, "--requirements", revision, "-o", dir],
+    path.join(out, `server-${revision}.log`),
+  );
   const found = results(dir, /^server-/);
   const lines = [];
   let pass = 0;
@@ -210,22 +231,36 @@ async function runRevision(flags, url, revision, out) {
     if (t.fail > 0 || t.pass === 0) {
       failing.push(name);
       const first = checks.find((c) => c.status === "FAILURE");
-      lines.push(`  FAIL ${name}: ${t.pass} passed, ${t.fail} failed${first ? ` (${first.id}: ${String(first.errorMessage ?? "").split("\n")[0].slice(0, 200)})` : ""}`);
+      lines.push(
+        `  FAIL ${name}: ${t.pass} passed, ${t.fail} failed${
+          first
+            ? ` (${first.id}: ${String(first.errorMessage ?? "")
+                .split("\n")[0]
+                .slice(0, 200)})`
+            : ""
+        }`,
+      );
     }
   }
   const extra = Object.keys(found).filter((n) => !required.includes(n));
   // the suite's own verdict counts too: an exit no failed or warned check explains (a crash, a
   // scenario that never ran) is one more failure
-  const explained = Object.values(found).some((checks) => checks.some((c) => c.status === "FAILURE" || c.status === "WARNING"));
+  const explained = Object.values(found).some((checks) =>
+    checks.some((c) => c.status === "FAILURE" || c.status === "WARNING"),
+  );
   if (run.code !== 0 && !explained) {
     fail += 1;
     lines.push(`  FAIL the suite exited ${run.code} with no failed check to explain it`);
   }
   const extraFailing = extra.filter((n) => tally(found[n]).fail > 0);
-  console.log(`${revision}: ${required.length - failing.length}/${required.length} required server scenarios passed; checks: ${pass} passed, ${fail} failed (suite exit ${run.code})`);
+  console.log(
+    `${revision}: ${required.length - failing.length}/${required.length} required server scenarios passed; checks: ${pass} passed, ${fail} failed (suite exit ${run.code})`,
+  );
   for (const line of lines) console.log(line);
   if (extra.length > 0) {
-    console.log(`  not scored at ${revision}: ${extra.length} run, ${extra.length - extraFailing.length} without failures${extraFailing.length ? `; failing: ${extraFailing.join(", ")}` : ""}`);
+    console.log(
+      `  not scored at ${revision}: ${extra.length} run, ${extra.length - extraFailing.length} without failures${extraFailing.length ? `; failing: ${extraFailing.join(", ")}` : ""}`,
+    );
   }
   if (required.length === 0) {
     console.log(`  the suite listed no required scenarios; its output:\n${list.output}`);
@@ -241,24 +276,37 @@ async function runClients(flags, revision, out) {
   let fail = 0;
   const lines = [];
   for (const scenario of scenarios) {
-    const run = await suite(flags, ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--spec-version", revision, "-o", dir], path.join(out, `client-${revision}-${scenario.replace(/\W/g, "_")}.log`));
+    const run = await suite(
+      flags,
+      ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--spec-version", revision, "-o", dir],
+      path.join(out, `client-${revision}-${scenario.replace(/\W/g, "_")}.log`),
+    );
     const checks = results(dir, /^$/)[scenario] ?? [{ id: scenario, status: "FAILURE", errorMessage: "no results" }];
     // the suite also fails a scenario whose client timed out or exited with an error (unless the
     // scenario allows it), and no check says so: it counts here as one failed check
     const ended = /CLIENT TIMED OUT|CLIENT EXITED WITH ERROR \(code -?\d+\)/.exec(run.output)?.[0];
     if (ended) checks.push({ id: "client-process", status: "FAILURE", errorMessage: ended.toLowerCase() });
-    else if (run.code !== 0 && !checks.some((c) => c.status === "FAILURE" || c.status === "WARNING")) checks.push({ id: "suite-exit", status: "FAILURE", errorMessage: `the suite exited ${run.code}` });
+    else if (run.code !== 0 && !checks.some((c) => c.status === "FAILURE" || c.status === "WARNING"))
+      checks.push({ id: "suite-exit", status: "FAILURE", errorMessage: `the suite exited ${run.code}` });
     const t = tally(checks);
     pass += t.pass;
     fail += t.fail;
     const first = checks.find((c) => c.status === "FAILURE") ?? checks.find((c) => c.status === "WARNING");
-    const detail = first ? ` (${first.id}: ${String(first.errorMessage ?? first.description ?? "").split("\n")[0].slice(0, 200)})` : "";
-    if (t.fail > 0 || t.pass === 0) lines.push({ failed: true, text: `  FAIL ${scenario}: ${t.pass} passed, ${t.fail} failed${detail}` });
+    const detail = first
+      ? ` (${first.id}: ${String(first.errorMessage ?? first.description ?? "")
+          .split("\n")[0]
+          .slice(0, 200)})`
+      : "";
+    if (t.fail > 0 || t.pass === 0)
+      lines.push({ failed: true, text: `  FAIL ${scenario}: ${t.pass} passed, ${t.fail} failed${detail}` });
     // the suite fails a scenario on a warning too; counted here, as on the server side, as neither
-    else if (t.warn > 0) lines.push({ failed: false, text: `  WARN ${scenario}: ${t.pass} passed, ${t.warn} warning(s)${detail}` });
+    else if (t.warn > 0)
+      lines.push({ failed: false, text: `  WARN ${scenario}: ${t.pass} passed, ${t.warn} warning(s)${detail}` });
   }
   const failing = lines.filter((l) => l.failed).length;
-  console.log(`${revision}: ${scenarios.length - failing}/${scenarios.length} client scenarios passed; checks: ${pass} passed, ${fail} failed`);
+  console.log(
+    `${revision}: ${scenarios.length - failing}/${scenarios.length} client scenarios passed; checks: ${pass} passed, ${fail} failed`,
+  );
   for (const line of lines) console.log(line.text);
   return { pass, fail };
 }
@@ -271,7 +319,9 @@ const server = startServer(await freePort());
 let total = { pass: 0, fail: 0 };
 try {
   const url = await server.url;
-  console.log(`conformance suite against ${url} (mcp-wire serve --conformance), results in ${keep ? out : "a temporary directory"}`);
+  console.log(
+    `conformance suite against ${url} (mcp-wire serve --conformance), results in ${keep ? out : "a temporary directory"}`,
+  );
   for (const revision of REVISIONS) {
     const r = await runRevision(flags, url, revision, out);
     const c = await runClients(flags, revision, out);

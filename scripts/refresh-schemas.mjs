@@ -18,7 +18,9 @@ const REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026
 const MAX_BYTES = 16 * 1024 * 1024;
 
 function usage(message) {
-  process.stderr.write(`refresh-schemas: ${message}\nusage: node scripts/refresh-schemas.mjs PATH-TO-CHECKOUT-OR-MIRROR [--ref REF]\n`);
+  process.stderr.write(
+    `refresh-schemas: ${message}\nusage: node scripts/refresh-schemas.mjs PATH-TO-CHECKOUT-OR-MIRROR [--ref REF]\n`,
+  );
   process.exit(2);
 }
 
@@ -36,9 +38,13 @@ const isWorkTree = existsSync(join(root, "schema")) && refAt === -1;
 function read(path) {
   if (isWorkTree) return readFileSync(join(root, path));
   try {
-    return execFileSync("git", ["--git-dir", existsSync(join(root, ".git")) ? join(root, ".git") : root, "show", `${ref}:${path}`], {
-      maxBuffer: MAX_BYTES,
-    });
+    return execFileSync(
+      "git",
+      ["--git-dir", existsSync(join(root, ".git")) ? join(root, ".git") : root, "show", `${ref}:${path}`],
+      {
+        maxBuffer: MAX_BYTES,
+      },
+    );
   } catch {
     usage(`cannot read ${path} at ${ref} from ${root}`);
   }
@@ -60,8 +66,14 @@ files.set(join(target, "LICENSE"), read("LICENSE"));
 // the commit the files were taken from, when git can tell (a bare mirror, or a checkout)
 try {
   const gitDir = existsSync(join(root, ".git")) ? join(root, ".git") : root;
-  const commit = execFileSync("git", ["--git-dir", gitDir, "rev-parse", `${ref}^{commit}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  files.set(join(target, "SOURCE"), Buffer.from(`https://github.com/modelcontextprotocol/modelcontextprotocol commit ${commit}\n`));
+  const commit = execFileSync("git", ["--git-dir", gitDir, "rev-parse", `${ref}^{commit}`], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  }).trim();
+  files.set(
+    join(target, "SOURCE"),
+    Buffer.from(`https://github.com/modelcontextprotocol/modelcontextprotocol commit ${commit}\n`),
+  );
 } catch {
   process.stderr.write("refresh-schemas: not a git repository: schema/SOURCE left as it was\n");
 }

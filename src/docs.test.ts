@@ -38,7 +38,8 @@ function defectPageProblems(markdown: string): string[] {
   const seen = new Map<string, number>();
   for (const row of rows) {
     const earlier = seen.get(row.code);
-    if (earlier !== undefined) problems.push(`line ${row.line}: ${row.code} is listed again (first on line ${earlier})`);
+    if (earlier !== undefined)
+      problems.push(`line ${row.line}: ${row.code} is listed again (first on line ${earlier})`);
     seen.set(row.code, row.line);
     if (!Object.hasOwn(DEFECTS, row.code)) {
       problems.push(`line ${row.line}: ${row.code} is no defect code`);
@@ -46,9 +47,13 @@ function defectPageProblems(markdown: string): string[] {
     }
     const spec: { severity: string; scope: string; when?: Record<string, string> } = DEFECTS[row.code as DefectCode];
     const [severity = "", scope = ""] = row.cells;
-    if (severity.split(/[;\s]/)[0] !== spec.severity) problems.push(`line ${row.line}: ${row.code} is a${spec.severity === "error" ? "n" : ""} ${spec.severity}, not "${severity}"`);
+    if (severity.split(/[;\s]/)[0] !== spec.severity)
+      problems.push(
+        `line ${row.line}: ${row.code} is a${spec.severity === "error" ? "n" : ""} ${spec.severity}, not "${severity}"`,
+      );
     for (const milder of new Set(Object.values(spec.when ?? {}))) {
-      if (!severity.includes(milder)) problems.push(`line ${row.line}: ${row.code} is a ${milder} in a named case, which "${severity}" does not say`);
+      if (!severity.includes(milder))
+        problems.push(`line ${row.line}: ${row.code} is a ${milder} in a named case, which "${severity}" does not say`);
     }
     if (scope !== spec.scope) problems.push(`line ${row.line}: ${row.code} has scope ${spec.scope}, not "${scope}"`);
   }
@@ -59,7 +64,7 @@ function defectPageProblems(markdown: string): string[] {
 /** What is wrong with the sign-in codes' table of a probe page, against AUTH_DEFECT_CODES. */
 function signInProblems(markdown: string): string[] {
   const section = markdown.split(/^### Sign-in defect codes$/m)[1]?.split(/^#{1,3} /m)[0];
-  if (section === undefined) return ["no \"Sign-in defect codes\" section"];
+  if (section === undefined) return ['no "Sign-in defect codes" section'];
   const listed = codeRows(section).map((r) => r.code);
   const known = new Set<string>(AUTH_DEFECT_CODES);
   return [
@@ -77,7 +82,10 @@ function anchors(markdown: string): Set<string> {
     if (line.startsWith("```")) fenced = !fenced;
     const m = fenced ? null : /^#{1,6}\s+(.*?)\s*$/.exec(line);
     if (!m) continue;
-    const base = m[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const base = m[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     let slug = base;
     for (let n = 1; out.has(slug); n++) slug = `${base}-${n}`;
     out.add(slug);
@@ -99,7 +107,9 @@ describe("docs/defects.md", () => {
       .join("\n");
     assert.deepEqual(defectPageProblems(without), ["batch_mixed is missing"]);
     const invented = `${page}\n| \`id_imaginary\` | error | envelope | Not a code. |\n`;
-    assert.deepEqual(defectPageProblems(invented), [`line ${invented.split("\n").length - 1}: id_imaginary is no defect code`]);
+    assert.deepEqual(defectPageProblems(invented), [
+      `line ${invented.split("\n").length - 1}: id_imaginary is no defect code`,
+    ]);
     const wrong = page.replace("| `redirect` | warning | transport |", "| `redirect` | error | envelope |");
     const problems = defectPageProblems(wrong);
     assert.equal(problems.length, 2, problems.join("\n"));
@@ -119,7 +129,10 @@ describe("docs/probe.md", () => {
 
   test("the check names a sign-in code left out and one that does not exist", () => {
     const changed = page.replace("| `issuer_mismatch` |", "| `issuer_mismatched` |");
-    assert.deepEqual(signInProblems(changed), ["issuer_mismatched is no sign-in defect code", "issuer_mismatch is missing"]);
+    assert.deepEqual(signInProblems(changed), [
+      "issuer_mismatched is no sign-in defect code",
+      "issuer_mismatch is missing",
+    ]);
   });
 });
 
@@ -140,14 +153,17 @@ describe("the documentation's links", () => {
         if (/^[a-z]+:/i.test(target)) continue;
         const file = target === "" ? join("docs", page) : normalize(join("docs", dirname(page), target));
         if (!existsSync(join(ROOT, file))) broken.push(`docs/${page}: ${m[1]} (no such file)`);
-        else if (anchor !== undefined && !anchors(read(file)).has(anchor)) broken.push(`docs/${page}: ${m[1]} (no such heading)`);
+        else if (anchor !== undefined && !anchors(read(file)).has(anchor))
+          broken.push(`docs/${page}: ${m[1]} (no such heading)`);
       }
     }
     assert.deepEqual(broken, []);
   });
 
   test("the heading check knows GitHub's anchors", () => {
-    const found = anchors("# `mcp-wire probe`\n## What changed: `report --changes`\n## Notes\n## Notes\n```sh\n# not a heading\n```\n");
+    const found = anchors(
+      "# `mcp-wire probe`\n## What changed: `report --changes`\n## Notes\n## Notes\n```sh\n# not a heading\n```\n",
+    );
     assert.deepEqual([...found], ["mcp-wire-probe", "what-changed-report---changes", "notes", "notes-1"]);
   });
 });

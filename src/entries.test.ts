@@ -9,23 +9,84 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { ROOT, typeErrors } from "./testkit/typecheck.js";
 
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, { types: string; import: string } | string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  exports: Record<string, { types: string; import: string } | string>;
+};
 
 /** Each entry's runtime values. A change here is a change of the public API: docs/library.md follows it. */
 const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire": [
-    "AbortedError", "ClosedError", "ConnectionError", "ConnectionErrorCode", "Conversation", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFECTS",
-    "EncodeError", "HEADER_MISMATCH", "HttpError", "INTERNAL_ERROR", "INVALID_PARAMS", "INVALID_REQUEST", "InputRequiredError", "InvalidResponseError",
-    "LATEST_LEGACY_REVISION", "LATEST_REVISION", "LEGACY_REVISIONS", "LIBRARY_ERRORS", "LOG_LEVELS", "LineSplitter", "Linter", "META_CLIENT_CAPABILITIES",
-    "META_CLIENT_INFO", "META_PROTOCOL_VERSION", "META_SERVER_INFO", "METHOD_NOT_FOUND", "MISSING_REQUIRED_CLIENT_CAPABILITY", "MODERN_ERROR_CODES",
-    "MODERN_REVISIONS", "MessageTooLargeError", "NegotiationError", "OverloadedError", "PARSE_ERROR", "REVISIONS", "RULES", "ResponseError",
-    "RevisionNotSpokenError", "SpawnError", "TimeoutError", "UNSUPPORTED_PROTOCOL_VERSION", "decode", "describeError", "encode", "isRevision", "lintStream",
-    "revisionEvidence", "rulesFor", "schemaProblems", "severityOf", "summaryLine", "validate", "validateAgainstSchema", "worstSeverity",
+    "AbortedError",
+    "ClosedError",
+    "ConnectionError",
+    "ConnectionErrorCode",
+    "Conversation",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "DEFECTS",
+    "EncodeError",
+    "HEADER_MISMATCH",
+    "HttpError",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "InputRequiredError",
+    "InvalidResponseError",
+    "LATEST_LEGACY_REVISION",
+    "LATEST_REVISION",
+    "LEGACY_REVISIONS",
+    "LIBRARY_ERRORS",
+    "LOG_LEVELS",
+    "LineSplitter",
+    "Linter",
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "METHOD_NOT_FOUND",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "MODERN_ERROR_CODES",
+    "MODERN_REVISIONS",
+    "MessageTooLargeError",
+    "NegotiationError",
+    "OverloadedError",
+    "PARSE_ERROR",
+    "REVISIONS",
+    "RULES",
+    "ResponseError",
+    "RevisionNotSpokenError",
+    "SpawnError",
+    "TimeoutError",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "decode",
+    "describeError",
+    "encode",
+    "isRevision",
+    "lintStream",
+    "revisionEvidence",
+    "rulesFor",
+    "schemaProblems",
+    "severityOf",
+    "summaryLine",
+    "validate",
+    "validateAgainstSchema",
+    "worstSeverity",
   ],
   "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair", "isHttpTransport"],
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
   "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
-  "mcp-wire/http": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "SseClientTransport", "StreamableHttpTransport", "createHttpHandler", "decodeHeaderValue", "encodeHeaderValue", "parseChallenges", "walkAuth"],
+  "mcp-wire/http": [
+    "AUTH_DEFECT_CODES",
+    "AUTH_STEPS",
+    "AUTH_VERDICTS",
+    "SseClientTransport",
+    "StreamableHttpTransport",
+    "createHttpHandler",
+    "decodeHeaderValue",
+    "encodeHeaderValue",
+    "parseChallenges",
+    "walkAuth",
+  ],
   "mcp-wire/check": ["CHECK_RULES", "checkHttp", "checkStdio", "ruleOf"],
   "mcp-wire/testing": ["createConformanceServer", "defineConformanceFixtures", "forgetHttpEras", "startFleet"],
 };
@@ -35,7 +96,11 @@ test("package.json exports each entry, types and module, and they are built", ()
   assert.deepEqual(Object.keys(pkg.exports).sort(), [...subpaths, "./package.json"].sort());
   for (const subpath of subpaths) {
     const target = pkg.exports[subpath] as { types: string; import: string };
-    assert.deepEqual(Object.keys(target), ["types", "import"], `${subpath}: types first, as TypeScript reads them in order`);
+    assert.deepEqual(
+      Object.keys(target),
+      ["types", "import"],
+      `${subpath}: types first, as TypeScript reads them in order`,
+    );
     assert.ok(existsSync(join(ROOT, target.types)), `${target.types} is built`);
     assert.ok(existsSync(join(ROOT, target.import)), `${target.import} is built`);
   }
@@ -45,13 +110,17 @@ test("each entry holds its values, and docs/library.md names every one under the
   const doc = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
   for (const [entry, names] of Object.entries(ENTRIES)) {
     const subpath = entry === "mcp-wire" ? "." : `.${entry.slice("mcp-wire".length)}`;
-    const module = (await import(join(ROOT, (pkg.exports[subpath] as { import: string }).import))) as Record<string, unknown>;
+    const module = (await import(join(ROOT, (pkg.exports[subpath] as { import: string }).import))) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(Object.keys(module).sort(), [...names].sort(), entry);
     const start = doc.indexOf(`## \`${entry}\``);
     assert.ok(start !== -1, `docs/library.md has a section on ${entry}`);
     const end = doc.indexOf("\n## ", start + 1);
     const section = doc.slice(start, end === -1 ? undefined : end);
-    for (const name of names) assert.ok(section.includes(`\`${name}`), `docs/library.md's ${entry} section names ${name}`);
+    for (const name of names)
+      assert.ok(section.includes(`\`${name}`), `docs/library.md's ${entry} section names ${name}`);
   }
 });
 
@@ -131,9 +200,15 @@ import { createConformanceServer, forgetHttpEras, encodeHeaderValue, Peer, McpCl
 `,
   });
   const moved = errors.filter((e) => e.startsWith("moved.ts:"));
-  assert.deepEqual(errors.filter((e) => !e.startsWith("moved.ts:")), []);
+  assert.deepEqual(
+    errors.filter((e) => !e.startsWith("moved.ts:")),
+    [],
+  );
   // the test server, the global reset, the header codec, the engine and the client are not the root's
   for (const name of ["createConformanceServer", "forgetHttpEras", "encodeHeaderValue", "Peer", "McpClient"]) {
-    assert.ok(moved.some((e) => e.includes("TS2305") && e.includes(`'${name}'`)), `${name} is not exported by mcp-wire: ${moved.join("\n")}`);
+    assert.ok(
+      moved.some((e) => e.includes("TS2305") && e.includes(`'${name}'`)),
+      `${name} is not exported by mcp-wire: ${moved.join("\n")}`,
+    );
   }
 });

@@ -28,7 +28,18 @@ const SAMPLES: readonly Error[] = [
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
-const INTERNAL = new Set(["TooDeepError", "JsonSyntaxError", "StoreRefused", "TargetsError", "NotACapture", "PrivateAddressError", "BaselineError", "OutputRefused", "SessionRefused", "StoreUnreachable"]);
+const INTERNAL = new Set([
+  "TooDeepError",
+  "JsonSyntaxError",
+  "StoreRefused",
+  "TargetsError",
+  "NotACapture",
+  "PrivateAddressError",
+  "BaselineError",
+  "OutputRefused",
+  "SessionRefused",
+  "StoreUnreachable",
+]);
 /** The two families' bases: `ResponseError` carries the other side's JSON-RPC code, `ConnectionError` is never thrown as itself. */
 const FAMILIES = new Set(["ResponseError", "ConnectionError"]);
 
@@ -40,11 +51,20 @@ test("each class the library throws has its own code, the one the table gives it
     assert.ok(code in LIBRARY_ERRORS, `${e.name}: ${String(code)} is in the table`);
     assert.equal(LIBRARY_ERRORS[code].class, e.constructor.name, `${String(code)} is ${e.constructor.name}'s`);
     assert.equal(e.name, e.constructor.name);
-    assert.equal((api as Record<string, unknown>)[e.constructor.name], e.constructor, `${e.constructor.name} is exported`);
+    assert.equal(
+      (api as Record<string, unknown>)[e.constructor.name],
+      e.constructor,
+      `${e.constructor.name} is exported`,
+    );
   }
-  assert.equal(new Set(SAMPLES.map((e) => (e as { code?: unknown }).code)).size, SAMPLES.length, "no two classes share a code");
+  assert.equal(
+    new Set(SAMPLES.map((e) => (e as { code?: unknown }).code)).size,
+    SAMPLES.length,
+    "no two classes share a code",
+  );
   for (const [code] of table) assert.match(code, /^ERR_MCP_WIRE_[A-Z_]+$/, "every code is mcp-wire's own");
-  for (const code of Object.values(api.ConnectionErrorCode)) assert.ok(code in LIBRARY_ERRORS, `${code} is in the table`);
+  for (const code of Object.values(api.ConnectionErrorCode))
+    assert.ok(code in LIBRARY_ERRORS, `${code} is in the table`);
 });
 
 test("every error class in the source is in the table, a family's base, or internal", () => {
@@ -60,7 +80,10 @@ test("every error class in the source is in the table, a family's base, or inter
   };
   walk(join(ROOT, "src"));
   const registered = new Set(Object.values(LIBRARY_ERRORS).map((e) => e.class as string));
-  assert.deepEqual(found.filter((c) => !registered.has(c) && !FAMILIES.has(c) && !INTERNAL.has(c)), []);
+  assert.deepEqual(
+    found.filter((c) => !registered.has(c) && !FAMILIES.has(c) && !INTERNAL.has(c)),
+    [],
+  );
 });
 
 test("docs/errors.md holds the table, row for row", () => {

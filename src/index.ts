@@ -45,7 +45,16 @@ export { decode, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./codec/decode.js"
 export type { DecodeOptions, Decoded } from "./codec/decode.js";
 export { encode } from "./codec/encode.js";
 export type { EncodeOptions } from "./codec/encode.js";
-export type { Role, Checked, CheckedRequest, CheckedNotification, CheckedResult, CheckedError, CheckedBatch, CheckedInvalid } from "./codec/check.js";
+export type {
+  Role,
+  Checked,
+  CheckedRequest,
+  CheckedNotification,
+  CheckedResult,
+  CheckedError,
+  CheckedBatch,
+  CheckedInvalid,
+} from "./codec/check.js";
 export { DEFECTS, severityOf, worstSeverity } from "./codec/defects.js";
 export type { Defect, DefectCase, DefectCode, Severity, DefectScope } from "./codec/defects.js";
 export type {

@@ -31,9 +31,17 @@ test("every ts example of the README compiles under --strict against the package
 
 test("the check fails on what a user could not compile: a variable used before it is assigned, a cast-free read of an unnarrowed message", () => {
   const errors = typeErrors({
-    "unassigned.ts": 'import { ChildServer } from "mcp-wire/client";\nlet child: ChildServer;\nawait child.shutdown();\n',
-    "unnarrowed.ts": 'import { decode } from "mcp-wire";\nconst d = decode("{}", { revision: "2025-11-25" });\nd.message.method;\n',
+    "unassigned.ts":
+      'import { ChildServer } from "mcp-wire/client";\nlet child: ChildServer;\nawait child.shutdown();\n',
+    "unnarrowed.ts":
+      'import { decode } from "mcp-wire";\nconst d = decode("{}", { revision: "2025-11-25" });\nd.message.method;\n',
   });
-  assert.ok(errors.some((e) => e.startsWith("unassigned.ts:3:7 TS2454")), errors.join("\n"));
-  assert.ok(errors.some((e) => e.startsWith("unnarrowed.ts:3:")), errors.join("\n"));
+  assert.ok(
+    errors.some((e) => e.startsWith("unassigned.ts:3:7 TS2454")),
+    errors.join("\n"),
+  );
+  assert.ok(
+    errors.some((e) => e.startsWith("unnarrowed.ts:3:")),
+    errors.join("\n"),
+  );
 });

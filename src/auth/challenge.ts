@@ -96,7 +96,7 @@ export function parseChallenges(header: string | null | undefined): Challenge[] 
       }
       i++;
       skipWs();
-      const value = s[i] === '"' ? quoted() ?? "" : token();
+      const value = s[i] === '"' ? (quoted() ?? "") : token();
       const key = name.toLowerCase();
       if (!(key in challenge.params)) challenge.params[key] = value;
       skipWs();

@@ -33,10 +33,16 @@ export async function corsDefects(endpoint: string, rules: AuthRules, fetcher: F
   const side = "mcp_server" as const;
   if (preflight.status !== null) {
     const allowed = headerList(preflight.headers?.get("access-control-allow-headers"));
-    const missing = PREFLIGHT_HEADERS.filter((h) => !allowed.includes(h) && !(h !== "authorization" && allowed.includes("*")));
+    const missing = PREFLIGHT_HEADERS.filter(
+      (h) => !allowed.includes(h) && !(h !== "authorization" && allowed.includes("*")),
+    );
     const statusOk = preflight.status >= 200 && preflight.status < 300;
     if (!statusOk || !allowsOrigin(preflight) || missing.length > 0) {
-      const why = !statusOk ? `answers HTTP ${preflight.status}` : !allowsOrigin(preflight) ? "allows no other origin (no Access-Control-Allow-Origin)" : `does not allow ${missing.join(", ")}`;
+      const why = !statusOk
+        ? `answers HTTP ${preflight.status}`
+        : !allowsOrigin(preflight)
+          ? "allows no other origin (no Access-Control-Allow-Origin)"
+          : `does not allow ${missing.join(", ")}`;
       out.push({
         code: "cors_preflight_rejected",
         severity: "warning",
@@ -49,7 +55,9 @@ export async function corsDefects(endpoint: string, rules: AuthRules, fetcher: F
   if (refusal.status !== null) {
     const exposed = headerList(refusal.headers?.get("access-control-expose-headers"));
     const needed = ["www-authenticate", ...(rules.revision < "2026-07-28" ? ["mcp-session-id"] : [])];
-    const hidden = allowsOrigin(refusal) ? needed.filter((h) => !exposed.includes(h) && !exposed.includes("*")) : needed;
+    const hidden = allowsOrigin(refusal)
+      ? needed.filter((h) => !exposed.includes(h) && !exposed.includes("*"))
+      : needed;
     if (hidden.length > 0) {
       const names = hidden.map((h) => (h === "www-authenticate" ? "WWW-Authenticate" : "Mcp-Session-Id"));
       out.push({

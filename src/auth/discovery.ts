@@ -53,7 +53,14 @@ export function resourceMetadataUrls(endpoint: string): { url: string; resource:
   const path = pathOf(u);
   const root = { url: `${u.origin}/.well-known/oauth-protected-resource`, resource: u.origin, where: "root" as const };
   if (!path) return [{ ...root, url: root.url + u.search }];
-  return [{ url: `${u.origin}/.well-known/oauth-protected-resource${path}${u.search}`, resource: withoutFragment(endpoint), where: "path" }, root];
+  return [
+    {
+      url: `${u.origin}/.well-known/oauth-protected-resource${path}${u.search}`,
+      resource: withoutFragment(endpoint),
+      where: "path",
+    },
+    root,
+  ];
 }
 
 export interface DiscoveryUrl {
@@ -73,7 +80,11 @@ export function authorizationServerUrls(issuer: string, rules: AuthRules): Disco
   const oauth: DiscoveryUrl = { url: `${u.origin}/.well-known/oauth-authorization-server${path}`, kind: "oauth" };
   if (!rules.cimd) return [oauth];
   if (!path) return [oauth, { url: `${u.origin}/.well-known/openid-configuration`, kind: "openid" }];
-  return [oauth, { url: `${u.origin}/.well-known/openid-configuration${path}`, kind: "openid" }, { url: `${u.origin}${path}/.well-known/openid-configuration`, kind: "openid" }];
+  return [
+    oauth,
+    { url: `${u.origin}/.well-known/openid-configuration${path}`, kind: "openid" },
+    { url: `${u.origin}${path}/.well-known/openid-configuration`, kind: "openid" },
+  ];
 }
 
 export function withoutFragment(url: string): string {

@@ -31,7 +31,10 @@ function endlessEvents(res: ServerResponse): void {
   let closed = false;
   res.on("close", () => (closed = true));
   const pump = () => {
-    while (!closed && res.write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}\n\n'));
+    while (
+      !closed &&
+      res.write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}\n\n')
+    );
     if (!closed) res.once("drain", pump);
   };
   pump();
@@ -55,7 +58,8 @@ describe("the walk's fetcher", () => {
     server.close();
   });
 
-  const fetcher = (deadlineMs = 5000) => new Fetcher({ deadline: Date.now() + deadlineMs, maxBytes: CAP, protocolVersion: "2026-07-28" });
+  const fetcher = (deadlineMs = 5000) =>
+    new Fetcher({ deadline: Date.now() + deadlineMs, maxBytes: CAP, protocolVersion: "2026-07-28" });
 
   test("JSON bodies are parsed, whatever starts them; anything else is kept as its first bytes", async () => {
     const f = fetcher();
@@ -109,10 +113,13 @@ describe("the walk's fetcher", () => {
       assert.equal(over.json, undefined);
       assert.equal(over.notJson, undefined);
       assert.equal(over.error, `too_large: the body passed the ${CAP}-byte cap`);
-      assert.deepEqual(f.steps.map((s) => [s.step, s.ok, s.error]), [
-        ["at cap", true, undefined],
-        ["over cap", false, `too_large: the body passed the ${CAP}-byte cap`],
-      ]);
+      assert.deepEqual(
+        f.steps.map((s) => [s.step, s.ok, s.error]),
+        [
+          ["at cap", true, undefined],
+          ["over cap", false, `too_large: the body passed the ${CAP}-byte cap`],
+        ],
+      );
     } finally {
       f.close();
     }
@@ -143,7 +150,12 @@ describe("the walk's fetcher", () => {
 
   test("the caller's signal ends the walk's requests, and a closed walk lets go of it", async () => {
     const caller = new AbortController();
-    const f = new Fetcher({ deadline: Date.now() + 5000, maxBytes: 65536, protocolVersion: "2026-07-28", signal: caller.signal });
+    const f = new Fetcher({
+      deadline: Date.now() + 5000,
+      maxBytes: 65536,
+      protocolVersion: "2026-07-28",
+      signal: caller.signal,
+    });
     const pending = f.get(`${base}/hang`, "hang");
     caller.abort(new Error("stopped"));
     assert.equal((await pending).error, "no answer within the deadline");
@@ -151,7 +163,12 @@ describe("the walk's fetcher", () => {
     f.close();
 
     const kept = new AbortController();
-    const g = new Fetcher({ deadline: Date.now() + 5000, maxBytes: 65536, protocolVersion: "2026-07-28", signal: kept.signal });
+    const g = new Fetcher({
+      deadline: Date.now() + 5000,
+      maxBytes: 65536,
+      protocolVersion: "2026-07-28",
+      signal: kept.signal,
+    });
     assert.equal(getEventListeners(kept.signal, "abort").length, 1);
     await g.get(`${base}/doc`, "doc");
     g.close();

@@ -87,7 +87,10 @@ export class Fetcher {
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) this.controller.abort(signal.reason);
-      else signal.addEventListener("abort", (this.onCallerAbort = () => this.controller.abort(signal.reason)), { once: true });
+      else
+        signal.addEventListener("abort", (this.onCallerAbort = () => this.controller.abort(signal.reason)), {
+          once: true,
+        });
     }
   }
 
@@ -107,7 +110,14 @@ export class Fetcher {
     const key = `GET ${url}`;
     let p = this.cache.get(key);
     if (!p) {
-      p = this.inSlot(url, () => this.send("GET", url, step, { accept: "application/json", origin: PROBE_ORIGIN, "mcp-protocol-version": this.options.protocolVersion, ...headers }));
+      p = this.inSlot(url, () =>
+        this.send("GET", url, step, {
+          accept: "application/json",
+          origin: PROBE_ORIGIN,
+          "mcp-protocol-version": this.options.protocolVersion,
+          ...headers,
+        }),
+      );
       this.cache.set(key, p);
     }
     return p;
@@ -145,7 +155,12 @@ export class Fetcher {
     }
   }
 
-  private async send(method: "GET" | "OPTIONS", url: string, step: string, headers: Record<string, string>): Promise<Fetched> {
+  private async send(
+    method: "GET" | "OPTIONS",
+    url: string,
+    step: string,
+    headers: Record<string, string>,
+  ): Promise<Fetched> {
     const started = Date.now();
     const record = (f: Omit<Fetched, "ms">, ok: boolean): Fetched => {
       const ms = Date.now() - started;
@@ -162,7 +177,8 @@ export class Fetcher {
     } catch {
       return record({ url, ...NO_ANSWER, error: "not a URL" }, false);
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return record({ url, ...NO_ANSWER, error: `not an http(s) URL` }, false);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      return record({ url, ...NO_ANSWER, error: `not an http(s) URL` }, false);
     if (this.options.guard) {
       const refused = await this.options.guard(url).catch(() => undefined);
       if (refused) return record({ url, ...NO_ANSWER, error: `not called: ${refused}` }, false);
@@ -170,17 +186,36 @@ export class Fetcher {
     if (this.expired) return record({ url, ...NO_ANSWER, error: "no answer within the deadline" }, false);
     this.sent.push({ method, url });
     try {
-      const { response } = await fetchSameOrigin(url, { method, headers, signal: this.controller, lookup: this.options.lookup }, step);
+      const { response } = await fetchSameOrigin(
+        url,
+        { method, headers, signal: this.controller, lookup: this.options.lookup },
+        step,
+      );
       const body = await readCapped(response, this.options.maxBytes);
       const status = response.status;
       const ok = status >= 200 && status < 300;
-      if (body.truncated) return record({ url, status, headers: response.headers, tooLarge: true, error: `too_large: the body passed the ${this.options.maxBytes}-byte cap` }, false);
+      if (body.truncated)
+        return record(
+          {
+            url,
+            status,
+            headers: response.headers,
+            tooLarge: true,
+            error: `too_large: the body passed the ${this.options.maxBytes}-byte cap`,
+          },
+          false,
+        );
       if (method === "OPTIONS") return record({ url, status, headers: response.headers }, ok);
       const json = parsedOrNot(body.bytes.toString("utf8"));
-      if (json === NOT_JSON) return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
+      if (json === NOT_JSON)
+        return record({ url, status, headers: response.headers, notJson: excerpt(body.bytes, 120) }, ok);
       return record({ url, status, headers: response.headers, json }, ok);
     } catch (e) {
-      const reason = this.controller.aborted ? "no answer within the deadline" : e instanceof Error ? e.message : String(e);
+      const reason = this.controller.aborted
+        ? "no answer within the deadline"
+        : e instanceof Error
+          ? e.message
+          : String(e);
       return record({ url, ...NO_ANSWER, error: reason }, false);
     }
   }

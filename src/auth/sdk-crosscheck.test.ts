@@ -24,7 +24,13 @@ function recordingProvider() {
     authorizationUrl: undefined as URL | undefined,
     redirectUrl: REDIRECT,
     clientMetadataUrl: "https://client.mcp-wire.example/oauth/client-metadata.json",
-    clientMetadata: { client_name: "mcp-wire cross-check", redirect_uris: [REDIRECT], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" },
+    clientMetadata: {
+      client_name: "mcp-wire cross-check",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    },
     clientInformation: () => info,
     saveClientInformation: (i: unknown) => {
       info = i;
@@ -42,7 +48,10 @@ function recordingProvider() {
   return provider;
 }
 
-type Sdk = { auth: (provider: never, options: never) => Promise<string>; extract: (res: Response) => { resourceMetadataUrl?: URL; scope?: string } };
+type Sdk = {
+  auth: (provider: never, options: never) => Promise<string>;
+  extract: (res: Response) => { resourceMetadataUrl?: URL; scope?: string };
+};
 const SDKS: Record<string, Sdk> = {
   v1: { auth: authV1 as unknown as Sdk["auth"], extract: extractV1 as unknown as Sdk["extract"] },
   v2: { auth: authV2 as unknown as Sdk["auth"], extract: extractV2 as unknown as Sdk["extract"] },
@@ -52,7 +61,12 @@ async function sdkSignIn(sdk: Sdk, url: string): Promise<"ok" | "fails"> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cross-check", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "cross-check", version: "0" } },
+    }),
   });
   await res.text();
   // the transport hands a 401, and only a 401, to auth()
@@ -82,7 +96,10 @@ test("lenient says what the TypeScript SDK (v1 and v2) did, on every fixture", a
     const walk = (await probeHttp(url, { revision: c.expect.rules, timeout: 5000 })).auth;
     for (const [version, sdk] of Object.entries(SDKS)) {
       const did = await sdkSignIn(sdk, url);
-      if (did !== walk?.clients.lenient) disagreements.push(`${c.name}: SDK ${version} ${did}, lenient ${walk?.clients.lenient ?? "none"}${walk?.lenientStops ? ` (${walk.lenientStops})` : ""}`);
+      if (did !== walk?.clients.lenient)
+        disagreements.push(
+          `${c.name}: SDK ${version} ${did}, lenient ${walk?.clients.lenient ?? "none"}${walk?.lenientStops ? ` (${walk.lenientStops})` : ""}`,
+        );
     }
   }
   assert.deepEqual(disagreements, []);

@@ -46,8 +46,10 @@ export function sdkChallengeParams(header: string | null): { resourceMetadataUrl
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
-const isUrl = (v: unknown): v is string => typeof v === "string" && URL.canParse(v) && /^[a-z][a-z0-9+.-]*:\/\//i.test(v);
-const isSafeUrl = (v: unknown): v is string => isUrl(v) && !["javascript:", "data:", "vbscript:"].includes(new URL(v).protocol);
+const isUrl = (v: unknown): v is string =>
+  typeof v === "string" && URL.canParse(v) && /^[a-z][a-z0-9+.-]*:\/\//i.test(v);
+const isSafeUrl = (v: unknown): v is string =>
+  isUrl(v) && !["javascript:", "data:", "vbscript:"].includes(new URL(v).protocol);
 const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v);
 
 /** Same origin, and the endpoint's path at or below the resource's path (segment-wise). */
@@ -90,18 +92,30 @@ function metadataSchemaProblem(doc: unknown, kind: "oauth" | "openid"): string |
   if (!isSafeUrl(doc.token_endpoint)) return "no usable token_endpoint";
   if (!optional(doc.registration_endpoint, isSafeUrl)) return "registration_endpoint is not a URL";
   if (!isStringArray(doc.response_types_supported)) return "no response_types_supported";
-  if (!optional(doc.code_challenge_methods_supported, isStringArray)) return "code_challenge_methods_supported is not a list";
-  if (!optional(doc.client_id_metadata_document_supported, (v) => typeof v === "boolean")) return "client_id_metadata_document_supported is not a boolean";
+  if (!optional(doc.code_challenge_methods_supported, isStringArray))
+    return "code_challenge_methods_supported is not a list";
+  if (!optional(doc.client_id_metadata_document_supported, (v) => typeof v === "boolean"))
+    return "client_id_metadata_document_supported is not a boolean";
   if (kind === "openid") {
     if (!isSafeUrl(doc.jwks_uri)) return "no jwks_uri (OpenID)";
     if (!isStringArray(doc.subject_types_supported)) return "no subject_types_supported (OpenID)";
-    if (!isStringArray(doc.id_token_signing_alg_values_supported)) return "no id_token_signing_alg_values_supported (OpenID)";
+    if (!isStringArray(doc.id_token_signing_alg_values_supported))
+      return "no id_token_signing_alg_values_supported (OpenID)";
   }
   return undefined;
 }
 
-export async function lenientOutcome(endpoint: string, status: number | null, wwwAuthenticate: string | null, get: Get): Promise<LenientOutcome> {
-  if (status !== 401) return { ok: false, stops: `it starts sign-in only on HTTP 401, and got ${status === null ? "no HTTP status" : `HTTP ${status}`}` };
+export async function lenientOutcome(
+  endpoint: string,
+  status: number | null,
+  wwwAuthenticate: string | null,
+  get: Get,
+): Promise<LenientOutcome> {
+  if (status !== 401)
+    return {
+      ok: false,
+      stops: `it starts sign-in only on HTTP 401, and got ${status === null ? "no HTTP status" : `HTTP ${status}`}`,
+    };
   const params = sdkChallengeParams(wwwAuthenticate);
   const server = new URL(endpoint);
 
@@ -111,14 +125,22 @@ export async function lenientOutcome(endpoint: string, status: number | null, ww
   if (params.resourceMetadataUrl) answer = await get(params.resourceMetadataUrl, "resource_metadata");
   else {
     const path = server.pathname.replace(/\/$/, "");
-    answer = await get(`${server.origin}/.well-known/oauth-protected-resource${path}${server.search}`, "resource_metadata");
-    const fallBack = answer.status === null || (server.pathname !== "/" && ((answer.status >= 300 && answer.status < 500) || answer.status === 502));
+    answer = await get(
+      `${server.origin}/.well-known/oauth-protected-resource${path}${server.search}`,
+      "resource_metadata",
+    );
+    const fallBack =
+      answer.status === null ||
+      (server.pathname !== "/" && ((answer.status >= 300 && answer.status < 500) || answer.status === 502));
     if (fallBack) answer = await get(`${server.origin}/.well-known/oauth-protected-resource`, "resource_metadata");
   }
   if (answer.status === null) return { ok: false, stops: `no answer from ${answer.url}` };
   if (answer.status >= 200 && answer.status < 300 && isObject(answer.json)) {
     const doc = answer.json;
-    const valid = isUrl(doc.resource) && optional(doc.authorization_servers, (v) => Array.isArray(v) && v.every(isSafeUrl)) && optional(doc.scopes_supported, isStringArray);
+    const valid =
+      isUrl(doc.resource) &&
+      optional(doc.authorization_servers, (v) => Array.isArray(v) && v.every(isSafeUrl)) &&
+      optional(doc.scopes_supported, isStringArray);
     if (valid) prm = doc;
   }
   const servers = prm?.authorization_servers as string[] | undefined;
@@ -133,22 +155,27 @@ export async function lenientOutcome(endpoint: string, status: number | null, ww
       return { ok: false, stops: `HTTP ${r.status} from ${url}` };
     }
     // a body past the cap was never read whole: what the SDK would make of it is not known
-    if (r.tooLarge) return { ok: false, stops: `the metadata at ${url} passed the body cap and was not read (too_large)` };
+    if (r.tooLarge)
+      return { ok: false, stops: `the metadata at ${url} passed the body cap and was not read (too_large)` };
     const problem = r.json === undefined ? "not JSON" : metadataSchemaProblem(r.json, kind);
     if (problem) return { ok: false, stops: `the metadata at ${url} is rejected: ${problem}` };
     const doc = r.json as Record<string, unknown>;
     const issuer = doc.issuer as string;
-    if (!(issuer === asUrl || (asUrl.endsWith("/") && issuer === asUrl.slice(0, -1)))) return { ok: false, stops: `issuer ${issuer} is not ${asUrl}` };
+    if (!(issuer === asUrl || (asUrl.endsWith("/") && issuer === asUrl.slice(0, -1))))
+      return { ok: false, stops: `issuer ${issuer} is not ${asUrl}` };
     metadata = doc;
     break;
   }
 
-  if (prm && !resourceAllowed(withoutHash(endpoint), prm.resource as string)) return { ok: false, stops: `resource ${String(prm.resource)} does not cover ${endpoint}` };
-  if (!metadata) return { ok: false, stops: "no authorization server metadata: it would guess /register and /authorize" };
+  if (prm && !resourceAllowed(withoutHash(endpoint), prm.resource as string))
+    return { ok: false, stops: `resource ${String(prm.resource)} does not cover ${endpoint}` };
+  if (!metadata)
+    return { ok: false, stops: "no authorization server metadata: it would guess /register and /authorize" };
   if (metadata.client_id_metadata_document_supported !== true && metadata.registration_endpoint === undefined) {
     return { ok: false, stops: "no registration endpoint and no client ID metadata documents" };
   }
-  if (!(metadata.response_types_supported as string[]).includes("code")) return { ok: false, stops: "response type code not supported" };
+  if (!(metadata.response_types_supported as string[]).includes("code"))
+    return { ok: false, stops: "response type code not supported" };
   const pkce = metadata.code_challenge_methods_supported as string[] | undefined;
   if (pkce && !pkce.includes("S256")) return { ok: false, stops: "S256 not among the PKCE methods" };
   return { ok: true };

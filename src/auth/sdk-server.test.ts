@@ -19,7 +19,11 @@ let endpoint: string;
 
 before(async () => {
   // express has no types here; it is the SDK's own dependency, used as the SDK's examples do
-  const express = (await import("express" as string)).default as () => { use(...a: unknown[]): void; post(...a: unknown[]): void; (req: unknown, res: unknown): void };
+  const express = (await import("express" as string)).default as () => {
+    use(...a: unknown[]): void;
+    post(...a: unknown[]): void;
+    (req: unknown, res: unknown): void;
+  };
   const app = express();
   server = createServer((req, res) => app(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -30,15 +34,27 @@ before(async () => {
   };
   const clients = new Map<string, unknown>();
   const provider = {
-    clientsStore: { getClient: (id: string) => clients.get(id), registerClient: (c: { client_id: string }) => (clients.set(c.client_id, c), c) },
+    clientsStore: {
+      getClient: (id: string) => clients.get(id),
+      registerClient: (c: { client_id: string }) => (clients.set(c.client_id, c), c),
+    },
     authorize: refuse,
     challengeForAuthorizationCode: refuse,
     exchangeAuthorizationCode: refuse,
     exchangeRefreshToken: refuse,
     verifyAccessToken: refuse,
   };
-  app.use(mcpAuthRouter({ provider: provider as never, issuerUrl: new URL(origin), resourceServerUrl: new URL(endpoint) }));
-  app.post("/mcp", requireBearerAuth({ verifier: provider as never, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(endpoint)) }), () => refuse());
+  app.use(
+    mcpAuthRouter({ provider: provider as never, issuerUrl: new URL(origin), resourceServerUrl: new URL(endpoint) }),
+  );
+  app.post(
+    "/mcp",
+    requireBearerAuth({
+      verifier: provider as never,
+      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(endpoint)),
+    }),
+    () => refuse(),
+  );
 });
 after(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
@@ -54,6 +70,9 @@ test("the SDK's own authorization setup is ready, with no error defect", async (
       revision,
     );
     assert.deepEqual(a.clients, { strict: "ok", lenient: "ok" }, revision);
-    assert.ok(a.defects.every((d) => d.step === "cors"), revision);
+    assert.ok(
+      a.defects.every((d) => d.step === "cors"),
+      revision,
+    );
   }
 });

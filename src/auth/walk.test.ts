@@ -24,9 +24,7 @@ guardEventLoop();
 const SLACK = 3000;
 
 const codes = (r: ProbeResult) =>
-  (r.auth?.defects ?? [])
-    .map((d) => d.code + (d.severity === "warning" ? "?" : ""))
-    .sort();
+  (r.auth?.defects ?? []).map((d) => d.code + (d.severity === "warning" ? "?" : "")).sort();
 
 describe("the sign-in walk against every fixture", () => {
   let server: SigninServer;
@@ -34,7 +32,11 @@ describe("the sign-in walk against every fixture", () => {
 
   before(async () => {
     server = await startSigninServer();
-    await Promise.all(server.cases.map(async (c) => results.set(c.name, await probeHttp(server.url(c.name), { revision: c.expect.rules, timeout: 5000 }))));
+    await Promise.all(
+      server.cases.map(async (c) =>
+        results.set(c.name, await probeHttp(server.url(c.name), { revision: c.expect.rules, timeout: 5000 })),
+      ),
+    );
   });
   after(() => server?.close());
 
@@ -47,11 +49,27 @@ describe("the sign-in walk against every fixture", () => {
       assert.ok(a, `${c.name}: no auth diagnosis`);
       assert.equal(a.rules, c.expect.rules, c.name);
       assert.deepEqual(
-        { verdict: a.verdict, brokenAt: a.brokenAt, defects: codes(r), strict: a.clients.strict, lenient: a.clients.lenient },
-        { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt, defects: [...c.expect.defects].sort(), strict: c.expect.strict, lenient: c.expect.lenient },
+        {
+          verdict: a.verdict,
+          brokenAt: a.brokenAt,
+          defects: codes(r),
+          strict: a.clients.strict,
+          lenient: a.clients.lenient,
+        },
+        {
+          verdict: c.expect.verdict,
+          brokenAt: c.expect.brokenAt,
+          defects: [...c.expect.defects].sort(),
+          strict: c.expect.strict,
+          lenient: c.expect.lenient,
+        },
         c.name,
       );
-      for (const d of a.defects) assert.ok(["mcp_server", "authorization_server", "proxy"].includes(d.side) && d.message.length > 20, `${c.name}: ${d.code} says whose fix it is`);
+      for (const d of a.defects)
+        assert.ok(
+          ["mcp_server", "authorization_server", "proxy"].includes(d.side) && d.message.length > 20,
+          `${c.name}: ${d.code} says whose fix it is`,
+        );
     }
   });
 
@@ -70,7 +88,11 @@ describe("the sign-in walk against every fixture", () => {
     const others = server.requests.filter((q) => q.kind !== "endpoint" && q.method !== "GET" && q.method !== "OPTIONS");
     assert.deepEqual(others, []);
     assert.ok(server.requests.some((q) => q.kind === "document" && q.method === "GET"));
-    assert.equal(server.requests.filter((q) => q.kind === "register").length, 0, "no registration endpoint is ever called");
+    assert.equal(
+      server.requests.filter((q) => q.kind === "register").length,
+      0,
+      "no registration endpoint is ever called",
+    );
   });
 
   test("the challenge, the metadata and the server are reported as found", () => {
@@ -86,7 +108,13 @@ describe("the sign-in walk against every fixture", () => {
     const lines = authLines(results.get("signin-issuer-slash")!.auth!);
     assert.match(lines[0]!, /broken/);
     assert.ok(lines.some((l) => /^ {2}✓ resource metadata .*HTTP 200$/.test(l)));
-    assert.ok(lines.some((l) => /✗ issuer_mismatch — fix on the MCP server: issuer is `.*\/as` but the metadata was found for `.*\/as\/`.*strict clients refuse this, the TypeScript SDK accepts it/.test(l)));
+    assert.ok(
+      lines.some((l) =>
+        /✗ issuer_mismatch — fix on the MCP server: issuer is `.*\/as` but the metadata was found for `.*\/as\/`.*strict clients refuse this, the TypeScript SDK accepts it/.test(
+          l,
+        ),
+      ),
+    );
     assert.match(results.get("signin-api-key")!.advice, /--header/);
   });
 });
@@ -124,8 +152,20 @@ describe("2025-03-26: the authorization server at the origin", () => {
       try {
         const r = await probeHttp(server.url(c.name), { revision: c.expect.rules, timeout: 5000 });
         assert.deepEqual(
-          { verdict: r.auth?.verdict, brokenAt: r.auth?.brokenAt, defects: codes(r), strict: r.auth?.clients.strict, lenient: r.auth?.clients.lenient },
-          { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt, defects: [...c.expect.defects].sort(), strict: c.expect.strict, lenient: c.expect.lenient },
+          {
+            verdict: r.auth?.verdict,
+            brokenAt: r.auth?.brokenAt,
+            defects: codes(r),
+            strict: r.auth?.clients.strict,
+            lenient: r.auth?.clients.lenient,
+          },
+          {
+            verdict: c.expect.verdict,
+            brokenAt: c.expect.brokenAt,
+            defects: [...c.expect.defects].sort(),
+            strict: c.expect.strict,
+            lenient: c.expect.lenient,
+          },
         );
         assert.equal(r.auth?.resourceMetadata, null);
       } finally {
@@ -143,7 +183,15 @@ describe("the walk keeps its deadline", () => {
         const timeout = 400;
         const started = Date.now();
         const a = await within(
-          walkAuth({ endpoint: `${slow.origin}/mcp`, status: 401, wwwAuthenticate: `Bearer resource_metadata="${slow.origin}/.well-known/oauth-protected-resource/mcp"`, rules: "2025-11-25", timeout }), "the walk", timeout + SLACK
+          walkAuth({
+            endpoint: `${slow.origin}/mcp`,
+            status: 401,
+            wwwAuthenticate: `Bearer resource_metadata="${slow.origin}/.well-known/oauth-protected-resource/mcp"`,
+            rules: "2025-11-25",
+            timeout,
+          }),
+          "the walk",
+          timeout + SLACK,
         );
         assert.ok(Date.now() - started < timeout + SLACK);
         assert.equal(a.verdict, "broken");
@@ -174,13 +222,18 @@ describe("a census guard", () => {
       const guarded: string[] = [];
       const guard = async (url: string) => {
         guarded.push(url);
-        return new URL(url).hostname === "169.254.169.254" ? "169.254.169.254 is link-local (cloud metadata)" : undefined;
+        return new URL(url).hostname === "169.254.169.254"
+          ? "169.254.169.254 is link-local (cloud metadata)"
+          : undefined;
       };
       const r = await probeHttp(server.url(pointing.name), { revision: "2025-11-25", timeout: 3000, urlGuard: guard });
       const a = r.auth!;
       assert.ok(guarded.some((u) => u.startsWith("http://169.254.169.254/.well-known/oauth-authorization-server")));
       const refused = a.steps.filter((s) => s.url.startsWith("http://169.254.169.254"));
-      assert.ok(refused.length > 0 && refused.every((s) => s.status === null && /^not called: 169\.254\.169\.254/.test(s.error ?? "")));
+      assert.ok(
+        refused.length > 0 &&
+          refused.every((s) => s.status === null && /^not called: 169\.254\.169\.254/.test(s.error ?? "")),
+      );
       // plain http to a host that is not loopback breaks the chain already at the resource metadata
       assert.equal(a.brokenAt, "resource_metadata");
       assert.deepEqual(
@@ -216,8 +269,12 @@ describe("the sign-in walk and a metadata body past the cap", () => {
   before(async () => {
     server = createServer((req, res) => {
       const big = JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [base], pad: "x".repeat(4096) });
-      if ((req.url ?? "").startsWith("/.well-known/oauth-protected-resource")) return void res.writeHead(200, { "content-type": "application/json" }).end(big);
-      if ((req.url ?? "").startsWith("/.well-known/")) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ issuer: base, pad: "y".repeat(4096) }));
+      if ((req.url ?? "").startsWith("/.well-known/oauth-protected-resource"))
+        return void res.writeHead(200, { "content-type": "application/json" }).end(big);
+      if ((req.url ?? "").startsWith("/.well-known/"))
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ issuer: base, pad: "y".repeat(4096) }));
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -63,7 +63,13 @@ const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 
 class Findings {
   readonly defects: AuthDefect[] = [];
-  add(code: AuthDefectCode, severity: "error" | "warning", step: AuthDefect["step"], side: AuthSide, message: string): void {
+  add(
+    code: AuthDefectCode,
+    severity: "error" | "warning",
+    step: AuthDefect["step"],
+    side: AuthSide,
+    message: string,
+  ): void {
     this.defects.push({ code, severity, message, step, side });
   }
   errors(step?: AuthStep): AuthDefect[] {
@@ -75,7 +81,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const ok = (f: Fetched) => f.status !== null && f.status >= 200 && f.status < 300;
 /** What the fetcher records of a request the walk's deadline ended. */
 const DEADLINE = "no answer within the deadline";
-const shown = (f: Fetched) => (f.status !== null ? `HTTP ${f.status}` : f.error ?? "no answer");
+const shown = (f: Fetched) => (f.status !== null ? `HTTP ${f.status}` : (f.error ?? "no answer"));
 
 export async function walkAuth(options: AuthWalkOptions): Promise<AuthResult> {
   const rules = authRules(options.rules);
@@ -135,7 +141,11 @@ async function walk(o: AuthWalkOptions, rules: AuthRules, fetcher: Fetcher): Pro
   const metadata = await findResourceMetadata(ctx);
   const { resourceMetadata, issuer } = await judgeResourceMetadata(ctx, metadata);
   const authorizationServer = await findAuthorizationServer(ctx, issuer);
-  const oauthSignal = ctx.bearer !== undefined || metadata.prm !== undefined || authorizationServer.found || (await originMetadataExists(ctx));
+  const oauthSignal =
+    ctx.bearer !== undefined ||
+    metadata.prm !== undefined ||
+    authorizationServer.found ||
+    (await originMetadataExists(ctx));
   judgeRefusal(ctx, oauthSignal, metadata.prm !== undefined);
   if (!oauthSignal) return notOauth(ctx);
   const corsFound = await cors;
@@ -201,7 +211,8 @@ function resourceMetadataAt(ctx: WalkContext, url: string): Promise<Fetched> {
  */
 function startIndependentRequests(ctx: WalkContext): Promise<AuthDefect[]> {
   const { rules, challengeUrl } = ctx;
-  if (rules.resourceMetadata && challengeUrl && isAbsoluteHttpUrl(challengeUrl)) void resourceMetadataAt(ctx, new URL(challengeUrl).href);
+  if (rules.resourceMetadata && challengeUrl && isAbsoluteHttpUrl(challengeUrl))
+    void resourceMetadataAt(ctx, new URL(challengeUrl).href);
   for (const w of ctx.wellKnown) void resourceMetadataAt(ctx, w.url);
   return corsDefects(ctx.endpoint, rules, ctx.fetcher);
 }
@@ -211,7 +222,10 @@ async function findResourceMetadata(ctx: WalkContext): Promise<ResourceMetadataF
   const { challengeUrl } = ctx;
   if (!ctx.rules.resourceMetadata) return {};
   if (challengeUrl !== undefined) {
-    if (!isAbsoluteHttpUrl(challengeUrl)) return { missing: `the challenge's resource_metadata ${JSON.stringify(challengeUrl)} is not an absolute http(s) URL` };
+    if (!isAbsoluteHttpUrl(challengeUrl))
+      return {
+        missing: `the challenge's resource_metadata ${JSON.stringify(challengeUrl)} is not an absolute http(s) URL`,
+      };
     const f = await resourceMetadataAt(ctx, new URL(challengeUrl).href);
     ctx.chain.push({ url: f.url, step: "resource_metadata" });
     if (ok(f)) return { prm: { fetched: f, expectedResource: ctx.endpoint, via: "challenge" } };
@@ -232,11 +246,20 @@ async function findResourceMetadata(ctx: WalkContext): Promise<ResourceMetadataF
  * is missing and where it should be. A revision without resource metadata takes the endpoint's
  * origin as the authorization server.
  */
-async function judgeResourceMetadata(ctx: WalkContext, { prm, missing }: ResourceMetadataFound): Promise<{ resourceMetadata: AuthResourceMetadataSeen | null; issuer: string | undefined }> {
+async function judgeResourceMetadata(
+  ctx: WalkContext,
+  { prm, missing }: ResourceMetadataFound,
+): Promise<{ resourceMetadata: AuthResourceMetadataSeen | null; issuer: string | undefined }> {
   const { rules, found } = ctx;
   if (!rules.resourceMetadata) return { resourceMetadata: null, issuer: new URL(ctx.endpoint).origin };
   if (!prm) {
-    found.add("resource_metadata_not_found", "error", "resource_metadata", "mcp_server", `No protected resource metadata: ${missing ?? "none found"}.${await resourceMetadataFix(ctx)}`);
+    found.add(
+      "resource_metadata_not_found",
+      "error",
+      "resource_metadata",
+      "mcp_server",
+      `No protected resource metadata: ${missing ?? "none found"}.${await resourceMetadataFix(ctx)}`,
+    );
     return { resourceMetadata: null, issuer: undefined };
   }
   const hidden = metadataCorsDefect(prm.fetched, "protected resource metadata", "mcp_server");
@@ -244,31 +267,61 @@ async function judgeResourceMetadata(ctx: WalkContext, { prm, missing }: Resourc
   const doc = prm.fetched.json;
   const problems: string[] = [];
   let resourceMetadata: AuthResourceMetadataSeen | null = null;
-  if (!isObject(doc)) problems.push(prm.fetched.tooLarge ? "the body passed the size cap (too_large)" : prm.fetched.json === undefined ? "the body is not JSON" : "the body is not a JSON object");
+  if (!isObject(doc))
+    problems.push(
+      prm.fetched.tooLarge
+        ? "the body passed the size cap (too_large)"
+        : prm.fetched.json === undefined
+          ? "the body is not JSON"
+          : "the body is not a JSON object",
+    );
   else {
     if (!isAbsoluteHttpUrl(doc.resource)) problems.push("`resource` (required) is missing or not an absolute URL");
     const servers = doc.authorization_servers;
-    if (!Array.isArray(servers) || servers.length === 0) problems.push("`authorization_servers` must list at least one authorization server");
-    else if (!servers.every(isAbsoluteHttpUrl)) problems.push("`authorization_servers` holds something that is not an absolute URL");
+    if (!Array.isArray(servers) || servers.length === 0)
+      problems.push("`authorization_servers` must list at least one authorization server");
+    else if (!servers.every(isAbsoluteHttpUrl))
+      problems.push("`authorization_servers` holds something that is not an absolute URL");
     resourceMetadata = {
       url: prm.fetched.url,
       resource: typeof doc.resource === "string" ? doc.resource : null,
       authorizationServers: Array.isArray(servers) ? servers.filter((s): s is string => typeof s === "string") : [],
-      scopesSupported: Array.isArray(doc.scopes_supported) ? doc.scopes_supported.filter((s): s is string => typeof s === "string") : null,
+      scopesSupported: Array.isArray(doc.scopes_supported)
+        ? doc.scopes_supported.filter((s): s is string => typeof s === "string")
+        : null,
     };
   }
   if (problems.length > 0) {
-    found.add("resource_metadata_invalid", "error", "resource_metadata", "mcp_server", `The protected resource metadata at ${prm.fetched.url} is not usable: ${problems.join("; ")} (RFC 9728 section 2). Fix the document the MCP server serves there.`);
+    found.add(
+      "resource_metadata_invalid",
+      "error",
+      "resource_metadata",
+      "mcp_server",
+      `The protected resource metadata at ${prm.fetched.url} is not usable: ${problems.join("; ")} (RFC 9728 section 2). Fix the document the MCP server serves there.`,
+    );
     return { resourceMetadata, issuer: undefined };
   }
   // no problem means the document was an object: `resourceMetadata` is set
   const seen = resourceMetadata!;
   checkResource(found, ctx.endpoint, prm.expectedResource, prm.via, seen.resource!);
   for (const s of seen.authorizationServers) {
-    if (isInsecure(s)) found.add("insecure_endpoint", "error", "resource_metadata", "mcp_server", `The resource metadata lists the authorization server ${s} over plain http: authorization server endpoints must be served over HTTPS. List its https:// URL.`);
+    if (isInsecure(s))
+      found.add(
+        "insecure_endpoint",
+        "error",
+        "resource_metadata",
+        "mcp_server",
+        `The resource metadata lists the authorization server ${s} over plain http: authorization server endpoints must be served over HTTPS. List its https:// URL.`,
+      );
   }
   if (rules.offlineAccessDiscouraged && seen.scopesSupported?.includes("offline_access")) {
-    found.add("offline_access_in_challenge", "warning", "resource_metadata", "mcp_server", "The resource metadata lists offline_access in scopes_supported: MCP servers should not, since refresh tokens are not a resource requirement (clients ask the authorization server for them). Remove it.");
+    found.add(
+      "offline_access_in_challenge",
+      "warning",
+      "resource_metadata",
+      "mcp_server",
+      "The resource metadata lists offline_access in scopes_supported: MCP servers should not, since refresh tokens are not a resource requirement (clients ask the authorization server for them). Remove it.",
+    );
   }
   return { resourceMetadata: seen, issuer: seen.authorizationServers[0] };
 }
@@ -284,7 +337,10 @@ async function resourceMetadataFix(ctx: WalkContext): Promise<string> {
 }
 
 /** The authorization server metadata: every URL the revision lists, fetched together, used in order. */
-async function findAuthorizationServer(ctx: WalkContext, issuer: string | undefined): Promise<{ found: boolean; seen: AuthServerSeen | null }> {
+async function findAuthorizationServer(
+  ctx: WalkContext,
+  issuer: string | undefined,
+): Promise<{ found: boolean; seen: AuthServerSeen | null }> {
   if (issuer === undefined || !isAbsoluteHttpUrl(issuer)) return { found: false, seen: null };
   const { rules, found } = ctx;
   const urls = authorizationServerUrls(issuer, rules);
@@ -301,12 +357,30 @@ async function findAuthorizationServer(ctx: WalkContext, issuer: string | undefi
   const tried = await Promise.all(answers);
   // a request the deadline found still waiting for its turn at the host (a census's per-host
   // limit) was never sent: it says nothing of the server, and the list says so
-  const unsent = (f: Fetched) => f.status === null && f.error === DEADLINE && !ctx.fetcher.sent.some((s) => s.url === f.url);
-  const list = tried.map((f) => `${f.url} (${unsent(f) ? "not asked: the deadline passed while it waited for its turn at that host" : shown(f)})`).join(", ");
+  const unsent = (f: Fetched) =>
+    f.status === null && f.error === DEADLINE && !ctx.fetcher.sent.some((s) => s.url === f.url);
+  const list = tried
+    .map(
+      (f) =>
+        `${f.url} (${unsent(f) ? "not asked: the deadline passed while it waited for its turn at that host" : shown(f)})`,
+    )
+    .join(", ");
   if (rules.defaultEndpoints) {
-    found.add("authorization_server_metadata_not_found", "warning", "authorization_server", "authorization_server", `No authorization server metadata at ${list}: 2025-03-26 clients then use ${issuer}/authorize, /token and /register, which this walk does not call. Publishing RFC 8414 metadata removes the guesswork.`);
+    found.add(
+      "authorization_server_metadata_not_found",
+      "warning",
+      "authorization_server",
+      "authorization_server",
+      `No authorization server metadata at ${list}: 2025-03-26 clients then use ${issuer}/authorize, /token and /register, which this walk does not call. Publishing RFC 8414 metadata removes the guesswork.`,
+    );
   } else {
-    found.add("authorization_server_metadata_not_found", "error", "authorization_server", "authorization_server", `No authorization server metadata for ${issuer}: tried ${list}. The authorization server must publish RFC 8414 (or OpenID Connect Discovery) metadata at one of them.`);
+    found.add(
+      "authorization_server_metadata_not_found",
+      "error",
+      "authorization_server",
+      "authorization_server",
+      `No authorization server metadata for ${issuer}: tried ${list}. The authorization server must publish RFC 8414 (or OpenID Connect Discovery) metadata at one of them.`,
+    );
   }
   return { found: false, seen: null };
 }
@@ -319,7 +393,9 @@ async function findAuthorizationServer(ctx: WalkContext, issuer: string | undefi
 function judgeRefusal(ctx: WalkContext, oauthSignal: boolean, prmFound: boolean): void {
   const { o, rules, found, bearer } = ctx;
   if (o.status !== 401 || o.rpcError) {
-    const how = o.rpcError ? `a JSON-RPC error ${o.rpcError.code} ${JSON.stringify(o.rpcError.message)}${o.status !== null ? ` with HTTP ${o.status}` : ""}` : `HTTP ${o.status ?? "?"}`;
+    const how = o.rpcError
+      ? `a JSON-RPC error ${o.rpcError.code} ${JSON.stringify(o.rpcError.message)}${o.status !== null ? ` with HTTP ${o.status}` : ""}`
+      : `HTTP ${o.status ?? "?"}`;
     found.add(
       "auth_status_not_401",
       oauthSignal ? "error" : "warning",
@@ -330,15 +406,33 @@ function judgeRefusal(ctx: WalkContext, oauthSignal: boolean, prmFound: boolean)
   }
   if (o.status === 401 && !bearer) {
     const other = ctx.challenges[0] ? ` (it sends a ${ctx.challenges[0].scheme} challenge)` : "";
-    found.add("no_challenge", rules.challengeMustNameMetadata ? "error" : "warning", "challenge", "mcp_server", `The 401 carries no Bearer challenge${other}: send WWW-Authenticate: Bearer resource_metadata="…" so clients know where to sign in. A proxy in front may be dropping the header.`);
+    found.add(
+      "no_challenge",
+      rules.challengeMustNameMetadata ? "error" : "warning",
+      "challenge",
+      "mcp_server",
+      `The 401 carries no Bearer challenge${other}: send WWW-Authenticate: Bearer resource_metadata="…" so clients know where to sign in. A proxy in front may be dropping the header.`,
+    );
   } else if (bearer && !ctx.challengeUrl && rules.resourceMetadata) {
     const severity = rules.challengeMustNameMetadata ? "error" : prmFound ? undefined : "warning";
     if (severity) {
-      found.add("challenge_without_resource_metadata", severity, "challenge", "mcp_server", `The Bearer challenge has no resource_metadata parameter${rules.challengeMustNameMetadata ? " (2025-06-18 requires it)" : ""}: add resource_metadata="<URL of the protected resource metadata>".`);
+      found.add(
+        "challenge_without_resource_metadata",
+        severity,
+        "challenge",
+        "mcp_server",
+        `The Bearer challenge has no resource_metadata parameter${rules.challengeMustNameMetadata ? " (2025-06-18 requires it)" : ""}: add resource_metadata="<URL of the protected resource metadata>".`,
+      );
     }
   }
   if (rules.offlineAccessDiscouraged && bearer?.params.scope?.split(/\s+/).includes("offline_access")) {
-    found.add("offline_access_in_challenge", "warning", "challenge", "mcp_server", "The challenge asks for offline_access: MCP servers should not put it in the WWW-Authenticate scope, since refresh tokens are not a resource requirement. Remove it from the scope parameter.");
+    found.add(
+      "offline_access_in_challenge",
+      "warning",
+      "challenge",
+      "mcp_server",
+      "The challenge asks for offline_access: MCP servers should not put it in the WWW-Authenticate scope, since refresh tokens are not a resource requirement. Remove it from the scope parameter.",
+    );
   }
 }
 
@@ -354,7 +448,10 @@ async function notOauth(ctx: WalkContext): Promise<AuthResult> {
     resourceMetadata: null,
     authorizationServer: null,
     steps: stepsOf(ctx, []).filter((x) => !x.step.startsWith("cors")),
-    defects: [...ctx.found.defects.filter((d) => d.code === "auth_status_not_401"), ...(o.status === 401 && ctx.challenges.length === 0 ? [NO_CHALLENGE_AT_ALL] : [])],
+    defects: [
+      ...ctx.found.defects.filter((d) => d.code === "auth_status_not_401"),
+      ...(o.status === 401 && ctx.challenges.length === 0 ? [NO_CHALLENGE_AT_ALL] : []),
+    ],
     clients: { strict: "fails", lenient: lenient.ok ? "ok" : "fails" },
     ...(lenient.stops ? { lenientStops: lenient.stops } : {}),
   };
@@ -368,16 +465,33 @@ function lenientOf(ctx: WalkContext): ReturnType<typeof lenientOutcome> {
 /** The steps shown: the refusal, the chain in a client's order, then the CORS requests, each once. */
 function stepsOf(ctx: WalkContext, corsFound: AuthDefect[]): AuthStepRecord[] {
   const { fetcher, o, bearer } = ctx;
-  const refusal: AuthStepRecord = { step: "challenge", url: ctx.endpoint, status: o.status, ms: 0, ok: o.status === 401 && bearer !== undefined };
+  const refusal: AuthStepRecord = {
+    step: "challenge",
+    url: ctx.endpoint,
+    status: o.status,
+    ms: 0,
+    ok: o.status === 401 && bearer !== undefined,
+  };
   const picked = ctx.chain.map((c) => {
     const record = fetcher.steps.find((s) => s.url === c.url && s.method === "GET");
     return record ? { ...record, step: c.step } : undefined;
   });
   const cors = fetcher.steps
     .filter((s) => s.step === "cors preflight" || s.step === "cors refusal")
-    .map((s) => ({ ...s, ok: s.status !== null && !corsFound.some((d) => d.code === (s.step === "cors preflight" ? "cors_preflight_rejected" : "cors_headers_not_exposed")) }));
+    .map((s) => ({
+      ...s,
+      ok:
+        s.status !== null &&
+        !corsFound.some(
+          (d) => d.code === (s.step === "cors preflight" ? "cors_preflight_rejected" : "cors_headers_not_exposed"),
+        ),
+    }));
   const seen = new Set<string>();
-  const all: AuthStepRecord[] = [refusal, ...picked.filter((x): x is NonNullable<typeof x> => x !== undefined), ...cors];
+  const all: AuthStepRecord[] = [
+    refusal,
+    ...picked.filter((x): x is NonNullable<typeof x> => x !== undefined),
+    ...cors,
+  ];
   return all.filter((x) => {
     const key = `${x.method ?? ""} ${x.url} ${x.step}`;
     if (seen.has(key)) return false;
@@ -397,22 +511,38 @@ const NO_CHALLENGE_AT_ALL: AuthDefect = {
   step: "challenge",
   side: "mcp_server",
   message:
-    "The 401 carries no WWW-Authenticate header, which HTTP requires on every 401 (RFC 9110 section 15.5.2): clients cannot tell whether to sign in or send a key. Send WWW-Authenticate with the scheme the server expects (Bearer resource_metadata=\"…\" for OAuth). A proxy in front may be dropping the header.",
+    'The 401 carries no WWW-Authenticate header, which HTTP requires on every 401 (RFC 9110 section 15.5.2): clients cannot tell whether to sign in or send a key. Send WWW-Authenticate with the scheme the server expects (Bearer resource_metadata="…" for OAuth). A proxy in front may be dropping the header.',
 };
 
 const STEP_ORDER = ["challenge", "resource_metadata", "authorization_server", "cors"];
 function sortDefects(defects: AuthDefect[]): AuthDefect[] {
   return defects
     .map((d, i) => ({ d, i }))
-    .sort((a, b) => STEP_ORDER.indexOf(a.d.step) - STEP_ORDER.indexOf(b.d.step) || (a.d.severity === b.d.severity ? 0 : a.d.severity === "error" ? -1 : 1) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        STEP_ORDER.indexOf(a.d.step) - STEP_ORDER.indexOf(b.d.step) ||
+        (a.d.severity === b.d.severity ? 0 : a.d.severity === "error" ? -1 : 1) ||
+        a.i - b.i,
+    )
     .map(({ d }) => d);
 }
 
 /** RFC 9728 section 3.3: the `resource` must be the resource the metadata was looked up for. */
-function checkResource(found: Findings, endpoint: string, expected: string, via: "challenge" | "path" | "root", resource: string): void {
+function checkResource(
+  found: Findings,
+  endpoint: string,
+  expected: string,
+  via: "challenge" | "path" | "root",
+  resource: string,
+): void {
   if (sameUrl(resource, expected)) return;
   const tolerated = resourceAllowed(endpoint, resource);
-  const where = via === "challenge" ? "the endpoint the 401 came from" : via === "path" ? "the endpoint whose path the well-known URL was built from" : "the origin the root well-known URL belongs to";
+  const where =
+    via === "challenge"
+      ? "the endpoint the 401 came from"
+      : via === "path"
+        ? "the endpoint whose path the well-known URL was built from"
+        : "the origin the root well-known URL belongs to";
   found.add(
     "resource_mismatch",
     "error",
@@ -431,10 +561,22 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
-function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: string, where: DiscoveryUrl, f: Fetched): AuthServerSeen | null {
+function checkAuthorizationServer(
+  found: Findings,
+  rules: AuthRules,
+  issuer: string,
+  where: DiscoveryUrl,
+  f: Fetched,
+): AuthServerSeen | null {
   const doc = f.json;
   if (!isObject(doc)) {
-    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is ${f.tooLarge ? "past the size cap (too_large)" : doc === undefined ? "not JSON" : "not a JSON object"}. Serve the RFC 8414 document there.`);
+    found.add(
+      "authorization_server_metadata_invalid",
+      "error",
+      "authorization_server",
+      "authorization_server",
+      `The authorization server metadata at ${f.url} is ${f.tooLarge ? "past the size cap (too_large)" : doc === undefined ? "not JSON" : "not a JSON object"}. Serve the RFC 8414 document there.`,
+    );
     return null;
   }
   const str = (v: unknown) => (typeof v === "string" ? v : null);
@@ -458,10 +600,17 @@ function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: str
   if (!Array.isArray(doc.response_types_supported)) problems.push("`response_types_supported` (required) is missing");
   else if (!doc.response_types_supported.includes("code")) problems.push("`response_types_supported` lacks `code`");
   if (where.kind === "openid") {
-    for (const k of ["jwks_uri", "subject_types_supported", "id_token_signing_alg_values_supported"]) if (doc[k] === undefined) problems.push(`\`${k}\` (required by OpenID Connect Discovery) is missing`);
+    for (const k of ["jwks_uri", "subject_types_supported", "id_token_signing_alg_values_supported"])
+      if (doc[k] === undefined) problems.push(`\`${k}\` (required by OpenID Connect Discovery) is missing`);
   }
   if (problems.length > 0) {
-    found.add("authorization_server_metadata_invalid", "error", "authorization_server", "authorization_server", `The authorization server metadata at ${f.url} is not usable: ${problems.join("; ")}. Fix the document.`);
+    found.add(
+      "authorization_server_metadata_invalid",
+      "error",
+      "authorization_server",
+      "authorization_server",
+      `The authorization server metadata at ${f.url} is not usable: ${problems.join("; ")}. Fix the document.`,
+    );
   }
 
   if (typeof doc.issuer === "string" && doc.issuer !== issuer) {
@@ -486,7 +635,13 @@ function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: str
       `The authorization server metadata lists no code_challenge_methods_supported: add ["S256"]. ${rules.pkceMustBeListed ? "Clients following this revision must refuse to proceed without it; the TypeScript SDK goes on regardless." : "Clients use PKCE S256 anyway."}`,
     );
   } else if (!pkce.includes("S256")) {
-    found.add("pkce_s256_missing", "error", "authorization_server", "authorization_server", `The authorization server supports PKCE methods ${JSON.stringify(pkce)} but not S256, which clients must use: add "S256".`);
+    found.add(
+      "pkce_s256_missing",
+      "error",
+      "authorization_server",
+      "authorization_server",
+      `The authorization server supports PKCE methods ${JSON.stringify(pkce)} but not S256, which clients must use: add "S256".`,
+    );
   }
 
   for (const [name, value] of [
@@ -496,13 +651,27 @@ function checkAuthorizationServer(found: Findings, rules: AuthRules, issuer: str
     ["registration_endpoint", doc.registration_endpoint],
   ] as const) {
     if (typeof value === "string" && isInsecure(value)) {
-      found.add("insecure_endpoint", "error", "authorization_server", "authorization_server", `${name} ${value} is plain http on a host that is not loopback: every authorization server endpoint must be served over HTTPS.`);
+      found.add(
+        "insecure_endpoint",
+        "error",
+        "authorization_server",
+        "authorization_server",
+        `${name} ${value} is plain http on a host that is not loopback: every authorization server endpoint must be served over HTTPS.`,
+      );
     }
   }
 
   if (registration.length === 0) {
-    const how = rules.cimd ? "a registration_endpoint (dynamic client registration) or client_id_metadata_document_supported: true" : "a registration_endpoint (dynamic client registration)";
-    found.add("no_registration", "warning", "authorization_server", "authorization_server", `The authorization server offers no way for a client to register itself: each user must register a client by hand and give its ID to their client. Offer ${how}.`);
+    const how = rules.cimd
+      ? "a registration_endpoint (dynamic client registration) or client_id_metadata_document_supported: true"
+      : "a registration_endpoint (dynamic client registration)";
+    found.add(
+      "no_registration",
+      "warning",
+      "authorization_server",
+      "authorization_server",
+      `The authorization server offers no way for a client to register itself: each user must register a client by hand and give its ID to their client. Offer ${how}.`,
+    );
   }
   return seen;
 }

@@ -46,15 +46,20 @@ export function authLines(a: AuthResult): string[] {
   const lines = [`Sign-in (judged by the ${a.rules} authorization rules): ${a.verdict} — ${verdictWords(a)}`];
   for (const s of a.steps) {
     const label = STEP_LABEL[s.step] ?? s.step;
-    const status = s.status !== null ? `HTTP ${s.status}` : s.error ?? "no answer";
+    const status = s.status !== null ? `HTTP ${s.status}` : (s.error ?? "no answer");
     const extra = s.step === "challenge" && a.challenge ? challengeWords(a) : "";
-    lines.push(`  ${s.ok ? "✓" : "✗"} ${label}${extra}  ${s.url}  ${status}${s.status !== null && s.error ? ` (${s.error})` : ""}`);
+    lines.push(
+      `  ${s.ok ? "✓" : "✗"} ${label}${extra}  ${s.url}  ${status}${s.status !== null && s.error ? ` (${s.error})` : ""}`,
+    );
   }
   if (a.defects.length > 0) {
     lines.push("");
     for (const d of a.defects) lines.push(`  ${defectLine(d)}`);
   }
-  lines.push("", `  Clients: strict (the revision's MUSTs) ${a.clients.strict === "ok" ? "can sign in" : "cannot"}; the TypeScript SDK ${a.clients.lenient === "ok" ? "reaches the sign-in page" : `stops${a.lenientStops ? ` (${a.lenientStops})` : ""}`}.`);
+  lines.push(
+    "",
+    `  Clients: strict (the revision's MUSTs) ${a.clients.strict === "ok" ? "can sign in" : "cannot"}; the TypeScript SDK ${a.clients.lenient === "ok" ? "reaches the sign-in page" : `stops${a.lenientStops ? ` (${a.lenientStops})` : ""}`}.`,
+  );
   return lines;
 }
 
@@ -78,7 +83,9 @@ export function authAdvice(a: AuthResult): string {
       return `The server wants you to sign in with OAuth, but its authorization server lets no client register itself: register a client with it by hand and give your client that ID. ${passKey}`;
     case "broken": {
       const first = a.defects.find((d) => d.severity === "error");
-      return `The server asks for sign-in, but ${verdictWords(a)}${first ? `: ${first.message} (to fix on ${SIDE_WORDS[first.side]})` : "."} ${a.clients.lenient === "ok" ? "The TypeScript SDK gets through regardless." : ""} ${passKey}`.replace(/\s+/g, " ").trim();
+      return `The server asks for sign-in, but ${verdictWords(a)}${first ? `: ${first.message} (to fix on ${SIDE_WORDS[first.side]})` : "."} ${a.clients.lenient === "ok" ? "The TypeScript SDK gets through regardless." : ""} ${passKey}`
+        .replace(/\s+/g, " ")
+        .trim();
     }
     case "not_oauth":
       return "The server refuses without an OAuth challenge or metadata anywhere: it wants an API key or another credential, passed the way its documentation says. Pass it with --header 'Authorization: Bearer <key>', or the header it names (for example --header 'X-API-Key: <key>').";

@@ -51,17 +51,37 @@ describe("address: which addresses are not public", () => {
     ]) {
       assert.equal(isNonPublic(a), true, a);
     }
-    for (const a of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "::ffff:0:8.8.8.8", "fe00::1", "2a00:1450::1"]) {
+    for (const a of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "172.32.0.1",
+      "2606:4700::1111",
+      "::ffff:8.8.8.8",
+      "::ffff:0:8.8.8.8",
+      "fe00::1",
+      "2a00:1450::1",
+    ]) {
       assert.equal(isNonPublic(a), false, a);
     }
   });
 
   test("IP literals are judged without resolving; names by every address; a name that does not resolve is not taken as public", async () => {
-    const resolve = table({ "internal.example": ["10.0.0.1"], "split.example": ["93.184.216.34", "fd00::1"], "public.example": ["93.184.216.34"], "empty.example": [] });
+    const resolve = table({
+      "internal.example": ["10.0.0.1"],
+      "split.example": ["93.184.216.34", "fd00::1"],
+      "public.example": ["93.184.216.34"],
+      "empty.example": [],
+    });
     assert.deepEqual(await vetUrl("http://127.0.0.1:8080/mcp", resolve), { kind: "private", address: "127.0.0.1" });
-    assert.deepEqual(await vetUrl("http://169.254.169.254/latest/meta-data", resolve), { kind: "private", address: "169.254.169.254" });
+    assert.deepEqual(await vetUrl("http://169.254.169.254/latest/meta-data", resolve), {
+      kind: "private",
+      address: "169.254.169.254",
+    });
     assert.deepEqual(await vetUrl("http://[::1]:9/mcp", resolve), { kind: "private", address: "::1" });
-    assert.deepEqual(await vetUrl("http://[::ffff:0:7f00:1]/mcp", resolve), { kind: "private", address: "::ffff:0:7f00:1" });
+    assert.deepEqual(await vetUrl("http://[::ffff:0:7f00:1]/mcp", resolve), {
+      kind: "private",
+      address: "::ffff:0:7f00:1",
+    });
     assert.deepEqual(await vetUrl("http://[fec0::1]/mcp", resolve), { kind: "private", address: "fec0::1" });
     assert.deepEqual(resolve.asked, []);
     assert.deepEqual(await vetUrl("https://internal.example/mcp", resolve), { kind: "private", address: "10.0.0.1" });
@@ -113,10 +133,20 @@ describe("address: the lookup a connection uses is vetted", () => {
     assert.equal(hits, 0);
     // what a public answer is given back as, in both of node's forms (never connected to here)
     const pub = vettedLookup(rebinding([["93.184.216.34", "2606:4700::1111"]]));
-    const one = await new Promise<unknown[]>((resolve) => pub("public.example", {}, (...args: unknown[]) => resolve(args)));
+    const one = await new Promise<unknown[]>((resolve) =>
+      pub("public.example", {}, (...args: unknown[]) => resolve(args)),
+    );
     assert.deepEqual(one, [null, "93.184.216.34", 4]);
-    const all = await new Promise<unknown[]>((resolve) => pub("public.example", { all: true }, (...args: unknown[]) => resolve(args)));
-    assert.deepEqual(all, [null, [{ address: "93.184.216.34", family: 4 }, { address: "2606:4700::1111", family: 6 }]]);
+    const all = await new Promise<unknown[]>((resolve) =>
+      pub("public.example", { all: true }, (...args: unknown[]) => resolve(args)),
+    );
+    assert.deepEqual(all, [
+      null,
+      [
+        { address: "93.184.216.34", family: 4 },
+        { address: "2606:4700::1111", family: 6 },
+      ],
+    ]);
     // a failure of the lookup stays that failure
     const failing = vettedLookup(rebinding(["fail"]));
     assert.deepEqual(await fetchVia(failing, "nowhere.example"), { code: "ENOTFOUND" });

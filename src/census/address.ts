@@ -11,16 +11,21 @@ import { isIP, type LookupFunction } from "node:net";
 /** Every address a host name resolves to. Injectable, so tests never ask a real resolver. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The addresses a connection made with `lookup` (as node:net takes one) would go to. */
 export function resolverOf(lookup: LookupFunction): Resolver {
   return (hostname) =>
     new Promise((resolve, reject) => {
-      lookup(hostname, { all: true }, (error: NodeJS.ErrnoException | null, addresses: string | { address: string }[]) => {
-        if (error) reject(error);
-        else resolve(typeof addresses === "string" ? [addresses] : addresses.map((a) => a.address));
-      });
+      lookup(
+        hostname,
+        { all: true },
+        (error: NodeJS.ErrnoException | null, addresses: string | { address: string }[]) => {
+          if (error) reject(error);
+          else resolve(typeof addresses === "string" ? [addresses] : addresses.map((a) => a.address));
+        },
+      );
     });
 }
 
@@ -78,20 +83,36 @@ type LookupAddress = { address: string; family: number };
  * connection itself uses is what keeps it off the census's own network. Every address of the
  * answer is vetted, since the connection may try any of them.
  */
-export function vettedLookup(base: LookupFunction = dnsLookup as unknown as LookupFunction, onRefused?: (hostname: string, address: string) => void): LookupFunction {
-  const vetted = (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
-    base(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[], family?: number) => {
-      if (error) return callback(error, options.all ? [] : "");
-      const list: LookupAddress[] = typeof answer === "string" ? [{ address: answer, family: family ?? isIP(answer) }] : answer;
-      if (list.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname }), options.all ? [] : "");
-      const refused = list.find((a) => isNonPublic(a.address));
-      if (refused) {
-        onRefused?.(hostname, refused.address);
-        return callback(new PrivateAddressError(hostname, refused.address), options.all ? [] : "");
-      }
-      if (options.all) callback(null, list);
-      else callback(null, list[0]!.address, list[0]!.family);
-    });
+export function vettedLookup(
+  base: LookupFunction = dnsLookup as unknown as LookupFunction,
+  onRefused?: (hostname: string, address: string) => void,
+): LookupFunction {
+  const vetted = (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    base(
+      hostname,
+      { ...options, all: true },
+      (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[], family?: number) => {
+        if (error) return callback(error, options.all ? [] : "");
+        const list: LookupAddress[] =
+          typeof answer === "string" ? [{ address: answer, family: family ?? isIP(answer) }] : answer;
+        if (list.length === 0)
+          return callback(
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname }),
+            options.all ? [] : "",
+          );
+        const refused = list.find((a) => isNonPublic(a.address));
+        if (refused) {
+          onRefused?.(hostname, refused.address);
+          return callback(new PrivateAddressError(hostname, refused.address), options.all ? [] : "");
+        }
+        if (options.all) callback(null, list);
+        else callback(null, list[0]!.address, list[0]!.family);
+      },
+    );
   };
   return vetted as unknown as LookupFunction;
 }
@@ -123,7 +144,9 @@ function v4Number(a: string): number {
 }
 
 function v4Blocked(n: number): boolean {
-  return V4_BLOCKED.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4Number(base) / 2 ** (32 - bits)));
+  return V4_BLOCKED.some(
+    ([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4Number(base) / 2 ** (32 - bits)),
+  );
 }
 
 function v6Blocked(h: number[]): boolean {
@@ -183,7 +206,8 @@ export function untrustedNetwork(options: NetworkOptions): UntrustedNetwork {
   return {
     guard: async (url) => {
       const verdict = await vetUrl(url, resolve);
-      if (verdict.kind === "private") return `${new URL(url).hostname} resolves to ${verdict.address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
+      if (verdict.kind === "private")
+        return `${new URL(url).hostname} resolves to ${verdict.address} (loopback, private, link-local or cloud metadata), and the URL came from an untrusted registry entry`;
       if (verdict.kind === "unresolved") return `${hostnameOf(url)} does not resolve (${verdict.reason})`;
       return undefined;
     },

@@ -36,9 +36,11 @@ describe("admission", () => {
       assert.equal(stalled, "ok");
       assert.equal(runs, 2, "the probe timed out during a stall here, so it ran again");
       assert.ok(admission.limit < 32, `admitted ${admission.limit}`);
-      assert.match(changes.find((c) => c.reason !== undefined)?.reason ?? "", /event loop is (\d+ ms behind|\d+% busy)/);
+      assert.match(
+        changes.find((c) => c.reason !== undefined)?.reason ?? "",
+        /event loop is (\d+ ms behind|\d+% busy)/,
+      );
       assert.equal(admission.state.reprobed, 1);
-
     } finally {
       admission.stop();
     }

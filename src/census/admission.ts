@@ -257,7 +257,11 @@ export class Admission {
   /** Resolves once a tick finds the loop keeping up, or after a while whatever it finds. */
   private async calm(): Promise<void> {
     const until = performance.now() + this.thresholds.calmWaitMs;
-    while (this.timer && (this.lastLag >= this.thresholds.keepingUpMs || this.lastUtilization >= ROOMY) && performance.now() < until) {
+    while (
+      this.timer &&
+      (this.lastLag >= this.thresholds.keepingUpMs || this.lastUtilization >= ROOMY) &&
+      performance.now() < until
+    ) {
       await sleep(TICK_MS);
     }
   }
@@ -275,7 +279,11 @@ export class Admission {
       saturated += this.saturated[i]!;
     }
     const window = performance.now() - since;
-    return peak >= this.thresholds.stallPeakMs || lost >= this.thresholds.stallLostMs || (window > 0 && saturated >= window * SATURATED_SHARE);
+    return (
+      peak >= this.thresholds.stallPeakMs ||
+      lost >= this.thresholds.stallLostMs ||
+      (window > 0 && saturated >= window * SATURATED_SHARE)
+    );
   }
 
   /**

@@ -11,7 +11,15 @@ export const MESSAGES_PER_CODE = 5;
 export interface AggregateRows {
   runs: RunRecord[];
   /** Attempts per run, class, detail, era, revision and latency bucket. */
-  groups: { runId: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }[];
+  groups: {
+    runId: number;
+    class: string;
+    detail: string;
+    era: string | null;
+    revision: string | null;
+    bucket: number;
+    n: number;
+  }[];
   firstAt: string | null;
   lastAt: string | null;
   /** Per code, range, class, detail and message, in the order each was first seen. */
@@ -70,7 +78,13 @@ export function assemble(rows: AggregateRows): Aggregates {
 
   const rpcErrors = new Map<string, Aggregates["rpcErrors"][number]>();
   for (const g of rows.rpcGroups) {
-    const e = add(rpcErrors, `${g.code}\0${g.range}\0${g.class}\0${g.detail}`, g.n, () => ({ code: g.code, range: g.range, class: g.class, detail: g.detail, messages: [] as string[] }));
+    const e = add(rpcErrors, `${g.code}\0${g.range}\0${g.class}\0${g.detail}`, g.n, () => ({
+      code: g.code,
+      range: g.range,
+      class: g.class,
+      detail: g.detail,
+      messages: [] as string[],
+    }));
     if (g.message !== null && e.messages.length < MESSAGES_PER_CODE) e.messages.push(g.message);
   }
 
@@ -80,10 +94,21 @@ export function assemble(rows: AggregateRows): Aggregates {
     targets: rows.targets ?? rows.perTarget.length,
     firstAt: rows.firstAt,
     lastAt: rows.lastAt,
-    classes: [...classes.values()].sort((a, b) => b.count - a.count || cmp(a.class, b.class) || cmp(a.detail, b.detail)),
+    classes: [...classes.values()].sort(
+      (a, b) => b.count - a.count || cmp(a.class, b.class) || cmp(a.detail, b.detail),
+    ),
     classesPerRun: [...classesPerRun.values()].sort((a, b) => a.runId - b.runId || cmp(a.class, b.class)),
-    revisions: [...revisions.values()].sort((a, b) => b.count - a.count || cmp(String(a.revision), String(b.revision)) || cmp(String(a.era), String(b.era))),
-    rpcErrors: [...rpcErrors.values()].sort((a, b) => b.count - a.count || b.code - a.code || cmp(a.class, b.class) || cmp(a.detail, b.detail) || cmp(String(a.range), String(b.range))),
+    revisions: [...revisions.values()].sort(
+      (a, b) => b.count - a.count || cmp(String(a.revision), String(b.revision)) || cmp(String(a.era), String(b.era)),
+    ),
+    rpcErrors: [...rpcErrors.values()].sort(
+      (a, b) =>
+        b.count - a.count ||
+        b.code - a.code ||
+        cmp(a.class, b.class) ||
+        cmp(a.detail, b.detail) ||
+        cmp(String(a.range), String(b.range)),
+    ),
     httpStatuses: [...rows.httpStatuses].sort((a, b) => b.count - a.count || a.status - b.status),
     latency,
     defects: [...rows.defects].sort((a, b) => b.count - a.count || cmp(a.code, b.code)),
@@ -97,7 +122,12 @@ function cmp(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
-function add<T extends { count: number }>(map: Map<string, T>, key: string, n: number, make: () => Omit<T, "count">): T {
+function add<T extends { count: number }>(
+  map: Map<string, T>,
+  key: string,
+  n: number,
+  make: () => Omit<T, "count">,
+): T {
   let entry = map.get(key);
   if (!entry) map.set(key, (entry = { ...make(), count: 0 } as T));
   entry.count += n;

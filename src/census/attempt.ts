@@ -16,7 +16,14 @@ export type InvalidDetail = NonNullable<TargetRecord["invalid"]> | "private_addr
  * before they return), so they are not walked again. `target`: the target as the store knows it,
  * when the verdict names it otherwise.
  */
-export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Record<string, string> | undefined, redacted = false, target = r.target): AttemptRecord {
+export function attemptOf(
+  runId: number,
+  at: Date,
+  r: ProbeResult,
+  headers: Record<string, string> | undefined,
+  redacted = false,
+  target = r.target,
+): AttemptRecord {
   const attempt: AttemptRecord = {
     runId,
     target,
@@ -49,7 +56,13 @@ export function attemptOf(runId: number, at: Date, r: ProbeResult, headers: Reco
 }
 
 /** A target recorded without being called. `address` is what a private host resolved to. */
-export function invalidAttempt(runId: number, at: Date, target: TargetRecord, detail: InvalidDetail, address?: string): AttemptRecord {
+export function invalidAttempt(
+  runId: number,
+  at: Date,
+  target: TargetRecord,
+  detail: InvalidDetail,
+  address?: string,
+): AttemptRecord {
   return {
     runId,
     target: target.target,
@@ -82,12 +95,26 @@ export function invalidAttempt(runId: number, at: Date, target: TargetRecord, de
  */
 export function unresolvedAttempt(runId: number, at: Date, target: TargetRecord, reason: string): AttemptRecord {
   const transport = target.kind === "sse" ? "http+sse" : "streamable-http";
-  const advice = adviceFor("unreachable", { detail: "dns", rpcError: null, http: null, transport, revision: null, defects: [] });
-  return { ...invalidAttempt(runId, at, target, "bad_url"), class: "unreachable", detail: "dns", transport, advice: `${advice} (${reason}; not called)` };
+  const advice = adviceFor("unreachable", {
+    detail: "dns",
+    rpcError: null,
+    http: null,
+    transport,
+    revision: null,
+    defects: [],
+  });
+  return {
+    ...invalidAttempt(runId, at, target, "bad_url"),
+    class: "unreachable",
+    detail: "dns",
+    transport,
+    advice: `${advice} (${reason}; not called)`,
+  };
 }
 
 const INVALID_ADVICE: Record<InvalidDetail, (address?: string) => string> = {
-  bad_url: () => "Not an http(s) URL that can be called. Fix it where it is listed (the registry entry or the targets file).",
+  bad_url: () =>
+    "Not an http(s) URL that can be called. Fix it where it is listed (the registry entry or the targets file).",
   template: () =>
     "The URL has a {variable} with no default, so there is nothing to call until a client fills it in. A registry entry can give the variable a default, which a census then uses.",
   needs_config: () =>

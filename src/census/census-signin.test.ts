@@ -30,14 +30,33 @@ test("registry targets get a guard that refuses private addresses; listed target
   const given = new Map<string, ProbeOptions>();
   const probe = async (t: TargetRecord, options: ProbeOptions): Promise<ProbeResult> => {
     given.set(t.target, options);
-    return { target: t.target, class: "unreachable", detail: "dns", era: null, revision: null, transport: "streamable-http", http: null, rpcError: null, tools: null, server: null, defects: [], advice: "", elapsedMs: 0, trace: [] };
+    return {
+      target: t.target,
+      class: "unreachable",
+      detail: "dns",
+      era: null,
+      revision: null,
+      transport: "streamable-http",
+      http: null,
+      rpcError: null,
+      tools: null,
+      server: null,
+      defects: [],
+      advice: "",
+      elapsedMs: 0,
+      trace: [],
+    };
   };
-  const resolve = async (host: string) => (host === "metadata.internal.example" ? ["169.254.169.254"] : ["93.184.216.34"]);
+  const resolve = async (host: string) =>
+    host === "metadata.internal.example" ? ["169.254.169.254"] : ["93.184.216.34"];
   await runCensus(store.asStore(), runId, targets, { probe, resolve });
   const guard = given.get("https://registry.example/mcp")?.urlGuard;
   assert.ok(guard, "the registry target's probe has a guard");
   assert.match((await guard("http://169.254.169.254/latest/meta-data/")) ?? "", /169\.254\.169\.254/);
-  assert.match((await guard("https://metadata.internal.example/.well-known/oauth-authorization-server")) ?? "", /resolves to 169\.254\.169\.254/);
+  assert.match(
+    (await guard("https://metadata.internal.example/.well-known/oauth-authorization-server")) ?? "",
+    /resolves to 169\.254\.169\.254/,
+  );
   assert.equal(await guard("https://as.example/.well-known/oauth-authorization-server"), undefined);
   assert.equal(given.get("https://listed.example/mcp")?.urlGuard, undefined);
 });
@@ -46,12 +65,17 @@ test("every request of a registry target's sign-in walk connects through the vet
   const paths: string[] = [];
   const server = createServer((req, res) => {
     paths.push(req.url ?? "");
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "x", authorization_servers: ["http://as.example/"] }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ resource: "x", authorization_servers: ["http://as.example/"] }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   try {
-    const walk = (lookup: NonNullable<Parameters<typeof walkAuth>[0]["lookup"]>, guard?: (url: string) => Promise<string | undefined>) =>
+    const walk = (
+      lookup: NonNullable<Parameters<typeof walkAuth>[0]["lookup"]>,
+      guard?: (url: string) => Promise<string | undefined>,
+    ) =>
       walkAuth({
         endpoint: `http://mcp.example:${port}/mcp`,
         status: 401,
@@ -66,7 +90,10 @@ test("every request of a registry target's sign-in walk connects through the vet
     const result = await walk(network.lookup, network.guard);
     assert.deepEqual(paths, [], "no request of the walk reached the loopback service");
     assert.ok(result.steps.length > 1);
-    assert.ok(result.steps.every((s) => s.step === "challenge" || s.status === null), JSON.stringify(result.steps));
+    assert.ok(
+      result.steps.every((s) => s.step === "challenge" || s.status === null),
+      JSON.stringify(result.steps),
+    );
     assert.equal(network.refused?.address, "127.0.0.1");
 
     // the same names and the same guard with the lookup left unvetted: the walk's requests do reach it
@@ -85,7 +112,9 @@ test("under --per-host 1, the sign-in walks keep it too: one request at a time o
   const hosts = [await signinHost("127.0.0.2", () => as.origin), await signinHost("127.0.0.4", () => as.origin)];
   const store = new MemoryStore();
   try {
-    const targets: TargetRecord[] = hosts.flatMap((h) => [1, 2, 3, 4].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })));
+    const targets: TargetRecord[] = hosts.flatMap((h) =>
+      [1, 2, 3, 4].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })),
+    );
     const runId = store.startRun("test", targets, {});
     await runCensus(store.asStore(), runId, targets, { concurrency: 8, perHost: 1, timeout: 20_000 });
     const attempts = [...store.attempts({ runIds: [runId] })];
@@ -124,7 +153,10 @@ test("a walk's wait for a slot of its authorization server's host counts against
     assert.equal(mcp.peak(), 1);
     assert.equal(result.brokenAt, "authorization_server");
     const asSteps = result.steps.filter((s) => s.url.startsWith(as.origin));
-    assert.ok(asSteps.length > 0 && asSteps.every((s) => s.error === "no answer within the deadline"), JSON.stringify(asSteps));
+    assert.ok(
+      asSteps.length > 0 && asSteps.every((s) => s.error === "no answer within the deadline"),
+      JSON.stringify(asSteps),
+    );
     // the defect says the server was never asked, rather than that it did not answer
     const notFound = result.defects.find((d) => d.code === "authorization_server_metadata_not_found");
     assert.match(notFound?.message ?? "", /not asked: the deadline passed while it waited for its turn at that host/);

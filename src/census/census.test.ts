@@ -20,11 +20,20 @@ const noResolver: Resolver = async (host) => {
   throw new Error(`the test asked to resolve ${host}`);
 };
 
-const http = (target: string, extra: Partial<TargetRecord> = {}): TargetRecord => ({ target, kind: "http", name: null, ...extra });
+const http = (target: string, extra: Partial<TargetRecord> = {}): TargetRecord => ({
+  target,
+  kind: "http",
+  name: null,
+  ...extra,
+});
 
 /** Attempts per target in a run, straight from the database. */
 function attemptsPerTarget(store: SqliteStore, runId: number): Map<string, number> {
-  const rows = store.db.prepare("SELECT t.target, COUNT(*) AS n FROM attempts a JOIN targets t ON t.id = a.target_id WHERE a.run_id = ? GROUP BY t.target").all(runId) as { target: string; n: number }[];
+  const rows = store.db
+    .prepare(
+      "SELECT t.target, COUNT(*) AS n FROM attempts a JOIN targets t ON t.id = a.target_id WHERE a.run_id = ? GROUP BY t.target",
+    )
+    .all(runId) as { target: string; n: number }[];
   return new Map(rows.map((r) => [r.target, r.n]));
 }
 
@@ -51,7 +60,13 @@ describe("census", () => {
     ];
     const runId = await store.startRun("fleet", targets, {});
     const seen: string[] = [];
-    const outcome = await runCensus(store, runId, targets, { timeout: 1500, concurrency: 8, perHost: 8, resolve: noResolver, onAttempt: (a) => seen.push(a.class) });
+    const outcome = await runCensus(store, runId, targets, {
+      timeout: 1500,
+      concurrency: 8,
+      perHost: 8,
+      resolve: noResolver,
+      onAttempt: (a) => seen.push(a.class),
+    });
     assert.deepEqual(outcome, { runId, recorded: 7, pending: 0, stopped: false });
     assert.equal(seen.length, 7);
     const byTarget = new Map((await collect(store.attempts({ runIds: [runId] }))).map((a) => [a.target, a]));
@@ -93,18 +108,22 @@ describe("census", () => {
     const targets = [{ target: fleet.url("page", "sse"), kind: "sse" as const, name: null }];
     const runId = await store.startRun("fleet", targets, {});
     await runCensus(store, runId, targets, { timeout: 2000 });
-    const [a] = (await collect(store.attempts()));
+    const [a] = await collect(store.attempts());
     assert.equal(a?.transport, "http+sse");
     await store.close();
   });
 
   test("a registry target on a loopback, private or metadata address is recorded, not called, unless allowed", async () => {
     const store = newStore();
-    const targets = [http(fleet.url("ok", "private"), { untrusted: true }), http("http://169.254.169.254/latest/meta-data/", { untrusted: true }), http("http://[fd00::1]:9/mcp", { untrusted: true })];
+    const targets = [
+      http(fleet.url("ok", "private"), { untrusted: true }),
+      http("http://169.254.169.254/latest/meta-data/", { untrusted: true }),
+      http("http://[fd00::1]:9/mcp", { untrusted: true }),
+    ];
     const runId = await store.startRun("registry.json", targets, {});
     await runCensus(store, runId, targets, { timeout: 1500, resolve: noResolver });
     assert.equal(fleet.hits.get("/ok/private"), undefined);
-    const attempts = (await collect(store.attempts()));
+    const attempts = await collect(store.attempts());
     assert.deepEqual(
       attempts.map((a) => [a.class, a.detail]),
       targets.map(() => ["invalid_target", "private_address"]),
@@ -161,7 +180,7 @@ describe("census", () => {
     const runId = await store.startRun("t", targets, {});
     await runCensus(store, runId, targets, { timeout: 2000, headers: { Authorization: `Bearer ${secret}` } });
     assert.ok(fleet.authorizations.includes(`Bearer ${secret}`));
-    const [a] = (await collect(store.attempts()));
+    const [a] = await collect(store.attempts());
     assert.equal(a?.class, "auth_required");
     assert.match(a?.rpcMessage ?? "", /^invalid api key: .*<redacted>$/);
     await store.close();
@@ -173,12 +192,18 @@ describe("census", () => {
   test("at most --per-host probes at once to one host, whatever the port, on each host", async () => {
     // two hosts (127.0.0.2 and 127.0.0.3), each behind two ports that share its count
     const counters = Array.from({ length: 2 }, () => ({ active: 0, peak: 0 }));
-    const servers = await Promise.all(counters.flatMap((counter, h) => [0, 1].map(() => startFleet({ delayMs: 25, counter, address: `127.0.0.${h + 2}` }))));
+    const servers = await Promise.all(
+      counters.flatMap((counter, h) =>
+        [0, 1].map(() => startFleet({ delayMs: 25, counter, address: `127.0.0.${h + 2}` })),
+      ),
+    );
     try {
       for (const perHost of [1, 3]) {
         for (const c of counters) c.peak = 0;
         const store = newStore();
-        const targets = Array.from({ length: 12 }, (_, i) => http(servers[i % servers.length]!.url("ok", `${perHost}-${i}`)));
+        const targets = Array.from({ length: 12 }, (_, i) =>
+          http(servers[i % servers.length]!.url("ok", `${perHost}-${i}`)),
+        );
         const runId = await store.startRun("fleet", targets, {});
         await runCensus(store, runId, targets, { concurrency: 16, perHost, timeout: 5000 });
         assert.deepEqual(
@@ -204,7 +229,13 @@ describe("census", () => {
       const targets = Array.from({ length: 10 }, (_, i) => http(slow.url("ok", `stop-${i}`)));
       const runId = await store.startRun("fleet", targets, {});
       const stop = new AbortController();
-      const first = await runCensus(store, runId, targets, { concurrency: 2, perHost: 2, timeout: 5000, signal: stop.signal, onAttempt: () => stop.abort() });
+      const first = await runCensus(store, runId, targets, {
+        concurrency: 2,
+        perHost: 2,
+        timeout: 5000,
+        signal: stop.signal,
+        onAttempt: () => stop.abort(),
+      });
       assert.equal(first.stopped, true);
       assert.ok(first.recorded >= 1 && first.recorded <= 2, `recorded ${first.recorded}`);
       assert.equal(first.pending, 10 - first.recorded);
@@ -214,7 +245,7 @@ describe("census", () => {
       assert.equal(rest.length, first.pending);
       const second = await runCensus(store, runId, rest, { concurrency: 4, perHost: 4, timeout: 5000 });
       assert.equal(second.stopped, false);
-      assert.equal((await store.unfinishedRun()), undefined);
+      assert.equal(await store.unfinishedRun(), undefined);
       const counts = attemptsPerTarget(store, runId);
       assert.deepEqual(
         targets.map((t) => counts.get(t.target)),
@@ -254,7 +285,9 @@ describe("census and its store", () => {
       finishRun: async () => {},
       pendingTargets: async () => [],
       recordAttempt: (a: AttemptRecord) =>
-        refuse ? Promise.reject(refuse) : new Promise<void>((resolve) => waiting.push(() => (stored.push(a.target), resolve()))),
+        refuse
+          ? Promise.reject(refuse)
+          : new Promise<void>((resolve) => waiting.push(() => (stored.push(a.target), resolve()))),
     } as unknown as Store;
     return { store, stored, commit: () => waiting.splice(0).forEach((w) => w()) };
   };
@@ -275,13 +308,19 @@ describe("census and its store", () => {
     }).then((o) => ((over = true), o));
     await ticks(20);
     // one place, three probes done, nothing committed: none reported, and the census not over
-    assert.deepEqual(probed, targets.map((t) => t.target));
+    assert.deepEqual(
+      probed,
+      targets.map((t) => t.target),
+    );
     assert.deepEqual(stored, []);
     assert.deepEqual(reported, []);
     assert.equal(over, false);
     commit();
     assert.deepEqual(await census, { runId: 1, recorded: 3, pending: 0, stopped: false });
-    assert.deepEqual(stored, targets.map((t) => t.target));
+    assert.deepEqual(
+      stored,
+      targets.map((t) => t.target),
+    );
     assert.deepEqual(reported, stored);
   });
 
@@ -313,22 +352,30 @@ describe("forEachLimited", () => {
     let peak = 0;
     const peakPerKey = new Map<string, number>();
     const order: string[] = [];
-    await forEachLimited(items, (s) => s[0]!, { concurrency: 3, perKey: 2 }, async (s) => {
-      const k = s[0]!;
-      order.push(s);
-      running++;
-      active.set(k, (active.get(k) ?? 0) + 1);
-      peak = Math.max(peak, running);
-      peakPerKey.set(k, Math.max(peakPerKey.get(k) ?? 0, active.get(k)!));
-      await new Promise((r) => setImmediate(r));
-      running--;
-      active.set(k, active.get(k)! - 1);
-    });
+    await forEachLimited(
+      items,
+      (s) => s[0]!,
+      { concurrency: 3, perKey: 2 },
+      async (s) => {
+        const k = s[0]!;
+        order.push(s);
+        running++;
+        active.set(k, (active.get(k) ?? 0) + 1);
+        peak = Math.max(peak, running);
+        peakPerKey.set(k, Math.max(peakPerKey.get(k) ?? 0, active.get(k)!));
+        await new Promise((r) => setImmediate(r));
+        running--;
+        active.set(k, active.get(k)! - 1);
+      },
+    );
     assert.deepEqual([...order].sort(), [...items].sort());
     assert.ok(peak <= 3);
     for (const [k, n] of peakPerKey) assert.ok(n <= 2, `${k}: ${n} at once`);
     // the first three go to three different hosts, not to the first host's queue
-    assert.deepEqual(order.slice(0, 3).map((s) => s[0]), ["a", "b", "c"]);
+    assert.deepEqual(
+      order.slice(0, 3).map((s) => s[0]),
+      ["a", "b", "c"],
+    );
   });
 
   test("an abort starts nothing new and resolves when the work in flight is done", async () => {
@@ -349,7 +396,12 @@ describe("forEachLimited", () => {
   });
 
   test("no items: resolves at once", async () => {
-    await forEachLimited([], () => "k", { concurrency: 1, perKey: 1 }, async () => {});
+    await forEachLimited(
+      [],
+      () => "k",
+      { concurrency: 1, perKey: 1 },
+      async () => {},
+    );
   });
 
   test("work may take a slot of another host for a request: that host's items wait for it, and it waits for theirs", async () => {

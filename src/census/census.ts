@@ -62,7 +62,12 @@ export interface CensusOutcome {
 }
 
 /** Probes `targets` (those of `runId` without an attempt) and finishes the run when none is left. */
-export async function runCensus(store: Store, runId: number, targets: readonly TargetRecord[], options: CensusOptions = {}): Promise<CensusOutcome> {
+export async function runCensus(
+  store: Store,
+  runId: number,
+  targets: readonly TargetRecord[],
+  options: CensusOptions = {},
+): Promise<CensusOutcome> {
   const concurrency = positive(options.concurrency, DEFAULT_CONCURRENCY);
   // probes are admitted while this process keeps up, and a timeout it caused is probed again
   const admission = censusAdmission(concurrency, options);
@@ -137,7 +142,11 @@ export async function runCensus(store: Store, runId: number, targets: readonly T
 
 /** The admission of one census process, whichever way it runs (alone, or as a worker on a shared run). */
 export function censusAdmission(concurrency: number, options: CensusOptions): Admission {
-  return new Admission({ ceiling: concurrency, timeoutMs: options.timeout ?? DEFAULT_TIMEOUT, ...(options.onAdmission ? { onChange: options.onAdmission } : {}) });
+  return new Admission({
+    ceiling: concurrency,
+    timeoutMs: options.timeout ?? DEFAULT_TIMEOUT,
+    ...(options.onAdmission ? { onChange: options.onAdmission } : {}),
+  });
 }
 
 /** The census's probe under `admission`: a timeout this process caused is probed again. */
@@ -147,7 +156,11 @@ export function admitted(admission: Admission, options: CensusOptions): NonNulla
   // the added property comes first: a literal that starts with a spread and then takes more
   // properties goes through a slow path in V8 (microseconds per probe)
   const guarded: NonNullable<CensusOptions["probe"]> = (t, o) =>
-    admission.probe((progress) => probeOnce(t, "onProgress" in o ? { ...o, onProgress: progress } : { onProgress: progress, ...o }), ownFault, gapMs);
+    admission.probe(
+      (progress) => probeOnce(t, "onProgress" in o ? { ...o, onProgress: progress } : { onProgress: progress, ...o }),
+      ownFault,
+      gapMs,
+    );
   if (redacting.has(probeOnce)) redacting.add(guarded);
   return guarded;
 }
@@ -178,7 +191,12 @@ function ownFault(r: ProbeResult): boolean {
  * Shared by every way of running a census (one process, or workers sharing a run). `slots`: the
  * census's per-host slots, which the probe's sign-in walk then obeys too.
  */
-export async function attemptAt(runId: number, t: TargetRecord, options: CensusOptions = {}, slots?: HostSlots): Promise<AttemptRecord> {
+export async function attemptAt(
+  runId: number,
+  t: TargetRecord,
+  options: CensusOptions = {},
+  slots?: HostSlots,
+): Promise<AttemptRecord> {
   const started = new Date();
   if (t.invalid) return invalidAttempt(runId, started, t, t.invalid);
   const guarded = t.untrusted === true && !options.allowPrivate && t.kind !== "stdio";
@@ -196,7 +214,11 @@ export async function attemptAt(runId: number, t: TargetRecord, options: CensusO
     ...(options.headers && Object.keys(options.headers).length > 0 ? { headers: options.headers } : {}),
     // every URL a registry target's sign-in chain leads to obeys the same rule as the target,
     // and so does every address its requests connect to
-    ...(network ? { urlGuard: network.guard, lookup: network.lookup } : options.lookup ? { lookup: options.lookup } : {}),
+    ...(network
+      ? { urlGuard: network.guard, lookup: network.lookup }
+      : options.lookup
+        ? { lookup: options.lookup }
+        : {}),
     ...(t.kind === "sse" ? { transport: "http+sse" as const } : {}),
     ...(slots && t.kind !== "stdio" ? { hostSlot: walkHostSlot(hostOf(t), slots) } : {}),
   };

@@ -109,7 +109,9 @@ describe("a census beside CPU-burning processes", () => {
 
     const idle = await census(list);
     assert.equal(idle.verdicts.size, list.length);
-    const unexpected = list.filter((t) => idle.verdicts.get(t.target) !== expected.get(t.target)).map((t) => `${t.target}: ${idle.verdicts.get(t.target)}, expected ${expected.get(t.target)}`);
+    const unexpected = list
+      .filter((t) => idle.verdicts.get(t.target) !== expected.get(t.target))
+      .map((t) => `${t.target}: ${idle.verdicts.get(t.target)}, expected ${expected.get(t.target)}`);
     assert.deepEqual(unexpected, [], `idle census; admission: ${JSON.stringify(idle.admission)}`);
 
     const cpus = affinity();
@@ -118,7 +120,8 @@ describe("a census beside CPU-burning processes", () => {
       pin(core);
       burners.push(spawn("taskset", ["-c", core, process.execPath, "-e", BURN], { stdio: "ignore" }));
     } else {
-      for (let i = 0; i < os.availableParallelism(); i++) burners.push(spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }));
+      for (let i = 0; i < os.availableParallelism(); i++)
+        burners.push(spawn(process.execPath, ["-e", BURN], { stdio: "ignore" }));
     }
     let busy: Census;
     try {
@@ -129,7 +132,9 @@ describe("a census beside CPU-burning processes", () => {
     }
 
     assert.equal(busy.verdicts.size, list.length);
-    const differing = list.filter((t) => busy.verdicts.get(t.target) !== idle.verdicts.get(t.target)).map((t) => `${t.target}: ${idle.verdicts.get(t.target)} idle, ${busy.verdicts.get(t.target)} busy`);
+    const differing = list
+      .filter((t) => busy.verdicts.get(t.target) !== idle.verdicts.get(t.target))
+      .map((t) => `${t.target}: ${idle.verdicts.get(t.target)} idle, ${busy.verdicts.get(t.target)} busy`);
     assert.deepEqual(differing, [], `busy census; admission: ${JSON.stringify(busy.admission)}`);
   });
 });

@@ -20,7 +20,10 @@ import type { TargetRecord } from "./store.js";
 const CLOCK_SLACK_MS = 2;
 
 /** Per probe (the requests of one target path): its first arrival and its last answer's end. */
-export function probeSpans(requests: Fleet["requests"], paths: readonly string[]): { path: string; start: number; end: number }[] {
+export function probeSpans(
+  requests: Fleet["requests"],
+  paths: readonly string[],
+): { path: string; start: number; end: number }[] {
   return paths
     .map((p) => {
       const mine = requests.filter((r) => r.path === p);
@@ -43,7 +46,11 @@ describe("--per-host-gap in one process", () => {
 
   test("each host rests at least the gap between the end of one of its probes and the start of the next", async () => {
     const GAP = 150;
-    const list: TargetRecord[] = Array.from({ length: 8 }, (_, i) => ({ target: hosts[i % hosts.length]!.url("ok", `gap-${i}`), kind: "http", name: null }));
+    const list: TargetRecord[] = Array.from({ length: 8 }, (_, i) => ({
+      target: hosts[i % hosts.length]!.url("ok", `gap-${i}`),
+      kind: "http",
+      name: null,
+    }));
     const store = new SqliteStore(path.join(dir, "gap.db"));
     try {
       const runId = await store.startRun("gap", list, {});
@@ -60,7 +67,10 @@ describe("--per-host-gap in one process", () => {
       assert.equal(spans.length, 4);
       for (let i = 1; i < spans.length; i++) {
         const rest = spans[i]!.start - spans[i - 1]!.end;
-        assert.ok(rest >= GAP - CLOCK_SLACK_MS, `on ${host.address}, ${spans[i]!.path} started ${rest.toFixed(1)} ms after ${spans[i - 1]!.path} ended; the gap is ${GAP} ms`);
+        assert.ok(
+          rest >= GAP - CLOCK_SLACK_MS,
+          `on ${host.address}, ${spans[i]!.path} started ${rest.toFixed(1)} ms after ${spans[i - 1]!.path} ended; the gap is ${GAP} ms`,
+        );
       }
     }
   });
@@ -69,11 +79,16 @@ describe("--per-host-gap in one process", () => {
     const started: { key: string; at: number }[] = [];
     const ended = new Map<string, number>();
     const items = ["a1", "a2", "a3", "b1", "b2"];
-    await forEachLimited(items, (s) => s[0]!, { concurrency: 4, perKey: 1, gapMs: 80 }, async (s) => {
-      started.push({ key: s, at: performance.now() });
-      await new Promise((r) => setTimeout(r, 5));
-      ended.set(s, performance.now());
-    });
+    await forEachLimited(
+      items,
+      (s) => s[0]!,
+      { concurrency: 4, perKey: 1, gapMs: 80 },
+      async (s) => {
+        started.push({ key: s, at: performance.now() });
+        await new Promise((r) => setTimeout(r, 5));
+        ended.set(s, performance.now());
+      },
+    );
     assert.deepEqual(
       started.map((s) => s.key),
       ["a1", "b1", "a2", "b2", "a3"],

@@ -112,7 +112,14 @@ function once(f: () => void): () => void {
  * per-key count (made from `limits.perKey` when not given): give it to share the hosts' slots
  * with requests the work makes to other hosts.
  */
-export function forEachLimited<T>(items: readonly T[], keyOf: (item: T) => string, limits: Limits, work: (item: T) => Promise<void>, signal?: AbortSignal, slots = new HostSlots(limits.perKey)): Promise<void> {
+export function forEachLimited<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  limits: Limits,
+  work: (item: T) => Promise<void>,
+  signal?: AbortSignal,
+  slots = new HostSlots(limits.perKey),
+): Promise<void> {
   const queues = new Map<string, T[]>();
   for (const item of items) {
     const key = keyOf(item);

@@ -5,7 +5,16 @@
  * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
 import { signinOf, type SigninGroup } from "./aggregate-rows.js";
-import { LATENCY_BOUNDS_MS, type AggregateOptions, type AttemptQuery, type AttemptRecord, type Aggregates, type RunRecord, type Store, type TargetRecord } from "./store.js";
+import {
+  LATENCY_BOUNDS_MS,
+  type AggregateOptions,
+  type AttemptQuery,
+  type AttemptRecord,
+  type Aggregates,
+  type RunRecord,
+  type Store,
+  type TargetRecord,
+} from "./store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;
@@ -23,8 +32,18 @@ export class MemoryStore {
 
   startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): number {
     const id = this.#runs.length + 1;
-    this.#runs.push({ id, startedAt: this.now().toISOString(), finishedAt: null, source, targets: targets.length, settings: { ...settings } });
-    this.#targets.set(id, targets.map((t) => ({ ...t })));
+    this.#runs.push({
+      id,
+      startedAt: this.now().toISOString(),
+      finishedAt: null,
+      source,
+      targets: targets.length,
+      settings: { ...settings },
+    });
+    this.#targets.set(
+      id,
+      targets.map((t) => ({ ...t })),
+    );
     for (const t of targets) if (t.name !== null || !this.#names.has(t.target)) this.#names.set(t.target, t.name);
     return id;
   }
@@ -38,8 +57,11 @@ export class MemoryStore {
   recordAttempt(attempt: AttemptRecord): void {
     if (!this.#runs.some((r) => r.id === attempt.runId)) throw new Error(`no run ${attempt.runId}`);
     // definitions are kept once each, as the SQL engines keep them; the attempt holds name and digest
-    const surface = attempt.surface ? { ...attempt.surface, tools: attempt.surface.tools.map((t) => ({ name: t.name, digest: t.digest })) } : null;
-    for (const t of attempt.surface?.tools ?? []) if (t.definition !== undefined && !this.#definitions.has(t.digest)) this.#definitions.set(t.digest, t.definition);
+    const surface = attempt.surface
+      ? { ...attempt.surface, tools: attempt.surface.tools.map((t) => ({ name: t.name, digest: t.digest })) }
+      : null;
+    for (const t of attempt.surface?.tools ?? [])
+      if (t.definition !== undefined && !this.#definitions.has(t.digest)) this.#definitions.set(t.digest, t.definition);
     this.#attempts.push({ ...attempt, defects: [...attempt.defects], surface });
     this.#sorted = false;
   }
@@ -91,7 +113,8 @@ export class MemoryStore {
       count(perRun, a.runId);
       bump(classes, `${a.class}\0${a.detail}`, () => ({ class: a.class, detail: a.detail, count: 0 }));
       bump(classesPerRun, `${a.runId}\0${a.class}`, () => ({ runId: a.runId, class: a.class, count: 0 }));
-      if (a.class === "ok") bump(revisions, `${a.era}\0${a.revision}`, () => ({ era: a.era, revision: a.revision, count: 0 }));
+      if (a.class === "ok")
+        bump(revisions, `${a.era}\0${a.revision}`, () => ({ era: a.era, revision: a.revision, count: 0 }));
       if (a.rpcCode !== null) {
         const e = bump(rpcErrors, `${a.rpcCode}\0${a.rpcRange}\0${a.class}\0${a.detail}`, () => ({
           code: a.rpcCode!,
@@ -101,7 +124,8 @@ export class MemoryStore {
           count: 0,
           messages: [],
         }));
-        if (a.rpcMessage !== null && e.messages.length < MESSAGES_PER_CODE && !e.messages.includes(a.rpcMessage)) e.messages.push(a.rpcMessage);
+        if (a.rpcMessage !== null && e.messages.length < MESSAGES_PER_CODE && !e.messages.includes(a.rpcMessage))
+          e.messages.push(a.rpcMessage);
       }
       if (a.class !== "ok" && a.httpStatus !== null) count(httpStatuses, a.httpStatus);
       latency.find((b) => b.upToMs === null || a.elapsedMs <= b.upToMs)!.count++;
@@ -110,9 +134,32 @@ export class MemoryStore {
       // rows come in time order: the last walk seen is the target's latest
       if (a.auth) walks.set(a.target, a.auth);
       const t = perTarget.get(a.target);
-      const latest = { class: a.class, detail: a.detail, era: a.era, revision: a.revision, at: a.at, advice: a.advice, tools: a.tools, elapsedMs: a.elapsedMs, auth: a.auth, defects: a.defects, httpStatus: a.httpStatus, rpcCode: a.rpcCode, serverName: a.serverName, serverVersion: a.serverVersion };
+      const latest = {
+        class: a.class,
+        detail: a.detail,
+        era: a.era,
+        revision: a.revision,
+        at: a.at,
+        advice: a.advice,
+        tools: a.tools,
+        elapsedMs: a.elapsedMs,
+        auth: a.auth,
+        defects: a.defects,
+        httpStatus: a.httpStatus,
+        rpcCode: a.rpcCode,
+        serverName: a.serverName,
+        serverVersion: a.serverVersion,
+      };
       if (!t) {
-        perTarget.set(a.target, { target: a.target, name: this.#names.get(a.target) ?? null, attempts: 1, firstAt: a.at, lastAt: a.at, classes: { [a.class]: 1 }, latest });
+        perTarget.set(a.target, {
+          target: a.target,
+          name: this.#names.get(a.target) ?? null,
+          attempts: 1,
+          firstAt: a.at,
+          lastAt: a.at,
+          classes: { [a.class]: 1 },
+          latest,
+        });
       } else {
         t.attempts++;
         t.classes[a.class] = (t.classes[a.class] ?? 0) + 1;
@@ -125,7 +172,11 @@ export class MemoryStore {
     // a server once, by its latest sign-in diagnosis, however often it was asked
     const signin = new Map<string, SigninGroup>();
     for (const auth of walks.values()) {
-      const walk = auth as { verdict?: unknown; defects?: { code?: unknown; severity?: unknown }[]; clients?: { lenient?: unknown } };
+      const walk = auth as {
+        verdict?: unknown;
+        defects?: { code?: unknown; severity?: unknown }[];
+        clients?: { lenient?: unknown };
+      };
       const verdict = String(walk.verdict);
       const first = walk.defects?.find((d) => d.severity === "error")?.code;
       const firstError = typeof first === "string" ? first : null;
@@ -142,15 +193,22 @@ export class MemoryStore {
       targets: perTarget.size,
       firstAt: rows[0]?.at ?? null,
       lastAt: rows.at(-1)?.at ?? null,
-      classes: [...classes.values()].sort((a, b) => b.count - a.count || a.class.localeCompare(b.class) || a.detail.localeCompare(b.detail)),
+      classes: [...classes.values()].sort(
+        (a, b) => b.count - a.count || a.class.localeCompare(b.class) || a.detail.localeCompare(b.detail),
+      ),
       classesPerRun: [...classesPerRun.values()].sort((a, b) => a.runId - b.runId || a.class.localeCompare(b.class)),
       revisions: [...revisions.values()].sort((a, b) => b.count - a.count),
       rpcErrors: [...rpcErrors.values()].sort((a, b) => b.count - a.count || b.code - a.code),
-      httpStatuses: [...httpStatuses].map(([status, n]) => ({ status, count: n })).sort((a, b) => b.count - a.count || a.status - b.status),
+      httpStatuses: [...httpStatuses]
+        .map(([status, n]) => ({ status, count: n }))
+        .sort((a, b) => b.count - a.count || a.status - b.status),
       latency,
-      defects: [...defects].map(([code, n]) => ({ code, count: n })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+      defects: [...defects]
+        .map(([code, n]) => ({ code, count: n }))
+        .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
       signin: signinOf([...signin.values()]),
-      perTarget: options.perTarget === false ? [] : [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
+      perTarget:
+        options.perTarget === false ? [] : [...perTarget.values()].sort((a, b) => a.target.localeCompare(b.target)),
     };
   }
 
@@ -182,7 +240,8 @@ export class MemoryStore {
       finishRun: async (runId) => this.finishRun(runId),
       recordAttempt: async (attempt) => {
         // the one-attempt-per-target key every engine keeps
-        if ([...this.attempts({ runIds: [attempt.runId], target: attempt.target })].length > 0) throw new Error(`UNIQUE: ${attempt.target} already has an attempt in run ${attempt.runId}`);
+        if ([...this.attempts({ runIds: [attempt.runId], target: attempt.target })].length > 0)
+          throw new Error(`UNIQUE: ${attempt.target} already has an attempt in run ${attempt.runId}`);
         this.recordAttempt(attempt);
       },
       pendingTargets: async (runId) => this.pendingTargets(runId),

@@ -90,8 +90,13 @@ export class Progress {
     this.#now = options.now ?? Date.now;
     this.#started = this.#now();
     this.#state = { total: options.total, done: options.done ?? 0, doneHere: 0, elapsedMs: 0, classes: new Map() };
-    if (options.lanes) this.#lanes = { hosts: new Map(options.lanes.hosts), perHost: Math.max(1, options.lanes.perHost), concurrency: Math.max(1, options.lanes.concurrency) };
-    this.#timer = setInterval(() => this.#tick(), this.#tty ? REDRAW_MS : options.everyMs ?? 5000);
+    if (options.lanes)
+      this.#lanes = {
+        hosts: new Map(options.lanes.hosts),
+        perHost: Math.max(1, options.lanes.perHost),
+        concurrency: Math.max(1, options.lanes.concurrency),
+      };
+    this.#timer = setInterval(() => this.#tick(), this.#tty ? REDRAW_MS : (options.everyMs ?? 5000));
     this.#timer.unref();
     if (this.#tty) this.#tick();
   }
@@ -204,7 +209,11 @@ export class Progress {
 export function renderBar(s: ProgressState): string {
   const share = s.total === 0 ? 1 : s.done / s.total;
   const filled = Math.round(share * BAR);
-  const parts = [`[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${n(s.done)}/${n(s.total)} ${Math.floor(share * 100)}%`, `${rate(s)}/s`, `ETA ${clock(eta(s))}`];
+  const parts = [
+    `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${n(s.done)}/${n(s.total)} ${Math.floor(share * 100)}%`,
+    `${rate(s)}/s`,
+    `ETA ${clock(eta(s))}`,
+  ];
   if (s.throttle) parts.push(s.throttle);
   const classes = classList(s.classes);
   if (classes) parts.push(classes);
@@ -260,7 +269,12 @@ function fit(text: string, width: number): string {
 }
 
 /** `throttled to 8/32: this process's event loop is 140 ms behind · 3 re-probed`, or undefined at full speed with nothing re-probed. */
-export function throttleText(a: { limit: number; ceiling: number; reason: string | undefined; reprobed: number }): string | undefined {
+export function throttleText(a: {
+  limit: number;
+  ceiling: number;
+  reason: string | undefined;
+  reprobed: number;
+}): string | undefined {
   const parts: string[] = [];
   if (a.reason !== undefined && a.limit < a.ceiling) parts.push(`throttled to ${a.limit}/${a.ceiling}: ${a.reason}`);
   if (a.reprobed > 0) parts.push(`${a.reprobed} re-probed after a stall here`);

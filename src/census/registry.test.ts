@@ -25,11 +25,19 @@ interface Registry {
 
 type Entry = Record<string, unknown>;
 
-const official = (status: string, updatedAt = "2026-11-01T00:00:00Z") => ({ "io.modelcontextprotocol.registry/official": { status, isLatest: true, updatedAt } });
-const entry = (name: string, remote: Record<string, unknown>, status = "active", updatedAt?: string): Entry => ({ server: { name, version: "1.0.0", remotes: [remote] }, _meta: official(status, updatedAt) });
+const official = (status: string, updatedAt = "2026-11-01T00:00:00Z") => ({
+  "io.modelcontextprotocol.registry/official": { status, isLatest: true, updatedAt },
+});
+const entry = (name: string, remote: Record<string, unknown>, status = "active", updatedAt?: string): Entry => ({
+  server: { name, version: "1.0.0", remotes: [remote] },
+  _meta: official(status, updatedAt),
+});
 
 /** A registry over `entries`, `perPage` a page; `/v0.1` answers 404 when `v0Only`; the first request gets a 429 when `busy`. */
-async function startRegistry(entries: Entry[], options: { perPage?: number; v0Only?: boolean; busy?: boolean; loop?: boolean } = {}): Promise<Registry> {
+async function startRegistry(
+  entries: Entry[],
+  options: { perPage?: number; v0Only?: boolean; busy?: boolean; loop?: boolean } = {},
+): Promise<Registry> {
   const requests: string[] = [];
   let busy = options.busy === true;
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -46,20 +54,42 @@ async function startRegistry(entries: Entry[], options: { perPage?: number; v0On
       return;
     }
     const since = url.searchParams.get("updated_since");
-    const listed = entries.filter((e) => !since || Date.parse(((e._meta as Record<string, { updatedAt: string }>)["io.modelcontextprotocol.registry/official"]!).updatedAt) >= Date.parse(since));
+    const listed = entries.filter(
+      (e) =>
+        !since ||
+        Date.parse(
+          (e._meta as Record<string, { updatedAt: string }>)["io.modelcontextprotocol.registry/official"]!.updatedAt,
+        ) >= Date.parse(since),
+    );
     const per = Math.min(Number(url.searchParams.get("limit") ?? 30), options.perPage ?? 100);
     const start = Number(url.searchParams.get("cursor") ?? 0);
     const page = listed.slice(start, start + per);
     const next = start + per < listed.length ? String(start + per) : undefined;
     res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ servers: page, metadata: { count: page.length, ...(next ? { nextCursor: options.loop ? "0" : next } : {}) } }));
+    res.end(
+      JSON.stringify({
+        servers: page,
+        metadata: { count: page.length, ...(next ? { nextCursor: options.loop ? "0" : next } : {}) },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe("the registry's API, read live", () => {
-  const many = Array.from({ length: 7 }, (_, i) => entry(`example/s${i}`, { type: "streamable-http", url: `https://s${i}.example/mcp` }, "active", `2026-11-0${i + 1}T00:00:00Z`));
+  const many = Array.from({ length: 7 }, (_, i) =>
+    entry(
+      `example/s${i}`,
+      { type: "streamable-http", url: `https://s${i}.example/mcp` },
+      "active",
+      `2026-11-0${i + 1}T00:00:00Z`,
+    ),
+  );
 
   test("follows nextCursor page by page, asks for the latest versions, and passes updated_since", async () => {
     const registry = await startRegistry(many, { perPage: 3 });
@@ -69,7 +99,13 @@ describe("the registry's API, read live", () => {
       assert.equal(pages.length, 2);
       assert.deepEqual(
         registryTargets(pages, "registry").targets.map((t) => t.target),
-        ["https://s2.example/mcp", "https://s3.example/mcp", "https://s4.example/mcp", "https://s5.example/mcp", "https://s6.example/mcp"],
+        [
+          "https://s2.example/mcp",
+          "https://s3.example/mcp",
+          "https://s4.example/mcp",
+          "https://s5.example/mcp",
+          "https://s6.example/mcp",
+        ],
       );
       for (const r of registry.requests) {
         const q = new URL(r, "http://x").searchParams;
@@ -95,7 +131,10 @@ describe("the registry's API, read live", () => {
     }
     assert.equal(retryAfterMs("30", 0), 30_000);
     assert.equal(retryAfterMs(null, 2), 4_000);
-    assert.equal(retryAfterMs(new Date(Date.parse("2026-12-03T00:01:00Z")).toUTCString(), 0, Date.parse("2026-12-03T00:00:00Z")), 60_000);
+    assert.equal(
+      retryAfterMs(new Date(Date.parse("2026-12-03T00:01:00Z")).toUTCString(), 0, Date.parse("2026-12-03T00:00:00Z")),
+      60_000,
+    );
     assert.equal(retryAfterMs("86400", 0), 120_000, "a wait of a day is cut to two minutes");
   });
 
@@ -126,9 +165,20 @@ describe("census --registry", () => {
     registry = await startRegistry([
       entry("example/ok", { type: "streamable-http", url: ok }),
       entry("example/old", { type: "streamable-http", url: fleet.url("ok", "old") }, "deprecated"),
-      entry("example/keyed", { type: "streamable-http", url: keyed, headers: [{ name: "X-Api-Key", isRequired: true, isSecret: true }] }),
-      entry("example/tenant", { type: "streamable-http", url: "https://{tenant}.example/mcp", variables: { tenant: { isRequired: true } } }),
-      { server: { name: "example/local", version: "1.0.0", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: official("active") },
+      entry("example/keyed", {
+        type: "streamable-http",
+        url: keyed,
+        headers: [{ name: "X-Api-Key", isRequired: true, isSecret: true }],
+      }),
+      entry("example/tenant", {
+        type: "streamable-http",
+        url: "https://{tenant}.example/mcp",
+        variables: { tenant: { isRequired: true } },
+      }),
+      {
+        server: { name: "example/local", version: "1.0.0", packages: [{ registryType: "npm", identifier: "x" }] },
+        _meta: official("active"),
+      },
     ]);
   });
 
@@ -147,7 +197,11 @@ describe("census --registry", () => {
     const attempts = await collect(store.attempts());
     await store.close();
     const byName = new Map(attempts.map((a) => [a.target, [a.class, a.detail]]));
-    assert.deepEqual(byName.get(fleet.url("ok", "a")), ["invalid_target", "private_address"], "a registry's loopback URL is not called");
+    assert.deepEqual(
+      byName.get(fleet.url("ok", "a")),
+      ["invalid_target", "private_address"],
+      "a registry's loopback URL is not called",
+    );
     assert.deepEqual(byName.get(fleet.url("ok", "b")), ["invalid_target", "needs_config"]);
     assert.deepEqual(byName.get("https://{tenant}.example/mcp"), ["invalid_target", "template"]);
     assert.equal(attempts.length, 3);
@@ -155,7 +209,18 @@ describe("census --registry", () => {
 
   test("with --allow-private and the header given, both are called", async () => {
     const db = join(dir, "b.db");
-    const run = mcpWire(["census", "--registry", registry.url, "--db", db, "--allow-private", "--header", "X-Api-Key: k", "--timeout", "5000"]);
+    const run = mcpWire([
+      "census",
+      "--registry",
+      registry.url,
+      "--db",
+      db,
+      "--allow-private",
+      "--header",
+      "X-Api-Key: k",
+      "--timeout",
+      "5000",
+    ]);
     assert.equal(await run.exit(), 0, run.stderr());
     const store = new SqliteStore(db, { readonly: true });
     const attempts = await collect(store.attempts());

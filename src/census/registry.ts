@@ -42,9 +42,12 @@ export async function fetchRegistry(base: string, options: RegistryFetchOptions 
   try {
     root = new URL(base);
   } catch {
-    throw new TargetsError(`--registry takes the registry's base URL (https://registry.modelcontextprotocol.io), not ${JSON.stringify(base)}`);
+    throw new TargetsError(
+      `--registry takes the registry's base URL (https://registry.modelcontextprotocol.io), not ${JSON.stringify(base)}`,
+    );
   }
-  if (root.protocol !== "https:" && root.protocol !== "http:") throw new TargetsError(`--registry takes an http(s) URL, not ${JSON.stringify(base)}`);
+  if (root.protocol !== "https:" && root.protocol !== "http:")
+    throw new TargetsError(`--registry takes an http(s) URL, not ${JSON.stringify(base)}`);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   let api: RegistryPages["api"] = "/v0.1/servers";
@@ -52,14 +55,18 @@ export async function fetchRegistry(base: string, options: RegistryFetchOptions 
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
-    if (pages.length >= maxPages) throw new TargetsError(`${base}: more than ${maxPages} pages; the registry's cursor may not advance`);
+    if (pages.length >= maxPages)
+      throw new TargetsError(`${base}: more than ${maxPages} pages; the registry's cursor may not advance`);
     const url = pageUrl(root, api, cursor, options.updatedSince);
     const answer = await get(url, options, sleep);
     if (answer.status === 404 && api === "/v0.1/servers" && pages.length === 0) {
       api = "/v0/servers";
       continue;
     }
-    if (answer.status !== 200) throw new TargetsError(`${url.href}: the registry answered HTTP ${answer.status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}`);
+    if (answer.status !== 200)
+      throw new TargetsError(
+        `${url.href}: the registry answered HTTP ${answer.status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}`,
+      );
     let page: unknown;
     try {
       page = JSON.parse(answer.body);
@@ -70,7 +77,8 @@ export async function fetchRegistry(base: string, options: RegistryFetchOptions 
     options.onPage?.(pages.length);
     const next = (page as { metadata?: { nextCursor?: unknown } } | null)?.metadata?.nextCursor;
     if (typeof next !== "string" || next === "") return { pages, api };
-    if (seen.has(next)) throw new TargetsError(`${url.href}: the registry repeated cursor ${JSON.stringify(next.slice(0, 100))}`);
+    if (seen.has(next))
+      throw new TargetsError(`${url.href}: the registry repeated cursor ${JSON.stringify(next.slice(0, 100))}`);
     seen.add(next);
     cursor = next;
   }
@@ -86,13 +94,24 @@ function pageUrl(root: URL, api: string, cursor: string | undefined, updatedSinc
 }
 
 /** One GET, its body read up to the cap, 429s waited out. */
-async function get(url: URL, options: RegistryFetchOptions, sleep: (ms: number) => Promise<void>): Promise<{ status: number; body: string }> {
+async function get(
+  url: URL,
+  options: RegistryFetchOptions,
+  sleep: (ms: number) => Promise<void>,
+): Promise<{ status: number; body: string }> {
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
-      res = await fetch(url, { headers: { accept: "application/json" }, redirect: "follow", signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+      res = await fetch(url, {
+        headers: { accept: "application/json" },
+        redirect: "follow",
+        signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      });
     } catch (e) {
-      const why = (e as Error).name === "TimeoutError" ? "no answer in time" : ((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+      const why =
+        (e as Error).name === "TimeoutError"
+          ? "no answer in time"
+          : ((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
       throw new TargetsError(`${url.origin}: the registry could not be read (${why})`);
     }
     if (res.status === 429 && attempt < MAX_RETRIES) {

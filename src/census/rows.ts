@@ -64,7 +64,8 @@ export interface LatestRow<E extends Engine> {
 }
 
 /** The columns a latest-verdict query selects (`a.` the attempt, `t.` its target), in LatestRow's order. */
-export const LATEST_COLUMNS = "t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects, a.http_status, a.rpc_code, a.server_name, a.server_version";
+export const LATEST_COLUMNS =
+  "t.target, t.name, a.class, a.detail, a.era, a.revision, a.at, a.advice, a.tools, a.elapsed_ms, a.auth, a.defects, a.http_status, a.rpc_code, a.server_name, a.server_version";
 
 export interface AttemptRow<E extends Engine> extends LatestRow<E> {
   id: E["id"];
@@ -97,7 +98,10 @@ export function targetRecord<E extends Engine>(r: TargetRow<E>): TargetRecord {
   };
 }
 
-export function latestRecord<E extends Engine>(r: LatestRow<E>, d: Decode<E>): Aggregates["perTarget"][number]["latest"] {
+export function latestRecord<E extends Engine>(
+  r: LatestRow<E>,
+  d: Decode<E>,
+): Aggregates["perTarget"][number]["latest"] {
   return {
     class: r.class,
     detail: r.detail,
@@ -156,7 +160,8 @@ export interface HistoryRow<E extends Engine> extends SurfaceRow {
 }
 
 /** The columns of HistoryRow but the surface's (`a.` the attempt, `t.` its target). */
-export const HISTORY_COLUMNS = "a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version";
+export const HISTORY_COLUMNS =
+  "a.run_id, t.target, a.at, a.class, a.detail, a.revision, a.elapsed_ms, a.server_name, a.server_version";
 
 export function historyRecord<E extends Engine>(r: HistoryRow<E>, d: Decode<E>, surfaces: SurfaceCache): HistoryRecord {
   return {

@@ -16,7 +16,19 @@
  */
 import { digestOf } from "./surface.js";
 import { REDACTED, redact, redactSecrets } from "../secrets/redact.js";
-import type { AggregateOptions, AttemptQuery, AttemptRecord, HistoryRecord, Aggregates, RunRecord, SharedRun, ShareOptions, Store, TargetRecord, TargetSummary } from "./store.js";
+import type {
+  AggregateOptions,
+  AttemptQuery,
+  AttemptRecord,
+  HistoryRecord,
+  Aggregates,
+  RunRecord,
+  SharedRun,
+  ShareOptions,
+  Store,
+  TargetRecord,
+  TargetSummary,
+} from "./store.js";
 
 /** How each target is known to the store: its redacted form, numbered when two collide. */
 export function storedNames(targets: readonly TargetRecord[]): string[] {
@@ -81,14 +93,21 @@ export class SecretSafeStore implements Store {
     out.target = this.toStored.get(attempt.target) ?? redact(attempt.target);
     // a definition that lost a secret is another text: its digest follows it
     const tools = out.surface?.tools;
-    if (tools) for (let i = 0; i < tools.length; i++) if (tools[i]!.definition !== attempt.surface!.tools[i]!.definition) tools[i]!.digest = digestOf(tools[i]!.definition ?? "");
+    if (tools)
+      for (let i = 0; i < tools.length; i++)
+        if (tools[i]!.definition !== attempt.surface!.tools[i]!.definition)
+          tools[i]!.digest = digestOf(tools[i]!.definition ?? "");
     return out;
   }
 
   startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
     this.learn(targets);
     const names = storedNames(targets);
-    return this.inner.startRun(redact(source), targets.map((t, i) => ({ ...t, target: names[i]! })), redactSecrets(settings));
+    return this.inner.startRun(
+      redact(source),
+      targets.map((t, i) => ({ ...t, target: names[i]! })),
+      redactSecrets(settings),
+    );
   }
 
   recordAttempt(attempt: AttemptRecord): Promise<void> {

@@ -30,11 +30,24 @@ describe("openSession", () => {
     const first = await openSession(started, { given: { perHost: 3 }, headers: {}, list, source: "servers.txt" });
     await started.close();
     assert.equal(first.pickedUp, false);
-    assert.deepEqual(first.settings, { concurrency: DEFAULT_CONCURRENCY, perHost: 3, perHostGap: 0, timeout: DEFAULT_TIMEOUT, allowPrivate: false, headers: 0 });
+    assert.deepEqual(first.settings, {
+      concurrency: DEFAULT_CONCURRENCY,
+      perHost: 3,
+      perHostGap: 0,
+      timeout: DEFAULT_TIMEOUT,
+      allowPrivate: false,
+      headers: 0,
+    });
     assert.deepEqual(first.run.settings, first.settings);
 
     const store = storeAt(file);
-    const again = await openSession(store, { given: { timeout: 500 }, headers: {}, list, source: "servers.txt", pickUp: { verb: "resume" } });
+    const again = await openSession(store, {
+      given: { timeout: 500 },
+      headers: {},
+      list,
+      source: "servers.txt",
+      pickUp: { verb: "resume" },
+    });
     assert.equal(again.pickedUp, true);
     assert.equal(again.run.id, first.run.id);
     assert.deepEqual(again.settings, { ...first.settings, timeout: 500 });
@@ -49,21 +62,52 @@ describe("openSession", () => {
   test("a picked-up run asks again for its headers and its secrets, and says when there is nothing to pick up", async () => {
     const file = newFile();
     const started = storeAt(file);
-    const run = await openSession(started, { given: {}, headers: { Authorization: "Bearer abcdef" }, list, source: "servers.txt" });
+    const run = await openSession(started, {
+      given: {},
+      headers: { Authorization: "Bearer abcdef" },
+      list,
+      source: "servers.txt",
+    });
     await started.close();
     const store = storeAt(file);
-    await assert.rejects(openSession(store, { given: {}, headers: {}, pickUp: { verb: "resume" } }), (e: Error) => e instanceof SessionRefused && /run 1 was started with 1 --header option; give them again to resume it/.test(e.message));
+    await assert.rejects(
+      openSession(store, { given: {}, headers: {}, pickUp: { verb: "resume" } }),
+      (e: Error) =>
+        e instanceof SessionRefused &&
+        /run 1 was started with 1 --header option; give them again to resume it/.test(e.message),
+    );
 
     const headers = { Authorization: "Bearer abcdef" };
     // the file the run came from cannot be read: its one secret target cannot be called
-    const unread = openSession(store, { given: {}, headers, pickUp: { verb: "resume" }, reread: async () => "cannot read servers.txt: no such file" });
-    await assert.rejects(unread, (e: Error) => e instanceof SessionRefused && /run 1 has 1 target whose secrets are never stored, and servers.txt does not list it/.test(e.message));
-    const reread = await openSession(store, { given: {}, headers, pickUp: { verb: "resume" }, reread: async () => list });
+    const unread = openSession(store, {
+      given: {},
+      headers,
+      pickUp: { verb: "resume" },
+      reread: async () => "cannot read servers.txt: no such file",
+    });
+    await assert.rejects(
+      unread,
+      (e: Error) =>
+        e instanceof SessionRefused &&
+        /run 1 has 1 target whose secrets are never stored, and servers.txt does not list it/.test(e.message),
+    );
+    const reread = await openSession(store, {
+      given: {},
+      headers,
+      pickUp: { verb: "resume" },
+      reread: async () => list,
+    });
     assert.equal(reread.targets[1]!.target, "https://b.example/mcp?api_key=k-123456");
 
     await store.finishRun(run.run.id);
-    await assert.rejects(openSession(store, { given: {}, headers, pickUp: { verb: "resume" } }), (e: Error) => e instanceof SessionRefused && /^nothing to resume: every run in .* is finished$/.test(e.message));
-    await assert.rejects(openSession(store, { given: {}, headers, pickUp: { verb: "join", runId: 7 } }), (e: Error) => e instanceof SessionRefused && /^no run 7 in .* \(runs: 1\)$/.test(e.message));
+    await assert.rejects(
+      openSession(store, { given: {}, headers, pickUp: { verb: "resume" } }),
+      (e: Error) => e instanceof SessionRefused && /^nothing to resume: every run in .* is finished$/.test(e.message),
+    );
+    await assert.rejects(
+      openSession(store, { given: {}, headers, pickUp: { verb: "join", runId: 7 } }),
+      (e: Error) => e instanceof SessionRefused && /^no run 7 in .* \(runs: 1\)$/.test(e.message),
+    );
     await store.close();
   });
 });

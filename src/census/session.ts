@@ -63,7 +63,8 @@ export interface Session {
 export async function openSession(store: SecretSafeStore, options: SessionOptions): Promise<Session> {
   const headers = Object.keys(options.headers).length;
   if (!options.pickUp) {
-    if (!options.list || options.source === undefined) throw new Error("a new run needs its targets and where they came from");
+    if (!options.list || options.source === undefined)
+      throw new Error("a new run needs its targets and where they came from");
     const settings = settingsOf(options.given, {}, headers);
     const targets = options.list.targets;
     const id = await store.startRun(options.source, targets, { ...settings });
@@ -76,7 +77,10 @@ export async function openSession(store: SecretSafeStore, options: SessionOption
   if (runId !== undefined) {
     const runs = await store.runs();
     run = runs.find((r) => r.id === runId);
-    if (!run) throw new SessionRefused(`no run ${runId} in ${store.where} (runs: ${runs.length === 0 ? "none" : runs.map((r) => r.id).join(", ")})`);
+    if (!run)
+      throw new SessionRefused(
+        `no run ${runId} in ${store.where} (runs: ${runs.length === 0 ? "none" : runs.map((r) => r.id).join(", ")})`,
+      );
     if (run.finishedAt !== null) throw new SessionRefused(`nothing to join: run ${runId} is finished`);
   } else {
     run = await store.unfinishedRun();
@@ -85,7 +89,9 @@ export async function openSession(store: SecretSafeStore, options: SessionOption
   const before = run.settings as Partial<RunSettings>;
   const settings = settingsOf(options.given, before, headers);
   if ((before.headers ?? 0) > 0 && settings.headers === 0) {
-    throw new SessionRefused(`run ${run.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to ${verb} it (they are never stored)`);
+    throw new SessionRefused(
+      `run ${run.id} was started with ${before.headers} --header option${before.headers === 1 ? "" : "s"}; give them again to ${verb} it (they are never stored)`,
+    );
   }
   // secrets are never stored: the targets file they came from gives them back
   if (options.list) store.learn(options.list.targets);
@@ -143,7 +149,11 @@ export interface SessionOutcome {
  * Probes the session's targets under its settings. A store that several processes can share
  * is worked through its queue, whoever started the run.
  */
-export async function runSession(store: SecretSafeStore, session: Session, options: RunSessionOptions): Promise<SessionOutcome> {
+export async function runSession(
+  store: SecretSafeStore,
+  session: Session,
+  options: RunSessionOptions,
+): Promise<SessionOutcome> {
   const { settings, run } = session;
   const census: CensusOptions = {
     concurrency: settings.concurrency,

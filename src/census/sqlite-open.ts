@@ -3,7 +3,18 @@
  * writes only into a new file or one mcp-wire made, and a report reads without leaving a byte
  * behind (SQLite in WAL mode would create `-wal` and `-shm` files even for a read-only reader).
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  closeSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -36,7 +47,14 @@ function isSqlite(head: Buffer): boolean {
  * `schema_version` table is another program's, even when its tables have our names.
  */
 function foreignObjects(db: Database.Database): string[] {
-  const names = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").pluck().all() as string[]).sort();
+  const names = (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+      )
+      .pluck()
+      .all() as string[]
+  ).sort();
   if (names.length === 0) return [];
   if (!names.includes("schema_version")) return names;
   return names.filter((n) => !OWN_TABLES.includes(n));
@@ -44,7 +62,9 @@ function foreignObjects(db: Database.Database): string[] {
 
 function refusal(file: string, foreign: string[]): StoreRefused {
   const shown = foreign.slice(0, 4).join(", ") + (foreign.length > 4 ? `, … (${foreign.length} in all)` : "");
-  return new StoreRefused(`${file} holds tables mcp-wire did not make (${shown}); it was left untouched. Name a new file with --db`);
+  return new StoreRefused(
+    `${file} holds tables mcp-wire did not make (${shown}); it was left untouched. Name a new file with --db`,
+  );
 }
 
 /**
@@ -63,7 +83,8 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
   if (existed) {
     const head = header(file);
     // an empty file is a new database to SQLite; anything else must be one already
-    if (head.length > 0 && !isSqlite(head)) throw new StoreRefused(`${file} is not an SQLite database; it was left untouched. Name a new file with --db`);
+    if (head.length > 0 && !isSqlite(head))
+      throw new StoreRefused(`${file} is not an SQLite database; it was left untouched. Name a new file with --db`);
     if (head.length > 0) recognise(file, head);
   }
   // SQLite says only "unable to open database file" when it cannot write the file or, for its
@@ -71,7 +92,8 @@ export function openWritable(file: string, mustExist: boolean): Database.Databas
   // (an in-memory database, ":memory:" or "", has no file)
   if (file !== ":memory:" && file !== "") {
     const folder = path.dirname(path.resolve(file));
-    if (existsSync(folder) && !statSync(folder).isDirectory()) throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
+    if (existsSync(folder) && !statSync(folder).isDirectory())
+      throw new StoreRefused(`cannot write ${file}: ${folder} is not a folder`);
     if (existed) accessSync(file, constants.W_OK);
     accessSync(folder, constants.W_OK);
   }
@@ -98,7 +120,10 @@ function recognise(file: string, head: Buffer): void {
   const { db, copy } = openForReading(file, head);
   try {
     const version = schemaVersion(db);
-    if (version > SCHEMA_VERSION) throw new StoreRefused(`${file}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`);
+    if (version > SCHEMA_VERSION)
+      throw new StoreRefused(
+        `${file}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`,
+      );
     const foreign = foreignObjects(db);
     if (foreign.length > 0) throw refusal(file, foreign);
   } finally {
@@ -139,7 +164,10 @@ function openForReading(file: string, head: Buffer): { db: Database.Database; co
 export function openReadonly(file: string): { db: Database.Database; copy: string | undefined } {
   if (!existsSync(file)) throw new StoreRefused(`no census database at ${file}`);
   const head = header(file);
-  if (!isSqlite(head)) throw new StoreRefused(`${file} is ${head.length === 0 ? "empty" : "not an SQLite database"}, not a census database`);
+  if (!isSqlite(head))
+    throw new StoreRefused(
+      `${file} is ${head.length === 0 ? "empty" : "not an SQLite database"}, not a census database`,
+    );
   const opened = openForReading(file, head);
   if (schemaVersion(opened.db) === 0 || foreignObjects(opened.db).length > 0) {
     opened.db.close();

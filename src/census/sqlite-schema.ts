@@ -117,7 +117,16 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Every table the migrations make: a database holding any other is another program's. */
-export const OWN_TABLES: readonly string[] = ["schema_version", "runs", "targets", "run_targets", "attempts", "attempt_defects", "tool_definitions", "attempt_surfaces"];
+export const OWN_TABLES: readonly string[] = [
+  "schema_version",
+  "runs",
+  "targets",
+  "run_targets",
+  "attempts",
+  "attempt_defects",
+  "tool_definitions",
+  "attempt_surfaces",
+];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
@@ -133,9 +142,14 @@ export function schemaVersion(db: Database.Database): number {
  * database from a newer mcp-wire rather than guess at a schema it does not know.
  */
 export function migrate(db: Database.Database, upTo = SCHEMA_VERSION): number {
-  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL, why TEXT NOT NULL)");
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL, why TEXT NOT NULL)",
+  );
   const current = schemaVersion(db);
-  if (current > SCHEMA_VERSION) throw new Error(`${db.name}: schema version ${current} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`);
+  if (current > SCHEMA_VERSION)
+    throw new Error(
+      `${db.name}: schema version ${current} comes from a newer mcp-wire (this one knows up to ${SCHEMA_VERSION})`,
+    );
   const record = db.prepare("INSERT INTO schema_version (version, applied_at, why) VALUES (?, ?, ?)");
   for (const m of MIGRATIONS) {
     if (m.version <= current || m.version > upTo) continue;

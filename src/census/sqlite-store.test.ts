@@ -66,7 +66,9 @@ describe("SqliteStore", () => {
     assert.equal(store.db.pragma("journal_mode", { simple: true }), "wal");
     assert.equal(schemaVersion(store.db), SCHEMA_VERSION);
     assert.deepEqual(
-      (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).sort(),
+      (
+        store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]
+      ).sort(),
       [...OWN_TABLES].sort(),
     );
     await store.close();
@@ -125,9 +127,14 @@ describe("SqliteStore", () => {
     );
     // and it goes on working as a new one
     const run = await store.startRun("old.txt", [{ target: A, kind: "http", name: null }], {});
-    await store.recordAttempt(attempt(run, A, "2026-07-02T00:00:00.000Z", { defects: [extra], auth: { verdict: "broken" } }));
+    await store.recordAttempt(
+      attempt(run, A, "2026-07-02T00:00:00.000Z", { defects: [extra], auth: { verdict: "broken" } }),
+    );
     assert.equal((await store.aggregate()).perTarget.find((t) => t.target === A)?.attempts, 2);
-    assert.deepEqual((await collect(store.attempts({ target: A }))).map((a) => a.auth), [null, { verdict: "broken" }]);
+    assert.deepEqual(
+      (await collect(store.attempts({ target: A }))).map((a) => a.auth),
+      [null, { verdict: "broken" }],
+    );
     await store.close();
   });
 
@@ -135,7 +142,11 @@ describe("SqliteStore", () => {
     const file = newFile();
     await new SqliteStore(file).close();
     const db = new Database(file);
-    db.prepare("INSERT INTO schema_version (version, applied_at, why) VALUES (?, ?, ?)").run(SCHEMA_VERSION + 1, new Date().toISOString(), "the future");
+    db.prepare("INSERT INTO schema_version (version, applied_at, why) VALUES (?, ?, ?)").run(
+      SCHEMA_VERSION + 1,
+      new Date().toISOString(),
+      "the future",
+    );
     db.close();
     assert.throws(() => new SqliteStore(file), /newer mcp-wire/);
   });
@@ -146,7 +157,8 @@ describe("SqliteStore", () => {
 
   describe("a file that is not mcp-wire's is refused and left byte for byte as it was", () => {
     const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-    const besides = (file: string) => readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}-`));
+    const besides = (file: string) =>
+      readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}-`));
 
     const cases: [string, (file: string) => void, RegExp][] = [
       ["a text file", (f) => writeFileSync(f, "my notes\nline two\n"), /not an SQLite database/],
@@ -154,7 +166,9 @@ describe("SqliteStore", () => {
         "another program's SQLite database",
         (f) => {
           const db = new Database(f);
-          db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')");
+          db.exec(
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')",
+          );
           db.close();
         },
         /tables mcp-wire did not make \(notes\)/,
@@ -225,7 +239,9 @@ describe("SqliteStore", () => {
         for (const readonly of [false, true]) {
           assert.throws(
             () => new SqliteStore(file, { readonly }),
-            (e: Error) => e instanceof StoreRefused && (readonly ? /not a census database|not an SQLite database/ : message).test(e.message),
+            (e: Error) =>
+              e instanceof StoreRefused &&
+              (readonly ? /not a census database|not an SQLite database/ : message).test(e.message),
           );
           assert.equal(sha(file), before);
           assert.deepEqual(besides(file), leftBefore);

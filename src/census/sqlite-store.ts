@@ -10,8 +10,34 @@ import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
 import { assemble, type SigninGroup } from "./aggregate-rows.js";
 import { SurfaceCache, surfaceOfRow, surfaceRow, type SurfaceRow } from "./surface-rows.js";
-import { HISTORY_COLUMNS, LATEST_COLUMNS, attemptRecord, historyRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type HistoryRow, type LatestRow, type RunRow, type TargetRow } from "./rows.js";
-import { StoreRefused, TARGET_PAGE, type AggregateOptions, type AttemptQuery, type AttemptRecord, type HistoryRecord, type Aggregates, type RunRecord, type Store, type TargetRecord, type TargetSummary } from "./store.js";
+import {
+  HISTORY_COLUMNS,
+  LATEST_COLUMNS,
+  attemptRecord,
+  historyRecord,
+  latestRecord,
+  runRecord,
+  targetRecord,
+  type AttemptRow,
+  type Decode,
+  type HistoryRow,
+  type LatestRow,
+  type RunRow,
+  type TargetRow,
+} from "./rows.js";
+import {
+  StoreRefused,
+  TARGET_PAGE,
+  type AggregateOptions,
+  type AttemptQuery,
+  type AttemptRecord,
+  type HistoryRecord,
+  type Aggregates,
+  type RunRecord,
+  type Store,
+  type TargetRecord,
+  type TargetSummary,
+} from "./store.js";
 
 export interface SqliteStoreOptions {
   /**
@@ -84,7 +110,10 @@ export class SqliteStore implements Store {
   /** A private copy a report reads instead of the user's file (see openReadonly). */
   readonly #copy: string | undefined;
 
-  constructor(readonly file: string, options: SqliteStoreOptions = {}) {
+  constructor(
+    readonly file: string,
+    options: SqliteStoreOptions = {},
+  ) {
     this.where = file;
     this.#readonly = options.readonly === true;
     if (this.#readonly) {
@@ -93,7 +122,10 @@ export class SqliteStore implements Store {
       this.#copy = opened.copy;
       try {
         const version = schemaVersion(this.db);
-        if (version !== SCHEMA_VERSION) throw new StoreRefused(`${file}: schema version ${version}, this mcp-wire reads ${SCHEMA_VERSION}; run a census on it once to migrate it`);
+        if (version !== SCHEMA_VERSION)
+          throw new StoreRefused(
+            `${file}: schema version ${version}, this mcp-wire reads ${SCHEMA_VERSION}; run a census on it once to migrate it`,
+          );
       } catch (e) {
         this.#dispose();
         throw e;
@@ -110,14 +142,20 @@ export class SqliteStore implements Store {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertDefect = this.db.prepare("INSERT OR IGNORE INTO attempt_defects (code, attempt_id) VALUES (?, ?)");
-    this.#insertDefinition = this.db.prepare("INSERT OR IGNORE INTO tool_definitions (digest, definition) VALUES (?, ?)");
-    this.#insertSurface = this.db.prepare("INSERT INTO attempt_surfaces (attempt_id, tools, resources, templates, prompts) VALUES (?, ?, ?, ?, ?)");
+    this.#insertDefinition = this.db.prepare(
+      "INSERT OR IGNORE INTO tool_definitions (digest, definition) VALUES (?, ?)",
+    );
+    this.#insertSurface = this.db.prepare(
+      "INSERT INTO attempt_surfaces (attempt_id, tools, resources, templates, prompts) VALUES (?, ?, ?, ?, ?)",
+    );
     this.#targetId = this.db.prepare("SELECT id FROM targets WHERE target = ?").pluck();
-    this.#upsertTarget = this.db.prepare(
-      `INSERT INTO targets (target, kind, name) VALUES (?, ?, ?)
+    this.#upsertTarget = this.db
+      .prepare(
+        `INSERT INTO targets (target, kind, name) VALUES (?, ?, ?)
        ON CONFLICT (target) DO UPDATE SET kind = excluded.kind, name = coalesce(excluded.name, targets.name)
        RETURNING id`,
-    ).pluck();
+      )
+      .pluck();
     this.#recordOne = this.db.transaction((a: AttemptRecord) => this.#insert(a));
     this.#recordBatch = this.db.transaction((batch: readonly Pending[]) => {
       for (const p of batch) this.#insert(p.attempt);
@@ -127,10 +165,14 @@ export class SqliteStore implements Store {
   async startRun(source: string, targets: readonly TargetRecord[], settings: Record<string, unknown>): Promise<number> {
     this.#flush();
     const insertRun = this.db.prepare("INSERT INTO runs (started_at, source, targets, settings) VALUES (?, ?, ?, ?)");
-    const insertRunTarget = this.db.prepare("INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid) VALUES (?, ?, ?, ?, ?)");
+    const insertRunTarget = this.db.prepare(
+      "INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid) VALUES (?, ?, ?, ?, ?)",
+    );
     const ids: [string, number][] = [];
     const runId = this.db.transaction(() => {
-      const runId = Number(insertRun.run(new Date().toISOString(), source, targets.length, JSON.stringify(settings)).lastInsertRowid);
+      const runId = Number(
+        insertRun.run(new Date().toISOString(), source, targets.length, JSON.stringify(settings)).lastInsertRowid,
+      );
       targets.forEach((t, i) => {
         const targetId = this.#upsertTarget.get(t.target, t.kind, t.name) as number;
         ids.push([t.target, targetId]);
@@ -144,7 +186,9 @@ export class SqliteStore implements Store {
 
   async finishRun(runId: number): Promise<void> {
     this.#flush();
-    const changed = this.db.prepare("UPDATE runs SET finished_at = ? WHERE id = ?").run(new Date().toISOString(), runId).changes;
+    const changed = this.db
+      .prepare("UPDATE runs SET finished_at = ? WHERE id = ?")
+      .run(new Date().toISOString(), runId).changes;
     if (changed === 0) throw new Error(`no run ${runId}`);
   }
 
@@ -256,7 +300,8 @@ export class SqliteStore implements Store {
     for (const d of a.defects) this.#insertDefect.run(d.code, id);
     if (a.surface) {
       const row = surfaceRow(a.surface);
-      for (const t of a.surface.tools) if (t.definition !== undefined) this.#insertDefinition.run(t.digest, t.definition);
+      for (const t of a.surface.tools)
+        if (t.definition !== undefined) this.#insertDefinition.run(t.digest, t.definition);
       this.#insertSurface.run(id, row.tools, row.resources, row.templates, row.prompts);
     }
   }
@@ -266,7 +311,11 @@ export class SqliteStore implements Store {
    * stays), else looked up; one made here is not remembered, as its transaction may yet roll back.
    */
   #idOf(target: string): number {
-    return this.#ids.get(target) ?? (this.#targetId.get(target) as number | undefined) ?? (this.#upsertTarget.get(target, "http", null) as number);
+    return (
+      this.#ids.get(target) ??
+      (this.#targetId.get(target) as number | undefined) ??
+      (this.#upsertTarget.get(target, "http", null) as number)
+    );
   }
 
   async pendingTargets(runId: number): Promise<TargetRecord[]> {
@@ -283,7 +332,8 @@ export class SqliteStore implements Store {
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
     this.#flush();
-    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as RunRow<Sqlite> | undefined;
+    const row = this.db.prepare("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1").get() as
+      RunRow<Sqlite> | undefined;
     return row && runRecord(row, decode);
   }
 
@@ -293,7 +343,9 @@ export class SqliteStore implements Store {
   }
 
   #runs(): RunRecord[] {
-    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow<Sqlite>[]).map((r) => runRecord(r, decode));
+    return (this.db.prepare("SELECT * FROM runs ORDER BY id").all() as RunRow<Sqlite>[]).map((r) =>
+      runRecord(r, decode),
+    );
   }
 
   /**
@@ -346,17 +398,19 @@ export class SqliteStore implements Store {
     const cut = Date.parse(before);
     if (!Number.isFinite(cut)) throw new Error(`before: not a date: ${JSON.stringify(before)}`);
     this.#flush();
-    return this.db.transaction(() => {
-      const old = "SELECT id FROM attempts WHERE at < ?";
-      this.db.prepare(`DELETE FROM attempt_defects WHERE attempt_id IN (${old})`).run(cut);
-      this.db.prepare(`DELETE FROM attempt_surfaces WHERE attempt_id IN (${old})`).run(cut);
-      const deleted = this.db.prepare("DELETE FROM attempts WHERE at < ?").run(cut).changes;
-      this.db.exec(
-        `DELETE FROM tool_definitions WHERE digest NOT IN
+    return this.db
+      .transaction(() => {
+        const old = "SELECT id FROM attempts WHERE at < ?";
+        this.db.prepare(`DELETE FROM attempt_defects WHERE attempt_id IN (${old})`).run(cut);
+        this.db.prepare(`DELETE FROM attempt_surfaces WHERE attempt_id IN (${old})`).run(cut);
+        const deleted = this.db.prepare("DELETE FROM attempts WHERE at < ?").run(cut).changes;
+        this.db.exec(
+          `DELETE FROM tool_definitions WHERE digest NOT IN
            (SELECT json_extract(j.value, '$[1]') FROM attempt_surfaces s, json_each(s.tools) j)`,
-      );
-      return deleted;
-    }).immediate();
+        );
+        return deleted;
+      })
+      .immediate();
   }
 
   async aggregate(query: AttemptQuery = {}, options: AggregateOptions = {}): Promise<Aggregates> {
@@ -373,17 +427,34 @@ export class SqliteStore implements Store {
     // One scan of the attempts_by_run index, grouped in its own order (so SQLite never sorts),
     // gives runs, classes, classes per run, revisions and latency: a pass over narrow index
     // entries, with nothing computed per row.
-    const groups = all<{ runId: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
+    const groups = all<{
+      runId: number;
+      class: string;
+      detail: string;
+      era: string | null;
+      revision: string | null;
+      bucket: number;
+      n: number;
+    }>(
       `SELECT run_id AS runId, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
        FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,
     );
 
     // apart, each is one seek at an end of attempts_by_time; together SQLite would scan it all
     const span = this.db
-      .prepare(`SELECT (SELECT MIN(a.at) FROM attempts a ${where.sql}) AS first, (SELECT MAX(a.at) FROM attempts a ${where.sql}) AS last`)
+      .prepare(
+        `SELECT (SELECT MIN(a.at) FROM attempts a ${where.sql}) AS first, (SELECT MAX(a.at) FROM attempts a ${where.sql}) AS last`,
+      )
       .get(...where.params, ...where.params) as { first: number | null; last: number | null };
 
-    const rpcGroups = all<{ code: number; range: string | null; class: string; detail: string; message: string | null; n: number }>(
+    const rpcGroups = all<{
+      code: number;
+      range: string | null;
+      class: string;
+      detail: string;
+      message: string | null;
+      n: number;
+    }>(
       `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, COUNT(*) AS n, MIN(at) AS first
        FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first, message`,
     );
@@ -422,7 +493,13 @@ export class SqliteStore implements Store {
       httpStatuses,
       defects,
       ...(options.perTarget === false
-        ? { perTarget: [], targets: (this.db.prepare(`SELECT COUNT(DISTINCT a.target_id) FROM attempts a ${where.sql}`).pluck().get(...where.params) as number) }
+        ? {
+            perTarget: [],
+            targets: this.db
+              .prepare(`SELECT COUNT(DISTINCT a.target_id) FROM attempts a ${where.sql}`)
+              .pluck()
+              .get(...where.params) as number,
+          }
         : { perTarget: this.#perTarget(where) }),
     });
   }
@@ -435,13 +512,21 @@ export class SqliteStore implements Store {
     this.#flush();
     const where = whereOf(query);
     const and = where.sql ? `${where.sql} AND` : "WHERE";
-    const ids = this.db.prepare(`SELECT DISTINCT a.target_id FROM attempts a ${and} a.target_id > ? ORDER BY a.target_id LIMIT ?`).pluck();
-    const counts = this.db.prepare(`SELECT target_id, class, COUNT(*) AS n FROM attempts a ${and} a.target_id BETWEEN ? AND ? GROUP BY target_id, class`);
+    const ids = this.db
+      .prepare(`SELECT DISTINCT a.target_id FROM attempts a ${and} a.target_id > ? ORDER BY a.target_id LIMIT ?`)
+      .pluck();
+    const counts = this.db.prepare(
+      `SELECT target_id, class, COUNT(*) AS n FROM attempts a ${and} a.target_id BETWEEN ? AND ? GROUP BY target_id, class`,
+    );
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       const page = ids.all(...where.params, after, TARGET_PAGE) as number[];
       if (page.length === 0) return;
-      const rows = counts.all(...where.params, page[0], page.at(-1)) as { target_id: number; class: string; n: number }[];
+      const rows = counts.all(...where.params, page[0], page.at(-1)) as {
+        target_id: number;
+        class: string;
+        n: number;
+      }[];
       yield* this.#summaries(where, rows);
       if (page.length < TARGET_PAGE) return;
       after = page.at(-1)!;
@@ -453,7 +538,9 @@ export class SqliteStore implements Store {
    * and latest attempts, each one index seek.
    */
   #perTarget(where: Where): Aggregates["perTarget"] {
-    const rows = this.db.prepare(`SELECT target_id, class, COUNT(*) AS n FROM attempts a ${where.sql} GROUP BY target_id, class`).all(...where.params) as {
+    const rows = this.db
+      .prepare(`SELECT target_id, class, COUNT(*) AS n FROM attempts a ${where.sql} GROUP BY target_id, class`)
+      .all(...where.params) as {
       target_id: number;
       class: string;
       n: number;
@@ -471,7 +558,9 @@ export class SqliteStore implements Store {
       t.classes[r.class] = r.n;
     }
     const and = where.sql ? `${where.sql} AND` : "WHERE";
-    const first = this.db.prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`).pluck();
+    const first = this.db
+      .prepare(`SELECT a.at FROM attempts a ${and} a.target_id = ? ORDER BY a.at, a.id LIMIT 1`)
+      .pluck();
     const latest = this.db.prepare(
       `SELECT ${LATEST_COLUMNS}
        FROM attempts a JOIN targets t ON t.id = a.target_id

@@ -69,7 +69,10 @@ export interface AttemptRecord {
 }
 
 /** An attempt as `Store.history` gives it. */
-export type HistoryRecord = Pick<AttemptRecord, "runId" | "target" | "at" | "class" | "detail" | "revision" | "elapsedMs" | "serverName" | "serverVersion"> & {
+export type HistoryRecord = Pick<
+  AttemptRecord,
+  "runId" | "target" | "at" | "class" | "detail" | "revision" | "elapsedMs" | "serverName" | "serverVersion"
+> & {
   surface: SurfaceRecord | null;
 };
 
@@ -140,7 +143,23 @@ export interface Aggregates {
     firstAt: string;
     lastAt: string;
     classes: Record<string, number>;
-    latest: Pick<AttemptRecord, "class" | "detail" | "era" | "revision" | "at" | "advice" | "tools" | "elapsedMs" | "auth" | "defects" | "httpStatus" | "rpcCode" | "serverName" | "serverVersion">;
+    latest: Pick<
+      AttemptRecord,
+      | "class"
+      | "detail"
+      | "era"
+      | "revision"
+      | "at"
+      | "advice"
+      | "tools"
+      | "elapsedMs"
+      | "auth"
+      | "defects"
+      | "httpStatus"
+      | "rpcCode"
+      | "serverName"
+      | "serverVersion"
+    >;
   }[];
 }
 

@@ -16,8 +16,18 @@ export interface SurfaceRow {
 const list = (v: readonly string[] | null): string | null => (v === null ? null : JSON.stringify(v));
 const parsed = (v: string | null): string[] | null => (v === null ? null : (JSON.parse(v) as string[]));
 
-export function surfaceRow(s: SurfaceRecord): { tools: string; resources: string | null; templates: string | null; prompts: string | null } {
-  return { tools: JSON.stringify(s.tools.map((t) => [t.name, t.digest])), resources: list(s.resources), templates: list(s.resourceTemplates), prompts: list(s.prompts) };
+export function surfaceRow(s: SurfaceRecord): {
+  tools: string;
+  resources: string | null;
+  templates: string | null;
+  prompts: string | null;
+} {
+  return {
+    tools: JSON.stringify(s.tools.map((t) => [t.name, t.digest])),
+    resources: list(s.resources),
+    templates: list(s.resourceTemplates),
+    prompts: list(s.prompts),
+  };
 }
 
 /**

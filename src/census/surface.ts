@@ -28,7 +28,11 @@ export function digestOf(definition: string): string {
 /** The surface with each tool as its canonical text; digests are given by `withDigests`, after redaction. */
 export function surfaceRecord(surface: Surface): SurfaceRecord {
   return {
-    tools: surface.tools.map((t) => ({ name: typeof t.name === "string" ? t.name : "", digest: "", definition: canonicalJson(t) })),
+    tools: surface.tools.map((t) => ({
+      name: typeof t.name === "string" ? t.name : "",
+      digest: "",
+      definition: canonicalJson(t),
+    })),
     resources: surface.resources,
     resourceTemplates: surface.resourceTemplates,
     prompts: surface.prompts,

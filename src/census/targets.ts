@@ -51,14 +51,21 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_TARGETS_BYTES = 256 * 1024 * 1024;
 
 /** `maxBytes`: the largest file read (default MAX_TARGETS_BYTES). */
-export async function readTargets(file: string, options: RegistryReadOptions = {}, maxBytes = MAX_TARGETS_BYTES): Promise<TargetList> {
+export async function readTargets(
+  file: string,
+  options: RegistryReadOptions = {},
+  maxBytes = MAX_TARGETS_BYTES,
+): Promise<TargetList> {
   let bytes: Buffer;
   try {
     bytes = await readCapped(file, maxBytes);
   } catch (e) {
     if (e instanceof TargetsError) throw e;
     // the cause lets the command line say what went wrong in words
-    throw new TargetsError(`${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
+    throw new TargetsError(
+      `${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+      { cause: e },
+    );
   }
   return parseTargets(bytes.toString("utf8"), file, options);
 }
@@ -91,7 +98,11 @@ export function parseTargets(text: string, source = "targets", options: Registry
 }
 
 /** Pages a registry's API answered (`{"servers":[…]}` each), read as an export of them would be. */
-export function registryTargets(pages: readonly unknown[], source: string, options: RegistryReadOptions = {}): TargetList {
+export function registryTargets(
+  pages: readonly unknown[],
+  source: string,
+  options: RegistryReadOptions = {},
+): TargetList {
   const list = new Collector("registry", options);
   pages.forEach((page, i) =>
     readPage(page, `page ${i + 1}`, list, (path, message): never => {
@@ -122,7 +133,10 @@ function parseText(text: string, source: string): TargetList {
       else list.skippedLines.blank++;
       return;
     }
-    if (/\s/.test(line)) throw new TargetsError(`${source}: line ${i + 1}: one URL a line, found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`);
+    if (/\s/.test(line))
+      throw new TargetsError(
+        `${source}: line ${i + 1}: one URL a line, found ${JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`,
+      );
     list.add(line, "http", null, false);
     firstLine ??= { n: i + 1, text: line };
   });
@@ -130,7 +144,9 @@ function parseText(text: string, source: string): TargetList {
   // a file whose every line is a word but none an http(s) URL is some other file given by
   // mistake (a list of names, a config): stopping says so, where rows of bad_url would not
   if (firstLine !== undefined && done.targets.every((t) => t.invalid === "bad_url")) {
-    throw new TargetsError(`${source}: not one line is an http(s) URL (line ${firstLine.n}: ${JSON.stringify(firstLine.text.length > 80 ? `${firstLine.text.slice(0, 80)}…` : firstLine.text)})`);
+    throw new TargetsError(
+      `${source}: not one line is an http(s) URL (line ${firstLine.n}: ${JSON.stringify(firstLine.text.length > 80 ? `${firstLine.text.slice(0, 80)}…` : firstLine.text)})`,
+    );
   }
   return done;
 }
@@ -158,7 +174,12 @@ function unwrap(line: string): string {
 function parseRegistry(text: string, source: string, options: RegistryReadOptions): TargetList {
   const values = splitJsonValues(text, source);
   // a JSON array of strings is a list of URLs the user wrote in JSON, not a registry export
-  if (values.length === 1 && Array.isArray(values[0]!.value) && values[0]!.value.length > 0 && values[0]!.value.every((v) => typeof v === "string")) {
+  if (
+    values.length === 1 &&
+    Array.isArray(values[0]!.value) &&
+    values[0]!.value.length > 0 &&
+    values[0]!.value.every((v) => typeof v === "string")
+  ) {
     return parseText((values[0]!.value as string[]).join("\n"), source);
   }
   const list = new Collector("registry", options);
@@ -178,7 +199,8 @@ type Fail = (path: string, message: string) => never;
 
 function readPage(page: unknown, path: string, list: Collector, fail: Fail): void {
   if (!isObject(page)) return fail(path, `expected a registry page ({"servers":[…]}), found ${describe(page)}`);
-  if (!Array.isArray(page.servers)) return fail(`${path}.servers`, `expected an array of servers, found ${describe(page.servers)}`);
+  if (!Array.isArray(page.servers))
+    return fail(`${path}.servers`, `expected an array of servers, found ${describe(page.servers)}`);
   page.servers.forEach((entry: unknown, i: number) => readEntry(entry, `${path}.servers[${i}]`, list, fail));
 }
 
@@ -187,7 +209,8 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
   const server = entry.server;
   if (!isObject(server)) return fail(`${path}.server`, `expected an object, found ${describe(server)}`);
   const meta = entry._meta;
-  if (meta !== undefined && !isObject(meta)) return fail(`${path}._meta`, `expected an object, found ${describe(meta)}`);
+  if (meta !== undefined && !isObject(meta))
+    return fail(`${path}._meta`, `expected an object, found ${describe(meta)}`);
   const official = meta?.[OFFICIAL];
   if (isObject(official) && official.isLatest === false) {
     list.notLatest++;
@@ -210,9 +233,11 @@ function readEntry(entry: unknown, path: string, list: Collector, fail: Fail): v
     const at = `${path}.server.remotes[${i}]`;
     if (!isObject(remote)) return fail(at, `expected a remote ({"type","url"}), found ${describe(remote)}`);
     if (typeof remote.url !== "string") return fail(`${at}.url`, `expected a string, found ${describe(remote.url)}`);
-    if (remote.type !== undefined && typeof remote.type !== "string") return fail(`${at}.type`, `expected a string, found ${describe(remote.type)}`);
+    if (remote.type !== undefined && typeof remote.type !== "string")
+      return fail(`${at}.type`, `expected a string, found ${describe(remote.type)}`);
     const variables = remote.variables;
-    if (variables !== undefined && !isObject(variables)) return fail(`${at}.variables`, `expected an object, found ${describe(variables)}`);
+    if (variables !== undefined && !isObject(variables))
+      return fail(`${at}.variables`, `expected an object, found ${describe(variables)}`);
     const kind: TargetKind = remote.type === "sse" ? "sse" : "http";
     if (remote.url.length > MAX_URL_LENGTH) return list.addInvalid(remote.url, kind, name, "bad_url");
     const filled = fillTemplate(remote.url, variables ?? {});
@@ -275,7 +300,9 @@ class Collector {
     if (!Array.isArray(headers)) return false;
     return headers.some((h: unknown) => {
       if (!isObject(h) || h.isRequired !== true || typeof h.name !== "string") return false;
-      const fixed = (typeof h.value === "string" && h.value !== "" && !/\{[^{}]*\}/.test(h.value)) || (typeof h.default === "string" && h.default !== "");
+      const fixed =
+        (typeof h.value === "string" && h.value !== "" && !/\{[^{}]*\}/.test(h.value)) ||
+        (typeof h.default === "string" && h.default !== "");
       return !fixed && !this.#given.has(h.name.toLowerCase());
     });
   }
@@ -288,12 +315,19 @@ class Collector {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "") return this.addInvalid(url, kind, name, "bad_url", untrusted);
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "")
+      return this.addInvalid(url, kind, name, "bad_url", untrusted);
     this.#put({ target: parsed.href, kind, name, ...(untrusted ? { untrusted } : {}) });
   }
 
   /** A target recorded, not called; one too long to keep whole is kept as its start and its length. */
-  addInvalid(raw: string, kind: TargetKind, name: string | null, invalid: NonNullable<TargetRecord["invalid"]>, untrusted = true): void {
+  addInvalid(
+    raw: string,
+    kind: TargetKind,
+    name: string | null,
+    invalid: NonNullable<TargetRecord["invalid"]>,
+    untrusted = true,
+  ): void {
     const target = raw.length > MAX_URL_LENGTH ? `${raw.slice(0, 200)}… (${raw.length} characters)` : raw;
     this.#put({ target, kind, name, invalid, ...(untrusted ? { untrusted } : {}) });
   }
@@ -372,7 +406,9 @@ export function splitJsonValues(text: string, source: string): JsonValue[] {
     } catch (e) {
       const at = /position (\d+)/.exec((e as Error).message);
       const where = position(text, start + (at ? Number(at[1]) : 0));
-      throw new TargetsError(`${source}: ${where}: not JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, "")}`);
+      throw new TargetsError(
+        `${source}: ${where}: not JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, "")}`,
+      );
     }
   }
   if (values.length === 0) throw new TargetsError(`${source}: empty`);

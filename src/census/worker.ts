@@ -7,7 +7,14 @@
  * each of them returns, and the run is marked finished.
  */
 import os from "node:os";
-import { admitted, attemptAt, censusAdmission, DEFAULT_CONCURRENCY, DEFAULT_PER_HOST, type CensusOptions } from "./census.js";
+import {
+  admitted,
+  attemptAt,
+  censusAdmission,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PER_HOST,
+  type CensusOptions,
+} from "./census.js";
 import { hostOf } from "./host-of.js";
 import { HostSlots } from "./limiter.js";
 import type { AttemptRecord, SharedRun, Store, TargetRecord } from "./store.js";
@@ -40,9 +47,14 @@ export interface WorkerOutcome {
 }
 
 export async function runWorker(store: Store, runId: number, options: WorkerOptions = {}): Promise<WorkerOutcome> {
-  if (!store.share) throw new Error(`${store.where} cannot be shared by several census processes; use a PostgreSQL database`);
+  if (!store.share)
+    throw new Error(`${store.where} cannot be shared by several census processes; use a PostgreSQL database`);
   const leaseMs = Math.max(1000, options.leaseMs ?? DEFAULT_LEASE_MS);
-  const shared = await store.share(runId, { leaseMs, gapMs: options.gapMs ?? 0, label: `${os.hostname()} pid ${process.pid}` });
+  const shared = await store.share(runId, {
+    leaseMs,
+    gapMs: options.gapMs ?? 0,
+    label: `${os.hostname()} pid ${process.pid}`,
+  });
   const concurrency = positive(options.concurrency, DEFAULT_CONCURRENCY);
   const perHost = positive(options.perHost, DEFAULT_PER_HOST);
   const pollMs = options.pollMs ?? POLL_MS;
@@ -59,7 +71,12 @@ export async function runWorker(store: Store, runId: number, options: WorkerOpti
   // renewed at a third of the lease, so two renewals may fail before a claim is lost
   const renewal = setInterval(() => void shared.renew().catch(() => undefined), Math.floor(leaseMs / 3));
   renewal.unref();
-  const reporter = options.onProgress ? setInterval(() => void shared.progress().then(options.onProgress, () => undefined), options.progressEveryMs ?? 1000) : undefined;
+  const reporter = options.onProgress
+    ? setInterval(
+        () => void shared.progress().then(options.onProgress, () => undefined),
+        options.progressEveryMs ?? 1000,
+      )
+    : undefined;
   reporter?.unref();
 
   // wakes the main loop early: a probe ended, a batch was stored, or the caller said stop

@@ -20,7 +20,15 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What `check --json` prints for a report. */
-const json = (r: CheckReport) => JSON.stringify({ target: r.target, revisions: r.revisions, findings: r.findings, counts: r.counts, checked: r.checked, elapsedMs: r.elapsedMs });
+const json = (r: CheckReport) =>
+  JSON.stringify({
+    target: r.target,
+    revisions: r.revisions,
+    findings: r.findings,
+    counts: r.counts,
+    checked: r.checked,
+    elapsedMs: r.elapsedMs,
+  });
 
 describe("baseline", () => {
   test("an earlier --json output accepts exactly its findings", () => {
@@ -37,7 +45,12 @@ describe("baseline", () => {
   });
 
   test("an edited subset works: other members gone, fields left out read as null", () => {
-    const text = JSON.stringify({ findings: [{ id: "tool_name_format", revision: "2025-11-25", method: "tools/list", path: "/result/tools/1/name" }, { id: "stdio_exit_slow" }] });
+    const text = JSON.stringify({
+      findings: [
+        { id: "tool_name_format", revision: "2025-11-25", method: "tools/list", path: "/result/tools/1/name" },
+        { id: "stdio_exit_slow" },
+      ],
+    });
     const applied = applyBaseline(sampleReport(), parseBaseline(text, "b.json"));
     assert.deepEqual(
       applied.findings.filter((f) => f.accepted).map((f) => f.id),
@@ -53,16 +66,27 @@ describe("baseline", () => {
     const first = sampleReport();
     const baseline = parseBaseline(json(first), "baseline.json");
     // the server's authors fix the tool at index 3
-    const fixed = sampleReport({ findings: first.findings.filter((f) => f.path !== "/result/tools/3/inputSchema/type") });
+    const fixed = sampleReport({
+      findings: first.findings.filter((f) => f.path !== "/result/tools/3/inputSchema/type"),
+    });
     const stale = applyBaseline(fixed, baseline);
-    assert.deepEqual(stale.stale, [{ id: "tool_input_schema_object", revision: "2026-07-28", method: "tools/list", path: "/result/tools/3/inputSchema/type" }]);
+    assert.deepEqual(stale.stale, [
+      {
+        id: "tool_input_schema_object",
+        revision: "2026-07-28",
+        method: "tools/list",
+        path: "/result/tools/3/inputSchema/type",
+      },
+    ]);
     assert.equal(runFails(stale, "never"), true, "stale fails whatever --fail-on says");
     // the entry removed: the smaller baseline passes
     const smaller = parseBaseline(json({ ...fixed, findings: fixed.findings }), "baseline.json");
     assert.equal(smaller.length, 4);
     assert.equal(runFails(applyBaseline(fixed, smaller), "warning"), false);
     // a finding the baseline never had fails
-    const worse = sampleReport({ findings: [...fixed.findings, { ...fixed.findings[0]!, path: "/result/tools/7/inputSchema/type" }] });
+    const worse = sampleReport({
+      findings: [...fixed.findings, { ...fixed.findings[0]!, path: "/result/tools/7/inputSchema/type" }],
+    });
     const applied = applyBaseline(worse, smaller);
     assert.equal(applied.findings.filter((f) => !f.accepted).length, 1);
     assert.equal(runFails(applied, "error"), true);
@@ -85,19 +109,29 @@ describe("baseline", () => {
 
   test("a malformed file is one clear error naming it", () => {
     const cases: [string, RegExp][] = [
-      ["{not json", /^--baseline b\.json: not JSON \(.+\); it must be the --json output of an earlier mcp-wire check \(or part of it\)$/],
+      [
+        "{not json",
+        /^--baseline b\.json: not JSON \(.+\); it must be the --json output of an earlier mcp-wire check \(or part of it\)$/,
+      ],
       ["{}", /^--baseline b\.json: no "findings" array;/],
       ['{"findings": {}}', /no "findings" array/],
       ['{"findings": [1]}', /findings\[0\] is not an object/],
       ['{"findings": [{"revision": null}]}', /findings\[0\] has no "id"/],
-      ['{"findings": [{"id": "x", "revision": "2025-13-01"}]}', /findings\[0\]\.revision is "2025-13-01", not one of 2024-11-05, .* or null/],
+      [
+        '{"findings": [{"id": "x", "revision": "2025-13-01"}]}',
+        /findings\[0\]\.revision is "2025-13-01", not one of 2024-11-05, .* or null/,
+      ],
       ['{"findings": [{"id": "x", "path": 3}]}', /findings\[0\]\.path is not a string or null/],
       ["", /not JSON/],
     ];
     for (const [text, message] of cases) {
       assert.throws(
         () => parseBaseline(text, "b.json"),
-        (e: unknown) => e instanceof BaselineError && e.code === "ERR_MCP_WIRE_BASELINE" && message.test(e.message) && !e.message.includes("\n"),
+        (e: unknown) =>
+          e instanceof BaselineError &&
+          e.code === "ERR_MCP_WIRE_BASELINE" &&
+          message.test(e.message) &&
+          !e.message.includes("\n"),
         text,
       );
     }
@@ -107,7 +141,10 @@ describe("baseline", () => {
     const good = join(dir, "baseline.json");
     writeFileSync(good, `\uFEFF${json(sampleReport())}`);
     assert.equal((await readBaseline(good)).length, 5);
-    await assert.rejects(readBaseline(join(dir, "missing.json")), /^BaselineError: --baseline .*missing\.json: cannot read it \(no such file\)$/);
+    await assert.rejects(
+      readBaseline(join(dir, "missing.json")),
+      /^BaselineError: --baseline .*missing\.json: cannot read it \(no such file\)$/,
+    );
     await assert.rejects(readBaseline(dir), BaselineError);
     const huge = join(dir, "huge.json");
     writeFileSync(huge, "");

@@ -23,14 +23,21 @@ export class BaselineError extends Error {
  * with a `findings` array, as `check --json` prints it, or the bare array. Throws BaselineError.
  */
 export function parseBaseline(text: string, source: string): BaselineKey[] {
-  const bad = (why: string) => new BaselineError(`--baseline ${source}: ${why}; it must be the --json output of an earlier mcp-wire check (or part of it)`);
+  const bad = (why: string) =>
+    new BaselineError(
+      `--baseline ${source}: ${why}; it must be the --json output of an earlier mcp-wire check (or part of it)`,
+    );
   let doc: unknown;
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e) {
     throw bad(`not JSON (${e instanceof Error ? e.message.split("\n")[0] : String(e)})`);
   }
-  const findings = Array.isArray(doc) ? doc : doc !== null && typeof doc === "object" ? (doc as { findings?: unknown }).findings : undefined;
+  const findings = Array.isArray(doc)
+    ? doc
+    : doc !== null && typeof doc === "object"
+      ? (doc as { findings?: unknown }).findings
+      : undefined;
   if (!Array.isArray(findings)) throw bad(`no "findings" array`);
   const keys = new Map<string, BaselineKey>();
   findings.forEach((f: unknown, i) => {
@@ -48,7 +55,12 @@ export function parseBaseline(text: string, source: string): BaselineKey[] {
     if (r !== undefined && r !== null && !(typeof r === "string" && (REVISIONS as readonly string[]).includes(r))) {
       throw bad(`${at}.revision is ${JSON.stringify(r)}, not one of ${REVISIONS.join(", ")} or null`);
     }
-    const key: BaselineKey = { id: o.id, revision: (r ?? null) as Revision | null, method: optional("method"), path: optional("path") };
+    const key: BaselineKey = {
+      id: o.id,
+      revision: (r ?? null) as Revision | null,
+      method: optional("method"),
+      path: optional("path"),
+    };
     keys.set(keyOf(key), key);
   });
   return [...keys.values()];
@@ -64,7 +76,10 @@ export async function readBaseline(path: string): Promise<BaselineKey[]> {
       if (!info.isFile()) throw new BaselineError(`--baseline ${path}: not a file`);
       const buffer = Buffer.alloc(Math.min(info.size, BASELINE_MAX_BYTES) + 1);
       const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-      if (bytesRead > BASELINE_MAX_BYTES) throw new BaselineError(`--baseline ${path}: larger than ${BASELINE_MAX_BYTES / 1024 / 1024} MiB, which no check --json output is`);
+      if (bytesRead > BASELINE_MAX_BYTES)
+        throw new BaselineError(
+          `--baseline ${path}: larger than ${BASELINE_MAX_BYTES / 1024 / 1024} MiB, which no check --json output is`,
+        );
       text = buffer.subarray(0, bytesRead).toString("utf8");
     } finally {
       await file.close();
@@ -72,7 +87,9 @@ export async function readBaseline(path: string): Promise<BaselineKey[]> {
   } catch (e) {
     if (e instanceof BaselineError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BaselineError(`--baseline ${path}: cannot read it (${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a folder" : code ?? String(e)})`);
+    throw new BaselineError(
+      `--baseline ${path}: cannot read it (${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a folder" : (code ?? String(e))})`,
+    );
   }
   return parseBaseline(text, path);
 }
@@ -93,7 +110,9 @@ export function applyBaseline(report: CheckReport, baseline: readonly BaselineKe
     return { ...f, accepted: true as const };
   });
   const ran = new Set(report.ran.map((r) => JSON.stringify([r.id, r.revision])));
-  const stale = [...wanted].filter(([key, k]) => !matched.has(key) && ran.has(JSON.stringify([k.id, k.revision]))).map(([, k]) => k);
+  const stale = [...wanted]
+    .filter(([key, k]) => !matched.has(key) && ran.has(JSON.stringify([k.id, k.revision])))
+    .map(([, k]) => k);
   return { ...report, findings, stale: [...report.stale, ...stale] };
 }
 
@@ -103,5 +122,10 @@ function keyOf(k: BaselineKey): string {
 
 /** `id (revision) method at path`: how a baseline entry is named to a person. */
 export function keyWords(k: BaselineKey): string {
-  return [k.id, ...(k.revision ? [`(${k.revision})`] : []), ...(k.method ? [k.method] : []), ...(k.path ? [`at ${k.path}`] : [])].join(" ");
+  return [
+    k.id,
+    ...(k.revision ? [`(${k.revision})`] : []),
+    ...(k.method ? [k.method] : []),
+    ...(k.path ? [`at ${k.path}`] : []),
+  ].join(" ");
 }

@@ -41,7 +41,12 @@ const EVIDENCE: readonly Evidence[] = [
   { rule: "http_content_type", fault: "text-plain", transport: "http", use: list },
   { rule: "tool_input_schema_not_object", fault: "input-schema-not-object", transport: "http", use: list },
   { rule: "tool_result_no_content", fault: "no-content", transport: "http", use: call("echo", { text: "hi" }) },
-  { rule: "tool_structured_content_invalid", fault: "structured-invalid", transport: "http", use: call("add", { a: 1, b: 2 }) },
+  {
+    rule: "tool_structured_content_invalid",
+    fault: "structured-invalid",
+    transport: "http",
+    use: call("add", { a: 1, b: 2 }),
+  },
   // every client reads past a log line on stdout (reporting it at most): it breaks none of them
   { rule: "stdout_not_jsonrpc", fault: "log-line", transport: "stdio", use: list },
 ];
@@ -53,13 +58,21 @@ const EVIDENCE: readonly Evidence[] = [
  */
 function viaRemote(endpoint: Endpoint, configDir: string): Endpoint {
   if (endpoint.kind !== "http") throw new Error("mcp-remote bridges to an HTTP server");
-  return { kind: "stdio", command: process.execPath, args: [MCP_REMOTE, endpoint.url, "--transport", "http-only", "--silent"], env: { MCP_REMOTE_CONFIG_DIR: configDir } };
+  return {
+    kind: "stdio",
+    command: process.execPath,
+    args: [MCP_REMOTE, endpoint.url, "--transport", "http-only", "--silent"],
+    env: { MCP_REMOTE_CONFIG_DIR: configDir },
+  };
 }
 
 async function works(name: ClientName, endpoint: Endpoint, use: Use, configDir: string): Promise<boolean> {
   let client: InteropClient | undefined;
   try {
-    client = name === "mcp-remote" ? await connectClient("mcp-wire", viaRemote(endpoint, configDir)) : await connectClient(name as "sdk-v1", endpoint);
+    client =
+      name === "mcp-remote"
+        ? await connectClient("mcp-wire", viaRemote(endpoint, configDir))
+        : await connectClient(name as "sdk-v1", endpoint);
     await use(client);
     return true;
   } catch {
@@ -81,14 +94,19 @@ describe("breaks: which real clients each fault breaks", () => {
     rmSync(configDir, { recursive: true, force: true });
   });
   const endpoint = (fault: ZooFault, transport: "http" | "stdio"): Endpoint =>
-    transport === "http" ? { kind: "http", url: zoo.url(fault) } : { kind: "stdio", command: process.execPath, args: [ZOO, fault] };
+    transport === "http"
+      ? { kind: "http", url: zoo.url(fault) }
+      : { kind: "stdio", command: process.execPath, args: [ZOO, fault] };
 
   for (const e of EVIDENCE) {
     test(`${e.rule}: the catalogue names exactly the clients that fail against ${e.fault}`, async () => {
       const broken: ClientName[] = [];
       for (const name of CLIENTS) {
         if (name === "mcp-remote" && e.transport !== "http") continue;
-        assert.ok(await works(name, endpoint("healthy", e.transport), e.use, configDir), `${name} works against the healthy zoo`);
+        assert.ok(
+          await works(name, endpoint("healthy", e.transport), e.use, configDir),
+          `${name} works against the healthy zoo`,
+        );
         if (!(await works(name, endpoint(e.fault, e.transport), e.use, configDir))) broken.push(name);
       }
       assert.deepEqual([...(ruleOf(e.rule).breaks ?? [])].sort(), broken.sort());

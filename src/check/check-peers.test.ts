@@ -42,7 +42,9 @@ async function checkPeer(name: string): Promise<CheckReport> {
   try {
     const optIns = { calls: [{ name: row.call.tool, args: row.call.args as JsonObject }] };
     const e = running.endpoint;
-    return e.kind === "stdio" ? await checkStdio(e.command, e.args, { optIns, ...(e.env ? { env: { ...process.env, ...e.env } } : {}) }) : await checkHttp(e.url, { optIns });
+    return e.kind === "stdio"
+      ? await checkStdio(e.command, e.args, { optIns, ...(e.env ? { env: { ...process.env, ...e.env } } : {}) })
+      : await checkHttp(e.url, { optIns });
   } finally {
     await running.stop();
     dir.cleanup();
@@ -66,9 +68,19 @@ describe("check against real peers: no false error", () => {
       assert.equal(r.unchecked, null, JSON.stringify(r.unchecked));
       assert.ok(Object.values(r.revisions).includes("ok"), JSON.stringify(r.revisions));
       const errors = [...new Set(r.findings.filter((f) => f.severity === "error").map((f) => f.id))].sort();
-      assert.deepEqual(errors, [...(REAL_ERRORS[name] ?? [])].sort(), r.findings.filter((f) => f.severity === "error").map((f) => `${f.id} ${f.revision} ${f.method}: ${f.message}`).join("\n"));
+      assert.deepEqual(
+        errors,
+        [...(REAL_ERRORS[name] ?? [])].sort(),
+        r.findings
+          .filter((f) => f.severity === "error")
+          .map((f) => `${f.id} ${f.revision} ${f.method}: ${f.message}`)
+          .join("\n"),
+      );
       assert.ok(r.checked.messages > 0 && r.checked.pages > 0);
-      assert.ok(r.ran.some((x) => x.id === "tool_result_no_content"), "the named tool was called and its result judged");
+      assert.ok(
+        r.ran.some((x) => x.id === "tool_result_no_content"),
+        "the named tool was called and its result judged",
+      );
     });
   }
 });

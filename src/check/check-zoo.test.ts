@@ -16,7 +16,12 @@ import type { CheckReport } from "./types.js";
 
 const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
 const SIDE_EFFECTS = ["tools/call", "resources/read", "prompts/get"];
-const CALLS: CheckOptions["optIns"] = { calls: [{ name: "echo", args: { text: "hi" } }, { name: "add", args: { a: 1, b: 2 } }] };
+const CALLS: CheckOptions["optIns"] = {
+  calls: [
+    { name: "echo", args: { text: "hi" } },
+    { name: "add", args: { a: 1, b: 2 } },
+  ],
+};
 
 interface Case {
   fault: ZooFault;
@@ -47,8 +52,20 @@ const SERVER_CASES: readonly Case[] = [
   { fault: "input-schema-invalid", id: "tool_schema_invalid", severity: "error", revisions: ALL },
   { fault: "tool-name", id: "tool_name_format", severity: "warning", revisions: ["2026-07-28", "2025-11-25"] },
   { fault: "no-content", id: "tool_result_no_content", severity: "error", revisions: ALL, options: { optIns: CALLS } },
-  { fault: "resource-32002", id: "error_code_retired", severity: "error", revisions: ["2026-07-28"], options: { optIns: { reads: ["zoo://missing"] } } },
-  { fault: "structured-invalid", id: "tool_structured_content_invalid", severity: "error", revisions: ["2026-07-28", "2025-11-25", "2025-06-18"], options: { optIns: CALLS } },
+  {
+    fault: "resource-32002",
+    id: "error_code_retired",
+    severity: "error",
+    revisions: ["2026-07-28"],
+    options: { optIns: { reads: ["zoo://missing"] } },
+  },
+  {
+    fault: "structured-invalid",
+    id: "tool_structured_content_invalid",
+    severity: "error",
+    revisions: ["2026-07-28", "2025-11-25", "2025-06-18"],
+    options: { optIns: CALLS },
+  },
 ];
 
 /** Faults only Streamable HTTP can carry. */
@@ -60,16 +77,28 @@ const HTTP_CASES: readonly Case[] = [
   { fault: "version-200", id: "http_unsupported_version", severity: "error", revisions: ["2026-07-28"] },
   { fault: "unknown-200", id: "http_unknown_method_not_404", severity: "error", revisions: ["2026-07-28"] },
   { fault: "modern-only-get", id: "http_get_delete_not_405", severity: "warning", revisions: ["2026-07-28"] },
-  { fault: "accept-json-refused", id: "http_accept_json_only_refused", severity: "warning", revisions: ["2026-07-28", ...STREAMABLE_LEGACY] },
+  {
+    fault: "accept-json-refused",
+    id: "http_accept_json_only_refused",
+    severity: "warning",
+    revisions: ["2026-07-28", ...STREAMABLE_LEGACY],
+  },
 ];
 
 /** The finding's presence and severity, where it must be and nowhere else, and the exit status under each --fail-on. */
 function assertCase(report: CheckReport, c: Case): void {
   const found = report.findings.filter((f) => f.id === c.id);
-  assert.deepEqual([...new Set(found.map((f) => f.revision))].sort(), [...c.revisions].sort(), `${c.fault}: ${c.id} in ${JSON.stringify(report.findings.map((f) => `${f.id} ${f.revision}`))}`);
+  assert.deepEqual(
+    [...new Set(found.map((f) => f.revision))].sort(),
+    [...c.revisions].sort(),
+    `${c.fault}: ${c.id} in ${JSON.stringify(report.findings.map((f) => `${f.id} ${f.revision}`))}`,
+  );
   for (const f of found) {
     assert.equal(f.severity, c.severity, `${c.fault}: ${f.id} severity`);
-    assert.ok(f.message.length > 0 && f.fix.length > 0 && f.spec.startsWith("https://"), `${c.fault}: a finding says what, how to fix, and where the rule is`);
+    assert.ok(
+      f.message.length > 0 && f.fix.length > 0 && f.spec.startsWith("https://"),
+      `${c.fault}: a finding says what, how to fix, and where the rule is`,
+    );
   }
   assert.equal(report.unchecked, null);
   const worst = report.findings.some((f) => f.severity === "error") ? "error" : "warning";
@@ -87,12 +116,24 @@ describe("check over HTTP: the zoo", () => {
 
   test("the healthy zoo: every revision ok, no finding, exit 0 under every --fail-on, nothing called", async () => {
     const r = await checkHttp(zoo.url("healthy"));
-    assert.deepEqual(r.revisions, { "2026-07-28": "ok", "2025-11-25": "ok", "2025-06-18": "ok", "2025-03-26": "ok", "2024-11-05": "ok" });
+    assert.deepEqual(r.revisions, {
+      "2026-07-28": "ok",
+      "2025-11-25": "ok",
+      "2025-06-18": "ok",
+      "2025-03-26": "ok",
+      "2024-11-05": "ok",
+    });
     assert.deepEqual(r.findings, []);
     assert.ok(r.checked.messages > 20 && r.checked.pages >= 10, JSON.stringify(r.checked));
     for (const failOn of ["error", "warning", "never"] as const) assert.equal(exitStatus(r, failOn), 0);
-    assert.deepEqual(zoo.asked("healthy").filter((m) => SIDE_EFFECTS.includes(m)), []);
-    assert.ok(r.ran.some((x) => x.id === "http_header_mismatch" && x.revision === "2026-07-28"), "the checks that ran are listed, passed or not");
+    assert.deepEqual(
+      zoo.asked("healthy").filter((m) => SIDE_EFFECTS.includes(m)),
+      [],
+    );
+    assert.ok(
+      r.ran.some((x) => x.id === "http_header_mismatch" && x.revision === "2026-07-28"),
+      "the checks that ran are listed, passed or not",
+    );
   });
 
   test("a 2026-07-28-only server answering GET and DELETE with 405: no finding, the legacy revisions refused", async () => {
@@ -107,13 +148,19 @@ describe("check over HTTP: the zoo", () => {
       const r = await checkHttp(zoo.url(c.fault), c.options ?? {});
       assertCase(r, c);
       const called = zoo.asked(c.fault).filter((m) => SIDE_EFFECTS.includes(m));
-      const named = [...(c.options?.optIns?.calls?.length ? ["tools/call"] : []), ...(c.options?.optIns?.reads?.length ? ["resources/read"] : [])];
+      const named = [
+        ...(c.options?.optIns?.calls?.length ? ["tools/call"] : []),
+        ...(c.options?.optIns?.reads?.length ? ["resources/read"] : []),
+      ];
       assert.deepEqual([...new Set(called)], named, "only what --call and --read name is called or read");
     });
   }
 
   test("--read and --get read and get what they name, and their answers are validated", async () => {
-    const r = await checkHttp(zoo.url("healthy"), { revisions: ["2025-11-25", "2026-07-28"], optIns: { reads: ["zoo://readme"], gets: [{ name: "greet", args: {} }] } });
+    const r = await checkHttp(zoo.url("healthy"), {
+      revisions: ["2025-11-25", "2026-07-28"],
+      optIns: { reads: ["zoo://readme"], gets: [{ name: "greet", args: {} }] },
+    });
     assert.deepEqual(r.findings, []);
     const asked = zoo.asked("healthy");
     assert.ok(asked.includes("resources/read") && asked.includes("prompts/get"));
@@ -122,8 +169,17 @@ describe("check over HTTP: the zoo", () => {
 
   test("a list that never ends is followed to the cap of 1,000 pages, and no further", async () => {
     const r = await checkHttp(zoo.url("pagination-endless"), { revisions: ["2025-06-18"] });
-    assertCase(r, { fault: "pagination-endless", id: "pagination_page_cap", severity: "warning", revisions: ["2025-06-18"] });
-    assert.equal(zoo.asked("pagination-endless").filter((m) => m === "tools/list").length, 1001, "1,000 pages, then the malformed-cursor request");
+    assertCase(r, {
+      fault: "pagination-endless",
+      id: "pagination_page_cap",
+      severity: "warning",
+      revisions: ["2025-06-18"],
+    });
+    assert.equal(
+      zoo.asked("pagination-endless").filter((m) => m === "tools/list").length,
+      1001,
+      "1,000 pages, then the malformed-cursor request",
+    );
   });
 
   test("a request left unanswered: request_unanswered, and the pass goes on to the next revision", async () => {
@@ -146,7 +202,11 @@ describe("check over HTTP: the zoo", () => {
     const r = await checkHttp(zoo.url("auth-no-challenge"));
     assert.equal(r.unchecked?.class, "auth_required");
     assert.equal(r.revisions["2026-07-28"], "failed");
-    assert.equal(r.revisions["2024-11-05"], "skipped", "a refusal for credentials is not asked again in every revision");
+    assert.equal(
+      r.revisions["2024-11-05"],
+      "skipped",
+      "a refusal for credentials is not asked again in every revision",
+    );
     for (const failOn of ["error", "warning", "never"] as const) assert.equal(exitStatus(r, failOn), 3);
   });
 
@@ -166,7 +226,10 @@ describe("check over HTTP: the zoo", () => {
   });
 
   test("a secret in the URL or a header never appears in the report", async () => {
-    const r = await checkHttp(`${zoo.url("text-plain")}?api_key=zoo-secret-1234`, { revisions: ["2025-11-25"], headers: { "X-Api-Key": "zoo-secret-5678" } });
+    const r = await checkHttp(`${zoo.url("text-plain")}?api_key=zoo-secret-1234`, {
+      revisions: ["2025-11-25"],
+      headers: { "X-Api-Key": "zoo-secret-5678" },
+    });
     assert.ok(r.findings.length > 0);
     const text = JSON.stringify(r);
     assert.ok(!text.includes("zoo-secret-1234") && !text.includes("zoo-secret-5678"), text);
@@ -193,20 +256,35 @@ describe("check over stdio: the zoo", () => {
 
   test("the healthy zoo: every revision ok, no finding", async () => {
     const r = await stdio("healthy", { optIns: CALLS });
-    assert.deepEqual(r.revisions, { "2026-07-28": "ok", "2025-11-25": "ok", "2025-06-18": "ok", "2025-03-26": "ok", "2024-11-05": "ok" });
+    assert.deepEqual(r.revisions, {
+      "2026-07-28": "ok",
+      "2025-11-25": "ok",
+      "2025-06-18": "ok",
+      "2025-03-26": "ok",
+      "2024-11-05": "ok",
+    });
     assert.deepEqual(r.findings, []);
     assert.ok(r.ran.some((x) => x.id === "stdio_exit_slow"));
   });
 
   test("a log line on stdout: stdout_not_jsonrpc, an error, once per revision", async () => {
     const r = await stdio("log-line", { revisions: ["2026-07-28", "2025-06-18"] });
-    assertCase(r, { fault: "log-line", id: "stdout_not_jsonrpc", severity: "error", revisions: ["2026-07-28", "2025-06-18"] });
+    assertCase(r, {
+      fault: "log-line",
+      id: "stdout_not_jsonrpc",
+      severity: "error",
+      revisions: ["2026-07-28", "2025-06-18"],
+    });
     assert.ok(!r.findings.some((f) => f.id === "parse_error"), "the log line is said once");
   });
 
   test("a server fault is found over stdio as over HTTP (an undefined code in MCP's range)", async () => {
     const r = await stdio("undefined-code", { revisions: ["2026-07-28", "2025-11-25"] });
-    assert.ok(r.findings.some((f) => f.id === "error_code_undefined_mcp" && f.revision === "2026-07-28" && f.severity === "error"));
+    assert.ok(
+      r.findings.some(
+        (f) => f.id === "error_code_undefined_mcp" && f.revision === "2026-07-28" && f.severity === "error",
+      ),
+    );
     assert.ok(r.findings.some((f) => f.id === "unknown_method_not_32601" && f.revision === "2025-11-25"));
   });
 
@@ -218,12 +296,19 @@ describe("check over stdio: the zoo", () => {
   test("a server that never answers: unchecked (timeout) after one detection, not one wait per revision", async () => {
     const hang = fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url));
     const spawned: number[] = [];
-    const r = await checkStdio(process.execPath, [hang, "hang"], { timeout: 1500, exitWaitMs: 300, onSpawn: (c) => spawned.push(c.pid!) });
+    const r = await checkStdio(process.execPath, [hang, "hang"], {
+      timeout: 1500,
+      exitWaitMs: 300,
+      onSpawn: (c) => spawned.push(c.pid!),
+    });
     assert.equal(r.unchecked?.class, "timeout");
     assert.equal(exitStatus(r, "error"), 3);
     assert.deepEqual(Object.values(r.revisions), ["failed", "failed", "skipped", "skipped", "skipped"]);
     assert.equal(spawned.length, 1);
-    assert.ok(r.findings.some((f) => f.id === "stdio_exit_slow"), "it ignores its input's end too");
+    assert.ok(
+      r.findings.some((f) => f.id === "stdio_exit_slow"),
+      "it ignores its input's end too",
+    );
     assert.throws(() => process.kill(spawned[0]!, 0), /ESRCH/, "and it was ended");
   });
 

@@ -19,7 +19,14 @@ import { ChildServer } from "../transport/child.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
 import { Findings, selection } from "./findings.js";
-import { endedSessionCheck, judgeExchanges, legacyHttpChecks, modernHttpChecks, modernOnlyChecks, type RawOptions } from "./http-checks.js";
+import {
+  endedSessionCheck,
+  judgeExchanges,
+  legacyHttpChecks,
+  modernHttpChecks,
+  modernOnlyChecks,
+  type RawOptions,
+} from "./http-checks.js";
 import { Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
@@ -78,12 +85,17 @@ class Run {
   ) {
     this.findings = new Findings(selection(options.only, options.skip));
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
-    this.optIns = { calls: options.optIns?.calls ?? [], reads: options.optIns?.reads ?? [], gets: options.optIns?.gets ?? [] };
+    this.optIns = {
+      calls: options.optIns?.calls ?? [],
+      reads: options.optIns?.reads ?? [],
+      gets: options.optIns?.gets ?? [],
+    };
   }
 
   /** The revisions to try, newest first. */
   ladder(): Revision[] {
-    const asked = this.options.revisions && this.options.revisions.length > 0 ? new Set(this.options.revisions) : undefined;
+    const asked =
+      this.options.revisions && this.options.revisions.length > 0 ? new Set(this.options.revisions) : undefined;
     return [...REVISIONS].reverse().filter((r) => asked === undefined || asked.has(r));
   }
 
@@ -95,7 +107,11 @@ class Run {
     } catch (e) {
       // a timeout or a closed connection is the server's; anything else is a bug of mcp-wire's own
       if (!(e instanceof ConnectionError)) throw e;
-      this.findings.add("request_unanswered", { revision, method: (e as { checkMethod?: string }).checkMethod ?? null, message: `the session broke off: ${e instanceof Error ? e.message : String(e)}` });
+      this.findings.add("request_unanswered", {
+        revision,
+        method: (e as { checkMethod?: string }).checkMethod ?? null,
+        message: `the session broke off: ${e instanceof Error ? e.message : String(e)}`,
+      });
     }
     this.judgeDefects(attempt, revision, this.stdio);
     this.messages += validateReceived(attempt.recorder.received, revision, this.findings);
@@ -108,7 +124,13 @@ class Run {
       if (!isRuleId(d.code)) continue;
       // over stdio a line that is not JSON is stdout_not_jsonrpc, said once
       if (stdio && d.code === "parse_error") continue;
-      this.findings.add(d.code, { revision, method: methodOfExcerpt(report.excerpt, attempt.recorder), path: d.path || null, message: d.message, severity: d.severity });
+      this.findings.add(d.code, {
+        revision,
+        method: methodOfExcerpt(report.excerpt, attempt.recorder),
+        path: d.path || null,
+        message: d.message,
+        severity: d.severity,
+      });
     }
   }
 
@@ -122,7 +144,11 @@ class Run {
     }
     if (verdict.class === "ok") {
       const spoken = verdict.revision ? `; it speaks ${verdict.revision}` : "";
-      return { class: "rpc_error", detail: "unsupported_version", message: `The server speaks none of the revisions asked for (${this.ladder().join(", ")})${spoken}.` };
+      return {
+        class: "rpc_error",
+        detail: "unsupported_version",
+        message: `The server speaks none of the revisions asked for (${this.ladder().join(", ")})${spoken}.`,
+      };
     }
     return { class: verdict.class, detail: verdict.detail, message: verdict.advice };
   }
@@ -163,7 +189,15 @@ function methodOfExcerpt(excerpt: string | undefined, recorder: Recorder): strin
 function outcomeOf(e: unknown): RevisionOutcome {
   if (e instanceof RevisionNotSpokenError) return "unsupported";
   if (e instanceof ResponseError) return "refused";
-  if (e instanceof HttpError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 403) return "refused";
+  if (
+    e instanceof HttpError &&
+    e.status !== undefined &&
+    e.status >= 400 &&
+    e.status < 500 &&
+    e.status !== 401 &&
+    e.status !== 403
+  )
+    return "refused";
   return "failed";
 }
 
@@ -180,7 +214,11 @@ function clientOptions(run: Run, revision: Revision | undefined, attempt: Attemp
 
 export async function checkHttp(url: string, options: CheckOptions = {}): Promise<CheckReport> {
   const run = new Run(url, options, false);
-  const raw: RawOptions = { headers: options.headers ?? {}, timeout: run.timeout, ...(options.lookup ? { lookup: options.lookup } : {}) };
+  const raw: RawOptions = {
+    headers: options.headers ?? {},
+    timeout: run.timeout,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  };
   let modernOk: Revision | undefined;
   let legacyStreamable = false;
   for (const revision of run.ladder()) {
@@ -234,34 +272,56 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
         }
       }
     } finally {
-      await bounded(client.close().catch(() => undefined), 2000);
+      await bounded(
+        client.close().catch(() => undefined),
+        2000,
+      );
     }
   }
   if (modernOk && !legacyStreamable) await modernOnlyChecks(url, modernOk, run.findings, raw);
   const anyOk = Object.values(run.revisions).includes("ok");
-  const verdict = anyOk ? undefined : await probeHttp(url, { timeout: run.timeout, ...(options.headers ? { headers: options.headers } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) });
+  const verdict = anyOk
+    ? undefined
+    : await probeHttp(url, {
+        timeout: run.timeout,
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+      });
   return run.report(run.unchecked(verdict));
 }
 
-export async function checkStdio(command: string, args: readonly string[], options: CheckOptions = {}): Promise<CheckReport> {
+export async function checkStdio(
+  command: string,
+  args: readonly string[],
+  options: CheckOptions = {},
+): Promise<CheckReport> {
   const target = [command, ...args].join(" ");
   const run = new Run(target, options, true);
   const exitWait = options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
   const exits: Promise<void>[] = [];
   const children: ChildServer[] = [];
   let spawnFailed = false;
-  const spawn = (recorder: Recorder): (() => Transport) => () => {
-    const child = new ChildServer(command, args, { ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) });
-    children.push(child);
-    options.onSpawn?.(child);
-    void child.exited.then((s) => {
-      if (s.error) spawnFailed = true;
-    });
-    return recorder.wrap(child.transport);
-  };
+  const spawn =
+    (recorder: Recorder): (() => Transport) =>
+    () => {
+      const child = new ChildServer(command, args, {
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+      });
+      children.push(child);
+      options.onSpawn?.(child);
+      void child.exited.then((s) => {
+        if (s.error) spawnFailed = true;
+      });
+      return recorder.wrap(child.transport);
+    };
   /** Ends the session, then times the server's exit once its input is closed (in the background). */
   const finish = async (client: McpClient | undefined, from: number, revision: Revision): Promise<void> => {
-    if (client) await bounded(client.close().catch(() => undefined), 1000);
+    if (client)
+      await bounded(
+        client.close().catch(() => undefined),
+        1000,
+      );
     for (const child of children.slice(from)) {
       exits.push(
         (async () => {
@@ -269,7 +329,11 @@ export async function checkStdio(command: string, args: readonly string[], optio
           if (child.status) return;
           // the client's close ended the child's input: now it has `exitWait` to go on its own
           const exited = await bounded(child.exited, exitWait);
-          if (!exited && !spawnFailed) run.findings.add("stdio_exit_slow", { revision, message: `the server was still running ${exitWait / 1000} s after its input closed: clients then kill it` });
+          if (!exited && !spawnFailed)
+            run.findings.add("stdio_exit_slow", {
+              revision,
+              message: `the server was still running ${exitWait / 1000} s after its input closed: clients then kill it`,
+            });
           await child.shutdown(500);
         })(),
       );
@@ -277,7 +341,11 @@ export async function checkStdio(command: string, args: readonly string[], optio
   };
   const stdout = (attempt: Attempt, revision: Revision) => {
     run.findings.checked("stdout_not_jsonrpc", revision);
-    for (const line of attempt.recorder.foreign) run.findings.add("stdout_not_jsonrpc", { revision, message: `stdout carried a line that is not a JSON-RPC message: ${JSON.stringify(line.slice(0, 120))}` });
+    for (const line of attempt.recorder.foreign)
+      run.findings.add("stdout_not_jsonrpc", {
+        revision,
+        message: `stdout carried a line that is not a JSON-RPC message: ${JSON.stringify(line.slice(0, 120))}`,
+      });
   };
 
   try {
@@ -290,11 +358,16 @@ export async function checkStdio(command: string, args: readonly string[], optio
       const from = children.length;
       let client: McpClient | undefined;
       try {
-        client = await McpClient.connect(spawn(attempt.recorder), { ...clientOptions(run, undefined, attempt), probeTimeout: Math.min(1000, run.timeout) });
+        client = await McpClient.connect(spawn(attempt.recorder), {
+          ...clientOptions(run, undefined, attempt),
+          probeTimeout: Math.min(1000, run.timeout),
+        });
       } catch {
         // a server a dual-era client cannot open (it hangs, exits, or answers nonsense) would
         // fail each revision the same way, once per deadline: probe says why, below
-        for (const r of ladder) run.revisions[r] = r === ladder[0] || r === ladder.find((l) => RULES[l].era === "legacy") ? "failed" : "skipped";
+        for (const r of ladder)
+          run.revisions[r] =
+            r === ladder[0] || r === ladder.find((l) => RULES[l].era === "legacy") ? "failed" : "skipped";
         pending.clear();
         stdout(attempt, ladder[0]!);
       }
@@ -347,7 +420,16 @@ export async function checkStdio(command: string, args: readonly string[], optio
     run.revisions = ordered;
     const anyOk = Object.values(run.revisions).includes("ok");
     // the servers' exits are timed while probe says why none opened
-    const [verdict] = await Promise.all([anyOk ? undefined : probeStdio(command, args, { timeout: run.timeout, ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) }), Promise.all(exits)]);
+    const [verdict] = await Promise.all([
+      anyOk
+        ? undefined
+        : probeStdio(command, args, {
+            timeout: run.timeout,
+            ...(options.env ? { env: options.env } : {}),
+            ...(options.cwd ? { cwd: options.cwd } : {}),
+          }),
+      Promise.all(exits),
+    ]);
     return run.report(run.unchecked(verdict));
   } finally {
     await Promise.all(children.map((c) => c.shutdown(500)));
@@ -357,7 +439,10 @@ export async function checkStdio(command: string, args: readonly string[], optio
 /** True if `p` settled within `ms`. */
 async function bounded(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = await Promise.race([p.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  const done = await Promise.race([
+    p.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
   clearTimeout(timer);
   return done;
 }

@@ -8,7 +8,11 @@ import { CHECK_RULES } from "./rules.js";
 const PAGE = new URL("../../../docs/check.md", import.meta.url);
 
 test("docs/check.md is what the rule catalogue makes (node scripts/check-docs.mjs writes it)", () => {
-  assert.equal(readFileSync(PAGE, "utf8"), checkDocs(), "docs/check.md is out of date: run npm run build && node scripts/check-docs.mjs");
+  assert.equal(
+    readFileSync(PAGE, "utf8"),
+    checkDocs(),
+    "docs/check.md is out of date: run npm run build && node scripts/check-docs.mjs",
+  );
 });
 
 test("every rule has a section of its own to link to, with its spec link and fix", () => {

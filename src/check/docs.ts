@@ -104,8 +104,19 @@ function cell(text: string): string {
 }
 
 function section(r: CheckRule): string {
-  const lines = [`### ${r.id}`, "", `**${r.title}** · ${r.severity} · revisions: ${revisions(r)}`, "", r.rule, "", `**Fix:** ${r.fix}`, "", r.spec.startsWith("https://") ? `**Spec:** <${r.spec}>` : `**See:** ${r.spec}`];
-  if (r.breaks && r.breaks.length > 0) lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/check/breaks.test.ts)`);
+  const lines = [
+    `### ${r.id}`,
+    "",
+    `**${r.title}** · ${r.severity} · revisions: ${revisions(r)}`,
+    "",
+    r.rule,
+    "",
+    `**Fix:** ${r.fix}`,
+    "",
+    r.spec.startsWith("https://") ? `**Spec:** <${r.spec}>` : `**See:** ${r.spec}`,
+  ];
+  if (r.breaks && r.breaks.length > 0)
+    lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/check/breaks.test.ts)`);
   if (r.example) lines.push("", "Example:", "", "```", r.example, "```");
   return lines.join("\n");
 }
@@ -114,11 +125,33 @@ function section(r: CheckRule): string {
 export function checkDocs(): string {
   const groups: [string, string, readonly CheckRule[]][] = [
     ["Checks", "What `check` itself asks of a server.", OWN_RULES],
-    ["Message defects", "What the codec finds wrong in a message the server sent (the same defects `mcp-wire lint` reports in a capture).", MESSAGE_CHECK_RULES],
-    ["Sign-in", "When the server asks for credentials and none were given, the sign-in chain an OAuth client walks, as `mcp-wire probe` reports it (the check then exits 3).", SIGNIN_CHECK_RULES],
-    ["About the run", "Results that are about the run itself (JUnit cases and SARIF results, not `--json` findings).", RUN_RULES],
+    [
+      "Message defects",
+      "What the codec finds wrong in a message the server sent (the same defects `mcp-wire lint` reports in a capture).",
+      MESSAGE_CHECK_RULES,
+    ],
+    [
+      "Sign-in",
+      "When the server asks for credentials and none were given, the sign-in chain an OAuth client walks, as `mcp-wire probe` reports it (the check then exits 3).",
+      SIGNIN_CHECK_RULES,
+    ],
+    [
+      "About the run",
+      "Results that are about the run itself (JUnit cases and SARIF results, not `--json` findings).",
+      RUN_RULES,
+    ],
   ];
-  const table = ["## Every finding", "", "| id | severity | revisions | rule |", "|---|---|---|---|", ...groups.flatMap(([, , rules]) => rules.map((r) => `| [${r.id}](#${r.id}) | ${r.severity} | ${revisions(r)} | ${cell(r.title)} |`))];
-  const body = groups.map(([title, intro, rules]) => [`## ${title}`, "", intro, "", rules.map(section).join("\n\n")].join("\n"));
+  const table = [
+    "## Every finding",
+    "",
+    "| id | severity | revisions | rule |",
+    "|---|---|---|---|",
+    ...groups.flatMap(([, , rules]) =>
+      rules.map((r) => `| [${r.id}](#${r.id}) | ${r.severity} | ${revisions(r)} | ${cell(r.title)} |`),
+    ),
+  ];
+  const body = groups.map(([title, intro, rules]) =>
+    [`## ${title}`, "", intro, "", rules.map(section).join("\n\n")].join("\n"),
+  );
   return [INTRO, table.join("\n"), ...body].join("\n\n") + "\n";
 }

@@ -6,7 +6,8 @@ import { ruleOf } from "./rules.js";
 
 test("a finding takes its severity, fix and spec from the catalogue, and is recorded once", () => {
   const f = new Findings(selection(undefined, undefined));
-  for (let i = 0; i < 3; i++) f.add("ping_failed", { revision: "2025-06-18", method: "ping", message: "ping was answered with an error" });
+  for (let i = 0; i < 3; i++)
+    f.add("ping_failed", { revision: "2025-06-18", method: "ping", message: "ping was answered with an error" });
   assert.equal(f.list.length, 1);
   const rule = ruleOf("ping_failed");
   assert.deepEqual([f.list[0]!.severity, f.list[0]!.fix, f.list[0]!.spec], [rule.severity, rule.fix, rule.spec]);
@@ -25,7 +26,10 @@ test("--only and --skip choose the rules; a milder case keeps its own severity",
   const only = new Findings(selection(["tool_name_format"], undefined));
   only.add("ping_failed", { revision: "2025-06-18", message: "x" });
   only.add("tool_name_format", { revision: "2025-11-25", message: "y" });
-  assert.deepEqual(only.list.map((x) => x.id), ["tool_name_format"]);
+  assert.deepEqual(
+    only.list.map((x) => x.id),
+    ["tool_name_format"],
+  );
   const skip = new Findings(selection(undefined, ["tool_name_format"]));
   skip.add("tool_name_format", { revision: "2025-11-25", message: "y" });
   assert.deepEqual(skip.list, []);
@@ -36,8 +40,19 @@ test("--only and --skip choose the rules; a milder case keeps its own severity",
 
 test("a hostile server cannot grow a report without bound: 20 findings per rule, revision and method", () => {
   const f = new Findings(selection(undefined, undefined));
-  for (let i = 0; i < 1000; i++) f.add("schema_invalid", { revision: "2025-06-18", method: "tools/list", path: `/result/tools/${i}`, message: `tool ${i}` });
+  for (let i = 0; i < 1000; i++)
+    f.add("schema_invalid", {
+      revision: "2025-06-18",
+      method: "tools/list",
+      path: `/result/tools/${i}`,
+      message: `tool ${i}`,
+    });
   assert.equal(f.list.length, 20);
-  f.add("schema_invalid", { revision: "2025-06-18", method: "prompts/list", path: "/result", message: "another method" });
+  f.add("schema_invalid", {
+    revision: "2025-06-18",
+    method: "prompts/list",
+    path: "/result",
+    message: "another method",
+  });
   assert.equal(f.list.length, 21);
 });

@@ -81,7 +81,10 @@ export class Findings {
 }
 
 /** Which rule ids a check runs: all, or `only` of them, less `skip`. */
-export function selection(only: readonly string[] | undefined, skip: readonly string[] | undefined): (id: string) => boolean {
+export function selection(
+  only: readonly string[] | undefined,
+  skip: readonly string[] | undefined,
+): (id: string) => boolean {
   const o = only && only.length > 0 ? new Set(only) : undefined;
   const s = new Set(skip ?? []);
   return (id) => (o === undefined || o.has(id)) && !s.has(id);

@@ -41,11 +41,18 @@ describe("renderJunit", () => {
     assert.match(two.text, /path: \/result\/tools\/3\/inputSchema\/type/);
     assert.match(two.text, /breaks: sdk-v2, ai-sdk/);
     // what a hostile server sent comes back as text, the characters XML cannot carry spelled out
-    assert.ok(two.text.includes(HOSTILE.replace("\u0001", "\\u0001").replace("\u001f", "\\u001f").replace("\ud800", "\\ud800")), two.text);
+    assert.ok(
+      two.text.includes(HOSTILE.replace("\u0001", "\\u0001").replace("\u001f", "\\u001f").replace("\ud800", "\\ud800")),
+      two.text,
+    );
     // a warning below --fail-on error is shown, not failed
     assert.equal(child(all[3]!, "failure"), undefined);
     assert.match(child(all[3]!, "system-out")!.text, /warning: tool name "search docs" has a space/);
-    assert.equal(cases(parseXml(renderJunit(sampleReport(), RULES, { failOn: "warning" }))).filter((c) => child(c, "failure")).length, 3);
+    assert.equal(
+      cases(parseXml(renderJunit(sampleReport(), RULES, { failOn: "warning" }))).filter((c) => child(c, "failure"))
+        .length,
+      3,
+    );
     assert.equal(parseXml(renderJunit(sampleReport(), RULES, { failOn: "never" })).attributes.failures, "0");
   });
 
@@ -69,8 +76,15 @@ describe("renderJunit", () => {
   test("accepted findings pass; a stale baseline entry is a failed case of its own", () => {
     const report = sampleReport();
     const baseline = [
-      ...report.findings.filter((f) => f.id === "tool_input_schema_object").map(({ id, revision, method, path }) => ({ id, revision, method, path })),
-      { id: "tool_input_schema_object", revision: "2025-06-18" as const, method: "tools/list", path: "/result/tools/9/inputSchema" },
+      ...report.findings
+        .filter((f) => f.id === "tool_input_schema_object")
+        .map(({ id, revision, method, path }) => ({ id, revision, method, path })),
+      {
+        id: "tool_input_schema_object",
+        revision: "2025-06-18" as const,
+        method: "tools/list",
+        path: "/result/tools/9/inputSchema",
+      },
     ];
     const root = parseXml(renderJunit(applyBaseline(report, baseline), RULES));
     const failed = cases(root).filter((c) => child(c, "failure"));

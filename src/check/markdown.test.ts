@@ -12,18 +12,30 @@ import type { Finding } from "./types.js";
 describe("renderMarkdown", () => {
   test("the verdict, each revision's outcome, a row per finding, failing ones first, and what to fix", () => {
     const md = renderMarkdown(sampleReport(), RULES);
-    assert.match(md, /^<!-- generator: mcp-wire -->\n\n## mcp-wire check: `https:\/\/user:<redacted>@mcp\.example\.com\/mcp\?api_key=<redacted>`\n/);
+    assert.match(
+      md,
+      /^<!-- generator: mcp-wire -->\n\n## mcp-wire check: `https:\/\/user:<redacted>@mcp\.example\.com\/mcp\?api_key=<redacted>`\n/,
+    );
     assert.match(md, /\n\*\*Failed:\*\* 3 findings fail it \(--fail-on error\)\.\n/);
     assert.match(md, /\n3 errors, 1 warning, 1 info; 41 messages checked, 3 pages listed, in 812 ms\.\n/);
     assert.match(md, /\n\| `2025-03-26` \| refused \|\n/);
     const rows = md.split("\n").filter((l) => /^\| (\*\*error\*\*|error|warning|info)/.test(l));
     assert.equal(rows.length, 5);
-    assert.match(rows[0]!, /^\| \*\*error\*\* \| `tool_input_schema_object` \| `2025-11-25` \| `tools\/list` \| `\/result\/tools\/0\/inputSchema\/type` \|/);
+    assert.match(
+      rows[0]!,
+      /^\| \*\*error\*\* \| `tool_input_schema_object` \| `2025-11-25` \| `tools\/list` \| `\/result\/tools\/0\/inputSchema\/type` \|/,
+    );
     assert.equal(rows.at(-1), "| info | `stdio_exit_slow` |  |  |  | still running 5 s after stdin closed |");
     assert.match(md, /- `tool_input_schema_object` — Tool inputSchema is an object schema: Give the tool/);
-    assert.match(md, /Known to break `sdk-v2`, `ai-sdk`\. \(\[spec\]\(https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/server\/tools#tool\)\)/);
+    assert.match(
+      md,
+      /Known to break `sdk-v2`, `ai-sdk`\. \(\[spec\]\(https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/server\/tools#tool\)\)/,
+    );
     assert.ok(!md.includes(SECRET));
-    assert.match(renderMarkdown(sampleReport(), RULES, { failOn: "never" }), /\n\*\*Passed\*\* \(--fail-on never\)\.\n/);
+    assert.match(
+      renderMarkdown(sampleReport(), RULES, { failOn: "never" }),
+      /\n\*\*Passed\*\* \(--fail-on never\)\.\n/,
+    );
   });
 
   test("what a server sent is text: no markup, no image, no broken table row", () => {
@@ -40,23 +52,40 @@ describe("renderMarkdown", () => {
 
   test("a target that could not be checked says why", () => {
     const md = renderMarkdown(uncheckedReport(), RULES);
-    assert.match(md, /\*\*Not checked:\*\* the server asks for sign\\-in and no credentials were given \\\(\\-\\-header\\\) \(`auth_required`, `http_401`\)/);
+    assert.match(
+      md,
+      /\*\*Not checked:\*\* the server asks for sign\\-in and no credentials were given \\\(\\-\\-header\\\) \(`auth_required`, `http_401`\)/,
+    );
     assert.doesNotMatch(md, /### Findings/);
   });
 
   test("accepted and stale baseline entries", () => {
     const report = sampleReport();
     const keys = report.findings.map(({ id, revision, method, path }) => ({ id, revision, method, path }));
-    const md = renderMarkdown(applyBaseline(report, [...keys, { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" }]), RULES);
+    const md = renderMarkdown(
+      applyBaseline(report, [
+        ...keys,
+        { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" },
+      ]),
+      RULES,
+    );
     assert.match(md, /\*\*Failed:\*\* 1 stale baseline entry\./);
     assert.match(md, /\(5 accepted by the baseline\)/);
-    assert.ok(md.includes("### Stale baseline entries\n\nThese entries no longer occur: remove them from the baseline file, so it only shrinks.\n\n- tool\\_name\\_format \\(2026\\-07\\-28\\) tools/list at /result/tools/9/name\n"), md);
+    assert.ok(
+      md.includes(
+        "### Stale baseline entries\n\nThese entries no longer occur: remove them from the baseline file, so it only shrinks.\n\n- tool\\_name\\_format \\(2026\\-07\\-28\\) tools/list at /result/tools/9/name\n",
+      ),
+      md,
+    );
     assert.match(md, /\| error, accepted \| `tool_input_schema_object`/);
   });
 
   test("many findings: the table is capped and says how many it leaves out", () => {
     const base = sampleReport();
-    const many: Finding[] = Array.from({ length: 5000 }, (_, i) => ({ ...base.findings[0]!, path: `/result/tools/${i}/inputSchema/type` }));
+    const many: Finding[] = Array.from({ length: 5000 }, (_, i) => ({
+      ...base.findings[0]!,
+      path: `/result/tools/${i}/inputSchema/type`,
+    }));
     const md = renderMarkdown({ ...base, findings: many, counts: { error: 5000, warning: 0, info: 0 } }, RULES);
     assert.equal(md.split("\n").filter((l) => l.startsWith("| **error**")).length, 200);
     assert.match(md, /\n4800 more findings are not shown here: the --json and --sarif outputs have them all\.\n/);

@@ -30,31 +30,62 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
   const c = report.counts;
   const tally = `${c.error} ${c.error === 1 ? "error" : "errors"}, ${c.warning} ${c.warning === 1 ? "warning" : "warnings"}, ${c.info} info`;
   let verdict: string;
-  if (report.unchecked) verdict = `**Not checked:** ${text(report.unchecked.message)} (${code(report.unchecked.class)}, ${code(report.unchecked.detail)})`;
+  if (report.unchecked)
+    verdict = `**Not checked:** ${text(report.unchecked.message)} (${code(report.unchecked.class)}, ${code(report.unchecked.detail)})`;
   else if (fails.length > 0 || report.stale.length > 0) {
     const why = [
-      ...(fails.length > 0 ? [`${fails.length} ${fails.length === 1 ? "finding fails" : "findings fail"} it (--fail-on ${failOn})`] : []),
-      ...(report.stale.length > 0 ? [`${report.stale.length} stale baseline ${report.stale.length === 1 ? "entry" : "entries"}`] : []),
+      ...(fails.length > 0
+        ? [`${fails.length} ${fails.length === 1 ? "finding fails" : "findings fail"} it (--fail-on ${failOn})`]
+        : []),
+      ...(report.stale.length > 0
+        ? [`${report.stale.length} stale baseline ${report.stale.length === 1 ? "entry" : "entries"}`]
+        : []),
     ];
     verdict = `**Failed:** ${why.join("; ")}.`;
   } else verdict = `**Passed** (--fail-on ${failOn}).`;
-  out.push(verdict, "", `${tally}${accepted.length > 0 ? ` (${accepted.length} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`, "");
+  out.push(
+    verdict,
+    "",
+    `${tally}${accepted.length > 0 ? ` (${accepted.length} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`,
+    "",
+  );
 
   const revisions = Object.entries(report.revisions);
   if (revisions.length > 0) {
-    out.push("| revision | outcome |", "| --- | --- |", ...revisions.map(([r, o]) => `| ${code(r)} | ${text(String(o))} |`), "");
+    out.push(
+      "| revision | outcome |",
+      "| --- | --- |",
+      ...revisions.map(([r, o]) => `| ${code(r)} | ${text(String(o))} |`),
+      "",
+    );
   }
 
   if (report.findings.length > 0) {
     // failing first, then by severity, as a person fixes them
-    const rank = (f: Finding) => (failing(f, failOn) ? 0 : 3) + (f.severity === "error" ? 0 : f.severity === "warning" ? 1 : 2);
+    const rank = (f: Finding) =>
+      (failing(f, failOn) ? 0 : 3) + (f.severity === "error" ? 0 : f.severity === "warning" ? 1 : 2);
     const sorted = [...report.findings].sort((a, b) => rank(a) - rank(b));
-    out.push("### Findings", "", "| | check | revision | method | path | message |", "| --- | --- | --- | --- | --- | --- |");
+    out.push(
+      "### Findings",
+      "",
+      "| | check | revision | method | path | message |",
+      "| --- | --- | --- | --- | --- | --- |",
+    );
     for (const f of sorted.slice(0, maxRows)) {
-      const mark = f.accepted ? `${SEVERITY_WORDS[f.severity]}, accepted` : failing(f, failOn) ? `**${SEVERITY_WORDS[f.severity]}**` : SEVERITY_WORDS[f.severity];
-      out.push(`| ${mark} | ${code(f.id)} | ${f.revision ? code(f.revision) : ""} | ${f.method ? code(f.method) : ""} | ${f.path ? code(f.path) : ""} | ${text(f.message)} |`);
+      const mark = f.accepted
+        ? `${SEVERITY_WORDS[f.severity]}, accepted`
+        : failing(f, failOn)
+          ? `**${SEVERITY_WORDS[f.severity]}**`
+          : SEVERITY_WORDS[f.severity];
+      out.push(
+        `| ${mark} | ${code(f.id)} | ${f.revision ? code(f.revision) : ""} | ${f.method ? code(f.method) : ""} | ${f.path ? code(f.path) : ""} | ${text(f.message)} |`,
+      );
     }
-    if (sorted.length > maxRows) out.push("", `${sorted.length - maxRows} more findings are not shown here: the --json and --sarif outputs have them all.`);
+    if (sorted.length > maxRows)
+      out.push(
+        "",
+        `${sorted.length - maxRows} more findings are not shown here: the --json and --sarif outputs have them all.`,
+      );
     out.push("");
 
     const ids = [...new Set(sorted.map((f) => f.id))];
@@ -72,7 +103,12 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
   }
 
   if (report.stale.length > 0) {
-    out.push("### Stale baseline entries", "", "These entries no longer occur: remove them from the baseline file, so it only shrinks.", "");
+    out.push(
+      "### Stale baseline entries",
+      "",
+      "These entries no longer occur: remove them from the baseline file, so it only shrinks.",
+      "",
+    );
     for (const s of report.stale.slice(0, maxRows)) out.push(`- ${text(keyWords(s))}`);
     if (report.stale.length > maxRows) out.push(`- … and ${report.stale.length - maxRows} more.`);
     out.push("");

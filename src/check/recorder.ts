@@ -34,7 +34,11 @@ export class Recorder {
         transport.start({
           ...sink,
           message: (data, read) => {
-            this.incoming(typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"));
+            this.incoming(
+              typeof data === "string"
+                ? data
+                : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"),
+            );
             sink.message(data, read);
           },
           defect: (d, answer) => sink.defect(d, answer),
@@ -47,11 +51,28 @@ export class Recorder {
       close: () => transport.close(),
     };
     // the optional parts the client looks for, as the channel has them (bound to it)
-    for (const key of ["kind", "cancel", "paramHeaders", "negotiated", "openServerStream", "maxMessageBytes"] as const) {
+    for (const key of [
+      "kind",
+      "cancel",
+      "paramHeaders",
+      "negotiated",
+      "openServerStream",
+      "maxMessageBytes",
+    ] as const) {
       const value = (transport as unknown as Record<string, unknown>)[key];
       if (value === undefined) continue;
-      if (typeof value === "function") Object.defineProperty(wrapped, key, { value: (value as (...a: unknown[]) => unknown).bind(transport), enumerable: true, writable: true });
-      else Object.defineProperty(wrapped, key, { get: () => (transport as unknown as Record<string, unknown>)[key], set: (v) => ((transport as unknown as Record<string, unknown>)[key] = v), enumerable: true });
+      if (typeof value === "function")
+        Object.defineProperty(wrapped, key, {
+          value: (value as (...a: unknown[]) => unknown).bind(transport),
+          enumerable: true,
+          writable: true,
+        });
+      else
+        Object.defineProperty(wrapped, key, {
+          get: () => (transport as unknown as Record<string, unknown>)[key],
+          set: (v) => ((transport as unknown as Record<string, unknown>)[key] = v),
+          enumerable: true,
+        });
     }
     return wrapped;
   }
@@ -72,7 +93,8 @@ export class Recorder {
     }
     for (const m of Array.isArray(message) ? message : [message]) {
       const o = m as { id?: unknown; method?: unknown };
-      if ((typeof o.id === "string" || typeof o.id === "number") && typeof o.method === "string") this.methods.set(o.id, o.method);
+      if ((typeof o.id === "string" || typeof o.id === "number") && typeof o.method === "string")
+        this.methods.set(o.id, o.method);
     }
   }
 
@@ -95,7 +117,12 @@ export class Recorder {
     this.keptBytes += text.length;
     for (const m of Array.isArray(value) ? value : [value]) {
       const o = m as { id?: unknown; method?: unknown };
-      const method = typeof o?.method === "string" ? o.method : typeof o?.id === "string" || typeof o?.id === "number" ? this.methods.get(o.id) : undefined;
+      const method =
+        typeof o?.method === "string"
+          ? o.method
+          : typeof o?.id === "string" || typeof o?.id === "number"
+            ? this.methods.get(o.id)
+            : undefined;
       this.received.push({ value: m, method });
     }
   }
@@ -103,6 +130,7 @@ export class Recorder {
 
 /** A JSON value that is (or, as a batch, holds only) objects with `"jsonrpc": "2.0"`. */
 function isJsonRpc(value: unknown): boolean {
-  const one = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0";
+  const one = (v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0";
   return Array.isArray(value) ? value.length > 0 && value.every(one) : one(value);
 }

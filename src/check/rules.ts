@@ -42,7 +42,7 @@ const OWN: readonly CheckRule[] = [
     revisions: STREAMABLE,
     spec: `${SPEC}/2025-11-25/basic/transports#sending-messages-to-the-server`,
     fix: "Set Content-Type: application/json on JSON answers (or answer with an SSE stream as text/event-stream).",
-    example: "HTTP/1.1 200 OK\nContent-Type: text/plain\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+    example: 'HTTP/1.1 200 OK\nContent-Type: text/plain\n\n{"jsonrpc":"2.0","id":1,"result":{}}',
     breaks: ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-remote"],
   },
   {
@@ -83,7 +83,7 @@ const OWN: readonly CheckRule[] = [
     revisions: MODERN,
     spec: `${SPEC}/2026-07-28/basic/transports/streamable-http#protocol-version-header`,
     fix: 'Answer 400 with {"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"…"}}.',
-    example: 'MCP-Protocol-Version: 1999-01-01 → HTTP/1.1 200 OK',
+    example: "MCP-Protocol-Version: 1999-01-01 → HTTP/1.1 200 OK",
   },
   {
     id: "http_unknown_method_not_404",
@@ -298,43 +298,193 @@ const OWN: readonly CheckRule[] = [
 ];
 
 /** What a server author changes for each codec defect a server's message can carry. */
-const MESSAGE_RULES: Partial<Record<DefectCode, { title: string; fix: string; spec: string; revisions?: readonly Revision[] }>> = {
-  parse_error: { title: "Every message is JSON", fix: "Send each message as one JSON text.", spec: "https://www.jsonrpc.org/specification#parse_error" },
-  invalid_utf8: { title: "Messages are UTF-8", fix: "Encode messages as UTF-8.", spec: `${SPEC}/2025-11-25/basic/transports` },
-  too_large: { title: "Messages fit the size cap", fix: "Page long lists and return large content as resources, not one huge message.", spec: `${SPEC}/2025-11-25/server/utilities/pagination` },
-  too_deep: { title: "Messages are not nested absurdly deep", fix: "Flatten the structure.", spec: "https://www.jsonrpc.org/specification" },
-  not_object: { title: "Each message is a JSON object", fix: "Send JSON-RPC objects only.", spec: "https://www.jsonrpc.org/specification#response_object" },
-  no_envelope: { title: "Results are wrapped in a JSON-RPC response", fix: 'Wrap the result: {"jsonrpc":"2.0","id":…,"result":{…}}.', spec: "https://www.jsonrpc.org/specification#response_object" },
-  bare_array: { title: "No bare arrays", fix: "Send a JSON-RPC response object, not an array.", spec: "https://www.jsonrpc.org/specification#response_object" },
-  batch_not_allowed: { title: "No batches where the revision has none", fix: "Send messages one at a time.", spec: `${SPEC}/2025-11-25/basic/index` },
-  missing_jsonrpc: { title: 'Every message has "jsonrpc": "2.0"', fix: 'Add "jsonrpc":"2.0" to every message.', spec: "https://www.jsonrpc.org/specification#response_object" },
-  wrong_jsonrpc_version: { title: 'jsonrpc is exactly "2.0"', fix: 'Send "jsonrpc":"2.0".', spec: "https://www.jsonrpc.org/specification#response_object" },
-  id_null: { title: "Responses carry the request's id", fix: "Answer with the id of the request.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
-  id_missing: { title: "Responses carry an id", fix: "Answer with the id of the request.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
-  id_invalid_type: { title: "Ids are strings or integers", fix: "Use a string or an integer id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
-  id_fractional: { title: "Ids are integers, not fractions", fix: "Use a string or an integer id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
-  result_and_error: { title: "A response has a result or an error, not both", fix: "Send either result or error.", spec: "https://www.jsonrpc.org/specification#response_object" },
-  neither_result_nor_error: { title: "A response has a result or an error", fix: "Send result (or error) in every response.", spec: "https://www.jsonrpc.org/specification#response_object" },
-  result_not_object: { title: "A result is an object", fix: "Return an object as the result.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
-  error_invalid: { title: "An error has a code and a message", fix: 'Send {"code":<integer>,"message":"…"}.', spec: "https://www.jsonrpc.org/specification#error_object" },
-  error_code_not_integer: { title: "Error codes are integers", fix: "Send an integer code.", spec: "https://www.jsonrpc.org/specification#error_object" },
-  unexpected_member: { title: "No unknown envelope members", fix: "Remove members JSON-RPC does not define from the envelope (put extra data in result or error.data).", spec: "https://www.jsonrpc.org/specification#response_object" },
-  error_code_undefined_mcp: { title: "No undefined codes in MCP's reserved range", fix: "Use -32601, -32602, -32603 or an application code outside -32768…-32000.", spec: `${SPEC}/2026-07-28/basic/index#error-codes` },
-  error_code_reserved: { title: "No codes in JSON-RPC's reserved range", fix: "Use a standard code or an application code outside -32768…-32000.", spec: "https://www.jsonrpc.org/specification#error_object" },
-  error_code_legacy: { title: "No implementation-defined server error codes", fix: "Use a standard code (-32601, -32602, -32603) or an HTTP status for transport-level refusals (401 for credentials).", spec: "https://www.jsonrpc.org/specification#error_object" },
-  error_code_retired: { title: "No retired error codes", fix: "On 2026-07-28, answer a missing resource with -32602, not -32002.", spec: `${SPEC}/2026-07-28/server/resources#error-handling` },
-  result_type_missing: { title: "2026-07-28 results carry resultType", fix: 'Add "resultType":"complete" to every result.', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`, revisions: MODERN },
-  result_type_unknown: { title: "resultType is a known value", fix: 'Send "complete" or "input_required".', spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`, revisions: MODERN },
-  meta_invalid: { title: "_meta is an object of namespaced keys", fix: "Send _meta as an object.", spec: `${SPEC}/2025-11-25/basic/index#_meta` },
-  unknown_response_id: { title: "Responses answer a request that was sent", fix: "Answer each request once, with its own id.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
-  duplicate_response: { title: "Each request is answered once", fix: "Answer each request exactly once.", spec: `${SPEC}/2025-11-25/basic/index#responses` },
-  response_to_notification: { title: "Notifications get no response", fix: "Do not answer notifications.", spec: `${SPEC}/2025-11-25/basic/index#notifications` },
-  response_after_cancel: { title: "No response after a cancellation", fix: "Stop work on a cancelled request and send nothing for it.", spec: `${SPEC}/2025-11-25/basic/utilities/cancellation` },
-  id_reused_in_flight: { title: "The server's own request ids do not repeat", fix: "Give each request a fresh id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
-  id_reused_in_session: { title: "The server's own request ids do not repeat in a session", fix: "Give each request a fresh id.", spec: `${SPEC}/2025-11-25/basic/index#requests` },
-  initialize_version_not_latest: { title: "initialize answers with the latest version supported", fix: "When the offered version is not supported, answer with the latest one the server supports.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`, revisions: LEGACY },
-  version_not_negotiated: { title: "initialize negotiates instead of failing", fix: "Answer an unsupported offered version with a version the server supports, not an error.", spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`, revisions: LEGACY },
-  redirect: { title: "The endpoint answers without a redirect", fix: "Publish the endpoint's exact URL (with or without the trailing slash the server wants): many clients do not follow a redirected POST.", spec: `${SPEC}/2025-11-25/basic/transports` },
+const MESSAGE_RULES: Partial<
+  Record<DefectCode, { title: string; fix: string; spec: string; revisions?: readonly Revision[] }>
+> = {
+  parse_error: {
+    title: "Every message is JSON",
+    fix: "Send each message as one JSON text.",
+    spec: "https://www.jsonrpc.org/specification#parse_error",
+  },
+  invalid_utf8: {
+    title: "Messages are UTF-8",
+    fix: "Encode messages as UTF-8.",
+    spec: `${SPEC}/2025-11-25/basic/transports`,
+  },
+  too_large: {
+    title: "Messages fit the size cap",
+    fix: "Page long lists and return large content as resources, not one huge message.",
+    spec: `${SPEC}/2025-11-25/server/utilities/pagination`,
+  },
+  too_deep: {
+    title: "Messages are not nested absurdly deep",
+    fix: "Flatten the structure.",
+    spec: "https://www.jsonrpc.org/specification",
+  },
+  not_object: {
+    title: "Each message is a JSON object",
+    fix: "Send JSON-RPC objects only.",
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  no_envelope: {
+    title: "Results are wrapped in a JSON-RPC response",
+    fix: 'Wrap the result: {"jsonrpc":"2.0","id":…,"result":{…}}.',
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  bare_array: {
+    title: "No bare arrays",
+    fix: "Send a JSON-RPC response object, not an array.",
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  batch_not_allowed: {
+    title: "No batches where the revision has none",
+    fix: "Send messages one at a time.",
+    spec: `${SPEC}/2025-11-25/basic/index`,
+  },
+  missing_jsonrpc: {
+    title: 'Every message has "jsonrpc": "2.0"',
+    fix: 'Add "jsonrpc":"2.0" to every message.',
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  wrong_jsonrpc_version: {
+    title: 'jsonrpc is exactly "2.0"',
+    fix: 'Send "jsonrpc":"2.0".',
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  id_null: {
+    title: "Responses carry the request's id",
+    fix: "Answer with the id of the request.",
+    spec: `${SPEC}/2025-11-25/basic/index#responses`,
+  },
+  id_missing: {
+    title: "Responses carry an id",
+    fix: "Answer with the id of the request.",
+    spec: `${SPEC}/2025-11-25/basic/index#responses`,
+  },
+  id_invalid_type: {
+    title: "Ids are strings or integers",
+    fix: "Use a string or an integer id.",
+    spec: `${SPEC}/2025-11-25/basic/index#requests`,
+  },
+  id_fractional: {
+    title: "Ids are integers, not fractions",
+    fix: "Use a string or an integer id.",
+    spec: `${SPEC}/2025-11-25/basic/index#requests`,
+  },
+  result_and_error: {
+    title: "A response has a result or an error, not both",
+    fix: "Send either result or error.",
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  neither_result_nor_error: {
+    title: "A response has a result or an error",
+    fix: "Send result (or error) in every response.",
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  result_not_object: {
+    title: "A result is an object",
+    fix: "Return an object as the result.",
+    spec: `${SPEC}/2025-11-25/basic/index#responses`,
+  },
+  error_invalid: {
+    title: "An error has a code and a message",
+    fix: 'Send {"code":<integer>,"message":"…"}.',
+    spec: "https://www.jsonrpc.org/specification#error_object",
+  },
+  error_code_not_integer: {
+    title: "Error codes are integers",
+    fix: "Send an integer code.",
+    spec: "https://www.jsonrpc.org/specification#error_object",
+  },
+  unexpected_member: {
+    title: "No unknown envelope members",
+    fix: "Remove members JSON-RPC does not define from the envelope (put extra data in result or error.data).",
+    spec: "https://www.jsonrpc.org/specification#response_object",
+  },
+  error_code_undefined_mcp: {
+    title: "No undefined codes in MCP's reserved range",
+    fix: "Use -32601, -32602, -32603 or an application code outside -32768…-32000.",
+    spec: `${SPEC}/2026-07-28/basic/index#error-codes`,
+  },
+  error_code_reserved: {
+    title: "No codes in JSON-RPC's reserved range",
+    fix: "Use a standard code or an application code outside -32768…-32000.",
+    spec: "https://www.jsonrpc.org/specification#error_object",
+  },
+  error_code_legacy: {
+    title: "No implementation-defined server error codes",
+    fix: "Use a standard code (-32601, -32602, -32603) or an HTTP status for transport-level refusals (401 for credentials).",
+    spec: "https://www.jsonrpc.org/specification#error_object",
+  },
+  error_code_retired: {
+    title: "No retired error codes",
+    fix: "On 2026-07-28, answer a missing resource with -32602, not -32002.",
+    spec: `${SPEC}/2026-07-28/server/resources#error-handling`,
+  },
+  result_type_missing: {
+    title: "2026-07-28 results carry resultType",
+    fix: 'Add "resultType":"complete" to every result.',
+    spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`,
+    revisions: MODERN,
+  },
+  result_type_unknown: {
+    title: "resultType is a known value",
+    fix: 'Send "complete" or "input_required".',
+    spec: `${SPEC}/2026-07-28/basic/patterns/mrtr`,
+    revisions: MODERN,
+  },
+  meta_invalid: {
+    title: "_meta is an object of namespaced keys",
+    fix: "Send _meta as an object.",
+    spec: `${SPEC}/2025-11-25/basic/index#_meta`,
+  },
+  unknown_response_id: {
+    title: "Responses answer a request that was sent",
+    fix: "Answer each request once, with its own id.",
+    spec: `${SPEC}/2025-11-25/basic/index#responses`,
+  },
+  duplicate_response: {
+    title: "Each request is answered once",
+    fix: "Answer each request exactly once.",
+    spec: `${SPEC}/2025-11-25/basic/index#responses`,
+  },
+  response_to_notification: {
+    title: "Notifications get no response",
+    fix: "Do not answer notifications.",
+    spec: `${SPEC}/2025-11-25/basic/index#notifications`,
+  },
+  response_after_cancel: {
+    title: "No response after a cancellation",
+    fix: "Stop work on a cancelled request and send nothing for it.",
+    spec: `${SPEC}/2025-11-25/basic/utilities/cancellation`,
+  },
+  id_reused_in_flight: {
+    title: "The server's own request ids do not repeat",
+    fix: "Give each request a fresh id.",
+    spec: `${SPEC}/2025-11-25/basic/index#requests`,
+  },
+  id_reused_in_session: {
+    title: "The server's own request ids do not repeat in a session",
+    fix: "Give each request a fresh id.",
+    spec: `${SPEC}/2025-11-25/basic/index#requests`,
+  },
+  initialize_version_not_latest: {
+    title: "initialize answers with the latest version supported",
+    fix: "When the offered version is not supported, answer with the latest one the server supports.",
+    spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`,
+    revisions: LEGACY,
+  },
+  version_not_negotiated: {
+    title: "initialize negotiates instead of failing",
+    fix: "Answer an unsupported offered version with a version the server supports, not an error.",
+    spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`,
+    revisions: LEGACY,
+  },
+  redirect: {
+    title: "The endpoint answers without a redirect",
+    fix: "Publish the endpoint's exact URL (with or without the trailing slash the server wants): many clients do not follow a redirected POST.",
+    spec: `${SPEC}/2025-11-25/basic/transports`,
+  },
 };
 
 /** The sign-in walk's defects: who fixes what is in each finding's message. */
@@ -358,7 +508,10 @@ const AUTH_TITLES: Record<AuthDefectCode, string> = {
 };
 const AUTH_SPEC = `${SPEC}/2025-11-25/basic/authorization`;
 
-function messageRule(code: DefectCode, m: { title: string; fix: string; spec: string; revisions?: readonly Revision[] }): CheckRule {
+function messageRule(
+  code: DefectCode,
+  m: { title: string; fix: string; spec: string; revisions?: readonly Revision[] },
+): CheckRule {
   return {
     id: code,
     severity: DEFECTS[code].severity as Severity,
@@ -371,7 +524,13 @@ function messageRule(code: DefectCode, m: { title: string; fix: string; spec: st
 }
 
 /** Sign-in defects the walk only ever reports as warnings (the others are errors, some milder in one case). */
-const AUTH_WARNINGS: ReadonlySet<AuthDefectCode> = new Set(["no_registration", "offline_access_in_challenge", "cors_headers_not_exposed", "cors_preflight_rejected", "metadata_without_cors"]);
+const AUTH_WARNINGS: ReadonlySet<AuthDefectCode> = new Set([
+  "no_registration",
+  "offline_access_in_challenge",
+  "cors_headers_not_exposed",
+  "cors_preflight_rejected",
+  "metadata_without_cors",
+]);
 
 function authRule(code: AuthDefectCode): CheckRule {
   return {
@@ -387,7 +546,9 @@ function authRule(code: AuthDefectCode): CheckRule {
 
 /** The rules of `check` itself, the codec's message defects, the sign-in walk's defects: docs/check.md shows them apart. */
 export const OWN_RULES: readonly CheckRule[] = OWN;
-export const MESSAGE_CHECK_RULES: readonly CheckRule[] = Object.entries(MESSAGE_RULES).map(([code, m]) => messageRule(code as DefectCode, m!));
+export const MESSAGE_CHECK_RULES: readonly CheckRule[] = Object.entries(MESSAGE_RULES).map(([code, m]) =>
+  messageRule(code as DefectCode, m!),
+);
 export const SIGNIN_CHECK_RULES: readonly CheckRule[] = AUTH_DEFECT_CODES.map(authRule);
 
 export const CHECK_RULES: readonly CheckRule[] = [...OWN_RULES, ...MESSAGE_CHECK_RULES, ...SIGNIN_CHECK_RULES];

@@ -24,7 +24,17 @@ const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA, "utf8")) as object)
 
 interface Log {
   runs: {
-    tool: { driver: { rules: { id: string; help: { text: string; markdown: string }; helpUri?: string; shortDescription: { text: string }; defaultConfiguration: { level: string } }[] } };
+    tool: {
+      driver: {
+        rules: {
+          id: string;
+          help: { text: string; markdown: string };
+          helpUri?: string;
+          shortDescription: { text: string };
+          defaultConfiguration: { level: string };
+        }[];
+      };
+    };
     invocations: { executionSuccessful: boolean }[];
     results: {
       ruleId: string;
@@ -46,7 +56,9 @@ function valid(text: string): Log {
 
 describe("renderSarif", () => {
   test("the schema itself rejects what code scanning would", () => {
-    const bad = sarifLog(sampleReport(), RULES, { location: "src/server.ts" }) as unknown as { runs: { results: { level: string }[] }[] };
+    const bad = sarifLog(sampleReport(), RULES, { location: "src/server.ts" }) as unknown as {
+      runs: { results: { level: string }[] }[];
+    };
     bad.runs[0]!.results[0]!.level = "fatal";
     assert.equal(validate(bad), false);
   });
@@ -56,7 +68,9 @@ describe("renderSarif", () => {
     const run = log.runs[0]!;
     assert.equal(run.results.length, 5);
     for (const r of run.results) {
-      assert.deepEqual(r.locations, [{ physicalLocation: { artifactLocation: { uri: "src/server.ts" }, region: { startLine: 1 } } }]);
+      assert.deepEqual(r.locations, [
+        { physicalLocation: { artifactLocation: { uri: "src/server.ts" }, region: { startLine: 1 } } },
+      ]);
       assert.equal(run.tool.driver.rules[r.ruleIndex]!.id, r.ruleId);
     }
     assert.deepEqual(
@@ -70,7 +84,14 @@ describe("renderSarif", () => {
     const rule = valid(renderSarif(sampleReport(), RULES, { location: "server.json" })).runs[0]!.tool.driver.rules[0]!;
     const source = RULES[0]!;
     assert.equal(rule.shortDescription.text, source.title);
-    for (const part of [source.rule, source.fix, source.example!, "2025-06-18, 2025-11-25, 2026-07-28", "sdk-v2, ai-sdk", source.spec]) {
+    for (const part of [
+      source.rule,
+      source.fix,
+      source.example!,
+      "2025-06-18, 2025-11-25, 2026-07-28",
+      "sdk-v2, ai-sdk",
+      source.spec,
+    ]) {
       assert.ok(rule.help.text.includes(part), `help has ${part}`);
     }
     assert.match(rule.help.markdown, /\*\*Fix:\*\* Give the tool/);
@@ -82,7 +103,11 @@ describe("renderSarif", () => {
     const fp = (log: Log) => log.runs[0]!.results.map((r) => r.partialFingerprints[FINGERPRINT]!);
     const first = fp(valid(renderSarif(sampleReport(), RULES, { location: "server.json" })));
     const report = sampleReport();
-    const reworded = { ...report, elapsedMs: 99, findings: report.findings.map((f) => ({ ...f, message: `${f.message} (reworded)` })) };
+    const reworded = {
+      ...report,
+      elapsedMs: 99,
+      findings: report.findings.map((f) => ({ ...f, message: `${f.message} (reworded)` })),
+    };
     assert.deepEqual(fp(valid(renderSarif(reworded, RULES, { location: "server.json" }))), first);
     assert.equal(new Set(first).size, first.length);
     // the same finding twice is two alerts, told apart by its occurrence
@@ -105,12 +130,26 @@ describe("renderSarif", () => {
   test("accepted findings are suppressed, stale entries are results", () => {
     const report = sampleReport();
     const f = report.findings[3]!;
-    const log = valid(renderSarif(applyBaseline(report, [{ id: f.id, revision: f.revision, method: f.method, path: f.path }, { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" }]), RULES, { location: "server.json" }));
+    const log = valid(
+      renderSarif(
+        applyBaseline(report, [
+          { id: f.id, revision: f.revision, method: f.method, path: f.path },
+          { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" },
+        ]),
+        RULES,
+        { location: "server.json" },
+      ),
+    );
     const results = log.runs[0]!.results;
-    assert.deepEqual(results[3]!.suppressions, [{ kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" }]);
+    assert.deepEqual(results[3]!.suppressions, [
+      { kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" },
+    ]);
     assert.equal(results.filter((r) => r.suppressions).length, 1);
     assert.equal(results.at(-1)!.ruleId, "baseline_stale");
-    assert.match(results.at(-1)!.message.text, /The baseline accepts tool_name_format \(2026-07-28\) tools\/list at \/result\/tools\/9\/name, which this run did not find/);
+    assert.match(
+      results.at(-1)!.message.text,
+      /The baseline accepts tool_name_format \(2026-07-28\) tools\/list at \/result\/tools\/9\/name, which this run did not find/,
+    );
   });
 
   test("no secret reaches the file", () => {
@@ -120,9 +159,20 @@ describe("renderSarif", () => {
 
   test("--sarif-location is a path inside the repository", () => {
     assert.equal(sarifLocation("./src\\server.ts"), "src/server.ts");
-    for (const bad of ["", "/etc/passwd", "../other/x.ts", "src/../../x", "C:/x.ts", "https://example.com/x.ts", "src/"]) {
+    for (const bad of [
+      "",
+      "/etc/passwd",
+      "../other/x.ts",
+      "src/../../x",
+      "C:/x.ts",
+      "https://example.com/x.ts",
+      "src/",
+    ]) {
       assert.equal(typeof sarifLocation(bad), "object", bad);
     }
-    assert.throws(() => sarifLog(sampleReport(), RULES, { location: "/abs" }), /--sarif-location takes a file path relative to the repository's root/);
+    assert.throws(
+      () => sarifLog(sampleReport(), RULES, { location: "/abs" }),
+      /--sarif-location takes a file path relative to the repository's root/,
+    );
   });
 });

@@ -12,7 +12,8 @@ import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
 import type { BaselineKey, CheckReport, CheckRule, Finding } from "./types.js";
 
-export const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+export const SARIF_SCHEMA =
+  "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /** The fingerprint's name and version: a change to what it covers is a new version. */
 export const FINGERPRINT = "mcpWireFinding/v1";
@@ -51,10 +52,16 @@ export const RUN_RULES: readonly CheckRule[] = [
  * (forward slashes, no leading `./`), or a message saying what is wrong.
  */
 export function sarifLocation(text: string): string | { error: string } {
-  const path = text.trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "");
-  const wrong = (why: string) => ({ error: `--sarif-location takes a file path relative to the repository's root (e.g. src/server.ts), ${why}: ${JSON.stringify(text)}` });
+  const path = text
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/^(\.\/)+/, "");
+  const wrong = (why: string) => ({
+    error: `--sarif-location takes a file path relative to the repository's root (e.g. src/server.ts), ${why}: ${JSON.stringify(text)}`,
+  });
   if (path === "" || path === ".") return wrong("not an empty one");
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || /^[a-z][a-z0-9+.-]*:/i.test(path)) return wrong("not an absolute one or a URL");
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || /^[a-z][a-z0-9+.-]*:/i.test(path))
+    return wrong("not an absolute one or a URL");
   if (path.split("/").includes("..")) return wrong("inside the repository");
   if (path.endsWith("/")) return wrong("a file, not a folder");
   return path;
@@ -96,7 +103,13 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
     message: { text: findingText(f) },
     locations: at,
     partialFingerprints: fingerprint([f.id, f.revision, f.method, f.path]),
-    ...(f.accepted ? { suppressions: [{ kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" }] } : {}),
+    ...(f.accepted
+      ? {
+          suppressions: [
+            { kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" },
+          ],
+        }
+      : {}),
     properties: {
       target: report.target,
       revision: f.revision,
@@ -147,11 +160,18 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
         invocations: [
           {
             executionSuccessful: report.unchecked === null,
-            ...(report.unchecked ? { toolExecutionNotifications: [{ level: "error", message: { text: report.unchecked.message } }] } : {}),
+            ...(report.unchecked
+              ? { toolExecutionNotifications: [{ level: "error", message: { text: report.unchecked.message } }] }
+              : {}),
           },
         ],
         results,
-        properties: { target: report.target, revisions: report.revisions, checked: report.checked, elapsedMs: report.elapsedMs },
+        properties: {
+          target: report.target,
+          revisions: report.revisions,
+          checked: report.checked,
+          elapsedMs: report.elapsedMs,
+        },
       },
     ],
   };
@@ -177,7 +197,16 @@ function findingText(f: Finding): string {
 
 /** A rule the catalogue does not have, from what its finding says. */
 function ruleOfFinding(f: Finding): CheckRule {
-  return { id: f.id, severity: f.severity, title: f.id, rule: f.message, revisions: "all", spec: f.spec, fix: f.fix, breaks: f.breaks };
+  return {
+    id: f.id,
+    severity: f.severity,
+    title: f.id,
+    rule: f.message,
+    revisions: "all",
+    spec: f.spec,
+    fix: f.fix,
+    breaks: f.breaks,
+  };
 }
 
 function isUrl(text: string): boolean {

@@ -16,7 +16,12 @@ export function validateReceived(received: readonly Received[], revision: Revisi
 }
 
 /** One message from the server (`method`: what it is or answers, when known) against the revision's schema. */
-export function validateMessage(value: unknown, revision: Revision, method: string | undefined, findings: Findings): void {
+export function validateMessage(
+  value: unknown,
+  revision: Revision,
+  method: string | undefined,
+  findings: Findings,
+): void {
   if (!findings.wants("schema_invalid")) return;
   findings.checked("schema_invalid", revision);
   for (const d of validate(value, method !== undefined ? { revision, method } : { revision })) {
@@ -30,7 +35,11 @@ export function schemaDialectProblems(schema: unknown, revision: Revision): stri
 }
 
 /** Where `value` breaks `schema`, as one line each (empty when it conforms). */
-export function conformanceProblems(schema: unknown, value: unknown, revision: Revision): { path: string; message: string }[] {
+export function conformanceProblems(
+  schema: unknown,
+  value: unknown,
+  revision: Revision,
+): { path: string; message: string }[] {
   const verdict = validateAgainstSchema(schema, value, { revision });
   return verdict.ok ? [] : verdict.errors.map((e) => ({ path: e.path, message: e.message }));
 }

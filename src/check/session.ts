@@ -42,7 +42,13 @@ export interface SessionOutcome {
   pages: number;
 }
 
-export async function readOnlyPass(client: McpClient, revision: Revision, findings: Findings, optIns: OptIns, timeout: number): Promise<SessionOutcome> {
+export async function readOnlyPass(
+  client: McpClient,
+  revision: Revision,
+  findings: Findings,
+  optIns: OptIns,
+  timeout: number,
+): Promise<SessionOutcome> {
   const options = { timeout };
   let pages = 0;
   const caps = client.capabilities;
@@ -63,7 +69,12 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
     try {
       await tagged("ping", client.request("ping", {}, options));
     } catch (e) {
-      if (e instanceof ResponseError) findings.add("ping_failed", { revision, method: "ping", message: `ping was answered with error ${e.code} ${quote(e.message)} instead of an empty result` });
+      if (e instanceof ResponseError)
+        findings.add("ping_failed", {
+          revision,
+          method: "ping",
+          message: `ping was answered with error ${e.code} ${quote(e.message)} instead of an empty result`,
+        });
       else throw e;
     }
   }
@@ -74,17 +85,31 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
       await tagged("logging/setLevel", client.request("logging/setLevel", { level: "error" }, options));
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
-      findings.add("logging_set_level_failed", { revision, method: "logging/setLevel", message: `the server declares logging, but logging/setLevel got error ${e.code} ${quote(e.message)}` });
+      findings.add("logging_set_level_failed", {
+        revision,
+        method: "logging/setLevel",
+        message: `the server declares logging, but logging/setLevel got error ${e.code} ${quote(e.message)}`,
+      });
     }
   }
 
   findings.checked("unknown_method_not_32601", revision);
   try {
     await tagged(UNKNOWN_METHOD, client.request(UNKNOWN_METHOD, {}, options));
-    findings.add("unknown_method_not_32601", { revision, method: UNKNOWN_METHOD, message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with a result instead of error -32601` });
+    findings.add("unknown_method_not_32601", {
+      revision,
+      method: UNKNOWN_METHOD,
+      message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with a result instead of error -32601`,
+    });
   } catch (e) {
     if (!(e instanceof ResponseError)) throw e;
-    if (e.code !== METHOD_NOT_FOUND) findings.add("unknown_method_not_32601", { revision, method: UNKNOWN_METHOD, path: "/error/code", message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${quote(e.message)}, not -32601` });
+    if (e.code !== METHOD_NOT_FOUND)
+      findings.add("unknown_method_not_32601", {
+        revision,
+        method: UNKNOWN_METHOD,
+        path: "/error/code",
+        message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${quote(e.message)}, not -32601`,
+      });
   }
 
   const probed = listed[0];
@@ -92,23 +117,38 @@ export async function readOnlyPass(client: McpClient, revision: Revision, findin
     findings.checked("bad_params_not_32602", revision);
     try {
       await tagged(probed, client.request(probed, { cursor: 42 }, options));
-      findings.add("bad_params_not_32602", { revision, method: probed, message: `${probed} with a cursor that is not a string (42) was answered with a result, not error -32602` });
+      findings.add("bad_params_not_32602", {
+        revision,
+        method: probed,
+        message: `${probed} with a cursor that is not a string (42) was answered with a result, not error -32602`,
+      });
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
-      if (e.code !== INVALID_PARAMS) findings.add("bad_params_not_32602", { revision, method: probed, path: "/error/code", message: `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602` });
+      if (e.code !== INVALID_PARAMS)
+        findings.add("bad_params_not_32602", {
+          revision,
+          method: probed,
+          path: "/error/code",
+          message: `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602`,
+        });
     }
   }
 
   for (const call of optIns.calls) await callTool(client, revision, call, tools, findings, timeout);
-  for (const uri of optIns.reads) await optional(() => tagged("resources/read", client.request("resources/read", { uri }, options)));
-  for (const get of optIns.gets) await optional(() => tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)));
+  for (const uri of optIns.reads)
+    await optional(() => tagged("resources/read", client.request("resources/read", { uri }, options)));
+  for (const get of optIns.gets)
+    await optional(() =>
+      tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)),
+    );
   return { pages };
 }
 
 /** `p`, its failure (other than the server's error answer) tagged with the method under way. */
 function tagged<T>(method: string, p: Promise<T>): Promise<T> {
   return p.catch((e: unknown) => {
-    if (!(e instanceof ResponseError) && typeof e === "object" && e !== null) (e as { checkMethod?: string }).checkMethod ??= method;
+    if (!(e instanceof ResponseError) && typeof e === "object" && e !== null)
+      (e as { checkMethod?: string }).checkMethod ??= method;
     throw e;
   });
 }
@@ -130,14 +170,28 @@ interface Walked {
 }
 
 /** One list, followed cursor by cursor to its end, its cursors and pages judged on the way. */
-async function walkList(client: McpClient, revision: Revision, method: string, key: string, findings: Findings, timeout: number): Promise<Walked> {
+async function walkList(
+  client: McpClient,
+  revision: Revision,
+  method: string,
+  key: string,
+  findings: Findings,
+  timeout: number,
+): Promise<Walked> {
   const items: unknown[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   let previous: string | undefined;
   let pages = 0;
   const modern = RULES[revision].era === "modern";
-  for (const id of ["list_failed", "pagination_cursor_repeated", "pagination_not_advancing", "pagination_page_cap", "pagination_empty_cursor"]) findings.checked(id, revision);
+  for (const id of [
+    "list_failed",
+    "pagination_cursor_repeated",
+    "pagination_not_advancing",
+    "pagination_page_cap",
+    "pagination_empty_cursor",
+  ])
+    findings.checked(id, revision);
   for (;;) {
     let result: JsonObject;
     try {
@@ -145,8 +199,13 @@ async function walkList(client: McpClient, revision: Revision, method: string, k
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
       // templates are part of the resources capability, but a server with none may not serve their list
-      if (method === "resources/templates/list" && e.code === METHOD_NOT_FOUND && pages === 0) return { items, pages, served: false };
-      findings.add("list_failed", { revision, method, message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${quote(e.message)}, though the server declares the capability` });
+      if (method === "resources/templates/list" && e.code === METHOD_NOT_FOUND && pages === 0)
+        return { items, pages, served: false };
+      findings.add("list_failed", {
+        revision,
+        method,
+        message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${quote(e.message)}, though the server declares the capability`,
+      });
       return { items, pages, served: pages > 0 };
     }
     pages++;
@@ -155,20 +214,40 @@ async function walkList(client: McpClient, revision: Revision, method: string, k
     const next = result.nextCursor;
     if (typeof next !== "string") return { items, pages, served: true };
     if (next === "" && !modern) {
-      findings.add("pagination_empty_cursor", { revision, method, path: "/result/nextCursor", message: `${method} page ${pages} ends with an empty-string nextCursor: clients of ${revision} read its presence as "more" and ask again` });
+      findings.add("pagination_empty_cursor", {
+        revision,
+        method,
+        path: "/result/nextCursor",
+        message: `${method} page ${pages} ends with an empty-string nextCursor: clients of ${revision} read its presence as "more" and ask again`,
+      });
       return { items, pages, served: true };
     }
     if (seen.has(next) || next === cursor) {
-      findings.add("pagination_cursor_repeated", { revision, method, path: "/result/nextCursor", message: `${method} page ${pages} names cursor ${JSON.stringify(next.slice(0, 60))} again: a client following every cursor never gets to the end` });
+      findings.add("pagination_cursor_repeated", {
+        revision,
+        method,
+        path: "/result/nextCursor",
+        message: `${method} page ${pages} names cursor ${JSON.stringify(next.slice(0, 60))} again: a client following every cursor never gets to the end`,
+      });
       return { items, pages, served: true };
     }
     const shape = JSON.stringify(page);
     if (page.length > 0 && shape === previous) {
-      findings.add("pagination_not_advancing", { revision, method, path: `/result/${key}`, message: `${method} page ${pages} repeats page ${pages - 1}'s ${page.length} items under a new cursor: the list does not move on` });
+      findings.add("pagination_not_advancing", {
+        revision,
+        method,
+        path: `/result/${key}`,
+        message: `${method} page ${pages} repeats page ${pages - 1}'s ${page.length} items under a new cursor: the list does not move on`,
+      });
       return { items, pages, served: true };
     }
     if (pages >= PAGE_CAP) {
-      findings.add("pagination_page_cap", { revision, method, path: "/result/nextCursor", message: `${method} still names a nextCursor after ${PAGE_CAP} pages` });
+      findings.add("pagination_page_cap", {
+        revision,
+        method,
+        path: "/result/nextCursor",
+        message: `${method} still names a nextCursor after ${PAGE_CAP} pages`,
+      });
       return { items, pages, served: true };
     }
     previous = shape;
@@ -180,32 +259,66 @@ async function walkList(client: McpClient, revision: Revision, method: string, k
 /** Each tool definition: its schemas, its name. */
 function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: Findings): void {
   if (tools.length === 0) return;
-  for (const id of ["tool_input_schema_not_object", "tool_schema_invalid", "tool_name_format", "tool_name_duplicate"]) findings.checked(id, revision);
+  for (const id of ["tool_input_schema_not_object", "tool_schema_invalid", "tool_name_format", "tool_name_duplicate"])
+    findings.checked(id, revision);
   const names = new Set<string>();
   tools.forEach((tool, i) => {
     const name = typeof tool.name === "string" ? tool.name : undefined;
     const label = name === undefined ? `tool ${i}` : `tool ${JSON.stringify(name.slice(0, 80))}`;
     const input = tool.inputSchema;
     if (!isObject(input) || input.type !== "object") {
-      const what = !isObject(input) ? (input === undefined ? "no inputSchema" : `an inputSchema that is not an object (${JSON.stringify(input)?.slice(0, 60)})`) : `an inputSchema whose root type is ${JSON.stringify(input.type) ?? "missing"}`;
-      findings.add("tool_input_schema_not_object", { revision, method: "tools/list", path: `/result/tools/${i}/inputSchema`, message: `${label} has ${what}, not a JSON Schema object with type "object"` });
+      const what = !isObject(input)
+        ? input === undefined
+          ? "no inputSchema"
+          : `an inputSchema that is not an object (${JSON.stringify(input)?.slice(0, 60)})`
+        : `an inputSchema whose root type is ${JSON.stringify(input.type) ?? "missing"}`;
+      findings.add("tool_input_schema_not_object", {
+        revision,
+        method: "tools/list",
+        path: `/result/tools/${i}/inputSchema`,
+        message: `${label} has ${what}, not a JSON Schema object with type "object"`,
+      });
     }
     for (const member of ["inputSchema", "outputSchema"] as const) {
       const schema = tool[member];
       if (!isObject(schema)) continue;
       for (const problem of schemaDialectProblems(schema, revision).slice(0, 1)) {
-        findings.add("tool_schema_invalid", { revision, method: "tools/list", path: `/result/tools/${i}/${member}`, message: `${label}'s ${member} is not a valid JSON Schema under ${revision}: ${problem}` });
+        findings.add("tool_schema_invalid", {
+          revision,
+          method: "tools/list",
+          path: `/result/tools/${i}/${member}`,
+          message: `${label}'s ${member} is not a valid JSON Schema under ${revision}: ${problem}`,
+        });
       }
     }
     if (name === undefined) return;
-    if (!TOOL_NAME.test(name)) findings.add("tool_name_format", { revision, method: "tools/list", path: `/result/tools/${i}/name`, message: `${label}: a tool name should be 1 to 128 of A-Z a-z 0-9 _ - .` });
-    if (names.has(name)) findings.add("tool_name_duplicate", { revision, method: "tools/list", path: `/result/tools/${i}/name`, message: `two tools are named ${JSON.stringify(name.slice(0, 80))}` });
+    if (!TOOL_NAME.test(name))
+      findings.add("tool_name_format", {
+        revision,
+        method: "tools/list",
+        path: `/result/tools/${i}/name`,
+        message: `${label}: a tool name should be 1 to 128 of A-Z a-z 0-9 _ - .`,
+      });
+    if (names.has(name))
+      findings.add("tool_name_duplicate", {
+        revision,
+        method: "tools/list",
+        path: `/result/tools/${i}/name`,
+        message: `two tools are named ${JSON.stringify(name.slice(0, 80))}`,
+      });
     names.add(name);
   });
 }
 
 /** A tool the user asked to call, and its result judged. */
-async function callTool(client: McpClient, revision: Revision, call: { name: string; args: JsonObject }, tools: readonly JsonObject[], findings: Findings, timeout: number): Promise<void> {
+async function callTool(
+  client: McpClient,
+  revision: Revision,
+  call: { name: string; args: JsonObject },
+  tools: readonly JsonObject[],
+  findings: Findings,
+  timeout: number,
+): Promise<void> {
   let result: JsonObject;
   try {
     result = await tagged("tools/call", client.callTool(call.name, call.args, { timeout }));
@@ -214,16 +327,32 @@ async function callTool(client: McpClient, revision: Revision, call: { name: str
     throw e;
   }
   findings.checked("tool_result_no_content", revision);
-  if (!Array.isArray(result.content)) findings.add("tool_result_no_content", { revision, method: "tools/call", path: "/result/content", message: `tools/call of ${JSON.stringify(call.name)} returned a result without a content array` });
+  if (!Array.isArray(result.content))
+    findings.add("tool_result_no_content", {
+      revision,
+      method: "tools/call",
+      path: "/result/content",
+      message: `tools/call of ${JSON.stringify(call.name)} returned a result without a content array`,
+    });
   const tool = tools.find((t) => t.name === call.name);
   const outputSchema = tool?.outputSchema;
   if (!isObject(outputSchema) || result.isError === true) return;
   findings.checked("tool_structured_content_invalid", revision);
   if (result.structuredContent === undefined) {
-    findings.add("tool_structured_content_invalid", { revision, method: "tools/call", path: "/result/structuredContent", message: `${JSON.stringify(call.name)} declares an outputSchema but its result has no structuredContent` });
+    findings.add("tool_structured_content_invalid", {
+      revision,
+      method: "tools/call",
+      path: "/result/structuredContent",
+      message: `${JSON.stringify(call.name)} declares an outputSchema but its result has no structuredContent`,
+    });
     return;
   }
   for (const p of conformanceProblems(outputSchema, result.structuredContent, revision).slice(0, 5)) {
-    findings.add("tool_structured_content_invalid", { revision, method: "tools/call", path: `/result/structuredContent${p.path}`, message: `${JSON.stringify(call.name)}'s structuredContent does not match its outputSchema: ${p.message}` });
+    findings.add("tool_structured_content_invalid", {
+      revision,
+      method: "tools/call",
+      path: `/result/structuredContent${p.path}`,
+      message: `${JSON.stringify(call.name)}'s structuredContent does not match its outputSchema: ${p.message}`,
+    });
   }
 }

@@ -19,14 +19,22 @@ const NAME = /^[A-Za-z_:][A-Za-z0-9_:.-]*/;
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
 function legalChar(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
 }
 
 export function parseXml(doc: string): XmlElement {
   for (const ch of doc) {
     const cp = ch.codePointAt(0)!;
     // a lone surrogate iterates as itself
-    if (!legalChar(cp) || (cp >= 0xd800 && cp <= 0xdfff)) throw new Error(`character U+${cp.toString(16)} is not allowed in XML`);
+    if (!legalChar(cp) || (cp >= 0xd800 && cp <= 0xdfff))
+      throw new Error(`character U+${cp.toString(16)} is not allowed in XML`);
   }
   let i = 0;
   const fail = (why: string): never => {
@@ -135,7 +143,12 @@ export function parseXml(doc: string): XmlElement {
   if (doc.startsWith("<?xml", i)) {
     const end = doc.indexOf("?>", i);
     if (end < 0) fail("an unclosed declaration");
-    if (!/^<\?xml version="1\.[0-9]"( encoding="[A-Za-z][A-Za-z0-9._-]*")?( standalone="(yes|no)")?\s*$/.test(doc.slice(i, end))) fail("a malformed declaration");
+    if (
+      !/^<\?xml version="1\.[0-9]"( encoding="[A-Za-z][A-Za-z0-9._-]*")?( standalone="(yes|no)")?\s*$/.test(
+        doc.slice(i, end),
+      )
+    )
+      fail("a malformed declaration");
     i = end + 2;
   }
   misc();
@@ -147,7 +160,9 @@ export function parseXml(doc: string): XmlElement {
 
 describe("the test's XML reader", () => {
   test("reads a well-formed document, entities and references resolved", () => {
-    const root = parseXml(`<?xml version="1.0" encoding="UTF-8"?>\n<!-- c -->\n<a x="1 &amp; &#10;2"><b>t &lt;&#x41;&gt;</b><c/></a>\n`);
+    const root = parseXml(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<!-- c -->\n<a x="1 &amp; &#10;2"><b>t &lt;&#x41;&gt;</b><c/></a>\n`,
+    );
     assert.equal(root.name, "a");
     assert.equal(root.attributes.x, "1 & \n2");
     assert.equal(root.children[0]!.text, "t <A>");

@@ -50,7 +50,8 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
   }
 }
 
-const stored = async (url: string) => (await query<{ n: number }>(url, "SELECT count(*)::int AS n FROM mcp_wire.attempts").catch(() => [{ n: 0 }]))[0]!.n;
+const stored = async (url: string) =>
+  (await query<{ n: number }>(url, "SELECT count(*)::int AS n FROM mcp_wire.attempts").catch(() => [{ n: 0 }]))[0]!.n;
 
 /** Per target of run 1: its attempts and how many times it was claimed. */
 async function perTarget(url: string) {
@@ -62,7 +63,21 @@ async function perTarget(url: string) {
 }
 
 const PER_HOST = "3";
-const worker = (url: string, ...args: string[]) => mcpWire(["census", ...args, "--db", url, "--per-host", PER_HOST, "--concurrency", "6", "--lease", "2", "--timeout", "5000"]);
+const worker = (url: string, ...args: string[]) =>
+  mcpWire([
+    "census",
+    ...args,
+    "--db",
+    url,
+    "--per-host",
+    PER_HOST,
+    "--concurrency",
+    "6",
+    "--lease",
+    "2",
+    "--timeout",
+    "5000",
+  ]);
 
 describe("census workers on PostgreSQL", () => {
   test("three workers over four hosts, one killed part-way: one attempt per target, the per-host limit held on each host, only the dead worker's claims probed twice", async () => {
@@ -101,7 +116,10 @@ describe("census workers on PostgreSQL", () => {
       `requests in flight at once per host: ${JSON.stringify([...peaks])}`,
     );
     // more places (three workers of six) than the hosts allow (four of three): the limit was met, not just never approached
-    assert.ok([...peaks.values()].includes(Number(PER_HOST)), `requests in flight at once per host: ${JSON.stringify([...peaks])}`);
+    assert.ok(
+      [...peaks.values()].includes(Number(PER_HOST)),
+      `requests in flight at once per host: ${JSON.stringify([...peaks])}`,
+    );
     // a target probed once costs the same number of requests each time; more means probed again
     const hits = urls.map((u) => hitsOf(u) - hitsBefore.get(u)!);
     const once = Math.min(...hits);
@@ -109,10 +127,21 @@ describe("census workers on PostgreSQL", () => {
     const taken = new Set(rows.filter((r) => r.claims > 1).map((r) => r.target));
     for (const h of hosts) {
       const here = [...taken].filter((t) => hostOf(t) === h).length;
-      assert.ok(here <= Number(PER_HOST), `${here} claims on ${h.address} taken over; the dead worker could hold at most ${PER_HOST} there`);
+      assert.ok(
+        here <= Number(PER_HOST),
+        `${here} claims on ${h.address} taken over; the dead worker could hold at most ${PER_HOST} there`,
+      );
     }
     for (const u of again) assert.ok(taken.has(u), `${u} was probed twice without a claim taken over`);
-    assert.equal((await query<{ finished: boolean }>(url, "SELECT finished_at IS NOT NULL AS finished FROM mcp_wire.runs WHERE id = 1"))[0]?.finished, true);
+    assert.equal(
+      (
+        await query<{ finished: boolean }>(
+          url,
+          "SELECT finished_at IS NOT NULL AS finished FROM mcp_wire.runs WHERE id = 1",
+        )
+      )[0]?.finished,
+      true,
+    );
 
     const report = mcpWire(["report", "--db", url, "--json"]);
     assert.equal(await report.exit(), 0, report.stderr());
@@ -136,7 +165,10 @@ describe("census workers on PostgreSQL", () => {
     const resumed = worker(url, "--resume");
     assert.equal(await resumed.exit(), 0, resumed.stderr());
     assert.match(resumed.stderr(), new RegExp(`resuming run 1 over .*: ${left} of ${urls.length} targets left`));
-    assert.match(resumed.stdout(), /^Run 1: 60 targets \(\d+ by this process\) in .*ok 60\. Stored in postgres:\/\/postgres:<redacted>@127\.0\.0\.1:/m);
+    assert.match(
+      resumed.stdout(),
+      /^Run 1: 60 targets \(\d+ by this process\) in .*ok 60\. Stored in postgres:\/\/postgres:<redacted>@127\.0\.0\.1:/m,
+    );
     assert.ok(!resumed.stdout().includes(server.password) && !resumed.stderr().includes(server.password));
     assert.deepEqual(
       (await perTarget(url)).filter((r) => r.attempts !== 1),
@@ -149,7 +181,10 @@ describe("census workers on PostgreSQL", () => {
 
   test("the same census in SQLite and PostgreSQL gives the same report", async () => {
     const urls = [
-      ...["ok", "page", "401", "array", "echo-auth"].flatMap((b) => [fleet.url(b as "ok", `same-${b}-1`), fleet.url(b as "ok", `same-${b}-2`)]),
+      ...["ok", "page", "401", "array", "echo-auth"].flatMap((b) => [
+        fleet.url(b as "ok", `same-${b}-1`),
+        fleet.url(b as "ok", `same-${b}-2`),
+      ]),
       "ftp://files.example/mcp",
     ];
     const file = targetsFile("same", urls);
@@ -207,20 +242,35 @@ describe("the password of a PostgreSQL census", () => {
     const file = targetsFile("oddpw", [fleet.url("ok", "oddpw-1")]);
     const run = mcpWire(["census", file, "--db", withPassword(url, password), "--timeout", "5000"], noFile);
     assert.equal(await run.exit(), 0, run.stderr());
-    assert.match(run.stdout(), new RegExp(`Stored in postgres://oddpw:<redacted>@127\\.0\\.0\\.1:${server.port}/oddpw; mcp-wire report --db 'postgres://oddpw:<redacted>@`));
+    assert.match(
+      run.stdout(),
+      new RegExp(
+        `Stored in postgres://oddpw:<redacted>@127\\.0\\.0\\.1:${server.port}/oddpw; mcp-wire report --db 'postgres://oddpw:<redacted>@`,
+      ),
+    );
     const report = mcpWire(["report", "--db", withPassword(url, password)], noFile);
     assert.equal(await report.exit(), 0, report.stderr());
 
     const wrong = `wr@ng pass<>"-${process.pid}`;
     const refused = mcpWire(["census", file, "--db", withPassword(url, wrong)], noFile);
     assert.equal(await refused.exit(), 2);
-    assert.match(refused.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:\d+\/oddpw: password authentication failed for user "oddpw"\n$/);
-    const closed = mcpWire(["census", file, "--db", withPassword(url, wrong).replace(`:${server.port}/`, ":1/")], noFile);
+    assert.match(
+      refused.stderr(),
+      /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:\d+\/oddpw: password authentication failed for user "oddpw"\n$/,
+    );
+    const closed = mcpWire(
+      ["census", file, "--db", withPassword(url, wrong).replace(`:${server.port}/`, ":1/")],
+      noFile,
+    );
     assert.equal(await closed.exit(), 2);
-    assert.match(closed.stderr(), /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:1\/oddpw: .*ECONNREFUSED/);
+    assert.match(
+      closed.stderr(),
+      /^mcp-wire census: cannot open postgres:\/\/oddpw:<redacted>@127\.0\.0\.1:1\/oddpw: .*ECONNREFUSED/,
+    );
     for (const child of [run, report, refused, closed]) {
       const text = child.stdout() + child.stderr();
-      for (const piece of [password, wrong, "ss w", "ng pass", '<>"']) assert.ok(!text.includes(piece), `${JSON.stringify(piece)} printed:\n${text}`);
+      for (const piece of [password, wrong, "ss w", "ng pass", '<>"'])
+        assert.ok(!text.includes(piece), `${JSON.stringify(piece)} printed:\n${text}`);
     }
   });
 
@@ -238,7 +288,9 @@ describe("the password of a PostgreSQL census", () => {
     assert.equal(await fromEnv.exit(), 0, fromEnv.stderr());
 
     const passfile = path.join(dir, "pgpass");
-    writeFileSync(passfile, `# host:port:database:user:password\n127.0.0.1:${server.port}:envpw:envpw:${password}\n`, { mode: 0o600 });
+    writeFileSync(passfile, `# host:port:database:user:password\n127.0.0.1:${server.port}:envpw:envpw:${password}\n`, {
+      mode: 0o600,
+    });
     const fromFile = mcpWire(["census", file, "--db", url], { PGPASSFILE: passfile });
     assert.equal(await fromFile.exit(), 0, fromFile.stderr());
     assert.equal(fromFile.stderr().includes("Warning"), false, fromFile.stderr());
@@ -246,12 +298,27 @@ describe("the password of a PostgreSQL census", () => {
     assert.equal(await report.exit(), 0, report.stderr());
     // the report reads the newest run: the one made with the password file
     assert.deepEqual((JSON.parse(report.stdout()) as { selection: { runs: number[] } }).selection.runs, [2]);
-    for (const child of [none, fromEnv, fromFile, report]) assert.ok(!(child.stdout() + child.stderr()).includes(password));
+    for (const child of [none, fromEnv, fromFile, report])
+      assert.ok(!(child.stdout() + child.stderr()).includes(password));
   });
 });
 
 // a short lease: the claims a census could not give back when the database went are free again soon
-const outageCensus = (url: string, ...args: string[]) => mcpWire(["census", ...args, "--db", url, "--per-host", "2", "--concurrency", "2", "--timeout", "2000", "--lease", "2"]);
+const outageCensus = (url: string, ...args: string[]) =>
+  mcpWire([
+    "census",
+    ...args,
+    "--db",
+    url,
+    "--per-host",
+    "2",
+    "--concurrency",
+    "2",
+    "--timeout",
+    "2000",
+    "--lease",
+    "2",
+  ]);
 
 /** A census over 100 targets in a database of its own, once it has stored ten of them. */
 async function partWay(name: string) {
@@ -290,13 +357,22 @@ describe("census on a PostgreSQL that goes away", () => {
     assert.equal(code, 1, run.stderr());
     const err = run.stderr();
     assert.doesNotMatch(err, /internal error|a bug in mcp-wire/);
-    assert.match(err, /census: stopped: the database postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted became unreachable: .+\. Nothing finished was lost/);
-    assert.match(err, /When the database answers again, resume with: mcp-wire census --db 'postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted' --resume\n$/);
+    assert.match(
+      err,
+      /census: stopped: the database postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted became unreachable: .+\. Nothing finished was lost/,
+    );
+    assert.match(
+      err,
+      /When the database answers again, resume with: mcp-wire census --db 'postgres:\/\/postgres:<redacted>@127\.0\.0\.1:\d+\/halted' --resume\n$/,
+    );
     assert.ok(!err.includes(server.password));
     const kept = await stored(url);
     assert.ok(kept >= 10 && kept < urls.length, `${kept} attempts kept`);
 
-    assert.match(await resumeFinishes(url, urls), new RegExp(`resuming run 1 over .*: ${urls.length - kept} of ${urls.length} targets left`));
+    assert.match(
+      await resumeFinishes(url, urls),
+      new RegExp(`resuming run 1 over .*: ${urls.length - kept} of ${urls.length} targets left`),
+    );
   });
 
   test("frozen part-way: one Ctrl-C stops the census with the resume command, and the resume finishes once the server thaws", async () => {
@@ -310,7 +386,10 @@ describe("census on a PostgreSQL that goes away", () => {
       server.thaw();
     }
     assert.equal(code, 130, run.stderr());
-    assert.match(run.stderr(), /census: interrupted: run 1 has [\d,]+ targets? left; every finished attempt is saved in postgres:\/\/postgres:<redacted>@/);
+    assert.match(
+      run.stderr(),
+      /census: interrupted: run 1 has [\d,]+ targets? left; every finished attempt is saved in postgres:\/\/postgres:<redacted>@/,
+    );
     assert.match(run.stderr(), /Resume with: mcp-wire census --db '.*' --resume\n$/);
 
     await resumeFinishes(url, urls);
@@ -324,7 +403,9 @@ function timeless(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([k]) => !["startedAt", "finishedAt", "firstAt", "lastAt", "at", "elapsedMs", "ms", "latency"].includes(k))
+      .filter(
+        ([k]) => !["startedAt", "finishedAt", "firstAt", "lastAt", "at", "elapsedMs", "ms", "latency"].includes(k),
+      )
       .map(([k, v]) => [k, timeless(v)]),
   );
 }

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -78,8 +87,14 @@ describe("mcp-wire census", () => {
 
     const resumed = census(["--db", db, "--resume", "--per-host", "4"]);
     assert.equal(await resumed.exit(), 0, resumed.stderr());
-    assert.match(resumed.stderr(), new RegExp(`resuming run 1 over .*: ${urls.length - before} of ${urls.length} targets left`));
-    assert.match(resumed.stdout(), new RegExp(`^Run 1: 16 targets \\(${urls.length - before} in this session\\) in .*ok 16\\.`, "m"));
+    assert.match(
+      resumed.stderr(),
+      new RegExp(`resuming run 1 over .*: ${urls.length - before} of ${urls.length} targets left`),
+    );
+    assert.match(
+      resumed.stdout(),
+      new RegExp(`^Run 1: 16 targets \\(${urls.length - before} in this session\\) in .*ok 16\\.`, "m"),
+    );
     await assertOneEach(db, 1, urls);
   });
 
@@ -91,7 +106,12 @@ describe("mcp-wire census", () => {
     first.process.kill("SIGINT");
     assert.equal(await first.exit(), 130);
     assert.match(first.stderr(), /stopping: no new probes/);
-    assert.match(first.stderr(), new RegExp(`interrupted: run 1 has \\d+ targets? left; every finished attempt is saved in .*\\nResume with: mcp-wire census --db ${db.replace(/[.]/g, "\\.")} --resume\\n`));
+    assert.match(
+      first.stderr(),
+      new RegExp(
+        `interrupted: run 1 has \\d+ targets? left; every finished attempt is saved in .*\\nResume with: mcp-wire census --db ${db.replace(/[.]/g, "\\.")} --resume\\n`,
+      ),
+    );
     assert.equal(first.stdout(), "");
 
     const resumed = census(["--db", db, "--resume"]);
@@ -102,18 +122,32 @@ describe("mcp-wire census", () => {
   test("a header is sent to the server and appears in no output and no database file", async () => {
     const secret = "census-secret-9d3f7a21";
     const db = fresh("db");
-    const run = census([targetsFile([fast.url("echo-auth", "cli")]), "--db", db, "--header", "Authorization: Bearer ${CENSUS_TEST_KEY}"], { CENSUS_TEST_KEY: secret });
+    const run = census(
+      [targetsFile([fast.url("echo-auth", "cli")]), "--db", db, "--header", "Authorization: Bearer ${CENSUS_TEST_KEY}"],
+      { CENSUS_TEST_KEY: secret },
+    );
     assert.equal(await run.exit(), 0, run.stderr());
     assert.ok(fast.authorizations.includes(`Bearer ${secret}`));
     assert.match(run.stdout(), /auth_required 1/);
     assert.ok(!run.stdout().includes(secret) && !run.stderr().includes(secret));
-    for (const f of readdirSync(dir).filter((f) => path.join(dir, f).startsWith(db))) assert.ok(!readFileSync(path.join(dir, f)).includes(secret), `${f} holds the secret`);
+    for (const f of readdirSync(dir).filter((f) => path.join(dir, f).startsWith(db)))
+      assert.ok(!readFileSync(path.join(dir, f)).includes(secret), `${f} holds the secret`);
   });
 
   test("a registry export: private addresses are not called unless --allow-private", async () => {
     const file = fresh("json");
     const url = fast.url("ok", "registry");
-    writeFileSync(file, JSON.stringify({ servers: [{ server: { name: "io.example/local", version: "1", remotes: [{ type: "streamable-http", url }] }, _meta: { "io.modelcontextprotocol.registry/official": { isLatest: true } } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        servers: [
+          {
+            server: { name: "io.example/local", version: "1", remotes: [{ type: "streamable-http", url }] },
+            _meta: { "io.modelcontextprotocol.registry/official": { isLatest: true } },
+          },
+        ],
+      }),
+    );
     const refused = census([file, "--db", fresh("db")]);
     assert.equal(await refused.exit(), 0, refused.stderr());
     assert.match(refused.stdout(), /invalid_target 1/);
@@ -137,14 +171,27 @@ describe("mcp-wire census", () => {
       json,
       JSON.stringify({
         servers: [
-          { server: { name: "io.example/package", version: "1", packages: [{ registryType: "npm", identifier: "x" }] }, _meta: latest },
-          { server: { name: "io.example/remote", version: "1", remotes: [{ type: "streamable-http", url: fast.url("ok", "remote") }] }, _meta: latest },
+          {
+            server: { name: "io.example/package", version: "1", packages: [{ registryType: "npm", identifier: "x" }] },
+            _meta: latest,
+          },
+          {
+            server: {
+              name: "io.example/remote",
+              version: "1",
+              remotes: [{ type: "streamable-http", url: fast.url("ok", "remote") }],
+            },
+            _meta: latest,
+          },
         ],
       }),
     );
     const registry = census([json, "--db", fresh("db")]);
     assert.equal(await registry.exit(), 0, registry.stderr());
-    assert.match(registry.stderr(), /1 target from .* \(registry export; 1 entry without remotes \(packages run locally\) left out\)/);
+    assert.match(
+      registry.stderr(),
+      /1 target from .* \(registry export; 1 entry without remotes \(packages run locally\) left out\)/,
+    );
   });
 
   test("usage errors exit 2 with a message: a malformed file names its line, missing targets, nothing to resume, bad numbers", async () => {
@@ -190,7 +237,10 @@ describe("mcp-wire census", () => {
 
     const gap = census([bad, "--per-host-gap", "soon"]);
     assert.equal(await gap.exit(), 2);
-    assert.equal(gap.stderr(), 'mcp-wire census: --per-host-gap takes milliseconds from 0 to 86,400,000 (a day at most), not "soon"\n');
+    assert.equal(
+      gap.stderr(),
+      'mcp-wire census: --per-host-gap takes milliseconds from 0 to 86,400,000 (a day at most), not "soon"\n',
+    );
   });
 
   test("--per-host-gap is said at the start and held between the probes of one host", async () => {
@@ -198,7 +248,10 @@ describe("mcp-wire census", () => {
     const run = census([targetsFile(urls), "--db", fresh("db"), "--per-host-gap", "300", "--concurrency", "4"]);
     assert.equal(await run.exit(), 0, run.stderr());
     // three targets on one host, one at a time: what runs is said, not the --concurrency asked for
-    assert.match(run.stderr(), /1 at a time \(1 host, 1 per host at least 300 ms apart; --concurrency 4 is not reached\), 10000 ms each/);
+    assert.match(
+      run.stderr(),
+      /1 at a time \(1 host, 1 per host at least 300 ms apart; --concurrency 4 is not reached\), 10000 ms each/,
+    );
     const spans = urls
       .map((u) => fast.requests.filter((r) => r.path === new URL(u).pathname))
       .map((rs) => ({ start: Math.min(...rs.map((r) => r.start)), end: Math.max(...rs.map((r) => r.end ?? Infinity)) }))
@@ -207,7 +260,8 @@ describe("mcp-wire census", () => {
     // the answer's bytes reach it, while this process notes the answer's end only when it is next
     // scheduled, which a loaded machine can put tens of milliseconds late. So half the gap is
     // asserted: without the gap the next probe starts within a few milliseconds.
-    for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start - spans[i - 1]!.end >= 150, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
+    for (let i = 1; i < spans.length; i++)
+      assert.ok(spans[i]!.start - spans[i - 1]!.end >= 150, `rest ${spans[i]!.start - spans[i - 1]!.end} ms`);
   });
 
   test("the opening line says how many probes really run at once", async () => {
@@ -224,7 +278,13 @@ describe("mcp-wire census", () => {
   test("a run started with headers is resumed only with headers again", async () => {
     const db = fresh("db");
     const store = new SqliteStore(db);
-    await store.startRun("t.txt", [{ target: fast.url("ok", "h"), kind: "http", name: null }], { concurrency: 4, perHost: 1, timeout: 2000, allowPrivate: false, headers: 1 });
+    await store.startRun("t.txt", [{ target: fast.url("ok", "h"), kind: "http", name: null }], {
+      concurrency: 4,
+      perHost: 1,
+      timeout: 2000,
+      allowPrivate: false,
+      headers: 1,
+    });
     await store.close();
     const bare = census(["--db", db, "--resume"]);
     assert.equal(await bare.exit(), 2);
@@ -271,8 +331,14 @@ describe("mcp-wire census", () => {
       mkdirSync(locked, { mode: 0o555 });
       const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
       for (const [db, message] of [
-        [path.join(locked, "census.db"), `cannot write ${path.join(locked, "census.db")}: the folder ${locked} is not writable (permission denied)`],
-        [path.join(base, "missing", "census.db"), `cannot write ${path.join(base, "missing", "census.db")}: no such folder`],
+        [
+          path.join(locked, "census.db"),
+          `cannot write ${path.join(locked, "census.db")}: the folder ${locked} is not writable (permission denied)`,
+        ],
+        [
+          path.join(base, "missing", "census.db"),
+          `cannot write ${path.join(base, "missing", "census.db")}: no such folder`,
+        ],
         [path.join(urls, "census.db"), `cannot write ${path.join(urls, "census.db")}: ${urls} is not a folder`],
       ] as const) {
         const run = mcpWire(["census", urls, "--db", db], {}, as);

@@ -63,22 +63,30 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   let leaseMs: number | undefined;
   if (join !== undefined || opts.lease !== undefined) {
     const flag = join !== undefined ? "--join" : "--lease";
-    if (!isPostgresUrl(db)) return usage(`${flag} is for a run shared by several census processes: give --db postgres://… (an SQLite file serves one process)`);
+    if (!isPostgresUrl(db))
+      return usage(
+        `${flag} is for a run shared by several census processes: give --db postgres://… (an SQLite file serves one process)`,
+      );
     if (join !== undefined && opts.resume) return usage("--join and --resume both pick up an unfinished run: give one");
     if (typeof join === "string") {
       joinRun = Number(join);
-      if (!Number.isSafeInteger(joinRun) || joinRun < 1) return usage(`--join takes a run number (as \`report --json\` lists them), not ${JSON.stringify(join)}`);
+      if (!Number.isSafeInteger(joinRun) || joinRun < 1)
+        return usage(`--join takes a run number (as \`report --json\` lists them), not ${JSON.stringify(join)}`);
     }
     if (opts.lease !== undefined) {
       const seconds = Number(opts.lease);
-      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return usage(`--lease takes seconds from 1 to 86400, not ${JSON.stringify(opts.lease)}`);
+      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400)
+        return usage(`--lease takes seconds from 1 to 86400, not ${JSON.stringify(opts.lease)}`);
       leaseMs = seconds * 1000;
     }
   }
   const pickUp = opts.resume === true || join !== undefined;
-  if (opts.registry !== undefined && targetsFile !== undefined) return usage("give a targets file or --registry URL, not both");
-  if (opts.updatedSince !== undefined && opts.registry === undefined) return usage("--updated-since reads the registry's API: give --registry URL too");
-  if (!pickUp && targetsFile === undefined && opts.registry === undefined) return usage("census needs a targets file (URLs one a line, or a registry export), --registry URL, or --resume");
+  if (opts.registry !== undefined && targetsFile !== undefined)
+    return usage("give a targets file or --registry URL, not both");
+  if (opts.updatedSince !== undefined && opts.registry === undefined)
+    return usage("--updated-since reads the registry's API: give --registry URL too");
+  if (!pickUp && targetsFile === undefined && opts.registry === undefined)
+    return usage("census needs a targets file (URLs one a line, or a registry export), --registry URL, or --resume");
   let updatedSince: string | undefined;
   if (opts.updatedSince !== undefined) {
     const { parseSince } = await import("../report/select.js");
@@ -100,7 +108,8 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
   if (targetsFile !== undefined) {
     const got = await read(targetsFile);
     if (typeof got === "string") return usage(got);
-    if (got.targets.length === 0) return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
+    if (got.targets.length === 0)
+      return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
     list = got;
   } else if (opts.registry !== undefined && !pickUp) {
     const { fetchRegistry } = await import("../census/registry.js");
@@ -112,11 +121,19 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       if (e instanceof TargetsError) return usage(redact(e.message));
       throw e;
     }
-    if (list.targets.length === 0) return usage(`${redact(opts.registry)} lists no server with a remote${updatedSince !== undefined ? " updated since then" : ""}`);
+    if (list.targets.length === 0)
+      return usage(
+        `${redact(opts.registry)} lists no server with a remote${updatedSince !== undefined ? " updated since then" : ""}`,
+      );
   }
 
   const opened = await openCensusStore(db, pickUp ? "existing" : "write");
-  if (typeof opened === "string") return usage(pickUp && /^no census database/.test(opened) ? `nothing to ${join !== undefined ? "join" : "resume"}: ${opened}` : opened);
+  if (typeof opened === "string")
+    return usage(
+      pickUp && /^no census database/.test(opened)
+        ? `nothing to ${join !== undefined ? "join" : "resume"}: ${opened}`
+        : opened,
+    );
   const store = new SecretSafeStore(opened);
 
   try {
@@ -127,15 +144,33 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
         given,
         headers,
         ...(list ? { list } : {}),
-        ...(targetsFile !== undefined ? { source: targetsFile } : opts.registry !== undefined ? { source: redact(opts.registry) } : {}),
-        ...(pickUp ? { pickUp: { verb: join !== undefined ? ("join" as const) : ("resume" as const), ...(joinRun !== undefined ? { runId: joinRun } : {}) } } : {}),
+        ...(targetsFile !== undefined
+          ? { source: targetsFile }
+          : opts.registry !== undefined
+            ? { source: redact(opts.registry) }
+            : {}),
+        ...(pickUp
+          ? {
+              pickUp: {
+                verb: join !== undefined ? ("join" as const) : ("resume" as const),
+                ...(joinRun !== undefined ? { runId: joinRun } : {}),
+              },
+            }
+          : {}),
         reread: read,
       });
     } catch (e) {
       if (e instanceof SessionRefused) return usage(e.message);
       throw e;
     }
-    return await census({ store, session, headers, ...(list && !session.pickedUp ? { list } : {}), ...(leaseMs !== undefined ? { leaseMs } : {}), joining: join !== undefined });
+    return await census({
+      store,
+      session,
+      headers,
+      ...(list && !session.pickedUp ? { list } : {}),
+      ...(leaseMs !== undefined ? { leaseMs } : {}),
+      joining: join !== undefined,
+    });
   } catch (e) {
     if (!(e instanceof StoreUnreachable)) throw e;
     writeErr(`mcp-wire census: the database ${e.message}\n`);
@@ -186,9 +221,13 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
   for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
   const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
   const queued = [...hosts.values()].some((left) => left > settings.perHost);
-  err.write(`census: ${intro(run, targets.length, list, settings, joining, { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued })}\n`);
+  err.write(
+    `census: ${intro(run, targets.length, list, settings, joining, { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued })}\n`,
+  );
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
-    err.write(`census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`);
+    err.write(
+      `census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`,
+    );
   }
 
   // a shared run's other workers take targets this process cannot see go: its rate alone says more
@@ -206,7 +245,10 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
         await store.close();
         return pending;
       })();
-      const pending = await Promise.race([asked.catch(() => undefined), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref())]);
+      const pending = await Promise.race([
+        asked.catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref()),
+      ]);
       // without the store's count, the hint counts this session's targets
       err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
       process.exit(INTERRUPTED);
@@ -219,7 +261,9 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
       stop.abort();
       // the promise holds whatever the database does: a frozen one cannot keep the census waiting
       const most = settings.timeout + STORE_GRACE_MS;
-      progress.note(`census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`);
+      progress.note(
+        `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`,
+      );
       deadline = setTimeout(leave, most);
       return;
     }
@@ -254,10 +298,19 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
       return INTERRUPTED;
     }
     const seconds = (Date.now() - started) / 1000;
-    const classes = new Map((await store.aggregate({ runIds: [run.id] })).classes.reduce((m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count), new Map<string, number>()));
+    const classes = new Map(
+      (await store.aggregate({ runIds: [run.id] })).classes.reduce(
+        (m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count),
+        new Map<string, number>(),
+      ),
+    );
     await writeOut(
       `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
-        store.share ? ` (${n(outcome.recorded)} by this process)` : done > 0 ? ` (${n(targets.length)} in this session)` : ""
+        store.share
+          ? ` (${n(outcome.recorded)} by this process)`
+          : done > 0
+            ? ` (${n(targets.length)} in this session)`
+            : ""
       } in ${clock(seconds)}` +
         `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
         `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
@@ -277,20 +330,38 @@ interface Pace {
   queued: boolean;
 }
 
-function intro(run: RunRecord, todo: number, list: TargetList | undefined, s: RunSettings, joining: boolean, { parallel, hosts, queued }: Pace): string {
+function intro(
+  run: RunRecord,
+  todo: number,
+  list: TargetList | undefined,
+  s: RunSettings,
+  joining: boolean,
+  { parallel, hosts, queued }: Pace,
+): string {
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
     if (list.notLatest > 0) extra.push(`${n(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
-    if (list.duplicates > 0) extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
+    if (list.duplicates > 0)
+      extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
     if (list.inactive) extra.push(`${n(list.inactive)} deprecated or deleted left out`);
-    if (list.noRemotes > 0) extra.push(`${n(list.noRemotes)} entr${list.noRemotes === 1 ? "y" : "ies"} without remotes (packages run locally) left out`);
+    if (list.noRemotes > 0)
+      extra.push(
+        `${n(list.noRemotes)} entr${list.noRemotes === 1 ? "y" : "ies"} without remotes (packages run locally) left out`,
+      );
     const { comment, blank } = list.skippedLines;
-    const skipped = [comment > 0 ? `${n(comment)} comment line${comment === 1 ? "" : "s"}` : "", blank > 0 ? `${n(blank)} blank line${blank === 1 ? "" : "s"}` : ""].filter((w) => w !== "");
+    const skipped = [
+      comment > 0 ? `${n(comment)} comment line${comment === 1 ? "" : "s"}` : "",
+      blank > 0 ? `${n(blank)} blank line${blank === 1 ? "" : "s"}` : "",
+    ].filter((w) => w !== "");
     if (skipped.length > 0) extra.push(`${skipped.join(" and ")} skipped`);
-    parts.push(`${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`);
+    parts.push(
+      `${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`,
+    );
   } else {
-    parts.push(`${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`);
+    parts.push(
+      `${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`,
+    );
   }
   const perHost = `${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}`;
   // the concurrency asked for is not what runs when the targets sit on few hosts

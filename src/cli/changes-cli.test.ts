@@ -22,9 +22,20 @@ const offer = { echoDescription: "Echoes the text", search: false, prompt: "gree
 /** A stateless SDK server: each request gets a server built from the offer as it is now. */
 function build(): McpServer {
   const server = new McpServer({ name: "changing", version: "1.0.0" });
-  server.registerTool("echo", { description: offer.echoDescription, inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
-  server.registerTool("add", { description: "Adds", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }));
-  if (offer.search) server.registerTool("search", { description: "Searches", inputSchema: { q: z.string() } }, async () => ({ content: [] }));
+  server.registerTool(
+    "echo",
+    { description: offer.echoDescription, inputSchema: { text: z.string() } },
+    async ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  server.registerTool(
+    "add",
+    { description: "Adds", inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+  );
+  if (offer.search)
+    server.registerTool("search", { description: "Searches", inputSchema: { q: z.string() } }, async () => ({
+      content: [],
+    }));
   server.registerPrompt(offer.prompt, { description: "A prompt" }, () => ({ messages: [] }));
   return server;
 }
@@ -71,7 +82,9 @@ describe("report --changes over two censuses of a real SDK server", () => {
 
     const json = mcpWire(["report", "--json", "--db", db]);
     assert.equal(await json.exit(), 0, json.stderr());
-    const report = JSON.parse(json.stdout()) as { targets: { latest: { serverName: string; defects: unknown[] }; changes: { kind: string; tools?: unknown }[] }[] };
+    const report = JSON.parse(json.stdout()) as {
+      targets: { latest: { serverName: string; defects: unknown[] }; changes: { kind: string; tools?: unknown }[] }[];
+    };
     const [t] = report.targets;
     assert.equal(t!.latest.serverName, "changing");
     assert.deepEqual(t!.latest.defects, []);

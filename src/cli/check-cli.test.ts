@@ -42,7 +42,10 @@ describe("mcp-wire check", () => {
     const findings = v.findings as Record<string, unknown>[];
     assert.ok(findings.length >= 2);
     for (const f of findings) assert.deepEqual(Object.keys(f), FINDING_FIELDS);
-    assert.deepEqual(findings.map((f) => f.id), ["http_content_type", "http_content_type"]);
+    assert.deepEqual(
+      findings.map((f) => f.id),
+      ["http_content_type", "http_content_type"],
+    );
     assert.deepEqual(v.counts, { error: 2, warning: 0, info: 0 });
     const never = await run(["check", "--fail-on", "never", "-r", "2025-11-25", zoo.url("text-plain")]);
     assert.equal(never.status, 0);
@@ -73,9 +76,26 @@ describe("mcp-wire check", () => {
 
   test("--env and --cwd reach the stdio server", async () => {
     const work = mkdtempSync(join(dir, "cwd-"));
-    const r = await run(["check", "--stdio", "--cwd", work, "--env", "ZOO_LOG=asked.log", "-r", "2025-06-18", "--", process.execPath, ZOO, "healthy"]);
+    const r = await run([
+      "check",
+      "--stdio",
+      "--cwd",
+      work,
+      "--env",
+      "ZOO_LOG=asked.log",
+      "-r",
+      "2025-06-18",
+      "--",
+      process.execPath,
+      ZOO,
+      "healthy",
+    ]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(readFileSync(join(work, "asked.log"), "utf8"), /^initialize$/m, "the relative ZOO_LOG was written in --cwd");
+    assert.match(
+      readFileSync(join(work, "asked.log"), "utf8"),
+      /^initialize$/m,
+      "the relative ZOO_LOG was written in --cwd",
+    );
   });
 
   test("usage errors exit 2 with one line", async () => {
@@ -98,11 +118,27 @@ describe("mcp-wire check", () => {
 
   test("--junit, --sarif and --markdown are written, also for a target that could not be checked", async () => {
     const [junit, sarif, markdown] = ["a.xml", "a.sarif", "a.md"].map((f) => join(dir, f));
-    const r = await run(["check", "--junit", junit!, "--sarif", sarif!, "--sarif-location", "src/server.ts", "--markdown", markdown!, "-r", "2025-06-18", zoo.url("ping-error")]);
+    const r = await run([
+      "check",
+      "--junit",
+      junit!,
+      "--sarif",
+      sarif!,
+      "--sarif-location",
+      "src/server.ts",
+      "--markdown",
+      markdown!,
+      "-r",
+      "2025-06-18",
+      zoo.url("ping-error"),
+    ]);
     assert.equal(r.status, 1, r.stderr);
     assert.match(readFileSync(junit!, "utf8"), /<testcase[^>]*ping_failed/);
     const log = JSON.parse(readFileSync(sarif!, "utf8")) as { runs: { results: { ruleId: string }[] }[] };
-    assert.deepEqual(log.runs[0]!.results.map((x) => x.ruleId), ["ping_failed"]);
+    assert.deepEqual(
+      log.runs[0]!.results.map((x) => x.ruleId),
+      ["ping_failed"],
+    );
     assert.match(readFileSync(markdown!, "utf8"), /ping_failed/);
     const down = await run(["check", "--force", "--junit", junit!, "http://127.0.0.1:1/mcp"]);
     assert.equal(down.status, 3);
@@ -130,7 +166,16 @@ describe("mcp-wire check", () => {
     const accepted = await run(["check", "--json", "--baseline", baseline, "-r", "2025-06-18", zoo.url("ping-error")]);
     assert.equal(accepted.status, 0, accepted.stdout);
     assert.equal((JSON.parse(accepted.stdout) as { findings: { accepted?: boolean }[] }).findings[0]!.accepted, true);
-    const fixed = await run(["check", "--fail-on", "never", "--baseline", baseline, "-r", "2025-06-18", zoo.url("healthy")]);
+    const fixed = await run([
+      "check",
+      "--fail-on",
+      "never",
+      "--baseline",
+      baseline,
+      "-r",
+      "2025-06-18",
+      zoo.url("healthy"),
+    ]);
     assert.equal(fixed.status, 1, "a stale entry fails whatever --fail-on says");
     assert.match(fixed.stdout, /stale\s+ping_failed/);
   });
@@ -138,7 +183,18 @@ describe("mcp-wire check", () => {
   test("stopped by a signal, check ends the stdio server it started", async () => {
     const log = join(dir, "zoo.log");
     writeFileSync(log, "");
-    const child = mcpWire(["check", "--stdio", "--env", `ZOO_LOG=${log}`, "-r", "2025-06-18", "--", process.execPath, ZOO, "slow-exit"]);
+    const child = mcpWire([
+      "check",
+      "--stdio",
+      "--env",
+      `ZOO_LOG=${log}`,
+      "-r",
+      "2025-06-18",
+      "--",
+      process.execPath,
+      ZOO,
+      "slow-exit",
+    ]);
     // the server is up and has been asked something: the check is under way
     const started = Date.now();
     let pid: number | undefined;
@@ -173,7 +229,10 @@ describe("--fail-on for probe and lint", () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-wire-lint-"));
     try {
       const file = join(dir, "capture.ndjson");
-      writeFileSync(file, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"nope"}}\n');
+      writeFileSync(
+        file,
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"nope"}}\n',
+      );
       assert.equal((await run(["lint", "-r", "2025-06-18", file])).status, 0);
       assert.equal((await run(["lint", "--fail-on", "warning", "-r", "2025-06-18", file])).status, 1);
       assert.equal((await run(["lint", "--fail-on", "never", "-r", "2025-06-18", file])).status, 0);

@@ -52,7 +52,9 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   // a spawned server is ended on every way out: a signal ends each one, then this process
   const children = new Set<ChildServer>();
   const onSignal = (signal: NodeJS.Signals) => {
-    void Promise.all([...children].map((c) => c.shutdown(200))).finally(() => process.exit(signal === "SIGINT" ? INTERRUPTED : 128 + 15));
+    void Promise.all([...children].map((c) => c.shutdown(200))).finally(() =>
+      process.exit(signal === "SIGINT" ? INTERRUPTED : 128 + 15),
+    );
   };
   const onExit = () => {
     for (const c of children) if (!c.status && c.pid !== undefined) killQuietly(c.pid);
@@ -76,7 +78,9 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
     report = applyBaseline(report, outputs.baseline);
   }
   const written = await writeOutputs(report, failOn, opts);
-  await writeOut(opts.json ? JSON.stringify(jsonOf(report)) + "\n" : render(report, failOn, process.stdout.isTTY === true));
+  await writeOut(
+    opts.json ? JSON.stringify(jsonOf(report)) + "\n" : render(report, failOn, process.stdout.isTTY === true),
+  );
   if (written) {
     writeErr(`mcp-wire check: ${written}\n`);
     return USAGE_ERROR;
@@ -86,16 +90,22 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
 
 /** The baseline, read, and every output file judged writable; or why not, in one line. */
 async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: BaselineKey[] } | string> {
-  if (opts.sarif !== undefined && opts.sarifLocation === undefined) return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
+  if (opts.sarif !== undefined && opts.sarifLocation === undefined)
+    return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
   if (opts.sarifLocation !== undefined) {
     const { sarifLocation } = await import("../check/sarif.js");
     const location = sarifLocation(opts.sarifLocation);
     if (typeof location !== "string") return location.error;
   }
   const { checkOutput, outputProblem } = await import("./output-file.js");
-  const files: [string, string | undefined][] = [["--junit", opts.junit], ["--sarif", opts.sarif], ["--markdown", opts.markdown]];
+  const files: [string, string | undefined][] = [
+    ["--junit", opts.junit],
+    ["--sarif", opts.sarif],
+    ["--markdown", opts.markdown],
+  ];
   const named = files.filter((f): f is [string, string] => f[1] !== undefined);
-  if (new Set(named.map(([, p]) => p)).size < named.length) return "--junit, --sarif and --markdown each need a file of their own";
+  if (new Set(named.map(([, p]) => p)).size < named.length)
+    return "--junit, --sarif and --markdown each need a file of their own";
   for (const [option, path] of named) {
     try {
       await checkOutput(path, { force: opts.force === true, option });
@@ -120,9 +130,28 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
   const { outputProblem, writeOutput } = await import("./output-file.js");
   const force = opts.force === true;
   const jobs: [string, string, () => Promise<string>][] = [];
-  if (opts.junit !== undefined) jobs.push(["--junit", opts.junit, async () => (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, { failOn })]);
-  if (opts.sarif !== undefined) jobs.push(["--sarif", opts.sarif, async () => (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, { location: opts.sarifLocation!, toolVersion: await toolVersion() })]);
-  if (opts.markdown !== undefined) jobs.push(["--markdown", opts.markdown, async () => (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, { failOn })]);
+  if (opts.junit !== undefined)
+    jobs.push([
+      "--junit",
+      opts.junit,
+      async () => (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, { failOn }),
+    ]);
+  if (opts.sarif !== undefined)
+    jobs.push([
+      "--sarif",
+      opts.sarif,
+      async () =>
+        (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, {
+          location: opts.sarifLocation!,
+          toolVersion: await toolVersion(),
+        }),
+    ]);
+  if (opts.markdown !== undefined)
+    jobs.push([
+      "--markdown",
+      opts.markdown,
+      async () => (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, { failOn }),
+    ]);
   for (const [option, path, render] of jobs) {
     try {
       await writeOutput(path, await render(), { force, option });
@@ -135,7 +164,8 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
 
 async function toolVersion(): Promise<string> {
   const { readFile } = await import("node:fs/promises");
-  return (JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 }
 
 /** The exit status of a finished check under `failOn`. */
@@ -174,10 +204,14 @@ interface Parsed {
 async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
   const headers = parseHeaders(opts.header ?? []);
   if (typeof headers === "string") return headers;
-  const timeout = opts.timeout === undefined ? undefined : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
+  const timeout =
+    opts.timeout === undefined
+      ? undefined
+      : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
   if (typeof timeout === "object") return timeout.error;
   const failOn = (opts.failOn ?? "error") as FailOn;
-  if (!FAIL_ON_CHOICES.includes(failOn)) return `--fail-on takes ${FAIL_ON_CHOICES.join(", ")}, not ${JSON.stringify(opts.failOn)}`;
+  if (!FAIL_ON_CHOICES.includes(failOn))
+    return `--fail-on takes ${FAIL_ON_CHOICES.join(", ")}, not ${JSON.stringify(opts.failOn)}`;
   const revisions: Revision[] = [];
   for (const r of (opts.revision ?? []).flatMap((v) => v.split(","))) {
     if (!isRevision(r.trim())) return `-r takes a revision (${REVISIONS.join(", ")}), not ${JSON.stringify(r)}`;
@@ -185,9 +219,14 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
   }
   const { isRuleId } = await import("../check/rules.js");
   const ids = (list: string[] | undefined, flag: string): string[] | string => {
-    const out = (list ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+    const out = (list ?? [])
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
     const unknown = out.find((id) => !isRuleId(id));
-    return unknown === undefined ? out : `${flag}: no check is named ${JSON.stringify(unknown)} (docs/check.md lists every id)`;
+    return unknown === undefined
+      ? out
+      : `${flag}: no check is named ${JSON.stringify(unknown)} (docs/check.md lists every id)`;
   };
   const only = ids(opts.only, "--only");
   if (typeof only === "string") return only;
@@ -223,7 +262,13 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
     return {
       failOn,
-      runCheckEngine: (onSpawn) => checkStdio(command, args, { ...common, ...(childEnv ? { env: childEnv } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}), onSpawn }),
+      runCheckEngine: (onSpawn) =>
+        checkStdio(command, args, {
+          ...common,
+          ...(childEnv ? { env: childEnv } : {}),
+          ...(opts.cwd ? { cwd: opts.cwd } : {}),
+          onSpawn,
+        }),
     };
   }
   const url = target[0];
@@ -234,8 +279,10 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
   } catch {
     return `not a URL: ${JSON.stringify(url)} (for a local command use --stdio -- <command>)`;
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return `only http and https URLs can be checked, not ${u.protocol}`;
-  if (Object.keys(env).length > 0 || opts.cwd !== undefined) return "--env and --cwd are for a stdio server (--stdio -- <command>)";
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    return `only http and https URLs can be checked, not ${u.protocol}`;
+  if (Object.keys(env).length > 0 || opts.cwd !== undefined)
+    return "--env and --cwd are for a stdio server (--stdio -- <command>)";
   return { failOn, runCheckEngine: () => checkHttp(url, { ...common, headers }) };
 }
 
@@ -256,7 +303,8 @@ function namedArgs(values: readonly string[], flag: string): { name: string; arg
     } catch {
       return `${flag} ${name}: the arguments after = are not JSON`;
     }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) return `${flag} ${name}: the arguments must be a JSON object`;
+    if (typeof args !== "object" || args === null || Array.isArray(args))
+      return `${flag} ${name}: the arguments must be a JSON object`;
     out.push({ name, args: args as JsonObject });
   }
   return out;
@@ -271,10 +319,16 @@ const MARK: Record<Finding["severity"], "red" | "yellow" | "dim"> = { error: "re
 
 function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
   const lines: string[] = [`mcp-wire check ${r.target}`];
-  const ladder = Object.entries(r.revisions).map(([rev, outcome]) => `${rev} ${outcome === "ok" ? paint("green", "ok", colour) : outcome}`);
+  const ladder = Object.entries(r.revisions).map(
+    ([rev, outcome]) => `${rev} ${outcome === "ok" ? paint("green", "ok", colour) : outcome}`,
+  );
   if (ladder.length > 0) lines.push(`  revisions: ${ladder.join(" · ")}`);
   if (r.unchecked) {
-    lines.push("", `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`, `  ${r.unchecked.message}`);
+    lines.push(
+      "",
+      `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`,
+      `  ${r.unchecked.message}`,
+    );
   }
   const order = { error: 0, warning: 1, info: 2 } as const;
   // one entry per finding found alike in several revisions, the revisions listed together
@@ -291,14 +345,24 @@ function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
     const f = group[0]!;
     const revisions = group.map((g) => g.revision).filter((x) => x !== null);
     const where = [revisions.join(", "), f.method, f.path].filter((x) => x !== null && x !== "").join(" ");
-    lines.push(`  ${paint(MARK[f.severity], f.severity.padEnd(7), colour)} ${f.id}${where ? ` [${where}]` : ""}${f.accepted ? " (accepted by the baseline)" : ""}`);
+    lines.push(
+      `  ${paint(MARK[f.severity], f.severity.padEnd(7), colour)} ${f.id}${where ? ` [${where}]` : ""}${f.accepted ? " (accepted by the baseline)" : ""}`,
+    );
     lines.push(`          ${f.message}`);
     lines.push(`          fix: ${f.fix}`);
     if (f.breaks.length > 0) lines.push(`          breaks: ${f.breaks.join(", ")}`);
   }
-  for (const s of r.stale) lines.push(`  ${paint("red", "stale  ", colour)} ${s.id} [${[s.revision, s.method, s.path].filter((x) => x).join(" ")}]: the baseline accepts it, but it no longer occurs: remove it from the baseline`);
+  for (const s of r.stale)
+    lines.push(
+      `  ${paint("red", "stale  ", colour)} ${s.id} [${[s.revision, s.method, s.path].filter((x) => x).join(" ")}]: the baseline accepts it, but it no longer occurs: remove it from the baseline`,
+    );
   const c = r.counts;
-  const verdict = exitStatus(r, failOn) === OK ? paint("green", "✓ passes", colour) : r.unchecked ? paint("red", "✗ unchecked", colour) : paint("red", "✗ fails", colour);
+  const verdict =
+    exitStatus(r, failOn) === OK
+      ? paint("green", "✓ passes", colour)
+      : r.unchecked
+        ? paint("red", "✗ unchecked", colour)
+        : paint("red", "✗ fails", colour);
   lines.push(
     "",
     `${verdict} (--fail-on ${failOn}): ${c.error} error${c.error === 1 ? "" : "s"}, ${c.warning} warning${c.warning === 1 ? "" : "s"}, ${c.info} info · ${r.checked.messages} message${r.checked.messages === 1 ? "" : "s"} validated, ${r.checked.pages} page${r.checked.pages === 1 ? "" : "s"} listed · ${r.elapsedMs} ms`,

@@ -13,7 +13,10 @@ function run(args: string[], input?: string) {
 
 describe("mcp-wire lint", () => {
   test("a clean capture exits 0 with a summary", () => {
-    const r = run(["lint", "--revision", "2025-11-25", "-"], '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    const r = run(
+      ["lint", "--revision", "2025-11-25", "-"],
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n',
+    );
     assert.equal(r.status, 0);
     assert.match(r.stdout, /^2 messages: 2 clean, 0 with warnings, 0 with errors — revision 2025-11-25 \(as given\)$/m);
   });
@@ -25,16 +28,33 @@ describe("mcp-wire lint", () => {
   });
 
   test("warnings alone exit 0", () => {
-    const w = run(["lint", "--revision", "2025-11-25"], '{"jsonrpc":"2.0","id":1,"method":"x"}\n{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"invalid api key"}}\n');
+    const w = run(
+      ["lint", "--revision", "2025-11-25"],
+      '{"jsonrpc":"2.0","id":1,"method":"x"}\n{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"invalid api key"}}\n',
+    );
     assert.equal(w.status, 0);
     assert.match(w.stdout, /error_code_legacy/);
     assert.match(w.stdout, /2 messages: 1 clean, 1 with warnings, 0 with errors/);
   });
 
   test("--json prints one object per input line, blank lines included", () => {
-    const r = run(["lint", "--json", "--revision", "2025-03-26"], '{"jsonrpc":"2.0","method":"a"}\n\n[{"jsonrpc":"2.0","id":1,"method":"b"}]\nnot json\n');
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => [l.line, l.kind]), [[1, "notification"], [2, "blank"], [3, "batch"], [4, "invalid"]]);
+    const r = run(
+      ["lint", "--json", "--revision", "2025-03-26"],
+      '{"jsonrpc":"2.0","method":"a"}\n\n[{"jsonrpc":"2.0","id":1,"method":"b"}]\nnot json\n',
+    );
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.line, l.kind]),
+      [
+        [1, "notification"],
+        [2, "blank"],
+        [3, "batch"],
+        [4, "invalid"],
+      ],
+    );
     assert.equal(lines[3].defects[0].code, "parse_error");
     assert.equal(r.status, 1);
     assert.match(r.stderr, /3 messages/);
@@ -59,7 +79,10 @@ describe("mcp-wire lint", () => {
   test("an over-long line is reported and the lines after it still linted", () => {
     const big = '{"jsonrpc":"2.0","method":"x","params":{"a":"' + "x".repeat(5 * 1024 * 1024) + '"}}';
     const r = run(["lint", "--json", "--revision", "2025-11-25"], big + '\n{"jsonrpc":"2.0","method":"y"}\n');
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     assert.equal(lines[0].defects[0].code, "too_large");
     assert.equal(lines[1].kind, "notification");
   });
@@ -68,10 +91,20 @@ describe("mcp-wire lint", () => {
 describe("the bundled samples", () => {
   // `demo` prints only their summaries; the defects themselves are checked here
   test("show the defects they were written to show", () => {
-    const out = ["legacy-session.ndjson", "modern-requests.ndjson"].map((f) => run(["lint", `${SAMPLES}${f}`]).stdout).join("\n");
+    const out = ["legacy-session.ndjson", "modern-requests.ndjson"]
+      .map((f) => run(["lint", `${SAMPLES}${f}`]).stdout)
+      .join("\n");
     assert.match(out, /revision 2025-11-25 \(from the initialize request\)/);
     assert.match(out, /revision 2026-07-28 \(from the _meta\)/);
-    for (const code of ["no_envelope", "bare_array", "id_null", "batch_not_allowed", "result_type_missing", "error_code_retired", "response_to_notification"]) {
+    for (const code of [
+      "no_envelope",
+      "bare_array",
+      "id_null",
+      "batch_not_allowed",
+      "result_type_missing",
+      "error_code_retired",
+      "response_to_notification",
+    ]) {
       assert.match(out, new RegExp(code));
     }
   });

@@ -52,7 +52,10 @@ describe("mcp-wire demo", () => {
     const prose = report.slice(report.indexOf("\n\n") + 2, report.indexOf("\n\nClasses\n")).replace(/\n+/g, " ");
     assert.ok(prose.startsWith(`Called ${servers} servers once each. `), prose);
     // a loaded machine may turn one of the two into a timeout; the sentence still names the code
-    assert.match(prose, /rejected the opening request with .*-32001 \(legacy range\), (both |all )?refusing for lack of a key/);
+    assert.match(
+      prose,
+      /rejected the opening request with .*-32001 \(legacy range\), (both |all )?refusing for lack of a key/,
+    );
     assert.match(prose, /answered with a web page rather than JSON at all/);
     assert.match(r.stdout, /\nClasses\n {2}class +attempts +share/);
     assert.match(r.stdout, /\n✗ not_jsonrpc \(bare_array\)/);
@@ -67,7 +70,10 @@ describe("mcp-wire demo", () => {
 
     // the database is a census like any other: report reads it again
     const again = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, [MAIN, "report", "--json", "--db", "mcp-wire-demo.db"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [MAIN, "report", "--json", "--db", "mcp-wire-demo.db"], {
+        cwd: dir,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       let out = "";
       child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
       child.on("close", () => resolve(out));
@@ -100,9 +106,17 @@ describe("mcp-wire demo", () => {
 describe("mcp-wire demo refuses a database it cannot or must not use, at once and untouched", () => {
   const cases: [string, () => string, RegExp][] = [
     ["a folder", () => (mkdirSync(join(dir, "a-folder"), { recursive: true }), "a-folder"), /a-folder is not a file/],
-    ["a text file", () => (writeFileSync(join(dir, "notes.txt"), "my notes\n"), "notes.txt"), /notes\.txt is not an SQLite database/],
+    [
+      "a text file",
+      () => (writeFileSync(join(dir, "notes.txt"), "my notes\n"), "notes.txt"),
+      /notes\.txt is not an SQLite database/,
+    ],
     ["a census of the user's own", () => "own.db", /own\.db holds a census other than the demo's/],
-    ["a place nothing can be written", () => "/proc/mcp-wire-demo.db", /^mcp-wire demo: cannot use \/proc\/mcp-wire-demo\.db: /],
+    [
+      "a place nothing can be written",
+      () => "/proc/mcp-wire-demo.db",
+      /^mcp-wire demo: cannot use \/proc\/mcp-wire-demo\.db: /,
+    ],
     ["a PostgreSQL URL", () => "postgres://u:hunter2secret@127.0.0.1:1/x", /the demo writes an SQLite file of its own/],
   ];
   for (const [what, make, message] of cases) {

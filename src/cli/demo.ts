@@ -91,7 +91,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
           `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${db}.\n\n`,
       );
 
-      const runId = await store.startRun(DEMO_SOURCE, targets, { concurrency: CONCURRENCY, perHost: CONCURRENCY, timeout: TIMEOUT_MS, allowPrivate: false, headers: 0 });
+      const runId = await store.startRun(DEMO_SOURCE, targets, {
+        concurrency: CONCURRENCY,
+        perHost: CONCURRENCY,
+        timeout: TIMEOUT_MS,
+        allowPrivate: false,
+        headers: 0,
+      });
       const progress = new Progress({ total: targets.length, everyMs: 2000 });
       const seen: AttemptRecord[] = [];
       try {
@@ -110,7 +116,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
         progress.stop();
       }
       if (stoppedBy) {
-        writeErr(`mcp-wire demo: stopped; ${db} holds the ${seen.length} verdict${seen.length === 1 ? "" : "s"} reached so far\n`);
+        writeErr(
+          `mcp-wire demo: stopped; ${db} holds the ${seen.length} verdict${seen.length === 1 ? "" : "s"} reached so far\n`,
+        );
         return signalExitCode(stoppedBy);
       }
 
@@ -118,13 +126,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
       await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
       try {
         await writeOutput(html, renderHtml(agg), { option: "--html" });
-        await writeOut(`${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`);
+        await writeOut(
+          `${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`,
+        );
       } catch (e) {
         writeErr(`mcp-wire demo: ${outputProblem(html, e)}\n`);
       }
       await writeOut(checkVerdicts(seen, expected));
       const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;
-      await writeOut(`Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`);
+      await writeOut(
+        `Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`,
+      );
     } finally {
       await store.close();
       await fleet?.close();
@@ -167,7 +179,10 @@ function probeOne(t: TargetRecord, options: ProbeOptions, commands: ReadonlyMap<
 }
 
 /** Each fleet server says what the probe should make of it: the demo checks, and says so. */
-function checkVerdicts(seen: readonly AttemptRecord[], expected: ReadonlyMap<string, { name: string; expect: Expectation }>): string {
+function checkVerdicts(
+  seen: readonly AttemptRecord[],
+  expected: ReadonlyMap<string, { name: string; expect: Expectation }>,
+): string {
   const wrong = seen.flatMap((a) => {
     const e = expected.get(a.target);
     if (!e) return [];
@@ -176,9 +191,12 @@ function checkVerdicts(seen: readonly AttemptRecord[], expected: ReadonlyMap<str
     const authAgrees = !auth || (got?.verdict === auth.verdict && (got?.brokenAt ?? null) === (auth.brokenAt ?? null));
     if (e.expect.class === a.class && e.expect.detail === a.detail && authAgrees) return [];
     const signin = (v: unknown, at: unknown) => (auth ? `, sign-in ${String(v)}${at ? ` at ${String(at)}` : ""}` : "");
-    return [`  ${e.name}: expected ${e.expect.class} (${e.expect.detail}${signin(auth?.verdict, auth?.brokenAt)}), got ${a.class} (${a.detail}${signin(got?.verdict ?? "none", got?.brokenAt)})`];
+    return [
+      `  ${e.name}: expected ${e.expect.class} (${e.expect.detail}${signin(auth?.verdict, auth?.brokenAt)}), got ${a.class} (${a.detail}${signin(got?.verdict ?? "none", got?.brokenAt)})`,
+    ];
   });
-  if (wrong.length === 0) return `Every verdict is the one its fleet server was built to draw (${seen.length} of ${seen.length}).\n`;
+  if (wrong.length === 0)
+    return `Every verdict is the one its fleet server was built to draw (${seen.length} of ${seen.length}).\n`;
   return `${wrong.length} verdict${wrong.length === 1 ? " differs" : "s differ"} from what the fleet expects (a loaded machine can turn an answer into a timeout):\n${wrong.join("\n")}\n`;
 }
 
@@ -188,12 +206,18 @@ function checkVerdicts(seen: readonly AttemptRecord[], expected: ReadonlyMap<str
  * refused untouched (a census of their own, another program's database, not a database at all).
  */
 async function freshStore(db: string): Promise<Store> {
-  if (isPostgresUrl(db)) throw new StoreRefused(`the demo writes an SQLite file of its own; for PostgreSQL run mcp-wire census --db ${db} on your targets`);
+  if (isPostgresUrl(db))
+    throw new StoreRefused(
+      `the demo writes an SQLite file of its own; for PostgreSQL run mcp-wire census --db ${db} on your targets`,
+    );
   if (existsSync(db)) {
     const old = await openStore(db, "read");
     try {
       const foreign = (await old.runs()).filter((r) => r.source !== DEMO_SOURCE);
-      if (foreign.length > 0) throw new StoreRefused(`${db} holds a census other than the demo's (${foreign.length} run${foreign.length === 1 ? "" : "s"}); it was left untouched. Name another file with --db`);
+      if (foreign.length > 0)
+        throw new StoreRefused(
+          `${db} holds a census other than the demo's (${foreign.length} run${foreign.length === 1 ? "" : "s"}); it was left untouched. Name another file with --db`,
+        );
     } finally {
       await old.close();
     }

@@ -53,14 +53,26 @@ const BAD: [string[], RegExp][] = [
   [["probe", "localhost:4200/mcp"], /"localhost:4200\/mcp" has no scheme: did you mean http:\/\/localhost:4200\/mcp\?/],
   [["probe", "127.0.0.1:4200"], /did you mean http:\/\/127\.0\.0\.1:4200\?/],
   [["probe", "mcp.example.com/mcp"], /did you mean https:\/\/mcp\.example\.com\/mcp\?/],
-  [["probe", "http://localhost:99999/mcp"], /99999 in "http:\/\/localhost:99999\/mcp" is not a port: a port is a number from 1 to 65535/],
+  [
+    ["probe", "http://localhost:99999/mcp"],
+    /99999 in "http:\/\/localhost:99999\/mcp" is not a port: a port is a number from 1 to 65535/,
+  ],
   [["probe", "localhost:99999/mcp"], /99999 in "localhost:99999\/mcp" is not a port/],
   [["probe", "http://127.0.0.1:0/mcp"], /0 in .* is not a port/],
-  [["probe", "--stdio", "http://127.0.0.1:1/mcp"], /--stdio starts a command, and "http:\/\/127\.0\.0\.1:1\/mcp" is a URL: mcp-wire probe <url> calls it/],
+  [
+    ["probe", "--stdio", "http://127.0.0.1:1/mcp"],
+    /--stdio starts a command, and "http:\/\/127\.0\.0\.1:1\/mcp" is a URL: mcp-wire probe <url> calls it/,
+  ],
   [["probe", "--stdio", "--", "HTTPS://127.0.0.1:1/mcp"], /is a URL/],
-  [["probe", "-H", "X-Key: a\u0001b", "http://127.0.0.1:1/"], /--header X-Key: the value holds a control character \(U\+0001\)/],
+  [
+    ["probe", "-H", "X-Key: a\u0001b", "http://127.0.0.1:1/"],
+    /--header X-Key: the value holds a control character \(U\+0001\)/,
+  ],
   [["probe", "-H", "X-Key: a\u007fb", "http://127.0.0.1:1/"], /a control character \(U\+007F\)/],
-  [["probe", "-H", "X-Key: snow\u2603man", "http://127.0.0.1:1/"], /--header X-Key: the value holds a character HTTP cannot carry \(U\+2603, outside Latin-1\)/],
+  [
+    ["probe", "-H", "X-Key: snow\u2603man", "http://127.0.0.1:1/"],
+    /--header X-Key: the value holds a character HTTP cannot carry \(U\+2603, outside Latin-1\)/,
+  ],
   [["census", "-H", "X-Key: \u{1F511}", "targets.txt"], /outside Latin-1/],
   [["probe", "-H", "novalue", "http://127.0.0.1:1/"], /--header takes 'Name: value'/],
   [["probe", "--timeout"], /option '--timeout <ms>' argument missing/],
@@ -78,7 +90,10 @@ const BAD: [string[], RegExp][] = [
   [["lint", "missing.ndjson"], /cannot read missing.ndjson: no such file/],
   [["lint", "folder"], /cannot read folder: it is a folder, not a file/],
   [["lint", "-r", "x"], /Allowed choices/],
-  [["lint", "census.db"], /^mcp-wire lint: census\.db is not a capture of JSON-RPC messages: it is an SQLite database \(lint reads one message a line/],
+  [
+    ["lint", "census.db"],
+    /^mcp-wire lint: census\.db is not a capture of JSON-RPC messages: it is an SQLite database \(lint reads one message a line/,
+  ],
   [["lint", process.execPath], /is not a capture of JSON-RPC messages: it is a program \(ELF\)/],
   [["lint", "--json", "notes.md"], /notes\.md is not a capture of JSON-RPC messages: its first 5 lines are not JSON/],
   [["serve", "--http", "70000"], /--http takes a port number from 0 to 65,535/],
@@ -86,7 +101,10 @@ const BAD: [string[], RegExp][] = [
   [["tap"], /say which server to run/],
   [["tap", "--listen", "-1", "--upstream", "http://127.0.0.1:1/"], /--listen takes a port number from 0 to 65,535/],
   [["tap", "--log", "folder", "--", "cat"], /cannot write folder: it is a folder, not a file/],
-  [["tap", "--listen", "0", "--upstream", "localhost:3000/mcp"], /--upstream takes an http:\/\/ or https:\/\/ URL: "localhost:3000\/mcp" has no scheme: did you mean http:\/\/localhost:3000\/mcp\?$/],
+  [
+    ["tap", "--listen", "0", "--upstream", "localhost:3000/mcp"],
+    /--upstream takes an http:\/\/ or https:\/\/ URL: "localhost:3000\/mcp" has no scheme: did you mean http:\/\/localhost:3000\/mcp\?$/,
+  ],
   [["tap", "--listen", "0", "--upstream", "http://127.0.0.1:70000/mcp"], /70000 in .* is not a port/],
   [["demo", "--bogus"], /unknown option '--bogus'/],
 ];
@@ -118,7 +136,12 @@ test("a table of bad inputs across every command: exit 2, one clear line, nothin
     }),
   );
   // timings are shown, not asserted (a loaded machine is not a failure)
-  console.log(`slowest bad inputs:\n${slowest.sort((a, b) => parseInt(b) - parseInt(a)).slice(0, 3).join("\n")}`);
+  console.log(
+    `slowest bad inputs:\n${slowest
+      .sort((a, b) => parseInt(b) - parseInt(a))
+      .slice(0, 3)
+      .join("\n")}`,
+  );
 });
 
 test("help and version asked for are not errors", async () => {
@@ -163,7 +186,13 @@ test("serve --http and tap --listen on a port another program holds: exit 2, one
       assert.equal(r.status, 2, `${what}: exit ${r.status}\n${r.stderr}`);
       const lines = r.stderr.split("\n").filter((l) => l !== "");
       assert.equal(lines.length, 1, `${what}: one line, got:\n${r.stderr}`);
-      assert.match(lines[0]!, new RegExp(`^mcp-wire ${args[0]}: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use by another program`), what);
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^mcp-wire ${args[0]}: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use by another program`,
+        ),
+        what,
+      );
       assert.doesNotMatch(lines[0]!, /\bE[A-Z]{3,}\b|\n\s+at /, what);
     }
   } finally {
@@ -196,7 +225,15 @@ test("a header value in Latin-1 with a tab is sent as given, not refused", async
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   try {
-    const r = await run(["probe", "--json", "--timeout", "5000", "-H", "X-Key: caf\u00e9\tkey", `http://127.0.0.1:${port}/mcp`]);
+    const r = await run([
+      "probe",
+      "--json",
+      "--timeout",
+      "5000",
+      "-H",
+      "X-Key: caf\u00e9\tkey",
+      `http://127.0.0.1:${port}/mcp`,
+    ]);
     assert.equal(r.status, 1, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { class: string }).class, "auth_required");
     // the value arrives (how its byte above 0x7F is encoded is the HTTP client's business)

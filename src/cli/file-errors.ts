@@ -24,7 +24,10 @@ export function fileProblem(e: unknown): string {
   if (code && WORDS[code]) return WORDS[code];
   const message = e instanceof Error ? e.message : String(e);
   // an errno name a person would not know, and the syscall and path the caller already says
-  return message.replace(/^[A-Z]+: /, "").replace(/, \w+ '[^']*'$/, "").replace(/, \w+$/, "");
+  return message
+    .replace(/^[A-Z]+: /, "")
+    .replace(/, \w+ '[^']*'$/, "")
+    .replace(/, \w+$/, "");
 }
 
 /** `cannot read targets.txt: no such file` */

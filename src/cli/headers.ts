@@ -6,12 +6,16 @@ import { REDACTED, rememberSecrets } from "../secrets/redact.js";
  * appear on the command line or in shell history. Returns a message for a person when one is
  * malformed.
  */
-export function parseHeaders(raw: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string> | string {
+export function parseHeaders(
+  raw: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> | string {
   const headers: Record<string, string> = {};
   for (const h of raw) {
     const colon = h.indexOf(":");
     // the malformed option is likely a credential itself: it is not echoed
-    if (colon <= 0) return `--header takes 'Name: value' (for example 'Authorization: Bearer ${REDACTED}'); one has no name before a colon`;
+    if (colon <= 0)
+      return `--header takes 'Name: value' (for example 'Authorization: Bearer ${REDACTED}'); one has no name before a colon`;
     const name = h.slice(0, colon).trim();
     let missing: string | undefined;
     const value = h

@@ -9,7 +9,10 @@ import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { paint, writeErr, writeOut } from "./output.js";
 
-export async function runLint(file: string | undefined, opts: { revision?: Revision; json?: boolean; schema?: boolean; failOn?: FailOn }): Promise<number> {
+export async function runLint(
+  file: string | undefined,
+  opts: { revision?: Revision; json?: boolean; schema?: boolean; failOn?: FailOn },
+): Promise<number> {
   const failOn = opts.failOn ?? "error";
   const input: Readable = file === undefined || file === "-" ? process.stdin : createReadStream(file);
   const opened = await new Promise<Error | null>((resolve) => {
@@ -23,12 +26,16 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   const colour = !opts.json && process.stdout.isTTY === true;
   let errors = false;
   try {
-    const summary = await lintStream(input, { ...(opts.revision ? { revision: opts.revision } : {}), ...(opts.schema ? { schema: true } : {}) }, (r) => {
-      if (r.defects.some((d) => atOrAbove(d.severity, failOn))) errors = true;
-      if (opts.json) return writeOut(JSON.stringify(r) + "\n");
-      if (r.defects.length === 0) return;
-      return writeOut(formatRecord(r, colour));
-    });
+    const summary = await lintStream(
+      input,
+      { ...(opts.revision ? { revision: opts.revision } : {}), ...(opts.schema ? { schema: true } : {}) },
+      (r) => {
+        if (r.defects.some((d) => atOrAbove(d.severity, failOn))) errors = true;
+        if (opts.json) return writeOut(JSON.stringify(r) + "\n");
+        if (r.defects.length === 0) return;
+        return writeOut(formatRecord(r, colour));
+      },
+    );
     const name = file === undefined || file === "-" ? "the input" : file;
     // nothing to lint is no error, but a summary of zeros would hide that the file was empty
     const line =
@@ -42,7 +49,9 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
   } catch (e) {
     if (e instanceof NotACapture) {
       const name = file === undefined || file === "-" ? "standard input" : file;
-      writeErr(`mcp-wire lint: ${name} is not a capture of JSON-RPC messages: ${e.message.replace("FILE", file ?? "FILE")} (lint reads one message a line, as a stdio server writes them or tap --log records them)\n`);
+      writeErr(
+        `mcp-wire lint: ${name} is not a capture of JSON-RPC messages: ${e.message.replace("FILE", file ?? "FILE")} (lint reads one message a line, as a stdio server writes them or tap --log records them)\n`,
+      );
       return USAGE_ERROR;
     }
     writeErr(`mcp-wire lint: ${cannotRead(file ?? "standard input", e)}\n`);
@@ -54,7 +63,12 @@ export async function runLint(file: string | undefined, opts: { revision?: Revis
 function formatRecord(r: LintRecord, colour: boolean): string {
   const head = `line ${r.line}: ${r.kind}${r.from ? ` from ${r.from}` : ""}`;
   const rows = r.defects.map((d) => {
-    const sev = d.severity === "error" ? paint("red", "error  ", colour) : d.severity === "warning" ? paint("yellow", "warning", colour) : paint("dim", "info   ", colour);
+    const sev =
+      d.severity === "error"
+        ? paint("red", "error  ", colour)
+        : d.severity === "warning"
+          ? paint("yellow", "warning", colour)
+          : paint("dim", "info   ", colour);
     return `  ${sev} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`;
   });
   return `${head}\n${rows.join("\n")}\n`;

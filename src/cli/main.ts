@@ -35,14 +35,34 @@ program
   .command("lint")
   .description("check newline-delimited JSON-RPC messages (a capture, or `tap --log` records) against an MCP revision")
   .argument("[file]", "the capture to read; - or nothing for standard input")
-  .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
+  .addOption(
+    new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(
+      REVISIONS,
+    ),
+  )
   .option("--json", "print one JSON object per input line")
   .option("--schema", "also validate each message against its revision's official schema.json (docs/schema.md)")
-  .addOption(new Option("--fail-on <severity>", "exit 1 on defects at or above this severity (default error)").choices(["error", "warning", "never"]))
-  .action(async (file: string | undefined, opts: { revision?: (typeof REVISIONS)[number]; json?: boolean; schema?: boolean; failOn?: "error" | "warning" | "never" }) => {
-    const { runLint } = await import("./lint.js");
-    process.exitCode = await runLint(file, opts);
-  });
+  .addOption(
+    new Option("--fail-on <severity>", "exit 1 on defects at or above this severity (default error)").choices([
+      "error",
+      "warning",
+      "never",
+    ]),
+  )
+  .action(
+    async (
+      file: string | undefined,
+      opts: {
+        revision?: (typeof REVISIONS)[number];
+        json?: boolean;
+        schema?: boolean;
+        failOn?: "error" | "warning" | "never";
+      },
+    ) => {
+      const { runLint } = await import("./lint.js");
+      process.exitCode = await runLint(file, opts);
+    },
+  );
 
 program
   .command("probe")
@@ -51,11 +71,20 @@ program
   .option("--stdio", "start the server as a child process and speak over its stdin/stdout")
   .option("--json", "print one JSON object")
   .option("-v, --verbose", "show every exchange")
-  .option("-H, --header <header>", "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)", (v: string, all: string[] = []) => [...all, v])
+  .option(
+    "-H, --header <header>",
+    "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)",
+    (v: string, all: string[] = []) => [...all, v],
+  )
   .option("--timeout <ms>", "one overall deadline (default 10000)")
   .addOption(new Option("-r, --revision <revision>", "speak exactly this revision").choices(REVISIONS))
   .option("--max-bytes <n>", "largest body read (default 4194304)")
-  .addOption(new Option("--fail-on <severity>", "exit 1 on a defect at or above this severity, even when the verdict is ok (default error)").choices(["error", "warning", "never"]))
+  .addOption(
+    new Option(
+      "--fail-on <severity>",
+      "exit 1 on a defect at or above this severity, even when the verdict is ok (default error)",
+    ).choices(["error", "warning", "never"]),
+  )
   .action(async (target: string[], opts) => {
     const { runProbe } = await import("./probe.js");
     process.exitCode = await runProbe(target, opts);
@@ -63,26 +92,45 @@ program
 
 program
   .command("check")
-  .description("check every rule a client relies on, read-only, in every revision the server speaks: mcp-wire check <url> | --stdio -- <command> [args…]")
+  .description(
+    "check every rule a client relies on, read-only, in every revision the server speaks: mcp-wire check <url> | --stdio -- <command> [args…]",
+  )
   .argument("<target...>", "the server's URL, or with --stdio the command that starts it")
   .option("--stdio", "start the server as a child process and speak over its stdin/stdout")
   .option("--json", "print one JSON object")
-  .option("-H, --header <header>", "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)", REPEAT)
+  .option(
+    "-H, --header <header>",
+    "'Name: value' sent with every HTTP request; ${VAR} reads the environment (repeatable)",
+    REPEAT,
+  )
   .option("--timeout <ms>", "the deadline of each step: opening a revision, each request (default 10000)")
   .option("-r, --revision <revision>", `check only this revision (repeatable): ${REVISIONS.join(", ")}`, REPEAT)
   .option("--env <NAME=VALUE>", "set in the stdio server's environment (repeatable)", REPEAT)
   .option("--cwd <dir>", "the stdio server's working directory")
   .option("--only <ids>", "run only these checks (comma-separated ids, repeatable; docs/check.md lists them)", REPEAT)
   .option("--skip <ids>", "leave these checks out (comma-separated ids, repeatable)", REPEAT)
-  .option("--call <NAME[=JSON]>", "call this tool (with these arguments) and check its result: a side effect you choose (repeatable)", REPEAT)
+  .option(
+    "--call <NAME[=JSON]>",
+    "call this tool (with these arguments) and check its result: a side effect you choose (repeatable)",
+    REPEAT,
+  )
   .option("--read <uri>", "read this resource (repeatable)", REPEAT)
   .option("--get <NAME[=JSON]>", "get this prompt (with these arguments) (repeatable)", REPEAT)
-  .addOption(new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices(["error", "warning", "never"]))
+  .addOption(
+    new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices([
+      "error",
+      "warning",
+      "never",
+    ]),
+  )
   .option("--junit <file>", "write JUnit XML: one case per check and revision that ran")
   .option("--sarif <file>", "write SARIF 2.1.0 for code scanning (with --sarif-location)")
   .option("--sarif-location <file>", "the repository file SARIF results are shown at, e.g. src/server.ts")
   .option("--markdown <file>", "write a Markdown summary for a CI job page")
-  .option("--baseline <file>", "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run")
+  .option(
+    "--baseline <file>",
+    "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run",
+  )
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");
@@ -103,34 +151,78 @@ program
 
 program
   .command("tap")
-  .description("sit between a client and a server, pass every byte through and report each defect: tap -- <command> [args…] | --listen PORT --upstream URL")
+  .description(
+    "sit between a client and a server, pass every byte through and report each defect: tap -- <command> [args…] | --listen PORT --upstream URL",
+  )
   .argument("[command...]", "the stdio server to run, after --")
-  .option("--log <file>", "write every message as an NDJSON record (mcp-wire lint reads it back) instead of live defects")
-  .addOption(new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(REVISIONS))
+  .option(
+    "--log <file>",
+    "write every message as an NDJSON record (mcp-wire lint reads it back) instead of live defects",
+  )
+  .addOption(
+    new Option("-r, --revision <revision>", "judge by this revision (default: read from the conversation)").choices(
+      REVISIONS,
+    ),
+  )
   .option("--listen <port>", "Streamable HTTP: listen on 127.0.0.1:PORT (0: any free port) as a reverse proxy")
   .option("--upstream <url>", "Streamable HTTP: the server's endpoint")
   .option("--no-schema", "do not validate messages against their revision's official schema.json")
-  .action(async (command: string[], opts: { log?: string; revision?: (typeof REVISIONS)[number]; listen?: string; upstream?: string; schema?: boolean }) => {
-    const { runTap } = await import("./tap.js");
-    process.exitCode = await runTap(command, opts);
-  });
+  .action(
+    async (
+      command: string[],
+      opts: {
+        log?: string;
+        revision?: (typeof REVISIONS)[number];
+        listen?: string;
+        upstream?: string;
+        schema?: boolean;
+      },
+    ) => {
+      const { runTap } = await import("./tap.js");
+      process.exitCode = await runTap(command, opts);
+    },
+  );
 
 program
   .command("census")
-  .description("probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume")
-  .argument("[targets]", "a text file of URLs (# comments), or a JSON export of the MCP Registry API (pages one after another, or an array of pages)")
+  .description(
+    "probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume",
+  )
+  .argument(
+    "[targets]",
+    "a text file of URLs (# comments), or a JSON export of the MCP Registry API (pages one after another, or an array of pages)",
+  )
   .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
   .option("--concurrency <n>", "probes in flight at once (default 32)")
   .option("--per-host <n>", "probes in flight at once to one host (default 1)")
-  .option("--per-host-gap <ms>", "the least time between the end of one probe of a host and the start of the next, across every worker (default 0)")
+  .option(
+    "--per-host-gap <ms>",
+    "the least time between the end of one probe of a host and the start of the next, across every worker (default 0)",
+  )
   .option("--timeout <ms>", "each probe's overall deadline (default 10000)")
-  .option("-H, --header <header>", "'Name: value' sent to every target; ${VAR} reads the environment; never stored or printed (repeatable)", (v: string, all: string[] = []) => [...all, v])
+  .option(
+    "-H, --header <header>",
+    "'Name: value' sent to every target; ${VAR} reads the environment; never stored or printed (repeatable)",
+    (v: string, all: string[] = []) => [...all, v],
+  )
   .option("--resume", "finish the newest unfinished run in the database instead of starting one")
-  .option("--join [run]", "work on a run another census process started (PostgreSQL; default: the newest unfinished run)")
-  .option("--lease <seconds>", "how long a shared run's claims outlive a worker that stops renewing them (PostgreSQL; default 30)")
+  .option(
+    "--join [run]",
+    "work on a run another census process started (PostgreSQL; default: the newest unfinished run)",
+  )
+  .option(
+    "--lease <seconds>",
+    "how long a shared run's claims outlive a worker that stops renewing them (PostgreSQL; default 30)",
+  )
   .option("--allow-private", "call registry targets whose host is loopback, private, link-local or cloud metadata")
-  .option("--registry <url>", "read the MCP Registry's API at this base URL (https://registry.modelcontextprotocol.io) instead of a targets file: latest versions, active entries")
-  .option("--updated-since <date>", "with --registry: only entries updated since this date (2026-07-20), time or span back (7d)")
+  .option(
+    "--registry <url>",
+    "read the MCP Registry's API at this base URL (https://registry.modelcontextprotocol.io) instead of a targets file: latest versions, active entries",
+  )
+  .option(
+    "--updated-since <date>",
+    "with --registry: only entries updated since this date (2026-07-20), time or span back (7d)",
+  )
   .action(async (targets: string | undefined, opts) => {
     const { runCensusCli } = await import("./census.js");
     process.exitCode = await runCensusCli(targets, opts);
@@ -144,11 +236,23 @@ program
   .option("--csv", "print one CSV row per target with its latest verdict")
   .option("--html <file>", "write one self-contained page with charts and a sortable table of targets")
   .option("--force", "replace an existing --html file that mcp-wire did not write (a symbolic link is never followed)")
-  .option("--since <date>", "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs")
+  .option(
+    "--since <date>",
+    "attempts from this date (2026-07-20), time (2026-07-20T14:00) or span back (7d) on, across runs",
+  )
   .option("--target <url>", "one target's attempts (its whole history unless --run or --since narrow it)")
-  .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [...all, v])
-  .option("--changes", "what changed per target between consecutive attempts since --since (default: the last 30 days): class, revision, tools added, removed or redefined")
-  .option("--serve", "serve the census as a read-only web application: every server's status, uptime and latency, a page per server, a JSON API and badges")
+  .option("--run <id>", "these runs (repeatable, or 3,4) instead of the latest", (v: string, all: string[] = []) => [
+    ...all,
+    v,
+  ])
+  .option(
+    "--changes",
+    "what changed per target between consecutive attempts since --since (default: the last 30 days): class, revision, tools added, removed or redefined",
+  )
+  .option(
+    "--serve",
+    "serve the census as a read-only web application: every server's status, uptime and latency, a page per server, a JSON API and badges",
+  )
   .option("--port <n>", "with --serve: the port to listen on (default 8484; 0 picks a free one)")
   .option("--host <address>", "with --serve: the address to listen on (default 127.0.0.1, loopback only)")
   .action(async (opts) => {
@@ -159,7 +263,10 @@ program
 program
   .command("prune")
   .description("delete the attempts older than a date, so a census's history stays bounded; runs and targets stay")
-  .requiredOption("--before <date>", "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)")
+  .requiredOption(
+    "--before <date>",
+    "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)",
+  )
   .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
   .action(async (opts) => {
     const { runPrune } = await import("./report.js");
@@ -168,8 +275,13 @@ program
 
 program
   .command("demo")
-  .description("start a fleet of local servers that misbehave as real ones do, run a census over it into a database of its own, print the report and write the HTML page")
-  .option("--db <file>", "the demo's SQLite file, emptied at each run (default mcp-wire-demo.db; a database holding any other census is refused)")
+  .description(
+    "start a fleet of local servers that misbehave as real ones do, run a census over it into a database of its own, print the report and write the HTML page",
+  )
+  .option(
+    "--db <file>",
+    "the demo's SQLite file, emptied at each run (default mcp-wire-demo.db; a database holding any other census is refused)",
+  )
   .option("--html <file>", "where to write the page (default mcp-wire-report.html)")
   .action(async (opts: { db?: string; html?: string }) => {
     const { runDemo } = await import("./demo.js");
@@ -209,7 +321,12 @@ const MISSING: Record<string, string> = {
 function usageLine(e: CommanderError): string {
   const command = e.code === "commander.unknownCommand" ? undefined : commandNamed(process.argv);
   const name = command ? `mcp-wire ${command.name()}` : "mcp-wire";
-  const what = (e.code === "commander.missingArgument" && command && MISSING[command.name()]) || e.message.replace(/^error: /, "").replace(/\.$/, "").split("\n")[0]!;
+  const what =
+    (e.code === "commander.missingArgument" && command && MISSING[command.name()]) ||
+    e.message
+      .replace(/^error: /, "")
+      .replace(/\.$/, "")
+      .split("\n")[0]!;
   return `${name}: ${what} (${name} --help lists ${command ? "its options" : "the commands"})\n`;
 }
 
@@ -226,7 +343,9 @@ process.on("unhandledRejection", (e) => {
 });
 
 if (process.argv.length <= 2) {
-  writeErr(`mcp-wire: say what to do: ${program.commands.map((c) => c.name()).join(", ")} (mcp-wire --help says what each does)\n`);
+  writeErr(
+    `mcp-wire: say what to do: ${program.commands.map((c) => c.name()).join(", ")} (mcp-wire --help says what each does)\n`,
+  );
   process.exitCode = USAGE_ERROR;
 } else {
   try {
@@ -234,7 +353,8 @@ if (process.argv.length <= 2) {
   } catch (e) {
     if (e instanceof CommanderError) {
       // help and version asked for are not errors
-      if (e.exitCode === 0 || e.code === "commander.helpDisplayed" || e.code === "commander.version") process.exitCode = 0;
+      if (e.exitCode === 0 || e.code === "commander.helpDisplayed" || e.code === "commander.version")
+        process.exitCode = 0;
       else {
         writeErr(usageLine(e));
         process.exitCode = USAGE_ERROR;

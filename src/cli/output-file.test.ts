@@ -14,7 +14,14 @@ import { renderMarkdown } from "../check/markdown.js";
 import { renderSarif } from "../check/sarif.js";
 import { renderHtml } from "../report/html.js";
 import { seedCensus } from "../testkit/report-fixtures.js";
-import { OutputRefused, checkOutput, generatorComment, hasGeneratorMark, outputProblem, writeOutput } from "./output-file.js";
+import {
+  OutputRefused,
+  checkOutput,
+  generatorComment,
+  hasGeneratorMark,
+  outputProblem,
+  writeOutput,
+} from "./output-file.js";
 
 let dir: string;
 before(() => {
@@ -53,7 +60,10 @@ describe("writeOutput", () => {
     await assert.rejects(writeOutput(theirs, MINE, { option: "--html" }), (e: unknown) => {
       assert.ok(e instanceof OutputRefused);
       assert.equal(e.code, "ERR_MCP_WIRE_OUTPUT_REFUSED");
-      assert.equal(outputProblem(theirs, e), `--html ${theirs} exists and was not written by mcp-wire: name another file, or add --force to replace it`);
+      assert.equal(
+        outputProblem(theirs, e),
+        `--html ${theirs} exists and was not written by mcp-wire: name another file, or add --force to replace it`,
+      );
       return true;
     });
     assert.equal(readFileSync(theirs, "utf8"), "<html><body>my own notes, written by hand</body></html>\n");
@@ -67,7 +77,10 @@ describe("writeOutput", () => {
     const link = join(dir, "link.html");
     symlinkSync(target, link);
     for (const force of [false, true]) {
-      await assert.rejects(writeOutput(link, MINE, { force, option: "--html" }), /--html .*link\.html is a symbolic link: mcp-wire does not write through one/);
+      await assert.rejects(
+        writeOutput(link, MINE, { force, option: "--html" }),
+        /--html .*link\.html is a symbolic link: mcp-wire does not write through one/,
+      );
     }
     // a link to a file mcp-wire wrote is still a link
     const ours = join(dir, "ours.html");
@@ -117,14 +130,20 @@ describe("the generator mark", () => {
   test("every form mcp-wire writes is recognised; other files are not", () => {
     assert.ok(hasGeneratorMark(renderHtml(seedCensus().aggregate()).slice(0, 16 * 1024)), "report --html");
     assert.ok(hasGeneratorMark(renderJunit(sampleReport(), RULES).slice(0, 16 * 1024)), "check --junit");
-    assert.ok(hasGeneratorMark(renderSarif(sampleReport(), RULES, { location: "server.json" }).slice(0, 16 * 1024)), "check --sarif");
+    assert.ok(
+      hasGeneratorMark(renderSarif(sampleReport(), RULES, { location: "server.json" }).slice(0, 16 * 1024)),
+      "check --sarif",
+    );
     assert.ok(hasGeneratorMark(renderMarkdown(sampleReport(), RULES).slice(0, 16 * 1024)), "check --markdown");
     assert.ok(hasGeneratorMark(`<?xml version="1.0" encoding="UTF-8"?>\n${generatorComment()}\n<testsuites/>`));
     assert.ok(hasGeneratorMark(`{"$schema": "x", "version": "2.1.0", "properties": {"generator": "mcp-wire"}}`));
     const before = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n<title>mcp-wire report: Census run 1</title>`;
     assert.ok(hasGeneratorMark(before), "a page an earlier mcp-wire wrote, before the mark");
     assert.ok(!hasGeneratorMark(`<!doctype html>\n<p>mcp-wire report: my notes about it</p>`));
-    assert.ok(!hasGeneratorMark(`{"name": "mcp-wire", "version": "0.1.0"}`), "a package.json naming mcp-wire is not its output");
+    assert.ok(
+      !hasGeneratorMark(`{"name": "mcp-wire", "version": "0.1.0"}`),
+      "a package.json naming mcp-wire is not its output",
+    );
     assert.ok(!hasGeneratorMark(`<html><head><meta name="generator" content="Hugo"></head></html>`));
     assert.ok(!hasGeneratorMark("# Notes\n\nmcp-wire is nice.\n"));
   });

@@ -29,7 +29,9 @@ export function generatorComment(): string {
 /** How far into a file the mark is looked for: every writer puts it near the top. */
 const MARK_WITHIN = 16 * 1024;
 // the last form: report pages written before the mark existed, which `npm start` rewrites
-const MARKED = new RegExp(`<!-- generator: ${GENERATOR} -->|<meta name="generator" content="${GENERATOR}">|"generator"\\s*:\\s*"${GENERATOR}"|^<!doctype html>\\n<html lang="en">\\n<head>\\n<meta charset="utf-8">\\n<meta http-equiv="Content-Security-Policy" content="[^"]*">\\n<meta name="viewport" content="width=device-width, initial-scale=1">\\n<meta name="referrer" content="no-referrer">\\n<title>mcp-wire report: `);
+const MARKED = new RegExp(
+  `<!-- generator: ${GENERATOR} -->|<meta name="generator" content="${GENERATOR}">|"generator"\\s*:\\s*"${GENERATOR}"|^<!doctype html>\\n<html lang="en">\\n<head>\\n<meta charset="utf-8">\\n<meta http-equiv="Content-Security-Policy" content="[^"]*">\\n<meta name="viewport" content="width=device-width, initial-scale=1">\\n<meta name="referrer" content="no-referrer">\\n<title>mcp-wire report: `,
+);
 
 /** Whether this text, the start of a file, carries mcp-wire's generator mark. */
 export function hasGeneratorMark(head: string): boolean {
@@ -63,12 +65,15 @@ export async function checkOutput(path: string, options: OutputOptions = {}): Pr
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
     throw e;
   }
-  if (info.isSymbolicLink()) throw new OutputRefused(`${named} is a symbolic link: mcp-wire does not write through one; name the file itself`);
+  if (info.isSymbolicLink())
+    throw new OutputRefused(`${named} is a symbolic link: mcp-wire does not write through one; name the file itself`);
   if (info.isDirectory()) throw new OutputRefused(`${named} is a folder: name a file`);
   if (!info.isFile()) throw new OutputRefused(`${named} is not a regular file: name a file`);
   if (options.force) return;
   if (!hasGeneratorMark(await head(path))) {
-    throw new OutputRefused(`${named} exists and was not written by mcp-wire: name another file, or add --force to replace it`);
+    throw new OutputRefused(
+      `${named} exists and was not written by mcp-wire: name another file, or add --force to replace it`,
+    );
   }
 }
 
@@ -89,10 +94,18 @@ async function head(path: string): Promise<string> {
  * whole) to `path` under the rules above. Throws OutputRefused for a path it must not write, and
  * the file system's error otherwise; either way an existing file is left as it was.
  */
-export async function writeOutput(path: string, content: string | Iterable<string> | AsyncIterable<string>, options: OutputOptions = {}): Promise<void> {
+export async function writeOutput(
+  path: string,
+  content: string | Iterable<string> | AsyncIterable<string>,
+  options: OutputOptions = {},
+): Promise<void> {
   await checkOutput(path, options);
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  let file: FileHandle | undefined = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  let file: FileHandle | undefined = await open(
+    temporary,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  );
   try {
     if (typeof content === "string") await file.writeFile(content, "utf8");
     else for await (const chunk of content) await file.write(chunk, null, "utf8");

@@ -27,19 +27,46 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     assert.equal(existsSync(join(clone, "dist")), false, "a fresh clone has no dist");
     // the clone's build needs the compiler and types a fresh `npm ci` would bring: borrow ours
     symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
-    const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], { cwd: clone, timeout: 120_000, maxBuffer: 16 << 20 });
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json"], {
+      cwd: clone,
+      timeout: 120_000,
+      maxBuffer: 16 << 20,
+    });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    const entries = Object.values(JSON.parse(readFileSync(join(clone, "package.json"), "utf8")).exports as Record<string, string | { types: string; import: string }>)
+    const entries = Object.values(
+      JSON.parse(readFileSync(join(clone, "package.json"), "utf8")).exports as Record<
+        string,
+        string | { types: string; import: string }
+      >,
+    )
       .flatMap((e) => (typeof e === "string" ? [] : [e.types, e.import]))
       .map((p) => p.replace(/^\.\//, ""));
     assert.ok(entries.length >= 12, "every entry's module and types");
-    for (const f of [...entries, "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"]) assert.ok(files.includes(f), `${f} is packed`);
+    for (const f of [...entries, "dist/src/cli/main.js", "README.md", "LICENSE", "package.json"])
+      assert.ok(files.includes(f), `${f} is packed`);
     // the official schemas validate() reads at run time, with the licence they come under
-    for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"]) assert.ok(files.includes(f), `${f} is packed`);
-    assert.deepEqual(files.filter((f) => /\.test\.(js|d\.ts)/.test(f)), [], "no test file is packed");
-    assert.deepEqual(files.filter((f) => f.startsWith("dist/src/testkit/")), [], "no test helper is packed");
+    for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"])
+      assert.ok(files.includes(f), `${f} is packed`);
+    assert.deepEqual(
+      files.filter((f) => /\.test\.(js|d\.ts)/.test(f)),
+      [],
+      "no test file is packed",
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith("dist/src/testkit/")),
+      [],
+      "no test helper is packed",
+    );
     // a source map whose sources are not shipped points a debugger at nothing
-    assert.deepEqual(files.filter((f) => f.endsWith(".map")), [], "no source map is packed");
-    assert.deepEqual(files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")), [], "no source or bench file is packed");
+    assert.deepEqual(
+      files.filter((f) => f.endsWith(".map")),
+      [],
+      "no source map is packed",
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")),
+      [],
+      "no source or bench file is packed",
+    );
   });
 });

@@ -16,7 +16,21 @@ import { PROBE_CLASSES } from "../probe/verdict.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 /** The fields of the `--json` object (docs/probe.md); `repro` comes with failing verdicts. */
-const FIELDS = ["target", "class", "detail", "era", "revision", "transport", "http", "rpcError", "tools", "defects", "advice", "elapsedMs", "trace"];
+const FIELDS = [
+  "target",
+  "class",
+  "detail",
+  "era",
+  "revision",
+  "transport",
+  "http",
+  "rpcError",
+  "tools",
+  "defects",
+  "advice",
+  "elapsedMs",
+  "trace",
+];
 
 let fleet: Fleet;
 let scratch: string;
@@ -57,11 +71,19 @@ function exec(command: string, args: string[], env: Record<string, string> = {},
   });
 }
 
-const cli = (args: string[], env: Record<string, string> = {}, ms?: number) => exec(process.execPath, [MAIN, "probe", ...args], env, ms);
+const cli = (args: string[], env: Record<string, string> = {}, ms?: number) =>
+  exec(process.execPath, [MAIN, "probe", ...args], env, ms);
 
-async function json(args: string[], env: Record<string, string> = {}): Promise<{ run: Run; v: Record<string, unknown> }> {
+async function json(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ run: Run; v: Record<string, unknown> }> {
   const run = await cli(["--json", ...args], env);
-  assert.equal(run.stdout.trim().split("\n").length, 1, `one JSON object on one line: ${run.stdout.slice(0, 500)} ${run.stderr}`);
+  assert.equal(
+    run.stdout.trim().split("\n").length,
+    1,
+    `one JSON object on one line: ${run.stdout.slice(0, 500)} ${run.stderr}`,
+  );
   return { run, v: JSON.parse(run.stdout) as Record<string, unknown> };
 }
 
@@ -79,14 +101,24 @@ describe("mcp-wire probe: exit status and output", () => {
     const { run, v } = await json([fleet.url("modern")]);
     assert.equal(run.status, 0);
     for (const f of FIELDS) assert.ok(f in v, `field ${f}`);
-    assert.deepEqual([v.class, v.detail, v.era, v.revision, v.transport, v.tools, v.rpcError], ["ok", "modern", "modern", "2026-07-28", "streamable-http", 3, null]);
+    assert.deepEqual(
+      [v.class, v.detail, v.era, v.revision, v.transport, v.tools, v.rpcError],
+      ["ok", "modern", "modern", "2026-07-28", "streamable-http", 3, null],
+    );
     assert.deepEqual(v.http, { status: 200, contentType: "application/json" });
     assert.deepEqual(v.defects, []);
     assert.equal(typeof v.advice, "string");
     assert.equal(typeof v.elapsedMs, "number");
     const trace = v.trace as Record<string, unknown>[];
-    assert.deepEqual(trace.map((t) => t.step), ["server/discover", "tools/list"]);
-    for (const t of trace) assert.deepEqual([typeof t.ms, typeof t.status, typeof t.contentType, typeof t.bodyExcerpt, typeof t.request], ["number", "number", "string", "string", "object"]);
+    assert.deepEqual(
+      trace.map((t) => t.step),
+      ["server/discover", "tools/list"],
+    );
+    for (const t of trace)
+      assert.deepEqual(
+        [typeof t.ms, typeof t.status, typeof t.contentType, typeof t.bodyExcerpt, typeof t.request],
+        ["number", "number", "string", "string", "object"],
+      );
     assert.equal(v.repro, undefined);
   });
 
@@ -94,10 +126,16 @@ describe("mcp-wire probe: exit status and output", () => {
     const { run, v } = await json([fleet.url("invalid-api-key")]);
     assert.equal(run.status, 1);
     for (const f of [...FIELDS, "repro"]) assert.ok(f in v, `field ${f}`);
-    assert.deepEqual([v.class, v.detail, v.era, v.revision, v.tools], ["auth_required", "rpc_error_instead_of_401", null, null, null]);
+    assert.deepEqual(
+      [v.class, v.detail, v.era, v.revision, v.tools],
+      ["auth_required", "rpc_error_instead_of_401", null, null, null],
+    );
     assert.deepEqual(v.rpcError, { code: -32001, message: "invalid api key", range: "legacy" });
     assert.deepEqual(v.http, { status: 200, contentType: "application/json" });
-    assert.match(String(v.repro), /^curl -sS -i -X POST http:\/\/127\.0\.0\.1:\d+\/invalid-api-key .*--data-raw '\{"jsonrpc":"2\.0","id":\d+,"method":"initialize"/);
+    assert.match(
+      String(v.repro),
+      /^curl -sS -i -X POST http:\/\/127\.0\.0\.1:\d+\/invalid-api-key .*--data-raw '\{"jsonrpc":"2\.0","id":\d+,"method":"initialize"/,
+    );
   });
 
   test("exit 1 for every class but ok, with the class and detail in the JSON", async () => {
@@ -144,7 +182,10 @@ describe("mcp-wire probe: exit status and output", () => {
     const r = await cli(["--timeout", "3000", "--stdio", "--", hang.command, ...hang.args]);
     assert.equal(r.status, 1);
     assert.match(r.stdout, /✗ timeout \(initialize\)/);
-    assert.match(r.stdout, /replay: printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"initialize","params":\{"protocolVersion":"2025-11-25"/);
+    assert.match(
+      r.stdout,
+      /replay: printf '%s\\n' '\{"jsonrpc":"2\.0","id":1,"method":"initialize","params":\{"protocolVersion":"2025-11-25"/,
+    );
   });
 
   test("--stdio: a healthy server exits 0; a crashing one exits 1 and shows its stderr", async () => {
@@ -179,7 +220,11 @@ describe("mcp-wire probe: usage errors exit 2", { concurrency: true }, () => {
     ["an unknown --revision", ["--revision", "2099-01-01", "http://127.0.0.1:1/mcp"], /2099-01-01/],
     ["--max-bytes not a count", ["--max-bytes", "-5", "http://127.0.0.1:1/mcp"], /--max-bytes/],
     ["a header without a colon", ["--header", "Authorization", "http://127.0.0.1:1/mcp"], /'Name: value'/],
-    ["a header naming a variable the environment lacks", ["--header", "Authorization: Bearer ${MCP_WIRE_TEST_UNSET_VARIABLE}", "http://127.0.0.1:1/mcp"], /no MCP_WIRE_TEST_UNSET_VARIABLE/],
+    [
+      "a header naming a variable the environment lacks",
+      ["--header", "Authorization: Bearer ${MCP_WIRE_TEST_UNSET_VARIABLE}", "http://127.0.0.1:1/mcp"],
+      /no MCP_WIRE_TEST_UNSET_VARIABLE/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(what, async () => {
@@ -193,23 +238,33 @@ describe("mcp-wire probe: usage errors exit 2", { concurrency: true }, () => {
 
 describe("mcp-wire probe: credentials", () => {
   test("--header 'Authorization: Bearer ${TOKEN}' reads TOKEN from the environment, and never prints it", async () => {
-    const r = await cli(["-v", "--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], { TOKEN: fleet.token });
+    const r = await cli(["-v", "--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], {
+      TOKEN: fleet.token,
+    });
     assert.equal(r.status, 0, r.stdout);
     assert.match(r.stdout, /✓ ok \(modern\)/);
     assert.ok(!r.stdout.includes(fleet.token) && !r.stderr.includes(fleet.token));
-    const { v } = await json(["--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], { TOKEN: fleet.token });
+    const { v } = await json(["--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], {
+      TOKEN: fleet.token,
+    });
     assert.equal(v.class, "ok");
     assert.ok(!JSON.stringify(v).includes(fleet.token));
   });
 
   test("a refused credential: not in the output, the trace or the repro line, even where the server echoes it", async () => {
     const secret = "not-the-token-8d1e44";
-    const human = await cli(["-v", "--header", "Authorization: Bearer ${TOKEN}", "-H", "X-Api-Key: key-0f9e8d7c", fleet.url("auth-bearer")], { TOKEN: secret });
+    const human = await cli(
+      ["-v", "--header", "Authorization: Bearer ${TOKEN}", "-H", "X-Api-Key: key-0f9e8d7c", fleet.url("auth-bearer")],
+      { TOKEN: secret },
+    );
     assert.equal(human.status, 1);
-    for (const s of [secret, "key-0f9e8d7c"]) assert.ok(!human.stdout.includes(s) && !human.stderr.includes(s), `${s} printed`);
+    for (const s of [secret, "key-0f9e8d7c"])
+      assert.ok(!human.stdout.includes(s) && !human.stderr.includes(s), `${s} printed`);
     assert.match(human.stdout, /replay: curl .*-H 'Authorization: <redacted>' -H 'X-Api-Key: <redacted>'/);
     assert.match(human.stdout, /Invalid credentials: <redacted>/);
-    const { v } = await json(["--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], { TOKEN: secret });
+    const { v } = await json(["--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], {
+      TOKEN: secret,
+    });
     assert.deepEqual([v.class, v.detail], ["auth_required", "http_401"]);
     assert.ok(!JSON.stringify(v).includes(secret));
     assert.match(String(v.repro), /'Authorization: <redacted>'/);
@@ -242,8 +297,18 @@ describe("mcp-wire probe: deadline and byte cap", () => {
     } else {
       // without GNU time, the process reports its own peak as it exits
       const hook = join(scratch, "maxrss.mjs");
-      writeFileSync(hook, 'process.on("exit", () => process.stderr.write(`maxRSS ${process.resourceUsage().maxRSS}\\n`));\n');
-      run = await exec(process.execPath, ["--import", pathToFileURL(hook).href, MAIN, "probe", "--json", fleet.url("huge-body")]);
+      writeFileSync(
+        hook,
+        'process.on("exit", () => process.stderr.write(`maxRSS ${process.resourceUsage().maxRSS}\\n`));\n',
+      );
+      run = await exec(process.execPath, [
+        "--import",
+        pathToFileURL(hook).href,
+        MAIN,
+        "probe",
+        "--json",
+        fleet.url("huge-body"),
+      ]);
       peakKb = Number(/maxRSS (\d+)/.exec(run.stderr)?.[1]);
     }
     const v = JSON.parse(run.stdout) as Record<string, unknown>;
@@ -258,14 +323,34 @@ describe("mcp-wire probe: loads only what probing needs", () => {
     const log = join(scratch, "modules.log");
     const hooks = join(scratch, "hooks.mjs");
     const register = join(scratch, "register.mjs");
-    writeFileSync(hooks, `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const r = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");\n  return r;\n}\n`);
-    writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const run = await exec(process.execPath, ["--import", pathToFileURL(register).href, MAIN, "probe", "--json", fleet.url("modern")]);
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const r = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, r.url + "\\n");\n  return r;\n}\n`,
+    );
+    writeFileSync(
+      register,
+      `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const run = await exec(process.execPath, [
+      "--import",
+      pathToFileURL(register).href,
+      MAIN,
+      "probe",
+      "--json",
+      fleet.url("modern"),
+    ]);
     assert.equal(run.status, 0, run.stderr);
     const loaded = readFileSync(log, "utf8").trim().split("\n");
-    assert.ok(loaded.some((u) => u.endsWith("/probe/probe.js")), "the log is complete");
+    assert.ok(
+      loaded.some((u) => u.endsWith("/probe/probe.js")),
+      "the log is complete",
+    );
     // matched below dist/src, so a checkout whose own path names one of these (a worktree "tap") still passes
-    const unwanted = loaded.filter((u) => /\/dist\/src\/(census|report|lint|tap|fleet)\/|sqlite|@modelcontextprotocol|\/mcp\/server\.js|\/transport\/http-server\.js/.test(u));
+    const unwanted = loaded.filter((u) =>
+      /\/dist\/src\/(census|report|lint|tap|fleet)\/|sqlite|@modelcontextprotocol|\/mcp\/server\.js|\/transport\/http-server\.js/.test(
+        u,
+      ),
+    );
     assert.deepEqual(unwanted, []);
   });
 });

@@ -27,9 +27,15 @@ export interface ProbeCliOptions {
 export async function runProbe(target: string[], opts: ProbeCliOptions): Promise<number> {
   const headers = parseHeaders(opts.header ?? []);
   if (typeof headers === "string") return usage(headers);
-  const timeout = opts.timeout === undefined ? undefined : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
+  const timeout =
+    opts.timeout === undefined
+      ? undefined
+      : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "a day at most");
   if (typeof timeout === "object") return usage(timeout.error);
-  const maxBytes = opts.maxBytes === undefined ? undefined : wholeNumber("--max-bytes", opts.maxBytes, 1, MAX_BODY_BYTES, "bytes", "1 GiB at most");
+  const maxBytes =
+    opts.maxBytes === undefined
+      ? undefined
+      : wholeNumber("--max-bytes", opts.maxBytes, 1, MAX_BODY_BYTES, "bytes", "1 GiB at most");
   if (typeof maxBytes === "object") return usage(maxBytes.error);
   const common = {
     ...(timeout !== undefined ? { timeout } : {}),
@@ -42,7 +48,8 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
   if (opts.stdio) {
     const [command, ...args] = target;
     if (!command) return usage("probe --stdio needs a command: mcp-wire probe --stdio -- <command> [args…]");
-    if (/^https?:\/\//i.test(command)) return usage(`--stdio starts a command, and ${JSON.stringify(command)} is a URL: mcp-wire probe <url> calls it`);
+    if (/^https?:\/\//i.test(command))
+      return usage(`--stdio starts a command, and ${JSON.stringify(command)} is a URL: mcp-wire probe <url> calls it`);
     result = await probeStdio(command, args, common);
   } else {
     const url = target[0];
@@ -51,7 +58,9 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
     if (!(parsed instanceof URL)) return usage(parsed.error);
     result = await probeHttp(url, { ...common, headers });
   }
-  await writeOut(opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true));
+  await writeOut(
+    opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true),
+  );
   // an ok verdict that broke a rule on the way (a log line on stdout, a text/plain answer) fails too
   const failOn = opts.failOn ?? "error";
   return result.class === "ok" && !result.defects.some((d) => atOrAbove(d.severity, failOn)) ? OK : FOUND_PROBLEMS;
@@ -72,7 +81,8 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
   if (r.server) evidence.push(`server ${r.server.name}${r.server.version ? ` ${r.server.version}` : ""}`);
   if (r.tools !== null) evidence.push(`${r.tools} tool${r.tools === 1 ? "" : "s"}`);
   if (r.http && !ok) evidence.push(`HTTP ${r.http.status}${r.http.contentType ? ` ${r.http.contentType}` : ""}`);
-  if (r.rpcError) evidence.push(`JSON-RPC ${r.rpcError.code} (${r.rpcError.range}) ${JSON.stringify(r.rpcError.message)}`);
+  if (r.rpcError)
+    evidence.push(`JSON-RPC ${r.rpcError.code} (${r.rpcError.range}) ${JSON.stringify(r.rpcError.message)}`);
   evidence.push(`${r.elapsedMs} ms`);
   lines.push(`  ${evidence.join(" · ")}`);
   const body = !ok ? [...r.trace].reverse().find((t) => t.bodyExcerpt)?.bodyExcerpt : undefined;
@@ -83,13 +93,16 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
   if (r.auth) lines.push("", ...authLines(r.auth).map((l) => (l ? `  ${l}` : l)));
   if (r.defects.length > 0) {
     lines.push("", `  ${r.defects.length} defect${r.defects.length === 1 ? "" : "s"} seen:`);
-    for (const d of r.defects.slice(0, verbose ? 50 : 5)) lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`);
+    for (const d of r.defects.slice(0, verbose ? 50 : 5))
+      lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`);
   }
   if (r.repro) lines.push("", `  replay: ${r.repro}`);
   if (verbose) {
     lines.push("", "  trace:");
     for (const t of r.trace) {
-      lines.push(`    ${t.step}${t.status !== undefined ? ` → HTTP ${t.status}` : ""}${t.contentType ? ` ${t.contentType}` : ""} (${t.ms} ms)${t.error ? `: ${t.error}` : ""}`);
+      lines.push(
+        `    ${t.step}${t.status !== undefined ? ` → HTTP ${t.status}` : ""}${t.contentType ? ` ${t.contentType}` : ""} (${t.ms} ms)${t.error ? `: ${t.error}` : ""}`,
+      );
       if (t.bodyExcerpt) lines.push(`      ${JSON.stringify(t.bodyExcerpt.slice(0, 200))}`);
     }
   }

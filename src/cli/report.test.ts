@@ -50,25 +50,39 @@ describe("mcp-wire report", () => {
     assert.equal(r.status, 0, r.stderr);
     const prose = r.stdout.slice(r.stdout.indexOf("\n\n") + 2, r.stdout.indexOf("\n\nClasses\n")).replace(/\n+/g, " ");
     assert.match(prose, /^Called 1,100 servers once each\. /);
-    assert.ok(prose.includes('6 rejected the opening request with a JSON-RPC error: 3 sent -32001 (legacy range), all refusing for lack of a key ("invalid api key", "Authentication failed", "Unauthorized"), which the authorization spec expects as an HTTP 401 instead; one each sent -32601'), prose);
+    assert.ok(
+      prose.includes(
+        '6 rejected the opening request with a JSON-RPC error: 3 sent -32001 (legacy range), all refusing for lack of a key ("invalid api key", "Authentication failed", "Unauthorized"), which the authorization spec expects as an HTTP 401 instead; one each sent -32601',
+      ),
+      prose,
+    );
   });
 
   test("--target: one server's whole history", () => {
     const r = run(["report", "--db", db, "--target", "https://tools.example.org/mcp"]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout.replace(/\n(?!\n)/g, " "), /Across 82 attempts between 20 July and 5 August 2026 we recorded 4 protocol errors/);
+    assert.match(
+      r.stdout.replace(/\n(?!\n)/g, " "),
+      /Across 82 attempts between 20 July and 5 August 2026 we recorded 4 protocol errors/,
+    );
     assert.match(r.stdout, /\n {6}82 attempts between 20 July and 5 August: 4 protocol errors, 3 web pages\.\n/);
   });
 
   test("--json for the runs selected; --since reaches across runs", () => {
     const latest = JSON.parse(run(["report", "--db", db, "--json"]).stdout);
-    assert.deepEqual(latest.runs.map((x: { id: number }) => x.id), [83]);
+    assert.deepEqual(
+      latest.runs.map((x: { id: number }) => x.id),
+      [83],
+    );
     assert.deepEqual(latest.classes, { ok: 1 });
     assert.deepEqual(Object.keys(latest.targets[0].latest).slice(0, 5), ["class", "detail", "era", "revision", "at"]);
 
     const since = JSON.parse(run(["report", "--db", db, "--json", "--since", "2026-08-01"]).stdout);
     assert.deepEqual(since.selection, { runs: null, since: "2026-08-01T00:00:00.000Z", target: null });
-    assert.equal(since.totals.attempts, 1100 + since.targets.find((t: { target: string }) => t.target === "https://tools.example.org/mcp").attempts);
+    assert.equal(
+      since.totals.attempts,
+      1100 + since.targets.find((t: { target: string }) => t.target === "https://tools.example.org/mcp").attempts,
+    );
     assert.ok(since.runs.length > 1 && since.runs[0].id === 1);
   });
 
@@ -76,7 +90,10 @@ describe("mcp-wire report", () => {
     const r = run(["report", "--db", db, "--csv", "--run", "1"]);
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trimEnd().split("\r\n");
-    assert.equal(lines[0], "target,attempts,class,detail,era,revision,at,tools,http_status,elapsed_ms,server_name,server_version,rpc_code");
+    assert.equal(
+      lines[0],
+      "target,attempts,class,detail,era,revision,at,tools,http_status,elapsed_ms,server_name,server_version,rpc_code",
+    );
     assert.equal(lines.length, 1101);
   });
 
@@ -101,7 +118,10 @@ describe("mcp-wire report", () => {
     writeFileSync(notes, "<p>my notes</p>\n");
     const refused = run(["report", "--db", db, "--html", notes]);
     assert.equal(refused.status, 2);
-    assert.equal(refused.stderr, `mcp-wire report: --html ${notes} exists and was not written by mcp-wire: name another file, or add --force to replace it\n`);
+    assert.equal(
+      refused.stderr,
+      `mcp-wire report: --html ${notes} exists and was not written by mcp-wire: name another file, or add --force to replace it\n`,
+    );
     assert.equal(refused.stdout, "");
     assert.equal(readFileSync(notes, "utf8"), "<p>my notes</p>\n");
     const forced = run(["report", "--db", db, "--html", notes, "--force"]);
@@ -120,13 +140,22 @@ describe("mcp-wire report", () => {
 
   test("usage errors exit 2 with a message, never a stack trace", () => {
     const cases: [string[], RegExp][] = [
-      [["report", "--db", join(dir, "missing.db")], /no census database at .*missing\.db: run `mcp-wire census <targets>` first\n$/],
+      [
+        ["report", "--db", join(dir, "missing.db")],
+        /no census database at .*missing\.db: run `mcp-wire census <targets>` first\n$/,
+      ],
       [["report", "--db", db, "--since", "last tuesday"], /--since takes a date/],
       [["report", "--db", db, "--run", "999"], /no run 999 in this database/],
       [["report", "--db", db, "--run", "x"], /--run takes run numbers/],
       [["report", "--db", db, "--json", "--csv"], /choose one/],
-      [["report", "--db", db, "--target", "https://nobody.example/mcp"], /has no attempt at "https:\/\/nobody\.example\/mcp"/],
-      [["report", "--db", db, "--html", join(dir, "no", "such", "dir", "r.html")], /cannot write .*r\.html: no such folder/],
+      [
+        ["report", "--db", db, "--target", "https://nobody.example/mcp"],
+        /has no attempt at "https:\/\/nobody\.example\/mcp"/,
+      ],
+      [
+        ["report", "--db", db, "--html", join(dir, "no", "such", "dir", "r.html")],
+        /cannot write .*r\.html: no such folder/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = run(args);
@@ -136,7 +165,10 @@ describe("mcp-wire report", () => {
       assert.equal(r.stdout, "");
     }
     const garbage = join(dir, "garbage.db");
-    writeFileSync(garbage, "this is not a database, just text long enough to be read as a header and rejected.\n".repeat(10));
+    writeFileSync(
+      garbage,
+      "this is not a database, just text long enough to be read as a header and rejected.\n".repeat(10),
+    );
     const r = run(["report", "--db", garbage]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^mcp-wire report: .*garbage\.db is not an SQLite database, not a census database\n$/);
@@ -149,7 +181,10 @@ describe("mcp-wire report", () => {
     try {
       const r = run(["report"], empty);
       assert.equal(r.status, 2);
-      assert.equal(r.stderr, "mcp-wire report: no census database at mcp-wire.db: run `mcp-wire census <targets>` first, or name the database with --db FILE\n");
+      assert.equal(
+        r.stderr,
+        "mcp-wire report: no census database at mcp-wire.db: run `mcp-wire census <targets>` first, or name the database with --db FILE\n",
+      );
       assert.ok(!existsSync(join(empty, "mcp-wire.db")), "a report creates no database");
     } finally {
       rmSync(empty, { recursive: true, force: true });

@@ -4,7 +4,14 @@
  */
 import { existsSync } from "node:fs";
 import { DEFAULT_DB, isPostgresUrl, openStore } from "../census/open-store.js";
-import { StoreRefused, StoreUnreachable, type Aggregates, type RunRecord, type Store, type TargetSummary } from "../census/store.js";
+import {
+  StoreRefused,
+  StoreUnreachable,
+  type Aggregates,
+  type RunRecord,
+  type Store,
+  type TargetSummary,
+} from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import type { TargetChanges } from "../report/changes.js";
 import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
@@ -47,9 +54,14 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
 async function report(opts: ReportCliOptions): Promise<number> {
   if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");
   // what would be silently left out otherwise: --changes prints text or JSON, --serve prints nothing
-  if (opts.changes && (opts.csv || opts.html !== undefined)) return usage("--changes prints what changed as text, or under targets[].changes with --json: not with --csv or --html");
-  if (opts.serve && (opts.json || opts.csv || opts.html !== undefined || opts.changes)) return usage("--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes");
-  if (!opts.serve && (opts.port !== undefined || opts.host !== undefined)) return usage("--port and --host are for --serve");
+  if (opts.changes && (opts.csv || opts.html !== undefined))
+    return usage(
+      "--changes prints what changed as text, or under targets[].changes with --json: not with --csv or --html",
+    );
+  if (opts.serve && (opts.json || opts.csv || opts.html !== undefined || opts.changes))
+    return usage("--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes");
+  if (!opts.serve && (opts.port !== undefined || opts.host !== undefined))
+    return usage("--port and --host are for --serve");
   const runs = parseRuns(opts.run ?? []);
   if (typeof runs === "string") return usage(runs);
   let since: string | undefined;
@@ -70,14 +82,23 @@ async function report(opts: ReportCliOptions): Promise<number> {
 
   const db = opts.db ?? DEFAULT_DB;
   if (!isPostgresUrl(db) && !existsSync(db)) {
-    return usage(`no census database at ${db}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`);
+    return usage(
+      `no census database at ${db}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`,
+    );
   }
   let store: Store;
   try {
     store = await openStore(db, "read");
   } catch (e) {
     if (e instanceof StoreRefused) return usage(e.message);
-    return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))));
+    return usage(
+      cannotRead(
+        redact(db),
+        typeof (e as NodeJS.ErrnoException).code === "string"
+          ? e
+          : new Error(redact(e instanceof Error ? e.message : String(e))),
+      ),
+    );
   }
   const file = store.where;
   if (opts.serve) return serve(store, opts);
@@ -86,7 +107,11 @@ async function report(opts: ReportCliOptions): Promise<number> {
   const unregister = closeOnWayOut(() => opened.close());
   try {
     const allRuns = await store.runs();
-    const selected = select(allRuns, { runs, ...(since !== undefined ? { since } : {}), ...(opts.target !== undefined ? { target: opts.target } : {}) });
+    const selected = select(allRuns, {
+      runs,
+      ...(since !== undefined ? { since } : {}),
+      ...(opts.target !== undefined ? { target: opts.target } : {}),
+    });
     if ("error" in selected) return usage(selected.error);
     const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
     let changes: TargetChanges[] | undefined;
@@ -101,7 +126,9 @@ async function report(opts: ReportCliOptions): Promise<number> {
     const streamed = opts.html !== undefined && !opts.json && !opts.csv;
     const agg = redactSecrets(await store.aggregate(selected.query, { perTarget: !streamed }));
     if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
-      return usage(`${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`);
+      return usage(
+        `${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`,
+      );
     }
     if (opts.json) changes = await changesIn(store, changesSince, opts.target);
     if (opts.html !== undefined) {
@@ -134,7 +161,11 @@ async function print(
 ) {
   if (opts.json) {
     const { reportObject } = await import("../report/json.js");
-    await writeOut(JSON.stringify(reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns, changes)) + "\n");
+    await writeOut(
+      JSON.stringify(
+        reportObject(agg, { runs: sel.runs, since: sel.since, target: sel.target }, sel.selectedRuns, changes),
+      ) + "\n",
+    );
   } else if (opts.csv) {
     const { renderCsv } = await import("../report/csv.js");
     await writeOut(renderCsv(agg));
@@ -164,10 +195,13 @@ async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
     await store.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") return usage(`port ${port} is in use: choose another with --port`);
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return usage(`cannot listen on ${opts.host}: not an address of this machine`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      return usage(`cannot listen on ${opts.host}: not an address of this machine`);
     throw e;
   }
-  await writeOut(`Serving ${server.servers} server${server.servers === 1 ? "" : "s"} from ${redact(store.where)} at ${server.url} (read only; Ctrl-C stops)\n`);
+  await writeOut(
+    `Serving ${server.servers} server${server.servers === 1 ? "" : "s"} from ${redact(store.where)} at ${server.url} (read only; Ctrl-C stops)\n`,
+  );
   await new Promise<void>((resolve) => {
     for (const signal of STOP_SIGNALS) process.once(signal, () => resolve());
   });
@@ -202,18 +236,29 @@ export async function runPrune(opts: PruneCliOptions): Promise<number> {
   const before = parseSince(opts.before);
   if (typeof before !== "string") return usage(before.error.replace("--since", "--before"), "prune");
   const db = opts.db ?? DEFAULT_DB;
-  if (!isPostgresUrl(db) && !existsSync(db)) return usage(`no census database at ${db}${opts.db ? "" : ": name it with --db FILE"}`, "prune");
+  if (!isPostgresUrl(db) && !existsSync(db))
+    return usage(`no census database at ${db}${opts.db ? "" : ": name it with --db FILE"}`, "prune");
   let store: Store;
   try {
     store = await openStore(db, "existing");
   } catch (e) {
     if (e instanceof StoreRefused) return usage(e.message, "prune");
-    return usage(cannotRead(redact(db), typeof (e as NodeJS.ErrnoException).code === "string" ? e : new Error(redact(e instanceof Error ? e.message : String(e)))), "prune");
+    return usage(
+      cannotRead(
+        redact(db),
+        typeof (e as NodeJS.ErrnoException).code === "string"
+          ? e
+          : new Error(redact(e instanceof Error ? e.message : String(e))),
+      ),
+      "prune",
+    );
   }
   try {
     const deleted = await store.prune(before);
     const { counted, moment } = await import("../report/words.js");
-    await writeOut(`Deleted ${counted(deleted, "attempt")} from before ${moment(before)} in ${store.where}; runs, targets and later attempts are kept.\n`);
+    await writeOut(
+      `Deleted ${counted(deleted, "attempt")} from before ${moment(before)} in ${store.where}; runs, targets and later attempts are kept.\n`,
+    );
     return OK;
   } finally {
     await store.close();

@@ -14,14 +14,25 @@ const BURST = 32;
 const NESTED = Buffer.concat([Buffer.alloc(2 * 1024 * 1024, "["), Buffer.alloc(2 * 1024 * 1024, "]")]);
 const PEAK_RSS_MB = 350;
 
-function post(url: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+function post(
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -49,14 +60,28 @@ test("32 bodies of 4 MiB nested brackets at once: each refused, a normal initial
       }),
       "serve --http printing its URL",
     );
-    const burst = Promise.all(Array.from({ length: BURST }, () => post(url, NESTED).catch((e: Error) => ({ status: 0, text: e.message }))));
+    const burst = Promise.all(
+      Array.from({ length: BURST }, () => post(url, NESTED).catch((e: Error) => ({ status: 0, text: e.message }))),
+    );
     const normal = await within(
-      post(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } })),
+      post(
+        url,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      ),
       "a normal initialize during the burst",
     );
     assert.equal(normal.status, 200, normal.text);
     const answers = await within(burst, "the burst's answers", 60_000);
-    for (const a of answers) assert.ok(a.status === 400 || a.status === 503, `a nested body gets 400 (too deep) or 503 (come back later), not ${a.status} ${a.text.slice(0, 200)}`);
+    for (const a of answers)
+      assert.ok(
+        a.status === 400 || a.status === 503,
+        `a nested body gets 400 (too deep) or 503 (come back later), not ${a.status} ${a.text.slice(0, 200)}`,
+      );
     const peak = peakRssMb(child.pid!);
     assert.ok(peak < PEAK_RSS_MB, `peak RSS ${peak.toFixed(0)} MB`);
   } finally {

@@ -23,7 +23,9 @@ class Served {
   readonly exited: Promise<number | null>;
 
   constructor(args: readonly string[] = []) {
-    this.child = spawn(process.execPath, [CLI, "serve", "--http", "0", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    this.child = spawn(process.execPath, [CLI, "serve", "--http", "0", ...args], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     this.child.stderr!.setEncoding("utf8");
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
     this.url = within(
@@ -59,7 +61,10 @@ async function connectV1(url: string): Promise<SdkClient & { transport: V1HttpTr
   return {
     transport,
     listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
-    callTool: (name, args, options) => client.callTool({ name, arguments: args }, undefined, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    callTool: (name, args, options) =>
+      client.callTool({ name, arguments: args }, undefined, { timeout: TIMEOUT, ...options }) as ReturnType<
+        SdkClient["callTool"]
+      >,
     close: async () => {
       await transport.terminateSession().catch(() => undefined);
       await client.close();
@@ -70,14 +75,18 @@ async function connectV1(url: string): Promise<SdkClient & { transport: V1HttpTr
 
 async function connectV2(url: string, mode: "legacy" | { pin: string }): Promise<SdkClient & { v2: V2Client }> {
   const transport = new V2HttpTransport(new URL(url));
-  const client = new V2Client({ name: "interop-v2-http", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } });
+  const client = new V2Client(
+    { name: "interop-v2-http", version: "1.0.0" },
+    { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } },
+  );
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await within(client.connect(transport, { timeout: TIMEOUT }), "v2 connect");
   return {
     v2: client,
     listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
-    callTool: (name, args, options) => client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    callTool: (name, args, options) =>
+      client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
     close: () => client.close(),
     errors,
   };
@@ -95,8 +104,23 @@ describe("mcp-wire serve --http", () => {
       const discover = await within(
         fetch(url, {
           method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "server/discover",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "server/discover",
+            params: {
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          }),
         }),
         "server/discover",
       );
@@ -113,15 +137,26 @@ describe("mcp-wire serve --http", () => {
       fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
       }),
       "initialize",
     );
     const session = init.headers.get("mcp-session-id")!;
     await init.text();
-    const stream = await within(fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session } }), "GET stream");
+    const stream = await within(
+      fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session } }),
+      "GET stream",
+    );
     assert.equal(stream.status, 200);
-    const ended = stream.body!.getReader().read().catch(() => ({ done: true }));
+    const ended = stream
+      .body!.getReader()
+      .read()
+      .catch(() => ({ done: true }));
     assert.equal(await served.stop(), 0);
     assert.equal((await within(ended, "the stream ending")).done, true);
   });

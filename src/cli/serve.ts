@@ -69,16 +69,20 @@ export async function runServeHttp(port: number, host: string, conformance?: boo
   const handler = createHttpHandler(server, {
     // bound to loopback, the Host header must name loopback too: a rebound DNS name is refused
     ...(isLoopback(host) ? { allowedHosts: LOOPBACK_HOSTS } : {}),
-    onError: (e) => writeErr(`mcp-wire serve: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
+    onError: (e) =>
+      writeErr(`mcp-wire serve: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
   });
-  const http = createServer(nodeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 }), (req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    if (path === PATH) {
-      handler.node(req, res);
-      return;
-    }
-    res.writeHead(404, { "content-type": "text/plain" }).end(`Not Found: the MCP endpoint is ${PATH}\n`);
-  });
+  const http = createServer(
+    nodeServerOptions({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 }),
+    (req, res) => {
+      const path = (req.url ?? "/").split("?")[0];
+      if (path === PATH) {
+        handler.node(req, res);
+        return;
+      }
+      res.writeHead(404, { "content-type": "text/plain" }).end(`Not Found: the MCP endpoint is ${PATH}\n`);
+    },
+  );
 
   try {
     await new Promise<void>((resolve, reject) => {

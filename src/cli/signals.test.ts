@@ -36,7 +36,9 @@ function childrenOf(pid: number): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const fields = readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+      const fields = readFileSync(`/proc/${name}/stat`, "utf8")
+        .replace(/^.*\) /s, "")
+        .split(" ");
       if (Number(fields[1]) === pid) found.push(Number(name));
     } catch {
       // gone meanwhile
@@ -57,7 +59,10 @@ async function until(check: () => boolean, what: string, ms = 30_000): Promise<v
 /** The node processes `cli` started (its stdio servers), once there are `n`. */
 async function spawned(cli: Child, n = 1): Promise<number[]> {
   let kids: number[] = [];
-  await until(() => (kids = childrenOf(cli.process.pid!)).length >= n, `mcp-wire ${n} child process${n === 1 ? "" : "es"} started`);
+  await until(
+    () => (kids = childrenOf(cli.process.pid!)).length >= n,
+    `mcp-wire ${n} child process${n === 1 ? "" : "es"} started`,
+  );
   return kids;
 }
 
@@ -117,7 +122,9 @@ describe("stopped by its PID, a command ends the servers it started", () => {
       closeOnWayOut(async () => { await new Promise((r) => setTimeout(r, 50)); writeFileSync(${JSON.stringify(marker)}, "closed"); });
       setInterval(() => undefined, 1 << 30);
       process.stdout.write("ready\\n");`;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

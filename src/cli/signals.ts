@@ -65,7 +65,10 @@ export async function leaveNow(signal: NodeJS.Signals): Promise<never> {
   leaving = true;
   const closing = Promise.all([...CLOSERS].map((close) => close().catch(() => undefined)));
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.all([endLiveChildren(CHILD_GRACE_MS), Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))])]);
+  await Promise.all([
+    endLiveChildren(CHILD_GRACE_MS),
+    Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]),
+  ]);
   clearTimeout(timer);
   process.exit(code);
 }

@@ -37,9 +37,12 @@ async function openLog(file: string): Promise<WriteStream | Error> {
 
 export async function runTap(command: readonly string[], opts: TapCliOptions): Promise<number> {
   const http = opts.listen !== undefined || opts.upstream !== undefined;
-  if (http && command.length > 0) return usage("either a server command after --, or --listen with --upstream, not both");
-  if (http && (opts.listen === undefined || opts.upstream === undefined)) return usage("--listen and --upstream go together");
-  if (!http && command.length === 0) return usage("say which server to run: mcp-wire tap [--log FILE] -- <command> [args…]");
+  if (http && command.length > 0)
+    return usage("either a server command after --, or --listen with --upstream, not both");
+  if (http && (opts.listen === undefined || opts.upstream === undefined))
+    return usage("--listen and --upstream go together");
+  if (!http && command.length === 0)
+    return usage("say which server to run: mcp-wire tap [--log FILE] -- <command> [args…]");
   let port = 0;
   if (opts.listen !== undefined) {
     const n = wholeNumber("--listen", opts.listen, 0, 65535, "a port number", "0: any free one");
@@ -58,21 +61,38 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
   }
   const report = new TapReport({ live: process.stderr, ...(log ? { log } : {}) });
   const schema = opts.schema !== false;
-  return http ? tapHttp(port, opts.upstream!, opts.revision, report, schema) : tapStdio(command, opts.revision, report, schema);
+  return http
+    ? tapHttp(port, opts.upstream!, opts.revision, report, schema)
+    : tapStdio(command, opts.revision, report, schema);
 }
 
-async function tapStdio(command: readonly string[], revision: Revision | undefined, report: TapReport, schema: boolean): Promise<number> {
+async function tapStdio(
+  command: readonly string[],
+  revision: Revision | undefined,
+  report: TapReport,
+  schema: boolean,
+): Promise<number> {
   const { exitCodeOf, runStdioTap } = await import("../tap/stdio-tap.js");
   // our stdout is the client's pipe: when the client stops reading, the session ends and the
   // server is shut down, rather than the whole process exiting as other commands do on EPIPE
   process.stdout.removeAllListeners("error");
-  const { linter, done } = runStdioTap({ command: command[0]!, args: command.slice(1), report, schema, ...(revision ? { revision } : {}) });
+  const { linter, done } = runStdioTap({
+    command: command[0]!,
+    args: command.slice(1),
+    report,
+    schema,
+    ...(revision ? { revision } : {}),
+  });
   const exit = await done;
   if (exit.error) {
-    report.note(`cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`);
+    report.note(
+      `cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`,
+    );
   } else {
     process.stderr.write(report.summary(linter.revisions()));
-    report.note(`${exit.endedBy === "client" ? "the client closed the session; " : ""}the server ${exit.signal ? `ended by ${exit.signal}` : `exited with code ${exit.code}`}`);
+    report.note(
+      `${exit.endedBy === "client" ? "the client closed the session; " : ""}the server ${exit.signal ? `ended by ${exit.signal}` : `exited with code ${exit.code}`}`,
+    );
   }
   await report.close();
   await flushStdout();
@@ -80,7 +100,13 @@ async function tapStdio(command: readonly string[], revision: Revision | undefin
   process.exit(exitCodeOf(exit));
 }
 
-async function tapHttp(port: number, upstream: string, revision: Revision | undefined, report: TapReport, schema: boolean): Promise<number> {
+async function tapHttp(
+  port: number,
+  upstream: string,
+  revision: Revision | undefined,
+  report: TapReport,
+  schema: boolean,
+): Promise<number> {
   const { startHttpTap, shown } = await import("../tap/http-tap.js");
   let tap;
   try {

@@ -18,7 +18,10 @@ export function serverUrl(raw: string, alternative?: string): URL | { error: str
     const meant = withScheme(raw);
     const port = meant === undefined ? undefined : portOf(meant);
     if (port !== undefined && !validPort(port)) return { error: badPort(port, raw) };
-    if (meant && URL.canParse(meant)) return { error: `${JSON.stringify(raw)} has no scheme: did you mean ${meant}?${alternative ? ` (${alternative})` : ""}` };
+    if (meant && URL.canParse(meant))
+      return {
+        error: `${JSON.stringify(raw)} has no scheme: did you mean ${meant}?${alternative ? ` (${alternative})` : ""}`,
+      };
     return { error: `not a URL: ${JSON.stringify(raw)} (give http://… or https://…${aside})` };
   }
   if (!/^https?$/i.test(scheme)) return { error: `only http and https URLs can be called, not ${scheme}://` };

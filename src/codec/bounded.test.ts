@@ -51,8 +51,10 @@ describe("BoundedMap", () => {
 
   test("three million ids through a conversation that remembers one million: it finishes, and memory stays bounded", () => {
     const c = new Conversation({ revision: "2025-11-25" });
-    const request = (id: number): Checked => ({ kind: "request", message: { jsonrpc: "2.0", id, method: "ping" }, defects: [] }) as unknown as Checked;
-    const answer = (id: number): Checked => ({ kind: "result", message: { jsonrpc: "2.0", id, result: {} }, defects: [] }) as unknown as Checked;
+    const request = (id: number): Checked =>
+      ({ kind: "request", message: { jsonrpc: "2.0", id, method: "ping" }, defects: [] }) as unknown as Checked;
+    const answer = (id: number): Checked =>
+      ({ kind: "result", message: { jsonrpc: "2.0", id, result: {} }, defects: [] }) as unknown as Checked;
     let found = 0;
     let heapAtOneMillion = 0;
     for (let i = 0; i < 3_000_000; i++) {
@@ -63,9 +65,15 @@ describe("BoundedMap", () => {
     }
     assert.equal(found, 0);
     // ids older than the memory are forgotten: an answer to one is a stranger now
-    assert.deepEqual(c.observe(answer(0), "server").map((d) => d.code), ["unknown_response_id"]);
+    assert.deepEqual(
+      c.observe(answer(0), "server").map((d) => d.code),
+      ["unknown_response_id"],
+    );
     // past the first million the sets only turn over: no growth beyond noise (the garbage of the loop)
     const heap = process.memoryUsage().heapUsed;
-    assert.ok(heap < heapAtOneMillion * 2 + 64 * 1024 * 1024, `heap ${Math.round(heap / 1e6)} MB after 3M ids, ${Math.round(heapAtOneMillion / 1e6)} MB after 1M`);
+    assert.ok(
+      heap < heapAtOneMillion * 2 + 64 * 1024 * 1024,
+      `heap ${Math.round(heap / 1e6)} MB after 3M ids, ${Math.round(heapAtOneMillion / 1e6)} MB after 1M`,
+    );
   });
 });

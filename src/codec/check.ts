@@ -7,10 +7,23 @@
  * must name each defect precisely rather than report a generic schema mismatch.
  */
 import { describeError } from "../rules/error-codes.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  type RevisionRules,
+} from "../rules/revisions.js";
 import { cleanKind, countKeys, isPlainObject } from "./clean.js";
 import { DEFECTS, defect, pointerToken, quote, type Defect, type DefectCase, type DefectCode } from "./defects.js";
-import type { ErrorMessage, Message, MessageKind, NotificationMessage, RequestMessage, ResultMessage, SingleKind } from "./message.js";
+import type {
+  ErrorMessage,
+  Message,
+  MessageKind,
+  NotificationMessage,
+  RequestMessage,
+  ResultMessage,
+  SingleKind,
+} from "./message.js";
 
 /** Who sent the message; some rules bind only one side. */
 export type Role = "client" | "server";
@@ -20,7 +33,8 @@ export type Role = "client" | "server";
  * `if (c.kind === "request") c.message.method` needs no cast. `message` is there exactly when
  * the envelope is sound (every kind but `invalid`).
  */
-export type Checked = CheckedRequest | CheckedNotification | CheckedResult | CheckedError | CheckedBatch | CheckedInvalid;
+export type Checked =
+  CheckedRequest | CheckedNotification | CheckedResult | CheckedError | CheckedBatch | CheckedInvalid;
 
 /** The members every verdict has; `items` only a batch's (and a broken batch's) carries. */
 interface Verdict<K extends MessageKind> {
@@ -111,7 +125,8 @@ function looksLikeMessages(list: unknown[], objectless: boolean): boolean {
   let objects = false;
   for (const e of list) {
     if (!isPlainObject(e)) continue;
-    if (e.jsonrpc !== undefined || e.method !== undefined || e.result !== undefined || e.error !== undefined) return true;
+    if (e.jsonrpc !== undefined || e.method !== undefined || e.result !== undefined || e.error !== undefined)
+      return true;
     objects = true;
   }
   return objectless && !objects;
@@ -135,7 +150,9 @@ export function checkEveryRule(value: unknown, rules: RevisionRules, role?: Role
     return { kind: "invalid", defects: f.defects };
   }
   const kind = checkObject(value, f, "", role);
-  return f.broken ? { kind: "invalid", defects: f.defects } : ({ kind, message: value as unknown as Message, defects: f.defects } as Checked);
+  return f.broken
+    ? { kind: "invalid", defects: f.defects }
+    : ({ kind, message: value as unknown as Message, defects: f.defects } as Checked);
 }
 
 function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked {
@@ -147,7 +164,12 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
     return { kind: "invalid", defects: f.defects };
   }
   if (!looksLikeMessages(list, batches)) {
-    add(f, "bare_array", "", `a bare array of ${list.length} item(s) with no JSON-RPC envelope: expected one message object ${ref(rules)}`);
+    add(
+      f,
+      "bare_array",
+      "",
+      `a bare array of ${list.length} item(s) with no JSON-RPC envelope: expected one message object ${ref(rules)}`,
+    );
     return { kind: "invalid", defects: f.defects };
   }
   const items: Checked[] = [];
@@ -166,17 +188,36 @@ function checkArray(list: unknown[], rules: RevisionRules, role?: Role): Checked
     }
   }
   if (!batches) {
-    add(f, "batch_not_allowed", "", `a batch of ${list.length} message(s): ${rules.revision} has no JSON-RPC batching, send one message at a time ${ref(rules)}`);
+    add(
+      f,
+      "batch_not_allowed",
+      "",
+      `a batch of ${list.length} message(s): ${rules.revision} has no JSON-RPC batching, send one message at a time ${ref(rules)}`,
+    );
   }
   if (calls > 0 && answers > 0) {
-    add(f, "batch_mixed", "", `a batch mixes requests or notifications with responses (${JSONRPC_SPEC} §6; 2025-03-26 schema)`);
+    add(
+      f,
+      "batch_mixed",
+      "",
+      `a batch mixes requests or notifications with responses (${JSONRPC_SPEC} §6; 2025-03-26 schema)`,
+    );
   }
   if (f.broken) return { kind: "invalid", items, defects: f.defects };
   return { kind: "batch", message: list as Message[], items, defects: f.defects };
 }
 
 function nestedArray(rules: RevisionRules): Checked {
-  return { kind: "invalid", defects: [defect("not_object", "", `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`)] };
+  return {
+    kind: "invalid",
+    defects: [
+      defect(
+        "not_object",
+        "",
+        `the JSON is an array inside a batch, not a JSON-RPC message object (${JSONRPC_SPEC} §6) ${ref(rules)}`,
+      ),
+    ],
+  };
 }
 
 function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): SingleKind | "invalid" {
@@ -189,7 +230,10 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
 
   if (jsonrpc === undefined && !hasMethod && !hasResult && !hasError && !hasId) {
     const keys = Object.keys(o);
-    const shown = keys.slice(0, 3).map((k) => quote(k)).join(", ");
+    const shown = keys
+      .slice(0, 3)
+      .map((k) => quote(k))
+      .join(", ");
     add(
       f,
       "no_envelope",
@@ -201,27 +245,57 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     return "invalid";
   }
   if (jsonrpc === undefined) {
-    add(f, "missing_jsonrpc", `${path}`, `no "jsonrpc" member: every message must carry "jsonrpc": "2.0" (${JSONRPC_SPEC} §4)`);
+    add(
+      f,
+      "missing_jsonrpc",
+      `${path}`,
+      `no "jsonrpc" member: every message must carry "jsonrpc": "2.0" (${JSONRPC_SPEC} §4)`,
+    );
   } else if (jsonrpc !== "2.0") {
-    add(f, "wrong_jsonrpc_version", `${path}/jsonrpc`, `"jsonrpc" is ${quote(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`);
+    add(
+      f,
+      "wrong_jsonrpc_version",
+      `${path}/jsonrpc`,
+      `"jsonrpc" is ${quote(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`,
+    );
   }
 
   let kind: SingleKind;
   let known = jsonrpc === undefined ? 0 : 1;
   if (hasMethod) {
     if (hasResult || hasError) {
-      add(f, "ambiguous_kind", path, `has "method" and also "${hasResult ? "result" : "error"}": a message is either a request or a response (${JSONRPC_SPEC} §4-5)`);
+      add(
+        f,
+        "ambiguous_kind",
+        path,
+        `has "method" and also "${hasResult ? "result" : "error"}": a message is either a request or a response (${JSONRPC_SPEC} §4-5)`,
+      );
     }
     kind = hasId ? "request" : "notification";
     known += 1 + (hasId ? 1 : 0) + (params !== undefined ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
     // an empty name is a well-formed call of a method nobody has: answered -32601, not -32600
     if (typeof method !== "string") {
-      add(f, "method_invalid", `${path}/method`, `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`);
+      add(
+        f,
+        "method_invalid",
+        `${path}/method`,
+        `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`,
+      );
     } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
-      add(f, "method_invalid", `${path}/method`, `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`);
+      add(
+        f,
+        "method_invalid",
+        `${path}/method`,
+        `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`,
+      );
     }
     if (params !== undefined && !isPlainObject(params)) {
-      add(f, "params_not_object", `${path}/params`, `"params" is ${describeType(params)}: MCP params are always an object ${ref(rules)}`);
+      add(
+        f,
+        "params_not_object",
+        `${path}/params`,
+        `"params" is ${describeType(params)}: MCP params are always an object ${ref(rules)}`,
+      );
     }
     if (hasId) checkId(id, f, path, "request");
     if (kind === "request" && rules.requiredRequestMeta.length > 0 && role !== "server" && typeof method === "string") {
@@ -230,22 +304,45 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
   } else if (hasResult || hasError) {
     known += (hasId ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
     if (hasResult && hasError) {
-      add(f, "result_and_error", path, `has both "result" and "error": a response carries exactly one (${JSONRPC_SPEC} §5)`);
+      add(
+        f,
+        "result_and_error",
+        path,
+        `has both "result" and "error": a response carries exactly one (${JSONRPC_SPEC} §5)`,
+      );
     }
     kind = hasError ? "error" : "result";
     if (hasResult && !hasError) {
-      if (!hasId) add(f, "id_missing", `${path}`, `a result with no "id": a response must carry the id of the request it answers ${ref(rules)}`);
+      if (!hasId)
+        add(
+          f,
+          "id_missing",
+          `${path}`,
+          `a result with no "id": a response must carry the id of the request it answers ${ref(rules)}`,
+        );
       else checkId(id, f, path, "result");
       checkResult(result, f, path);
     } else {
       if (!hasId) {
         if (!rules.errorIdOptional) {
           // an error without an id is a warning at most (a transport's refusal reads this way too)
-          add(f, "id_missing", `${path}`, `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`, "error_response");
+          add(
+            f,
+            "id_missing",
+            `${path}`,
+            `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`,
+            "error_response",
+          );
         }
       } else if (id === null) {
         // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id
-        add(f, "id_null", `${path}/id`, `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`, "error_response");
+        add(
+          f,
+          "id_null",
+          `${path}/id`,
+          `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`,
+          "error_response",
+        );
       } else {
         checkId(id, f, path, "error");
       }
@@ -253,9 +350,19 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
     }
   } else {
     if (params !== undefined) {
-      add(f, "method_invalid", `${path}`, `has "params" but no "method": a request or notification must name its method (${JSONRPC_SPEC} §4)`);
+      add(
+        f,
+        "method_invalid",
+        `${path}`,
+        `has "params" but no "method": a request or notification must name its method (${JSONRPC_SPEC} §4)`,
+      );
     } else {
-      add(f, "neither_result_nor_error", path, `no "method", "result" or "error": the message is neither a request nor a response (${JSONRPC_SPEC} §5)`);
+      add(
+        f,
+        "neither_result_nor_error",
+        path,
+        `no "method", "result" or "error": the message is neither a request nor a response (${JSONRPC_SPEC} §5)`,
+      );
     }
     return "invalid";
   }
@@ -265,7 +372,12 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
       if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
       // a response has no method (that would be ambiguous_kind) and no params
       if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
-      add(f, "unexpected_member", `${path}/${pointerToken(k)}`, `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`);
+      add(
+        f,
+        "unexpected_member",
+        `${path}/${pointerToken(k)}`,
+        `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`,
+      );
     }
   }
   return kind;
@@ -276,14 +388,29 @@ function checkId(id: unknown, f: Findings, path: string, what: "request" | "resu
   if (typeof id === "string") return;
   if (typeof id === "number") {
     if (!Number.isInteger(id)) {
-      add(f, "id_fractional", `${path}/id`, `id is ${id}, a fractional number: MCP ids are strings or integers ${ref(rules)}`);
+      add(
+        f,
+        "id_fractional",
+        `${path}/id`,
+        `id is ${id}, a fractional number: MCP ids are strings or integers ${ref(rules)}`,
+      );
     } else if (!Number.isSafeInteger(id)) {
-      add(f, "id_unsafe_integer", `${path}/id`, `id ${id} is beyond 2^53: JavaScript peers cannot hold it exactly and may answer with another id`);
+      add(
+        f,
+        "id_unsafe_integer",
+        `${path}/id`,
+        `id ${id} is beyond 2^53: JavaScript peers cannot hold it exactly and may answer with another id`,
+      );
     }
     return;
   }
   if (id === null) {
-    add(f, "id_null", `${path}/id`, `id is null: MCP ${what === "request" ? "requests need" : "responses need"} a string or integer id ${ref(rules)}`);
+    add(
+      f,
+      "id_null",
+      `${path}/id`,
+      `id is null: MCP ${what === "request" ? "requests need" : "responses need"} a string or integer id ${ref(rules)}`,
+    );
     return;
   }
   add(f, "id_invalid_type", `${path}/id`, `id is ${describeType(id)}: MCP ids are strings or integers ${ref(rules)}`);
@@ -299,39 +426,75 @@ function checkRequestMeta(params: unknown, f: Findings, path: string): void {
   const meta = isPlainObject(params) ? params._meta : undefined;
   const rules = f.rules;
   if (!isPlainObject(meta)) {
-    add(f, "meta_missing_protocol_version", `${path}/params/_meta`, `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`);
+    add(
+      f,
+      "meta_missing_protocol_version",
+      `${path}/params/_meta`,
+      `no params._meta: every ${rules.revision} request carries "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in _meta ${ref(rules)}`,
+    );
     return;
   }
   const version = meta[META_PROTOCOL_VERSION];
   if (typeof version !== "string") {
     const at = `${path}/params/_meta/${PROTOCOL_VERSION_TOKEN}`;
     if (version === undefined) {
-      add(f, "meta_missing_protocol_version", at, `_meta has no "${META_PROTOCOL_VERSION}": every ${rules.revision} request names its protocol version ${ref(rules)}`);
+      add(
+        f,
+        "meta_missing_protocol_version",
+        at,
+        `_meta has no "${META_PROTOCOL_VERSION}": every ${rules.revision} request names its protocol version ${ref(rules)}`,
+      );
     } else {
-      add(f, "meta_invalid", at, `_meta "${META_PROTOCOL_VERSION}" is ${describeType(version)}: it must be a string ${ref(rules)}`);
+      add(
+        f,
+        "meta_invalid",
+        at,
+        `_meta "${META_PROTOCOL_VERSION}" is ${describeType(version)}: it must be a string ${ref(rules)}`,
+      );
     }
   }
   const capabilities = meta[META_CLIENT_CAPABILITIES];
   if (!isPlainObject(capabilities)) {
     const at = `${path}/params/_meta/${CLIENT_CAPABILITIES_TOKEN}`;
     if (capabilities === undefined) {
-      add(f, "meta_missing_client_capabilities", at, `_meta has no "${META_CLIENT_CAPABILITIES}": every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`);
+      add(
+        f,
+        "meta_missing_client_capabilities",
+        at,
+        `_meta has no "${META_CLIENT_CAPABILITIES}": every ${rules.revision} request declares its capabilities ({} for none) ${ref(rules)}`,
+      );
     } else {
-      add(f, "meta_invalid", at, `_meta "${META_CLIENT_CAPABILITIES}" is ${describeType(capabilities)}: it must be an object ({} for none) ${ref(rules)}`);
+      add(
+        f,
+        "meta_invalid",
+        at,
+        `_meta "${META_CLIENT_CAPABILITIES}" is ${describeType(capabilities)}: it must be an object ({} for none) ${ref(rules)}`,
+      );
     }
   }
   // optional (clients SHOULD send it), but when sent it is an Implementation
   const info = meta[META_CLIENT_INFO];
-  if (info === undefined || (isPlainObject(info) && typeof info.name === "string" && typeof info.version === "string")) return;
+  if (info === undefined || (isPlainObject(info) && typeof info.name === "string" && typeof info.version === "string"))
+    return;
   const at = `${path}/params/_meta/${CLIENT_INFO_TOKEN}`;
   if (!isPlainObject(info)) {
-    add(f, "meta_invalid", at, `_meta "${META_CLIENT_INFO}" is ${describeType(info)}: it must be an object with string "name" and "version" ${ref(rules)}`);
+    add(
+      f,
+      "meta_invalid",
+      at,
+      `_meta "${META_CLIENT_INFO}" is ${describeType(info)}: it must be an object with string "name" and "version" ${ref(rules)}`,
+    );
     return;
   }
   for (const member of ["name", "version"] as const) {
     const v = info[member];
     if (typeof v !== "string") {
-      add(f, "meta_invalid", `${at}/${member}`, `_meta "${META_CLIENT_INFO}" ${v === undefined ? `has no "${member}"` : `"${member}" is ${describeType(v)}`}: it must be a string ${ref(rules)}`);
+      add(
+        f,
+        "meta_invalid",
+        `${at}/${member}`,
+        `_meta "${META_CLIENT_INFO}" ${v === undefined ? `has no "${member}"` : `"${member}" is ${describeType(v)}`}: it must be a string ${ref(rules)}`,
+      );
     }
   }
 }
@@ -339,15 +502,30 @@ function checkRequestMeta(params: unknown, f: Findings, path: string): void {
 function checkResult(result: unknown, f: Findings, path: string): void {
   const rules = f.rules;
   if (!isPlainObject(result)) {
-    add(f, "result_not_object", `${path}/result`, `"result" is ${describeType(result)}: MCP results are always an object ${ref(rules)}`);
+    add(
+      f,
+      "result_not_object",
+      `${path}/result`,
+      `"result" is ${describeType(result)}: MCP results are always an object ${ref(rules)}`,
+    );
     return;
   }
   if (rules.resultType !== "required") return;
   const rt = result.resultType;
   if (rt === undefined) {
-    add(f, "result_type_missing", `${path}/result/resultType`, `result has no "resultType": read as "complete", but ${rules.revision} servers must send it ${ref(rules)}`);
+    add(
+      f,
+      "result_type_missing",
+      `${path}/result/resultType`,
+      `result has no "resultType": read as "complete", but ${rules.revision} servers must send it ${ref(rules)}`,
+    );
   } else if (typeof rt !== "string" || !rules.resultTypes.includes(rt)) {
-    add(f, "result_type_unknown", `${path}/result/resultType`, `"resultType" is ${quote(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`);
+    add(
+      f,
+      "result_type_unknown",
+      `${path}/result/resultType`,
+      `"resultType" is ${quote(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`,
+    );
   }
 }
 
@@ -355,34 +533,64 @@ function checkError(error: unknown, f: Findings, path: string): void {
   const rules = f.rules;
   const at = `${path}/error`;
   if (!isPlainObject(error)) {
-    add(f, "error_invalid", at, `"error" is ${describeType(error)}: it must be an object with an integer code and a message ${ref(rules)}`);
+    add(
+      f,
+      "error_invalid",
+      at,
+      `"error" is ${describeType(error)}: it must be an object with an integer code and a message ${ref(rules)}`,
+    );
     return;
   }
   const { code, message } = error;
   let known = 0;
   if (code === undefined) {
-    add(f, "error_invalid", `${at}/code`, `the error has no "code": it needs an integer code and a message ${ref(rules)}`);
+    add(
+      f,
+      "error_invalid",
+      `${at}/code`,
+      `the error has no "code": it needs an integer code and a message ${ref(rules)}`,
+    );
   } else {
     known++;
     if (typeof code !== "number" || !Number.isInteger(code)) {
-      add(f, "error_code_not_integer", `${at}/code`, `error code is ${describeType(code)}${typeof code === "number" || typeof code === "string" ? ` (${quote(code)})` : ""}: error codes must be integers ${ref(rules)}`);
+      add(
+        f,
+        "error_code_not_integer",
+        `${at}/code`,
+        `error code is ${describeType(code)}${typeof code === "number" || typeof code === "string" ? ` (${quote(code)})` : ""}: error codes must be integers ${ref(rules)}`,
+      );
     } else {
       checkErrorCode(code, f, at);
     }
   }
   if (message === undefined) {
-    add(f, "error_invalid", `${at}/message`, `the error has no "message": it needs an integer code and a message ${ref(rules)}`);
+    add(
+      f,
+      "error_invalid",
+      `${at}/message`,
+      `the error has no "message": it needs an integer code and a message ${ref(rules)}`,
+    );
   } else {
     known++;
     if (typeof message !== "string") {
-      add(f, "error_invalid", `${at}/message`, `error message is ${describeType(message)}: it must be a string ${ref(rules)}`);
+      add(
+        f,
+        "error_invalid",
+        `${at}/message`,
+        `error message is ${describeType(message)}: it must be a string ${ref(rules)}`,
+      );
     }
   }
   if (error.data !== undefined) known++;
   if (countKeys(error) > known) {
     for (const k of Object.keys(error)) {
       if (k === "code" || k === "message" || k === "data") continue;
-      add(f, "unexpected_member", `${at}/${pointerToken(k)}`, `unexpected member ${quote(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`);
+      add(
+        f,
+        "unexpected_member",
+        `${at}/${pointerToken(k)}`,
+        `unexpected member ${quote(k)} in the error object: extra information belongs in "data" (${JSONRPC_SPEC} §5.1)`,
+      );
     }
   }
 }
@@ -395,16 +603,36 @@ function checkErrorCode(code: number, f: Findings, at: string): void {
     case "application":
       return;
     case "legacy":
-      add(f, "error_code_legacy", `${at}/code`, `error code ${code} is implementation-defined: no meaning may be read into it, and a client cannot act on it${rules.partitionedServerErrors ? ` (${rules.revision} basic/index: legacy range)` : ` (${JSONRPC_SPEC} §5.1)`}`);
+      add(
+        f,
+        "error_code_legacy",
+        `${at}/code`,
+        `error code ${code} is implementation-defined: no meaning may be read into it, and a client cannot act on it${rules.partitionedServerErrors ? ` (${rules.revision} basic/index: legacy range)` : ` (${JSONRPC_SPEC} §5.1)`}`,
+      );
       return;
     case "retired":
-      add(f, "error_code_retired", `${at}/code`, `error code ${code} (${d.name}) is retired: ${rules.revision} forbids sending it${code === -32002 ? ", use -32602" : ""} ${ref(rules)}`);
+      add(
+        f,
+        "error_code_retired",
+        `${at}/code`,
+        `error code ${code} (${d.name}) is retired: ${rules.revision} forbids sending it${code === -32002 ? ", use -32602" : ""} ${ref(rules)}`,
+      );
       return;
     case "undefined":
       if (d.range === "mcp") {
-        add(f, "error_code_undefined_mcp", `${at}/code`, `error code ${code} is in -32020…-32099, reserved for the MCP specification, which does not define it ${ref(rules)}`);
+        add(
+          f,
+          "error_code_undefined_mcp",
+          `${at}/code`,
+          `error code ${code} is in -32020…-32099, reserved for the MCP specification, which does not define it ${ref(rules)}`,
+        );
       } else {
-        add(f, "error_code_reserved", `${at}/code`, `error code ${code} is in -32768…-32100, reserved by JSON-RPC for codes it has not defined (${JSONRPC_SPEC} §5.1)`);
+        add(
+          f,
+          "error_code_reserved",
+          `${at}/code`,
+          `error code ${code} is in -32768…-32100, reserved by JSON-RPC for codes it has not defined (${JSONRPC_SPEC} §5.1)`,
+        );
       }
       return;
   }

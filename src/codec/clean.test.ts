@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, REVISIONS, RULES, type Revision } from "../rules/revisions.js";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  REVISIONS,
+  RULES,
+  type Revision,
+} from "../rules/revisions.js";
 import { checkEveryRule, checkValue, type Role } from "./check.js";
 import { cleanKind } from "./clean.js";
 import { decode } from "./decode.js";
@@ -27,29 +34,83 @@ const meta = fc
   .tuple(
     fc.constantFrom<Maybe>(ABSENT, "2026-07-28", "2025-11-25", 1, null),
     fc.constantFrom<Maybe>(ABSENT, {}, { roots: { listChanged: true } }, [], "x", null),
-    fc.constantFrom<Maybe>(ABSENT, { name: "c", version: "1" }, { name: "c" }, { version: "1" }, { name: 1, version: "1" }, "c", [], null),
+    fc.constantFrom<Maybe>(
+      ABSENT,
+      { name: "c", version: "1" },
+      { name: "c" },
+      { version: "1" },
+      { name: 1, version: "1" },
+      "c",
+      [],
+      null,
+    ),
     fc.constantFrom<Maybe>(ABSENT, "tok", 7),
   )
-  .map(([v, c, i, p]) => build([[META_PROTOCOL_VERSION, v], [META_CLIENT_CAPABILITIES, c], [META_CLIENT_INFO, i], ["progressToken", p]]));
+  .map(([v, c, i, p]) =>
+    build([
+      [META_PROTOCOL_VERSION, v],
+      [META_CLIENT_CAPABILITIES, c],
+      [META_CLIENT_INFO, i],
+      ["progressToken", p],
+    ]),
+  );
 
 const params = fc.oneof(
   fc.constantFrom<Maybe>(ABSENT, {}, { name: "echo" }, [], "x", null),
-  fc.tuple(meta, fc.constantFrom<Maybe>(ABSENT, "echo")).map(([m, name]) => build([["name", name], ["_meta", m]])),
+  fc.tuple(meta, fc.constantFrom<Maybe>(ABSENT, "echo")).map(([m, name]) =>
+    build([
+      ["name", name],
+      ["_meta", m],
+    ]),
+  ),
   fc.constantFrom<Maybe>({ _meta: [] }, { _meta: null }, { _meta: "x" }),
 );
 
-const resultValue = fc.constantFrom<Maybe>(ABSENT, {}, { resultType: "complete" }, { content: [], resultType: "input_required" }, { resultType: "partial" }, { resultType: 1 }, [], null, "x");
+const resultValue = fc.constantFrom<Maybe>(
+  ABSENT,
+  {},
+  { resultType: "complete" },
+  { content: [], resultType: "input_required" },
+  { resultType: "partial" },
+  { resultType: 1 },
+  [],
+  null,
+  "x",
+);
 
 const errorValue = fc.oneof(
   fc.constantFrom<Maybe>(ABSENT, "boom", [], null),
   fc
     .tuple(
-      fc.constantFrom<Maybe>(ABSENT, -32601, -32602, -32603, -32002, -32077, -32000, -32001, -32100, -32768, -32800, 5, 1.5, "1", null),
+      fc.constantFrom<Maybe>(
+        ABSENT,
+        -32601,
+        -32602,
+        -32603,
+        -32002,
+        -32077,
+        -32000,
+        -32001,
+        -32100,
+        -32768,
+        -32800,
+        5,
+        1.5,
+        "1",
+        null,
+      ),
       fc.constantFrom<Maybe>(ABSENT, "no", "", 1),
       fc.constantFrom<Maybe>(ABSENT, { why: 1 }, null),
       fc.constantFrom<Maybe>(ABSENT, "extra"),
     )
-    .map(([code, message, data, extra]) => build([["code", code], ["message", message], ["data", data], ["extra", extra]])),
+    .map(([code, message, data, extra]) =>
+      build([
+        ["code", code],
+        ["message", message],
+        ["data", data],
+        ["extra", extra],
+      ]),
+    ),
 );
 
 const jsonrpc = fc.constantFrom<Maybe>("2.0", "2.0", "2.0", ABSENT, "1.0", 2);
@@ -57,23 +118,60 @@ const id = fc.constantFrom<Maybe>(ABSENT, 1, "a", 0, null, 1.5, 2 ** 60, true, {
 const method = fc.constantFrom<Maybe>(ABSENT, "tools/call", "tools/list", "", "rpc.discover", "initialize", 42);
 const extra = fc.constantFrom<Maybe>(ABSENT, ABSENT, ABSENT, "extra", undefined);
 /** Now and then a member that has no business in the message at hand. */
-const stray = <T>(a: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant<Maybe>(ABSENT), weight: 6 }, { arbitrary: a, weight: 1 });
+const stray = <T>(a: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant<Maybe>(ABSENT), weight: 6 }, { arbitrary: a, weight: 1 });
 
 const envelope = fc.oneof(
   // any mix of members
-  fc
-    .tuple(jsonrpc, id, method, params, resultValue, errorValue, extra)
-    .map(([j, i, m, p, r, e, x]) => build([["jsonrpc", j], ["id", i], ["method", m], ["params", p], ["result", r], ["error", e], ["extra", x]])),
+  fc.tuple(jsonrpc, id, method, params, resultValue, errorValue, extra).map(([j, i, m, p, r, e, x]) =>
+    build([
+      ["jsonrpc", j],
+      ["id", i],
+      ["method", m],
+      ["params", p],
+      ["result", r],
+      ["error", e],
+      ["extra", x],
+    ]),
+  ),
   // shaped like a request or notification, a result, an error
-  fc
-    .tuple(jsonrpc, id, method, params, stray(resultValue), stray(errorValue), extra)
-    .map(([j, i, m, p, r, e, x]) => build([["jsonrpc", j], ["id", i], ["method", m], ["params", p], ["result", r], ["error", e], ["extra", x]])),
+  fc.tuple(jsonrpc, id, method, params, stray(resultValue), stray(errorValue), extra).map(([j, i, m, p, r, e, x]) =>
+    build([
+      ["jsonrpc", j],
+      ["id", i],
+      ["method", m],
+      ["params", p],
+      ["result", r],
+      ["error", e],
+      ["extra", x],
+    ]),
+  ),
   fc
     .tuple(jsonrpc, id, stray(method), stray(params), resultValue, stray(errorValue), extra)
-    .map(([j, i, m, p, r, e, x]) => build([["jsonrpc", j], ["id", i], ["result", r], ["method", m], ["params", p], ["error", e], ["extra", x]])),
+    .map(([j, i, m, p, r, e, x]) =>
+      build([
+        ["jsonrpc", j],
+        ["id", i],
+        ["result", r],
+        ["method", m],
+        ["params", p],
+        ["error", e],
+        ["extra", x],
+      ]),
+    ),
   fc
     .tuple(jsonrpc, id, stray(method), stray(params), stray(resultValue), errorValue, extra)
-    .map(([j, i, m, p, r, e, x]) => build([["jsonrpc", j], ["id", i], ["error", e], ["method", m], ["params", p], ["result", r], ["extra", x]])),
+    .map(([j, i, m, p, r, e, x]) =>
+      build([
+        ["jsonrpc", j],
+        ["id", i],
+        ["error", e],
+        ["method", m],
+        ["params", p],
+        ["result", r],
+        ["extra", x],
+      ]),
+    ),
 );
 
 const role = fc.constantFrom<Role | undefined>(undefined, "client", "server");
@@ -82,7 +180,10 @@ function agrees(value: unknown, rev: Revision, who: Role | undefined): void {
   const rules = RULES[rev];
   const full = checkEveryRule(value, rules, who);
   assert.deepEqual(checkValue(value, rules, who), full);
-  const kind = typeof value === "object" && value !== null && !Array.isArray(value) ? cleanKind(value as Record<string, unknown>, rules, who) : undefined;
+  const kind =
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? cleanKind(value as Record<string, unknown>, rules, who)
+      : undefined;
   if (kind !== undefined) {
     assert.equal(full.kind, kind);
     assert.deepEqual(full.defects, [], `the shortcut passed ${JSON.stringify(value)} on ${rev}`);
@@ -110,14 +211,21 @@ describe("the shortcut for clean messages", () => {
       const cases: [Record<string, unknown>, string][] = [
         [request(rev, 1, "tools/call", { name: "echo" }), "request"],
         [request(rev, "a", "tools/list"), "request"],
-        [{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 2 } }, "notification"],
+        [
+          { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 2 } },
+          "notification",
+        ],
         [{ jsonrpc: "2.0", method: "notifications/initialized" }, "notification"],
         [result(rev, 1, body), "result"],
         [{ jsonrpc: "2.0", id: 7, error: { code: -32601, message: "no such method" } }, "error"],
         [{ jsonrpc: "2.0", id: "x", error: { code: 1, message: "app", data: { why: 1 } } }, "error"],
       ];
       for (const [m, kind] of cases) {
-        assert.equal(cleanKind(JSON.parse(JSON.stringify(m)) as Record<string, unknown>, rules, "client"), kind, `${rev}: ${JSON.stringify(m)}`);
+        assert.equal(
+          cleanKind(JSON.parse(JSON.stringify(m)) as Record<string, unknown>, rules, "client"),
+          kind,
+          `${rev}: ${JSON.stringify(m)}`,
+        );
         agrees(m, rev, "client");
       }
     }
@@ -126,7 +234,8 @@ describe("the shortcut for clean messages", () => {
   test("leaves members it cannot enumerate to the full check", () => {
     const rev = MODERN;
     const clean = request(rev, 1, "tools/list");
-    const metaOf = (m: Record<string, unknown>) => (m.params as Record<string, unknown>)._meta as Record<string, unknown>;
+    const metaOf = (m: Record<string, unknown>) =>
+      (m.params as Record<string, unknown>)._meta as Record<string, unknown>;
 
     // a clientInfo that a read by name finds but enumeration does not
     const hidden = structuredClone(clean);
@@ -151,7 +260,11 @@ describe("the shortcut for clean messages", () => {
       ["jsonrpc", "2.0"],
       ["params", {}],
     ] as const) {
-      for (const m of [result(rev, 1, { content: [], resultType: "complete" }), { jsonrpc: "2.0", method: "notifications/initialized" }, { id: 1, result: { resultType: "complete" } }]) {
+      for (const m of [
+        result(rev, 1, { content: [], resultType: "complete" }),
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { id: 1, result: { resultType: "complete" } },
+      ]) {
         const text = JSON.stringify(m);
         Object.defineProperty(Object.prototype, name, { value, enumerable: false, configurable: true, writable: true });
         try {
@@ -174,7 +287,8 @@ describe("the shortcut for clean messages", () => {
   });
 
   test("a clean message is refused as too deep exactly when its value nests deeper than the limit", () => {
-    const nested = (levels: number): unknown => (levels === 0 ? 0 : JSON.parse("[".repeat(levels) + "]".repeat(levels)));
+    const nested = (levels: number): unknown =>
+      levels === 0 ? 0 : JSON.parse("[".repeat(levels) + "]".repeat(levels));
     for (const rev of REVISIONS) {
       const modern = rev === MODERN;
       const messages = (levels: number): Record<string, unknown>[] => [
@@ -191,7 +305,11 @@ describe("the shortcut for clean messages", () => {
             const text = JSON.stringify(m);
             const d = decode(text, { revision: rev, maxDepth, role: "client" });
             const deep = exceedsDepth(JSON.parse(text), maxDepth);
-            assert.equal(d.defects.some((x) => x.code === "too_deep"), deep, `${rev}, maxDepth ${maxDepth}: ${text.slice(0, 120)}`);
+            assert.equal(
+              d.defects.some((x) => x.code === "too_deep"),
+              deep,
+              `${rev}, maxDepth ${maxDepth}: ${text.slice(0, 120)}`,
+            );
             if (!deep && !modern) assert.equal(d.defects.length, 0);
           }
         }

@@ -9,7 +9,12 @@
  * It may give up on a clean message; it must never answer for one with a defect, of any severity.
  */
 import { describeError } from "../rules/error-codes.js";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, type RevisionRules } from "../rules/revisions.js";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  type RevisionRules,
+} from "../rules/revisions.js";
 import type { Role } from "./check.js";
 import type { SingleKind } from "./message.js";
 
@@ -36,7 +41,12 @@ const OBJECT_PROTOTYPE: Record<string, unknown> = Object.getPrototypeOf({}) as R
  * The kind of a defect-free message object, or undefined when the full check must look.
  * `parsed`: `o` was just made by JSON.parse (decode), so every member of its own is enumerable.
  */
-export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role: Role | undefined, parsed = false): SingleKind | undefined {
+export function cleanKind(
+  o: Record<string, unknown>,
+  rules: RevisionRules,
+  role: Role | undefined,
+  parsed = false,
+): SingleKind | undefined {
   // One enumeration finds the members and counts them. Reads by name cost more: messages come in
   // many shapes, so V8 would look each of the six names up in its megamorphic cache.
   let jsonrpc: unknown;
@@ -68,7 +78,8 @@ export function cleanKind(o: Record<string, unknown>, rules: RevisionRules, role
   if (jsonrpc !== "2.0") return undefined;
   if (method !== undefined) {
     if (result !== undefined || error !== undefined) return undefined;
-    if (typeof method !== "string" || (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc."))) return undefined;
+    if (typeof method !== "string" || (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")))
+      return undefined;
     let members = 2;
     if (params !== undefined) {
       if (!isPlainObject(params)) return undefined;

@@ -120,7 +120,8 @@ export class Conversation {
       if (SERVER_ONLY_REQUESTS[this.rules.revision].has(method)) return "server";
       if (EITHER_SIDE_REQUESTS.has(method) && (typeof o.id === "string" || typeof o.id === "number")) {
         const { client, server } = this.sides;
-        const clash = (s: Side) => s.pending.has(o.id as RequestId) || (this.rules.idReuse === "session" && s.used.has(o.id as RequestId));
+        const clash = (s: Side) =>
+          s.pending.has(o.id as RequestId) || (this.rules.idReuse === "session" && s.used.has(o.id as RequestId));
         if (clash(client) && !clash(server)) return "server";
       }
       return "client";
@@ -165,13 +166,27 @@ export class Conversation {
     return found;
   }
 
-  private observeValue(value: unknown, kind: MessageKind, from: Sender, path: string, found: Defect[], options: ObserveOptions): void {
+  private observeValue(
+    value: unknown,
+    kind: MessageKind,
+    from: Sender,
+    path: string,
+    found: Defect[],
+    options: ObserveOptions,
+  ): void {
     if (kind === "invalid") kind = readableShape(value);
     if (kind === "invalid" || kind === "batch") return;
     this.observeOne(value as Message, kind, from, path, found, options);
   }
 
-  private observeOne(m: Message, kind: MessageKind, from: Sender, path: string, found: Defect[], options: ObserveOptions): void {
+  private observeOne(
+    m: Message,
+    kind: MessageKind,
+    from: Sender,
+    path: string,
+    found: Defect[],
+    options: ObserveOptions,
+  ): void {
     const me = this.sides[from];
     const peer = this.sides[from === "client" ? "server" : "client"];
     const rev = this.rules.revision;
@@ -184,9 +199,21 @@ export class Conversation {
       me.lastWasNotification = false;
       const { id, method } = m as { id: RequestId; method: string };
       if (me.pending.has(id)) {
-        found.push(defect("id_reused_in_flight", `${path}/id`, `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id)!.method)} request, still awaiting its answer (${rev} basic/index)`));
+        found.push(
+          defect(
+            "id_reused_in_flight",
+            `${path}/id`,
+            `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id)!.method)} request, still awaiting its answer (${rev} basic/index)`,
+          ),
+        );
       } else if (this.rules.idReuse === "session" && me.used.has(id)) {
-        found.push(defect("id_reused_in_session", `${path}/id`, `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`));
+        found.push(
+          defect(
+            "id_reused_in_session",
+            `${path}/id`,
+            `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`,
+          ),
+        );
       }
       me.pending.set(id, { method, turn: this.turn++ });
       me.cancelled.delete(id);
@@ -212,36 +239,75 @@ export class Conversation {
       if (code === PARSE_ERROR || code === INVALID_REQUEST) return; // the request's id could not be read
       if (wasAfterNotification) {
         // an error without an id is a warning at most, wherever it comes
-        found.push(defect("response_to_notification", path || "", `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`, kind === "error" ? "no_id_error" : undefined));
+        found.push(
+          defect(
+            "response_to_notification",
+            path || "",
+            `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`,
+            kind === "error" ? "no_id_error" : undefined,
+          ),
+        );
       } else if (kind === "error") {
         // JSON-RPC's answer to a request it could not read, or a refusal before ids were read:
         // worth a note, never a broken conversation (the same in the peer)
-        found.push(defect("unknown_response_id", `${path}/id`, `an error with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`, "no_id_error"));
+        found.push(
+          defect(
+            "unknown_response_id",
+            `${path}/id`,
+            `an error with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`,
+            "no_id_error",
+          ),
+        );
       } else {
-        found.push(defect("unknown_response_id", `${path}/id`, `a result with ${id === null ? "a null" : "no"} id answers no request`));
+        found.push(
+          defect(
+            "unknown_response_id",
+            `${path}/id`,
+            `a result with ${id === null ? "a null" : "no"} id answers no request`,
+          ),
+        );
       }
       return;
     }
     const awaited = peer.pending.get(id);
     if (awaited) {
       this.settle(peer, id);
-      if (kind === "result" && awaited.method === "initialize" && from === "server") this.initializeAnswered(m, path, found);
+      if (kind === "result" && awaited.method === "initialize" && from === "server")
+        this.initializeAnswered(m, path, found);
       if (kind === "error" && awaited.method !== "initialize") this.learnVersions(m);
       if (kind === "result" && awaited.method === "server/discover") this.learnVersions(m);
       return;
     }
     if (peer.cancelled.delete(id)) {
       peer.answered.add(id);
-      found.push(defect("response_after_cancel", `${path}/id`, `${article(kind)} to request ${quote(id)}, which the ${from === "server" ? "client" : "server"} had cancelled: the receiver of notifications/cancelled should not answer it (${rev} utilities/cancellation), unless the answer crossed the cancellation in flight`));
+      found.push(
+        defect(
+          "response_after_cancel",
+          `${path}/id`,
+          `${article(kind)} to request ${quote(id)}, which the ${from === "server" ? "client" : "server"} had cancelled: the receiver of notifications/cancelled should not answer it (${rev} utilities/cancellation), unless the answer crossed the cancellation in flight`,
+        ),
+      );
       return;
     }
     if (peer.answered.has(id)) {
-      found.push(defect("duplicate_response", `${path}/id`, `a second response to request ${quote(id)}, which was already answered: each request gets exactly one response (JSON-RPC 2.0 §5)`));
+      found.push(
+        defect(
+          "duplicate_response",
+          `${path}/id`,
+          `a second response to request ${quote(id)}, which was already answered: each request gets exactly one response (JSON-RPC 2.0 §5)`,
+        ),
+      );
       return;
     }
     const other = typeof id === "string" ? Number(id) : String(id);
     const hint = peer.pending.has(other) ? ` (request ${quote(other)} is pending: ids must match in type too)` : "";
-    found.push(defect("unknown_response_id", `${path}/id`, `${article(kind)} for id ${quote(id)}, which matches no request awaiting an answer${hint}`));
+    found.push(
+      defect(
+        "unknown_response_id",
+        `${path}/id`,
+        `${article(kind)} for id ${quote(id)}, which matches no request awaiting an answer${hint}`,
+      ),
+    );
   }
 
   private settle(side: Side, id: RequestId): void {
@@ -250,15 +316,23 @@ export class Conversation {
 
   /** A side cancelled one of its own requests: no answer is due any more, and its id is free. */
   private cancelled(side: Side, params: unknown): void {
-    const id = typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
+    const id =
+      typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof id !== "string" && typeof id !== "number") return;
     if (side.pending.delete(id)) side.cancelled.add(id);
   }
 
   /** What the server said it supports: a `server/discover` result, or -32022's `data.supported`. */
   private learnVersions(m: Message): void {
-    const r = m as { result?: { supportedVersions?: unknown }; error?: { code?: unknown; data?: { supported?: unknown } } };
-    const list = r.result ? r.result.supportedVersions : r.error?.code === UNSUPPORTED_PROTOCOL_VERSION ? r.error.data?.supported : undefined;
+    const r = m as {
+      result?: { supportedVersions?: unknown };
+      error?: { code?: unknown; data?: { supported?: unknown } };
+    };
+    const list = r.result
+      ? r.result.supportedVersions
+      : r.error?.code === UNSUPPORTED_PROTOCOL_VERSION
+        ? r.error.data?.supported
+        : undefined;
     if (!Array.isArray(list)) return;
     for (const v of list) if (typeof v === "string") this.serverVersions.add(v);
   }
@@ -271,10 +345,18 @@ export class Conversation {
     const chosen = (m as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
     if (typeof chosen !== "string" || chosen === this.requestedVersion || !isRevision(chosen)) return;
     // only versions opened with initialize can be answered to it
-    const newer = [...this.serverVersions].filter((v): v is Revision => isRevision(v) && RULES[v].opening === "initialize" && v > chosen).sort();
+    const newer = [...this.serverVersions]
+      .filter((v): v is Revision => isRevision(v) && RULES[v].opening === "initialize" && v > chosen)
+      .sort();
     const latest = newer.at(-1);
     if (!latest) return;
-    found.push(defect("initialize_version_not_latest", `${path}/result/protocolVersion`, `initialize asked for ${quote(this.requestedVersion ?? null)} and the server chose ${quote(chosen)}, though it lists ${quote(latest)} as supported: a server that does not speak the requested version should answer with the latest it supports (${chosen} basic/lifecycle)`));
+    found.push(
+      defect(
+        "initialize_version_not_latest",
+        `${path}/result/protocolVersion`,
+        `initialize asked for ${quote(this.requestedVersion ?? null)} and the server chose ${quote(chosen)}, though it lists ${quote(latest)} as supported: a server that does not speak the requested version should answer with the latest it supports (${chosen} basic/lifecycle)`,
+      ),
+    );
   }
 }
 

@@ -10,7 +10,8 @@ const errCode = (code: unknown) => err({ code, message: "x" });
 
 describe("the example messages of the README and docs/defects.md", () => {
   const seedRequest = '{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}';
-  const seedResult = '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "search", "inputSchema": {"type": "object"}}]}}';
+  const seedResult =
+    '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "search", "inputSchema": {"type": "object"}}]}}';
   const seedNotification = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}';
   const seedError = '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Unknown method: initialize"}}';
 
@@ -67,7 +68,10 @@ describe("the example messages of the README and docs/defects.md", () => {
     });
 
     test(`${rev}: a null id is rejected`, () => {
-      raised(dec('{"jsonrpc": "2.0", "id": null, "method": "tools/list", "params": {}}', rev), "id_null", { kind: "invalid", path: "/id" });
+      raised(dec('{"jsonrpc": "2.0", "id": null, "method": "tools/list", "params": {}}', rev), "id_null", {
+        kind: "invalid",
+        path: "/id",
+      });
       raised(dec('{"jsonrpc": "2.0", "id": null, "result": {}}', rev), "id_null", { kind: "invalid", path: "/id" });
     });
   }
@@ -96,7 +100,10 @@ describe("the text as a whole", () => {
       assert.match(raised(d, "parse_error").message, /HTML/);
     }
     assert.match(dec("<?xml version='1.0'?><a/>", "2025-06-18").defects[0]!.message, /markup/);
-    assert.match(dec('event: message\ndata: {"jsonrpc":"2.0"}\n\n', "2025-06-18").defects[0]!.message, /Server-Sent Events/);
+    assert.match(
+      dec('event: message\ndata: {"jsonrpc":"2.0"}\n\n', "2025-06-18").defects[0]!.message,
+      /Server-Sent Events/,
+    );
   });
 
   test("parse_error: the message stays on one line whatever the text holds", () => {
@@ -166,9 +173,15 @@ describe("the text as a whole", () => {
     const parse = mock.method(JSON, "parse");
     try {
       const d = dec("{".repeat(5000), "2025-06-18", { maxBytes: 1000 });
-      assert.deepEqual(d.defects.map((x) => x.code), ["too_large"]);
+      assert.deepEqual(
+        d.defects.map((x) => x.code),
+        ["too_large"],
+      );
       const b = dec(Buffer.alloc(5000, 0xff), "2025-06-18", { maxBytes: 1000 });
-      assert.deepEqual(b.defects.map((x) => x.code), ["too_large"]);
+      assert.deepEqual(
+        b.defects.map((x) => x.code),
+        ["too_large"],
+      );
       assert.equal(parse.mock.callCount(), 0);
     } finally {
       parse.mock.restore();
@@ -182,7 +195,8 @@ describe("the text as a whole", () => {
   });
 
   test("too_deep: one level past maxDepth is refused; maxDepth itself is fine", () => {
-    const nest = (depth: number) => json({ jsonrpc: "2.0", method: "x", params: { v: JSON.parse("[".repeat(depth - 2) + "]".repeat(depth - 2)) } });
+    const nest = (depth: number) =>
+      json({ jsonrpc: "2.0", method: "x", params: { v: JSON.parse("[".repeat(depth - 2) + "]".repeat(depth - 2)) } });
     // the message object is level 1, params level 2
     for (const rev of ALL) {
       notRaised(dec(nest(128), rev), "too_deep");
@@ -204,14 +218,19 @@ describe("the text as a whole", () => {
 
   test("not_object: a JSON scalar", () => {
     for (const rev of ALL) {
-      for (const text of ["5", '"x"', "null", "true", "-1.5"]) raised(dec(text, rev), "not_object", { kind: "invalid", path: "" });
+      for (const text of ["5", '"x"', "null", "true", "-1.5"])
+        raised(dec(text, rev), "not_object", { kind: "invalid", path: "" });
       notRaised(dec(req(), rev), "not_object");
     }
   });
 
   test("no_envelope: an object with none of jsonrpc, id, method, result, error", () => {
     for (const rev of ALL) {
-      for (const text of ["{}", '{"tools":[]}', '{"content":[{"type":"text","text":"hi"}],"isError":false,"x":1,"y":2}']) {
+      for (const text of [
+        "{}",
+        '{"tools":[]}',
+        '{"content":[{"type":"text","text":"hi"}],"isError":false,"x":1,"y":2}',
+      ]) {
         raised(dec(text, rev), "no_envelope", { kind: "invalid", path: "" });
       }
       notRaised(dec('{"jsonrpc":"2.0"}', rev), "no_envelope");
@@ -231,7 +250,10 @@ describe("batches", () => {
     assert.equal(d.kind, "batch");
     assert.deepEqual(d.defects, []);
     assert.deepEqual(d.message, JSON.parse(two));
-    assert.deepEqual(d.items?.map((i) => i.kind), ["request", "notification"]);
+    assert.deepEqual(
+      d.items?.map((i) => i.kind),
+      ["request", "notification"],
+    );
     for (const rev of except("2025-03-26")) {
       const x = dec(two, rev);
       raised(x, "batch_not_allowed", { kind: "invalid", path: "" });
@@ -263,12 +285,23 @@ describe("batches", () => {
   });
 
   test("2025-03-26: an array of no objects ([1], [1,2,3], [null]) is a batch of invalid members, one defect each", () => {
-    for (const [text, n] of [["[1]", 1], ["[1,2,3]", 3], ["[null]", 1], ['["a", true]', 2], ["[[]]", 1], ['[[{"jsonrpc":"2.0","method":"a"}]]', 1]] as const) {
+    for (const [text, n] of [
+      ["[1]", 1],
+      ["[1,2,3]", 3],
+      ["[null]", 1],
+      ['["a", true]', 2],
+      ["[[]]", 1],
+      ['[[{"jsonrpc":"2.0","method":"a"}]]', 1],
+    ] as const) {
       const d = dec(text, "2025-03-26");
       assert.equal(d.kind, "batch", text);
       assert.equal(d.items?.length, n);
       assert.ok(d.items!.every((i) => i.kind === "invalid"));
-      assert.deepEqual(d.defects.map((x) => [x.code, x.path]), Array.from({ length: n }, (_, i) => ["not_object", `/${i}`]), text);
+      assert.deepEqual(
+        d.defects.map((x) => [x.code, x.path]),
+        Array.from({ length: n }, (_, i) => ["not_object", `/${i}`]),
+        text,
+      );
       notRaised(d, "bare_array");
     }
   });
@@ -284,7 +317,14 @@ describe("batches", () => {
   });
 
   test("batch_initialize: initialize must not be in a batch", () => {
-    const init = json([{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "c", version: "1" } } }]);
+    const init = json([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      },
+    ]);
     raised(dec(init, "2025-03-26"), "batch_initialize", { kind: "invalid", path: "/0" });
     notRaised(dec(two, "2025-03-26"), "batch_initialize");
     // a lone initialize is fine
@@ -292,10 +332,16 @@ describe("batches", () => {
   });
 
   test("a member's defects carry the member's index in their path", () => {
-    const d = dec(json([{ jsonrpc: "2.0", id: 1, method: "a" }, { jsonrpc: "2.0", id: null, method: "b" }, 5]), "2025-03-26");
+    const d = dec(
+      json([{ jsonrpc: "2.0", id: 1, method: "a" }, { jsonrpc: "2.0", id: null, method: "b" }, 5]),
+      "2025-03-26",
+    );
     raised(d, "id_null", { path: "/1/id" });
     raised(d, "not_object", { path: "/2" });
-    assert.deepEqual(d.items?.map((i) => i.kind), ["request", "invalid", "invalid"]);
+    assert.deepEqual(
+      d.items?.map((i) => i.kind),
+      ["request", "invalid", "invalid"],
+    );
   });
 
   test("a batch inside a batch is not a message", () => {
@@ -317,7 +363,8 @@ describe("the jsonrpc member", () => {
 
   test("wrong_jsonrpc_version", () => {
     for (const rev of ALL) {
-      for (const v of ["1.0", "2", 2, 2.0, null, " 2.0", {}]) raised(dec(req({ jsonrpc: v }), rev), "wrong_jsonrpc_version", { kind: "invalid", path: "/jsonrpc" });
+      for (const v of ["1.0", "2", 2, 2.0, null, " 2.0", {}])
+        raised(dec(req({ jsonrpc: v }), rev), "wrong_jsonrpc_version", { kind: "invalid", path: "/jsonrpc" });
       notRaised(dec(req(), rev), "wrong_jsonrpc_version");
     }
   });
@@ -365,7 +412,9 @@ describe("ids", () => {
       for (const id of [true, false, {}, [1], { id: 1 }]) {
         raised(dec(req({ id }), rev), "id_invalid_type", { kind: "invalid", path: "/id" });
         raised(dec(json({ jsonrpc: "2.0", id, result: {} }), rev), "id_invalid_type", { kind: "invalid" });
-        raised(dec(json({ jsonrpc: "2.0", id, error: { code: -32601, message: "x" } }), rev), "id_invalid_type", { kind: "invalid" });
+        raised(dec(json({ jsonrpc: "2.0", id, error: { code: -32601, message: "x" } }), rev), "id_invalid_type", {
+          kind: "invalid",
+        });
       }
       notRaised(dec(req({ id: "abc" }), rev), "id_invalid_type");
       notRaised(dec(req({ id: -3 }), rev), "id_invalid_type");
@@ -374,7 +423,11 @@ describe("ids", () => {
 
   test("id_fractional; 1.0 and 1e3 are integers in JSON's number model", () => {
     for (const rev of ALL) {
-      for (const text of ['{"jsonrpc":"2.0","id":1.5,"method":"a"}', '{"jsonrpc":"2.0","id":-0.25,"result":{}}', '{"jsonrpc":"2.0","id":1e-3,"error":{"code":1,"message":"x"}}']) {
+      for (const text of [
+        '{"jsonrpc":"2.0","id":1.5,"method":"a"}',
+        '{"jsonrpc":"2.0","id":-0.25,"result":{}}',
+        '{"jsonrpc":"2.0","id":1e-3,"error":{"code":1,"message":"x"}}',
+      ]) {
         raised(dec(text, rev), "id_fractional", { kind: "invalid", path: "/id" });
       }
       for (const text of ['{"jsonrpc":"2.0","id":1.0,"method":"a"}', '{"jsonrpc":"2.0","id":1e3,"method":"a"}']) {
@@ -385,7 +438,11 @@ describe("ids", () => {
 
   test("id_unsafe_integer: a warning past 2^53, the kind is kept", () => {
     for (const rev of LEGACY) {
-      raised(dec('{"jsonrpc":"2.0","id":9007199254740993,"method":"a"}', rev), "id_unsafe_integer", { severity: "warning", kind: "request", path: "/id" });
+      raised(dec('{"jsonrpc":"2.0","id":9007199254740993,"method":"a"}', rev), "id_unsafe_integer", {
+        severity: "warning",
+        kind: "request",
+        path: "/id",
+      });
       raised(dec('{"jsonrpc":"2.0","id":-1e300,"result":{}}', rev), "id_unsafe_integer", { kind: "result" });
       notRaised(dec('{"jsonrpc":"2.0","id":9007199254740991,"method":"a"}', rev), "id_unsafe_integer");
       notRaised(dec('{"jsonrpc":"2.0","id":"9007199254740993","method":"a"}', rev), "id_unsafe_integer");
@@ -401,7 +458,8 @@ describe("method and params", () => {
         raised(dec(json({ jsonrpc: "2.0", method }), rev), "method_invalid", { kind: "invalid" });
       }
       raised(dec('{"jsonrpc":"2.0","id":1,"params":{}}', rev), "method_invalid", { kind: "invalid", path: "" });
-      for (const method of ["tools/list", "rpc", "rpcx", "RPC.x", "x.rpc.y"]) notRaised(dec(req({ method }), rev), "method_invalid");
+      for (const method of ["tools/list", "rpc", "rpcx", "RPC.x", "x.rpc.y"])
+        notRaised(dec(req({ method }), rev), "method_invalid");
     }
   });
 
@@ -420,7 +478,9 @@ describe("method and params", () => {
     for (const rev of ALL) {
       for (const params of [[], [1, 2], "x", 1, null, true]) {
         raised(dec(req({ params }), rev), "params_not_object", { kind: "invalid", path: "/params" });
-        raised(dec(json({ jsonrpc: "2.0", method: "notifications/x", params }), rev), "params_not_object", { kind: "invalid" });
+        raised(dec(json({ jsonrpc: "2.0", method: "notifications/x", params }), rev), "params_not_object", {
+          kind: "invalid",
+        });
       }
       notRaised(dec(json(request(rev)), rev), "params_not_object");
       notRaised(dec('{"jsonrpc":"2.0","method":"ping"}', rev), "params_not_object");
@@ -432,7 +492,9 @@ describe("responses", () => {
   test("ambiguous_kind: method beside result or error", () => {
     for (const rev of ALL) {
       raised(dec(req({ result: {} }), rev), "ambiguous_kind", { kind: "invalid", path: "" });
-      raised(dec(json({ jsonrpc: "2.0", method: "a", error: { code: 1, message: "x" } }), rev), "ambiguous_kind", { kind: "invalid" });
+      raised(dec(json({ jsonrpc: "2.0", method: "a", error: { code: 1, message: "x" } }), rev), "ambiguous_kind", {
+        kind: "invalid",
+      });
       notRaised(dec(req(), rev), "ambiguous_kind");
       notRaised(dec(json(result(rev)), rev), "ambiguous_kind");
     }
@@ -440,7 +502,11 @@ describe("responses", () => {
 
   test("result_and_error", () => {
     for (const rev of ALL) {
-      raised(dec('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}', rev), "result_and_error", { kind: "invalid", path: "" });
+      raised(
+        dec('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}', rev),
+        "result_and_error",
+        { kind: "invalid", path: "" },
+      );
       notRaised(dec(json(result(rev)), rev), "result_and_error");
       notRaised(dec(errCode(-32603), rev), "result_and_error");
     }
@@ -457,7 +523,10 @@ describe("responses", () => {
   test("result_not_object", () => {
     for (const rev of ALL) {
       for (const r of [[], "ok", 5, null, true, [{ resultType: "complete" }]]) {
-        raised(dec(json({ jsonrpc: "2.0", id: 1, result: r }), rev), "result_not_object", { kind: "invalid", path: "/result" });
+        raised(dec(json({ jsonrpc: "2.0", id: 1, result: r }), rev), "result_not_object", {
+          kind: "invalid",
+          path: "/result",
+        });
       }
       notRaised(dec(json(result(rev)), rev), "result_not_object");
     }
@@ -483,7 +552,8 @@ describe("responses", () => {
 
   test("error_code_not_integer", () => {
     for (const rev of ALL) {
-      for (const code of ["-32601", -32601.5, null, true, {}]) raised(dec(errCode(code), rev), "error_code_not_integer", { kind: "invalid", path: "/error/code" });
+      for (const code of ["-32601", -32601.5, null, true, {}])
+        raised(dec(errCode(code), rev), "error_code_not_integer", { kind: "invalid", path: "/error/code" });
       notRaised(dec(errCode(-32601), rev), "error_code_not_integer");
       notRaised(dec('{"jsonrpc":"2.0","id":1,"error":{"code":-32601.0,"message":"x"}}', rev), "error_code_not_integer");
     }
@@ -491,10 +561,20 @@ describe("responses", () => {
 
   test("unexpected_member: a warning with an escaped JSON Pointer; the kind is kept", () => {
     for (const rev of ALL) {
-      raised(dec(json({ ...request(rev), extra: 1 }), rev), "unexpected_member", { severity: "warning", path: "/extra", kind: "request" });
+      raised(dec(json({ ...request(rev), extra: 1 }), rev), "unexpected_member", {
+        severity: "warning",
+        path: "/extra",
+        kind: "request",
+      });
       raised(dec(json({ ...result(rev), "a/b~c": 1 }), rev), "unexpected_member", { path: "/a~1b~0c", kind: "result" });
-      raised(dec(err({ code: -32601, message: "x", details: "y" }), rev), "unexpected_member", { path: "/error/details", kind: "error" });
-      raised(dec(json({ jsonrpc: "2.0", method: "notifications/x", _meta: {} }), rev), "unexpected_member", { path: "/_meta", kind: "notification" });
+      raised(dec(err({ code: -32601, message: "x", details: "y" }), rev), "unexpected_member", {
+        path: "/error/details",
+        kind: "error",
+      });
+      raised(dec(json({ jsonrpc: "2.0", method: "notifications/x", _meta: {} }), rev), "unexpected_member", {
+        path: "/_meta",
+        kind: "notification",
+      });
       notRaised(dec(json(request(rev)), rev), "unexpected_member");
       notRaised(dec(err({ code: -32601, message: "x", data: { a: 1 } }), rev), "unexpected_member");
     }
@@ -503,7 +583,11 @@ describe("responses", () => {
   test("unexpected_member: params on a response is not a response member", () => {
     for (const rev of ALL) {
       raised(dec(json({ ...result(rev), params: {} }), rev), "unexpected_member", { path: "/params", kind: "result" });
-      raised(dec(json({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "x" }, params: {} }), rev), "unexpected_member", { path: "/params", kind: "error" });
+      raised(
+        dec(json({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "x" }, params: {} }), rev),
+        "unexpected_member",
+        { path: "/params", kind: "error" },
+      );
     }
   });
 });
@@ -512,16 +596,20 @@ describe("error codes by revision", () => {
   const expectCode = (code: number, rev: Revision) => dec(errCode(code), rev);
 
   test("the five standard codes are clean everywhere", () => {
-    for (const rev of ALL) for (const code of [-32700, -32600, -32601, -32602, -32603]) assert.deepEqual(expectCode(code, rev).defects, []);
+    for (const rev of ALL)
+      for (const code of [-32700, -32600, -32601, -32602, -32603]) assert.deepEqual(expectCode(code, rev).defects, []);
   });
 
   test("application codes (outside -32768…-32000) are clean everywhere", () => {
-    for (const rev of ALL) for (const code of [0, 1, -1, 404, -31999, -32769, -99999, 2 ** 31]) assert.deepEqual(expectCode(code, rev).defects, []);
+    for (const rev of ALL)
+      for (const code of [0, 1, -1, 404, -31999, -32769, -99999, 2 ** 31])
+        assert.deepEqual(expectCode(code, rev).defects, []);
   });
 
   test("error_code_legacy: a warning for -32000…-32019 on every revision (but -32002 where defined)", () => {
     for (const rev of ALL) {
-      for (const code of [-32000, -32001, -32003, -32010, -32019]) raised(expectCode(code, rev), "error_code_legacy", { severity: "warning", kind: "error", path: "/error/code" });
+      for (const code of [-32000, -32001, -32003, -32010, -32019])
+        raised(expectCode(code, rev), "error_code_legacy", { severity: "warning", kind: "error", path: "/error/code" });
     }
     for (const rev of LEGACY) notRaised(expectCode(-32002, rev), "error_code_legacy");
     notRaised(expectCode(-32002, MODERN), "error_code_legacy");
@@ -529,7 +617,8 @@ describe("error codes by revision", () => {
 
   test("before 2026-07-28 all of -32000…-32099 is implementation-defined: a legacy warning", () => {
     for (const rev of LEGACY) {
-      for (const code of [-32020, -32022, -32023, -32050, -32099]) raised(expectCode(code, rev), "error_code_legacy", { kind: "error" });
+      for (const code of [-32020, -32022, -32023, -32050, -32099])
+        raised(expectCode(code, rev), "error_code_legacy", { kind: "error" });
       for (const code of [-32023, -32050, -32099]) notRaised(expectCode(code, rev), "error_code_undefined_mcp");
     }
   });
@@ -555,18 +644,25 @@ describe("error codes by revision", () => {
   });
 
   test("error_code_retired is never raised before 2026-07-28", () => {
-    for (const rev of LEGACY) for (const code of [-32002, -32042]) notRaised(expectCode(code, rev), "error_code_retired");
+    for (const rev of LEGACY)
+      for (const code of [-32002, -32042]) notRaised(expectCode(code, rev), "error_code_retired");
   });
 
   test("error_code_undefined_mcp: -32023…-32099 on 2026-07-28 only; -32020…-32022 are defined", () => {
-    for (const code of [-32023, -32024, -32050, -32098, -32099]) raised(expectCode(code, MODERN), "error_code_undefined_mcp", { kind: "error", path: "/error/code" });
+    for (const code of [-32023, -32024, -32050, -32098, -32099])
+      raised(expectCode(code, MODERN), "error_code_undefined_mcp", { kind: "error", path: "/error/code" });
     for (const code of [-32020, -32021, -32022]) assert.deepEqual(expectCode(code, MODERN).defects, []);
     for (const code of [-32019, -32100, -32000]) notRaised(expectCode(code, MODERN), "error_code_undefined_mcp");
   });
 
   test("error_code_reserved: a warning for -32768…-32100 outside the five", () => {
     for (const rev of ALL) {
-      for (const code of [-32500, -32100, -32768, -32604, -32699, -32701]) raised(expectCode(code, rev), "error_code_reserved", { severity: "warning", kind: "error", path: "/error/code" });
+      for (const code of [-32500, -32100, -32768, -32604, -32699, -32701])
+        raised(expectCode(code, rev), "error_code_reserved", {
+          severity: "warning",
+          kind: "error",
+          path: "/error/code",
+        });
       for (const code of [-32769, -32099, -32700, -32600]) notRaised(expectCode(code, rev), "error_code_reserved");
     }
   });
@@ -579,18 +675,27 @@ describe("error codes by revision", () => {
 
 describe("2026-07-28 content rules", () => {
   test("result_type_missing: only on 2026-07-28", () => {
-    raised(dec('{"jsonrpc":"2.0","id":1,"result":{}}', MODERN), "result_type_missing", { severity: "warning", kind: "result", path: "/result/resultType" });
+    raised(dec('{"jsonrpc":"2.0","id":1,"result":{}}', MODERN), "result_type_missing", {
+      severity: "warning",
+      kind: "result",
+      path: "/result/resultType",
+    });
     for (const rev of LEGACY) notRaised(dec('{"jsonrpc":"2.0","id":1,"result":{}}', rev), "result_type_missing");
     notRaised(dec(json(result(MODERN)), MODERN), "result_type_missing");
   });
 
   test("result_type_unknown: an error that keeps the kind; complete and input_required are known", () => {
     for (const rt of ["partial", "", "Complete", 5, null, {}, ["complete"]]) {
-      raised(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: rt } }), MODERN), "result_type_unknown", { kind: "result", path: "/result/resultType" });
+      raised(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: rt } }), MODERN), "result_type_unknown", {
+        kind: "result",
+        path: "/result/resultType",
+      });
     }
-    for (const rt of ["complete", "input_required"]) assert.deepEqual(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: rt } }), MODERN).defects, []);
+    for (const rt of ["complete", "input_required"])
+      assert.deepEqual(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: rt } }), MODERN).defects, []);
     // earlier revisions have no resultType: whatever is there is the result's own business
-    for (const rev of LEGACY) notRaised(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: "partial" } }), rev), "result_type_unknown");
+    for (const rev of LEGACY)
+      notRaised(dec(json({ jsonrpc: "2.0", id: 1, result: { resultType: "partial" } }), rev), "result_type_unknown");
   });
 
   test("meta_missing_protocol_version: a 2026-07-28 request without it is an error that keeps the kind", () => {
@@ -598,28 +703,45 @@ describe("2026-07-28 content rules", () => {
       [undefined, "/params/_meta"],
       [{}, "/params/_meta"],
       [{ _meta: null }, "/params/_meta"],
-      [{ _meta: { "io.modelcontextprotocol/clientCapabilities": {} } }, "/params/_meta/io.modelcontextprotocol~1protocolVersion"],
+      [
+        { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } },
+        "/params/_meta/io.modelcontextprotocol~1protocolVersion",
+      ],
     ];
     for (const [params, path] of cases) {
-      const m = params === undefined ? { jsonrpc: "2.0", id: 1, method: "tools/list" } : { jsonrpc: "2.0", id: 1, method: "tools/list", params };
+      const m =
+        params === undefined
+          ? { jsonrpc: "2.0", id: 1, method: "tools/list" }
+          : { jsonrpc: "2.0", id: 1, method: "tools/list", params };
       raised(dec(json(m), MODERN), "meta_missing_protocol_version", { kind: "request", path });
     }
     notRaised(dec(json(request(MODERN)), MODERN), "meta_missing_protocol_version");
     for (const rev of LEGACY) notRaised(dec(req(), rev), "meta_missing_protocol_version");
     // notifications and server-sent requests are not bound by it
-    notRaised(dec('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}', MODERN), "meta_missing_protocol_version");
+    notRaised(
+      dec('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}', MODERN),
+      "meta_missing_protocol_version",
+    );
     notRaised(dec(req(), MODERN, { role: "server" }), "meta_missing_protocol_version");
     raised(dec(req(), MODERN, { role: "client" }), "meta_missing_protocol_version");
   });
 
   test("meta_missing_client_capabilities", () => {
     const pv = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
-    raised(dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), MODERN), "meta_missing_client_capabilities", {
-      kind: "request",
-      path: "/params/_meta/io.modelcontextprotocol~1clientCapabilities",
-    });
+    raised(
+      dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), MODERN),
+      "meta_missing_client_capabilities",
+      {
+        kind: "request",
+        path: "/params/_meta/io.modelcontextprotocol~1clientCapabilities",
+      },
+    );
     notRaised(dec(json(request(MODERN)), MODERN), "meta_missing_client_capabilities");
-    for (const rev of LEGACY) notRaised(dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), rev), "meta_missing_client_capabilities");
+    for (const rev of LEGACY)
+      notRaised(
+        dec(json({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: pv } }), rev),
+        "meta_missing_client_capabilities",
+      );
   });
 
   test("meta_invalid: present per-request _meta values of the wrong type, an error that keeps the kind", () => {
@@ -656,10 +778,20 @@ describe("2026-07-28 content rules", () => {
     delete ((noInfo.params as Record<string, unknown>)._meta as Record<string, unknown>)[INFO];
     assert.deepEqual(dec(json(noInfo), MODERN).defects, []);
     const richer = request(MODERN, 1, "tools/list");
-    ((richer.params as Record<string, unknown>)._meta as Record<string, unknown>)[INFO] = { name: "c", version: "1", title: "C", websiteUrl: "https://example.com" };
+    ((richer.params as Record<string, unknown>)._meta as Record<string, unknown>)[INFO] = {
+      name: "c",
+      version: "1",
+      title: "C",
+      websiteUrl: "https://example.com",
+    };
     assert.deepEqual(dec(json(richer), MODERN).defects, []);
     // a server's requests and the legacy revisions are not bound by the per-request fields
-    const wrong = json({ jsonrpc: "2.0", id: 1, method: "roots/list", params: { _meta: { [PV]: 1, [CAPS]: 1, [INFO]: 1 } } });
+    const wrong = json({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "roots/list",
+      params: { _meta: { [PV]: 1, [CAPS]: 1, [INFO]: 1 } },
+    });
     notRaised(dec(wrong, MODERN, { role: "server" }), "meta_invalid");
     for (const rev of LEGACY) notRaised(dec(wrong, rev), "meta_invalid");
   });
@@ -668,7 +800,15 @@ describe("2026-07-28 content rules", () => {
     for (const m of [
       request(MODERN, "a", "tools/call", { name: "search", arguments: { q: "x" } }),
       result(MODERN, "a", { content: [] }),
-      { jsonrpc: "2.0", id: "a", error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2099-01-01" } } },
+      {
+        jsonrpc: "2.0",
+        id: "a",
+        error: {
+          code: -32022,
+          message: "Unsupported protocol version",
+          data: { supported: ["2026-07-28"], requested: "2099-01-01" },
+        },
+      },
       { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 0.5 } },
     ]) {
       const d = dec(json(m), MODERN);
@@ -680,7 +820,8 @@ describe("2026-07-28 content rules", () => {
 
 describe("hostile keys", () => {
   test("__proto__ and constructor stay plain data and never reach a prototype", () => {
-    const text = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"name":"x"}}';
+    const text =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"name":"x"}}';
     for (const rev of LEGACY) {
       const d = dec(text, rev);
       assert.equal(d.kind, "request");
@@ -730,6 +871,13 @@ describe("the verdict's type follows its kind", () => {
       else if (d.kind === "batch") seen.push(`${d.kind} ${d.message.length} ${d.items.map((i) => i.kind).join()}`);
       else seen.push(`${d.kind} ${d.message === undefined} ${JSON.stringify(d.value)}`);
     }
-    assert.deepEqual(seen, ["request 1 ping", "notification notifications/initialized", "result 1 0", "error -32601", "batch 1 request", "invalid true {}"]);
+    assert.deepEqual(seen, [
+      "request 1 ping",
+      "notification notifications/initialized",
+      "result 1 0",
+      "error -32601",
+      "batch 1 request",
+      "invalid true {}",
+    ]);
   });
 });

@@ -47,7 +47,9 @@ function rulesOf(revision: unknown): RevisionRules | undefined {
 export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
   const rules = rulesOf(options.revision);
   if (rules === undefined) {
-    return invalid([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`)]);
+    return invalid([
+      defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`),
+    ]);
   }
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let text: string;
@@ -55,21 +57,30 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
     text = input;
     // A UTF-16 unit is one to three UTF-8 bytes: only count bytes when the length leaves doubt.
     if (text.length * 3 > maxBytes && (text.length > maxBytes || Buffer.byteLength(text, "utf8") > maxBytes)) {
-      return tooLarge(text.length > maxBytes ? `over ${text.length} characters` : `${Buffer.byteLength(text, "utf8")} bytes`, maxBytes);
+      return tooLarge(
+        text.length > maxBytes ? `over ${text.length} characters` : `${Buffer.byteLength(text, "utf8")} bytes`,
+        maxBytes,
+      );
     }
   } else {
     if (input.byteLength > maxBytes) return tooLarge(`${input.byteLength} bytes`, maxBytes);
     try {
       text = utf8.decode(input);
     } catch {
-      return invalid([defect("invalid_utf8", "", "the bytes are not valid UTF-8, which JSON text must be (RFC 8259 §8.1)")]);
+      return invalid([
+        defect("invalid_utf8", "", "the bytes are not valid UTF-8, which JSON text must be (RFC 8259 §8.1)"),
+      ]);
     }
   }
 
   let bom: Defect | undefined;
   if (text.charCodeAt(0) === 0xfeff) {
     text = text.slice(1);
-    bom = defect("byte_order_mark", "", "starts with a UTF-8 byte-order mark, ignored here; JSON text must not carry one (RFC 8259 §8.1)");
+    bom = defect(
+      "byte_order_mark",
+      "",
+      "starts with a UTF-8 byte-order mark, ignored here; JSON text must not carry one (RFC 8259 §8.1)",
+    );
   }
 
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -95,7 +106,8 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
       // walking it alone spares the walk a pass over the envelope on every message.
       if (deep === undefined) {
         const inner = kind === "result" ? value.result : kind === "error" ? value.error : value.params;
-        if (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1))) return invalid(withBom(bom, [tooDeep(maxDepth)]));
+        if (maxDepth < 1 || (typeof inner === "object" && inner !== null && exceedsDepth(inner, maxDepth - 1)))
+          return invalid(withBom(bom, [tooDeep(maxDepth)]));
       }
       return { kind, message: value as unknown as Message, defects: bom ? [bom] : [] } as Decoded;
     }
@@ -111,7 +123,9 @@ export function decode(input: string | Uint8Array, options: DecodeOptions): Deco
 /** Text that nests too deep to be parsed: too_deep if it is JSON, else where it stops being JSON. */
 function refusedDeep(text: string, bom: Defect | undefined, maxDepth: number): Decoded {
   const notJson = jsonSyntaxError(text);
-  return invalid(withBom(bom, [notJson ? defect("parse_error", "", parseErrorMessage(text, notJson)) : tooDeep(maxDepth)]));
+  return invalid(
+    withBom(bom, [notJson ? defect("parse_error", "", parseErrorMessage(text, notJson)) : tooDeep(maxDepth)]),
+  );
 }
 
 function tooDeep(maxDepth: number): Defect {
@@ -131,7 +145,13 @@ function withBom(bom: Defect | undefined, defects: Defect[]): Defect[] {
 }
 
 /** Text JSON.parse refused (or would): too_deep when it nests too deep, else parse_error with `message`. */
-function notParsed(text: string, bom: Defect | undefined, deep: boolean | undefined, maxDepth: number, message: string): Decoded {
+function notParsed(
+  text: string,
+  bom: Defect | undefined,
+  deep: boolean | undefined,
+  maxDepth: number,
+  message: string,
+): Decoded {
   if (deep === undefined && deepUnparsed(text, maxDepth)) return refusedDeep(text, bom, maxDepth);
   return invalid(withBom(bom, [defect("parse_error", "", message)]));
 }
@@ -150,7 +170,11 @@ function notJsonAtAll(text: string): string | undefined {
   const trimmed = text.trimStart();
   if (trimmed.length === 0) return "empty: no JSON at all";
   const head = trimmed.slice(0, 15).toLowerCase();
-  if (head.startsWith("<!doctype html") || head.startsWith("<html") || (trimmed[0] === "<" && /<(head|body|title|div|p|h1)\b/i.test(trimmed.slice(0, 1024)))) {
+  if (
+    head.startsWith("<!doctype html") ||
+    head.startsWith("<html") ||
+    (trimmed[0] === "<" && /<(head|body|title|div|p|h1)\b/i.test(trimmed.slice(0, 1024)))
+  ) {
     return "not JSON: an HTML page";
   }
   if (trimmed[0] === "<") return "not JSON: markup (starts with <)";

@@ -21,7 +21,11 @@ const parses = (t: string): boolean => {
 };
 
 /** Strings that look like structure: brackets, quotes and backslashes in them must not count. */
-const tricky = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("[", "]", "{", "}", '"', "\\", '\\"[', "[[[[", "\\\\", "}}]]"), fc.string({ unit: fc.constantFrom("[", "{", '"', "\\", "]", "}", "a"), maxLength: 12 }));
+const tricky = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom("[", "]", "{", "}", '"', "\\", '\\"[', "[[[[", "\\\\", "}}]]"),
+  fc.string({ unit: fc.constantFrom("[", "{", '"', "\\", "]", "}", "a"), maxLength: 12 }),
+);
 const { value: nested } = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
     { depthSize: "small", maxDepth: 12 },
@@ -60,7 +64,13 @@ describe("depth of the text, before parsing", () => {
       return text;
     };
     for (let depth = 1; depth <= 40; depth++) {
-      for (const kinds of ["a".repeat(depth), "o".repeat(depth), "ao".repeat(depth).slice(0, depth), "oa".repeat(depth).slice(0, depth), "o".repeat(depth - 1) + "a"]) {
+      for (const kinds of [
+        "a".repeat(depth),
+        "o".repeat(depth),
+        "ao".repeat(depth).slice(0, depth),
+        "oa".repeat(depth).slice(0, depth),
+        "o".repeat(depth - 1) + "a",
+      ]) {
         const text = tightest(kinds);
         for (let max = 0; max <= 41; max++) {
           const deep = exceedsDepth(JSON.parse(text), max);
@@ -70,7 +80,12 @@ describe("depth of the text, before parsing", () => {
       }
     }
     // what it is for: an ordinary message a few hundred bytes long needs no walk
-    const call = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search", arguments: { query: "x".repeat(300), tags: ["a", "b"] } } });
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "search", arguments: { query: "x".repeat(300), tags: ["a", "b"] } },
+    });
     assert.ok(call.length > 2 * DEFAULT_MAX_DEPTH);
     assert.equal(depthBeforeParse(call, DEFAULT_MAX_DEPTH), false);
   });
@@ -88,31 +103,111 @@ describe("depth of the text, before parsing", () => {
   });
 
   test("the syntax check agrees with JSON.parse on any text", () => {
-    const token = fc.constantFrom("{", "}", "[", "]", ":", ",", '"a"', '"\\u12g4"', '"\\u1234"', '"\\x"', '"\\n"', '"\\/"', "null", "nul", "true", "tru", "false", "fals", "1", "-", "-0", "01", "1.", "1.5", "1e", "1e+5", "1E-2", " ", "\n", "\t", "\r", "\u00a0", '"', "\\", "\u0001", "\ud800", "x");
-    fc.assert(fc.property(fc.array(token, { maxLength: 30 }), (ts) => (jsonSyntaxError(ts.join("")) === undefined) === parses(ts.join(""))), { numRuns: 5000 });
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 40 }), (t) => (jsonSyntaxError(t) === undefined) === parses(t)), { numRuns: 3000 });
-    fc.assert(fc.property(fc.json({ maxDepth: 5 }), (t) => jsonSyntaxError(t) === undefined), { numRuns: 2000 });
+    const token = fc.constantFrom(
+      "{",
+      "}",
+      "[",
+      "]",
+      ":",
+      ",",
+      '"a"',
+      '"\\u12g4"',
+      '"\\u1234"',
+      '"\\x"',
+      '"\\n"',
+      '"\\/"',
+      "null",
+      "nul",
+      "true",
+      "tru",
+      "false",
+      "fals",
+      "1",
+      "-",
+      "-0",
+      "01",
+      "1.",
+      "1.5",
+      "1e",
+      "1e+5",
+      "1E-2",
+      " ",
+      "\n",
+      "\t",
+      "\r",
+      "\u00a0",
+      '"',
+      "\\",
+      "\u0001",
+      "\ud800",
+      "x",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(token, { maxLength: 30 }),
+        (ts) => (jsonSyntaxError(ts.join("")) === undefined) === parses(ts.join("")),
+      ),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 40 }),
+        (t) => (jsonSyntaxError(t) === undefined) === parses(t),
+      ),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 5 }), (t) => jsonSyntaxError(t) === undefined),
+      { numRuns: 2000 },
+    );
   });
 
   test("decode: deep JSON is too_deep, deep text that is not JSON stays a parse_error, as before", () => {
     const deep = decode("[".repeat(200) + "]".repeat(200), { revision: "2025-06-18" });
     assert.equal(deep.kind, "invalid");
-    assert.deepEqual(deep.defects.map((d) => [d.code, d.message]), [["too_deep", "nests arrays and objects deeper than 128 levels"]]);
-    for (const broken of ["[".repeat(200), "[".repeat(300) + "]".repeat(299), "[".repeat(300) + "x" + "]".repeat(300), `{"a":${"[".repeat(300)}1,]${"]".repeat(299)}}`]) {
-      assert.deepEqual(decode(broken, { revision: "2025-06-18" }).defects.map((d) => d.code), ["parse_error"]);
+    assert.deepEqual(
+      deep.defects.map((d) => [d.code, d.message]),
+      [["too_deep", "nests arrays and objects deeper than 128 levels"]],
+    );
+    for (const broken of [
+      "[".repeat(200),
+      "[".repeat(300) + "]".repeat(299),
+      "[".repeat(300) + "x" + "]".repeat(300),
+      `{"a":${"[".repeat(300)}1,]${"]".repeat(299)}}`,
+    ]) {
+      assert.deepEqual(
+        decode(broken, { revision: "2025-06-18" }).defects.map((d) => d.code),
+        ["parse_error"],
+      );
     }
     // the same for bytes, for a smaller limit, and through the guarded parse
-    assert.deepEqual(decode(Buffer.from("[".repeat(200) + "]".repeat(200)), { revision: "2025-03-26" }).defects.map((d) => d.code), ["too_deep"]);
-    assert.deepEqual(decode('{"a":[[[[1]]]]}', { revision: "2025-03-26", maxDepth: 3 }).defects.map((d) => d.code), ["too_deep"]);
+    assert.deepEqual(
+      decode(Buffer.from("[".repeat(200) + "]".repeat(200)), { revision: "2025-03-26" }).defects.map((d) => d.code),
+      ["too_deep"],
+    );
+    assert.deepEqual(
+      decode('{"a":[[[[1]]]]}', { revision: "2025-03-26", maxDepth: 3 }).defects.map((d) => d.code),
+      ["too_deep"],
+    );
     assert.throws(() => parseJson("[".repeat(200) + "]".repeat(200)), TooDeepError);
-    assert.throws(() => parseJson("[".repeat(200)), (e: unknown) => e instanceof SyntaxError && !(e instanceof TooDeepError));
-    assert.deepEqual(parseJson("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)), JSON.parse("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)));
+    assert.throws(
+      () => parseJson("[".repeat(200)),
+      (e: unknown) => e instanceof SyntaxError && !(e instanceof TooDeepError),
+    );
+    assert.deepEqual(
+      parseJson("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)),
+      JSON.parse("[".repeat(DEFAULT_MAX_DEPTH) + "]".repeat(DEFAULT_MAX_DEPTH)),
+    );
   });
 
   test("every depth is judged the same, scanned before parsing or walked after", () => {
     for (const levels of [129, 1_000, BUILD_LEVELS - 1, BUILD_LEVELS, BUILD_LEVELS + 1, 3 * BUILD_LEVELS]) {
       const text = "[".repeat(levels) + "]".repeat(levels);
-      assert.deepEqual(decode(text, { revision: "2025-06-18" }).defects.map((d) => d.code), ["too_deep"], `${levels} levels`);
+      assert.deepEqual(
+        decode(text, { revision: "2025-06-18" }).defects.map((d) => d.code),
+        ["too_deep"],
+        `${levels} levels`,
+      );
       assert.equal(depthBeforeParse(text, DEFAULT_MAX_DEPTH), levels > BUILD_LEVELS ? true : undefined);
     }
     // a long text with many brackets but little depth is parsed
@@ -125,8 +220,14 @@ describe("depth of the text, before parsing", () => {
     const levels = 100_000;
     const text = "[".repeat(levels) + "]".repeat(levels);
     assert.ok(text.length <= 2 * BUILD_LEVELS, "short enough that the default limit would parse and walk it");
-    assert.deepEqual(decode(text, { revision: "2025-06-18", maxDepth: levels - 1 }).defects.map((d) => d.code), ["too_deep"]);
-    assert.deepEqual(decode(text, { revision: "2025-06-18", maxDepth: levels }).defects.map((d) => d.code), ["bare_array"]);
+    assert.deepEqual(
+      decode(text, { revision: "2025-06-18", maxDepth: levels - 1 }).defects.map((d) => d.code),
+      ["too_deep"],
+    );
+    assert.deepEqual(
+      decode(text, { revision: "2025-06-18", maxDepth: levels }).defects.map((d) => d.code),
+      ["bare_array"],
+    );
     assert.throws(() => parseJson(text, levels - 1), TooDeepError);
     assert.equal((parseJson(text, levels) as unknown[]).length, 1);
   });
@@ -148,7 +249,8 @@ describe("depth of the text, before parsing", () => {
     for (const levels of [1, 2, 3, 40, 40_000]) {
       let v: unknown = "leaf";
       for (let i = 0; i < levels; i++) v = i % 2 ? [0, v, "x"] : { k: v, n: null };
-      for (const max of [levels - 1, levels, levels + 1]) assert.equal(exceedsDepth(v, max), levels > max, `${levels} levels, max ${max}`);
+      for (const max of [levels - 1, levels, levels + 1])
+        assert.equal(exceedsDepth(v, max), levels > max, `${levels} levels, max ${max}`);
     }
   });
 
@@ -159,13 +261,27 @@ describe("depth of the text, before parsing", () => {
     const wide = `[${deep}${",{}".repeat(BUILD_LEVELS + 10)}]`;
     assert.ok(wide.length < 5 * BUILD_LEVELS);
     assert.equal(depthBeforeParse(wide, DEFAULT_MAX_DEPTH), undefined);
-    assert.deepEqual(decode(wide, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]), [["too_deep", "nests arrays and objects deeper than 128 levels"]]);
+    assert.deepEqual(
+      decode(wide, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]),
+      [["too_deep", "nests arrays and objects deeper than 128 levels"]],
+    );
     assert.throws(() => parseJson(wide), TooDeepError);
-    for (const broken of [wide.slice(0, -1), `{"":`.repeat(BUILD_LEVELS + 10) + "x", `[${deep}${",{}".repeat(BUILD_LEVELS + 10)},]`]) {
+    for (const broken of [
+      wide.slice(0, -1),
+      `{"":`.repeat(BUILD_LEVELS + 10) + "x",
+      `[${deep}${",{}".repeat(BUILD_LEVELS + 10)},]`,
+    ]) {
       const fault = jsonSyntaxError(broken);
       assert.ok(fault);
-      assert.deepEqual(decode(broken, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]), [["parse_error", `not valid JSON: ${fault.message}`]]);
-      assert.throws(() => parseJson(broken), (e: unknown) => e === fault || (e instanceof SyntaxError && e.message === fault.message && !(e instanceof TooDeepError)));
+      assert.deepEqual(
+        decode(broken, { revision: "2025-06-18" }).defects.map((d) => [d.code, d.message]),
+        [["parse_error", `not valid JSON: ${fault.message}`]],
+      );
+      assert.throws(
+        () => parseJson(broken),
+        (e: unknown) =>
+          e === fault || (e instanceof SyntaxError && e.message === fault.message && !(e instanceof TooDeepError)),
+      );
     }
   });
 
@@ -180,7 +296,11 @@ describe("depth of the text, before parsing", () => {
       peakRss = Math.max(peakRss, m.rss);
       peakHeap = Math.max(peakHeap, m.heapUsed);
     };
-    for (const body of [Buffer.from("[".repeat(half) + "]".repeat(half)), "[".repeat(half) + "]".repeat(half), Buffer.from("[".repeat(half - 1) + "}" + "]".repeat(half))]) {
+    for (const body of [
+      Buffer.from("[".repeat(half) + "]".repeat(half)),
+      "[".repeat(half) + "]".repeat(half),
+      Buffer.from("[".repeat(half - 1) + "}" + "]".repeat(half)),
+    ]) {
       sample();
       const d = decode(body, { revision: "2025-03-26" });
       sample();

@@ -202,7 +202,9 @@ function deeperTwin(v: object, depth: number, max: number): boolean {
  */
 function deeperUnbounded(root: object, max: number): boolean {
   if (max < 1) return true;
-  const levels: { node: object; children: unknown[]; next: number }[] = [{ node: root, children: childrenOf(root), next: 0 }];
+  const levels: { node: object; children: unknown[]; next: number }[] = [
+    { node: root, children: childrenOf(root), next: 0 },
+  ];
   const onPath = new Set<object>([root]);
   while (levels.length > 0) {
     const level = levels[levels.length - 1]!;

@@ -55,22 +55,35 @@ describe("encode", () => {
   test("a message that breaks the envelope is refused with EncodeError and its defects", () => {
     for (const rev of ALL) {
       const e = refused(() => encode(asMessage({ ...request(rev), id: null }), { revision: rev }));
-      assert.deepEqual(e.defects.map((d) => d.code), ["id_null"]);
+      assert.deepEqual(
+        e.defects.map((d) => d.code),
+        ["id_null"],
+      );
       assert.equal(e.defects[0]!.path, "/id");
       assert.match(e.message, /^refusing to encode: id_null at \/id: /);
       refused(() => encode(asMessage({ jsonrpc: "1.0", id: 1, method: "x" }), { revision: rev }));
-      refused(() => encode(asMessage({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "x" } }), { revision: rev }));
+      refused(() =>
+        encode(asMessage({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "x" } }), { revision: rev }),
+      );
       refused(() => encode(asMessage({ tools: [] }), { revision: rev }));
       refused(() => encode(asMessage(5), { revision: rev }));
     }
   });
 
   test("a content error is refused too: -32002 on 2026-07-28, a request without _meta", () => {
-    const e = refused(() => encode(asMessage({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "not found" } }), { revision: MODERN }));
-    assert.deepEqual(e.defects.map((d) => d.code), ["error_code_retired"]);
-    for (const rev of LEGACY) encode(asMessage({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "not found" } }), { revision: rev });
+    const e = refused(() =>
+      encode(asMessage({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "not found" } }), { revision: MODERN }),
+    );
+    assert.deepEqual(
+      e.defects.map((d) => d.code),
+      ["error_code_retired"],
+    );
+    for (const rev of LEGACY)
+      encode(asMessage({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "not found" } }), { revision: rev });
     refused(() => encode(asMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { revision: MODERN }));
-    refused(() => encode(asMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { revision: MODERN, role: "client" }));
+    refused(() =>
+      encode(asMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { revision: MODERN, role: "client" }),
+    );
     // a server's request is not bound by the client's per-request _meta
     encode(asMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), { revision: MODERN, role: "server" });
   });
@@ -82,15 +95,24 @@ describe("encode", () => {
       assert.ok(refused(() => encode(batch, { revision: rev })).defects.some((d) => d.code === "batch_not_allowed"));
     }
     assert.ok(refused(() => encode([], { revision: "2025-03-26" })).defects.some((d) => d.code === "empty_batch"));
-    const bad = refused(() => encode([asMessage(request("2025-03-26", 1)), asMessage({ jsonrpc: "2.0", id: true, method: "x" })], { revision: "2025-03-26" }));
+    const bad = refused(() =>
+      encode([asMessage(request("2025-03-26", 1)), asMessage({ jsonrpc: "2.0", id: true, method: "x" })], {
+        revision: "2025-03-26",
+      }),
+    );
     assert.equal(bad.defects[0]!.path, "/1/id");
   });
 
   test("too deep, or referring to itself: too_deep, not a stack overflow", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 200; i++) deep = [deep];
-    const e = refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params: { deep } }), { revision: "2025-06-18" }));
-    assert.deepEqual(e.defects.map((d) => d.code), ["too_deep"]);
+    const e = refused(() =>
+      encode(asMessage({ jsonrpc: "2.0", method: "x", params: { deep } }), { revision: "2025-06-18" }),
+    );
+    assert.deepEqual(
+      e.defects.map((d) => d.code),
+      ["too_deep"],
+    );
     const params: Record<string, unknown> = {};
     params.self = params;
     refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params }), { revision: "2025-06-18" }));
@@ -100,8 +122,21 @@ describe("encode", () => {
     // with a limit deeper than recursion may go, still an EncodeError and never a RangeError
     let tall: unknown = null;
     for (let i = 0; i < 200_000; i++) tall = { a: tall };
-    assert.deepEqual(refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params: { tall } }), { revision: "2025-06-18", maxDepth: 100_000 })).defects.map((d) => d.code), ["too_deep"]);
-    assert.deepEqual(refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params }), { revision: "2025-06-18", maxDepth: 1e9 })).defects.map((d) => d.code), ["too_deep"]);
+    assert.deepEqual(
+      refused(() =>
+        encode(asMessage({ jsonrpc: "2.0", method: "x", params: { tall } }), {
+          revision: "2025-06-18",
+          maxDepth: 100_000,
+        }),
+      ).defects.map((d) => d.code),
+      ["too_deep"],
+    );
+    assert.deepEqual(
+      refused(() =>
+        encode(asMessage({ jsonrpc: "2.0", method: "x", params }), { revision: "2025-06-18", maxDepth: 1e9 }),
+      ).defects.map((d) => d.code),
+      ["too_deep"],
+    );
     // maxDepth is honoured both ways
     const ok = { jsonrpc: "2.0", method: "x", params: { a: { b: {} } } };
     encode(asMessage(ok), { revision: "2025-06-18", maxDepth: 4 });
@@ -109,16 +144,25 @@ describe("encode", () => {
   });
 
   test("not JSON data: a BigInt is refused, not thrown as a TypeError", () => {
-    const e = refused(() => encode(asMessage({ jsonrpc: "2.0", method: "x", params: { n: 10n } }), { revision: "2025-06-18" }));
+    const e = refused(() =>
+      encode(asMessage({ jsonrpc: "2.0", method: "x", params: { n: 10n } }), { revision: "2025-06-18" }),
+    );
     assert.equal(e.defects[0]!.code, "parse_error");
-    assert.ok(refused(() => encode(asMessage({ jsonrpc: "2.0", id: 10n, method: "x" }), { revision: "2025-06-18" })).defects.some((d) => d.code === "id_invalid_type"));
+    assert.ok(
+      refused(() =>
+        encode(asMessage({ jsonrpc: "2.0", id: 10n, method: "x" }), { revision: "2025-06-18" }),
+      ).defects.some((d) => d.code === "id_invalid_type"),
+    );
   });
 
   test("too_large past maxBytes, counted in UTF-8 bytes", () => {
     const m = asMessage({ jsonrpc: "2.0", method: "x", params: { s: "é".repeat(100) } });
     const n = Buffer.byteLength(JSON.stringify(m));
     assert.equal(encode(m, { revision: "2025-06-18", maxBytes: n }), JSON.stringify(m));
-    assert.deepEqual(refused(() => encode(m, { revision: "2025-06-18", maxBytes: n - 1 })).defects.map((d) => d.code), ["too_large"]);
+    assert.deepEqual(
+      refused(() => encode(m, { revision: "2025-06-18", maxBytes: n - 1 })).defects.map((d) => d.code),
+      ["too_large"],
+    );
   });
 
   test("an unknown revision is an EncodeError", () => {
@@ -135,7 +179,14 @@ describe("encode", () => {
   });
 
   test("the 2026-07-28 example round-trips", () => {
-    const m = result(MODERN, 2, { tools: [{ name: "search", inputSchema: { type: "object" } }], _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } } });
-    assert.deepEqual(decode(encode(asMessage(m), { revision: MODERN }), { revision: MODERN }), { kind: "result", message: m, defects: [] });
+    const m = result(MODERN, 2, {
+      tools: [{ name: "search", inputSchema: { type: "object" } }],
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } },
+    });
+    assert.deepEqual(decode(encode(asMessage(m), { revision: MODERN }), { revision: MODERN }), {
+      kind: "result",
+      message: m,
+      defects: [],
+    });
   });
 });

@@ -21,7 +21,9 @@ export class EncodeError extends Error {
   readonly code = "ERR_MCP_WIRE_ENCODE";
   override readonly name = "EncodeError";
   constructor(readonly defects: readonly Defect[]) {
-    super(`refusing to encode: ${defects.map((d) => `${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`).join("; ")}`);
+    super(
+      `refusing to encode: ${defects.map((d) => `${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`).join("; ")}`,
+    );
   }
 }
 
@@ -50,7 +52,9 @@ export function encode(message: Message | readonly Message[], options: EncodeOpt
   if (!shallowText(text, maxDepth) && exceedsDepth(message, maxDepth)) throw tooDeep(maxDepth);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes) {
-    throw new EncodeError([defect("too_large", "", `${Buffer.byteLength(text, "utf8")} bytes, over the ${maxBytes}-byte limit`)]);
+    throw new EncodeError([
+      defect("too_large", "", `${Buffer.byteLength(text, "utf8")} bytes, over the ${maxBytes}-byte limit`),
+    ]);
   }
   return text;
 }

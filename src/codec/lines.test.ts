@@ -12,7 +12,11 @@ function collect(max: number) {
 /** What the splitter holds for the unfinished line, read from its private fields. */
 function heldBytes(s: LineSplitter): { held: number; retained: number; parts: number } {
   const inner = s as unknown as { parts: Buffer[]; held: number };
-  return { held: inner.held, parts: inner.parts.length, retained: inner.parts.reduce((n, p) => n + p.buffer.byteLength, 0) };
+  return {
+    held: inner.held,
+    parts: inner.parts.length,
+    retained: inner.parts.reduce((n, p) => n + p.buffer.byteLength, 0),
+  };
 }
 
 describe("LineSplitter", () => {
@@ -46,8 +50,14 @@ describe("LineSplitter", () => {
     s.push(Buffer.from("\nc\n\r\n"));
     s.end();
     assert.deepEqual(texts(), ["a", "b", "c", ""]);
-    assert.deepEqual(lines.map((l) => l.crlf), [true, true, false, true]);
-    assert.deepEqual(lines.map((l) => l.size), [1, 1, 1, 0]);
+    assert.deepEqual(
+      lines.map((l) => l.crlf),
+      [true, true, false, true],
+    );
+    assert.deepEqual(
+      lines.map((l) => l.size),
+      [1, 1, 1, 0],
+    );
   });
 
   test("a \\r inside a line is kept", () => {
@@ -99,7 +109,10 @@ describe("LineSplitter", () => {
       for (let at = 0; at < bytes.length; at += size) s.push(bytes.subarray(at, at + size));
       const o = lines[0]!;
       assert.equal(o.overflow, true);
-      assert.ok(o.prefix!.length >= 100 && line.startsWith(o.prefix!.toString()), `chunks of ${size}: the line's start (as far as it had come when it passed the cap)`);
+      assert.ok(
+        o.prefix!.length >= 100 && line.startsWith(o.prefix!.toString()),
+        `chunks of ${size}: the line's start (as far as it had come when it passed the cap)`,
+      );
       // 1 KiB kept, less the \r it ended with
       assert.equal(o.suffix!.toString(), line.slice(-1023), `chunks of ${size}`);
       assert.equal(lines[1]!.bytes.toString(), "next");
@@ -111,7 +124,10 @@ describe("LineSplitter", () => {
     s.push(Buffer.alloc(4 << 20, 0x78));
     s.push(Buffer.from("\n"));
     assert.equal(lines[0]!.suffix!.length, 1024);
-    assert.ok(lines[0]!.suffix!.buffer.byteLength < 64 * 1024, `the suffix retains ${lines[0]!.suffix!.buffer.byteLength} bytes`);
+    assert.ok(
+      lines[0]!.suffix!.buffer.byteLength < 64 * 1024,
+      `the suffix retains ${lines[0]!.suffix!.buffer.byteLength} bytes`,
+    );
   });
 
   test("memory: the dropped bytes of an over-long line are not held", () => {
@@ -141,23 +157,28 @@ describe("LineSplitter", () => {
   test("property: any chunking of any lines gives back the same lines", () => {
     const line = fc.string({ unit: "binary", maxLength: 40 }).filter((t) => !t.includes("\n"));
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 10 }), fc.boolean(), (ls, cuts, trailing) => {
-        const bytes = Buffer.from(ls.join("\n") + (trailing && ls.length > 0 ? "\n" : ""));
-        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-        const { s, lines } = collect(1 << 16);
-        let at = 0;
-        for (const p of [...points, bytes.length]) {
-          s.push(bytes.subarray(at, p));
-          at = p;
-        }
-        s.end();
-        // without a trailing newline, an empty last "line" is no line at all
-        const expected = !trailing && ls.at(-1) === "" ? ls.slice(0, -1) : ls;
-        assert.deepEqual(
-          lines.map((l) => l.bytes.toString("utf8") + (l.crlf ? "\r" : "")),
-          expected,
-        );
-      }),
+      fc.property(
+        fc.array(line, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.boolean(),
+        (ls, cuts, trailing) => {
+          const bytes = Buffer.from(ls.join("\n") + (trailing && ls.length > 0 ? "\n" : ""));
+          const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const { s, lines } = collect(1 << 16);
+          let at = 0;
+          for (const p of [...points, bytes.length]) {
+            s.push(bytes.subarray(at, p));
+            at = p;
+          }
+          s.end();
+          // without a trailing newline, an empty last "line" is no line at all
+          const expected = !trailing && ls.at(-1) === "" ? ls.slice(0, -1) : ls;
+          assert.deepEqual(
+            lines.map((l) => l.bytes.toString("utf8") + (l.crlf ? "\r" : "")),
+            expected,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });

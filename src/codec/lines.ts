@@ -71,8 +71,12 @@ export class LineSplitter {
     }
     if (this.held + n > this.maxLineBytes) {
       this.dropped = this.held + n;
-      const head = this.parts.length > 0 ? Buffer.concat(this.parts, Math.min(this.held, PREFIX_BYTES)) : Buffer.alloc(0);
-      this.prefix = head.length >= PREFIX_BYTES ? Buffer.from(head.subarray(0, PREFIX_BYTES)) : Buffer.concat([head, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES - head.length))]);
+      const head =
+        this.parts.length > 0 ? Buffer.concat(this.parts, Math.min(this.held, PREFIX_BYTES)) : Buffer.alloc(0);
+      this.prefix =
+        head.length >= PREFIX_BYTES
+          ? Buffer.from(head.subarray(0, PREFIX_BYTES))
+          : Buffer.concat([head, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES - head.length))]);
       this.suffix = Buffer.alloc(0);
       this.keepSuffix([...this.parts, chunk.subarray(from, to)]);
       this.parts = [];
@@ -105,7 +109,10 @@ export class LineSplitter {
     if (this.dropped > 0) {
       const size = this.dropped;
       const prefix = this.prefix ?? Buffer.alloc(0);
-      const suffix = this.suffix.length > 0 && this.suffix[this.suffix.length - 1] === CR ? this.suffix.subarray(0, this.suffix.length - 1) : this.suffix;
+      const suffix =
+        this.suffix.length > 0 && this.suffix[this.suffix.length - 1] === CR
+          ? this.suffix.subarray(0, this.suffix.length - 1)
+          : this.suffix;
       this.dropped = 0;
       this.prefix = undefined;
       this.suffix = Buffer.alloc(0);

@@ -19,8 +19,20 @@ function parses(text: string): boolean {
 const textish = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 40 }),
-  fc.tuple(fc.constantFrom("", " ", "\t", "\n", "\r\n", "\u00a0", "\ufeff", "\u2028"), fc.json(), fc.constantFrom("", " ", "x", "}")).map(([a, b, c]) => a + b + c),
-  fc.tuple(fc.stringMatching(/^[ \t\r\n]{0,3}$/), fc.constantFrom("{", "[", '"', "-", "0", "9", "t", "f", "n", "N", "<", "e", "d", "i", "+", ".", "'", "}", "]"), fc.string({ maxLength: 10 })).map(([a, b, c]) => a + b + c),
+  fc
+    .tuple(
+      fc.constantFrom("", " ", "\t", "\n", "\r\n", "\u00a0", "\ufeff", "\u2028"),
+      fc.json(),
+      fc.constantFrom("", " ", "x", "}"),
+    )
+    .map(([a, b, c]) => a + b + c),
+  fc
+    .tuple(
+      fc.stringMatching(/^[ \t\r\n]{0,3}$/),
+      fc.constantFrom("{", "[", '"', "-", "0", "9", "t", "f", "n", "N", "<", "e", "d", "i", "+", ".", "'", "}", "]"),
+      fc.string({ maxLength: 10 }),
+    )
+    .map(([a, b, c]) => a + b + c),
 );
 
 describe("cannotBeJson", () => {
@@ -35,9 +47,24 @@ describe("cannotBeJson", () => {
   });
 
   test("what it tells apart", () => {
-    for (const t of ["", "   ", "\r\n\t ", "Not Found", "<!doctype html><html></html>", "event: message", "\ufeff{}", "\u00a0{}", "'a'", "+1", ".5", "}"]) assert.equal(cannotBeJson(t), true, JSON.stringify(t));
+    for (const t of [
+      "",
+      "   ",
+      "\r\n\t ",
+      "Not Found",
+      "<!doctype html><html></html>",
+      "event: message",
+      "\ufeff{}",
+      "\u00a0{}",
+      "'a'",
+      "+1",
+      ".5",
+      "}",
+    ])
+      assert.equal(cannotBeJson(t), true, JSON.stringify(t));
     // it judges the first character only: what follows is JSON.parse's to judge
-    for (const t of ["{}", " [1]", '"x"', "-1", "0", "true", "false", "null", "\n{", "nope", "tru", "{oops"]) assert.equal(cannotBeJson(t), false, JSON.stringify(t));
+    for (const t of ["{}", " [1]", '"x"', "-1", "0", "true", "false", "null", "\n{", "nope", "tru", "{oops"])
+      assert.equal(cannotBeJson(t), false, JSON.stringify(t));
     assert.equal(bytesCannotBeJson(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])), true);
     assert.equal(bytesCannotBeJson(new Uint8Array([0xff, 0x7b])), true);
   });

@@ -41,7 +41,16 @@ function isJsonSpace(c: number): boolean {
 
 /** `{`, `[`, `"`, `-`, a digit, or the first letter of true, false or null. */
 function beginsValue(c: number): boolean {
-  return c === 0x7b || c === 0x5b || c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e;
+  return (
+    c === 0x7b ||
+    c === 0x5b ||
+    c === 0x22 ||
+    c === 0x2d ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x74 ||
+    c === 0x66 ||
+    c === 0x6e
+  );
 }
 
 /**

@@ -68,7 +68,9 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
     for (;;) {
       i = skipSpace(text, i);
       if (top === 0) {
-        return i === n ? undefined : new JsonSyntaxError(`Unexpected non-whitespace character after JSON at position ${i}`, i);
+        return i === n
+          ? undefined
+          : new JsonSyntaxError(`Unexpected non-whitespace character after JSON at position ${i}`, i);
       }
       const d = text.charCodeAt(i);
       const inObject = stack[top - 1] === IN_OBJECT;
@@ -120,7 +122,16 @@ function string(text: string, i: number): number {
       if (e === 0x75 /* u */) {
         for (let k = 1; k <= 4; k++) if (!isHex(text.charCodeAt(i + k))) return ~(i + k);
         i += 4;
-      } else if (!(e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74)) {
+      } else if (!(
+        e === 0x22 ||
+        e === 0x5c ||
+        e === 0x2f ||
+        e === 0x62 ||
+        e === 0x66 ||
+        e === 0x6e ||
+        e === 0x72 ||
+        e === 0x74
+      )) {
         return ~i;
       }
     }

@@ -4,7 +4,15 @@
  * newline-delimited streams (stdio, pipes, sockets). See docs/library.md.
  */
 export { Peer } from "../peer/peer.js";
-export type { PeerOptions, RequestOptions, RequestContext, RequestHandler, NotificationHandler, Progress, DefectReport } from "../peer/peer.js";
+export type {
+  PeerOptions,
+  RequestOptions,
+  RequestContext,
+  RequestHandler,
+  NotificationHandler,
+  Progress,
+  DefectReport,
+} from "../peer/peer.js";
 export { isHttpTransport } from "../peer/transport.js";
 export type { Transport, HttpTransport, TransportSink, DroppedAnswer, ReadMessage } from "../peer/transport.js";
 export { createMemoryPair } from "../transport/memory.js";

@@ -85,9 +85,17 @@ async function readMessage(req: IncomingMessage): Promise<Incoming | undefined> 
   }
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.destroyed) return;
-  res.writeHead(status, { "content-type": type, "content-length": String(Buffer.byteLength(body)), ...headers }).end(body);
+  res
+    .writeHead(status, { "content-type": type, "content-length": String(Buffer.byteLength(body)), ...headers })
+    .end(body);
 }
 
 function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
@@ -122,7 +130,12 @@ function alwaysError(code: number, message: (m: Incoming) => string): Route {
 }
 
 /** A server that answers every request with the same body, whatever it was. */
-function always(status: number, type: string, body: string | ((m: Incoming | undefined) => string), headers: Record<string, string> = {}): Route {
+function always(
+  status: number,
+  type: string,
+  body: string | ((m: Incoming | undefined) => string),
+  headers: Record<string, string> = {},
+): Route {
   return exact((req, res) => {
     void readMessage(req).then((m) => send(res, status, type, typeof body === "string" ? body : body(m), headers));
   });
@@ -139,7 +152,11 @@ interface LegacyScript {
   deleteHangs?: boolean;
 }
 
-const ECHO = { name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } };
+const ECHO = {
+  name: "echo",
+  description: "Returns its text.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } } },
+};
 
 /**
  * A hand-written 2025-era Streamable HTTP server, as the v1 TypeScript SDK's behave: a request
@@ -177,7 +194,8 @@ function legacyScripted(script: LegacyScript): Route {
           sessions.add(session);
           return reply(res, rpcResult(m.id, answer.result), { "mcp-session-id": session });
         }
-        if (typeof sid !== "string" || !sessions.has(sid)) return json(res, 400, rpcError(null, -32000, "Bad Request: No valid session ID provided"));
+        if (typeof sid !== "string" || !sessions.has(sid))
+          return json(res, 400, rpcError(null, -32000, "Bad Request: No valid session ID provided"));
         if (m.id === undefined) return void res.writeHead(202).end();
         if (m.method === "tools/list") {
           if (script.toolsList === "hang") return hang(res);
@@ -200,7 +218,11 @@ const legacyInit = (version: string, name: string) => ({
 /** mcp-wire's own McpServer behind its HTTP handler. */
 function mcpServerRoute(options: { legacyOnly?: boolean; acceptOnlySse?: boolean }): Route {
   const handler: HttpHandler = createHttpHandler(
-    createReferenceServer(options.legacyOnly ? { revisions: LEGACY_REVISIONS, serverInfo: { name: "fleet-legacy", version: "1.0.0" } } : { serverInfo: { name: "fleet-modern", version: "1.0.0" } }),
+    createReferenceServer(
+      options.legacyOnly
+        ? { revisions: LEGACY_REVISIONS, serverInfo: { name: "fleet-legacy", version: "1.0.0" } }
+        : { serverInfo: { name: "fleet-modern", version: "1.0.0" } },
+    ),
     { keepAliveMs: 0 },
   );
   return {
@@ -244,7 +266,10 @@ class SseSessionTransport implements HttpTransport {
 
 /** The deprecated HTTP+SSE transport: GET opens the stream, the `endpoint` event names where to POST. */
 function httpSseRoute(name: string): Route {
-  const server = createReferenceServer({ revisions: ["2024-11-05"], serverInfo: { name: "fleet-http-sse", version: "1.0.0" } });
+  const server = createReferenceServer({
+    revisions: ["2024-11-05"],
+    serverInfo: { name: "fleet-http-sse", version: "1.0.0" },
+  });
   const sessions = new Map<string, { transport: SseSessionTransport; peer: Peer; res: ServerResponse }>();
   return {
     handle: (req, res, sub) => {
@@ -315,9 +340,17 @@ const MODERN_TOOLS = [{ name: "search", description: "Searches.", inputSchema: {
 /** What a small modern server answers: a DiscoverResult, its one tool, or -32601 (both results cacheable, as 2026-07-28 requires). */
 function modernAnswer(m: Incoming, name: string): unknown {
   if (m.method === "server/discover") {
-    return rpcResult(m.id, { resultType: "complete", ttlMs: 0, cacheScope: "public", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { [META_SERVER_INFO]: { name, version: "1.0.0" } } });
+    return rpcResult(m.id, {
+      resultType: "complete",
+      ttlMs: 0,
+      cacheScope: "public",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      _meta: { [META_SERVER_INFO]: { name, version: "1.0.0" } },
+    });
   }
-  if (m.method === "tools/list") return rpcResult(m.id, { resultType: "complete", ttlMs: 0, cacheScope: "public", tools: MODERN_TOOLS });
+  if (m.method === "tools/list")
+    return rpcResult(m.id, { resultType: "complete", ttlMs: 0, cacheScope: "public", tools: MODERN_TOOLS });
   return rpcError(m.id, -32601, "Method not found");
 }
 
@@ -348,7 +381,9 @@ let bombFill: Buffer | undefined;
  */
 function gzipBomb(res: ServerResponse, id: unknown, size: number): void {
   bombFill ??= zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024, "x"), { level: 9 });
-  const head = zlib.gzipSync(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":{"resultType":"complete","tools":[{"name":"bomb","inputSchema":{"type":"object"},"description":"`);
+  const head = zlib.gzipSync(
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":{"resultType":"complete","tools":[{"name":"bomb","inputSchema":{"type":"object"},"description":"`,
+  );
   res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
   res.write(head);
   let members = Math.max(1, Math.floor(size / (16 * 1024 * 1024)));
@@ -374,7 +409,8 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "legacy",
-    description: "a legacy-only McpServer: server/discover is a method it does not have (-32601, HTTP 404), initialize opens a session",
+    description:
+      "a legacy-only McpServer: server/discover is a method it does not have (-32601, HTTP 404), initialize opens a session",
     expect: ok("legacy", "2025-11-25", REFERENCE_TOOLS),
     start: () => mcpServerRoute({ legacyOnly: true }),
   },
@@ -386,18 +422,28 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "http-sse",
-    description: "the deprecated HTTP+SSE transport (2024-11-05): POST here is 405, GET opens the stream whose endpoint event names where to POST",
+    description:
+      "the deprecated HTTP+SSE transport (2024-11-05): POST here is 405, GET opens the stream whose endpoint event names where to POST",
     expect: ok("legacy", "2024-11-05", REFERENCE_TOOLS, { transport: "http+sse" }),
     start: () => httpSseRoute("http-sse"),
   },
   {
     name: "modern-no-result-type",
-    description: "a 2026-07-28 server whose results leave out resultType (read as complete: a warning), and so break the schema a sender must follow",
+    description:
+      "a 2026-07-28 server whose results leave out resultType (read as complete: a warning), and so break the schema a sender must follow",
     expect: ok("modern", "2026-07-28", 1, { defects: ["result_type_missing", "schema_invalid"] }),
     start: () =>
       rpcRoute((m, _req, res) => {
         if (m.method === "server/discover") {
-          return json(res, 200, rpcResult(m.id, { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { [META_SERVER_INFO]: { name: "fleet-no-result-type", version: "1.0.0" } } }));
+          return json(
+            res,
+            200,
+            rpcResult(m.id, {
+              supportedVersions: ["2026-07-28"],
+              capabilities: { tools: {} },
+              _meta: { [META_SERVER_INFO]: { name: "fleet-no-result-type", version: "1.0.0" } },
+            }),
+          );
         }
         if (m.method === "tools/list") return json(res, 200, rpcResult(m.id, { tools: MODERN_TOOLS }));
         json(res, 404, rpcError(m.id, -32601, "Method not found"));
@@ -405,13 +451,16 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "version-retry",
-    description: "a legacy server that supports only 2025-03-26 and answers initialize offering anything newer with -32602 naming the version, instead of offering its own",
+    description:
+      "a legacy server that supports only 2025-03-26 and answers initialize offering anything newer with -32602 naming the version, instead of offering its own",
     expect: ok("legacy", "2025-03-26", 1, { defects: ["version_not_negotiated"] }),
     start: () =>
       legacyScripted({
         initialize: (m) => {
           const v = m.params?.protocolVersion;
-          return v === "2025-03-26" ? legacyInit("2025-03-26", "fleet-old-sdk") : { error: { code: -32602, message: `Unsupported protocol version: ${String(v)}` } };
+          return v === "2025-03-26"
+            ? legacyInit("2025-03-26", "fleet-old-sdk")
+            : { error: { code: -32602, message: `Unsupported protocol version: ${String(v)}` } };
         },
       }),
   },
@@ -427,7 +476,8 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     expect: fails("web_page", "text/html", { status: 200 }),
     start: () => ({
       handle: (req, res, sub) => {
-        if (sub === "/login") return void readBody(req).then(() => send(res, 200, "text/html; charset=utf-8", HTML_LOGIN));
+        if (sub === "/login")
+          return void readBody(req).then(() => send(res, 200, "text/html; charset=utf-8", HTML_LOGIN));
         void readBody(req).then(() => {
           res.writeHead(302, { location: "/login-page/login?next=%2Fmcp", "content-length": "0" }).end();
         });
@@ -455,37 +505,68 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   {
     name: "invalid-api-key",
     description: 'refuses every request with -32001 "invalid api key" (HTTP 200), not a 401',
-    expect: fails("auth_required", "rpc_error_instead_of_401", { rpcError: { code: -32001, message: "invalid api key", range: "legacy" }, status: 200 }),
+    expect: fails("auth_required", "rpc_error_instead_of_401", {
+      rpcError: { code: -32001, message: "invalid api key", range: "legacy" },
+      status: 200,
+    }),
     start: () => alwaysError(-32001, () => "invalid api key"),
   },
   {
     name: "method-not-found",
     description: 'has no initialize: -32601 "Unknown method: …" for everything',
-    expect: fails("rpc_error", "method_not_found", { rpcError: { code: -32601, message: "Unknown method: initialize", range: "standard" } }),
+    expect: fails("rpc_error", "method_not_found", {
+      rpcError: { code: -32601, message: "Unknown method: initialize", range: "standard" },
+    }),
     start: () => alwaysError(-32601, (m) => `Unknown method: ${String(m.method)}`),
   },
   {
     name: "unsupported-version",
     description: 'rejects initialize with -32602 "Unsupported MCP protocol version", whatever version is offered',
-    expect: fails("rpc_error", "unsupported_version", { rpcError: { code: -32602, message: "Unsupported MCP protocol version", range: "standard" } }),
-    start: () => rpcRoute((m, _req, res) => json(res, 200, m.method === "initialize" ? rpcError(m.id, -32602, "Unsupported MCP protocol version") : rpcError(m.id, -32601, "Method not found"))),
+    expect: fails("rpc_error", "unsupported_version", {
+      rpcError: { code: -32602, message: "Unsupported MCP protocol version", range: "standard" },
+    }),
+    start: () =>
+      rpcRoute((m, _req, res) =>
+        json(
+          res,
+          200,
+          m.method === "initialize"
+            ? rpcError(m.id, -32602, "Unsupported MCP protocol version")
+            : rpcError(m.id, -32601, "Method not found"),
+        ),
+      ),
   },
   {
     name: "internal-error",
     description: "fails initialize with -32603 Internal error",
-    expect: fails("rpc_error", "internal_error", { rpcError: { code: -32603, message: "Internal error", range: "standard" } }),
-    start: () => rpcRoute((m, _req, res) => json(res, 200, m.method === "initialize" ? rpcError(m.id, -32603, "Internal error") : rpcError(m.id, -32601, "Method not found"))),
+    expect: fails("rpc_error", "internal_error", {
+      rpcError: { code: -32603, message: "Internal error", range: "standard" },
+    }),
+    start: () =>
+      rpcRoute((m, _req, res) =>
+        json(
+          res,
+          200,
+          m.method === "initialize"
+            ? rpcError(m.id, -32603, "Internal error")
+            : rpcError(m.id, -32601, "Method not found"),
+        ),
+      ),
   },
   {
     name: "legacy-code",
     description: "fails every request with -32000, from the implementation-defined legacy range",
-    expect: fails("rpc_error", "legacy_code", { rpcError: { code: -32000, message: "Server error: upstream unavailable", range: "legacy" } }),
+    expect: fails("rpc_error", "legacy_code", {
+      rpcError: { code: -32000, message: "Server error: upstream unavailable", range: "legacy" },
+    }),
     start: () => alwaysError(-32000, () => "Server error: upstream unavailable"),
   },
   {
     name: "application-error",
     description: "fails every request with an application-defined code (outside -32768…-32000)",
-    expect: fails("rpc_error", "other", { rpcError: { code: 503, message: "Service in maintenance until 06:00 UTC", range: "application" } }),
+    expect: fails("rpc_error", "other", {
+      rpcError: { code: 503, message: "Service in maintenance until 06:00 UTC", range: "application" },
+    }),
     start: () => alwaysError(503, () => "Service in maintenance until 06:00 UTC"),
   },
   {
@@ -493,13 +574,19 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     description: "401 with a WWW-Authenticate Bearer challenge",
     expect: fails("auth_required", "http_401", { status: 401 }),
     start: (ctx) =>
-      always(401, "application/json", JSON.stringify({ error: "invalid_token", error_description: "Missing bearer token" }), {
-        "www-authenticate": `Bearer realm="fleet", resource_metadata="${ctx.origin}/.well-known/oauth-protected-resource"`,
-      }),
+      always(
+        401,
+        "application/json",
+        JSON.stringify({ error: "invalid_token", error_description: "Missing bearer token" }),
+        {
+          "www-authenticate": `Bearer realm="fleet", resource_metadata="${ctx.origin}/.well-known/oauth-protected-resource"`,
+        },
+      ),
   },
   {
     name: "auth-bearer",
-    description: "serves the reference server only with `Authorization: Bearer <token>`; otherwise 401, echoing the credential it was given",
+    description:
+      "serves the reference server only with `Authorization: Bearer <token>`; otherwise 401, echoing the credential it was given",
     expect: fails("auth_required", "http_401", { status: 401 }),
     start: (ctx) => {
       const inner = mcpServerRoute({});
@@ -508,7 +595,14 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
           const given = req.headers.authorization;
           if (given === `Bearer ${ctx.token}`) return inner.handle(req, res, sub);
           const why = given === undefined ? "Missing bearer token" : `Invalid credentials: ${given}`;
-          void readBody(req).then(() => json(res, 401, { error: "invalid_token", error_description: why }, { "www-authenticate": 'Bearer realm="fleet", error="invalid_token"' }));
+          void readBody(req).then(() =>
+            json(
+              res,
+              401,
+              { error: "invalid_token", error_description: why },
+              { "www-authenticate": 'Bearer realm="fleet", error="invalid_token"' },
+            ),
+          );
         },
         close: () => inner.close?.(),
       };
@@ -528,13 +622,13 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "http-404-html",
-    description: "a site's HTML \"page not found\" (404): nothing is served at that path",
+    description: 'a site\'s HTML "page not found" (404): nothing is served at that path',
     expect: fails("http_error", "http_404", { status: 404 }),
     start: () => always(404, "text/html; charset=utf-8", HTML_NOT_FOUND),
   },
   {
     name: "http-410-html",
-    description: "a site's HTML \"gone\" page (410): the endpoint was taken down",
+    description: 'a site\'s HTML "gone" page (410): the endpoint was taken down',
     expect: fails("http_error", "http_410", { status: 410 }),
     start: () => always(410, "text/html; charset=utf-8", HTML_GONE),
   },
@@ -587,9 +681,15 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "hang-after-initialize",
-    description: "a legacy server that opens the session, then never answers tools/list (nor the DELETE that would end the session)",
+    description:
+      "a legacy server that opens the session, then never answers tools/list (nor the DELETE that would end the session)",
     expect: fails("timeout", "tools/list", { era: "legacy", revision: "2025-11-25" }),
-    start: () => legacyScripted({ initialize: () => legacyInit("2025-11-25", "fleet-stuck"), toolsList: "hang", deleteHangs: true }),
+    start: () =>
+      legacyScripted({
+        initialize: () => legacyInit("2025-11-25", "fleet-stuck"),
+        toolsList: "hang",
+        deleteHangs: true,
+      }),
   },
   {
     name: "hang-on-initialize",
@@ -601,19 +701,30 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     name: "wrong-id",
     description: "answers with a result for an id that was never sent",
     expect: fails("protocol_violation", "unknown_response_id", { status: 200 }),
-    start: () => rpcRoute((m, _req, res) => json(res, 200, rpcResult(typeof m.id === "number" ? m.id + 1000 : "not-your-id", { tools: [] }))),
+    start: () =>
+      rpcRoute((m, _req, res) =>
+        json(res, 200, rpcResult(typeof m.id === "number" ? m.id + 1000 : "not-your-id", { tools: [] })),
+      ),
   },
   {
     name: "null-id",
     description: "answers with a result whose id is null",
     expect: fails("protocol_violation", "id_null", { status: 200 }),
-    start: () => always(200, "application/json", JSON.stringify(rpcResult(null, { protocolVersion: "2025-03-26", capabilities: {} }))),
+    start: () =>
+      always(
+        200,
+        "application/json",
+        JSON.stringify(rpcResult(null, { protocolVersion: "2025-03-26", capabilities: {} })),
+      ),
   },
   {
     name: "result-and-error",
     description: "answers with both a result and an error",
     expect: fails("protocol_violation", "result_and_error", { status: 200 }),
-    start: () => rpcRoute((m, _req, res) => json(res, 200, { jsonrpc: "2.0", id: m.id, result: {}, error: { code: -32603, message: "Internal error" } })),
+    start: () =>
+      rpcRoute((m, _req, res) =>
+        json(res, 200, { jsonrpc: "2.0", id: m.id, result: {}, error: { code: -32603, message: "Internal error" } }),
+      ),
   },
   {
     name: "wrong-jsonrpc",
@@ -627,7 +738,9 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     expect: fails("http_error", "redirect_307", { status: 307 }),
     start: (ctx) =>
       exact((req, res) => {
-        void readBody(req).then(() => res.writeHead(307, { location: `${ctx.otherOrigin}/modern`, "content-length": "0" }).end());
+        void readBody(req).then(() =>
+          res.writeHead(307, { location: `${ctx.otherOrigin}/modern`, "content-length": "0" }).end(),
+        );
       }),
   },
   {
@@ -650,13 +763,17 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
   },
   {
     name: "slash-redirect",
-    description: "the endpoint lives at /slash-redirect/: a POST without the trailing slash gets 308 to it, as many frameworks do",
+    description:
+      "the endpoint lives at /slash-redirect/: a POST without the trailing slash gets 308 to it, as many frameworks do",
     expect: ok("modern", "2026-07-28", REFERENCE_TOOLS, { status: 200, defects: ["redirect"] }),
     start: () => {
       const inner = mcpServerRoute({});
       return {
         handle: (req, res, sub) => {
-          if (sub === "") return void readBody(req).then(() => res.writeHead(308, { location: "/slash-redirect/", "content-length": "0" }).end());
+          if (sub === "")
+            return void readBody(req).then(() =>
+              res.writeHead(308, { location: "/slash-redirect/", "content-length": "0" }).end(),
+            );
           inner.handle(req, res, sub === "/" ? "" : sub);
         },
         close: () => inner.close?.(),
@@ -669,7 +786,9 @@ export const HTTP_BEHAVIOURS: readonly HttpBehaviour[] = [
     expect: fails("timeout", "server/discover"),
     start: (ctx) =>
       rpcRoute((m, _req, res) => {
-        const body = JSON.stringify(rpcResult(m.id, { supportedVersions: ["2026-07-28"], capabilities: {}, resultType: "complete" }));
+        const body = JSON.stringify(
+          rpcResult(m.id, { supportedVersions: ["2026-07-28"], capabilities: {}, resultType: "complete" }),
+        );
         res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
         res.flushHeaders();
         let i = 0;
@@ -724,7 +843,10 @@ function hugeAnswer(res: ServerResponse, id: unknown, size: number): void {
   const tail = `"}]}}`;
   const fill = Math.max(0, size - head.length - tail.length);
   const block = Buffer.alloc(64 * 1024, "x");
-  res.writeHead(200, { "content-type": "application/json", "content-length": String(head.length + fill + tail.length) });
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": String(head.length + fill + tail.length),
+  });
   res.write(head);
   let left = fill;
   const pump = () => {

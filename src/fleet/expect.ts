@@ -35,5 +35,15 @@ export function ok(era: "modern" | "legacy", revision: Revision, tools: number, 
 
 /** A failing verdict: no tools; era and revision unknown unless said. */
 export function fails(cls: Exclude<ProbeClass, "ok">, detail: string, extra: Extra = {}): Expectation {
-  return { class: cls, detail, era: null, revision: null, tools: null, rpcError: null, transport: "streamable-http", ...(cls === "timeout" ? { untilDeadline: true } : {}), ...extra };
+  return {
+    class: cls,
+    detail,
+    era: null,
+    revision: null,
+    tools: null,
+    rpcError: null,
+    transport: "streamable-http",
+    ...(cls === "timeout" ? { untilDeadline: true } : {}),
+    ...extra,
+  };
 }

@@ -30,37 +30,91 @@ interface Answer {
   body: string;
 }
 
-const DISCOVER = { jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: {}, [META_CLIENT_INFO]: { name: "t", version: "0" } } } };
-const initialize = (id: number, version = "2025-11-25") => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "0" } } });
+const DISCOVER = {
+  jsonrpc: "2.0",
+  id: 7,
+  method: "server/discover",
+  params: {
+    _meta: {
+      [META_PROTOCOL_VERSION]: "2026-07-28",
+      [META_CLIENT_CAPABILITIES]: {},
+      [META_CLIENT_INFO]: { name: "t", version: "0" },
+    },
+  },
+};
+const initialize = (id: number, version = "2025-11-25") => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "0" } },
+});
 
 /** One plain HTTP request, the whole body read (bounded in time). */
-function call(url: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}, ms = 5000): Promise<Answer> {
+function call(
+  url: string,
+  options: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ms = 5000,
+): Promise<Answer> {
   return within(
     new Promise<Answer>((resolve, reject) => {
-      const req = httpRequest(url, { method: options.method ?? "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      });
+      const req = httpRequest(
+        url,
+        {
+          method: options.method ?? "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...options.headers,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString("utf8"),
+            }),
+          );
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
-      req.end(options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body));
-    }), `${options.method ?? "POST"} ${url}`, ms
+      req.end(
+        options.body === undefined
+          ? undefined
+          : typeof options.body === "string"
+            ? options.body
+            : JSON.stringify(options.body),
+      );
+    }),
+    `${options.method ?? "POST"} ${url}`,
+    ms,
   );
 }
 
 /** The status, headers and whatever body arrives within `ms`; the request is then abandoned. */
-function peek(url: string, ms: number, body: unknown = DISCOVER, method = "POST"): Promise<{ status: number | undefined; headers: IncomingHttpHeaders; body: string; ended: boolean }> {
+function peek(
+  url: string,
+  ms: number,
+  body: unknown = DISCOVER,
+  method = "POST",
+): Promise<{ status: number | undefined; headers: IncomingHttpHeaders; body: string; ended: boolean }> {
   return new Promise((resolve) => {
     const out = { status: undefined as number | undefined, headers: {} as IncomingHttpHeaders, body: "", ended: false };
-    const req = httpRequest(url, { method, headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
-      out.status = res.statusCode;
-      out.headers = res.headers;
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (out.body += c));
-      res.on("end", () => (out.ended = true));
-      res.on("error", () => undefined);
-    });
+    const req = httpRequest(
+      url,
+      { method, headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } },
+      (res) => {
+        out.status = res.statusCode;
+        out.headers = res.headers;
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (out.body += c));
+        res.on("end", () => (out.ended = true));
+        res.on("error", () => undefined);
+      },
+    );
     req.on("error", () => undefined);
     req.end(method === "POST" ? JSON.stringify(body) : undefined);
     setTimeout(() => {
@@ -90,7 +144,10 @@ describe("the fleet", () => {
 
   test("every class docs/probe.md lists is shown by some behaviour", () => {
     const shown = new Set([...fleet.endpoints, ...fleet.stdio].map((e) => e.expect.class));
-    assert.deepEqual([...PROBE_CLASSES].filter((c) => !shown.has(c)), []);
+    assert.deepEqual(
+      [...PROBE_CLASSES].filter((c) => !shown.has(c)),
+      [],
+    );
   });
 
   test("an unknown path is a 404 that lists the behaviours", async () => {
@@ -102,7 +159,10 @@ describe("the fleet", () => {
 
 describe("the fleet's HTTP endpoints do what they say", () => {
   test("modern: server/discover answered, 2026-07-28 first", async () => {
-    const a = await call(fleet.url("modern"), { body: DISCOVER, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" } });
+    const a = await call(fleet.url("modern"), {
+      body: DISCOVER,
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+    });
     assert.equal(a.status, 200);
     const r = json(a).result as { supportedVersions: string[]; resultType: string };
     assert.equal(r.supportedVersions[0], "2026-07-28");
@@ -110,7 +170,10 @@ describe("the fleet's HTTP endpoints do what they say", () => {
   });
 
   test("legacy: server/discover is a method it does not have (-32601, HTTP 404); initialize opens a session", async () => {
-    const d = await call(fleet.url("legacy"), { body: DISCOVER, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" } });
+    const d = await call(fleet.url("legacy"), {
+      body: DISCOVER,
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+    });
     assert.equal(d.status, 404);
     assert.equal((json(d).error as { code: number }).code, -32601);
     const i = await call(fleet.url("legacy"), { body: initialize(1) });
@@ -146,15 +209,23 @@ describe("the fleet's HTTP endpoints do what they say", () => {
     assert.match(endpoint, /^\/http-sse\/messages\?session=/);
     const posted = await call(new URL(endpoint, url).href, { body: initialize(3, "2024-11-05") });
     assert.equal(posted.status, 202);
-    await within((async () => {
-      while (!events.join("").includes('"id":3')) await new Promise((r) => setTimeout(r, 10));
-    })());
-    assert.match(events.join(""), /event: message\ndata: \{"jsonrpc":"2\.0","id":3,"result":\{"protocolVersion":"2024-11-05"/);
+    await within(
+      (async () => {
+        while (!events.join("").includes('"id":3')) await new Promise((r) => setTimeout(r, 10));
+      })(),
+    );
+    assert.match(
+      events.join(""),
+      /event: message\ndata: \{"jsonrpc":"2\.0","id":3,"result":\{"protocolVersion":"2024-11-05"/,
+    );
     req.destroy();
   });
 
   test("modern-no-result-type: a modern result without resultType", async () => {
-    const r = json(await call(fleet.url("modern-no-result-type"), { body: DISCOVER })).result as Record<string, unknown>;
+    const r = json(await call(fleet.url("modern-no-result-type"), { body: DISCOVER })).result as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(r.supportedVersions, ["2026-07-28"]);
     assert.equal(r.resultType, undefined);
   });
@@ -181,7 +252,9 @@ describe("the fleet's HTTP endpoints do what they say", () => {
 
   test("bare arrays and a bare result, with no JSON-RPC envelope", async () => {
     assert.equal((await call(fleet.url("bare-array-empty"), { body: DISCOVER })).body, "[]");
-    assert.deepEqual(JSON.parse((await call(fleet.url("bare-array"), { body: DISCOVER })).body), [{ name: "search", description: "Searches." }]);
+    assert.deepEqual(JSON.parse((await call(fleet.url("bare-array"), { body: DISCOVER })).body), [
+      { name: "search", description: "Searches." },
+    ]);
     const bare = json(await call(fleet.url("no-envelope"), { body: DISCOVER }));
     assert.ok(Array.isArray(bare.tools));
     assert.equal(bare.jsonrpc, undefined);
@@ -198,7 +271,10 @@ describe("the fleet's HTTP endpoints do what they say", () => {
     assert.deepEqual(await error("invalid-api-key"), { code: -32001, message: "invalid api key" });
     assert.deepEqual(await error("method-not-found"), { code: -32601, message: "Unknown method: initialize" });
     assert.deepEqual(await error("unsupported-version"), { code: -32602, message: "Unsupported MCP protocol version" });
-    assert.deepEqual(await error("unsupported-version", initialize(5, "2024-11-05")), { code: -32602, message: "Unsupported MCP protocol version" });
+    assert.deepEqual(await error("unsupported-version", initialize(5, "2024-11-05")), {
+      code: -32602,
+      message: "Unsupported MCP protocol version",
+    });
     assert.deepEqual(await error("internal-error"), { code: -32603, message: "Internal error" });
     assert.deepEqual(await error("legacy-code"), { code: -32000, message: "Server error: upstream unavailable" });
     assert.equal((await error("application-error")).code, 503);
@@ -218,10 +294,20 @@ describe("the fleet's HTTP endpoints do what they say", () => {
   });
 
   test("auth-bearer: 401 echoing a wrong credential; the right token opens the reference server", async () => {
-    const wrong = await call(fleet.url("auth-bearer"), { body: DISCOVER, headers: { authorization: "Bearer nope-123456" } });
+    const wrong = await call(fleet.url("auth-bearer"), {
+      body: DISCOVER,
+      headers: { authorization: "Bearer nope-123456" },
+    });
     assert.equal(wrong.status, 401);
     assert.match(wrong.body, /Invalid credentials: Bearer nope-123456/);
-    const right = await call(fleet.url("auth-bearer"), { body: DISCOVER, headers: { authorization: `Bearer ${fleet.token}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" } });
+    const right = await call(fleet.url("auth-bearer"), {
+      body: DISCOVER,
+      headers: {
+        authorization: `Bearer ${fleet.token}`,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+      },
+    });
     assert.equal(right.status, 200);
   });
 
@@ -246,7 +332,10 @@ describe("the fleet's HTTP endpoints do what they say", () => {
     const target = new URL(String(a.headers.location));
     assert.equal(target.hostname, "127.0.0.1");
     assert.notEqual(target.origin, new URL(fleet.url("redirect-other-origin")).origin);
-    const there = await call(target.href, { body: DISCOVER, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" } });
+    const there = await call(target.href, {
+      body: DISCOVER,
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+    });
     assert.equal(there.status, 200);
   });
 
@@ -256,7 +345,10 @@ describe("the fleet's HTTP endpoints do what they say", () => {
     const i = await call(fleet.url("hang-after-initialize"), { body: initialize(1) });
     const session = String(i.headers["mcp-session-id"]);
     assert.equal(i.status, 200);
-    const req = httpRequest(fleet.url("hang-after-initialize"), { method: "POST", headers: { "content-type": "application/json", "mcp-session-id": session } });
+    const req = httpRequest(fleet.url("hang-after-initialize"), {
+      method: "POST",
+      headers: { "content-type": "application/json", "mcp-session-id": session },
+    });
     let answered = false;
     req.on("response", () => (answered = true));
     req.on("error", () => undefined);
@@ -289,21 +381,38 @@ describe("the fleet's HTTP endpoints do what they say", () => {
   });
 
   test("reset, refused and tls fail before any HTTP answer", async () => {
-    const code = (url: string) => call(url, { body: DISCOVER }).then(() => "answered", (e: NodeJS.ErrnoException) => e.code ?? e.message);
+    const code = (url: string) =>
+      call(url, { body: DISCOVER }).then(
+        () => "answered",
+        (e: NodeJS.ErrnoException) => e.code ?? e.message,
+      );
     assert.equal(await code(fleet.url("reset")), "ECONNRESET");
     assert.equal(await code(fleet.url("refused")), "ECONNREFUSED");
     const tls = fleet.url("tls");
     assert.match(tls, /^https:\/\/127\.0\.0\.1:/);
-    const failure = await fetch(tls, { method: "POST", body: "{}" }).then(() => "answered", (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message);
+    const failure = await fetch(tls, { method: "POST", body: "{}" }).then(
+      () => "answered",
+      (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
+    );
     assert.match(failure, /SSL|TLS|EPROTO/i);
   });
 });
 
 /** Runs a fleet command with `input` on its stdin; its output, stderr and exit status. */
-function run(c: FleetCommand, input: string, ms = 5000): Promise<{ stdout: string; stderr: string; code: number | null; error?: string; timedOut: boolean }> {
+function run(
+  c: FleetCommand,
+  input: string,
+  ms = 5000,
+): Promise<{ stdout: string; stderr: string; code: number | null; error?: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(c.command, c.args, { stdio: ["pipe", "pipe", "pipe"] });
-    const out = { stdout: "", stderr: "", code: null as number | null, timedOut: false } as { stdout: string; stderr: string; code: number | null; error?: string; timedOut: boolean };
+    const out = { stdout: "", stderr: "", code: null as number | null, timedOut: false } as {
+      stdout: string;
+      stderr: string;
+      code: number | null;
+      error?: string;
+      timedOut: boolean;
+    };
     child.stdout.setEncoding("utf8").on("data", (s: string) => (out.stdout += s));
     child.stderr.setEncoding("utf8").on("data", (s: string) => (out.stderr += s));
     child.stdin.on("error", () => undefined);
@@ -336,7 +445,10 @@ describe("the fleet's stdio commands do what they say", () => {
 
   test("stdio-legacy and stdio-banner: -32601 to server/discover, initialize answered; the banner first", async () => {
     const legacy = await run(cmd("stdio-legacy"), line(DISCOVER) + line(initialize(2)));
-    const [a, b] = legacy.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [a, b] = legacy.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal((a!.error as { code: number }).code, -32601);
     assert.equal((b!.result as { protocolVersion: string }).protocolVersion, "2025-06-18");
     const banner = await run(cmd("stdio-banner"), line(initialize(1)));
@@ -352,14 +464,21 @@ describe("the fleet's stdio commands do what they say", () => {
 
   test("stdio-version-retry: -32602 naming any version but 2025-03-26", async () => {
     const r = await run(cmd("stdio-version-retry"), line(initialize(1)) + line(initialize(2, "2025-03-26")));
-    const [refused, accepted] = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [refused, accepted] = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(refused!.error, { code: -32602, message: "Unsupported protocol version: 2025-11-25" });
     assert.equal((accepted!.result as { protocolVersion: string }).protocolVersion, "2025-03-26");
   });
 
   test("stdio-invalid-key: -32001 to everything", async () => {
     const r = await run(cmd("stdio-invalid-key"), line(initialize(4)));
-    assert.deepEqual(JSON.parse(r.stdout), { jsonrpc: "2.0", id: 4, error: { code: -32001, message: "Unauthorized: invalid API key" } });
+    assert.deepEqual(JSON.parse(r.stdout), {
+      jsonrpc: "2.0",
+      id: 4,
+      error: { code: -32001, message: "Unauthorized: invalid API key" },
+    });
   });
 
   test("stdio-crash: a message on stderr and status 1, before reading anything", async () => {
@@ -376,7 +495,10 @@ describe("the fleet's stdio commands do what they say", () => {
 
   test("stdio-not-json and stdio-bare-array: text, and a bare array", async () => {
     assert.match((await run(cmd("stdio-not-json"), line(DISCOVER))).stdout, /^Unknown command/);
-    assert.equal((await run(cmd("stdio-bare-array"), line(DISCOVER))).stdout.trim(), '[{"name":"search","description":"Searches."}]');
+    assert.equal(
+      (await run(cmd("stdio-bare-array"), line(DISCOVER))).stdout.trim(),
+      '[{"name":"search","description":"Searches."}]',
+    );
   });
 
   test("stdio-missing: ENOENT", async () => {
@@ -393,12 +515,16 @@ describe("closing the fleet", () => {
     const streams = ["endless-sse", "drip", "huge-body", "hang"].map(
       (name) =>
         new Promise<string>((resolve) => {
-          const req = httpRequest(other.url(name), { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-            res.on("data", () => undefined);
-            res.on("end", () => resolve("end"));
-            res.on("error", () => resolve("error"));
-            res.on("close", () => resolve("close"));
-          });
+          const req = httpRequest(
+            other.url(name),
+            { method: "POST", headers: { "content-type": "application/json" } },
+            (res) => {
+              res.on("data", () => undefined);
+              res.on("end", () => resolve("end"));
+              res.on("error", () => resolve("error"));
+              res.on("close", () => resolve("close"));
+            },
+          );
           req.on("error", () => resolve("error"));
           req.end(JSON.stringify(DISCOVER));
         }),
@@ -413,6 +539,10 @@ describe("closing the fleet", () => {
     const clean = () => kinds.every((kind) => count(process.getActiveResourcesInfo(), kind) <= count(before, kind));
     for (let i = 0; i < 50 && !clean(); i++) await new Promise((r) => setTimeout(r, 10));
     const left = process.getActiveResourcesInfo();
-    for (const kind of kinds) assert.ok(count(left, kind) <= count(before, kind), `${kind}: ${count(before, kind)} before, ${count(left, kind)} after`);
+    for (const kind of kinds)
+      assert.ok(
+        count(left, kind) <= count(before, kind),
+        `${kind}: ${count(before, kind)} before, ${count(left, kind)} after`,
+      );
   });
 });

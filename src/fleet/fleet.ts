@@ -73,7 +73,9 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     const name = decodeURIComponent(slash === -1 ? path.slice(1) : path.slice(1, slash));
     const route = routes.get(name);
     if (!route) {
-      res.writeHead(404, { "content-type": "text/plain" }).end(`Not Found. Behaviours: ${[...routes.keys()].map((n) => `/${n}`).join(" ")}\n`);
+      res
+        .writeHead(404, { "content-type": "text/plain" })
+        .end(`Not Found. Behaviours: ${[...routes.keys()].map((n) => `/${n}`).join(" ")}\n`);
       return;
     }
     try {
@@ -93,9 +95,16 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const spare = createServer();
   const base = options.basePort ?? 0;
   const at = (i: number) => (base > 0 ? base + i : 0);
-  const [port, otherPort, closedPort] = await Promise.all([listenLoopback(main, at(0)), listenLoopback(other, at(1)), listenLoopback(spare, at(2))]);
+  const [port, otherPort, closedPort] = await Promise.all([
+    listenLoopback(main, at(0)),
+    listenLoopback(other, at(1)),
+    listenLoopback(spare, at(2)),
+  ]);
   // sign-in chains need their own origin: their metadata lives at well-known paths of its root
-  const signin = await startSigninServer(SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)), at(3));
+  const signin = await startSigninServer(
+    SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)),
+    at(3),
+  );
   await shut(spare);
 
   const ctx: FleetContext = {
@@ -131,7 +140,10 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       name: c.name,
       description: c.description,
       url: signin.url(c.name),
-      expect: fails("auth_required", c.probeDetail, { status: c.status, auth: { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt } }),
+      expect: fails("auth_required", c.probeDetail, {
+        status: c.status,
+        auth: { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt },
+      }),
     });
   }
   const stdio: FleetCommand[] = stdioBehaviours();

@@ -28,7 +28,8 @@ export interface SigninServer {
 }
 
 const MAX_BODY = 64 * 1024;
-const ALLOW_HEADERS = "authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
+const ALLOW_HEADERS =
+  "authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -50,7 +51,8 @@ function corsHeaders(mode: CorsMode, kind: "endpoint" | "document"): Record<stri
 }
 
 function send(res: ServerResponse, answer: Answer, extra: Record<string, string>): void {
-  const text = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+  const text =
+    answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
   const type = typeof answer.body === "string" ? "text/plain" : "application/json";
   res.writeHead(answer.status, { "content-type": type, ...extra, ...answer.headers }).end(text);
 }
@@ -69,26 +71,54 @@ export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES, pref
     const doc = layouts.get(path);
     const register = registers.get(path);
     const name = endpoint?.name ?? doc?.name ?? register;
-    requests.push({ method, path, name, kind: endpoint ? "endpoint" : register ? "register" : doc ? "document" : "unknown" });
+    requests.push({
+      method,
+      path,
+      name,
+      kind: endpoint ? "endpoint" : register ? "register" : doc ? "document" : "unknown",
+    });
     void readBody(req).then((body) => {
       if (endpoint) {
         const { layout } = endpoint;
         if (method === "OPTIONS") {
           if (layout.cors === "preflight") return send(res, { status: 405, body: "Method Not Allowed" }, {});
-          res.writeHead(204, { "access-control-allow-origin": "*", "access-control-allow-methods": "GET, POST, DELETE, OPTIONS", "access-control-allow-headers": ALLOW_HEADERS, "access-control-max-age": "600" }).end();
+          res
+            .writeHead(204, {
+              "access-control-allow-origin": "*",
+              "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+              "access-control-allow-headers": ALLOW_HEADERS,
+              "access-control-max-age": "600",
+            })
+            .end();
           return;
         }
         return send(res, echoId(layout.endpoint, body), corsHeaders(layout.cors, "endpoint"));
       }
       if (register) {
-        if (method !== "POST") return send(res, { status: 405, body: { error: "invalid_request", error_description: "POST a client registration" } }, {});
+        if (method !== "POST")
+          return send(
+            res,
+            { status: 405, body: { error: "invalid_request", error_description: "POST a client registration" } },
+            {},
+          );
         let metadata: Record<string, unknown> = {};
         try {
           metadata = JSON.parse(body) as Record<string, unknown>;
         } catch {
           return send(res, { status: 400, body: { error: "invalid_client_metadata" } }, {});
         }
-        return send(res, { status: 201, body: { ...metadata, client_id: `client-${requests.length}`, client_id_issued_at: Math.floor(Date.now() / 1000) } }, {});
+        return send(
+          res,
+          {
+            status: 201,
+            body: {
+              ...metadata,
+              client_id: `client-${requests.length}`,
+              client_id_issued_at: Math.floor(Date.now() / 1000),
+            },
+          },
+          {},
+        );
       }
       if (doc) {
         const answer = doc.layout.docs[path]!;

@@ -40,20 +40,40 @@ function die(text: string): void {
 let initialized = false;
 
 function serve(m: Incoming): void {
-  if (mode === "invalid-key") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32001, message: "Unauthorized: invalid API key" } });
-  if (mode === "bare-array") return void process.stdout.write(JSON.stringify([{ name: "search", description: "Searches." }]) + "\n");
+  if (mode === "invalid-key")
+    return send({ jsonrpc: "2.0", id: m.id, error: { code: -32001, message: "Unauthorized: invalid API key" } });
+  if (mode === "bare-array")
+    return void process.stdout.write(JSON.stringify([{ name: "search", description: "Searches." }]) + "\n");
   if (!initialized && m.method !== "initialize" && mode === "exit-on-request") {
     return die(`Error: expected initialize request, but received: ${JSON.stringify(m.method)}`);
   }
   switch (m.method) {
     case "initialize":
       if (mode === "old-version" && m.params?.protocolVersion !== "2025-03-26") {
-        return send({ jsonrpc: "2.0", id: m.id, error: { code: -32602, message: `Unsupported protocol version: ${String(m.params?.protocolVersion)}` } });
+        return send({
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32602, message: `Unsupported protocol version: ${String(m.params?.protocolVersion)}` },
+        });
       }
       initialized = true;
-      return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: mode === "old-version" ? "2025-03-26" : VERSION, capabilities: { tools: {} }, serverInfo: { name: `fleet-stdio-${mode}`, version: "1.0.0" } } });
+      return send({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: {
+          protocolVersion: mode === "old-version" ? "2025-03-26" : VERSION,
+          capabilities: { tools: {} },
+          serverInfo: { name: `fleet-stdio-${mode}`, version: "1.0.0" },
+        },
+      });
     case "tools/list":
-      return send({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] } });
+      return send({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: {
+          tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+        },
+      });
     case "ping":
       return send({ jsonrpc: "2.0", id: m.id, result: {} });
     default:

@@ -59,7 +59,8 @@ export function stdioBehaviours(): StdioBehaviour[] {
     },
     {
       name: "stdio-version-retry",
-      description: "speaks only 2025-03-26, and answers initialize offering anything newer with -32602 naming the version, instead of offering its own",
+      description:
+        "speaks only 2025-03-26, and answers initialize offering anything newer with -32602 naming the version, instead of offering its own",
       command: node,
       args: script("old-version"),
       expect: ok("legacy", "2025-03-26", 1, { ...stdio, defects: ["version_not_negotiated"] }),
@@ -69,7 +70,10 @@ export function stdioBehaviours(): StdioBehaviour[] {
       description: 'refuses every request with -32001 "Unauthorized: invalid API key"',
       command: node,
       args: script("invalid-key"),
-      expect: fails("auth_required", "rpc_error_instead_of_401", { ...stdio, rpcError: { code: -32001, message: "Unauthorized: invalid API key", range: "legacy" } }),
+      expect: fails("auth_required", "rpc_error_instead_of_401", {
+        ...stdio,
+        rpcError: { code: -32001, message: "Unauthorized: invalid API key", range: "legacy" },
+      }),
     },
     {
       name: "stdio-crash",

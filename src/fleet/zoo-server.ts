@@ -64,7 +64,11 @@ interface Rpc {
 type Answer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 const TOOLS = [
-  { name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+  {
+    name: "echo",
+    description: "Returns its text.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
   {
     name: "add",
     description: "Adds two numbers.",
@@ -107,21 +111,36 @@ export class Zoo {
     const version = this.modernVersion(m);
     const modern = version !== undefined;
     if (modern && !this.revisions().includes(version)) {
-      return { error: { code: -32022, message: "Unsupported protocol version", data: { supported: [MODERN], requested: version } } };
+      return {
+        error: {
+          code: -32022,
+          message: "Unsupported protocol version",
+          data: { supported: [MODERN], requested: version },
+        },
+      };
     }
-    const complete = (result: Record<string, unknown>) => ({ result: modern ? { resultType: "complete", ...result } : result });
-    const listed = (result: Record<string, unknown>) => complete(modern ? { ...result, ttlMs: 0, cacheScope: "public" } : result);
+    const complete = (result: Record<string, unknown>) => ({
+      result: modern ? { resultType: "complete", ...result } : result,
+    });
+    const listed = (result: Record<string, unknown>) =>
+      complete(modern ? { ...result, ttlMs: 0, cacheScope: "public" } : result);
     const p = m.params ?? {};
     switch (m.method) {
       case "initialize": {
         if (modern || this.modernOnly) break;
         const asked = String(p.protocolVersion);
         session.revision = LEGACY.includes(asked) ? asked : LEGACY[0];
-        return { result: { protocolVersion: session.revision, capabilities: this.capabilities(), serverInfo: SERVER_INFO } };
+        return {
+          result: { protocolVersion: session.revision, capabilities: this.capabilities(), serverInfo: SERVER_INFO },
+        };
       }
       case "server/discover":
         if (!modern) break;
-        return listed({ supportedVersions: this.revisions(), capabilities: this.capabilities(), _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } });
+        return listed({
+          supportedVersions: this.revisions(),
+          capabilities: this.capabilities(),
+          _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+        });
       case "ping":
         if (modern) break;
         if (this.fault === "ping-error") return { error: { code: -32601, message: "Method not found" } };
@@ -145,13 +164,19 @@ export class Zoo {
       }
       case "resources/read":
         // -32002 was "resource not found" until 2026-07-28 retired it for -32602
-        if (p.uri !== "zoo://readme") return { error: { code: this.fault === "resource-32002" ? -32002 : -32602, message: "Unknown resource" } };
+        if (p.uri !== "zoo://readme")
+          return { error: { code: this.fault === "resource-32002" ? -32002 : -32602, message: "Unknown resource" } };
         return listed({ contents: [{ uri: "zoo://readme", mimeType: "text/plain", text: "The zoo." }] });
       case "prompts/list": {
         if (this.fault === "list-error") return { error: { code: -32603, message: "Internal error" } };
         const bad = this.badCursor(p.cursor);
         if (bad) return bad;
-        return listed({ prompts: this.fault === "schema-invalid" ? [{ description: "A prompt without a name." }] : [{ name: "greet", description: "Says hello." }] });
+        return listed({
+          prompts:
+            this.fault === "schema-invalid"
+              ? [{ description: "A prompt without a name." }]
+              : [{ name: "greet", description: "Says hello." }],
+        });
       }
       case "prompts/get":
         return complete({ messages: [{ role: "user", content: { type: "text", text: "Hello." } }] });
@@ -163,7 +188,8 @@ export class Zoo {
   /** -32602 for a cursor that is not one of ours (unless the fault is to take anything). */
   private badCursor(cursor: unknown): Answer | undefined {
     if (cursor === undefined || this.fault === "bad-params-result") return undefined;
-    if (typeof cursor !== "string" || !/^(p\d+|)$/.test(cursor)) return { error: { code: -32602, message: "Invalid cursor" } };
+    if (typeof cursor !== "string" || !/^(p\d+|)$/.test(cursor))
+      return { error: { code: -32602, message: "Invalid cursor" } };
     return undefined;
   }
 
@@ -173,7 +199,8 @@ export class Zoo {
     const page = typeof cursor === "string" && cursor.startsWith("p") ? Number(cursor.slice(1)) : 0;
     const tools = TOOLS.map((t) => ({ ...t })) as Record<string, unknown>[];
     if (this.fault === "input-schema-not-object") tools[0] = { ...tools[0], inputSchema: { type: "string" } };
-    if (this.fault === "input-schema-invalid") tools[0] = { ...tools[0], inputSchema: { type: "object", properties: { text: { type: "text" } } } };
+    if (this.fault === "input-schema-invalid")
+      tools[0] = { ...tools[0], inputSchema: { type: "object", properties: { text: { type: "text" } } } };
     if (this.fault === "tool-name") tools[0] = { ...tools[0], name: "echo the text" };
     switch (this.fault) {
       case "pagination-loop":
@@ -198,7 +225,10 @@ export class Zoo {
     }
     if (p.name === "add") {
       const sum = Number(args.a) + Number(args.b);
-      return complete({ content: [{ type: "text", text: String(sum) }], structuredContent: this.fault === "structured-invalid" ? { total: sum } : { sum } });
+      return complete({
+        content: [{ type: "text", text: String(sum) }],
+        structuredContent: this.fault === "structured-invalid" ? { total: sum } : { sum },
+      });
     }
     return { error: { code: -32602, message: `Unknown tool: ${String(p.name)}` } };
   }
@@ -254,7 +284,8 @@ export async function startZoo(host = "127.0.0.1"): Promise<RunningZoo> {
   let next = 0;
   const server: Server = createServer((req, res) => {
     const fault = (req.url ?? "/").slice(1).split(/[/?]/)[0] as ZooFault;
-    if (!ZOO_FAULTS.includes(fault)) return void res.writeHead(404, { "content-type": "text/plain" }).end("no such zoo route\n");
+    if (!ZOO_FAULTS.includes(fault))
+      return void res.writeHead(404, { "content-type": "text/plain" }).end("no such zoo route\n");
     let zoo = zoos.get(fault);
     if (!zoo) zoos.set(fault, (zoo = new Zoo(fault)));
     serveHttp(zoo, req, res, sessions, () => `zoo-${++next}-${Math.random().toString(36).slice(2)}`);
@@ -272,13 +303,25 @@ export async function startZoo(host = "127.0.0.1"): Promise<RunningZoo> {
   };
 }
 
-function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions: Map<string, { fault: string; revision?: string }>, newId: () => string): void {
+function serveHttp(
+  zoo: Zoo,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: Map<string, { fault: string; revision?: string }>,
+  newId: () => string,
+): void {
   const fault = zoo.fault;
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    res.writeHead(status, { "content-type": fault === "text-plain" ? "text/plain" : "application/json", ...headers }).end(body === undefined ? undefined : JSON.stringify(body));
-  if (fault === "auth-no-challenge") return void res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+    res
+      .writeHead(status, { "content-type": fault === "text-plain" ? "text/plain" : "application/json", ...headers })
+      .end(body === undefined ? undefined : JSON.stringify(body));
+  if (fault === "auth-no-challenge")
+    return void res
+      .writeHead(401, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: "unauthorized" }));
   if (req.method === "GET" || req.method === "DELETE") {
-    if (fault === "modern-only-get") return void res.writeHead(200, { "content-type": "text/html" }).end("<html><body>zoo</body></html>");
+    if (fault === "modern-only-get")
+      return void res.writeHead(200, { "content-type": "text/html" }).end("<html><body>zoo</body></html>");
     if (req.method === "DELETE" && !zoo.modernOnly) {
       const id = req.headers["mcp-session-id"];
       if (typeof id === "string") sessions.delete(id);
@@ -288,7 +331,12 @@ function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions
   }
   if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
   const accept = String(req.headers.accept ?? "");
-  if (fault === "accept-json-refused" && !accept.includes("text/event-stream")) return void json(406, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Not Acceptable: the client must accept text/event-stream" } });
+  if (fault === "accept-json-refused" && !accept.includes("text/event-stream"))
+    return void json(406, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Not Acceptable: the client must accept text/event-stream" },
+    });
   const chunks: Buffer[] = [];
   let size = 0;
   req.on("data", (c: Buffer) => {
@@ -308,16 +356,37 @@ function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions
       const hv = req.headers["mcp-protocol-version"];
       const hm = req.headers["mcp-method"];
       if (fault !== "no-header-check" && (hv !== version || hm !== m.method)) {
-        return json(400, { jsonrpc: "2.0", id: m.id ?? null, error: { code: -32020, message: `Header mismatch: ${hv !== version ? "MCP-Protocol-Version" : "Mcp-Method"}` } });
+        return json(400, {
+          jsonrpc: "2.0",
+          id: m.id ?? null,
+          error: {
+            code: -32020,
+            message: `Header mismatch: ${hv !== version ? "MCP-Protocol-Version" : "Mcp-Method"}`,
+          },
+        });
       }
       const a = zoo.answer(m, {});
       if (a === "silence") return;
       if (!a) return void res.writeHead(202).end();
       const code = "error" in a ? a.error.code : 0;
-      const status = code === -32022 || code === -32020 ? (fault === "version-200" ? 200 : 400) : code === -32601 ? (fault === "unknown-200" ? 200 : 404) : 200;
+      const status =
+        code === -32022 || code === -32020
+          ? fault === "version-200"
+            ? 200
+            : 400
+          : code === -32601
+            ? fault === "unknown-200"
+              ? 200
+              : 404
+            : 200;
       return json(status, envelope(m.id, a));
     }
-    if (zoo.modernOnly) return json(400, { jsonrpc: "2.0", id: m.id ?? null, error: { code: -32600, message: "This server speaks 2026-07-28 only" } });
+    if (zoo.modernOnly)
+      return json(400, {
+        jsonrpc: "2.0",
+        id: m.id ?? null,
+        error: { code: -32600, message: "This server speaks 2026-07-28 only" },
+      });
     // legacy Streamable HTTP: a session from initialize on
     if (m.method === "initialize") {
       const session: { fault: string; revision?: string } = { fault };
@@ -328,7 +397,12 @@ function serveHttp(zoo: Zoo, req: IncomingMessage, res: ServerResponse, sessions
     }
     const sid = req.headers["mcp-session-id"];
     const session = typeof sid === "string" ? sessions.get(sid) : undefined;
-    if (!session) return json(fault === "session-400" ? 400 : typeof sid === "string" ? 404 : 400, { jsonrpc: "2.0", id: null, error: { code: -32600, message: typeof sid === "string" ? "Session not found" : "Mcp-Session-Id required" } });
+    if (!session)
+      return json(fault === "session-400" ? 400 : typeof sid === "string" ? 404 : 400, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: typeof sid === "string" ? "Session not found" : "Mcp-Session-Id required" },
+      });
     const a = zoo.answer(m, session);
     if (a === "silence") return;
     if (!a) {

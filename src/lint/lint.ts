@@ -47,7 +47,8 @@ export interface LintSummary {
   conversations?: number;
 }
 
-export type RevisionSource = "given" | RevisionEvidence["source"] | "MCP-Protocol-Version header" | "earlier initialize result" | "assumed";
+export type RevisionSource =
+  "given" | RevisionEvidence["source"] | "MCP-Protocol-Version header" | "earlier initialize result" | "assumed";
 
 /** The HTTP exchange that carried a message, as `tap --listen` saw it. */
 export interface HttpContext {
@@ -95,7 +96,8 @@ function asHttp(v: unknown): HttpContext | undefined {
 function asTapRecord(d: Decoded): TapRecord | undefined {
   const v = d.value as Record<string, unknown> | undefined;
   if (d.kind !== "invalid" || !v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  if ((v.from !== "client" && v.from !== "server") || typeof v.line !== "string" || v.jsonrpc !== undefined) return undefined;
+  if ((v.from !== "client" && v.from !== "server") || typeof v.line !== "string" || v.jsonrpc !== undefined)
+    return undefined;
   const crlf = v.crlf === true;
   const context: LineContext = { from: v.from };
   if (typeof v.conversation === "string") context.conversation = v.conversation;
@@ -107,7 +109,11 @@ function asTapRecord(d: Decoded): TapRecord | undefined {
   const bytes = typeof v.base64 === "string" ? Buffer.from(v.base64, "base64") : undefined;
   // the text stays a string when it is one: a lone surrogate must reach JSON.parse as it was
   const text = bytes ?? v.line;
-  return { context, line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length }, text };
+  return {
+    context,
+    line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length },
+    text,
+  };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -138,7 +144,16 @@ export class Linter {
 
   constructor(private readonly options: LintOptions = {}) {
     this.main = this.thread();
-    this.s = { messages: 0, clean: 0, withWarnings: 0, withErrors: 0, blank: 0, crlf: 0, revision: this.main.revision, revisionSource: this.main.revisionSource };
+    this.s = {
+      messages: 0,
+      clean: 0,
+      withWarnings: 0,
+      withErrors: 0,
+      blank: 0,
+      crlf: 0,
+      revision: this.main.revision,
+      revisionSource: this.main.revisionSource,
+    };
   }
 
   private thread(http?: HttpContext): Thread {
@@ -154,7 +169,13 @@ export class Linter {
         revisionSource = "earlier initialize result";
       }
     }
-    return { conversation: new Conversation({ revision }), revision, revisionSource, messages: 0, exchanges: new BoundedMap(1024) };
+    return {
+      conversation: new Conversation({ revision }),
+      revision,
+      revisionSource,
+      messages: 0,
+      exchanges: new BoundedMap(1024),
+    };
   }
 
   get summary(): Readonly<LintSummary> {
@@ -226,7 +247,13 @@ export class Linter {
     return this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   }
 
-  private judge(n: number, line: Line, text: string | Buffer, context: LineContext | undefined, decoded?: Decoded): LintRecord {
+  private judge(
+    n: number,
+    line: Line,
+    text: string | Buffer,
+    context: LineContext | undefined,
+    decoded?: Decoded,
+  ): LintRecord {
     if (line.crlf) this.s.crlf++;
     const maxBytes = this.maxBytes;
     const from = context?.from;
@@ -235,7 +262,15 @@ export class Linter {
       return record;
     };
     if (line.overflow) {
-      return this.count(withFrom({ line: n, kind: "invalid", defects: [defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`)] }));
+      return this.count(
+        withFrom({
+          line: n,
+          kind: "invalid",
+          defects: [
+            defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`),
+          ],
+        }),
+      );
     }
     if (isBlank(line.bytes)) {
       this.s.blank++;
@@ -247,7 +282,13 @@ export class Linter {
     decoded ??= decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}) });
     if (!this.options.revision) {
       const evidence = revisionEvidence(decoded);
-      if (evidence && (evidence.revision !== t.revision || t.revisionSource === "assumed" || t.revisionSource === "earlier initialize result" || t.revisionSource === "MCP-Protocol-Version header")) {
+      if (
+        evidence &&
+        (evidence.revision !== t.revision ||
+          t.revisionSource === "assumed" ||
+          t.revisionSource === "earlier initialize result" ||
+          t.revisionSource === "MCP-Protocol-Version header")
+      ) {
         t.revision = evidence.revision;
         t.revisionSource = evidence.source;
         t.conversation.revision = evidence.revision;
@@ -276,14 +317,27 @@ export class Linter {
     // legacy-range code (-32000) cannot: a client acts on the 400, so that code is no trap there;
     // a missing or null id is what the transport allows such a body.
     const refusal = answers !== undefined && decoded.kind === "error";
-    const own = refusal ? decoded.defects.filter((d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing"))) : decoded.defects;
-    let schema = this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid" ? this.schemaDefects(t, value, decoded.kind, sender) : [];
+    const own = refusal
+      ? decoded.defects.filter(
+          (d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing")),
+        )
+      : decoded.defects;
+    let schema =
+      this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid"
+        ? this.schemaDefects(t, value, decoded.kind, sender)
+        : [];
     // the same allowance for the schema's `id` (a RequestId, never null)
     if (refusal && noId(value)) schema = schema.filter((d) => d.path !== "/id");
     const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}), schema);
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
     if (unknown) {
-      defects.push(defect("revision_unknown", unknown.path, `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`));
+      defects.push(
+        defect(
+          "revision_unknown",
+          unknown.path,
+          `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`,
+        ),
+      );
     }
     return this.count(withFrom({ line: n, kind: decoded.kind, defects }));
   }
@@ -312,7 +366,11 @@ function describe(t: { revision: Revision; revisionSource: RevisionSource }): st
 }
 
 export function howChosen(source: RevisionSource): string {
-  return source === "given" ? "as given" : source === "assumed" ? "assumed: no initialize or _meta seen" : `from the ${source}`;
+  return source === "given"
+    ? "as given"
+    : source === "assumed"
+      ? "assumed: no initialize or _meta seen"
+      : `from the ${source}`;
 }
 
 function noId(v: unknown): boolean {
@@ -332,8 +390,6 @@ function requestIds(v: unknown): RequestId[] {
   return ids;
 }
 
-
-
 /**
  * A protocol version a message names where `revisionEvidence` looks, but which is none of the
  * revisions mcp-wire knows: the capture is judged by another revision than it speaks.
@@ -345,13 +401,15 @@ function unknownVersion(d: Decoded): { version: string; path: string } | undefin
   if (d.kind === "request") {
     const params = m.params as Record<string, unknown> | undefined;
     if (!params) return undefined;
-    if (m.method === "initialize" && unknown(params.protocolVersion)) return { version: params.protocolVersion, path: "/params/protocolVersion" };
+    if (m.method === "initialize" && unknown(params.protocolVersion))
+      return { version: params.protocolVersion, path: "/params/protocolVersion" };
     const meta = params._meta as Record<string, unknown> | undefined;
     const v = meta && typeof meta === "object" ? meta[META_PROTOCOL_VERSION] : undefined;
     if (unknown(v)) return { version: v, path: `/params/_meta/${pointerToken(META_PROTOCOL_VERSION)}` };
   } else if (d.kind === "result") {
     const r = m.result as Record<string, unknown>;
-    if (unknown(r.protocolVersion) && (r.serverInfo !== undefined || r.capabilities !== undefined)) return { version: r.protocolVersion, path: "/result/protocolVersion" };
+    if (unknown(r.protocolVersion) && (r.serverInfo !== undefined || r.capabilities !== undefined))
+      return { version: r.protocolVersion, path: "/result/protocolVersion" };
   }
   return undefined;
 }
@@ -410,7 +468,8 @@ class CaptureSniffer {
     if (this.verdict !== undefined || this.head.length >= SNIFF_BYTES) return;
     this.head = Buffer.concat([this.head, bytes.subarray(0, SNIFF_BYTES - this.head.length)]);
     for (const [prefix, what] of SIGNATURES) {
-      if (this.head.length >= prefix.length && this.head.subarray(0, prefix.length).equals(prefix)) return void (this.verdict = `it is ${what}`);
+      if (this.head.length >= prefix.length && this.head.subarray(0, prefix.length).equals(prefix))
+        return void (this.verdict = `it is ${what}`);
     }
     if (this.head.includes(0)) this.verdict = "it holds binary data (NUL bytes), not text";
   }
@@ -483,11 +542,20 @@ export async function lintStream(
 
 /** `12 messages: 9 clean, 2 with warnings, 1 with errors`, and what else a reader should know. */
 export function summaryLine(s: LintSummary): string {
-  const parts = [`${s.messages} message${s.messages === 1 ? "" : "s"}: ${s.clean} clean, ${s.withWarnings} with warnings, ${s.withErrors} with errors`];
+  const parts = [
+    `${s.messages} message${s.messages === 1 ? "" : "s"}: ${s.clean} clean, ${s.withWarnings} with warnings, ${s.withErrors} with errors`,
+  ];
   const notes: string[] = [];
   if (s.blank) notes.push(`${s.blank} blank line${s.blank === 1 ? "" : "s"} skipped`);
   if (s.crlf) notes.push(`${s.crlf} line${s.crlf === 1 ? "" : "s"} ended in \\r\\n (read as \\n)`);
-  const how = s.revisionSource === "assumed" ? "assumed: no initialize or _meta seen; pass --revision" : howChosen(s.revisionSource);
-  notes.push(s.conversations ? `${s.conversations} conversation${s.conversations === 1 ? "" : "s"}, each judged on its own; the last by revision ${s.revision} (${how})` : `revision ${s.revision} (${how})`);
+  const how =
+    s.revisionSource === "assumed"
+      ? "assumed: no initialize or _meta seen; pass --revision"
+      : howChosen(s.revisionSource);
+  notes.push(
+    s.conversations
+      ? `${s.conversations} conversation${s.conversations === 1 ? "" : "s"}, each judged on its own; the last by revision ${s.revision} (${how})`
+      : `revision ${s.revision} (${how})`,
+  );
   return `${parts[0]} — ${notes.join("; ")}`;
 }

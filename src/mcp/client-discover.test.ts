@@ -10,7 +10,11 @@ test("a server/discover answered with {} (no DiscoverResult) falls back to initi
     const server = new Peer(b, { revision: "2025-11-25", role: "server" });
     // a legacy server that answers any method it does not know with an empty result
     server.handle("server/discover", () => ({}));
-    server.handle("initialize", () => ({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "lenient", version: "1" } }));
+    server.handle("initialize", () => ({
+      protocolVersion: "2025-06-18",
+      capabilities: { tools: {} },
+      serverInfo: { name: "lenient", version: "1" },
+    }));
     server.handle("tools/list", () => ({ tools: [] }));
     return a;
   });

@@ -22,21 +22,29 @@ const children: ChildServer[] = [];
 after(() => Promise.all(children.map((c) => c.shutdown(1000))));
 
 /** A memory server peer whose handlers the test writes; `seen` lists what reached it, in order. */
-function memoryServer(setup: (server: Peer) => void): { connector: () => ReturnType<typeof createMemoryPair>[0]; seen: string[] } {
+function memoryServer(setup: (server: Peer) => void): {
+  connector: () => ReturnType<typeof createMemoryPair>[0];
+  seen: string[];
+} {
   const seen: string[] = [];
   return {
     seen,
     connector: () => {
       const [a, b] = createMemoryPair();
       const server = new Peer(b, { revision: "2025-11-25", role: "server" });
-      for (const n of ["notifications/initialized", "notifications/cancelled"]) server.onNotification(n, (p) => seen.push(`${n} ${JSON.stringify(p ?? {})}`));
+      for (const n of ["notifications/initialized", "notifications/cancelled"])
+        server.onNotification(n, (p) => seen.push(`${n} ${JSON.stringify(p ?? {})}`));
       setup(server);
       return a;
     },
   };
 }
 
-const LEGACY_INIT = { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "legacy", version: "1" } };
+const LEGACY_INIT = {
+  protocolVersion: "2025-06-18",
+  capabilities: { tools: {} },
+  serverInfo: { name: "legacy", version: "1" },
+};
 
 test("a real modern server that starts 2 s late (4× the probe's wait) is modern: its late server/discover answer wins", async () => {
   const client = await within(
@@ -47,7 +55,9 @@ test("a real modern server that starts 2 s late (4× the probe's wait) is modern
         return child.transport;
       },
       { probeTimeout: 500, timeout: 15_000 },
-    ), "connect", 20_000
+    ),
+    "connect",
+    20_000,
   );
   try {
     assert.equal(client.era, "modern");
@@ -71,9 +81,13 @@ test("a legacy server that ignores server/discover opens with initialize, and th
     assert.equal(client.era, "legacy");
     assert.equal(client.revision, "2025-06-18");
     assert.deepEqual(await client.listTools(), []);
-    await within((async () => {
-      while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
-    })(), "the notifications", 5000);
+    await within(
+      (async () => {
+        while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
+      })(),
+      "the notifications",
+      5000,
+    );
     assert.equal(seen[0], "notifications/initialized {}");
     assert.match(seen[1]!, /^notifications\/cancelled \{"requestId":1,/);
   } finally {
@@ -83,7 +97,16 @@ test("a legacy server that ignores server/discover opens with initialize, and th
 
 test("a modern-only server that refuses initialize (-32601) before its late discover answer: modern", async () => {
   const { connector } = memoryServer((server) => {
-    server.handle("server/discover", () => new Promise<JsonObject>((resolve) => setTimeout(() => resolve({ resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }), 400)));
+    server.handle(
+      "server/discover",
+      () =>
+        new Promise<JsonObject>((resolve) =>
+          setTimeout(
+            () => resolve({ resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }),
+            400,
+          ),
+        ),
+    );
     server.handle("initialize", () => {
       throw new ResponseError(-32601, "Method not found: initialize");
     });
@@ -104,7 +127,14 @@ test("a legacy server that refuses initialize and ignores discover: the refusal,
     });
   });
   // a deadline far beyond the test's own: only an answer at once passes
-  const e = await within(McpClient.connect(connector, { probeTimeout: 100, timeout: 600_000 }).then(() => undefined, (x: unknown) => x), "connect", 10_000);
+  const e = await within(
+    McpClient.connect(connector, { probeTimeout: 100, timeout: 600_000 }).then(
+      () => undefined,
+      (x: unknown) => x,
+    ),
+    "connect",
+    10_000,
+  );
   assert.ok(e instanceof ResponseError && e.code === -32603, String(e));
 });
 
@@ -113,7 +143,14 @@ test("a server silent to both: the whole deadline, then a timeout naming initial
     server.handle("server/discover", () => new Promise(() => undefined));
     server.handle("initialize", () => new Promise(() => undefined));
   });
-  const e = await within(McpClient.connect(connector, { probeTimeout: 50, timeout: 300 }).then(() => undefined, (x: unknown) => x), "connect", 10_000);
+  const e = await within(
+    McpClient.connect(connector, { probeTimeout: 50, timeout: 300 }).then(
+      () => undefined,
+      (x: unknown) => x,
+    ),
+    "connect",
+    10_000,
+  );
   assert.match(String(e), /initialize: no answer within 300 ms/);
 });
 
@@ -124,16 +161,26 @@ test("initialize answered with an older version than the newest the server liste
   ] as const) {
     const { connector } = memoryServer((server) => {
       server.handle("server/discover", () => {
-        throw new ResponseError(-32022, "Unsupported protocol version", { supported: ["2025-03-26", "2025-11-25"], requested: "2026-07-28" });
+        throw new ResponseError(-32022, "Unsupported protocol version", {
+          supported: ["2025-03-26", "2025-11-25"],
+          requested: "2026-07-28",
+        });
       });
       server.handle("initialize", () => ({ ...LEGACY_INIT, protocolVersion: chosen }));
     });
     const codes: string[] = [];
-    const client = await within(McpClient.connect(connector, { probeTimeout: 5000, timeout: 10_000, onDefect: (r) => codes.push(r.defect.code) }), "connect", 10_000);
+    const client = await within(
+      McpClient.connect(connector, { probeTimeout: 5000, timeout: 10_000, onDefect: (r) => codes.push(r.defect.code) }),
+      "connect",
+      10_000,
+    );
     try {
       assert.equal(client.revision, chosen);
       assert.deepEqual(codes, expected);
-      assert.deepEqual(client.defects.map((d) => [d.code, d.severity]), expected.map((c) => [c, "warning"]));
+      assert.deepEqual(
+        client.defects.map((d) => [d.code, d.severity]),
+        expected.map((c) => [c, "warning"]),
+      );
     } finally {
       await client.close();
     }
@@ -148,7 +195,14 @@ test("a stdio server that cannot be started fails the opening at once with its S
     children.push(child);
     return child.transport;
   });
-  const e = await within(connecting.then(() => undefined, (error: unknown) => error), "the promise", 10_000);
+  const e = await within(
+    connecting.then(
+      () => undefined,
+      (error: unknown) => error,
+    ),
+    "the promise",
+    10_000,
+  );
   assert.ok(e instanceof SpawnError, String(e));
   assert.equal(e.osCode, "ENOENT");
   assert.equal(started.length, 1);

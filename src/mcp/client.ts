@@ -25,7 +25,15 @@ import {
 } from "../rules/revisions.js";
 import { HttpError } from "../transport/http/error.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
-import { MODERN_ERROR_CODES, MODERN_REVISIONS, isObject, mutualRevision, type CallToolResult, type Implementation, type Tool } from "./meta.js";
+import {
+  MODERN_ERROR_CODES,
+  MODERN_REVISIONS,
+  isObject,
+  mutualRevision,
+  type CallToolResult,
+  type Implementation,
+  type Tool,
+} from "./meta.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, inputRounds, type InputHandlers } from "./mrtr.js";
 import { VERSION } from "../version.js";
 
@@ -105,7 +113,8 @@ const DEFAULT_INFO: Implementation = { name: "mcp-wire", version: VERSION };
  */
 const DEFAULT_PROBE_TIMEOUT = 1000;
 
-type DiscoverVerdict = { era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision };
+type DiscoverVerdict =
+  { era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision };
 
 /** True if `p` settles (either way) within `ms`. */
 function answeredWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -114,7 +123,10 @@ function answeredWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
     () => true,
     () => true,
   );
-  return Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    settled,
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class McpClient {
@@ -203,13 +215,22 @@ export class McpClient {
       verdict = await this.discover(preferred, forced !== undefined);
     } catch (e) {
       // a modern server that lists only revisions other than the one asked for
-      if (forced && e instanceof NegotiationError && this.supportedVersions.length > 0) throw new RevisionNotSpokenError(forced, this.supportedVersions, `it supports ${this.supportedVersions.join(", ")}`);
+      if (forced && e instanceof NegotiationError && this.supportedVersions.length > 0)
+        throw new RevisionNotSpokenError(
+          forced,
+          this.supportedVersions,
+          `it supports ${this.supportedVersions.join(", ")}`,
+        );
       throw e;
     }
     if (verdict.era === "modern") return this.settleModern(verdict.revision);
     if (forced) {
       const named = this.supportedVersions;
-      throw new RevisionNotSpokenError(forced, named, named.length > 0 ? `it supports ${named.join(", ")}` : `server/discover: ${verdict.why}`);
+      throw new RevisionNotSpokenError(
+        forced,
+        named,
+        named.length > 0 ? `it supports ${named.join(", ")}` : `server/discover: ${verdict.why}`,
+      );
     }
     return this.fallBack(connector, verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
   }
@@ -248,7 +269,11 @@ export class McpClient {
   private async openStream(connector: Connector, preferred: Revision): Promise<void> {
     const t0 = Date.now();
     const discoverAbort = new AbortController();
-    const discovering = this.peer.request("server/discover", this.withMeta(preferred, {}), this.waitOptions(discoverAbort.signal));
+    const discovering = this.peer.request(
+      "server/discover",
+      this.withMeta(preferred, {}),
+      this.waitOptions(discoverAbort.signal),
+    );
     discovering.catch(() => undefined);
     const waitMs = this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT;
     if (await answeredWithin(discovering, waitMs)) {
@@ -256,21 +281,43 @@ export class McpClient {
       if (verdict.era === "modern") return this.settleModern(verdict.revision);
       return this.fallBack(connector, verdict.legacyRevision ?? LEGACY_REVISIONS[0]!);
     }
-    this.record({ step: "server/discover", outcome: "timeout", detail: `no answer within ${waitMs} ms yet: initialize sent beside it, and the first proper answer decides`, ms: Date.now() - t0 });
+    this.record({
+      step: "server/discover",
+      outcome: "timeout",
+      detail: `no answer within ${waitMs} ms yet: initialize sent beside it, and the first proper answer decides`,
+      ms: Date.now() - t0,
+    });
     const offer = LEGACY_REVISIONS[0]!;
     const initAbort = new AbortController();
     const tInit = Date.now();
     // initialize is a legacy message, sent and judged as one; a discover answer that wins sets
     // the revision back
     this.peer.revision = offer;
-    const initializing = this.peer.request("initialize", this.initializeParams(offer), this.waitOptions(initAbort.signal));
+    const initializing = this.peer.request(
+      "initialize",
+      this.initializeParams(offer),
+      this.waitOptions(initAbort.signal),
+    );
     initializing.catch(() => undefined);
-    const first = await Promise.race([discovering.then(() => "discover" as const, () => "discover" as const), initializing.then(() => "initialize" as const, () => "initialize" as const)]);
+    const first = await Promise.race([
+      discovering.then(
+        () => "discover" as const,
+        () => "discover" as const,
+      ),
+      initializing.then(
+        () => "initialize" as const,
+        () => "initialize" as const,
+      ),
+    ]);
     if (first === "initialize") {
-      const refused = await initializing.then(() => undefined, (e: unknown) => e);
+      const refused = await initializing.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       // A modern-only server may refuse initialize while its discover answer is on the way:
       // only a refusal in modern terms (or "no such method") waits for it.
-      const modernRefusal = refused instanceof ResponseError && (MODERN_ERROR_CODES.has(refused.code) || refused.code === METHOD_NOT_FOUND);
+      const modernRefusal =
+        refused instanceof ResponseError && (MODERN_ERROR_CODES.has(refused.code) || refused.code === METHOD_NOT_FOUND);
       if (refused === undefined || !modernRefusal) {
         try {
           await this.finishInitialize(offer, initializing, tInit);
@@ -340,12 +387,23 @@ export class McpClient {
     const t0 = Date.now();
     // over HTTP silence is an outage, not a legacy server: the probe waits as long as any
     // request; a client that speaks exactly one revision has no fallback, so it waits too
-    const timeout = this.http !== undefined || exact ? this.options.timeout : (this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT);
-    const answer = this.peer.request("server/discover", this.withMeta(revision, {}), timeout === undefined ? {} : { timeout });
+    const timeout =
+      this.http !== undefined || exact ? this.options.timeout : (this.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT);
+    const answer = this.peer.request(
+      "server/discover",
+      this.withMeta(revision, {}),
+      timeout === undefined ? {} : { timeout },
+    );
     return this.judgeDiscover(answer, revision, exact, retried, t0);
   }
 
-  private async judgeDiscover(answer: Promise<JsonObject>, revision: Revision, exact: boolean, retried: boolean, t0: number): Promise<DiscoverVerdict> {
+  private async judgeDiscover(
+    answer: Promise<JsonObject>,
+    revision: Revision,
+    exact: boolean,
+    retried: boolean,
+    t0: number,
+  ): Promise<DiscoverVerdict> {
     const step = (outcome: ConnectStep["outcome"], detail?: string) =>
       this.record({ step: "server/discover", outcome, ...(detail ? { detail } : {}), ms: Date.now() - t0 });
     try {
@@ -358,7 +416,11 @@ export class McpClient {
       const supported: unknown[] = result.supportedVersions;
       this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
       this.learnServer(result);
-      const modern = exact ? (supported.includes(revision) ? revision : undefined) : mutualRevision(MODERN_REVISIONS, supported);
+      const modern = exact
+        ? supported.includes(revision)
+          ? revision
+          : undefined
+        : mutualRevision(MODERN_REVISIONS, supported);
       step("ok", `supportedVersions ${JSON.stringify(supported)}`);
       if (modern) return { era: "modern", revision: modern };
       const legacy = mutualRevision(LEGACY_REVISIONS, supported);
@@ -369,18 +431,21 @@ export class McpClient {
       // "If the body contains a recognized modern JSON-RPC error, the server speaks a modern
       // version" (2026-07-28 Streamable HTTP, backward compatibility), even one without our id
       const body = caught instanceof HttpError && caught.failure === "no_response" ? caught.rpcError : undefined;
-      const e = body && MODERN_ERROR_CODES.has(body.code) ? ResponseError.received(body.code, body.message, body.data) : caught;
+      const e =
+        body && MODERN_ERROR_CODES.has(body.code) ? ResponseError.received(body.code, body.message, body.data) : caught;
       if (e instanceof ResponseError && MODERN_ERROR_CODES.has(e.code)) {
         step("error", `${e.code} ${e.message}`);
         const data = e.data as { supported?: unknown } | undefined;
-        const supported = e.code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) ? data.supported : [];
+        const supported =
+          e.code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) ? data.supported : [];
         this.supportedVersions = supported.filter((v): v is string => typeof v === "string");
         const modern = mutualRevision(exact ? [revision] : MODERN_REVISIONS, supported);
         // "retry using the advertised supported versions" (2026-07-28 Streamable HTTP, backward
         // compatibility), once, even with the version just refused: only an answer to the
         // retry gives the server's capabilities and identity
         if (modern && !retried) return this.discover(modern, true, true);
-        if (modern) throw new NegotiationError(`the server refused ${modern} twice with -32022, though it lists it as supported`);
+        if (modern)
+          throw new NegotiationError(`the server refused ${modern} twice with -32022, though it lists it as supported`);
         const legacy = mutualRevision(LEGACY_REVISIONS, supported);
         if (legacy) return { era: "legacy", why: "the server offers only legacy revisions", legacyRevision: legacy };
         return this.noMutual(supported);
@@ -414,19 +479,36 @@ export class McpClient {
     try {
       result = await answer;
     } catch (e) {
-      this.record({ step: "initialize", outcome: e instanceof ResponseError ? "error" : codeOutcome(e), detail: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
+      this.record({
+        step: "initialize",
+        outcome: e instanceof ResponseError ? "error" : codeOutcome(e),
+        detail: e instanceof Error ? e.message : String(e),
+        ms: Date.now() - t0,
+      });
       throw e;
     }
     const chosen = result.protocolVersion;
     if (!isRevision(chosen) || RULES[chosen].era !== "legacy") {
-      this.record({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${JSON.stringify(chosen)}`, ms: Date.now() - t0 });
-      throw new NegotiationError(`initialize: the server chose protocol version ${JSON.stringify(chosen)}, which mcp-wire does not know`);
+      this.record({
+        step: "initialize",
+        outcome: "invalid",
+        detail: `protocolVersion ${JSON.stringify(chosen)}`,
+        ms: Date.now() - t0,
+      });
+      throw new NegotiationError(
+        `initialize: the server chose protocol version ${JSON.stringify(chosen)}, which mcp-wire does not know`,
+      );
     }
     const forced = this.options.revision;
     if (forced && chosen !== forced) {
       // "If the client does not support the version in the server's response, it SHOULD
       // disconnect" (basic/lifecycle): one that speaks exactly one revision supports no other
-      this.record({ step: "initialize", outcome: "invalid", detail: `protocolVersion ${chosen}, not the ${forced} asked for`, ms: Date.now() - t0 });
+      this.record({
+        step: "initialize",
+        outcome: "invalid",
+        detail: `protocolVersion ${chosen}, not the ${forced} asked for`,
+        ms: Date.now() - t0,
+      });
       throw new RevisionNotSpokenError(forced, [chosen], `it chose ${chosen}`);
     }
     this.record({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
@@ -440,7 +522,8 @@ export class McpClient {
     this.record({ step: "notifications/initialized", outcome: "ok", ms: Date.now() - t0 });
     // a server can only ask what the client declared it may, and over Streamable HTTP it can
     // only ask on a stream the client opened
-    if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined)) this.http?.openServerStream?.();
+    if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined))
+      this.http?.openServerStream?.();
   }
 
   /**
@@ -480,7 +563,11 @@ export class McpClient {
   private metaOf(revision: Revision): JsonObject {
     let base = this.metaByRevision.get(revision);
     if (!base) {
-      base = { [META_PROTOCOL_VERSION]: revision, [META_CLIENT_CAPABILITIES]: this.clientCapabilities, [META_CLIENT_INFO]: this.clientInfo };
+      base = {
+        [META_PROTOCOL_VERSION]: revision,
+        [META_CLIENT_CAPABILITIES]: this.clientCapabilities,
+        [META_CLIENT_INFO]: this.clientInfo,
+      };
       this.metaByRevision.set(revision, base);
     }
     return base;
@@ -504,7 +591,11 @@ export class McpClient {
    * answer is `input_required` the `inputHandlers` answer it and it is sent again: what resolves
    * is the complete result.
    */
-  request<T extends JsonObject = JsonObject>(method: string, params: JsonObject = {}, options?: RequestOptions): Promise<T> {
+  request<T extends JsonObject = JsonObject>(
+    method: string,
+    params: JsonObject = {},
+    options?: RequestOptions,
+  ): Promise<T> {
     if (this.era !== "modern") return this.peer.request<T>(method, params, options);
     return this.sendModern<T>(method, this.withMeta(this.revision, params), params, options);
   }
@@ -513,17 +604,37 @@ export class McpClient {
    * A modern request already carrying its `_meta` (`sent`); `params` is what the caller asked
    * for, which an `input_required` answer's retries start from.
    */
-  private sendModern<T extends JsonObject>(method: string, sent: JsonObject, params: JsonObject, options: RequestOptions | undefined): Promise<T> {
+  private sendModern<T extends JsonObject>(
+    method: string,
+    sent: JsonObject,
+    params: JsonObject,
+    options: RequestOptions | undefined,
+  ): Promise<T> {
     // nearly every answer is complete: the rounds' machinery is made only for one that is not
-    return this.peer.request(method, sent, options).then((result) => (result.resultType === "input_required" ? this.inputRounds(method, params, result, options) : result)) as Promise<T>;
+    return this.peer
+      .request(method, sent, options)
+      .then((result) =>
+        result.resultType === "input_required" ? this.inputRounds(method, params, result, options) : result,
+      ) as Promise<T>;
   }
 
-  private inputRounds(method: string, params: JsonObject, first: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
-    return inputRounds(method, params, first, (p) => this.peer.request(method, this.withMeta(this.revision, p), options), {
-      handlers: this.options.inputHandlers,
-      maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
-      ...(options?.signal ? { signal: options.signal } : {}),
-    });
+  private inputRounds(
+    method: string,
+    params: JsonObject,
+    first: JsonObject,
+    options: RequestOptions | undefined,
+  ): Promise<JsonObject> {
+    return inputRounds(
+      method,
+      params,
+      first,
+      (p) => this.peer.request(method, this.withMeta(this.revision, p), options),
+      {
+        handlers: this.options.inputHandlers,
+        maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+        ...(options?.signal ? { signal: options.signal } : {}),
+      },
+    );
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
@@ -565,7 +676,10 @@ export class McpClient {
       this.toolHeaders.set(tool.name, found.params);
       http.paramHeaders ??= (m) => {
         const p = (m as { method?: string; params?: JsonObject }).params;
-        const params = (m as { method?: string }).method === "tools/call" && typeof p?.name === "string" ? this.toolHeaders.get(p.name) : undefined;
+        const params =
+          (m as { method?: string }).method === "tools/call" && typeof p?.name === "string"
+            ? this.toolHeaders.get(p.name)
+            : undefined;
         return params ? paramHeaders(p!.arguments, params) : undefined;
       };
     }
@@ -573,9 +687,15 @@ export class McpClient {
   }
 
   callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
-    if (this.era !== "modern") return this.peer.request<CallToolResult>("tools/call", { name, arguments: args }, options);
+    if (this.era !== "modern")
+      return this.peer.request<CallToolResult>("tools/call", { name, arguments: args }, options);
     // the params and their `_meta` in one literal: no copy made to add it
-    return this.sendModern<CallToolResult>("tools/call", { name, arguments: args, _meta: this.metaOf(this.revision) }, { name, arguments: args }, options);
+    return this.sendModern<CallToolResult>(
+      "tools/call",
+      { name, arguments: args, _meta: this.metaOf(this.revision) },
+      { name, arguments: args },
+      options,
+    );
   }
 
   get closed(): boolean {
@@ -617,7 +737,12 @@ function isInitializeAnswer(excerpt: string | undefined): boolean {
 }
 
 function codeOutcome(e: unknown): ConnectStep["outcome"] {
-  if (e instanceof HttpError) return e.failure === "timeout" ? "timeout" : e.failure === "not_jsonrpc" || e.failure === "no_response" ? "invalid" : "error";
+  if (e instanceof HttpError)
+    return e.failure === "timeout"
+      ? "timeout"
+      : e.failure === "not_jsonrpc" || e.failure === "no_response"
+        ? "invalid"
+        : "error";
   const code = (e as ClosedError | undefined)?.code;
   if (code === ConnectionErrorCode.Timeout) return "timeout";
   if (code === ConnectionErrorCode.Closed) return "closed";

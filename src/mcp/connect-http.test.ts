@@ -9,10 +9,23 @@ import type { ServerResponse } from "node:http";
 import { beforeEach, describe, test } from "node:test";
 import { guardEventLoop, rejection, within } from "../testkit/peer.js";
 import { HttpError } from "../transport/http/error.js";
-import { closedAfterEach, header, rpcError, sendJson, startServer, type Handler, type TestServer } from "../testkit/http.js";
+import {
+  closedAfterEach,
+  header,
+  rpcError,
+  sendJson,
+  startServer,
+  type Handler,
+  type TestServer,
+} from "../testkit/http.js";
 import type { McpClient } from "./client.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpConnection } from "./connect-http.js";
-import { UNSUPPORTED_PROTOCOL_VERSION, httpSseServer, legacyServer, modernServer } from "../testkit/http-test-servers.js";
+import {
+  UNSUPPORTED_PROTOCOL_VERSION,
+  httpSseServer,
+  legacyServer,
+  modernServer,
+} from "../testkit/http-test-servers.js";
 
 guardEventLoop();
 
@@ -28,7 +41,8 @@ async function connect(url: string, options: HttpConnectOptions = {}): Promise<H
 }
 
 /** The opening steps; a failed probe shows as `server/discover:failed` whatever its outcome label. */
-const steps = (c: McpClient) => c.steps.map((s) => `${s.step}:${s.outcome === "ok" ? "ok" : s.step === "server/discover" ? "failed" : s.outcome}`);
+const steps = (c: McpClient) =>
+  c.steps.map((s) => `${s.step}:${s.outcome === "ok" ? "ok" : s.step === "server/discover" ? "failed" : s.outcome}`);
 const methods = (s: TestServer) => s.requests.map((r) => `${r.method} ${r.json?.method ?? r.path}`);
 
 describe("connectHttp: which era", () => {
@@ -54,7 +68,14 @@ describe("connectHttp: which era", () => {
           if (!first) return false;
           first = false;
           // as if the client had asked for a version this server does not serve
-          sendJson(res, 400, rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version: 2099-01-01", { supported: ["2026-07-28"], requested: "2099-01-01" }));
+          sendJson(
+            res,
+            400,
+            rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version: 2099-01-01", {
+              supported: ["2026-07-28"],
+              requested: "2099-01-01",
+            }),
+          );
           return true;
         },
       }),
@@ -78,7 +99,14 @@ describe("connectHttp: which era", () => {
         intercept: (_r, res) => {
           if (!first) return false;
           first = false;
-          sendJson(res, 400, { jsonrpc: "2.0", error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: ["2026-07-28"] } } });
+          sendJson(res, 400, {
+            jsonrpc: "2.0",
+            error: {
+              code: UNSUPPORTED_PROTOCOL_VERSION,
+              message: "Unsupported protocol version",
+              data: { supported: ["2026-07-28"] },
+            },
+          });
           return true;
         },
       }),
@@ -95,7 +123,14 @@ describe("connectHttp: which era", () => {
         await modernServer({
           intercept: (r, res) => {
             if (refusals-- <= 0) return false;
-            sendJson(res, 400, rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2026-07-28" }));
+            sendJson(
+              res,
+              400,
+              rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
+                supported: ["2026-07-28"],
+                requested: "2026-07-28",
+              }),
+            );
             return true;
           },
         }),
@@ -113,7 +148,13 @@ describe("connectHttp: which era", () => {
     const s = keep(
       await modernServer({
         intercept: (r, res) => {
-          sendJson(res, 400, rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: ["2026-07-28"] }));
+          sendJson(
+            res,
+            400,
+            rpcError(r.json?.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
+              supported: ["2026-07-28"],
+            }),
+          );
           return true;
         },
       }),
@@ -135,7 +176,12 @@ describe("connectHttp: which era", () => {
     // a legacy server of a kind that answers the probe with the modern error naming what it speaks
     const front = keep(
       await startServer(async (req, res, r) => {
-        if (r.json?.method === "server/discover") return sendJson(res, 400, rpcError(r.json.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported", { supported: ["2025-06-18"] }));
+        if (r.json?.method === "server/discover")
+          return sendJson(
+            res,
+            400,
+            rpcError(r.json.id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported", { supported: ["2025-06-18"] }),
+          );
         await proxy(s, req.method ?? "POST", r.body, r.headers, res);
       }),
     );
@@ -164,7 +210,10 @@ describe("connectHttp: which era", () => {
     await l.client.close();
     const del = legacy.requests.filter((r) => r.method === "DELETE");
     assert.equal(del.length, 1);
-    assert.equal(header(del[0]!, "mcp-session-id"), header(legacy.calls("notifications/initialized")[0]!, "mcp-session-id"));
+    assert.equal(
+      header(del[0]!, "mcp-session-id"),
+      header(legacy.calls("notifications/initialized")[0]!, "mcp-session-id"),
+    );
     assert.equal(header(del[0]!, "mcp-protocol-version"), "2025-11-25");
 
     const modern = keep(await modernServer());
@@ -188,11 +237,23 @@ describe("connectHttp: which era", () => {
 
 describe("connectHttp: failures that are not legacy evidence reject, with no fallback", () => {
   const cases: [string, Handler][] = [
-    ["401 with WWW-Authenticate", (_q, res) => sendJson(res, 401, rpcError(null, -32001, "Unauthorized"), { "www-authenticate": "Bearer" })],
+    [
+      "401 with WWW-Authenticate",
+      (_q, res) => sendJson(res, 401, rpcError(null, -32001, "Unauthorized"), { "www-authenticate": "Bearer" }),
+    ],
     ["403", (_q, res) => void res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden")],
-    ["500", (_q, res) => void res.writeHead(500, { "content-type": "text/html" }).end("<h1>Internal Server Error</h1>")],
-    ["502 from a proxy", (_q, res) => void res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad Gateway</h1>")],
-    ["a web page with 200", (_q, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>Welcome</html>")],
+    [
+      "500",
+      (_q, res) => void res.writeHead(500, { "content-type": "text/html" }).end("<h1>Internal Server Error</h1>"),
+    ],
+    [
+      "502 from a proxy",
+      (_q, res) => void res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad Gateway</h1>"),
+    ],
+    [
+      "a web page with 200",
+      (_q, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>Welcome</html>"),
+    ],
   ];
   for (const [name, handler] of cases) {
     test(`${name} on server/discover`, async () => {
@@ -221,7 +282,8 @@ describe("connectHttp: failures that are not legacy evidence reject, with no fal
   test("a legacy server whose initialize fails with 401: rejects, no HTTP+SSE attempt", async () => {
     const s = keep(
       await startServer((_q, res, r) => {
-        if (r.json?.method === "server/discover") return sendJson(res, 400, rpcError(null, -32000, "Bad Request: Server not initialized"));
+        if (r.json?.method === "server/discover")
+          return sendJson(res, 400, rpcError(null, -32000, "Bad Request: Server not initialized"));
         sendJson(res, 401, rpcError(null, -32001, "Unauthorized"));
       }),
     );
@@ -242,11 +304,18 @@ describe("connectHttp: the deprecated HTTP+SSE transport", () => {
     assert.equal(client.serverInfo?.name, "http-sse-test");
     const result = await within(client.callTool("echo", { text: "over SSE" }), "the promise", TIMEOUT);
     assert.equal(result.content[0]?.text, "over SSE");
-    assert.deepEqual(methods(s).slice(0, 4), ["POST server/discover", "POST initialize", "GET /mcp", "POST initialize"]);
+    assert.deepEqual(methods(s).slice(0, 4), [
+      "POST server/discover",
+      "POST initialize",
+      "GET /mcp",
+      "POST initialize",
+    ]);
   });
 
   test("a 404 on POST with nothing behind it either: the Streamable HTTP refusal is the error", async () => {
-    const s = keep(await startServer((_q, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Not Found")));
+    const s = keep(
+      await startServer((_q, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Not Found")),
+    );
     const e = (await rejection(connectHttp(s.url(), { timeout: TIMEOUT }))) as HttpError;
     assert.ok(e instanceof HttpError);
     assert.equal(e.step, "initialize");
@@ -312,7 +381,11 @@ describe("connectHttp: what worked is remembered per origin", () => {
     let useLegacy = false;
     const legacy = keep(await legacyServer());
     const modern = keep(await modernServer());
-    const front = keep(await startServer((req, res, r) => proxy(useLegacy ? legacy : modern, req.method ?? "POST", r.body, r.headers, res)));
+    const front = keep(
+      await startServer((req, res, r) =>
+        proxy(useLegacy ? legacy : modern, req.method ?? "POST", r.body, r.headers, res),
+      ),
+    );
     const first = await connect(front.url());
     assert.equal(first.client.era, "modern");
     useLegacy = true;
@@ -323,9 +396,16 @@ describe("connectHttp: what worked is remembered per origin", () => {
 });
 
 /** Forwards a recorded request to another test server and relays its answer, as a gateway would. */
-async function proxy(to: TestServer, method: string, body: string, headers: Record<string, unknown>, res: ServerResponse): Promise<void> {
+async function proxy(
+  to: TestServer,
+  method: string,
+  body: string,
+  headers: Record<string, unknown>,
+  res: ServerResponse,
+): Promise<void> {
   const forward: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (typeof v === "string" && k !== "host" && k !== "content-length" && k !== "connection") forward[k] = v;
+  for (const [k, v] of Object.entries(headers))
+    if (typeof v === "string" && k !== "host" && k !== "content-length" && k !== "connection") forward[k] = v;
   const answer = await fetch(to.url(), { method, headers: forward, ...(method === "POST" ? { body } : {}) });
   const out: Record<string, string> = {};
   answer.headers.forEach((v, k) => {

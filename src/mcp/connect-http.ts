@@ -61,7 +61,12 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
   try {
     return await open(url, "streamable-http", options);
   } catch (e) {
-    if (!(e instanceof HttpError) || e.step !== "initialize" || (e.status !== 400 && e.status !== 404 && e.status !== 405)) throw e;
+    if (
+      !(e instanceof HttpError) ||
+      e.step !== "initialize" ||
+      (e.status !== 400 && e.status !== 404 && e.status !== 405)
+    )
+      throw e;
     try {
       return await open(url, "http+sse", options);
     } catch {
@@ -72,10 +77,14 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
 
 async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
   const connector = () => {
-    const channel = transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options);
+    const channel =
+      transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options);
     return options.wrap ? options.wrap(channel) : channel;
   };
   // HTTP+SSE carries only the legacy era: initialize at once, accepting any legacy revision
-  const client = await McpClient.connect(connector, transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options);
+  const client = await McpClient.connect(
+    connector,
+    transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options,
+  );
   return { client, transport };
 }

@@ -42,7 +42,9 @@ class HttpFixture {
           const m = /PORT (\d+)/.exec(out);
           if (m) resolve(Number(m[1]));
         });
-        child.once("exit", (code) => reject(new Error(`${this.script} exited (${code}) before listening: ${this.err}`)));
+        child.once("exit", (code) =>
+          reject(new Error(`${this.script} exited (${code}) before listening: ${this.err}`)),
+        );
         child.once("error", reject);
       }),
       `${this.script} listening`,
@@ -122,14 +124,16 @@ describe("McpClient over HTTP → server-everything, Streamable HTTP (SDK v1, le
 
 describe("server-everything over Streamable HTTP: its own requests reach a client that declares roots; its refusal of server/discover is no defect", () => {
   const ROOT = { uri: "file:///tmp/mcp-wire-roots-check", name: "roots-check" };
-  const conn = connection(EVERYTHING_HTTP, ["streamable"], "/mcp", { inputHandlers: { "roots/list": () => ({ roots: [ROOT] }) } });
+  const conn = connection(EVERYTHING_HTTP, ["streamable"], "/mcp", {
+    inputHandlers: { "roots/list": () => ({ roots: [ROOT] }) },
+  });
 
   test("get-roots-list: the server's roots/list arrives on the GET stream the client opened, and the answer goes back", async () => {
     const result = await within(conn.client.callTool("get-roots-list", {}, { timeout: TIMEOUT }), "get-roots-list");
     assert.match(JSON.stringify(result.content), /mcp-wire-roots-check/);
   });
 
-  test("probe: ok (legacy), and the SDK's 400 {\"id\":null} refusal of server/discover, the expected signal to fall back, costs no defect", async () => {
+  test('probe: ok (legacy), and the SDK\'s 400 {"id":null} refusal of server/discover, the expected signal to fall back, costs no defect', async () => {
     const r = await within(probeHttp(conn.fixture.url("/mcp"), { timeout: TIMEOUT }), "the probe");
     assert.equal(r.class, "ok");
     assert.equal(r.detail, "legacy");
@@ -166,7 +170,10 @@ describe("McpClient over HTTP → v2 SDK server, dual-era (createMcpHandler)", (
       ["server/discover:ok"],
     );
     assert.equal(client.serverInfo?.name, "v2-sdk-http-fixture");
-    assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
+    assert.deepEqual(
+      client.defects.filter((d) => d.severity === "error"),
+      [],
+    );
   });
 
   toolChecks(conn, V2_TOOLS);

@@ -15,7 +15,12 @@ import { negotiatedLegacy, negotiatedModern, sameChecks, type SdkClient } from "
 const TIMEOUT = 10_000;
 
 function serverParams(stderr: string[]) {
-  return { command: process.execPath, args: [...SERVE_ARGS], stderr: "pipe" as const, collect: (chunk: Buffer) => stderr.push(chunk.toString("utf8")) };
+  return {
+    command: process.execPath,
+    args: [...SERVE_ARGS],
+    stderr: "pipe" as const,
+    collect: (chunk: Buffer) => stderr.push(chunk.toString("utf8")),
+  };
 }
 
 async function connectV1(): Promise<SdkClient> {
@@ -31,14 +36,19 @@ async function connectV1(): Promise<SdkClient> {
   assert.equal(server?.name, "mcp-wire-reference");
   return {
     listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
-    callTool: (name, args, options) => client.callTool({ name, arguments: args }, undefined, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    callTool: (name, args, options) =>
+      client.callTool({ name, arguments: args }, undefined, { timeout: TIMEOUT, ...options }) as ReturnType<
+        SdkClient["callTool"]
+      >,
     close: () => client.close(),
     errors,
     stderr: () => stderr.join(""),
   };
 }
 
-async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & { v2: V2Client; sent: Record<string, unknown>[] }> {
+async function connectV2(
+  mode: "legacy" | { pin: string },
+): Promise<SdkClient & { v2: V2Client; sent: Record<string, unknown>[] }> {
   const stderr: string[] = [];
   const { collect, ...params } = serverParams(stderr);
   const transport = new V2StdioClientTransport(params);
@@ -50,7 +60,10 @@ async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & 
     sent.push(JSON.parse(JSON.stringify(message)) as Record<string, unknown>);
     return send(message);
   };
-  const client = new V2Client({ name: "interop-v2", version: "1.0.0" }, { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } });
+  const client = new V2Client(
+    { name: "interop-v2", version: "1.0.0" },
+    { versionNegotiation: { mode, probe: { timeoutMs: TIMEOUT } } },
+  );
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await within(client.connect(transport, { timeout: TIMEOUT }), "v2 connect");
@@ -58,7 +71,8 @@ async function connectV2(mode: "legacy" | { pin: string }): Promise<SdkClient & 
     v2: client,
     sent,
     listTools: () => client.listTools(undefined, { timeout: TIMEOUT }),
-    callTool: (name, args, options) => client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
+    callTool: (name, args, options) =>
+      client.callTool({ name, arguments: args }, { timeout: TIMEOUT, ...options }) as ReturnType<SdkClient["callTool"]>,
     close: () => client.close(),
     errors,
     stderr: () => stderr.join(""),
@@ -104,8 +118,16 @@ describe("SDK v2 Client pinned to 2026-07-28 → mcp-wire serve --stdio", () => 
   test("the SDK's own requests are clean on 2026-07-28: its per-request _meta values pass the checks (no meta_invalid)", () => {
     const requests = client!.sent.filter((m) => m.method !== undefined && m.id !== undefined);
     assert.ok(requests.length >= 4, `requests seen: ${requests.length}`);
-    assert.ok(requests.some((m) => JSON.stringify(m).includes("io.modelcontextprotocol/clientInfo")), "the SDK sends clientInfo, so its check ran");
-    for (const m of requests) assert.deepEqual(decode(JSON.stringify(m), { revision: "2026-07-28", role: "client" }).defects, [], JSON.stringify(m));
+    assert.ok(
+      requests.some((m) => JSON.stringify(m).includes("io.modelcontextprotocol/clientInfo")),
+      "the SDK sends clientInfo, so its check ran",
+    );
+    for (const m of requests)
+      assert.deepEqual(
+        decode(JSON.stringify(m), { revision: "2026-07-28", role: "client" }).defects,
+        [],
+        JSON.stringify(m),
+      );
     assert.equal(client!.errors.filter((e) => /invalid|-32602/i.test(e.message)).length, 0);
   });
 });

@@ -8,8 +8,22 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ResponseError } from "../peer/errors.js";
 import { McpClient, type ClientOptions } from "./client.js";
-import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools, type ServerTools } from "../testkit/client-tool-checks.js";
-import { EXIT_BEFORE_INITIALIZE_SERVER, SERVE_ARGS, SERVER_EVERYTHING, Spawner, V2_SDK_SERVER, within } from "../testkit/mcp-interop.js";
+import {
+  EVERYTHING_TOOLS,
+  isLegacy,
+  textOf,
+  toolChecks,
+  v2Tools,
+  type ServerTools,
+} from "../testkit/client-tool-checks.js";
+import {
+  EXIT_BEFORE_INITIALIZE_SERVER,
+  SERVE_ARGS,
+  SERVER_EVERYTHING,
+  Spawner,
+  V2_SDK_SERVER,
+  within,
+} from "../testkit/mcp-interop.js";
 
 const TIMEOUT = 10_000;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -28,7 +42,10 @@ function connection(command: string, args: readonly string[], options: ClientOpt
   before(async () => {
     // These servers all answer the probe, one way or the other: a loaded machine must not turn
     // a slow start into a probe timeout.
-    client = await within(McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: TIMEOUT, ...options }), "McpClient.connect");
+    client = await within(
+      McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: TIMEOUT, ...options }),
+      "McpClient.connect",
+    );
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -64,7 +81,10 @@ describe("McpClient → server-everything (SDK v1, legacy)", () => {
     assert.equal(client.steps[1]!.detail, `protocolVersion ${client.revision}`);
     assert.equal(client.serverInfo?.name, "mcp-servers/everything");
     assert.equal(conn.spawner.children.length, 1, "the server survived the probe: no restart");
-    assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
+    assert.deepEqual(
+      client.defects.filter((d) => d.severity === "error"),
+      [],
+    );
   });
 
   toolChecks(conn, EVERYTHING_TOOLS);
@@ -81,7 +101,10 @@ describe("McpClient → v2 SDK server, dual-era (serveStdio)", () => {
     assert.equal(client.steps[0]!.outcome, "ok");
     assert.ok(client.supportedVersions.includes("2026-07-28"));
     assert.equal(client.serverInfo?.name, "v2-sdk-fixture");
-    assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
+    assert.deepEqual(
+      client.defects.filter((d) => d.severity === "error"),
+      [],
+    );
   });
 
   toolChecks(conn, V2_TOOLS);
@@ -98,7 +121,10 @@ describe("McpClient → v2 SDK server, legacy only (McpServer.connect, 2025 revi
     assert.equal(client.steps[0]!.outcome, "error");
     assert.equal(client.serverInfo?.name, "v2-sdk-fixture");
     assert.equal(conn.spawner.children.length, 1);
-    assert.deepEqual(client.defects.filter((d) => d.severity === "error"), []);
+    assert.deepEqual(
+      client.defects.filter((d) => d.severity === "error"),
+      [],
+    );
   });
 
   toolChecks(conn, V2_TOOLS);
@@ -209,7 +235,10 @@ describe("McpClient → a server that answers the probe with an error, then exit
   test("the error comes before the end of the pipe; the dead process is still replaced", async () => {
     const spawner = new Spawner(process.execPath, [EXIT_BEFORE_INITIALIZE_SERVER, "--answer-then-exit"]);
     try {
-      const client = await within(McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: TIMEOUT }), "McpClient.connect");
+      const client = await within(
+        McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: TIMEOUT }),
+        "McpClient.connect",
+      );
       assert.equal(client.era, "legacy");
       assert.equal(client.revision, "2025-06-18");
       assert.equal(client.steps[0]!.step, "server/discover");
@@ -231,7 +260,10 @@ describe("McpClient → a legacy server that never answers before initialize", (
   test("the probe times out, and initialize follows on the same process", async () => {
     const spawner = new Spawner(process.execPath, [EXIT_BEFORE_INITIALIZE_SERVER, "--silent"]);
     try {
-      const client = await within(McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: 300 }), "McpClient.connect");
+      const client = await within(
+        McpClient.connect(spawner.connector, { timeout: TIMEOUT, probeTimeout: 300 }),
+        "McpClient.connect",
+      );
       assert.equal(client.era, "legacy");
       assert.equal(client.revision, "2025-06-18");
       assert.deepEqual(stepNames(client), ["server/discover", "initialize", "notifications/initialized"]);

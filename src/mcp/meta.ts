@@ -2,7 +2,11 @@
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { RULES, REVISIONS, type Revision } from "../rules/revisions.js";
-import { HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import {
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "../rules/error-codes.js";
 
 export interface Implementation {
   name: string;
@@ -52,7 +56,11 @@ export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const MODERN_REVISIONS: readonly Revision[] = REVISIONS.filter((r) => RULES[r].era === "modern").reverse();
 
 /** Errors only a modern server sends: their arrival proves the server's era (2026-07-28 versioning). */
-export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION]);
+export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+]);
 
 /** The newest revision both sides know, among `mine` (newest first). */
 export function mutualRevision(mine: readonly Revision[], theirs: readonly unknown[]): Revision | undefined {
@@ -72,5 +80,9 @@ export function missingCapabilities(requires: JsonObject | undefined, declared: 
   const missing = Object.keys(requires).filter((k) => declared[k] === undefined);
   if (missing.length === 0) return undefined;
   const requiredCapabilities = Object.fromEntries(missing.map((k) => [k, requires[k]]));
-  return new ResponseError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${missing.join(", ")}`, { requiredCapabilities });
+  return new ResponseError(
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    `Missing required client capability: ${missing.join(", ")}`,
+    { requiredCapabilities },
+  );
 }

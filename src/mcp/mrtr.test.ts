@@ -36,12 +36,16 @@ async function connect(server: McpServer | ((t: Transport) => void), options: Cl
   if (server instanceof McpServer) server.connect(b);
   else server(b);
   const sent = recording(a);
-  const client = await within(McpClient.connect(() => a, { revision: "2026-07-28", ...options }), "connect");
+  const client = await within(
+    McpClient.connect(() => a, { revision: "2026-07-28", ...options }),
+    "connect",
+  );
   return { client, sent };
 }
 
 /** The tools/call requests among what the client sent. */
-const calls = (sent: JsonObject[]) => sent.filter((m) => m.method === "tools/call").map((m) => ({ id: m.id, params: m.params as JsonObject }));
+const calls = (sent: JsonObject[]) =>
+  sent.filter((m) => m.method === "tools/call").map((m) => ({ id: m.id, params: m.params as JsonObject }));
 
 async function failure(promise: Promise<unknown>): Promise<InputRequiredError> {
   const outcome = await within(
@@ -57,16 +61,27 @@ async function failure(promise: Promise<unknown>): Promise<InputRequiredError> {
 }
 
 const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
-const confirm = { method: "elicitation/create", params: { message: "Sure?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } } };
+const confirm = {
+  method: "elicitation/create",
+  params: { message: "Sure?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
+};
 
 /** Answers a form with the field names it asks for, as a person might. */
 const ANSWERS: Record<string, unknown> = { name: "Ada", color: "teal", ok: true, value: "v" };
 const everything: InputHandlers = {
   "elicitation/create": (params) => {
     const schema = params.requestedSchema as { properties?: Record<string, unknown> } | undefined;
-    return { action: "accept", content: Object.fromEntries(Object.keys(schema?.properties ?? {}).map((k) => [k, ANSWERS[k] ?? "x"])) };
+    return {
+      action: "accept",
+      content: Object.fromEntries(Object.keys(schema?.properties ?? {}).map((k) => [k, ANSWERS[k] ?? "x"])),
+    };
   },
-  "sampling/createMessage": () => ({ role: "assistant", content: { type: "text", text: "Hi from the model" }, model: "test-model", stopReason: "endTurn" }),
+  "sampling/createMessage": () => ({
+    role: "assistant",
+    content: { type: "text", text: "Hi from the model" },
+    model: "test-model",
+    stopReason: "endTurn",
+  }),
   "roots/list": () => ({ roots: [{ uri: "file:///work", name: "work" }] }),
 };
 
@@ -74,13 +89,27 @@ describe("Multi Round-Trip Requests", () => {
   test("input_required: the handler answers, the request goes again with a new id, the answers and requestState exactly as sent", async () => {
     // every kind of character JSON can carry, escapes and a lone surrogate among them
     const STATE = ' {"a":1} \u00e9\u{1F600}\u2028\u0000\t\\"\ud800 =?base64?x?= ';
-    const seen: { id: unknown; state: string | undefined; responses: JsonObject | undefined; capabilities: JsonObject }[] = [];
+    const seen: {
+      id: unknown;
+      state: string | undefined;
+      responses: JsonObject | undefined;
+      capabilities: JsonObject;
+    }[] = [];
     const server = new McpServer({ serverInfo: { name: "t", version: "1" } });
-    server.tools.define({ name: "ask", inputSchema: NO_ARGS }, (_args, context: ServeContext): CallToolResult | InputRequiredResult => {
-      seen.push({ id: context.id, state: context.requestState, responses: context.inputResponses, capabilities: context.clientCapabilities });
-      if (context.requestState === undefined) return { resultType: "input_required", inputRequests: { sure: confirm }, requestState: STATE };
-      return text(context.requestState === STATE ? "echoed" : "altered");
-    });
+    server.tools.define(
+      { name: "ask", inputSchema: NO_ARGS },
+      (_args, context: ServeContext): CallToolResult | InputRequiredResult => {
+        seen.push({
+          id: context.id,
+          state: context.requestState,
+          responses: context.inputResponses,
+          capabilities: context.clientCapabilities,
+        });
+        if (context.requestState === undefined)
+          return { resultType: "input_required", inputRequests: { sure: confirm }, requestState: STATE };
+        return text(context.requestState === STATE ? "echoed" : "altered");
+      },
+    );
     const contexts: InputContext[] = [];
     const { client, sent } = await connect(server, {
       inputHandlers: {
@@ -106,7 +135,13 @@ describe("Multi Round-Trip Requests", () => {
     // on the wire: the original arguments kept, nothing from the first try but what the retry needs
     const [first, retry] = calls(sent);
     assert.deepEqual(Object.keys(first!.params).sort(), ["_meta", "arguments", "name"]);
-    assert.deepEqual(Object.keys(retry!.params).sort(), ["_meta", "arguments", "inputResponses", "name", "requestState"]);
+    assert.deepEqual(Object.keys(retry!.params).sort(), [
+      "_meta",
+      "arguments",
+      "inputResponses",
+      "name",
+      "requestState",
+    ]);
     assert.deepEqual(retry!.params.arguments, { q: 1 });
     await client.close();
   });
@@ -116,20 +151,30 @@ describe("Multi Round-Trip Requests", () => {
     const said = async (name: string) => (await within(client.callTool(name), name)).content[0]?.text;
     assert.equal(await said("test_input_required_result_request_state"), "state-ok: requestState validated");
     assert.equal(await said("test_input_required_result_multi_round"), "Multi-round complete for Ada who likes teal");
-    assert.equal(await said("test_input_required_result_multiple_inputs"), "Name: Ada; Greeting: Hi from the model; Roots: 1");
-    const prompt = await within(client.request("prompts/get", { name: "test_input_required_result_prompt" }), "prompts/get");
+    assert.equal(
+      await said("test_input_required_result_multiple_inputs"),
+      "Name: Ada; Greeting: Hi from the model; Roots: 1",
+    );
+    const prompt = await within(
+      client.request("prompts/get", { name: "test_input_required_result_prompt" }),
+      "prompts/get",
+    );
     assert.equal(prompt.resultType, "complete");
     await client.close();
   });
 
   test("a later round without requestState: its retry carries none, and only that round's answers", async () => {
     const server = new McpServer({ serverInfo: { name: "t", version: "1" } });
-    server.tools.define({ name: "twice", inputSchema: NO_ARGS }, (_args, context: ServeContext): CallToolResult | InputRequiredResult => {
-      const answered = Object.keys(context.inputResponses ?? {});
-      if (answered.length === 0) return { resultType: "input_required", inputRequests: { first: confirm }, requestState: "s1" };
-      if (answered[0] === "first") return { resultType: "input_required", inputRequests: { second: confirm } };
-      return text("done");
-    });
+    server.tools.define(
+      { name: "twice", inputSchema: NO_ARGS },
+      (_args, context: ServeContext): CallToolResult | InputRequiredResult => {
+        const answered = Object.keys(context.inputResponses ?? {});
+        if (answered.length === 0)
+          return { resultType: "input_required", inputRequests: { first: confirm }, requestState: "s1" };
+        if (answered[0] === "first") return { resultType: "input_required", inputRequests: { second: confirm } };
+        return text("done");
+      },
+    );
     const rounds: (number | undefined)[] = [];
     const { client, sent } = await connect(server, {
       inputHandlers: {
@@ -171,7 +216,10 @@ describe("Multi Round-Trip Requests", () => {
     const server = new McpServer({ serverInfo: { name: "t", version: "1" } });
     server.tools.define({ name: "needs", inputSchema: NO_ARGS }, (): InputRequiredResult => {
       tries++;
-      return { resultType: "input_required", inputRequests: { where: { method: "roots/list", params: {} }, sure: confirm } };
+      return {
+        resultType: "input_required",
+        inputRequests: { where: { method: "roots/list", params: {} }, sure: confirm },
+      };
     });
     let asked = 0;
     const { client } = await connect(server, { inputHandlers: { "roots/list": () => (asked++, { roots: [] }) } });
@@ -195,7 +243,13 @@ describe("Multi Round-Trip Requests", () => {
     /** A 2026-07-28 server in a few lines: discover, then `tools/call` answered by `answer`. */
     const raw = (answer: (params: JsonObject) => JsonObject) => (t: Transport) => {
       const peer = new Peer(t, { revision: "2026-07-28", role: "server" });
-      peer.handle("server/discover", () => ({ resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "private" }));
+      peer.handle("server/discover", () => ({
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        ttlMs: 0,
+        cacheScope: "private",
+      }));
       peer.handle("tools/call", (params) => answer(params ?? {}));
     };
 

@@ -72,16 +72,29 @@ export interface InputRoundsOptions {
  * and sends again. A result without `resultType` is complete (servers before 2026-07-28 send
  * none), and so is one of a type this client does not know: the caller sees it as it came.
  */
-export function withInputRounds(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: () => InputRoundsOptions): Promise<JsonObject> {
+export function withInputRounds(
+  method: string,
+  params: JsonObject,
+  send: (params: JsonObject) => Promise<JsonObject>,
+  options: () => InputRoundsOptions,
+): Promise<JsonObject> {
   // nearly every answer is complete: the rounds' machinery is made only for one that is not
-  return send(params).then((result) => (result.resultType === "input_required" ? inputRounds(method, params, result, send, options()) : result));
+  return send(params).then((result) =>
+    result.resultType === "input_required" ? inputRounds(method, params, result, send, options()) : result,
+  );
 }
 
 /**
  * `withInputRounds` from its first answer on, for a caller that sent `params` itself and found
  * the answer `input_required`.
  */
-export async function inputRounds(method: string, params: JsonObject, first: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, options: InputRoundsOptions): Promise<JsonObject> {
+export async function inputRounds(
+  method: string,
+  params: JsonObject,
+  first: JsonObject,
+  send: (params: JsonObject) => Promise<JsonObject>,
+  options: InputRoundsOptions,
+): Promise<JsonObject> {
   // a retry is the original request plus this round's answers: nothing the caller or an earlier round put there
   const { inputResponses: _responses, requestState: _state, ...original } = params;
   let current = params;
@@ -89,19 +102,36 @@ export async function inputRounds(method: string, params: JsonObject, first: Jso
     const result = round === 1 ? first : await send(current);
     if (result.resultType !== "input_required") return result;
     if (round > options.maxRounds) {
-      throw new InputRequiredError("rounds", method, result, `still input_required after ${options.maxRounds} round(s) of answers`);
+      throw new InputRequiredError(
+        "rounds",
+        method,
+        result,
+        `still input_required after ${options.maxRounds} round(s) of answers`,
+      );
     }
     const { inputRequests, requestState } = result;
     const requests = checkInputRequired(method, result);
-    const missing = [...new Set(requests.map(([, r]) => r.method).filter((m) => !options.handlers?.[m as InputMethod]))];
+    const missing = [
+      ...new Set(requests.map(([, r]) => r.method).filter((m) => !options.handlers?.[m as InputMethod])),
+    ];
     if (missing.length > 0) {
-      throw new InputRequiredError("unhandled", method, result, `the server asks for ${missing.join(", ")}, which the client has no handler for`);
+      throw new InputRequiredError(
+        "unhandled",
+        method,
+        result,
+        `the server asks for ${missing.join(", ")}, which the client has no handler for`,
+      );
     }
     // one at a time: most of them put a question to a person
     const inputResponses: JsonObject = {};
     for (const [key, request] of requests) {
       const handler = options.handlers![request.method as InputMethod]!;
-      const context: InputContext = { key, request: { method, params: original }, round, ...(options.signal ? { signal: options.signal } : {}) };
+      const context: InputContext = {
+        key,
+        request: { method, params: original },
+        round,
+        ...(options.signal ? { signal: options.signal } : {}),
+      };
       inputResponses[key] = await handler(request.params ?? {}, context);
     }
     current = { ...original };
@@ -114,15 +144,22 @@ export async function inputRounds(method: string, params: JsonObject, first: Jso
 /** The input requests of an `input_required` result, or why it cannot be followed. */
 function checkInputRequired(method: string, result: JsonObject): [string, { method: string; params?: JsonObject }][] {
   const { inputRequests, requestState } = result;
-  const malformed = (why: string) => new InputRequiredError("malformed", method, result, `an input_required result ${why}`);
-  if (requestState !== undefined && typeof requestState !== "string") throw malformed("whose requestState is not a string");
+  const malformed = (why: string) =>
+    new InputRequiredError("malformed", method, result, `an input_required result ${why}`);
+  if (requestState !== undefined && typeof requestState !== "string")
+    throw malformed("whose requestState is not a string");
   // with neither, the retry would be the request itself again
-  if (inputRequests === undefined && requestState === undefined) throw malformed("with neither inputRequests nor requestState");
+  if (inputRequests === undefined && requestState === undefined)
+    throw malformed("with neither inputRequests nor requestState");
   if (inputRequests === undefined) return [];
   if (!isObject(inputRequests)) throw malformed("whose inputRequests is not an object");
   const requests: [string, { method: string; params?: JsonObject }][] = [];
   for (const [key, request] of Object.entries(inputRequests)) {
-    if (!isObject(request) || typeof request.method !== "string" || (request.params !== undefined && !isObject(request.params))) {
+    if (
+      !isObject(request) ||
+      typeof request.method !== "string" ||
+      (request.params !== undefined && !isObject(request.params))
+    ) {
       throw malformed(`whose input request ${JSON.stringify(key)} is not a request`);
     }
     requests.push([key, request as { method: string; params?: JsonObject }]);

@@ -9,7 +9,8 @@ import { VERSION } from "../version.js";
 /** How the reference server introduces itself, for servers built on it. */
 export const REFERENCE_SERVER_OPTIONS: ServerOptions = {
   serverInfo: { name: "mcp-wire-reference", version: VERSION },
-  instructions: "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
+  instructions:
+    "A reference server: echo returns its text, add sums two numbers, progress counts with progress notifications.",
 };
 
 export function createReferenceServer(options: Partial<ServerOptions> = {}): McpServer {
@@ -36,11 +37,16 @@ export function defineReferenceTools(server: McpServer): void {
     {
       name: "add",
       description: "Adds two numbers.",
-      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+      inputSchema: {
+        type: "object",
+        properties: { a: { type: "number" }, b: { type: "number" } },
+        required: ["a", "b"],
+      },
     },
     (args) => {
       const { a, b } = args;
-      if (typeof a !== "number" || typeof b !== "number") throw new ResponseError(INVALID_PARAMS, "add: a and b must be numbers");
+      if (typeof a !== "number" || typeof b !== "number")
+        throw new ResponseError(INVALID_PARAMS, "add: a and b must be numbers");
       const sum = a + b;
       return { content: [{ type: "text", text: String(sum) }], structuredContent: { sum } as JsonObject };
     },
@@ -52,17 +58,26 @@ export function defineReferenceTools(server: McpServer): void {
       description: "Counts to `steps`, one step every `intervalMs`, reporting progress; stops when cancelled.",
       inputSchema: {
         type: "object",
-        properties: { steps: { type: "integer", minimum: 1, maximum: 1000 }, intervalMs: { type: "integer", minimum: 0, maximum: 10000 } },
+        properties: {
+          steps: { type: "integer", minimum: 1, maximum: 1000 },
+          intervalMs: { type: "integer", minimum: 0, maximum: 10000 },
+        },
       },
     },
     async (args, context) => {
-      const steps = typeof args.steps === "number" && Number.isInteger(args.steps) ? Math.min(Math.max(args.steps, 1), 1000) : 5;
+      const steps =
+        typeof args.steps === "number" && Number.isInteger(args.steps) ? Math.min(Math.max(args.steps, 1), 1000) : 5;
       const interval = typeof args.intervalMs === "number" ? Math.min(Math.max(args.intervalMs, 0), 10_000) : 100;
       for (let i = 1; i <= steps; i++) {
         // a timer of 0 ms still waits about 1 ms in Node: with no interval, each step only yields
         // one turn of the loop (so a cancel can still arrive), and no timer paces the answer
-        await (interval > 0 ? sleep(interval, undefined, { signal: context.signal }) : nextTurn(undefined, { signal: context.signal })).catch(() => undefined);
-        if (context.signal.aborted) return { content: [{ type: "text", text: `cancelled at step ${i}` }], isError: true };
+        await (
+          interval > 0
+            ? sleep(interval, undefined, { signal: context.signal })
+            : nextTurn(undefined, { signal: context.signal })
+        ).catch(() => undefined);
+        if (context.signal.aborted)
+          return { content: [{ type: "text", text: `cancelled at step ${i}` }], isError: true };
         await context.progress(i, steps, `step ${i} of ${steps}`);
       }
       return { content: [{ type: "text", text: `counted to ${steps}` }] };

@@ -43,7 +43,14 @@ async function errorOf(promise: Promise<unknown>): Promise<ResponseError> {
 }
 
 async function initialize(client: Peer, capabilities: JsonObject = {}): Promise<JsonObject> {
-  const result = await within(client.request("initialize", { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } }), "initialize");
+  const result = await within(
+    client.request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities,
+      clientInfo: { name: "t", version: "1" },
+    }),
+    "initialize",
+  );
   await client.notify("notifications/initialized");
   return result;
 }
@@ -65,7 +72,11 @@ describe("McpServer", () => {
   test("connectRequest answers a 2026-07-28 request as connect does before any session: lifecycle methods, era rules, methods added later", async () => {
     const s = server({ logging: true });
     s.method("resources/subscribe", () => ({}), { eras: ["legacy"] });
-    const asked = async (open: (t: Parameters<McpServer["connect"]>[0]) => unknown, method: string, params: JsonObject) => {
+    const asked = async (
+      open: (t: Parameters<McpServer["connect"]>[0]) => unknown,
+      method: string,
+      params: JsonObject,
+    ) => {
       const [a, b] = createMemoryPair();
       open(b);
       const client = new Peer(a, { revision: "2025-11-25", role: "client" });
@@ -94,7 +105,14 @@ describe("McpServer", () => {
       if (method === "later") s.method("later", () => ({ added: true }));
       const one = await asked((t) => s.connectRequest(t), method, params);
       assert.deepEqual(one, await asked((t) => s.connect(t), method, params), method);
-      if (method === "later") assert.deepEqual(one, { result: { resultType: "complete", added: true, _meta: { "io.modelcontextprotocol/serverInfo": { name: "test", version: "1" } } } });
+      if (method === "later")
+        assert.deepEqual(one, {
+          result: {
+            resultType: "complete",
+            added: true,
+            _meta: { "io.modelcontextprotocol/serverInfo": { name: "test", version: "1" } },
+          },
+        });
     }
   });
 
@@ -105,14 +123,17 @@ describe("McpServer", () => {
     s.tools.define({ name: "always", inputSchema: { type: "object" } }, () => ({ content: [] }));
     const { client } = connect(s);
     assert.equal((await errorOf(client.request("resources/subscribe", modern({ uri: "x" })))).code, -32601);
-    const modernTools = (await within(client.request<{ tools: { name: string }[] }>("tools/list", modern()), "tools/list")).tools;
+    const modernTools = (
+      await within(client.request<{ tools: { name: string }[] }>("tools/list", modern()), "tools/list")
+    ).tools;
     assert.deepEqual(
       modernTools.map((t) => t.name),
       ["now", "always"],
     );
     await initialize(client);
     assert.deepEqual(await within(client.request("resources/subscribe", { uri: "x" }), "subscribe"), {});
-    const legacyTools = (await within(client.request<{ tools: { name: string }[] }>("tools/list", {}), "tools/list")).tools;
+    const legacyTools = (await within(client.request<{ tools: { name: string }[] }>("tools/list", {}), "tools/list"))
+      .tools;
     assert.deepEqual(
       legacyTools.map((t) => t.name),
       ["always"],
@@ -136,7 +157,10 @@ describe("McpServer", () => {
     });
     assert.deepEqual(s.capabilitiesFor("modern").resources, { listChanged: false });
     const { client } = connect(s);
-    const discovered = await within(client.request<{ capabilities: JsonObject }>("server/discover", modern()), "discover");
+    const discovered = await within(
+      client.request<{ capabilities: JsonObject }>("server/discover", modern()),
+      "discover",
+    );
     assert.deepEqual(discovered.capabilities, s.capabilitiesFor("modern"));
     assert.deepEqual((await initialize(client)).capabilities, s.capabilitiesFor("legacy"));
     await client.close();
@@ -146,7 +170,10 @@ describe("McpServer", () => {
     const s = server();
     s.method("resources/list", () => ({ resources: [] }));
     s.method("prompts/list", () => ({ prompts: [], ttlMs: 5000, cacheScope: "public" }));
-    s.method("resources/read", () => ({ resultType: "input_required", inputRequests: { a: { method: "roots/list" } } }));
+    s.method("resources/read", () => ({
+      resultType: "input_required",
+      inputRequests: { a: { method: "roots/list" } },
+    }));
     const { client } = connect(s);
     const list = await within(client.request<JsonObject>("resources/list", modern()), "resources/list");
     assert.equal(list.ttlMs, 0);
@@ -164,31 +191,57 @@ describe("McpServer", () => {
     const seen: unknown[] = [];
     s.tools.define({ name: "ask", inputSchema: { type: "object" } }, (_args, context) => {
       seen.push([context.inputResponses, context.requestState]);
-      if (!context.inputResponses) return { resultType: "input_required", inputRequests: { name: { method: "elicitation/create", params: {} } }, requestState: "s1" };
+      if (!context.inputResponses)
+        return {
+          resultType: "input_required",
+          inputRequests: { name: { method: "elicitation/create", params: {} } },
+          requestState: "s1",
+        };
       return { content: [{ type: "text", text: "done" }] };
     });
     const { client } = connect(s);
     const first = await within(client.request<JsonObject>("tools/call", modern({ name: "ask" })), "first try");
     assert.equal(first.resultType, "input_required");
-    const second = await within(client.request<JsonObject>("tools/call", modern({ name: "ask", inputResponses: { name: { action: "accept" } }, requestState: "s1" })), "retry");
+    const second = await within(
+      client.request<JsonObject>(
+        "tools/call",
+        modern({ name: "ask", inputResponses: { name: { action: "accept" } }, requestState: "s1" }),
+      ),
+      "retry",
+    );
     assert.equal(second.resultType, "complete");
     assert.deepEqual(seen, [
       [undefined, undefined],
       [{ name: { action: "accept" } }, "s1"],
     ]);
-    assert.equal((await errorOf(client.request("tools/call", modern({ name: "ask", inputResponses: null as unknown as JsonObject })))).code, -32602);
+    assert.equal(
+      (
+        await errorOf(
+          client.request("tools/call", modern({ name: "ask", inputResponses: null as unknown as JsonObject })),
+        )
+      ).code,
+      -32602,
+    );
     assert.equal((await errorOf(client.request("tools/call", modern({ name: "ask", requestState: 7 })))).code, -32602);
     await client.close();
   });
 
   test("a tool's required client capabilities: -32021 naming them when a modern call lacks them", async () => {
     const s = server();
-    s.tools.define({ name: "sample", inputSchema: { type: "object" } }, () => ({ content: [] }), { requires: { sampling: {} } });
+    s.tools.define({ name: "sample", inputSchema: { type: "object" } }, () => ({ content: [] }), {
+      requires: { sampling: {} },
+    });
     const { client } = connect(s);
     const e = await errorOf(client.request("tools/call", modern({ name: "sample" })));
     assert.equal(e.code, -32021);
     assert.deepEqual(e.data, { requiredCapabilities: { sampling: {} } });
-    const ok = await within(client.request<JsonObject>("tools/call", modern({ name: "sample" }, { "io.modelcontextprotocol/clientCapabilities": { sampling: {} } })), "with sampling");
+    const ok = await within(
+      client.request<JsonObject>(
+        "tools/call",
+        modern({ name: "sample" }, { "io.modelcontextprotocol/clientCapabilities": { sampling: {} } }),
+      ),
+      "with sampling",
+    );
     assert.deepEqual(ok.content, []);
     await client.close();
   });
@@ -202,12 +255,22 @@ describe("McpServer", () => {
     });
     const { client, notifications } = connect(s);
     await within(client.request("tools/call", modern({ name: "log" })), "no logLevel");
-    await within(client.request("tools/call", modern({ name: "log" }, { "io.modelcontextprotocol/logLevel": "info" })), "logLevel info");
+    await within(
+      client.request("tools/call", modern({ name: "log" }, { "io.modelcontextprotocol/logLevel": "info" })),
+      "logLevel info",
+    );
     assert.deepEqual(
       notifications.map((n) => n.data),
       ["w"],
     );
-    assert.equal((await errorOf(client.request("tools/call", modern({ name: "log" }, { "io.modelcontextprotocol/logLevel": "loud" })))).code, -32602);
+    assert.equal(
+      (
+        await errorOf(
+          client.request("tools/call", modern({ name: "log" }, { "io.modelcontextprotocol/logLevel": "loud" })),
+        )
+      ).code,
+      -32602,
+    );
     notifications.length = 0;
     await initialize(client);
     await within(client.request("tools/call", { name: "log" }), "session, default level");
@@ -225,7 +288,10 @@ describe("McpServer", () => {
     const s = server();
     s.tools.define({ name: "sample", inputSchema: { type: "object" } }, async (_args, context) => {
       try {
-        const r = await context.request<{ content: { text: string } }>("sampling/createMessage", { messages: [], maxTokens: 1 });
+        const r = await context.request<{ content: { text: string } }>("sampling/createMessage", {
+          messages: [],
+          maxTokens: 1,
+        });
         return { content: [{ type: "text", text: r.content.text }] };
       } catch (e) {
         return { content: [{ type: "text", text: (e as Error).message }], isError: true };
@@ -233,11 +299,17 @@ describe("McpServer", () => {
     });
     const { client } = connect(s);
     client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "sampled" } }));
-    const refused = await within(client.request<{ content: { text: string }[]; isError?: boolean }>("tools/call", modern({ name: "sample" })), "modern");
+    const refused = await within(
+      client.request<{ content: { text: string }[]; isError?: boolean }>("tools/call", modern({ name: "sample" })),
+      "modern",
+    );
     assert.equal(refused.isError, true);
     assert.match(refused.content[0]!.text, /input_required/);
     await initialize(client, { sampling: {} });
-    const sampled = await within(client.request<{ content: { text: string }[] }>("tools/call", { name: "sample" }), "legacy");
+    const sampled = await within(
+      client.request<{ content: { text: string }[] }>("tools/call", { name: "sample" }),
+      "legacy",
+    );
     assert.equal(sampled.content[0]!.text, "sampled");
     await client.close();
   });

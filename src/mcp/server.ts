@@ -23,7 +23,15 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
-import { LOG_LEVELS, META_LOG_LEVEL, isObject, missingCapabilities, type Implementation, type LogLevel, type Tool } from "./meta.js";
+import {
+  LOG_LEVELS,
+  META_LOG_LEVEL,
+  isObject,
+  missingCapabilities,
+  type Implementation,
+  type LogLevel,
+  type Tool,
+} from "./meta.js";
 import { headerParams, type HeaderParam } from "./tool-headers.js";
 import { ToolRegistry } from "./tools.js";
 
@@ -130,13 +138,18 @@ class Context implements ServeContext {
   request<T = JsonObject>(method: string, params?: JsonObject, options?: RequestOptions): Promise<T> {
     if (this.era === "modern") {
       // 2026-07-28 has no server-to-client requests: the answer says what input it needs
-      return Promise.reject(new Error(`${method}: a 2026-07-28 server cannot send requests to the client; return an input_required result instead`));
+      return Promise.reject(
+        new Error(
+          `${method}: a 2026-07-28 server cannot send requests to the client; return an input_required result instead`,
+        ),
+      );
     }
     return this.incoming.request<T>(method, params, options);
   }
   log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     const wanted = this.extras.logLevel;
-    if (!this.extras.logging || wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return Promise.resolve();
+    if (!this.extras.logging || wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted))
+      return Promise.resolve();
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     return this.incoming.notify("notifications/message", params).catch(() => undefined);
@@ -158,7 +171,14 @@ interface Session {
 }
 
 /** Results a 2026-07-28 client may cache: the schema requires `ttlMs` and `cacheScope` on them. */
-const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
 
 const LIFECYCLE = new Set(["initialize", "server/discover", "ping"]);
 
@@ -201,7 +221,9 @@ export class McpServer {
     const caps: JsonObject = {};
     if (this.tools.size > 0) caps.tools = { listChanged: false };
     if (this.serves("resources/list", era) || this.serves("resources/read", era)) {
-      caps.resources = this.serves("resources/subscribe", era) ? { subscribe: true, listChanged: false } : { listChanged: false };
+      caps.resources = this.serves("resources/subscribe", era)
+        ? { subscribe: true, listChanged: false }
+        : { listChanged: false };
     }
     if (this.serves("prompts/list", era) || this.serves("prompts/get", era)) caps.prompts = { listChanged: false };
     if (this.serves("completion/complete", era)) caps.completions = {};
@@ -253,7 +275,11 @@ export class McpServer {
           extras: { logLevel: "debug", logging: this.options.logging === true },
         };
         peer.revision = revision;
-        const result: JsonObject = { protocolVersion: revision, capabilities: this.capabilitiesFor("legacy"), serverInfo: this.options.serverInfo };
+        const result: JsonObject = {
+          protocolVersion: revision,
+          capabilities: this.capabilitiesFor("legacy"),
+          serverInfo: this.options.serverInfo,
+        };
         if (this.options.instructions) result.instructions = this.options.instructions;
         return result;
       });
@@ -266,7 +292,8 @@ export class McpServer {
           if (hasModernMeta(params)) throw removedIn2026("logging/setLevel");
           if (!session) throw this.missingMeta();
           const level = params?.level;
-          if (!isLogLevel(level)) throw new ResponseError(INVALID_PARAMS, `Unknown log level: ${JSON.stringify(level)}`);
+          if (!isLogLevel(level))
+            throw new ResponseError(INVALID_PARAMS, `Unknown log level: ${JSON.stringify(level)}`);
           session.logLevel = level;
           session.extras = { logLevel: level, logging: this.options.logging === true };
           return {};
@@ -285,8 +312,19 @@ export class McpServer {
           if (!modern && hasModernMeta(params)) throw removedIn2026(name);
           return this.callModern(entry, params, context);
         }
-        if (!legacy) throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
-        return entry.handler(params ?? {}, new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, session.extras));
+        if (!legacy)
+          throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
+        return entry.handler(
+          params ?? {},
+          new Context(
+            context,
+            "legacy",
+            session.revision,
+            session.clientCapabilities,
+            session.clientInfo,
+            session.extras,
+          ),
+        );
       });
     }
     return peer;
@@ -298,7 +336,10 @@ export class McpServer {
    * own. `initialize`, `ping` and `logging/setLevel` are -32601 there, as 2026-07-28 has them.
    */
   connectRequest(transport: Transport): Peer {
-    return new Peer(transport, (this.requestPeerOptions ??= { ...this.peerOptions(), handlers: this.statelessHandlers() }));
+    return new Peer(
+      transport,
+      (this.requestPeerOptions ??= { ...this.peerOptions(), handlers: this.statelessHandlers() }),
+    );
   }
 
   private peerOptions(): PeerOptions {
@@ -341,15 +382,29 @@ export class McpServer {
 
   private discover(params: JsonObject | undefined, context: RequestContext): JsonObject | Promise<JsonObject> {
     return this.modernCall(params, context, () => {
-      const result: JsonObject = { supportedVersions: [...this.revisions], capabilities: this.capabilitiesFor("modern"), ttlMs: 60_000, cacheScope: "public" };
+      const result: JsonObject = {
+        supportedVersions: [...this.revisions],
+        capabilities: this.capabilitiesFor("modern"),
+        ttlMs: 60_000,
+        cacheScope: "public",
+      };
       if (this.options.instructions) result.instructions = this.options.instructions;
       return result;
     });
   }
 
   /** A method's handler run as a stateless 2026-07-28 request. */
-  private callModern(entry: MethodEntry, params: JsonObject | undefined, context: RequestContext): JsonObject | Promise<JsonObject> {
-    return this.modernCall(params, context, (modernContext) => entry.handler(params ?? {}, modernContext), entry.requires);
+  private callModern(
+    entry: MethodEntry,
+    params: JsonObject | undefined,
+    context: RequestContext,
+  ): JsonObject | Promise<JsonObject> {
+    return this.modernCall(
+      params,
+      context,
+      (modernContext) => entry.handler(params ?? {}, modernContext),
+      entry.requires,
+    );
   }
 
   /** A stateless 2026-07-28 request: checks its `_meta`, runs it, stamps the result. */
@@ -363,29 +418,57 @@ export class McpServer {
     const requested = meta?.[META_PROTOCOL_VERSION];
     if (typeof requested !== "string") throw this.missingMeta();
     if (!isRevision(requested) || !this.modern.includes(requested)) {
-      throw new ResponseError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...this.revisions], requested });
+      throw new ResponseError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
+        supported: [...this.revisions],
+        requested,
+      });
     }
     const capabilities = meta![META_CLIENT_CAPABILITIES];
     if (!isObject(capabilities)) {
-      throw new ResponseError(INVALID_PARAMS, `Missing _meta["${META_CLIENT_CAPABILITIES}"]: every request declares the client's capabilities ({} for none)`);
+      throw new ResponseError(
+        INVALID_PARAMS,
+        `Missing _meta["${META_CLIENT_CAPABILITIES}"]: every request declares the client's capabilities ({} for none)`,
+      );
     }
     const missing = missingCapabilities(requires, capabilities);
     if (missing) throw missing;
     const logLevel = meta![META_LOG_LEVEL];
-    if (logLevel !== undefined && !isLogLevel(logLevel)) throw new ResponseError(INVALID_PARAMS, `Unknown log level in _meta["${META_LOG_LEVEL}"]: ${JSON.stringify(logLevel)}`);
+    if (logLevel !== undefined && !isLogLevel(logLevel))
+      throw new ResponseError(
+        INVALID_PARAMS,
+        `Unknown log level in _meta["${META_LOG_LEVEL}"]: ${JSON.stringify(logLevel)}`,
+      );
     const { inputResponses, requestState } = params!;
-    if (inputResponses !== undefined && !isObject(inputResponses)) throw new ResponseError(INVALID_PARAMS, "inputResponses must be an object keyed like the inputRequests it answers");
-    if (requestState !== undefined && typeof requestState !== "string") throw new ResponseError(INVALID_PARAMS, "requestState must be the string the server sent");
+    if (inputResponses !== undefined && !isObject(inputResponses))
+      throw new ResponseError(
+        INVALID_PARAMS,
+        "inputResponses must be an object keyed like the inputRequests it answers",
+      );
+    if (requestState !== undefined && typeof requestState !== "string")
+      throw new ResponseError(INVALID_PARAMS, "requestState must be the string the server sent");
     const info = meta![META_CLIENT_INFO];
     const extras: ContextExtras = { inputResponses, requestState, logLevel, logging: this.options.logging === true };
-    const result = run(new Context(context, "modern", requested, capabilities, isObject(info) ? (info as Implementation) : undefined, extras));
+    const result = run(
+      new Context(
+        context,
+        "modern",
+        requested,
+        capabilities,
+        isObject(info) ? (info as Implementation) : undefined,
+        extras,
+      ),
+    );
     const cacheable = CACHEABLE.has(context.method);
     return result instanceof Promise ? result.then((r) => this.stamp(r, cacheable)) : this.stamp(result, cacheable);
   }
 
   private missingMeta(): ResponseError {
     const legacyHint = this.legacy.length > 0 ? "; a legacy client opens with initialize instead" : "";
-    return new ResponseError(INVALID_PARAMS, `Missing _meta["${META_PROTOCOL_VERSION}"]: every request names its protocol version${legacyHint}`, { supported: [...this.revisions] });
+    return new ResponseError(
+      INVALID_PARAMS,
+      `Missing _meta["${META_PROTOCOL_VERSION}"]: every request names its protocol version${legacyHint}`,
+      { supported: [...this.revisions] },
+    );
   }
 
   /**

@@ -51,8 +51,15 @@ const INVALID: Tool[] = [
   tool("under_items", { list: { type: "array", items: { type: "string", "x-mcp-header": "Item" } } }),
   tool("under_anyOf", { a: { anyOf: [{ type: "string", "x-mcp-header": "Choice" }, { type: "integer" }] } }),
   tool("under_allOf_at_root", {}, { allOf: [{ properties: { a: { type: "string", "x-mcp-header": "Deep" } } }] }),
-  tool("ref_reachable_only", { a: { $ref: "#/$defs/region" } }, { $defs: { region: { type: "string", "x-mcp-header": "Region" } } }),
-  tool("duplicate_case_insensitive", { a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "region" } }),
+  tool(
+    "ref_reachable_only",
+    { a: { $ref: "#/$defs/region" } },
+    { $defs: { region: { type: "string", "x-mcp-header": "Region" } } },
+  ),
+  tool("duplicate_case_insensitive", {
+    a: { type: "string", "x-mcp-header": "Region" },
+    b: { type: "string", "x-mcp-header": "region" },
+  }),
 ];
 
 const NAMES_OF_INVALID = INVALID.map((t) => t.name);
@@ -70,11 +77,20 @@ describe("headerParams: which x-mcp-header annotations are valid", () => {
   });
 
   test("a parameter or definition named x-mcp-header, or the word in example data, is no annotation", () => {
-    const named = tool("named", { "x-mcp-header": { type: "string" }, region: { type: "string", "x-mcp-header": "Region" } });
+    const named = tool("named", {
+      "x-mcp-header": { type: "string" },
+      region: { type: "string", "x-mcp-header": "Region" },
+    });
     assert.deepEqual(headerParams(named), { params: [{ name: "Region", path: ["region"] }] });
-    const defs = tool("defs", { a: { $ref: "#/$defs/x-mcp-header" } }, { $defs: { "x-mcp-header": { type: "string" } } });
+    const defs = tool(
+      "defs",
+      { a: { $ref: "#/$defs/x-mcp-header" } },
+      { $defs: { "x-mcp-header": { type: "string" } } },
+    );
     assert.deepEqual(headerParams(defs), { params: [] });
-    const data = tool("data", { filter: { type: "object", default: { "x-mcp-header": "x" }, examples: [{ "x-mcp-header": "y" }] } });
+    const data = tool("data", {
+      filter: { type: "object", default: { "x-mcp-header": "x" }, examples: [{ "x-mcp-header": "y" }] },
+    });
     assert.deepEqual(headerParams(data), { params: [] });
   });
 
@@ -97,13 +113,19 @@ describe("paramHeaders: the header values of one call", () => {
   const params = "params" in found ? found.params : [];
 
   test("string as is, integer in decimal, boolean lowercase, names lowercased", () => {
-    assert.deepEqual(paramHeaders({ region: "us-west1", target: { tenant: "acme", shard: { index: -7 } }, dry: true }, params), {
-      "mcp-param-region": "us-west1",
-      "mcp-param-tenant": "acme",
-      "mcp-param-shard-index": "-7",
-      "mcp-param-dry_run": "true",
+    assert.deepEqual(
+      paramHeaders({ region: "us-west1", target: { tenant: "acme", shard: { index: -7 } }, dry: true }, params),
+      {
+        "mcp-param-region": "us-west1",
+        "mcp-param-tenant": "acme",
+        "mcp-param-shard-index": "-7",
+        "mcp-param-dry_run": "true",
+      },
+    );
+    assert.deepEqual(paramHeaders({ dry: false, target: { shard: { index: 42 } } }, params), {
+      "mcp-param-dry_run": "false",
+      "mcp-param-shard-index": "42",
     });
-    assert.deepEqual(paramHeaders({ dry: false, target: { shard: { index: 42 } } }, params), { "mcp-param-dry_run": "false", "mcp-param-shard-index": "42" });
   });
 
   test("null and absent values send no header, nor does a missing parent object", () => {
@@ -134,7 +156,8 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   let client: McpClient;
   before(async () => {
     server = await modernServer({ tools: [VALID, NON_ASCII_TOOL, ...INVALID] });
-    client = (await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true }), "connectHttp", TIMEOUT)).client;
+    client = (await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true }), "connectHttp", TIMEOUT))
+      .client;
   });
   after(async () => {
     await client?.close().catch(() => undefined);
@@ -166,7 +189,16 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   });
 
   test("tools/call: Mcp-Name, and every Mcp-Param-* with a value, encoded where it must be", async () => {
-    await within(client.callTool(VALID.name, { region: "us-west1", query: "SELECT 1", target: { tenant: "Hello, 世界", shard: { index: 42 } }, dry: false }), "tools/call", TIMEOUT);
+    await within(
+      client.callTool(VALID.name, {
+        region: "us-west1",
+        query: "SELECT 1",
+        target: { tenant: "Hello, 世界", shard: { index: 42 } },
+        dry: false,
+      }),
+      "tools/call",
+      TIMEOUT,
+    );
     const call = server.calls("tools/call").at(-1)!;
     assert.deepEqual(mcpHeaders(call), {
       "mcp-method": "tools/call",
@@ -182,7 +214,11 @@ describe("McpClient over HTTP, modern era: tool headers on the wire", () => {
   test("tools/call with null and absent values: those headers are left out", async () => {
     await within(client.callTool(VALID.name, { region: null, query: "SELECT 1" }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call").at(-1)!;
-    assert.deepEqual(mcpHeaders(call), { "mcp-method": "tools/call", "mcp-name": "execute_sql", "mcp-protocol-version": "2026-07-28" });
+    assert.deepEqual(mcpHeaders(call), {
+      "mcp-method": "tools/call",
+      "mcp-name": "execute_sql",
+      "mcp-protocol-version": "2026-07-28",
+    });
   });
 
   test("a non-ASCII tool name travels in Mcp-Name as the Base64 sentinel", async () => {
@@ -205,7 +241,11 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
 
   async function open(revision: Revision | undefined) {
     const server = await legacyServer({ tools: [VALID, NON_ASCII_TOOL, ...INVALID] });
-    const { client } = await within(connectHttp(server.url(), { timeout: TIMEOUT, fresh: true, ...(revision ? { revision } : {}) }), "connectHttp", TIMEOUT);
+    const { client } = await within(
+      connectHttp(server.url(), { timeout: TIMEOUT, fresh: true, ...(revision ? { revision } : {}) }),
+      "connectHttp",
+      TIMEOUT,
+    );
     opened.push({ server, client });
     return { server, client };
   }
@@ -217,7 +257,11 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
     const tools = await within(client.listTools(), "tools/list", TIMEOUT);
     assert.equal(tools.length, 2 + INVALID.length, "a legacy server's tools are all listed");
     assert.deepEqual(client.rejectedTools, []);
-    await within(client.callTool(VALID.name, { region: "us-west1", target: { tenant: "acme" } }), "tools/call", TIMEOUT);
+    await within(
+      client.callTool(VALID.name, { region: "us-west1", target: { tenant: "acme" } }),
+      "tools/call",
+      TIMEOUT,
+    );
     await within(client.callTool(NON_ASCII_TOOL.name, { city: "Zürich" }), "tools/call", TIMEOUT);
 
     const initialize = server.calls("initialize")[0]!;
@@ -235,7 +279,10 @@ describe("McpClient over HTTP, legacy era: session headers, no modern ones", () 
     const { server, client } = await open("2025-06-18");
     await within(client.callTool(VALID.name, { region: "us-west1" }), "tools/call", TIMEOUT);
     const call = server.calls("tools/call")[0]!;
-    assert.deepEqual(mcpHeaders(call), { "mcp-protocol-version": "2025-06-18", "mcp-session-id": header(call, "mcp-session-id")! });
+    assert.deepEqual(mcpHeaders(call), {
+      "mcp-protocol-version": "2025-06-18",
+      "mcp-session-id": header(call, "mcp-session-id")!,
+    });
     assert.ok(header(call, "mcp-session-id"));
     assert.equal(server.calls("server/discover").length, 0, "a forced legacy revision sends no probe");
   });

@@ -34,7 +34,9 @@ export function headerParams(tool: Tool): { params: HeaderParam[] } | { error: s
         if (typeof name !== "string" || name.length === 0 || !isHeaderToken(name)) {
           problems.push(`${at.join(".")}: ${ANNOTATION} ${JSON.stringify(name)} is not a header name token`);
         } else if (typeof sub.type !== "string" || !ALLOWED_TYPES.has(sub.type)) {
-          problems.push(`${at.join(".")}: ${ANNOTATION} on a parameter of type ${JSON.stringify(sub.type)} (only string, integer, boolean)`);
+          problems.push(
+            `${at.join(".")}: ${ANNOTATION} on a parameter of type ${JSON.stringify(sub.type)} (only string, integer, boolean)`,
+          );
         } else {
           params.push({ name, path: at });
         }

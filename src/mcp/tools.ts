@@ -7,7 +7,10 @@ import { isObject, missingCapabilities, type CallToolResult, type InputRequiredR
 import type { ServeContext } from "./server.js";
 
 /** A tool's answer; on 2026-07-28 it may instead ask the client for input first. */
-export type ToolHandler = (args: JsonObject, context: ServeContext) => CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult>;
+export type ToolHandler = (
+  args: JsonObject,
+  context: ServeContext,
+) => CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult>;
 
 export interface ToolOptions {
   /** Client capabilities the tool cannot work without: a modern call without them gets -32021. */
@@ -47,13 +50,18 @@ export class ToolRegistry {
   list(params: JsonObject, era: Era): JsonObject {
     let start = 0;
     if (params.cursor !== undefined) {
-      const n = typeof params.cursor === "string" ? Number.parseInt(Buffer.from(params.cursor, "base64url").toString("utf8"), 10) : NaN;
-      if (!Number.isSafeInteger(n) || n < 0 || n > this.tools.size) throw new ResponseError(INVALID_PARAMS, "Invalid cursor");
+      const n =
+        typeof params.cursor === "string"
+          ? Number.parseInt(Buffer.from(params.cursor, "base64url").toString("utf8"), 10)
+          : NaN;
+      if (!Number.isSafeInteger(n) || n < 0 || n > this.tools.size)
+        throw new ResponseError(INVALID_PARAMS, "Invalid cursor");
       start = n;
     }
     const all = [...this.tools.values()].filter((t) => t.eras.includes(era));
     const result: JsonObject = { tools: all.slice(start, start + PAGE_SIZE).map((t) => t.tool) };
-    if (start + PAGE_SIZE < all.length) result.nextCursor = Buffer.from(String(start + PAGE_SIZE)).toString("base64url");
+    if (start + PAGE_SIZE < all.length)
+      result.nextCursor = Buffer.from(String(start + PAGE_SIZE)).toString("base64url");
     if (era === "modern") {
       result.ttlMs = 0;
       result.cacheScope = "public";
@@ -61,11 +69,18 @@ export class ToolRegistry {
     return result;
   }
 
-  call(params: JsonObject, context: ServeContext): CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult> {
+  call(
+    params: JsonObject,
+    context: ServeContext,
+  ): CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult> {
     const name = params.name;
     const found = typeof name === "string" ? this.tools.get(name) : undefined;
     const entry = found?.eras.includes(context.era) ? found : undefined;
-    if (!entry) throw new ResponseError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : JSON.stringify(name)}`);
+    if (!entry)
+      throw new ResponseError(
+        INVALID_PARAMS,
+        `Unknown tool: ${typeof name === "string" ? name : JSON.stringify(name)}`,
+      );
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isObject(args)) throw new ResponseError(INVALID_PARAMS, "Tool arguments must be an object");
     // 2026-07-28 alone defines -32021; a legacy session declared its capabilities once, at initialize

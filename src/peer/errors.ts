@@ -40,7 +40,9 @@ export class ResponseError extends Error {
 
   /** The JSON-RPC error object this error travels as. */
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -86,7 +88,11 @@ export class TimeoutError extends ConnectionError {
     /** `cause`: what the channel knows of the wait that ran out (over HTTP, the exchange's `HttpError`). */
     options?: { cause?: unknown },
   ) {
-    super(ConnectionErrorCode.Timeout, `${method}: no answer within ${timeoutMs} ms${mismatchedId === undefined ? "" : `; an answer with id ${JSON.stringify(mismatchedId)} (${typeof mismatchedId === "string" ? "a string" : "a number"}) did arrive, but a request's id must come back with its own type, and this request's is ${typeof mismatchedId === "string" ? "a number" : "a string"}`}`, options);
+    super(
+      ConnectionErrorCode.Timeout,
+      `${method}: no answer within ${timeoutMs} ms${mismatchedId === undefined ? "" : `; an answer with id ${JSON.stringify(mismatchedId)} (${typeof mismatchedId === "string" ? "a string" : "a number"}) did arrive, but a request's id must come back with its own type, and this request's is ${typeof mismatchedId === "string" ? "a number" : "a string"}`}`,
+      options,
+    );
   }
 }
 
@@ -111,7 +117,11 @@ export class SpawnError extends ConnectionError {
     cause: Error,
   ) {
     const osCode = (cause as NodeJS.ErrnoException).code;
-    super(ConnectionErrorCode.Spawn, `${command} could not be started: ${osCode === undefined ? cause.message : `${osCode} (${OS_WORDS[osCode] ?? cause.message})`}`, { cause });
+    super(
+      ConnectionErrorCode.Spawn,
+      `${command} could not be started: ${osCode === undefined ? cause.message : `${osCode} (${OS_WORDS[osCode] ?? cause.message})`}`,
+      { cause },
+    );
     this.osCode = osCode;
   }
 }
@@ -133,7 +143,11 @@ const OS_WORDS: Readonly<Record<string, string>> = {
 export class AbortedError extends ConnectionError {
   override readonly name = "AbortedError";
   constructor(method: string, reason?: unknown) {
-    super(ConnectionErrorCode.Aborted, `${method}: aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}`, { cause: reason });
+    super(
+      ConnectionErrorCode.Aborted,
+      `${method}: aborted${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}`,
+      { cause: reason },
+    );
   }
 }
 
@@ -152,7 +166,13 @@ export class InvalidResponseError extends ConnectionError {
     method: string,
     readonly defects: readonly Defect[],
   ) {
-    super(ConnectionErrorCode.InvalidResponse, `${method}: invalid response: ${defects.filter((d) => d.severity === "error").map((d) => d.code).join(", ")}`);
+    super(
+      ConnectionErrorCode.InvalidResponse,
+      `${method}: invalid response: ${defects
+        .filter((d) => d.severity === "error")
+        .map((d) => d.code)
+        .join(", ")}`,
+    );
   }
 }
 
@@ -169,6 +189,9 @@ export class MessageTooLargeError extends ConnectionError {
     /** The cap it passed. */
     readonly limit: number,
   ) {
-    super(ConnectionErrorCode.TooLarge, `${method}: the answer of ${size} bytes is over the ${limit}-byte limit, dropped unread`);
+    super(
+      ConnectionErrorCode.TooLarge,
+      `${method}: the answer of ${size} bytes is over the ${limit}-byte limit, dropped unread`,
+    );
   }
 }

@@ -3,7 +3,9 @@ import { test } from "node:test";
 import { OneMap } from "./one-map.js";
 
 /** Applies the same operations to a OneMap and a Map and compares everything they show. */
-function same(ops: readonly (readonly ["set", unknown, number] | readonly ["delete", unknown] | readonly ["clear"])[]): void {
+function same(
+  ops: readonly (readonly ["set", unknown, number] | readonly ["delete", unknown] | readonly ["clear"])[],
+): void {
   const one = new OneMap<unknown, number>();
   const map = new Map<unknown, number>();
   const keys = [0, -0, 1, "1", NaN, "a", 2];
@@ -26,11 +28,35 @@ function same(ops: readonly (readonly ["set", unknown, number] | readonly ["dele
 }
 
 test("one entry: set, overwrite, get, delete, as a Map (SameValueZero keys)", () => {
-  same([["set", 1, 10], ["set", 1, 11], ["delete", "1"], ["delete", 1], ["delete", 1], ["set", NaN, 3], ["delete", NaN], ["set", -0, 4], ["set", 0, 5], ["delete", -0]]);
+  same([
+    ["set", 1, 10],
+    ["set", 1, 11],
+    ["delete", "1"],
+    ["delete", 1],
+    ["delete", 1],
+    ["set", NaN, 3],
+    ["delete", NaN],
+    ["set", -0, 4],
+    ["set", 0, 5],
+    ["delete", -0],
+  ]);
 });
 
 test("several entries keep insertion order, and it goes back to one and none", () => {
-  same([["set", "a", 1], ["set", 2, 2], ["set", 0, 3], ["delete", "a"], ["set", "a", 4], ["delete", 2], ["delete", 0], ["delete", "a"], ["set", 1, 5], ["set", 2, 6], ["clear"], ["set", 2, 7]]);
+  same([
+    ["set", "a", 1],
+    ["set", 2, 2],
+    ["set", 0, 3],
+    ["delete", "a"],
+    ["set", "a", 4],
+    ["delete", 2],
+    ["delete", 0],
+    ["delete", "a"],
+    ["set", 1, 5],
+    ["set", 2, 6],
+    ["clear"],
+    ["set", 2, 7],
+  ]);
 });
 
 test("a long run of one-at-a-time entries, interleaved with pairs, matches a Map", () => {

@@ -80,7 +80,14 @@ const BEHAVIOURS = ["answer", "fail", "throw", "gate", "hang", "progress", "askB
 type Behaviour = (typeof BEHAVIOURS)[number];
 
 type Op =
-  | { op: "request"; from: Side; behaviour: Behaviour; timeout: number | undefined; abortable: boolean; progress: boolean }
+  | {
+      op: "request";
+      from: Side;
+      behaviour: Behaviour;
+      timeout: number | undefined;
+      abortable: boolean;
+      progress: boolean;
+    }
   | { op: "notify"; from: Side }
   | { op: "abort"; pick: number }
   | { op: "release"; pick: number }
@@ -91,7 +98,17 @@ type Op =
 const side = fc.constantFrom<Side>("a", "b");
 const ops: fc.Arbitrary<Op[]> = fc.array(
   fc.oneof(
-    { weight: 6, arbitrary: fc.record({ op: fc.constant("request" as const), from: side, behaviour: fc.constantFrom(...BEHAVIOURS), timeout: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }), abortable: fc.boolean(), progress: fc.boolean() }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        op: fc.constant("request" as const),
+        from: side,
+        behaviour: fc.constantFrom(...BEHAVIOURS),
+        timeout: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }),
+        abortable: fc.boolean(),
+        progress: fc.boolean(),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("notify" as const), from: side }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("abort" as const), pick: fc.nat() }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("release" as const), pick: fc.nat() }) },
@@ -129,13 +146,17 @@ class Watched implements Transport {
   start(sink: TransportSink): void {
     this.inner.start({
       message: (data) => {
-        const m = JSON.parse(typeof data === "string" ? data : Buffer.from(data).toString("utf8")) as Record<string, unknown>;
+        const m = JSON.parse(typeof data === "string" ? data : Buffer.from(data).toString("utf8")) as Record<
+          string,
+          unknown
+        >;
         if (typeof m.method === "string" && m.id !== undefined) this.wire.unanswered.add(m.id as RequestId);
         if (m.method === "notifications/cancelled") {
           const id = (m.params as { requestId: RequestId }).requestId;
           if (!this.wire.finished.has(id)) this.wire.cancelled.add(id);
         }
-        if (m.method === undefined) this.wire.responses.set(m.id as RequestId, m.error !== undefined ? "error" : "result");
+        if (m.method === undefined)
+          this.wire.responses.set(m.id as RequestId, m.error !== undefined ? "error" : "result");
         sink.message(data);
       },
       defect: (d) => sink.defect(d),
@@ -147,9 +168,14 @@ class Watched implements Transport {
     const m = JSON.parse(text) as Record<string, unknown>;
     if (m.method === undefined) {
       const id = m.id as RequestId | null | undefined;
-      if (id === undefined || id === null) this.violations.push(`${this.name} sent an answer with no id (to a notification?): ${text}`);
-      else if (!this.wire.unanswered.delete(id)) this.violations.push(`${this.name} answered ${JSON.stringify(id)}, which it was not asked or already answered`);
-      else if (this.wire.cancelled.has(id)) this.violations.push(`${this.name} answered ${JSON.stringify(id)}, whose cancellation arrived while its handler ran`);
+      if (id === undefined || id === null)
+        this.violations.push(`${this.name} sent an answer with no id (to a notification?): ${text}`);
+      else if (!this.wire.unanswered.delete(id))
+        this.violations.push(`${this.name} answered ${JSON.stringify(id)}, which it was not asked or already answered`);
+      else if (this.wire.cancelled.has(id))
+        this.violations.push(
+          `${this.name} answered ${JSON.stringify(id)}, whose cancellation arrived while its handler ran`,
+        );
     } else if (m.method === "work" && m.id !== undefined) {
       this.wire.idOf.set((m.params as { k: number }).k, m.id as RequestId);
     }
@@ -218,7 +244,9 @@ async function run(program: Op[]): Promise<void> {
           await new Promise<void>((resolve) => gates.set(k, resolve));
           return { k };
         case "hang":
-          await new Promise<never>((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true }));
+          await new Promise<never>((_, reject) =>
+            ctx.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true }),
+          );
           return { k };
         case "progress":
           await ctx.progress(1, 2, "half");
@@ -229,7 +257,10 @@ async function run(program: Op[]): Promise<void> {
           } finally {
             // the nested request's listener on this request's signal is gone once it settled
             const left = getEventListeners(ctx.signal, "abort").length;
-            if (left > 0) violations.push(`${left} abort listener(s) left on request ${k}'s signal after its nested request settled`);
+            if (left > 0)
+              violations.push(
+                `${left} abort listener(s) left on request ${k}'s signal after its nested request settled`,
+              );
           }
           return { k };
         }
@@ -285,12 +316,22 @@ async function run(program: Op[]): Promise<void> {
 
     const unsettled = calls.filter((c) => c.outcome === undefined).map((c) => `${c.from}:${c.k}:${c.behaviour}`);
     assert.deepEqual(unsettled, [], "every request settles");
-    assert.deepEqual([...clock.timers.values()].map((t) => t.at), [], "no timer outlives the requests");
+    assert.deepEqual(
+      [...clock.timers.values()].map((t) => t.at),
+      [],
+      "no timer outlives the requests",
+    );
     for (const c of calls) {
-      if (c.controller) assert.equal(getEventListeners(c.controller.signal, "abort").length, 0, `request ${c.k}'s abort listener is removed`);
+      if (c.controller)
+        assert.equal(
+          getEventListeners(c.controller.signal, "abort").length,
+          0,
+          `request ${c.k}'s abort listener is removed`,
+        );
       checkOutcome(c, wires[c.from]);
     }
-    for (const s of ["a", "b"] as const) assert.deepEqual(internals(peers[s]), { pending: 0, byProgressToken: 0, serving: 0 }, `side ${s} holds nothing`);
+    for (const s of ["a", "b"] as const)
+      assert.deepEqual(internals(peers[s]), { pending: 0, byProgressToken: 0, serving: 0 }, `side ${s} holds nothing`);
     assert.deepEqual(violations, []);
 
     await peers.a.close();
@@ -312,7 +353,10 @@ function checkOutcome(c: Call, wire: Wire): void {
   const label = `request ${c.k} (${c.behaviour}, from ${c.from})`;
   if (o.ok) {
     assert.deepEqual(o.value, { k: c.k }, label);
-    assert.ok(["answer", "gate", "progress", "askBack", "hang"].includes(c.behaviour) && c.behaviour !== "hang", `${label} resolved`);
+    assert.ok(
+      ["answer", "gate", "progress", "askBack", "hang"].includes(c.behaviour) && c.behaviour !== "hang",
+      `${label} resolved`,
+    );
     assert.equal(seen, "result", `${label} resolved, so a result came on the wire`);
     return;
   }
@@ -337,12 +381,33 @@ describe("Peer properties over the memory pair", () => {
 
   test("a few interleavings that matter, by hand", async () => {
     // answered, then its deadline passes: the timer went with the answer
-    await run([{ op: "request", from: "a", behaviour: "answer", timeout: 10, abortable: true, progress: true }, { op: "flush" }, { op: "advance", ms: 100 }]);
+    await run([
+      { op: "request", from: "a", behaviour: "answer", timeout: 10, abortable: true, progress: true },
+      { op: "flush" },
+      { op: "advance", ms: 100 },
+    ]);
     // a hanging handler, its requester aborts; then a notification each way
-    await run([{ op: "request", from: "b", behaviour: "hang", timeout: undefined, abortable: true, progress: false }, { op: "flush" }, { op: "abort", pick: 0 }, { op: "notify", from: "a" }, { op: "notify", from: "b" }, { op: "flush" }]);
+    await run([
+      { op: "request", from: "b", behaviour: "hang", timeout: undefined, abortable: true, progress: false },
+      { op: "flush" },
+      { op: "abort", pick: 0 },
+      { op: "notify", from: "a" },
+      { op: "notify", from: "b" },
+      { op: "flush" },
+    ]);
     // asking back while the asker's requester times out, then the other side closes
-    await run([{ op: "request", from: "a", behaviour: "askBack", timeout: 1, abortable: false, progress: false }, { op: "advance", ms: 5 }, { op: "close", side: "b" }]);
+    await run([
+      { op: "request", from: "a", behaviour: "askBack", timeout: 1, abortable: false, progress: false },
+      { op: "advance", ms: 5 },
+      { op: "close", side: "b" },
+    ]);
     // a gate released after a timeout: the late answer is suppressed
-    await run([{ op: "request", from: "a", behaviour: "gate", timeout: 5, abortable: false, progress: false }, { op: "flush" }, { op: "advance", ms: 10 }, { op: "release", pick: 0 }, { op: "flush" }]);
+    await run([
+      { op: "request", from: "a", behaviour: "gate", timeout: 5, abortable: false, progress: false },
+      { op: "flush" },
+      { op: "advance", ms: 10 },
+      { op: "release", pick: 0 },
+      { op: "flush" },
+    ]);
   });
 });

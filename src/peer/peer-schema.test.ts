@@ -9,7 +9,12 @@ import { Peer } from "./peer.js";
 function pair(schema: boolean | undefined, result: unknown, revision: "2025-11-25" | "2026-07-28" = "2025-11-25") {
   const [a, b] = createMemoryPair();
   const defects: Defect[] = [];
-  const client = new Peer(a, { revision, role: "client", onDefect: (r) => defects.push(r.defect), ...(schema === undefined ? {} : { schema }) });
+  const client = new Peer(a, {
+    revision,
+    role: "client",
+    onDefect: (r) => defects.push(r.defect),
+    ...(schema === undefined ? {} : { schema }),
+  });
   const server = new Peer(b, { revision: "2025-11-25", role: "server" });
   server.handle("tools/list", () => result);
   server.handle("initialize", () => result);
@@ -21,7 +26,10 @@ describe("Peer with schema validation", () => {
     const { client, defects } = pair(true, { tools: [{ name: "a", inputSchema: {} }] });
     const result = await client.request("tools/list", {});
     assert.deepEqual(result, { tools: [{ name: "a", inputSchema: {} }] });
-    assert.deepEqual(defects.map((d) => [d.code, d.path, d.definition]), [["schema_invalid", "/result/tools/0/inputSchema", "ListToolsResult"]]);
+    assert.deepEqual(
+      defects.map((d) => [d.code, d.path, d.definition]),
+      [["schema_invalid", "/result/tools/0/inputSchema", "ListToolsResult"]],
+    );
   });
 
   test("a sound answer, or validation off (the default), reports nothing", async () => {
@@ -37,12 +45,26 @@ describe("Peer with schema validation", () => {
     // a dual-era client still on 2026-07-28, whose results need resultType, gets a legacy answer
     const _meta = { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: {} };
     const params = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" }, _meta };
-    const sound = pair(true, { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } }, "2026-07-28");
+    const sound = pair(
+      true,
+      { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } },
+      "2026-07-28",
+    );
     await sound.client.request("initialize", params);
     // (the codec, decoding as 2026-07-28, still names the missing resultType: a receiver's rule)
-    assert.deepEqual(sound.defects.filter((d) => d.code === "schema_invalid"), []);
-    const broken = pair(true, { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s" } }, "2026-07-28");
+    assert.deepEqual(
+      sound.defects.filter((d) => d.code === "schema_invalid"),
+      [],
+    );
+    const broken = pair(
+      true,
+      { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s" } },
+      "2026-07-28",
+    );
     await broken.client.request("initialize", params);
-    assert.deepEqual(broken.defects.filter((d) => d.code === "schema_invalid").map((d) => [d.path, d.definition]), [["/result/serverInfo", "InitializeResult"]]);
+    assert.deepEqual(
+      broken.defects.filter((d) => d.code === "schema_invalid").map((d) => [d.path, d.definition]),
+      [["/result/serverInfo", "InitializeResult"]],
+    );
   });
 });

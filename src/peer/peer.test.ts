@@ -6,7 +6,16 @@ import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import fc from "fast-check";
 import { REVISIONS, RULES } from "../rules/revisions.js";
-import { AbortedError, ClosedError, ConnectionError, ConnectionErrorCode, InvalidResponseError, OverloadedError, ResponseError, TimeoutError } from "./errors.js";
+import {
+  AbortedError,
+  ClosedError,
+  ConnectionError,
+  ConnectionErrorCode,
+  InvalidResponseError,
+  OverloadedError,
+  ResponseError,
+  TimeoutError,
+} from "./errors.js";
 import { Peer, type Progress } from "./peer.js";
 import type { HttpTransport, Transport } from "./transport.js";
 import { CHANNELS, Scripted, connectPeers, guardEventLoop, rejection, ticks, until, within } from "../testkit/peer.js";
@@ -43,7 +52,10 @@ for (const channel of CHANNELS) {
         const answers = [0, 1, 2, 3, 4].map((n) => client.request("work", { n }));
         await until(() => gates.size === 5, 5000, "all five handlers running");
         for (const n of [3, 0, 4, 2, 1]) gates.get(n)!();
-        assert.deepEqual(await within(Promise.all(answers)), [0, 1, 2, 3, 4].map((n) => ({ n })));
+        assert.deepEqual(
+          await within(Promise.all(answers)),
+          [0, 1, 2, 3, 4].map((n) => ({ n })),
+        );
         assert.equal(client.inFlight, 0);
         await client.close();
       });
@@ -51,7 +63,9 @@ for (const channel of CHANNELS) {
       test("any order of answers from a raw server reaches the right requests", async () => {
         await fc.assert(
           fc.asyncProperty(
-            fc.integer({ min: 1, max: 12 }).chain((n) => fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })),
+            fc
+              .integer({ min: 1, max: 12 })
+              .chain((n) => fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })),
             async (order) => {
               const s = new Scripted(channel, "client");
               const answers = order.map((_, n) => s.peer.request<{ n: number }>("work", { n }));
@@ -62,7 +76,10 @@ for (const channel of CHANNELS) {
               }
               for (const n of order) await s.send({ jsonrpc: "2.0", id: ids.get(n), result: { n } });
               const got = await within(Promise.all(answers));
-              assert.deepEqual(got.map((r) => r.n), order.map((_, n) => n));
+              assert.deepEqual(
+                got.map((r) => r.n),
+                order.map((_, n) => n),
+              );
               assert.deepEqual(s.defects.codes(), []);
               await s.peer.close();
             },
@@ -87,7 +104,12 @@ for (const channel of CHANNELS) {
         assert.equal(e.code, ConnectionErrorCode.Timeout);
         // the timeout says what came instead, so the caller sees the cause and not a silent server
         assert.equal(e.mismatchedId, String(m.id));
-        assert.match(e.message, new RegExp(`^slow: no answer within 1000 ms; an answer with id "${m.id}" \\(a string\\) did arrive, but a request's id must come back with its own type, and this request's is a number$`));
+        assert.match(
+          e.message,
+          new RegExp(
+            `^slow: no answer within 1000 ms; an answer with id "${m.id}" \\(a string\\) did arrive, but a request's id must come back with its own type, and this request's is a number$`,
+          ),
+        );
         // stdio has no stream to close: the requester tells the other side it gave up
         const cancelled = await s.next();
         assert.deepEqual(cancelled.params, { requestId: m.id, reason: "timed out after 1000 ms" });
@@ -113,14 +135,17 @@ for (const channel of CHANNELS) {
 
       test("a server answers with the very id it was given, value and type", async () => {
         await fc.assert(
-          fc.asyncProperty(fc.oneof(fc.string({ maxLength: 20 }), fc.maxSafeInteger(), fc.constantFrom("5", 5, "0", 0, "-1", -1)), async (id) => {
-            const s = new Scripted(channel, "server");
-            s.peer.handle("ping", () => ({}));
-            await s.send({ jsonrpc: "2.0", id, method: "ping" });
-            const answer = await s.next();
-            assert.ok(Object.is(answer.id, id), `answered ${JSON.stringify(answer.id)} to ${JSON.stringify(id)}`);
-            await s.peer.close();
-          }),
+          fc.asyncProperty(
+            fc.oneof(fc.string({ maxLength: 20 }), fc.maxSafeInteger(), fc.constantFrom("5", 5, "0", 0, "-1", -1)),
+            async (id) => {
+              const s = new Scripted(channel, "server");
+              s.peer.handle("ping", () => ({}));
+              await s.send({ jsonrpc: "2.0", id, method: "ping" });
+              const answer = await s.next();
+              assert.ok(Object.is(answer.id, id), `answered ${JSON.stringify(answer.id)} to ${JSON.stringify(id)}`);
+              await s.peer.close();
+            },
+          ),
           { numRuns: 40 },
         );
       });
@@ -173,17 +198,22 @@ for (const channel of CHANNELS) {
 
       test("whatever integer code a remote error carries, it stays a ResponseError with that number", async () => {
         await fc.assert(
-          fc.asyncProperty(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.string({ maxLength: 40 }), fc.option(fc.jsonValue(), { nil: undefined }), async (code, message, data) => {
-            const s = new Scripted(channel, "client");
-            const pending = s.peer.request("x");
-            const m = await s.next();
-            const error = data === undefined ? { code, message } : { code, message, data };
-            await s.send({ jsonrpc: "2.0", id: m.id, error });
-            const e = await rejection(pending);
-            assert.ok(e instanceof ResponseError && !(e instanceof ConnectionError));
-            assert.deepEqual(e.toJSON(), JSON.parse(JSON.stringify(error)));
-            await s.peer.close();
-          }),
+          fc.asyncProperty(
+            fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+            fc.string({ maxLength: 40 }),
+            fc.option(fc.jsonValue(), { nil: undefined }),
+            async (code, message, data) => {
+              const s = new Scripted(channel, "client");
+              const pending = s.peer.request("x");
+              const m = await s.next();
+              const error = data === undefined ? { code, message } : { code, message, data };
+              await s.send({ jsonrpc: "2.0", id: m.id, error });
+              const e = await rejection(pending);
+              assert.ok(e instanceof ResponseError && !(e instanceof ConnectionError));
+              assert.deepEqual(e.toJSON(), JSON.parse(JSON.stringify(error)));
+              await s.peer.close();
+            },
+          ),
           { numRuns: 30 },
         );
       });
@@ -261,10 +291,20 @@ for (const channel of CHANNELS) {
         await s.send("[1,2,3]");
         const answers = (await s.next()) as unknown as Record<string, unknown>[];
         assert.ok(Array.isArray(answers), JSON.stringify(answers));
-        assert.deepEqual(answers.map((a) => [a.id, (a.error as { code: number }).code]), [[null, -32600], [null, -32600], [null, -32600]]);
+        assert.deepEqual(
+          answers.map((a) => [a.id, (a.error as { code: number }).code]),
+          [
+            [null, -32600],
+            [null, -32600],
+            [null, -32600],
+          ],
+        );
         await s.send("[null]");
         assert.equal(((await s.next()) as unknown as unknown[]).length, 1);
-        assert.deepEqual(s.defects.codes().filter((c) => c !== "not_object"), []);
+        assert.deepEqual(
+          s.defects.codes().filter((c) => c !== "not_object"),
+          [],
+        );
         await s.peer.close();
       });
 
@@ -294,7 +334,8 @@ for (const channel of CHANNELS) {
         await ticks(5);
         assert.deepEqual(s.unread(), []);
         const codes = s.defects.codes();
-        for (const code of ["parse_error", "params_not_object", "no_envelope"] as const) assert.ok(codes.includes(code), `${code} in ${codes.join(", ")}`);
+        for (const code of ["parse_error", "params_not_object", "no_envelope"] as const)
+          assert.ok(codes.includes(code), `${code} in ${codes.join(", ")}`);
         await s.peer.close();
       });
 
@@ -310,7 +351,11 @@ for (const channel of CHANNELS) {
         s.peer.handle("string", () => {
           throw "SECRET a bare string";
         });
-        for (const [id, method] of [[1, "sync"], [2, "async"], [3, "string"]] as const) {
+        for (const [id, method] of [
+          [1, "sync"],
+          [2, "async"],
+          [3, "string"],
+        ] as const) {
           const text = s.received.length;
           await s.send({ jsonrpc: "2.0", id, method });
           const answer = await s.next();
@@ -327,7 +372,11 @@ for (const channel of CHANNELS) {
           throw new ResponseError(-32602, "Invalid params: x must be a number", { path: "/x", got: "string" });
         });
         await s.send({ jsonrpc: "2.0", id: "q", method: "bad", params: { x: "1" } });
-        assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: "q", error: { code: -32602, message: "Invalid params: x must be a number", data: { path: "/x", got: "string" } } });
+        assert.deepEqual(await s.next(), {
+          jsonrpc: "2.0",
+          id: "q",
+          error: { code: -32602, message: "Invalid params: x must be a number", data: { path: "/x", got: "string" } },
+        });
         await s.peer.close();
       });
     });
@@ -338,19 +387,42 @@ for (const channel of CHANNELS) {
         const got: Progress[] = [];
         const pending = s.peer.request("long", { a: 1 }, { onProgress: (p) => got.push(p) });
         const m = await s.next();
-        const token = ((m.params as { _meta: { progressToken: unknown } })._meta).progressToken;
+        const token = (m.params as { _meta: { progressToken: unknown } })._meta.progressToken;
         assert.deepEqual((m.params as { a: number }).a, 1);
         assert.ok(typeof token === "number" || typeof token === "string");
         const other = typeof token === "number" ? String(token) : Number(token);
-        await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: other, progress: 99 } });
-        await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "someone else", progress: 98 } });
-        await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1, total: 3 } });
-        await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 2.5, total: 3, message: "almost" } });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: other, progress: 99 },
+        });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: "someone else", progress: 98 },
+        });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 3 },
+        });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 2.5, total: 3, message: "almost" },
+        });
         await s.send({ jsonrpc: "2.0", id: m.id, result: { done: true } });
-        await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 3 } });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 3 },
+        });
         assert.deepEqual(await within(pending), { done: true });
         await ticks();
-        assert.deepEqual(got, [{ progress: 1, total: 3 }, { progress: 2.5, total: 3, message: "almost" }]);
+        assert.deepEqual(got, [
+          { progress: 1, total: 3 },
+          { progress: 2.5, total: 3, message: "almost" },
+        ]);
         await s.peer.close();
       });
 
@@ -362,8 +434,16 @@ for (const channel of CHANNELS) {
           return {};
         });
         await s.send({ jsonrpc: "2.0", id: 1, method: "long", params: { _meta: { progressToken: "tok" } } });
-        assert.deepEqual(await s.next(), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok", progress: 1, total: 2, message: "half" } });
-        assert.deepEqual(await s.next(), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok", progress: 2, total: 2 } });
+        assert.deepEqual(await s.next(), {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: "tok", progress: 1, total: 2, message: "half" },
+        });
+        assert.deepEqual(await s.next(), {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: "tok", progress: 2, total: 2 },
+        });
         assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: 1, result: {} });
         await s.send({ jsonrpc: "2.0", id: 2, method: "long" });
         assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: 2, result: {} });
@@ -376,18 +456,30 @@ for (const channel of CHANNELS) {
         });
         const got: Progress[] = [];
         assert.deepEqual(await within(client.request("long", {}, { onProgress: (p) => got.push(p) })), { ok: 1 });
-        assert.deepEqual(got, [1, 2, 3].map((progress) => ({ progress, total: 3 })));
+        assert.deepEqual(
+          got,
+          [1, 2, 3].map((progress) => ({ progress, total: 3 })),
+        );
         await client.close();
       });
 
       test("resetTimeoutOnProgress extends the deadline, but maxTotalTimeout still ends it", async (t) => {
         const tick = mockClock(t);
         const s = new Scripted(channel, "client");
-        const reset = watch(s.peer.request("long", {}, { timeout: 100, onProgress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 350 }));
+        const reset = watch(
+          s.peer.request(
+            "long",
+            {},
+            { timeout: 100, onProgress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 350 },
+          ),
+        );
         const plain = watch(s.peer.request("long", {}, { timeout: 100, onProgress: () => undefined }));
-        const tokens = [await s.next(), await s.next()].map((m) => (m.params as { _meta: { progressToken: unknown } })._meta.progressToken);
+        const tokens = [await s.next(), await s.next()].map(
+          (m) => (m.params as { _meta: { progressToken: unknown } })._meta.progressToken,
+        );
         const progress = async (n: number) => {
-          for (const progressToken of tokens) await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, progress: n } });
+          for (const progressToken of tokens)
+            await s.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, progress: n } });
           await ticks();
         };
         // progress every 80 ms: each one comes before the 100 ms deadline it restarts
@@ -414,7 +506,13 @@ for (const channel of CHANNELS) {
       test("a maxTotalTimeout shorter than the timeout is the deadline from the start", async (t) => {
         const tick = mockClock(t);
         const s = new Scripted(channel, "client");
-        const request = watch(s.peer.request("long", {}, { timeout: 1000, onProgress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 200 }));
+        const request = watch(
+          s.peer.request(
+            "long",
+            {},
+            { timeout: 1000, onProgress: () => undefined, resetTimeoutOnProgress: true, maxTotalTimeout: 200 },
+          ),
+        );
         await s.next();
         tick(199);
         await ticks();
@@ -441,7 +539,10 @@ for (const channel of CHANNELS) {
         assert.equal(cancelled.method, "notifications/cancelled");
         assert.ok(!("id" in cancelled));
         const params = cancelled.params as { requestId: unknown; reason?: unknown };
-        assert.ok(Object.is(params.requestId, m.id), `requestId ${JSON.stringify(params.requestId)} for id ${JSON.stringify(m.id)}`);
+        assert.ok(
+          Object.is(params.requestId, m.id),
+          `requestId ${JSON.stringify(params.requestId)} for id ${JSON.stringify(m.id)}`,
+        );
         assert.equal(typeof params.reason, "string");
         await s.send({ jsonrpc: "2.0", id: m.id, result: {} });
         await ticks();
@@ -473,7 +574,11 @@ for (const channel of CHANNELS) {
         s.peer.handle("ping", () => ({}));
         await s.send({ jsonrpc: "2.0", id: "r1", method: "slow" });
         await ticks();
-        await s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "r1", reason: "changed my mind" } });
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: "r1", reason: "changed my mind" },
+        });
         await until(() => reasons.length === 1);
         assert.deepEqual(reasons, ["changed my mind"]);
         await s.send({ jsonrpc: "2.0", id: 2, method: "ping" });
@@ -506,7 +611,9 @@ for (const channel of CHANNELS) {
         let started = false;
         server.handle("slow", (_params, context) => {
           started = true;
-          return new Promise((_, reject) => context.signal.addEventListener("abort", () => (stopped!(), reject(new Error("stopped"))), { once: true }));
+          return new Promise((_, reject) =>
+            context.signal.addEventListener("abort", () => (stopped!(), reject(new Error("stopped"))), { once: true }),
+          );
         });
         const controller = new AbortController();
         const pending = client.request("slow", {}, { signal: controller.signal });
@@ -524,8 +631,16 @@ for (const channel of CHANNELS) {
         const s = new Scripted(channel, "client");
         s.peer.handle("ping", () => ({}));
         const controller = new AbortController();
-        const aborted = s.peer.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }, { signal: controller.signal });
-        const timedOut = s.peer.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }, { timeout: 50 });
+        const aborted = s.peer.request(
+          "initialize",
+          { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+          { signal: controller.signal },
+        );
+        const timedOut = s.peer.request(
+          "initialize",
+          { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+          { timeout: 50 },
+        );
         await s.next();
         await s.next();
         controller.abort();
@@ -608,7 +723,20 @@ for (const channel of CHANNELS) {
         const s = new Scripted(channel, "client");
         const pending = s.peer.request("x");
         const m = await s.next();
-        for (const garbage of ["}{", "null", "42", '"text"', "[]", "[1,2]", "{}", '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1}', "\u0000\u0001", "\ufeff{", '{"jsonrpc":"2.0","method":5}']) {
+        for (const garbage of [
+          "}{",
+          "null",
+          "42",
+          '"text"',
+          "[]",
+          "[1,2]",
+          "{}",
+          '{"jsonrpc":"2.0"}',
+          '{"jsonrpc":"2.0","id":1}',
+          "\u0000\u0001",
+          "\ufeff{",
+          '{"jsonrpc":"2.0","method":5}',
+        ]) {
           await s.send(garbage);
         }
         await s.send({ jsonrpc: "2.0", id: m.id, result: { fine: true } });
@@ -636,10 +764,12 @@ for (const channel of CHANNELS) {
         const s = new Scripted(channel, "client");
         const pending = s.peer.request("x", {}, { timeout: 500 });
         const m = await s.next();
-        for (const id of [true, { n: m.id }, [m.id], (m.id as number) + 0.5, null]) await s.send({ jsonrpc: "2.0", id, result: {} });
+        for (const id of [true, { n: m.id }, [m.id], (m.id as number) + 0.5, null])
+          await s.send({ jsonrpc: "2.0", id, result: {} });
         await ticks();
         const codes = s.defects.codes();
-        for (const code of ["id_invalid_type", "id_fractional", "id_null"] as const) assert.ok(codes.includes(code), `${code} in ${codes.join(", ")}`);
+        for (const code of ["id_invalid_type", "id_fractional", "id_null"] as const)
+          assert.ok(codes.includes(code), `${code} in ${codes.join(", ")}`);
         assert.equal(s.peer.inFlight, 1);
         tick(500);
         assert.ok((await rejection(pending)) instanceof TimeoutError);
@@ -657,7 +787,11 @@ for (const channel of CHANNELS) {
         const before = process.memoryUsage();
         const N = 100_000;
         for (let n = 0; n < N; n++) {
-          const wait = s.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", n, data: "x".repeat(32) } });
+          const wait = s.send({
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: { level: "info", n, data: "x".repeat(32) },
+          });
           if (wait) await within(wait);
           // the memory pair has no back-pressure: a sender that never yields buffers the lot itself
           else if (n % 1000 === 999) await ticks(1);
@@ -666,13 +800,15 @@ for (const channel of CHANNELS) {
         const after = process.memoryUsage();
         assert.equal(last, N - 1);
         assert.deepEqual(s.unread(), []);
-        assert.ok(after.heapUsed - before.heapUsed < 60 * 2 ** 20, `heap grew by ${((after.heapUsed - before.heapUsed) / 2 ** 20).toFixed(1)} MB`);
+        assert.ok(
+          after.heapUsed - before.heapUsed < 60 * 2 ** 20,
+          `heap grew by ${((after.heapUsed - before.heapUsed) / 2 ** 20).toFixed(1)} MB`,
+        );
         await s.peer.close();
       });
     });
   });
 }
-
 
 describe("Peer: messages sent while serving a request name that request", () => {
   /** A transport that records the `related` argument of every send, and answers nothing. */
@@ -702,11 +838,21 @@ describe("Peer: messages sent while serving a request name that request", () => 
       done();
       return { content: [] };
     });
-    deliver({ jsonrpc: "2.0", id: "call-7", method: "tools/call", params: { name: "t", _meta: { progressToken: "p" } } });
+    deliver({
+      jsonrpc: "2.0",
+      id: "call-7",
+      method: "tools/call",
+      params: { name: "t", _meta: { progressToken: "p" } },
+    });
     await within(finished);
     await peer.notify("notifications/message", { level: "info", data: "unrelated" });
     await until(() => sent.some((s) => s.id === "call-7" && s.method === undefined));
-    const seen = new Map(sent.map((s) => [s.method === "notifications/message" ? `message ${String(s.related)}` : (s.method ?? `answer ${String(s.id)}`), s.related]));
+    const seen = new Map(
+      sent.map((s) => [
+        s.method === "notifications/message" ? `message ${String(s.related)}` : (s.method ?? `answer ${String(s.id)}`),
+        s.related,
+      ]),
+    );
     assert.deepEqual(Object.fromEntries(seen), {
       "notifications/progress": "call-7",
       "message call-7": "call-7",
@@ -721,7 +867,10 @@ describe("Peer: messages sent while serving a request name that request", () => 
     const { client, server } = connectPeers(CHANNELS[0]!);
     client.handle("sampling/createMessage", () => ({ role: "assistant", content: { type: "text", text: "4" } }));
     server.handle("ask", async (_params, context) => {
-      const answer = await context.request<{ content: { text: string } }>("sampling/createMessage", { messages: [], maxTokens: 1 });
+      const answer = await context.request<{ content: { text: string } }>("sampling/createMessage", {
+        messages: [],
+        maxTokens: 1,
+      });
       return { said: answer.content.text };
     });
     assert.deepEqual(await within(client.request("ask")), { said: "4" });
@@ -740,7 +889,12 @@ describe("Peer: messages sent while serving a request name that request", () => 
     await within(running);
     controller.abort();
     await rejection(outer);
-    const innerOutcome = await within(inner!.then(() => "resolved", (e: unknown) => e));
+    const innerOutcome = await within(
+      inner!.then(
+        () => "resolved",
+        (e: unknown) => e,
+      ),
+    );
     assert.ok(innerOutcome instanceof AbortedError, `the inner request is abandoned, got ${String(innerOutcome)}`);
     await client.close();
   });
@@ -785,7 +939,13 @@ describe("Peer: an HTTP transport's own means, and a plain one's", () => {
       assert.ok((await pending) instanceof TimeoutError);
     }
     assert.deepEqual(asked, [1]);
-    assert.deepEqual(http.sent.map((m) => m.method), ["slow"]);
-    assert.deepEqual(plain.sent.map((m) => m.method), ["slow", "notifications/cancelled"]);
+    assert.deepEqual(
+      http.sent.map((m) => m.method),
+      ["slow"],
+    );
+    assert.deepEqual(
+      plain.sent.map((m) => m.method),
+      ["slow", "notifications/cancelled"],
+    );
   });
 });

@@ -11,11 +11,26 @@ import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/messa
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { validate } from "../schema/validate.js";
-import { AbortedError, ClosedError, InvalidResponseError, MessageTooLargeError, OverloadedError, ResponseError, SpawnError, TimeoutError } from "./errors.js";
+import {
+  AbortedError,
+  ClosedError,
+  InvalidResponseError,
+  MessageTooLargeError,
+  OverloadedError,
+  ResponseError,
+  SpawnError,
+  TimeoutError,
+} from "./errors.js";
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
-import { isHttpTransport, type DroppedAnswer, type ReadMessage, type Transport, type TransportSink } from "./transport.js";
+import {
+  isHttpTransport,
+  type DroppedAnswer,
+  type ReadMessage,
+  type Transport,
+  type TransportSink,
+} from "./transport.js";
 
 export interface Progress {
   progress: number;
@@ -118,7 +133,11 @@ function ignoreSettle(): void {}
 /** A pending request's first deadline. */
 function expirePending(entry: Pending): void {
   const limit = Math.min(entry.timeout, entry.maxTotal);
-  entry.peer["abandon"](entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`);
+  entry.peer["abandon"](
+    entry.id,
+    new TimeoutError(entry.method, limit, entry.mismatchedId),
+    `timed out after ${limit} ms`,
+  );
 }
 
 /**
@@ -165,7 +184,11 @@ class IncomingRequest implements RequestContext {
   }
 
   request<T = JsonObject>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
-    return this.peer.request<T>(method, params, { ...options, signal: options.signal ?? this.signal, relatedTo: this.id });
+    return this.peer.request<T>(method, params, {
+      ...options,
+      signal: options.signal ?? this.signal,
+      relatedTo: this.id,
+    });
   }
 }
 
@@ -315,7 +338,8 @@ export class Peer {
       const meta = (params?._meta ?? {}) as JsonObject;
       params = { ...params, _meta: { ...meta, progressToken } };
     }
-    const message: Message = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    const message: Message =
+      params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     let text: string;
     try {
       text = encode(message, { revision: this.revision, role: this.options.role });
@@ -360,7 +384,10 @@ export class Peer {
     }
     const written = this.write(text, message, options?.relatedTo);
     // a write that fails fails the request; most are done at once, and over HTTP the write is the whole exchange
-    if (written !== RESOLVED) written.then(undefined, (e: unknown) => this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))));
+    if (written !== RESOLVED)
+      written.then(undefined, (e: unknown) =>
+        this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))),
+      );
     return answer;
   }
 
@@ -430,7 +457,12 @@ export class Peer {
     if (this.pending.size > 0) {
       const entries = [...this.pending.keys()];
       // a server that could not be started is what failed them, and says why
-      for (const id of entries) this.settle(id)?.reject(error instanceof ClosedError || error instanceof SpawnError ? error : new ClosedError(error.message, { cause: error }));
+      for (const id of entries)
+        this.settle(id)?.reject(
+          error instanceof ClosedError || error instanceof SpawnError
+            ? error
+            : new ClosedError(error.message, { cause: error }),
+        );
     }
     if (this.serving.size > 0) {
       for (const s of this.serving.values()) s.abort(error);
@@ -445,7 +477,10 @@ export class Peer {
     if (!listener) return;
     const report: DefectReport = { defect: d };
     if (text !== undefined) {
-      const s = typeof text === "string" ? text : Buffer.from(text.buffer, text.byteOffset, Math.min(text.byteLength, 1024)).toString("utf8");
+      const s =
+        typeof text === "string"
+          ? text
+          : Buffer.from(text.buffer, text.byteOffset, Math.min(text.byteLength, 1024)).toString("utf8");
       report.excerpt = s.length > 1024 ? s.slice(0, 1024) : s;
     }
     try {
@@ -458,14 +493,22 @@ export class Peer {
   private decodeIncoming(data: string | Uint8Array): ReadMessage {
     const revision = this.revision;
     const maxBytes = this.maxBytes ?? DEFAULT_MAX_BYTES;
-    return { decoded: decode(data, { revision, role: this.peerRole, maxBytes }), revision, role: this.peerRole, maxBytes };
+    return {
+      decoded: decode(data, { revision, role: this.peerRole, maxBytes }),
+      revision,
+      role: this.peerRole,
+      maxBytes,
+    };
   }
 
   private receive(data: string | Uint8Array, read?: ReadMessage): void {
     if (this.isClosed) return;
     // what the transport decoded is taken only if it was decoded exactly as it would be here
     const decoded =
-      read !== undefined && read.revision === this.revision && read.role === this.peerRole && read.maxBytes === (this.maxBytes ?? DEFAULT_MAX_BYTES)
+      read !== undefined &&
+      read.revision === this.revision &&
+      read.role === this.peerRole &&
+      read.maxBytes === (this.maxBytes ?? DEFAULT_MAX_BYTES)
         ? read.decoded
         : this.decodeIncoming(data).decoded;
     for (const d of decoded.defects) this.report(d, data);
@@ -489,7 +532,10 @@ export class Peer {
     const list = decoded.message as Message[];
     const answers: Answer[] = [];
     decoded.items!.forEach((item, i) => {
-      const answer = item.kind === "invalid" || item.kind === "batch" ? this.receiveInvalid({ ...item, value: list[i] }, true) : this.dispatch(list[i]!, item.kind);
+      const answer =
+        item.kind === "invalid" || item.kind === "batch"
+          ? this.receiveInvalid({ ...item, value: list[i] }, true)
+          : this.dispatch(list[i]!, item.kind);
       if (answer) answers.push(answer);
     });
     if (answers.length === 0) return;
@@ -503,7 +549,10 @@ export class Peer {
   private answer(answer: Answer): void {
     if (answer === undefined) return;
     if (isThenable(answer)) {
-      answer.then((m) => this.sendAnswer(m), () => undefined);
+      answer.then(
+        (m) => this.sendAnswer(m),
+        () => undefined,
+      );
       return;
     }
     this.sendAnswer(answer);
@@ -520,11 +569,15 @@ export class Peer {
    * server's garbage), and an answer to a pending request fails that request. A batch member
    * that is no message at all (`1` in `[1,2,3]`) gets its own -32600, as JSON-RPC 2.0 §6 shows.
    */
-  private receiveInvalid(decoded: { readonly value?: unknown; readonly defects: readonly Defect[] }, member = false): Message | undefined {
+  private receiveInvalid(
+    decoded: { readonly value?: unknown; readonly defects: readonly Defect[] },
+    member = false,
+  ): Message | undefined {
     const v = decoded.value;
     const o = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
     const id = o?.id;
-    const usableId = typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? (id as RequestId) : undefined;
+    const usableId =
+      typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? (id as RequestId) : undefined;
     if (o && usableId !== undefined && o.method === undefined && (o.result !== undefined || o.error !== undefined)) {
       const entry = this.settle(usableId);
       if (entry) entry.reject(new InvalidResponseError(entry.method, decoded.defects));
@@ -538,7 +591,8 @@ export class Peer {
     }
     const unparseable = decoded.defects.some((d) => d.code === "parse_error" || d.code === "invalid_utf8");
     if (unparseable) return this.errorAnswer(null, { code: PARSE_ERROR, message: "Parse error" });
-    if (o || Array.isArray(v) || member) return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" });
+    if (o || Array.isArray(v) || member)
+      return this.errorAnswer(usableId ?? null, { code: INVALID_REQUEST, message: "Invalid Request" });
     return undefined;
   }
 
@@ -559,24 +613,51 @@ export class Peer {
     if (id === undefined || id === null) {
       // an error without an id is JSON-RPC's answer to a request whose id could not be read (or
       // a server refusing before it reads ids): worth a note, not a broken conversation
-      this.report(defect("unknown_response_id", "/id", m.error ? `an error (${m.error.code} ${JSON.stringify(m.error.message)}) with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read` : `a result with ${id === null ? "a null" : "no"} id answers no request`, m.error ? "no_id_error" : undefined));
+      this.report(
+        defect(
+          "unknown_response_id",
+          "/id",
+          m.error
+            ? `an error (${m.error.code} ${JSON.stringify(m.error.message)}) with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`
+            : `a result with ${id === null ? "a null" : "no"} id answers no request`,
+          m.error ? "no_id_error" : undefined,
+        ),
+      );
       return;
     }
     const entry = this.settle(id);
     if (!entry) {
       if (this.abandonedIds?.delete(id)) return; // a late answer to a request we gave up on
       if (this.answeredIds?.has(id)) {
-        this.report(defect("duplicate_response", "/id", `a second response to request ${JSON.stringify(id)}, which was already answered`));
+        this.report(
+          defect(
+            "duplicate_response",
+            "/id",
+            `a second response to request ${JSON.stringify(id)}, which was already answered`,
+          ),
+        );
         return;
       }
       const twin = this.pending.get(typeof id === "string" ? Number(id) : String(id));
       // "3" for 3: no answer by JSON-RPC's rules, but the request's timeout must say it came
       if (twin !== undefined && String(twin.id) === String(id)) {
         twin.mismatchedId ??= id;
-        this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer: request ${JSON.stringify(twin.id)} awaits one, but ids match by type as well as value`));
+        this.report(
+          defect(
+            "unknown_response_id",
+            "/id",
+            `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer: request ${JSON.stringify(twin.id)} awaits one, but ids match by type as well as value`,
+          ),
+        );
         return;
       }
-      this.report(defect("unknown_response_id", "/id", `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`));
+      this.report(
+        defect(
+          "unknown_response_id",
+          "/id",
+          `a response for id ${JSON.stringify(id)}, which matches no request awaiting an answer`,
+        ),
+      );
       return;
     }
     this.answered.add(id);
@@ -624,7 +705,15 @@ export class Peer {
       const left = entry.maxTotal - (Date.now() - entry.startedAt);
       const capped = left <= entry.timeout;
       const limit = capped ? entry.maxTotal : entry.timeout;
-      entry.timer = setTimeout(() => this.abandon(entry.id, new TimeoutError(entry.method, limit, entry.mismatchedId), `timed out after ${limit} ms`), Math.max(0, capped ? left : entry.timeout));
+      entry.timer = setTimeout(
+        () =>
+          this.abandon(
+            entry.id,
+            new TimeoutError(entry.method, limit, entry.mismatchedId),
+            `timed out after ${limit} ms`,
+          ),
+        Math.max(0, capped ? left : entry.timeout),
+      );
     }
     if (!entry.onProgress || typeof params.progress !== "number") return;
     const p: Progress = { progress: params.progress };
@@ -647,7 +736,12 @@ export class Peer {
     if (!handler) return this.errorAnswer(id, { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     const meta = params?._meta as JsonObject | undefined;
     const token = meta?.progressToken;
-    const serving = new IncomingRequest(id, method, typeof token === "string" || typeof token === "number" ? token : undefined, this);
+    const serving = new IncomingRequest(
+      id,
+      method,
+      typeof token === "string" || typeof token === "number" ? token : undefined,
+      this,
+    );
     this.serving.set(id, serving);
     let result: unknown;
     try {
@@ -670,13 +764,19 @@ export class Peer {
     if (serving.cancelled || this.isClosed) return undefined;
     if (failed) {
       // never internals or stack traces on the wire
-      return { jsonrpc: "2.0", id: serving.id, error: error instanceof ResponseError ? error.toJSON() : { code: INTERNAL_ERROR, message: "Internal error" } };
+      return {
+        jsonrpc: "2.0",
+        id: serving.id,
+        error: error instanceof ResponseError ? error.toJSON() : { code: INTERNAL_ERROR, message: "Internal error" },
+      };
     }
     return { jsonrpc: "2.0", id: serving.id, result: (result ?? {}) as JsonObject };
   }
 
   private errorAnswer(id: RequestId | null, error: ErrorObject): Message {
-    return id === null && this.revisionRules.errorIdOptional ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
+    return id === null && this.revisionRules.errorIdOptional
+      ? { jsonrpc: "2.0", error }
+      : { jsonrpc: "2.0", id, error };
   }
 
   /** A handler that returns something unsendable gets -32603 instead of a broken message. */
@@ -684,12 +784,28 @@ export class Peer {
     try {
       return encode(answer, { revision: this.revision, role: this.options.role });
     } catch (e) {
-      this.report(defect("result_not_object", "/result", `this side's handler produced an answer that cannot be sent: ${e instanceof Error ? e.message : String(e)}`));
-      return JSON.stringify({ jsonrpc: "2.0", id: (answer as { id?: RequestId }).id ?? null, error: { code: INTERNAL_ERROR, message: "Internal error" } });
+      this.report(
+        defect(
+          "result_not_object",
+          "/result",
+          `this side's handler produced an answer that cannot be sent: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+      return JSON.stringify({
+        jsonrpc: "2.0",
+        id: (answer as { id?: RequestId }).id ?? null,
+        error: { code: INTERNAL_ERROR, message: "Internal error" },
+      });
     }
   }
 }
 
 // an HTTP server makes a peer and an incoming request per 2026-07-28 request (see shapes.ts)
-const keptPeer = keepShape(new Peer({ start: (sink) => keepShape(sink, "roundtrip"), send() {}, close: () => Promise.resolve() }, { revision: "2025-11-25", role: "server" }), "roundtrip");
+const keptPeer = keepShape(
+  new Peer(
+    { start: (sink) => keepShape(sink, "roundtrip"), send() {}, close: () => Promise.resolve() },
+    { revision: "2025-11-25", role: "server" },
+  ),
+  "roundtrip",
+);
 keepShape(new IncomingRequest(0, "", undefined, keptPeer), "roundtrip");

@@ -11,10 +11,20 @@ import { KEPT_SHAPES } from "./shapes.js";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 test("each kept shape names a benchmark bench/run.ts runs", async () => {
-  await Promise.all(["../index.js", "../entry/peer.js", "../entry/client.js", "../entry/server.js", "../entry/http.js"].map((m) => import(m)));
+  await Promise.all(
+    ["../index.js", "../entry/peer.js", "../entry/client.js", "../entry/server.js", "../entry/http.js"].map(
+      (m) => import(m),
+    ),
+  );
   assert.ok(KEPT_SHAPES.length >= 12, `the entries keep their shapes (${KEPT_SHAPES.length} kept)`);
   const run = readFileSync(`${ROOT}bench/run.ts`, "utf8");
-  const files = [...run.matchAll(/from "\.\/([\w-]+)\.js"/g)].map((m) => readFileSync(`${ROOT}bench/${m[1]}.ts`, "utf8"));
+  const files = [...run.matchAll(/from "\.\/([\w-]+)\.js"/g)].map((m) =>
+    readFileSync(`${ROOT}bench/${m[1]}.ts`, "utf8"),
+  );
   const names = new Set(files.flatMap((text) => [...text.matchAll(/^\s+name: "([\w-]+)",$/gm)].map((m) => m[1]!)));
-  for (const { shape, benchmark } of KEPT_SHAPES) assert.ok(names.has(benchmark), `${shape} names ${benchmark}, a benchmark of bench/run.ts (${[...names].join(", ")})`);
+  for (const { shape, benchmark } of KEPT_SHAPES)
+    assert.ok(
+      names.has(benchmark),
+      `${shape} names ${benchmark}, a benchmark of bench/run.ts (${[...names].join(", ")})`,
+    );
 });

@@ -2,7 +2,8 @@
 import { authAdvice } from "../auth/words.js";
 import type { ProbeClass, ProbeResult } from "./verdict.js";
 
-type Context = Pick<ProbeResult, "detail" | "rpcError" | "http" | "transport" | "revision" | "defects"> & Partial<Pick<ProbeResult, "auth">>;
+type Context = Pick<ProbeResult, "detail" | "rpcError" | "http" | "transport" | "revision" | "defects"> &
+  Partial<Pick<ProbeResult, "auth">>;
 
 const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
   ok: (v) =>
@@ -44,10 +45,14 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         ? `HTTP ${s}: a proxy or gateway answered because the MCP server behind it is down or not responding. Try again later, or tell the operator.`
         : `HTTP ${s}: the server failed while handling the request. Its logs say why.`;
     }
-    if (s === 404) return "HTTP 404: nothing is served at this path. The MCP endpoint is often at /mcp (Streamable HTTP) or /sse (the old HTTP+SSE transport).";
-    if (s === 410) return "HTTP 410: the endpoint is gone for good; the server was taken down or moved. Look for where its authors moved it, or remove it from your list.";
-    if (s === 405) return "HTTP 405: this URL does not accept POST, so it is not a Streamable HTTP endpoint, and no HTTP+SSE stream answered either.";
-    if (s === 415 || s === 406) return `HTTP ${s}: the server refused the content type or Accept header MCP requires (application/json, text/event-stream).`;
+    if (s === 404)
+      return "HTTP 404: nothing is served at this path. The MCP endpoint is often at /mcp (Streamable HTTP) or /sse (the old HTTP+SSE transport).";
+    if (s === 410)
+      return "HTTP 410: the endpoint is gone for good; the server was taken down or moved. Look for where its authors moved it, or remove it from your list.";
+    if (s === 405)
+      return "HTTP 405: this URL does not accept POST, so it is not a Streamable HTTP endpoint, and no HTTP+SSE stream answered either.";
+    if (s === 415 || s === 406)
+      return `HTTP ${s}: the server refused the content type or Accept header MCP requires (application/json, text/event-stream).`;
     return `HTTP ${s} with no JSON-RPC body: the server refused the request without saying why in MCP terms.`;
   },
   web_page: () =>
@@ -63,9 +68,9 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
       case "bare_array":
         return "The server answered with a bare JSON array instead of a JSON-RPC response object: it is not speaking JSON-RPC, and a conforming client is right to reject it.";
       case "no_envelope":
-        return "The server sent a bare result (such as {\"tools\":[…]}) without the JSON-RPC envelope (jsonrpc, id, result). It speaks something MCP-like but not MCP: the result must be wrapped in a response.";
+        return 'The server sent a bare result (such as {"tools":[…]}) without the JSON-RPC envelope (jsonrpc, id, result). It speaks something MCP-like but not MCP: the result must be wrapped in a response.';
       case "wrong_jsonrpc_version":
-        return "The server's answer does not say \"jsonrpc\": \"2.0\". MCP requires JSON-RPC 2.0 exactly.";
+        return 'The server\'s answer does not say "jsonrpc": "2.0". MCP requires JSON-RPC 2.0 exactly.';
       default:
         return "The answer is JSON, but not a JSON-RPC message.";
     }
@@ -77,7 +82,8 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
         return "The server answered the opening request with -32601 (method not found): it does not implement initialize or server/discover. It may be modern-only with a broken discovery, or not an MCP server at all.";
       case "unsupported_version":
         // no JSON-RPC error: the probe was told to speak exactly one revision (-r), and the server chose or speaks another
-        if (!e) return "Speaking exactly the revision asked for (-r), the probe found none in common with the server: clients that speak only that revision fail against it. Without -r, a client negotiates one both sides speak.";
+        if (!e)
+          return "Speaking exactly the revision asked for (-r), the probe found none in common with the server: clients that speak only that revision fail against it. Without -r, a client negotiates one both sides speak.";
         return `The server rejected every protocol version offered (${JSON.stringify(e.message)}). Check which versions it supports; it may need a newer or older client.`;
       case "internal_error":
         return "The server failed while opening the session (-32603). Its logs say why; a missing configuration or API key is common.";
@@ -97,7 +103,8 @@ const BY_CLASS: Record<ProbeClass, (v: Context) => string> = {
     if (v.detail === "echo") {
       return "What came back is the request itself (and then the probe's own reply to it): the program repeats what it is sent, like cat. It is not an MCP server; check the command or URL points at the server.";
     }
-    if (v.detail === "stream_broken") return `The server's answer broke off mid-stream (the connection closed before the response was complete). ${tell}`;
+    if (v.detail === "stream_broken")
+      return `The server's answer broke off mid-stream (the connection closed before the response was complete). ${tell}`;
     if (v.detail.startsWith("no_response")) {
       const status = v.detail.match(/http_(\d+)$/)?.[1];
       return `The server accepted the request${status ? ` with HTTP ${status}` : ""} but sent no JSON-RPC response to it: a request always gets one (a result or an error). ${tell}`;
@@ -115,12 +122,20 @@ export const NOT_CLEANLY = "It works, but not cleanly";
 export function adviceFor(cls: ProbeClass, context: Context): string {
   // the sign-in walk knows more than the refusal alone: what kind of sign-in, and where it breaks
   // (a key refused with a JSON-RPC error keeps its own words: they say what to send instead)
-  if (cls === "auth_required" && context.auth && !(context.auth.verdict === "not_oauth" && context.detail === "rpc_error_instead_of_401")) return authAdvice(context.auth);
+  if (
+    cls === "auth_required" &&
+    context.auth &&
+    !(context.auth.verdict === "not_oauth" && context.detail === "rpc_error_instead_of_401")
+  )
+    return authAdvice(context.auth);
   const advice = BY_CLASS[cls](context);
   if (cls !== "ok") return advice;
   // it works, but what it got away with is what breaks the next, stricter client
   const codes = [...new Set(context.defects.filter((d) => d.severity !== "info").map((d) => d.code))];
   if (codes.length === 0) return advice;
-  const stdout = context.transport === "stdio" && codes.includes("parse_error") ? ` A line on stdout was not JSON: ${LOG_TO_STDERR}` : "";
+  const stdout =
+    context.transport === "stdio" && codes.includes("parse_error")
+      ? ` A line on stdout was not JSON: ${LOG_TO_STDERR}`
+      : "";
   return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.${stdout}`;
 }

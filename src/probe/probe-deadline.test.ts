@@ -19,21 +19,25 @@ async function serve(handler: http.RequestListener): Promise<{ url: string; clos
   };
 }
 
-test("a POST refused with 405 whose HTTP+SSE fallback never answers is a timeout, not the refusal", { timeout: 20_000 }, async () => {
-  const s = await serve((req, res) => {
-    if (req.method === "POST") {
-      res.writeHead(405, { allow: "GET" }).end();
-      return;
+test(
+  "a POST refused with 405 whose HTTP+SSE fallback never answers is a timeout, not the refusal",
+  { timeout: 20_000 },
+  async () => {
+    const s = await serve((req, res) => {
+      if (req.method === "POST") {
+        res.writeHead(405, { allow: "GET" }).end();
+        return;
+      }
+      // the GET of the HTTP+SSE fallback: never answered
+    });
+    try {
+      const result = await probeHttp(s.url, { timeout: 1500 });
+      assert.equal(result.class, "timeout", JSON.stringify({ class: result.class, detail: result.detail }));
+    } finally {
+      await s.close();
     }
-    // the GET of the HTTP+SSE fallback: never answered
-  });
-  try {
-    const result = await probeHttp(s.url, { timeout: 1500 });
-    assert.equal(result.class, "timeout", JSON.stringify({ class: result.class, detail: result.detail }));
-  } finally {
-    await s.close();
-  }
-});
+  },
+);
 
 test("trace: false gives the same verdict without its trace", { timeout: 20_000 }, async () => {
   const s = await serve((req, res) => {

@@ -17,7 +17,11 @@ const NODE = process.execPath;
 
 describe("probe --stdio: the opening", () => {
   test("a modern server that takes 3.5 s to start is ok (modern), not legacy", async () => {
-    const r = await within(probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", ...SERVE_ARGS], { timeout: 10_000 }), "the probe", 20_000);
+    const r = await within(
+      probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", ...SERVE_ARGS], { timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(r.class, "ok", JSON.stringify(r.trace));
     assert.equal(r.detail, "modern", JSON.stringify(r.trace));
     assert.equal(r.revision, "2026-07-28");
@@ -46,7 +50,11 @@ describe("probe -r: exactly one revision", () => {
   after(() => fleet?.close());
 
   test("a legacy server that chooses 2025-06-18 when offered 2024-11-05: rpc_error unsupported_version, naming its choice", async () => {
-    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2024-11-05", timeout: 10_000 }), "the probe", 20_000);
+    const r = await within(
+      probeStdio(NODE, LEGACY_2025_06_18, { revision: "2024-11-05", timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.equal(r.rpcError, null);
@@ -54,7 +62,11 @@ describe("probe -r: exactly one revision", () => {
   });
 
   test("a legacy-only stdio server with -r 2026-07-28: rpc_error unsupported_version, naming what it speaks", async () => {
-    const r = await within(probeStdio(NODE, LEGACY_2025_06_18, { revision: "2026-07-28", timeout: 10_000 }), "the probe", 20_000);
+    const r = await within(
+      probeStdio(NODE, LEGACY_2025_06_18, { revision: "2026-07-28", timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-06-18 \(legacy/);
@@ -63,17 +75,29 @@ describe("probe -r: exactly one revision", () => {
   });
 
   test("a legacy-only HTTP server with -r 2026-07-28: the same, over Streamable HTTP", async () => {
-    const r = await within(probeHttp(fleet.url("legacy"), { revision: "2026-07-28", timeout: 10_000 }), "the probe", 20_000);
+    const r = await within(
+      probeHttp(fleet.url("legacy"), { revision: "2026-07-28", timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(r.class, "rpc_error", JSON.stringify(r.trace));
     assert.equal(r.detail, "unsupported_version");
     assert.match(r.advice, /^The server does not speak 2026-07-28; it speaks 2025-11-25 \(legacy/);
   });
 
   test("a revision the server speaks: ok, that revision", async () => {
-    const r = await within(probeStdio(NODE, [...SERVE_ARGS], { revision: "2024-11-05", timeout: 10_000 }), "the probe", 20_000);
+    const r = await within(
+      probeStdio(NODE, [...SERVE_ARGS], { revision: "2024-11-05", timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(r.class, "ok", JSON.stringify(r.trace));
     assert.equal(r.revision, "2024-11-05");
-    const m = await within(probeHttp(fleet.url("modern"), { revision: "2025-03-26", timeout: 10_000 }), "the probe", 20_000);
+    const m = await within(
+      probeHttp(fleet.url("modern"), { revision: "2025-03-26", timeout: 10_000 }),
+      "the probe",
+      20_000,
+    );
     assert.equal(m.class, "ok", JSON.stringify(m.trace));
     assert.equal(m.revision, "2025-03-26");
   });

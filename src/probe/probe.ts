@@ -130,10 +130,17 @@ class Evidence {
    * expected signal of the fallback, not a flaw of the server.
    */
   reportable(): Defect[] {
-    const fellBack = (later: readonly { step?: string; method?: string }[], from: number) => later.slice(from + 1).some((x) => (x.step ?? x.method) === "initialize");
+    const fellBack = (later: readonly { step?: string; method?: string }[], from: number) =>
+      later.slice(from + 1).some((x) => (x.step ?? x.method) === "initialize");
     const refusedExchanges = new Set<number>();
     this.exchanges.forEach((x, i) => {
-      if (x.method === "server/discover" && x.httpMethod === "POST" && (x.error !== undefined || (x.status ?? 0) >= 400) && fellBack(this.exchanges, i)) refusedExchanges.add(i);
+      if (
+        x.method === "server/discover" &&
+        x.httpMethod === "POST" &&
+        (x.error !== undefined || (x.status ?? 0) >= 400) &&
+        fellBack(this.exchanges, i)
+      )
+        refusedExchanges.add(i);
     });
     const refusedSteps = new Set<number>();
     if (this.exchanges.length === 0) {
@@ -141,7 +148,10 @@ class Evidence {
         if (step.step === "server/discover" && step.outcome === "error" && fellBack(this.steps, i)) refusedSteps.add(i);
       });
     }
-    return this.defects.filter((d, i) => d.severity === "error" || !(refusedExchanges.has(this.defectAt[i]!) || refusedSteps.has(this.defectStep[i]!)));
+    return this.defects.filter(
+      (d, i) =>
+        d.severity === "error" || !(refusedExchanges.has(this.defectAt[i]!) || refusedSteps.has(this.defectStep[i]!)),
+    );
   }
 
   /**
@@ -162,7 +172,10 @@ class Evidence {
   /** Some sound JSON-RPC answer came back (a result, or an error the server meant to send). */
   get sawValidMessage(): boolean {
     // a reconnect is the client's own step: it says nothing about what the server sent
-    return this.steps.some((s) => s.step !== "reconnect" && (s.outcome === "ok" || s.outcome === "error")) || this.exchanges.some((x) => x.status !== undefined && x.status < 300 && !x.error);
+    return (
+      this.steps.some((s) => s.step !== "reconnect" && (s.outcome === "ok" || s.outcome === "error")) ||
+      this.exchanges.some((x) => x.status !== undefined && x.status < 300 && !x.error)
+    );
   }
 }
 
@@ -227,12 +240,26 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       ev.failure = e;
       if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
-      const initializeRefused = e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
-      if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, async (revision) => (await connectHttp(url, connectOptions(revision))).client))) return undefined;
+      const initializeRefused =
+        e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
+      if (
+        initializeRefused &&
+        (await retryOlderRevisions(
+          options,
+          ev,
+          outcome,
+          async (revision) => (await connectHttp(url, connectOptions(revision))).client,
+        ))
+      )
+        return undefined;
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         // the era asked for is not spoken at all: what is, a plain detection says (unrecorded)
         const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
-        await learnSpoken(outcome, e.requested, async () => (await connectHttp(url, { ...quiet, timeout: Math.max(1, timeout - ev.elapsed()) })).client);
+        await learnSpoken(
+          outcome,
+          e.requested,
+          async () => (await connectHttp(url, { ...quiet, timeout: Math.max(1, timeout - ev.elapsed()) })).client,
+        );
       }
       // past the deadline, a fallback or a retry cut short by it must not leave an earlier
       // refusal standing in for the silence that ran the clock out
@@ -245,17 +272,30 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   // (nearly always it is in already: then no timer and no race)
   if (ev.tools !== null && !ev.hasRecorded("tools/list")) await bounded(ev.recorded("tools/list"), 100);
   const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
-  const failed = ev.tools === null ? (echo ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
+  const failed =
+    ev.tools === null ? (echo ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
   const result = finish(url, transport, ev, failed, options.trace !== false);
   if (failed) {
     const record = failingExchange(ev.exchanges);
     if (record) result.repro = curlRepro(record, options.headers);
   }
   // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
-  if (ev.client) await bounded(ev.client.close().catch(() => undefined), CLOSE_MS);
+  if (ev.client)
+    await bounded(
+      ev.client.close().catch(() => undefined),
+      CLOSE_MS,
+    );
   deadline.abort(PROBE_OVER);
   if (result.class === "auth_required") {
-    result.auth = await walkAuth({ ...refusalOf(ev, url), rules: authRulesRevision(options, ev), timeout: timeout - ev.elapsed(), ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}), ...(options.urlGuard ? { guard: options.urlGuard } : {}), ...(options.hostSlot ? { hostSlot: options.hostSlot } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) });
+    result.auth = await walkAuth({
+      ...refusalOf(ev, url),
+      rules: authRulesRevision(options, ev),
+      timeout: timeout - ev.elapsed(),
+      ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+      ...(options.urlGuard ? { guard: options.urlGuard } : {}),
+      ...(options.hostSlot ? { hostSlot: options.hostSlot } : {}),
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+    });
     result.elapsedMs = ev.elapsed();
     result.advice = adviceFor(result.class, result);
   }
@@ -263,10 +303,23 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
 }
 
 /** The refusal the sign-in walk starts from: its status, its challenge, its JSON-RPC error. */
-function refusalOf(ev: Evidence, url: string): { endpoint: string; status: number | null; wwwAuthenticate: string | null; rpcError: { code: number; message: string } | null } {
+function refusalOf(
+  ev: Evidence,
+  url: string,
+): {
+  endpoint: string;
+  status: number | null;
+  wwwAuthenticate: string | null;
+  rpcError: { code: number; message: string } | null;
+} {
   const e = ev.failure;
   if (e instanceof HttpError) {
-    return { endpoint: e.url || url, status: e.status ?? null, wwwAuthenticate: e.wwwAuthenticate ?? null, rpcError: e.rpcError ? { code: e.rpcError.code, message: e.rpcError.message } : null };
+    return {
+      endpoint: e.url || url,
+      status: e.status ?? null,
+      wwwAuthenticate: e.wwwAuthenticate ?? null,
+      rpcError: e.rpcError ? { code: e.rpcError.code, message: e.rpcError.message } : null,
+    };
   }
   const last = [...ev.exchanges].reverse().find((x) => x.status !== undefined);
   const rpc = e instanceof ResponseError ? { code: e.code, message: e.message } : null;
@@ -283,8 +336,16 @@ function authRulesRevision(options: ProbeOptions, ev: Evidence): Revision {
   if (ev.client?.revision) return ev.client.revision;
   const discover = ev.exchanges.find((x) => x.method === "server/discover");
   // refused the same way (a 401, or the same key-refusing JSON-RPC error): no era shown
-  const refusal = ev.failure instanceof ResponseError ? ev.failure.code : ev.failure instanceof HttpError ? ev.failure.rpcError?.code : undefined;
-  const refusedDiscover = discover?.status === 401 || discover?.status === 403 || (refusal !== undefined && (discover?.bodyExcerpt ?? "").replace(/\s/g, "").includes(`"code":${refusal}`));
+  const refusal =
+    ev.failure instanceof ResponseError
+      ? ev.failure.code
+      : ev.failure instanceof HttpError
+        ? ev.failure.rpcError?.code
+        : undefined;
+  const refusedDiscover =
+    discover?.status === 401 ||
+    discover?.status === 403 ||
+    (refusal !== undefined && (discover?.bodyExcerpt ?? "").replace(/\s/g, "").includes(`"code":${refusal}`));
   const legacy = ev.exchanges.some((x) => x.method === "initialize") && discover !== undefined && !refusedDiscover;
   return legacy ? LATEST_LEGACY_REVISION : LATEST_REVISION;
 }
@@ -297,7 +358,9 @@ function badUrl(url: string): string | undefined {
   } catch {
     return `not a URL: ${JSON.stringify(url.slice(0, 200))}`;
   }
-  return parsed.protocol === "http:" || parsed.protocol === "https:" ? undefined : `only http and https URLs can be probed, not ${parsed.protocol}`;
+  return parsed.protocol === "http:" || parsed.protocol === "https:"
+    ? undefined
+    : `only http and https URLs can be probed, not ${parsed.protocol}`;
 }
 
 /** Waits for `p`, but never longer than `ms`. */
@@ -307,14 +370,22 @@ async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function probeStdio(command: string, args: readonly string[], options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeStdio(
+  command: string,
+  args: readonly string[],
+  options: ProbeOptions = {},
+): Promise<ProbeResult> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   const ev = new Evidence(options.onProgress);
   const children: ChildServer[] = [];
   const target = [command, ...args].join(" ");
   // the probe's --max-bytes cap holds over stdio as over HTTP, per line (docs/probe.md); a client
   // library may read more
-  const spawnOptions = { ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}), maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
+  const spawnOptions = {
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+  };
   let over = false;
   let spawnError: unknown;
   let echoed = false;
@@ -349,11 +420,18 @@ export async function probeStdio(command: string, args: readonly string[], optio
       await listed(ev, ev.client, timeout, options.surface);
       return { outcome: undefined };
     } catch (e) {
-      if (spawnError !== undefined) return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
+      if (spawnError !== undefined)
+        return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
       const outcome = classifyStdioFailure(e, ev, children);
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
-      if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, (revision) => McpClient.connect(connector, clientOptions(revision))))) return { outcome: undefined };
+      if (
+        initializeRefused &&
+        (await retryOlderRevisions(options, ev, outcome, (revision) =>
+          McpClient.connect(connector, clientOptions(revision)),
+        ))
+      )
+        return { outcome: undefined };
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
         await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
@@ -364,16 +442,25 @@ export async function probeStdio(command: string, args: readonly string[], optio
   // the deadline covers the cleanup too: the work stops early enough for a server that ignores
   // stdin closing and SIGTERM to be killed before it passes
   const cleanupMs = Math.min(STDIO_CLEANUP_MS, Math.floor(timeout / 10));
-  const { outcome } = await withDeadline(work, Math.max(1, timeout - cleanupMs - EXIT_STATUS_MS), undefined, () => ({ outcome: stalledStdio(ev, children) }));
+  const { outcome } = await withDeadline(work, Math.max(1, timeout - cleanupMs - EXIT_STATUS_MS), undefined, () => ({
+    outcome: stalledStdio(ev, children),
+  }));
   over = true;
-  const failed = ev.tools === null ? (echoed ? ECHO : outcome ?? { class: "protocol_violation", detail: "other" }) : undefined;
+  const failed =
+    ev.tools === null ? (echoed ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
   // a process whose output just ended is usually a moment from its exit status: wait for it
   // briefly, so the trace says how it ended
   if (failed) await bounded(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
-  if (spawnError !== undefined) result.trace.push({ step: "spawn", ms: 0, error: spawnError instanceof Error ? spawnError.message : String(spawnError) });
-  if (failed) result.repro = stdioRepro(command, args, { ...replayOf(failed, ev, options.revision), clientInfo: CLIENT_INFO });
+  if (spawnError !== undefined)
+    result.trace.push({
+      step: "spawn",
+      ms: 0,
+      error: spawnError instanceof Error ? spawnError.message : String(spawnError),
+    });
+  if (failed)
+    result.repro = stdioRepro(command, args, { ...replayOf(failed, ev, options.revision), clientInfo: CLIENT_INFO });
   // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
   await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
   // a command line may carry a URL with a password, and a server's stderr may echo it
@@ -394,21 +481,30 @@ function replayOf(failed: Classified, ev: Evidence, asked: Revision | undefined)
   if (ev.client) return { step: "tools/list", revision: ev.client.revision };
   // a server that could not start or died at once: its first request shows it
   if (failed.class === "unreachable") return asked ? { revision: asked } : {};
-  const replayable = (s: string | undefined): s is ReplayStep => s === "server/discover" || s === "initialize" || s === "tools/list";
+  const replayable = (s: string | undefined): s is ReplayStep =>
+    s === "server/discover" || s === "initialize" || s === "tools/list";
   const stalled = failed.class === "timeout" ? failed.detail : undefined;
   const lastFailed = [...ev.steps].reverse().find((s) => s.outcome !== "ok" && s.step !== "reconnect")?.step;
   // a discover left unanswered while initialize was sent beside it: initialize is what failed last
-  const step = replayable(stalled) ? stalled : lastFailed === "notifications/initialized" ? "initialize" : replayable(lastFailed) ? lastFailed : undefined;
+  const step = replayable(stalled)
+    ? stalled
+    : lastFailed === "notifications/initialized"
+      ? "initialize"
+      : replayable(lastFailed)
+        ? lastFailed
+        : undefined;
   // initialize is replayed offering what the probe offered (the revision asked for, or the latest legacy one)
   return { ...(step ? { step } : {}), ...(asked ? { revision: asked } : {}) };
 }
 
 function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[]): Classified {
   const first = children[0]?.status;
-  if (first?.error) return { class: "unreachable", detail: "spawn", note: spawnNote(children[0]!.command, first.error) };
+  if (first?.error)
+    return { class: "unreachable", detail: "spawn", note: spawnNote(children[0]!.command, first.error) };
   const last = children[children.length - 1];
   const c = classifyFailure(e, ev.defects, ev.sawValidMessage);
-  if (c.class === "unreachable" || (last?.status && c.class === "protocol_violation" && c.detail === "other")) return { class: "unreachable", detail: "exited" };
+  if (c.class === "unreachable" || (last?.status && c.class === "protocol_violation" && c.detail === "other"))
+    return { class: "unreachable", detail: "exited" };
   return c;
 }
 
@@ -417,7 +513,12 @@ function classifyStdioFailure(e: unknown, ev: Evidence, children: ChildServer[])
  * within a short grace (an exchange cut off knows which step it was), else with `late()`.
  * Without an abort controller, `late()` at once.
  */
-async function withDeadline<T>(work: Promise<T>, ms: number, abort: { abort(reason: unknown): void } | undefined, late: () => T): Promise<T> {
+async function withDeadline<T>(
+  work: Promise<T>,
+  ms: number,
+  abort: { abort(reason: unknown): void } | undefined,
+  late: () => T,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<{ late: true }>((resolve) => {
     timer = setTimeout(() => resolve({ late: true }), ms);
@@ -427,7 +528,10 @@ async function withDeadline<T>(work: Promise<T>, ms: number, abort: { abort(reas
     if ("value" in first) return first.value;
     if (!abort) return late();
     abort.abort(new Error(`the probe's ${ms} ms deadline passed`));
-    const settled = await Promise.race([work.then((value) => ({ value })), new Promise<{ late: true }>((resolve) => (timer = setTimeout(() => resolve({ late: true }), SETTLE_MS)))]);
+    const settled = await Promise.race([
+      work.then((value) => ({ value })),
+      new Promise<{ late: true }>((resolve) => (timer = setTimeout(() => resolve({ late: true }), SETTLE_MS))),
+    ]);
     return "value" in settled ? settled.value : late();
   } finally {
     clearTimeout(timer);
@@ -446,7 +550,11 @@ async function learnSpoken(outcome: Classified, requested: Revision, open: () =>
   } catch {
     // nothing learned: the verdict says what the server answered
   } finally {
-    if (client) await bounded(client.close().catch(() => undefined), CLOSE_MS);
+    if (client)
+      await bounded(
+        client.close().catch(() => undefined),
+        CLOSE_MS,
+      );
   }
 }
 
@@ -455,7 +563,12 @@ async function learnSpoken(outcome: Classified, requested: Revision, open: () =>
  * it supports as the legacy lifecycle says, gets each older revision in turn (`open` opens a
  * fresh connection speaking exactly that one), within the same deadline. True when one worked.
  */
-async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome: Classified, open: (revision: Revision) => Promise<McpClient>): Promise<boolean> {
+async function retryOlderRevisions(
+  options: ProbeOptions,
+  ev: Evidence,
+  outcome: Classified,
+  open: (revision: Revision) => Promise<McpClient>,
+): Promise<boolean> {
   if (outcome.class !== "rpc_error" || outcome.detail !== "unsupported_version" || options.revision) return false;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   for (const revision of LEGACY_REVISIONS.slice(1)) {
@@ -475,7 +588,11 @@ async function retryOlderRevisions(options: ProbeOptions, ev: Evidence, outcome:
       return true;
     } catch {
       // a session this revision opened is ended before the next revision is tried
-      if (client) await bounded(client.close().catch(() => undefined), CLOSE_MS);
+      if (client)
+        await bounded(
+          client.close().catch(() => undefined),
+          CLOSE_MS,
+        );
     }
   }
   return false;
@@ -489,12 +606,19 @@ async function listed(ev: Evidence, client: McpClient, timeout: number, surface:
   if (surface) ev.surface = await listSurface(client, tools, left);
 }
 
-function finish(target: string, transport: ProbeTransport, ev: Evidence, failed: Classified | undefined, withTrace = true): ProbeResult {
+function finish(
+  target: string,
+  transport: ProbeTransport,
+  ev: Evidence,
+  failed: Classified | undefined,
+  withTrace = true,
+): ProbeResult {
   const client = failed ? undefined : ev.client;
   const lastHttp = [...ev.exchanges].reverse().find((x) => x.status !== undefined);
   const cls = failed ? failed.class : "ok";
-  const detail = failed ? failed.detail : client?.era ?? "legacy";
-  const http = failed?.http ?? (lastHttp ? { status: lastHttp.status!, contentType: lastHttp.contentType ?? "" } : null);
+  const detail = failed ? failed.detail : (client?.era ?? "legacy");
+  const http =
+    failed?.http ?? (lastHttp ? { status: lastHttp.status!, contentType: lastHttp.contentType ?? "" } : null);
   const result: ProbeResult = {
     target,
     class: cls,
@@ -529,12 +653,14 @@ function serverOf(client: McpClient | undefined): ProbeResult["server"] {
  */
 function dedupe(defects: Defect[]): Defect[] {
   const seen = new Set<string>();
-  return defects.filter((d) => {
-    const key = `${d.code}|${d.path}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).slice(0, 50);
+  return defects
+    .filter((d) => {
+      const key = `${d.code}|${d.path}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, 50);
 }
 
 function traceStep(x: ExchangeRecord): TraceStep {
@@ -554,14 +680,18 @@ function traceStep(x: ExchangeRecord): TraceStep {
 }
 
 function stdioTrace(steps: readonly ConnectStep[], children: ChildServer[], ev: Evidence): TraceStep[] {
-  const trace: TraceStep[] = steps.map((s) => ({ step: s.step, ms: s.ms, ...(s.outcome !== "ok" ? { error: `${s.outcome}${s.detail ? `: ${s.detail}` : ""}` } : {}) }));
+  const trace: TraceStep[] = steps.map((s) => ({
+    step: s.step,
+    ms: s.ms,
+    ...(s.outcome !== "ok" ? { error: `${s.outcome}${s.detail ? `: ${s.detail}` : ""}` } : {}),
+  }));
   if (ev.tools !== null) trace.push({ step: "tools/list", ms: 0 });
   children.forEach((child, i) => {
     const tail = child.stderrTail().slice(-2048);
     const status = child.status;
     if (tail || status) {
       trace.push({
-        step: `process ${i + 1}${status ? ` exited (${status.error ? status.error.message : status.signal ?? `code ${status.code}`})` : ""}`,
+        step: `process ${i + 1}${status ? ` exited (${status.error ? status.error.message : (status.signal ?? `code ${status.code}`)})` : ""}`,
         ms: 0,
         ...(tail ? { bodyExcerpt: tail } : {}),
       });
@@ -589,7 +719,13 @@ function stalledStdio(ev: Evidence, children: ChildServer[]): Classified {
   if (broken) return broken;
   if (children.length === 0) return { class: "timeout", detail: "connect" };
   const done = new Set(ev.steps.filter((s) => s.outcome === "ok").map((s) => s.step));
-  const detail = ev.client ? "tools/list" : done.has("initialize") ? "tools/list" : ev.steps.some((s) => s.step === "server/discover") ? "initialize" : "server/discover";
+  const detail = ev.client
+    ? "tools/list"
+    : done.has("initialize")
+      ? "tools/list"
+      : ev.steps.some((s) => s.step === "server/discover")
+        ? "initialize"
+        : "server/discover";
   return { class: "timeout", detail };
 }
 
@@ -610,7 +746,8 @@ function watchEcho(transport: Transport, onEcho: () => void): Transport {
       transport.start({
         ...sink,
         message: (data) => {
-          if (sent.size > 0 && sent.has((typeof data === "string" ? data : Buffer.from(data).toString("utf8")).trim())) onEcho();
+          if (sent.size > 0 && sent.has((typeof data === "string" ? data : Buffer.from(data).toString("utf8")).trim()))
+            onEcho();
           sink.message(data);
         },
         defect: (d) => sink.defect(d),
@@ -625,15 +762,25 @@ function watchEcho(transport: Transport, onEcho: () => void): Transport {
   };
   // the optional parts the peer and the client look for, as the channel has them: its cap, and
   // an HTTP channel's means
-  const keys = isHttpTransport(transport) ? (["maxMessageBytes", "kind", "cancel", "paramHeaders", "negotiated", "openServerStream"] as const) : (["maxMessageBytes"] as const);
+  const keys = isHttpTransport(transport)
+    ? (["maxMessageBytes", "kind", "cancel", "paramHeaders", "negotiated", "openServerStream"] as const)
+    : (["maxMessageBytes"] as const);
   for (const key of keys) {
     const value: unknown = (transport as Partial<HttpTransport>)[key];
-    if (value !== undefined) Object.defineProperty(watched, key, { value: typeof value === "function" ? value.bind(transport) : value, enumerable: true, writable: true });
+    if (value !== undefined)
+      Object.defineProperty(watched, key, {
+        value: typeof value === "function" ? value.bind(transport) : value,
+        enumerable: true,
+        writable: true,
+      });
   }
   return watched;
 }
 
 /** The exchange a repro line should replay: the last one that failed, or the last one. */
 function failingExchange(exchanges: readonly ExchangeRecord[]): ExchangeRecord | undefined {
-  return [...exchanges].reverse().find((x) => x.error !== undefined && x.httpMethod === "POST") ?? exchanges[exchanges.length - 1];
+  return (
+    [...exchanges].reverse().find((x) => x.error !== undefined && x.httpMethod === "POST") ??
+    exchanges[exchanges.length - 1]
+  );
 }

@@ -32,7 +32,11 @@ describe("stdio repro lines", () => {
   test("a failed tools/list of a legacy session is replayed after initialize and notifications/initialized", async () => {
     const line = stdioRepro(process.execPath, LEGACY, { step: "tools/list", revision: "2025-06-18" });
     const answers = await replay(line);
-    assert.deepEqual(answers.map((a) => a.id), [1, 2], line);
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [1, 2],
+      line,
+    );
     assert.ok(Array.isArray(answers[1]!.result?.tools), line);
   });
 
@@ -40,7 +44,10 @@ describe("stdio repro lines", () => {
     const line = stdioRepro(process.execPath, LEGACY);
     assert.match(line, /"method":"server\/discover"/);
     const answers = await replay(line);
-    assert.deepEqual(answers.map((a) => a.id), [1]);
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [1],
+    );
     assert.ok(answers[0]!.error, "-32601 from a legacy server");
   });
 });

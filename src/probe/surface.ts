@@ -27,7 +27,13 @@ const MAX_PAGES = 20;
  * well (an error, no array, a cursor loop): the census's verdict comes from the opening and the
  * tools, and a missing name list is only a gap in the change log.
  */
-async function names(client: McpClient, method: string, member: string, key: string, timeout: number): Promise<string[] | null> {
+async function names(
+  client: McpClient,
+  method: string,
+  member: string,
+  key: string,
+  timeout: number,
+): Promise<string[] | null> {
   const out: string[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -59,7 +65,9 @@ export async function listSurface(client: McpClient, tools: JsonObject[], timeou
   return {
     tools,
     resources: resources ? await names(client, "resources/list", "resources", "uri", timeout()) : null,
-    resourceTemplates: resources ? await names(client, "resources/templates/list", "resourceTemplates", "uriTemplate", timeout()) : null,
+    resourceTemplates: resources
+      ? await names(client, "resources/templates/list", "resourceTemplates", "uriTemplate", timeout())
+      : null,
     prompts: declares("prompts") ? await names(client, "prompts/list", "prompts", "name", timeout()) : null,
   };
 }

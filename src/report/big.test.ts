@@ -29,7 +29,15 @@ function shape(i: number) {
       verdict: "broken",
       brokenAt: "resource_metadata",
       steps: [{ step: "challenge", url: "https://x.example/mcp", status: 401, ms: 3, ok: true }],
-      defects: [{ code: "resource_metadata_not_found", severity: "error", message: "no resource metadata", step: "resource_metadata", side: "mcp_server" }],
+      defects: [
+        {
+          code: "resource_metadata_not_found",
+          severity: "error",
+          message: "no resource metadata",
+          step: "resource_metadata",
+          side: "mcp_server",
+        },
+      ],
       clients: { strict: "fails", lenient: "fails" },
     };
     return { ...fail("auth_required", "http_401", { httpStatus: 401 }), auth };
@@ -50,12 +58,20 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "mcp-wire-big-"));
   const db = join(dir, "census.db");
   const store = new SqliteStore(db);
-  const targets = Array.from({ length: TARGETS }, (_, i) => ({ target: `https://mcp${String(i).padStart(6, "0")}.example.com/mcp`, kind: "http" as const, name: null }));
+  const targets = Array.from({ length: TARGETS }, (_, i) => ({
+    target: `https://mcp${String(i).padStart(6, "0")}.example.com/mcp`,
+    kind: "http" as const,
+    name: null,
+  }));
   const run = await store.startRun("registry.json", targets, {});
   // many at once, as a census records them: they share commits
   let pending: Promise<void>[] = [];
   for (let i = 0; i < TARGETS; i++) {
-    pending.push(store.recordAttempt(attempt(run, targets[i]!.target, new Date(Date.parse("2026-08-20T09:00:00Z") + i * 10).toISOString(), shape(i))));
+    pending.push(
+      store.recordAttempt(
+        attempt(run, targets[i]!.target, new Date(Date.parse("2026-08-20T09:00:00Z") + i * 10).toISOString(), shape(i)),
+      ),
+    );
     if (pending.length >= 2000) {
       await Promise.all(pending);
       pending = [];
@@ -65,18 +81,25 @@ before(async () => {
   await store.finishRun(run);
   await store.close();
   page = join(dir, "report.html");
-  const r = spawnSync(process.execPath, [MAIN, "report", "--db", db, "--html", page], { encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(process.execPath, [MAIN, "report", "--db", db, "--html", page], {
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^Wrote .*report\.html: Census run 1 \(registry\.json\)/);
   html = readFileSync(page, "utf8");
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const rows = (id: string) => (new RegExp(`<table[^>]* id="${id}">.*?<tbody>(.*?)</tbody>`, "s").exec(html)?.[1]?.match(/<tr[ >]/g) ?? []).length;
+const rows = (id: string) =>
+  (new RegExp(`<table[^>]* id="${id}">.*?<tbody>(.*?)</tbody>`, "s").exec(html)?.[1]?.match(/<tr[ >]/g) ?? []).length;
 
 describe(`report --html over ${TARGETS.toLocaleString("en")} targets`, () => {
   test("the summary is whole: every target counted", () => {
-    assert.match(html, /<section class="story"><p>Called 50,000 servers once each\. 38,000 answered and listed their tools, all on 2026-07-28 \(stateless\)\.<\/p>/);
+    assert.match(
+      html,
+      /<section class="story"><p>Called 50,000 servers once each\. 38,000 answered and listed their tools, all on 2026-07-28 \(stateless\)\.<\/p>/,
+    );
     assert.match(html, /<div class="figure"><b>50,000<\/b><span>targets<\/span><\/div>/);
     assert.match(html, /<tfoot><tr><td><\/td><td>all<\/td><td class="num">50,000<\/td>/);
     assert.equal(HEALTHY, 38_000);
@@ -85,15 +108,32 @@ describe(`report --html over ${TARGETS.toLocaleString("en")} targets`, () => {
   test("each per-target section keeps its first rows and says how many it leaves out", () => {
     assert.equal(rows("targets"), MAX_TARGET_ROWS);
     const problems = BARE + CHAINS;
-    assert.match(html, new RegExp(`<p class="left-out" id="targets-left-out">${(problems - MAX_TARGET_ROWS).toLocaleString("en")} more other targets are not listed: this page keeps the first rows \\(the worst first\\)`));
+    assert.match(
+      html,
+      new RegExp(
+        `<p class="left-out" id="targets-left-out">${(problems - MAX_TARGET_ROWS).toLocaleString("en")} more other targets are not listed: this page keeps the first rows \\(the worst first\\)`,
+      ),
+    );
     // the first in the page's order of classes: the 2,000 sign-in refusals come before the protocol errors
-    const shown = [.../<table[^>]* id="targets">.*?<tbody>(.*?)<\/tbody>/s.exec(html)![1]!.matchAll(/<span class="class">([a-z_]+)<\/span>/g)].map((m) => m[1]);
+    const shown = [
+      .../<table[^>]* id="targets">.*?<tbody>(.*?)<\/tbody>/s
+        .exec(html)![1]!
+        .matchAll(/<span class="class">([a-z_]+)<\/span>/g),
+    ].map((m) => m[1]);
     assert.ok(CHAINS > MAX_TARGET_ROWS);
     assert.deepEqual([...new Set(shown)], ["auth_required"]);
 
     assert.equal(rows("healthy-targets"), MAX_TARGET_ROWS);
-    assert.match(html, /<details id="healthy"><summary>38,000 servers answered cleanly and listed their tools<\/summary>/);
-    assert.match(html, new RegExp(`id="healthy-left-out">${(HEALTHY - MAX_TARGET_ROWS).toLocaleString("en")} more clean servers are not listed`));
+    assert.match(
+      html,
+      /<details id="healthy"><summary>38,000 servers answered cleanly and listed their tools<\/summary>/,
+    );
+    assert.match(
+      html,
+      new RegExp(
+        `id="healthy-left-out">${(HEALTHY - MAX_TARGET_ROWS).toLocaleString("en")} more clean servers are not listed`,
+      ),
+    );
 
     assert.equal(html.match(/<details class="signin-chain">/g)?.length, MAX_TARGET_ROWS);
     assert.match(html, new RegExp(`${(CHAINS - MAX_TARGET_ROWS).toLocaleString("en")} more chains are not shown here`));
@@ -136,7 +176,22 @@ describe("renderHtmlStream", () => {
         firstAt: "2026-08-20T09:00:00.000Z",
         lastAt: "2026-08-20T09:00:00.000Z",
         classes: { [bad ? "not_jsonrpc" : "ok"]: 1 },
-        latest: { class: bad ? "not_jsonrpc" : "ok", detail: bad ? "bare_array" : "modern", era: bad ? null : "modern", revision: bad ? null : "2026-07-28", at: "2026-08-20T09:00:00.000Z", advice: null, tools: bad ? null : 2, elapsedMs: 40, auth: null, defects: [], httpStatus: 200, rpcCode: null, serverName: null, serverVersion: null },
+        latest: {
+          class: bad ? "not_jsonrpc" : "ok",
+          detail: bad ? "bare_array" : "modern",
+          era: bad ? null : "modern",
+          revision: bad ? null : "2026-07-28",
+          at: "2026-08-20T09:00:00.000Z",
+          advice: null,
+          tools: bad ? null : 2,
+          elapsedMs: 40,
+          auth: null,
+          defects: [],
+          httpStatus: 200,
+          rpcCode: null,
+          serverName: null,
+          serverVersion: null,
+        },
       };
       refs.push(new WeakRef(t));
       yield t;

@@ -6,27 +6,62 @@ import { changesOf, renderChanges } from "./changes.js";
 
 const A = "https://a.example/mcp";
 const B = "https://b.example/mcp";
-const echo = { name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { text: { type: "string" } } } };
+const echo = {
+  name: "echo",
+  description: "Echoes",
+  inputSchema: { type: "object", properties: { text: { type: "string" } } },
+};
 const add = { name: "add", inputSchema: { type: "object" } };
 
 function history(): MemoryStore {
   const store = new MemoryStore();
   const run = () => store.startRun("t", [], {});
   const r1 = run();
-  store.recordAttempt(attempt(r1, A, "2026-12-01T07:00:00.000Z", { surface: surfaceOf([echo, add], { prompts: ["greet"] }) }));
+  store.recordAttempt(
+    attempt(r1, A, "2026-12-01T07:00:00.000Z", { surface: surfaceOf([echo, add], { prompts: ["greet"] }) }),
+  );
   store.recordAttempt(attempt(r1, B, "2026-12-01T07:00:01.000Z", { surface: surfaceOf([echo]) }));
   const r2 = run();
   // A goes down: no surface, and its tools are not "removed"
-  store.recordAttempt(attempt(r2, A, "2026-12-02T07:03:00.000Z", { class: "unreachable", detail: "refused", era: null, revision: null, tools: null, surface: null }));
-  store.recordAttempt(attempt(r2, B, "2026-12-02T07:03:01.000Z", { revision: "2025-11-25", era: "legacy", detail: "legacy", surface: surfaceOf([echo]) }));
+  store.recordAttempt(
+    attempt(r2, A, "2026-12-02T07:03:00.000Z", {
+      class: "unreachable",
+      detail: "refused",
+      era: null,
+      revision: null,
+      tools: null,
+      surface: null,
+    }),
+  );
+  store.recordAttempt(
+    attempt(r2, B, "2026-12-02T07:03:01.000Z", {
+      revision: "2025-11-25",
+      era: "legacy",
+      detail: "legacy",
+      surface: surfaceOf([echo]),
+    }),
+  );
   const r3 = run();
   // A comes back with echo redefined (its description), add gone, search new, a prompt renamed
   store.recordAttempt(
     attempt(r3, A, "2026-12-03T07:03:00.000Z", {
-      surface: surfaceOf([{ ...echo, description: "Says it back" }, { name: "search", inputSchema: { type: "object" } }], { prompts: ["hello"] }),
+      surface: surfaceOf(
+        [
+          { ...echo, description: "Says it back" },
+          { name: "search", inputSchema: { type: "object" } },
+        ],
+        { prompts: ["hello"] },
+      ),
     }),
   );
-  store.recordAttempt(attempt(r3, B, "2026-12-03T07:03:01.000Z", { revision: "2025-11-25", era: "legacy", detail: "legacy", surface: surfaceOf([echo]) }));
+  store.recordAttempt(
+    attempt(r3, B, "2026-12-03T07:03:01.000Z", {
+      revision: "2025-11-25",
+      era: "legacy",
+      detail: "legacy",
+      surface: surfaceOf([echo]),
+    }),
+  );
   return store;
 }
 
@@ -42,8 +77,22 @@ describe("report --changes", () => {
     );
     const [a, b] = all;
     assert.deepEqual(a!.changes, [
-      { kind: "class", at: "2026-12-02T07:03:00.000Z", from: "ok", to: "unreachable", fromDetail: "modern", toDetail: "refused" },
-      { kind: "class", at: "2026-12-03T07:03:00.000Z", from: "unreachable", to: "ok", fromDetail: "refused", toDetail: "modern" },
+      {
+        kind: "class",
+        at: "2026-12-02T07:03:00.000Z",
+        from: "ok",
+        to: "unreachable",
+        fromDetail: "modern",
+        toDetail: "refused",
+      },
+      {
+        kind: "class",
+        at: "2026-12-03T07:03:00.000Z",
+        from: "unreachable",
+        to: "ok",
+        fromDetail: "refused",
+        toDetail: "modern",
+      },
       {
         kind: "surface",
         at: "2026-12-03T07:03:00.000Z",
@@ -53,7 +102,9 @@ describe("report --changes", () => {
         prompts: { added: ["hello"], removed: ["greet"] },
       },
     ]);
-    assert.deepEqual(b!.changes, [{ kind: "revision", at: "2026-12-02T07:03:01.000Z", from: "2026-07-28", to: "2025-11-25" }]);
+    assert.deepEqual(b!.changes, [
+      { kind: "revision", at: "2026-12-02T07:03:01.000Z", from: "2026-07-28", to: "2025-11-25" },
+    ]);
   });
 
   test("the same tools in another order or key order are no change; a window with one attempt per target has none", async () => {
@@ -61,7 +112,11 @@ describe("report --changes", () => {
     const r1 = store.startRun("t", [], {});
     store.recordAttempt(attempt(r1, A, "2026-12-01T07:00:00.000Z", { surface: surfaceOf([echo, add]) }));
     const r2 = store.startRun("t", [], {});
-    const shuffled = { inputSchema: { properties: { text: { type: "string" } }, type: "object" }, description: "Echoes", name: "echo" };
+    const shuffled = {
+      inputSchema: { properties: { text: { type: "string" } }, type: "object" },
+      description: "Echoes",
+      name: "echo",
+    };
     store.recordAttempt(attempt(r2, A, "2026-12-02T07:00:00.000Z", { surface: surfaceOf([add, shuffled]) }));
     assert.deepEqual((await changesOf(store.asStore(), {}))[0]!.changes, []);
     assert.deepEqual((await changesOf(store.asStore(), { runIds: [2] }))[0]!.changes, []);

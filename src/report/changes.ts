@@ -67,7 +67,14 @@ export class ChangeTracker {
     const before = prev.changes.length;
     prev.attempts++;
     if (prev.attempt.class !== a.class) {
-      prev.changes.push({ kind: "class", at: a.at, from: prev.attempt.class, to: a.class, fromDetail: prev.attempt.detail, toDetail: a.detail });
+      prev.changes.push({
+        kind: "class",
+        at: a.at,
+        from: prev.attempt.class,
+        to: a.class,
+        fromDetail: prev.attempt.detail,
+        toDetail: a.detail,
+      });
     } else if (a.revision !== null && prev.attempt.revision !== null && a.revision !== prev.attempt.revision) {
       prev.changes.push({ kind: "revision", at: a.at, from: prev.attempt.revision, to: a.revision });
     }
@@ -115,8 +122,13 @@ export async function changesOf(store: Store, query: AttemptQuery): Promise<Targ
 /** The same tools in the same order and the same names listed: nearly every attempt, told without building anything. */
 function sameSurface(a: SurfaceRecord, b: SurfaceRecord): boolean {
   if (a.tools.length !== b.tools.length) return false;
-  for (let i = 0; i < a.tools.length; i++) if (a.tools[i]!.digest !== b.tools[i]!.digest || a.tools[i]!.name !== b.tools[i]!.name) return false;
-  return sameList(a.resources, b.resources) && sameList(a.resourceTemplates, b.resourceTemplates) && sameList(a.prompts, b.prompts);
+  for (let i = 0; i < a.tools.length; i++)
+    if (a.tools[i]!.digest !== b.tools[i]!.digest || a.tools[i]!.name !== b.tools[i]!.name) return false;
+  return (
+    sameList(a.resources, b.resources) &&
+    sameList(a.resourceTemplates, b.resourceTemplates) &&
+    sameList(a.prompts, b.prompts)
+  );
 }
 
 function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
@@ -146,7 +158,12 @@ function surfaceDrift(at: string, before: SurfaceRecord, after: SurfaceRecord, p
     resourceTemplates: names(before.resourceTemplates, after.resourceTemplates),
     prompts: names(before.prompts, after.prompts),
   };
-  const any = [change.tools.added, change.tools.removed, change.tools.redefined, ...[change.resources, change.resourceTemplates, change.prompts].flatMap((x) => [x.added, x.removed])];
+  const any = [
+    change.tools.added,
+    change.tools.removed,
+    change.tools.redefined,
+    ...[change.resources, change.resourceTemplates, change.prompts].flatMap((x) => [x.added, x.removed]),
+  ];
   return any.some((list) => list.length > 0) ? change : undefined;
 }
 
@@ -174,7 +191,9 @@ function changedMembers(before: string | undefined, after: string | undefined): 
   const a = parse(before);
   const b = parse(after);
   // the texts are canonical (keys sorted at every depth), so equal members stringify alike
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .sort();
 }
 
 /** "ok → unreachable (refused)" */
@@ -186,7 +205,11 @@ function classChangeText(c: Extract<Change, { kind: "class" }>): string {
 function surfaceChangeText(c: Extract<Change, { kind: "surface" }>): string {
   const parts: string[] = [];
   const list = (label: string, x: { added: string[]; removed: string[] }, redefined: ToolRedefinition[] = []) => {
-    const words = [...x.added.map((n) => `+ ${n}`), ...x.removed.map((n) => `− ${n}`), ...redefined.map((r) => `~ ${r.name}${r.changed.length ? ` (${r.changed.join(", ")})` : ""}`)];
+    const words = [
+      ...x.added.map((n) => `+ ${n}`),
+      ...x.removed.map((n) => `− ${n}`),
+      ...redefined.map((r) => `~ ${r.name}${r.changed.length ? ` (${r.changed.join(", ")})` : ""}`),
+    ];
     if (words.length > 0) parts.push(`${label}: ${words.join("; ")}`);
   };
   list("tools", c.tools, c.tools.redefined);
@@ -198,7 +221,12 @@ function surfaceChangeText(c: Extract<Change, { kind: "surface" }>): string {
 
 /** One line a change: "3 Dec 07:03  ok → unreachable (refused)". */
 export function changeLine(c: Change): string {
-  const text = c.kind === "class" ? classChangeText(c) : c.kind === "revision" ? `revision ${c.from} → ${c.to}` : surfaceChangeText(c);
+  const text =
+    c.kind === "class"
+      ? classChangeText(c)
+      : c.kind === "revision"
+        ? `revision ${c.from} → ${c.to}`
+        : surfaceChangeText(c);
   return `${stamp(c.at)}  ${text}`;
 }
 
@@ -219,7 +247,9 @@ export function renderChanges(all: readonly TargetChanges[], since: string): str
   const out: string[] = [];
   out.push(
     `Since ${day(since)}: ${counted(all.length, "target")} with ${counted(attempts, "attempt")}; ` +
-      (changed.length === 0 ? "nothing changed." : `${count(changed.length)} changed${changed.length < all.length ? `, ${count(all.length - changed.length)} did not` : ""}.`),
+      (changed.length === 0
+        ? "nothing changed."
+        : `${count(changed.length)} changed${changed.length < all.length ? `, ${count(all.length - changed.length)} did not` : ""}.`),
   );
   for (const t of changed) {
     out.push("", t.target);

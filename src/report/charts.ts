@@ -54,7 +54,9 @@ function yAxis(top: number, plotH: number, scaleMax: number, tickValues: number[
     const y = top + plotH - (v / scaleMax) * plotH;
     return `<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/><text class="tick" x="${M.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${esc(digits(v))}</text>`;
   });
-  parts.push(`<text class="axis-label" transform="translate(12 ${top + plotH / 2}) rotate(-90)" text-anchor="middle">${esc(label)}</text>`);
+  parts.push(
+    `<text class="axis-label" transform="translate(12 ${top + plotH / 2}) rotate(-90)" text-anchor="middle">${esc(label)}</text>`,
+  );
   return parts.join("");
 }
 
@@ -95,10 +97,18 @@ export function runsChart(columns: readonly RunColumn[], classOrder: readonly st
         return `<rect class="bar" data-class="${esc(s.class)}" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}" fill="${colourOf(s.class)}"><title>${esc(`run ${c.id}, ${c.label}: ${s.class} ${digits(s.count)} of ${digits(totals[i]!)}`)}</title></rect>`;
       });
     const label =
-      i % labelEvery === 0 ? `<text class="tick" x="${(x + barW / 2).toFixed(1)}" y="${H - M.bottom + 16}" text-anchor="middle">${esc(c.label)}</text>` : "";
+      i % labelEvery === 0
+        ? `<text class="tick" x="${(x + barW / 2).toFixed(1)}" y="${H - M.bottom + 16}" text-anchor="middle">${esc(c.label)}</text>`
+        : "";
     return `<g class="run">${segs.join("")}${label}</g>`;
   });
-  return svg("runs", "Classes per run over time", yAxis(M.top, plotH, scaleMax, t, "attempts") + bars.join("") + `<text class="axis-label" x="${M.left + plotW / 2}" y="${H - 6}" text-anchor="middle">run, by start</text>`);
+  return svg(
+    "runs",
+    "Classes per run over time",
+    yAxis(M.top, plotH, scaleMax, t, "attempts") +
+      bars.join("") +
+      `<text class="axis-label" x="${M.left + plotW / 2}" y="${H - 6}" text-anchor="middle">run, by start</text>`,
+  );
 }
 
 /** One bar of a horizontal bar chart: its label, its length, and the words after it. */
@@ -114,7 +124,12 @@ export interface Bar {
  * Horizontal bars, in the order given, on the same canvas and in the same type as every other
  * chart of the page, so all of them read at one size side by side.
  */
-export function barChart(kind: string, title: string, rows: readonly Bar[], options: { labelWidth?: number; empty?: string } = {}): string {
+export function barChart(
+  kind: string,
+  title: string,
+  rows: readonly Bar[],
+  options: { labelWidth?: number; empty?: string } = {},
+): string {
   const rowH = 30;
   const height = M.top + Math.max(1, rows.length) * rowH + 30;
   const labelW = options.labelWidth ?? 190;
@@ -129,7 +144,10 @@ export function barChart(kind: string, title: string, rows: readonly Bar[], opti
       `<text class="value" x="${(labelW + w + 6).toFixed(1)}" y="${y + 19}">${esc(r.value)}</text>`
     );
   });
-  const empty = rows.length === 0 && options.empty ? `<text class="tick" x="${W / 2}" y="${M.top + 20}" text-anchor="middle">${esc(options.empty)}</text>` : "";
+  const empty =
+    rows.length === 0 && options.empty
+      ? `<text class="tick" x="${W / 2}" y="${M.top + 20}" text-anchor="middle">${esc(options.empty)}</text>`
+      : "";
   return svg(kind, title, bars.join("") + empty, height);
 }
 
@@ -162,5 +180,11 @@ export function latencyChart(buckets: readonly { label: string; count: number }[
       `<text class="tick" x="${(x + barW / 2).toFixed(1)}" y="${H - M.bottom + 16}" text-anchor="middle">${esc(b.label)}</text>`
     );
   });
-  return svg("latency", "Latency distribution", yAxis(M.top, plotH, scaleMax, t, "attempts") + bars.join("") + `<text class="axis-label" x="${M.left + plotW / 2}" y="${H - 6}" text-anchor="middle">time to verdict</text>`);
+  return svg(
+    "latency",
+    "Latency distribution",
+    yAxis(M.top, plotH, scaleMax, t, "attempts") +
+      bars.join("") +
+      `<text class="axis-label" x="${M.left + plotW / 2}" y="${H - 6}" text-anchor="middle">time to verdict</text>`,
+  );
 }

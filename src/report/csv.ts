@@ -1,12 +1,40 @@
 /** `report --csv`: one row per target with its latest verdict, for a spreadsheet. */
 import type { Aggregates } from "../census/store.js";
 
-export const CSV_COLUMNS = ["target", "attempts", "class", "detail", "era", "revision", "at", "tools", "http_status", "elapsed_ms", "server_name", "server_version", "rpc_code"] as const;
+export const CSV_COLUMNS = [
+  "target",
+  "attempts",
+  "class",
+  "detail",
+  "era",
+  "revision",
+  "at",
+  "tools",
+  "http_status",
+  "elapsed_ms",
+  "server_name",
+  "server_version",
+  "rpc_code",
+] as const;
 
 export function renderCsv(agg: Aggregates): string {
   const rows = agg.perTarget.map((t) => {
     const l = t.latest;
-    return [t.target, t.attempts, l.class, l.detail, l.era, l.revision, l.at, l.tools, l.httpStatus, Math.round(l.elapsedMs), l.serverName, l.serverVersion, l.rpcCode];
+    return [
+      t.target,
+      t.attempts,
+      l.class,
+      l.detail,
+      l.era,
+      l.revision,
+      l.at,
+      l.tools,
+      l.httpStatus,
+      Math.round(l.elapsedMs),
+      l.serverName,
+      l.serverVersion,
+      l.rpcCode,
+    ];
   });
   return [CSV_COLUMNS, ...rows].map((r) => r.map(cell).join(",") + "\r\n").join("");
 }

@@ -62,15 +62,27 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
   }
 
   const column = (page: Page, index: number) =>
-    page.evaluate((i) => Array.from(document.querySelectorAll("#targets tbody tr"), (r) => r.cells[i]!.textContent!.trim()), index);
+    page.evaluate(
+      (i) => Array.from(document.querySelectorAll("#targets tbody tr"), (r) => r.cells[i]!.textContent!.trim()),
+      index,
+    );
 
   test("the charts are drawn, the table sorts on a click, nothing is fetched and nothing complains", async () => {
     const { page, problems, requests } = await open("report.html", renderHtml(seedHistory(seedCensus()).aggregate()));
 
     const bars = await page.evaluate(() =>
-      Object.fromEntries(["chart-runs", "chart-revisions", "chart-latency"].map((id) => [id, document.querySelectorAll(`#${id} svg.chart rect.bar`).length])),
+      Object.fromEntries(
+        ["chart-runs", "chart-revisions", "chart-latency"].map((id) => [
+          id,
+          document.querySelectorAll(`#${id} svg.chart rect.bar`).length,
+        ]),
+      ),
     );
-    assert.equal(bars["chart-runs"], 83 + 8, "one segment per class in each run: 82 single-class runs, and 9 classes in the census run");
+    assert.equal(
+      bars["chart-runs"],
+      83 + 8,
+      "one segment per class in each run: 82 single-class runs, and 9 classes in the census run",
+    );
     assert.equal(bars["chart-revisions"], 3);
     assert.equal(bars["chart-latency"], 9);
     const box = await page.locator("#chart-runs svg.chart").boundingBox();
@@ -79,12 +91,18 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
     // attempts (column 5) is numeric: ascending, then descending on a second click
     await page.click("#targets thead th:nth-child(6)");
     let attempts = (await column(page, 5)).map((t) => Number(t.replace(/,/g, "")));
-    assert.deepEqual(attempts, [...attempts].sort((a, b) => a - b));
+    assert.deepEqual(
+      attempts,
+      [...attempts].sort((a, b) => a - b),
+    );
     assert.equal(await page.getAttribute("#targets thead th:nth-child(6)", "aria-sort"), "ascending");
     await page.click("#targets thead th:nth-child(6)");
     attempts = (await column(page, 5)).map((t) => Number(t.replace(/,/g, "")));
     assert.equal(attempts[0], 82, "the target called 82 times comes first");
-    assert.deepEqual(attempts, [...attempts].sort((a, b) => b - a));
+    assert.deepEqual(
+      attempts,
+      [...attempts].sort((a, b) => b - a),
+    );
     assert.equal(await page.getAttribute("#targets thead th:nth-child(6)", "aria-sort"), "descending");
 
     // target (column 0) sorts as text; the first click makes it ascending (the healthy servers,
@@ -95,7 +113,9 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
     assert.equal(targets.at(-1), "https://tools.example.org/mcp");
 
     await page.fill("#filter", "web_page");
-    const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#targets tbody tr")).filter((r) => !r.hidden).length);
+    const shown = await page.evaluate(
+      () => Array.from(document.querySelectorAll("#targets tbody tr")).filter((r) => !r.hidden).length,
+    );
     assert.equal(shown, 9);
     assert.equal(await page.textContent("#shown"), "9 shown");
 
@@ -110,27 +130,58 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
   test("the sign-in chart's labels are the size of the other charts' labels", async () => {
     const store = new MemoryStore(() => new Date("2026-08-20T09:00:00Z"));
     const causes = ["authorization_server_metadata_not_found", "resource_metadata_not_found", "issuer_mismatch"];
-    const targets = causes.map((_, i) => ({ target: `https://signin${i}.example.com/mcp`, kind: "http" as const, name: null }));
+    const targets = causes.map((_, i) => ({
+      target: `https://signin${i}.example.com/mcp`,
+      kind: "http" as const,
+      name: null,
+    }));
     const runId = store.startRun("registry.json", targets, {});
     causes.forEach((code, i) => {
-      const auth = { rules: "2025-11-25", verdict: "broken", brokenAt: "authorization_server", steps: [], defects: [{ code, severity: "error", message: "…", step: "authorization_server", side: "authorization_server" }], clients: { strict: "fails", lenient: "fails" } };
-      store.recordAttempt(attempt(runId, targets[i]!.target, `2026-08-20T09:00:0${i}.000Z`, { ...fail("auth_required", "http_401", { httpStatus: 401 }), auth }));
+      const auth = {
+        rules: "2025-11-25",
+        verdict: "broken",
+        brokenAt: "authorization_server",
+        steps: [],
+        defects: [
+          { code, severity: "error", message: "…", step: "authorization_server", side: "authorization_server" },
+        ],
+        clients: { strict: "fails", lenient: "fails" },
+      };
+      store.recordAttempt(
+        attempt(runId, targets[i]!.target, `2026-08-20T09:00:0${i}.000Z`, {
+          ...fail("auth_required", "http_401", { httpStatus: 401 }),
+          auth,
+        }),
+      );
     });
-    store.recordAttempt(attempt(runId, "https://fine.example.com/mcp", "2026-08-20T09:00:05.000Z", ok("modern", "2026-07-28")));
+    store.recordAttempt(
+      attempt(runId, "https://fine.example.com/mcp", "2026-08-20T09:00:05.000Z", ok("modern", "2026-07-28")),
+    );
     const { page, problems, requests } = await open("signin.html", renderHtml(store.aggregate()));
     for (const width of [1280, 420]) {
       await page.setViewportSize({ width, height: 900 });
       const sizes = await page.evaluate(() => {
         // a label's size on screen: its type size in the chart's units, times the chart's scale
         const shown = (chart: string) => {
-          const svg = document.querySelector(`#${chart} svg`) as unknown as { getBoundingClientRect(): { width: number }; viewBox: { baseVal: { width: number } } };
-          const label = document.querySelector(`#${chart} svg text.tick`) as unknown as Parameters<typeof getComputedStyle>[0];
-          return (parseFloat(getComputedStyle(label).fontSize) * svg.getBoundingClientRect().width) / svg.viewBox.baseVal.width;
+          const svg = document.querySelector(`#${chart} svg`) as unknown as {
+            getBoundingClientRect(): { width: number };
+            viewBox: { baseVal: { width: number } };
+          };
+          const label = document.querySelector(`#${chart} svg text.tick`) as unknown as Parameters<
+            typeof getComputedStyle
+          >[0];
+          return (
+            (parseFloat(getComputedStyle(label).fontSize) * svg.getBoundingClientRect().width) /
+            svg.viewBox.baseVal.width
+          );
         };
         return { signin: shown("chart-signin"), revisions: shown("chart-revisions"), latency: shown("chart-latency") };
       });
       assert.ok(sizes.signin > 6, JSON.stringify(sizes));
-      assert.ok(Math.abs(sizes.signin - sizes.revisions) < 0.01 && Math.abs(sizes.signin - sizes.latency) < 0.01, `${width} px: ${JSON.stringify(sizes)}`);
+      assert.ok(
+        Math.abs(sizes.signin - sizes.revisions) < 0.01 && Math.abs(sizes.signin - sizes.latency) < 0.01,
+        `${width} px: ${JSON.stringify(sizes)}`,
+      );
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(requests(), []);
@@ -142,7 +193,11 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
       pwned: window.__pwned ?? null,
       scripts: document.scripts.length,
       frames: document.querySelectorAll("iframe, img, object, embed").length,
-      handlers: Array.from(document.querySelectorAll("*")).flatMap((el) => Array.from(el.attributes).filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
+      handlers: Array.from(document.querySelectorAll("*")).flatMap((el) =>
+        Array.from(el.attributes)
+          .filter((a) => /^on/i.test(a.name))
+          .map((a) => `${el.tagName} ${a.name}`),
+      ),
       text: document.body.textContent ?? "",
       rows: document.querySelectorAll("#targets tbody tr, #healthy-targets tbody tr").length,
     }));
@@ -172,7 +227,11 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
         healthyOpen: document.querySelector("#healthy")?.open ?? null,
       }));
       assert.ok(seen.scrollWidth <= seen.innerWidth, `${width} px: the page is ${seen.scrollWidth} px wide`);
-      assert.deepEqual(new Set(seen.targets), new Set(agg.perTarget.map((t) => t.target)), `${width} px: every target once`);
+      assert.deepEqual(
+        new Set(seen.targets),
+        new Set(agg.perTarget.map((t) => t.target)),
+        `${width} px: every target once`,
+      );
       assert.equal(seen.targets.length, agg.targets);
       assert.equal(seen.healthyOpen, false, "the healthy servers start folded");
       // the page's length in screens: a layout figure, not a timing

@@ -29,8 +29,10 @@ describe("report --html, as text", () => {
 
   test("the three charts and the tables are there", () => {
     const html = renderHtml(seedHistory(seedCensus()).aggregate());
-    for (const id of ["chart-runs", "chart-revisions", "chart-latency"]) assert.match(html, new RegExp(`<figure id="${id}">.*?<svg class="chart`));
-    for (const id of ["classes", "revisions", "errors", "targets"]) assert.match(html, new RegExp(`<table[^>]* id="${id}"`));
+    for (const id of ["chart-runs", "chart-revisions", "chart-latency"])
+      assert.match(html, new RegExp(`<figure id="${id}">.*?<svg class="chart`));
+    for (const id of ["classes", "revisions", "errors", "targets"])
+      assert.match(html, new RegExp(`<table[^>]* id="${id}"`));
     assert.equal(html.match(/<g class="run">/g)?.length, 83);
   });
 
@@ -38,7 +40,17 @@ describe("report --html, as text", () => {
     const html = renderHtml(hostileStore().aggregate());
     for (const p of PAYLOADS) {
       assert.ok(!html.includes(p), `raw payload in the page: ${p}`);
-      assert.ok(html.includes(p.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")), `escaped payload missing: ${p}`);
+      assert.ok(
+        html.includes(
+          p
+            .replace(/&/g, "&amp;")
+            .replace(/</g, "&lt;")
+            .replace(/>/g, "&gt;")
+            .replace(/"/g, "&quot;")
+            .replace(/'/g, "&#39;"),
+        ),
+        `escaped payload missing: ${p}`,
+      );
     }
     assert.equal(html.match(/<script/g)?.length, 1);
     assert.doesNotMatch(html, /<(img|iframe|svg onload)/i);
@@ -46,16 +58,35 @@ describe("report --html, as text", () => {
 
   test("run labels stay unique: the day, then the minute, then the second, then the run's number", () => {
     const at = (id: number, startedAt: string) => ({ id, startedAt });
-    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-21T09:00:00Z")]).values()], ["20 Aug", "21 Aug"]);
-    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-20T10:00:00Z")]).values()], ["20 Aug 09:00", "20 Aug 10:00"]);
-    assert.deepEqual([...runLabels([at(1, "2026-08-20T09:00:05Z"), at(2, "2026-08-20T09:00:40Z")]).values()], ["20 Aug 09:00:05", "20 Aug 09:00:40"]);
-    assert.deepEqual([...runLabels([at(7, "2026-08-20T09:00:40Z"), at(8, "2026-08-20T09:00:40.5Z")]).values()], ["20 Aug 09:00:40 #7", "20 Aug 09:00:40 #8"]);
+    assert.deepEqual(
+      [...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-21T09:00:00Z")]).values()],
+      ["20 Aug", "21 Aug"],
+    );
+    assert.deepEqual(
+      [...runLabels([at(1, "2026-08-20T09:00:00Z"), at(2, "2026-08-20T10:00:00Z")]).values()],
+      ["20 Aug 09:00", "20 Aug 10:00"],
+    );
+    assert.deepEqual(
+      [...runLabels([at(1, "2026-08-20T09:00:05Z"), at(2, "2026-08-20T09:00:40Z")]).values()],
+      ["20 Aug 09:00:05", "20 Aug 09:00:40"],
+    );
+    assert.deepEqual(
+      [...runLabels([at(7, "2026-08-20T09:00:40Z"), at(8, "2026-08-20T09:00:40.5Z")]).values()],
+      ["20 Aug 09:00:40 #7", "20 Aug 09:00:40 #8"],
+    );
   });
 
   test("a URL breaks between its parts, a very long part within itself, and is still escaped", () => {
-    assert.equal(breakableUrl("https://a.example/mcp?x=1&y=2"), "https://<wbr>a.<wbr>example/<wbr>mcp?<wbr>x=<wbr>1&amp;<wbr>y=<wbr>2");
+    assert.equal(
+      breakableUrl("https://a.example/mcp?x=1&y=2"),
+      "https://<wbr>a.<wbr>example/<wbr>mcp?<wbr>x=<wbr>1&amp;<wbr>y=<wbr>2",
+    );
     assert.equal(breakableUrl("/<b>"), "/<wbr>&lt;b&gt;");
-    assert.ok(breakableUrl(`https://h/${"k".repeat(60)}`).split("<wbr>").every((p) => p.length <= 24));
+    assert.ok(
+      breakableUrl(`https://h/${"k".repeat(60)}`)
+        .split("<wbr>")
+        .every((p) => p.length <= 24),
+    );
   });
 
   test("fifty targets: healthy ones folded into one group, the rest in the table, protocol errors listed where the story points", () => {
@@ -63,7 +94,8 @@ describe("report --html, as text", () => {
     const html = renderHtml(agg);
     const healthy = /<details id="healthy"><summary>([^<]+)<\/summary>/.exec(html);
     assert.equal(healthy?.[1], "32 servers answered cleanly and listed their tools every time");
-    const rows = (id: string) => (new RegExp(`<table[^>]* id="${id}">.*?<tbody>(.*?)</tbody>`, "s").exec(html)?.[1] ?? "").split("<tr").length - 1;
+    const rows = (id: string) =>
+      (new RegExp(`<table[^>]* id="${id}">.*?<tbody>(.*?)</tbody>`, "s").exec(html)?.[1] ?? "").split("<tr").length - 1;
     assert.equal(rows("healthy-targets") + rows("targets"), agg.targets);
     assert.match(html, /protocol errors[^<]*<a class="see" href="#defects">/);
     assert.match(html, /<h2 id="defects">/);
@@ -71,11 +103,15 @@ describe("report --html, as text", () => {
   });
 
   test("collapsed advice keeps its first sentence whole: a colon never ends the summary", () => {
-    const advice = "The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead. Clients read a JSON-RPC error as a broken server, not as a request to sign in.";
+    const advice =
+      "The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead. Clients read a JSON-RPC error as a broken server, not as a request to sign in.";
     const html = collapsed(advice);
-    assert.equal(html, `<details><summary>The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead.</summary>Clients read a JSON-RPC error as a broken server, not as a request to sign in.</details>`);
-    const one = "Sign-in is broken at the authorization server: it publishes no metadata at any of the addresses the revision lists";
+    assert.equal(
+      html,
+      `<details><summary>The server refused the request with JSON-RPC error -32001: send an HTTP 401 with a Bearer challenge instead.</summary>Clients read a JSON-RPC error as a broken server, not as a request to sign in.</details>`,
+    );
+    const one =
+      "Sign-in is broken at the authorization server: it publishes no metadata at any of the addresses the revision lists";
     assert.equal(collapsed(one), one, "one sentence with a colon stays whole");
   });
 });
-

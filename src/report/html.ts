@@ -46,7 +46,11 @@ export function renderHtml(agg: Aggregates, options: HtmlOptions = {}): string {
  * `maxTargets` of each kind and say how many more there are, so memory and the page stay bounded
  * however large the census.
  */
-export async function* renderHtmlStream(agg: Aggregates, targets: AsyncIterable<TargetSummary> | Iterable<TargetSummary>, options: HtmlOptions = {}): AsyncGenerator<string> {
+export async function* renderHtmlStream(
+  agg: Aggregates,
+  targets: AsyncIterable<TargetSummary> | Iterable<TargetSummary>,
+  options: HtmlOptions = {},
+): AsyncGenerator<string> {
   yield pageTop(agg);
   const sections = new TargetSections(options.maxTargets ?? MAX_TARGET_ROWS);
   for await (const t of targets) sections.add(t);
@@ -127,10 +131,15 @@ class TargetSections {
   }
 }
 
-const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
+const rank = (cls: string) =>
+  cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls));
 
 function problemOrder(a: TargetSummary, b: TargetSummary): number {
-  return rank(a.latest.class) - rank(b.latest.class) || a.latest.detail.localeCompare(b.latest.detail) || a.target.localeCompare(b.target);
+  return (
+    rank(a.latest.class) - rank(b.latest.class) ||
+    a.latest.detail.localeCompare(b.latest.detail) ||
+    a.target.localeCompare(b.target)
+  );
 }
 
 /** The story; a paragraph that counts protocol errors points at the list of them. */
@@ -183,7 +192,9 @@ function runLabel(iso: string, sameDay: boolean): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const date = `${d.getUTCDate()} ${SHORT_MONTHS[d.getUTCMonth()]}`;
-  return sameDay ? `${date} ${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}` : date;
+  return sameDay
+    ? `${date} ${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`
+    : date;
 }
 
 /**
@@ -191,10 +202,12 @@ function runLabel(iso: string, sameDay: boolean): string {
  * holds several runs; the second when a minute does; the run's number when even that repeats.
  */
 export function runLabels(runs: readonly { id: number; startedAt: string }[]): Map<number, string> {
-  const unique = (label: (r: { id: number; startedAt: string }) => string) => new Set(runs.map(label)).size === runs.length;
+  const unique = (label: (r: { id: number; startedAt: string }) => string) =>
+    new Set(runs.map(label)).size === runs.length;
   const day = (r: { startedAt: string }) => runLabel(r.startedAt, false);
   const minute = (r: { startedAt: string }) => runLabel(r.startedAt, true);
-  const second = (r: { startedAt: string }) => `${minute(r)}:${String(new Date(r.startedAt).getUTCSeconds()).padStart(2, "0")}`;
+  const second = (r: { startedAt: string }) =>
+    `${minute(r)}:${String(new Date(r.startedAt).getUTCSeconds()).padStart(2, "0")}`;
   const numbered = (r: { id: number; startedAt: string }) => `${second(r)} #${r.id}`;
   const pick = [day, minute, second].find((f) => unique(f)) ?? numbered;
   return new Map(runs.map((r) => [r.id, pick(r)]));
@@ -210,7 +223,10 @@ function runsFigure(agg: Aggregates): string {
       classes: agg.classesPerRun.filter((c) => c.runId === r.id).map((c) => ({ class: c.class, count: c.count })),
     }));
   const seen = new Set(agg.classesPerRun.map((c) => c.class));
-  const legend = [...CLASSES.filter((c) => seen.has(c)), ...[...seen].filter((c) => !(CLASSES as readonly string[]).includes(c))]
+  const legend = [
+    ...CLASSES.filter((c) => seen.has(c)),
+    ...[...seen].filter((c) => !(CLASSES as readonly string[]).includes(c)),
+  ]
     .map((c) => `<li>${swatch(colourOf(c))}${esc(c)}</li>`)
     .join("");
   return `<figure id="chart-runs"><figcaption>Classes per run over time</figcaption>${runsChart(columns, CLASSES)}<ul class="legend">${legend}</ul></figure>`;
@@ -246,7 +262,12 @@ function classTable(rows: ReturnType<typeof classRows>, total: number): string {
 function revisionTable(agg: Aggregates): string {
   const rows = revisionRows(agg);
   if (rows.length === 0) return "";
-  const body = rows.map((r) => `<tr><td>${esc(r.revision ?? "unknown")}</td><td data-label="era">${esc(r.era ?? "")}</td><td class="num" data-label="answered">${esc(digits(r.count))}</td><td class="num" data-label="share">${esc(r.share)}</td></tr>`).join("");
+  const body = rows
+    .map(
+      (r) =>
+        `<tr><td>${esc(r.revision ?? "unknown")}</td><td data-label="era">${esc(r.era ?? "")}</td><td class="num" data-label="answered">${esc(digits(r.count))}</td><td class="num" data-label="share">${esc(r.share)}</td></tr>`,
+    )
+    .join("");
   return `<h2>Revisions spoken</h2><table class="small cards" id="revisions"><thead><tr><th>revision</th><th>era</th><th class="num">answered</th><th class="num">share</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
@@ -267,7 +288,9 @@ function errorTable(agg: Aggregates): string {
 
 /** Every attempt answered with tools, cleanly: one collapsed group instead of a row each. */
 function healthy(t: TargetSummary): boolean {
-  return t.latest.class === "ok" && (t.classes.ok ?? 0) === t.attempts && !(t.latest.advice ?? "").includes(NOT_CLEANLY);
+  return (
+    t.latest.class === "ok" && (t.classes.ok ?? 0) === t.attempts && !(t.latest.advice ?? "").includes(NOT_CLEANLY)
+  );
 }
 
 /**
@@ -283,7 +306,10 @@ export function breakableUrl(url: string): string {
 
 /** A code such as `rpc_error_instead_of_401`, with a place to break after each underscore. */
 function breakable(code: string): string {
-  return code.split(/(?<=_)/).map(esc).join("<wbr>");
+  return code
+    .split(/(?<=_)/)
+    .map(esc)
+    .join("<wbr>");
 }
 
 /**
@@ -336,8 +362,12 @@ function defectsSection(agg: Aggregates, sections: TargetSections): string {
     .join("");
   return (
     `<h2 id="defects">Protocol errors and defects</h2>` +
-    (kinds ? `<table class="cards" id="defect-kinds"><thead><tr><th>kind</th><th class="num">attempts</th><th>servers whose latest answer was this</th></tr></thead><tbody>${kinds}</tbody></table>` : "") +
-    (codes ? `<h3>Defects recorded in the answers</h3><table class="small cards" id="defect-codes"><thead><tr><th>defect</th><th>severity</th><th class="num">times</th></tr></thead><tbody>${codes}</tbody></table>` : "")
+    (kinds
+      ? `<table class="cards" id="defect-kinds"><thead><tr><th>kind</th><th class="num">attempts</th><th>servers whose latest answer was this</th></tr></thead><tbody>${kinds}</tbody></table>`
+      : "") +
+    (codes
+      ? `<h3>Defects recorded in the answers</h3><table class="small cards" id="defect-codes"><thead><tr><th>defect</th><th>severity</th><th class="num">times</th></tr></thead><tbody>${codes}</tbody></table>`
+      : "")
   );
 }
 
@@ -371,11 +401,19 @@ function targetTable(agg: Aggregates, sections: TargetSections): string {
         `<td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
         `<td data-sort="${esc(`${l.class} ${l.detail}`)}">${swatch(colourOf(l.class))}<span class="class">${esc(l.class)}</span><span class="detail">${breakable(l.detail)}</span></td>` +
         (eras ? `<td class="nowrap" data-label="era">${esc(spoken)}</td>` : "") +
-        (tools ? `<td class="num" data-sort="${l.tools ?? ""}" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>` : "") +
+        (tools
+          ? `<td class="num" data-sort="${l.tools ?? ""}" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>`
+          : "") +
         `<td class="num" data-sort="${l.elapsedMs}" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
-        (histories ? `<td class="num" data-sort="${t.attempts}" data-label="attempts">${esc(digits(t.attempts))}</td>` : "") +
-        (histories ? `<td class="history" data-label="history">${t.attempts > 1 ? collapsed(history(t)) : ""}</td>` : "") +
-        (times ? `<td class="nowrap" data-sort="${esc(l.at)}" data-label="latest">${esc(shortMoment(l.at))}</td>` : "") +
+        (histories
+          ? `<td class="num" data-sort="${t.attempts}" data-label="attempts">${esc(digits(t.attempts))}</td>`
+          : "") +
+        (histories
+          ? `<td class="history" data-label="history">${t.attempts > 1 ? collapsed(history(t)) : ""}</td>`
+          : "") +
+        (times
+          ? `<td class="nowrap" data-sort="${esc(l.at)}" data-label="latest">${esc(shortMoment(l.at))}</td>`
+          : "") +
         `<td class="advice">${collapsed(l.advice ?? "", true)}</td>` +
         `</tr>`
       );
@@ -387,11 +425,19 @@ function targetTable(agg: Aggregates, sections: TargetSections): string {
     ...(eras ? [["era, revision", ""]] : []),
     ...(tools ? [["tools", "number"]] : []),
     ["time (ms)", "number"],
-    ...(histories ? [["attempts", "number"], ["history", ""]] : []),
+    ...(histories
+      ? [
+          ["attempts", "number"],
+          ["history", ""],
+        ]
+      : []),
     ...(times ? [["latest at", ""]] : []),
     ["advice", ""],
   ]
-    .map(([label, type]) => `<th${type ? ` data-type="${type}" class="num"` : ""}><button type="button">${esc(label)}</button></th>`)
+    .map(
+      ([label, type]) =>
+        `<th${type ? ` data-type="${type}" class="num"` : ""}><button type="button">${esc(label)}</button></th>`,
+    )
     .join("");
   const fineRows = fine
     .map((t) => {
@@ -415,7 +461,9 @@ function targetTable(agg: Aggregates, sections: TargetSections): string {
     `<h2>Targets</h2>` +
     `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted hint">Click a column's name to sort by it.</span></div>` +
     group +
-    (targets.length === 0 ? "" : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${leftOut(sections.problems.left, "other target", "the worst first")}`)
+    (targets.length === 0
+      ? ""
+      : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${leftOut(sections.problems.left, "other target", "the worst first")}`)
   );
 }
 

@@ -18,14 +18,26 @@ export interface Selection {
  * `selected` lists the runs asked for by id, so one that has no attempt yet (just started) is
  * still reported, with zero attempts.
  */
-export function reportObject(agg: Aggregates, selection: Selection, selected: readonly RunRecord[] = [], changes: readonly TargetChanges[] = []) {
+export function reportObject(
+  agg: Aggregates,
+  selection: Selection,
+  selected: readonly RunRecord[] = [],
+  changes: readonly TargetChanges[] = [],
+) {
   const changesOf = new Map(changes.map((c) => [c.target, c.changes]));
   const runs = new Map<number, RunRecord & { attempts: number }>(agg.runs.map((r) => [r.id, r]));
   for (const r of selected) if (!runs.has(r.id)) runs.set(r.id, { ...r, attempts: 0 });
   return {
     runs: [...runs.values()]
       .sort((a, b) => a.id - b.id)
-      .map((r) => ({ id: r.id, startedAt: r.startedAt, finishedAt: r.finishedAt, source: r.source, targets: r.targets, attempts: r.attempts })),
+      .map((r) => ({
+        id: r.id,
+        startedAt: r.startedAt,
+        finishedAt: r.finishedAt,
+        source: r.source,
+        targets: r.targets,
+        attempts: r.attempts,
+      })),
     classes: classCounts(agg),
     targets: agg.perTarget.map((t) => ({
       target: t.target,

@@ -9,12 +9,23 @@ import { parseRuns, parseSince, select } from "./select.js";
 function threeRuns() {
   let clock = Date.parse("2026-08-01T10:00:00Z");
   const store = new MemoryStore(() => new Date(clock));
-  const targets = ["https://a.example/mcp", "https://b.example/mcp"].map((target) => ({ target, kind: "http" as const, name: null }));
+  const targets = ["https://a.example/mcp", "https://b.example/mcp"].map((target) => ({
+    target,
+    kind: "http" as const,
+    name: null,
+  }));
   for (const day of ["01", "02", "03"]) {
     clock = Date.parse(`2026-08-${day}T10:00:00Z`);
     const run = store.startRun("list.txt", targets, {});
     store.recordAttempt(attempt(run, targets[0]!.target, `2026-08-${day}T10:00:01Z`, ok("modern", "2026-07-28")));
-    store.recordAttempt(attempt(run, targets[1]!.target, `2026-08-${day}T10:00:02Z`, day === "03" ? fail("web_page", "text/html") : ok("legacy", "2025-11-25")));
+    store.recordAttempt(
+      attempt(
+        run,
+        targets[1]!.target,
+        `2026-08-${day}T10:00:02Z`,
+        day === "03" ? fail("web_page", "text/html") : ok("legacy", "2025-11-25"),
+      ),
+    );
     store.finishRun(run);
   }
   return store;
@@ -23,30 +34,55 @@ function threeRuns() {
 function report(store: MemoryStore, opts: Parameters<typeof select>[1]) {
   const s = select(store.runs(), opts);
   if ("error" in s) throw new Error(s.error);
-  return reportObject(store.aggregate(s.query), { runs: s.runIds, since: opts.since ?? null, target: opts.target ?? null }, store.runs().filter((r) => s.runIds?.includes(r.id)));
+  return reportObject(
+    store.aggregate(s.query),
+    { runs: s.runIds, since: opts.since ?? null, target: opts.target ?? null },
+    store.runs().filter((r) => s.runIds?.includes(r.id)),
+  );
 }
 
 describe("report: which attempts", () => {
   test("the latest run by default", () => {
     const r = report(threeRuns(), {});
-    assert.deepEqual(r.runs.map((x) => x.id), [3]);
+    assert.deepEqual(
+      r.runs.map((x) => x.id),
+      [3],
+    );
     assert.deepEqual(r.classes, { ok: 1, web_page: 1 });
-    assert.deepEqual(r.targets.map((t) => [t.target, t.attempts, t.latest.class]), [["https://a.example/mcp", 1, "ok"], ["https://b.example/mcp", 1, "web_page"]]);
+    assert.deepEqual(
+      r.targets.map((t) => [t.target, t.attempts, t.latest.class]),
+      [
+        ["https://a.example/mcp", 1, "ok"],
+        ["https://b.example/mcp", 1, "web_page"],
+      ],
+    );
   });
 
   test("--run names runs, even one with no attempt yet", () => {
     const store = threeRuns();
-    assert.deepEqual(report(store, { runs: [1, 2] }).runs.map((x) => [x.id, x.attempts]), [[1, 2], [2, 2]]);
+    assert.deepEqual(
+      report(store, { runs: [1, 2] }).runs.map((x) => [x.id, x.attempts]),
+      [
+        [1, 2],
+        [2, 2],
+      ],
+    );
     const empty = store.startRun("list.txt", [], {});
     const r = report(store, {});
-    assert.deepEqual(r.runs.map((x) => [x.id, x.attempts]), [[empty, 0]]);
+    assert.deepEqual(
+      r.runs.map((x) => [x.id, x.attempts]),
+      [[empty, 0]],
+    );
     assert.deepEqual(r.targets, []);
     assert.deepEqual(select(store.runs(), { runs: [9] }), { error: "no run 9 in this database (runs: 1, 2, 3, 4)" });
   });
 
   test("--since opens a window across runs", () => {
     const r = report(threeRuns(), { since: "2026-08-02T00:00:00.000Z" });
-    assert.deepEqual(r.runs.map((x) => x.id), [2, 3]);
+    assert.deepEqual(
+      r.runs.map((x) => x.id),
+      [2, 3],
+    );
     assert.deepEqual(r.classes, { ok: 3, web_page: 1 });
     const b = r.targets.find((t) => t.target === "https://b.example/mcp")!;
     assert.equal(b.attempts, 2);
@@ -71,11 +107,20 @@ describe("report: which attempts", () => {
   test("--target alone is that target's whole history; with --run, only those runs", () => {
     const store = threeRuns();
     const all = report(store, { target: "https://b.example/mcp" });
-    assert.deepEqual(all.runs.map((x) => x.id), [1, 2, 3]);
-    assert.deepEqual(all.targets.map((t) => [t.target, t.attempts, t.classes]), [["https://b.example/mcp", 3, { ok: 2, web_page: 1 }]]);
+    assert.deepEqual(
+      all.runs.map((x) => x.id),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      all.targets.map((t) => [t.target, t.attempts, t.classes]),
+      [["https://b.example/mcp", 3, { ok: 2, web_page: 1 }]],
+    );
     assert.deepEqual(all.selection, { runs: null, since: null, target: "https://b.example/mcp" });
     const one = report(store, { target: "https://b.example/mcp", runs: [2] });
-    assert.deepEqual(one.targets.map((t) => [t.attempts, t.latest.class]), [[1, "ok"]]);
+    assert.deepEqual(
+      one.targets.map((t) => [t.attempts, t.latest.class]),
+      [[1, "ok"]],
+    );
   });
 
   test("an empty database selects nothing, without failing", () => {

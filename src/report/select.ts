@@ -21,7 +21,8 @@ export function select(runs: readonly RunRecord[], opts: SelectOptions): Selecte
   if (opts.runs && opts.runs.length > 0) {
     const known = new Set(runs.map((r) => r.id));
     const unknown = opts.runs.filter((id) => !known.has(id));
-    if (unknown.length > 0) return { error: `no run ${unknown.join(", ")} in this database (runs: ${describeIds(runs)})` };
+    if (unknown.length > 0)
+      return { error: `no run ${unknown.join(", ")} in this database (runs: ${describeIds(runs)})` };
     query.runIds = [...new Set(opts.runs)].sort((a, b) => a - b);
     return { query, runIds: query.runIds };
   }
@@ -42,7 +43,8 @@ export function parseRuns(values: readonly string[]): number[] | string {
   const ids: number[] = [];
   for (const part of values.flatMap((v) => v.split(","))) {
     const id = Number(part.trim());
-    if (!Number.isSafeInteger(id) || id <= 0) return `--run takes run numbers (as \`report --json\` lists them), not ${JSON.stringify(part)}`;
+    if (!Number.isSafeInteger(id) || id <= 0)
+      return `--run takes run numbers (as \`report --json\` lists them), not ${JSON.stringify(part)}`;
     ids.push(id);
   }
   return ids;
@@ -63,11 +65,22 @@ export function parseSince(text: string, now: Date = new Date()): string | { err
   if (rel) return new Date(now.getTime() - Number(rel[1]) * UNIT_MS[rel[2] as keyof typeof UNIT_MS]).toISOString();
   const m = ISO.exec(t);
   if (m) {
-    const withZone = m[4] === undefined ? `${t.slice(0, 10)}T00:00:00Z` : m[7] === undefined ? `${t.replace(" ", "T")}Z` : t.replace(" ", "T");
+    const withZone =
+      m[4] === undefined
+        ? `${t.slice(0, 10)}T00:00:00Z`
+        : m[7] === undefined
+          ? `${t.replace(" ", "T")}Z`
+          : t.replace(" ", "T");
     const ms = Date.parse(withZone);
     // Date.parse rolls 2026-02-31 over to March; a date that does not exist is a typo
     const back = new Date(ms);
-    if (Number.isFinite(ms) && (m[7] !== undefined || (back.getUTCMonth() + 1 === Number(m[2]) && back.getUTCDate() === Number(m[3])))) return back.toISOString();
+    if (
+      Number.isFinite(ms) &&
+      (m[7] !== undefined || (back.getUTCMonth() + 1 === Number(m[2]) && back.getUTCDate() === Number(m[3])))
+    )
+      return back.toISOString();
   }
-  return { error: `--since takes a date (2026-07-20), a date and time (2026-07-20T14:00, UTC unless it says), or a span back from now (12h, 7d, 2w), not ${JSON.stringify(text)}` };
+  return {
+    error: `--since takes a date (2026-07-20), a date and time (2026-07-20T14:00, UTC unless it says), or a span back from now (12h, 7d, 2w), not ${JSON.stringify(text)}`,
+  };
 }

@@ -53,7 +53,10 @@ test("the sentence: how many ask, are ready, need a client by hand, are broken a
     "Of the 7 that use OAuth, 2 are ready, 1 needs a client registered by hand and 4 are broken: 2 publish no resource metadata, 1 refuses with a JSON-RPC error or another status instead of 401, 1 has an issuer that differs from the authorization server it lists.",
     "One of them a strict client cannot sign in to still works with the TypeScript SDK, which tolerates what the specification does not.",
   ]);
-  assert.ok(summary(agg).some((s) => s === words[0]), "the report's story tells it");
+  assert.ok(
+    summary(agg).some((s) => s === words[0]),
+    "the report's story tells it",
+  );
 });
 
 test("a server refused with -32001 and no sign-in metadata is one server, told once, in the story and in the section", async () => {
@@ -66,9 +69,14 @@ test("a server refused with -32001 and no sign-in metadata is one server, told o
     const one = await store.aggregate();
     assert.deepEqual(one.signin.verdicts, [{ verdict: "not_oauth", count: 1 }]);
     const story = summary(one);
-    assert.ok(story.some((s) => /^One rejected the opening request with JSON-RPC error -32001\b/.test(s)), story.join(" "));
+    assert.ok(
+      story.some((s) => /^One rejected the opening request with JSON-RPC error -32001\b/.test(s)),
+      story.join(" "),
+    );
     const signin = signinSentences(one);
-    assert.deepEqual(signin, ["The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere)."]);
+    assert.deepEqual(signin, [
+      "The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere).",
+    ]);
     assert.ok(!story.join(" ").includes("more"), `no second server implied: ${story.join(" ")}`);
     const section = renderHtml(one);
     assert.match(section, /<h2 id="signin">Sign-in<\/h2><p>The one server that asks for sign-in /);
@@ -89,7 +97,9 @@ test("asked again and again, a server is counted once in the sign-in sentences",
   const three = await store.aggregate();
   assert.equal(three.attempts, 3);
   assert.equal(three.signin.asked, 1);
-  assert.deepEqual(signinSentences(three), ["The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere)."]);
+  assert.deepEqual(signinSentences(three), [
+    "The one server that asks for sign-in wants a key rather than OAuth (no challenge and no metadata anywhere).",
+  ]);
 });
 
 test("--json carries the numbers and each target's chain", () => {

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore } from "../census/memory-store.js";
-import { HISTORY_TARGET, attempt, fail, ok, rpc, seedCensus, seedHistory, type Shape } from "../testkit/report-fixtures.js";
+import {
+  HISTORY_TARGET,
+  attempt,
+  fail,
+  ok,
+  rpc,
+  seedCensus,
+  seedHistory,
+  type Shape,
+} from "../testkit/report-fixtures.js";
 import { heading, history, summary } from "./story.js";
 
 /** One run on 20 August 2026 over these shapes, one target each. */
@@ -9,7 +18,9 @@ function census(shapes: Shape[]) {
   const store = new MemoryStore(() => new Date("2026-08-20T09:00:00Z"));
   const targets = shapes.map((_, i) => ({ target: `https://s${i}.example/mcp`, kind: "http" as const, name: null }));
   const run = store.startRun("list.txt", targets, {});
-  shapes.forEach((s, i) => store.recordAttempt(attempt(run, targets[i]!.target, `2026-08-20T09:00:${String(i).padStart(2, "0")}Z`, s)));
+  shapes.forEach((s, i) =>
+    store.recordAttempt(attempt(run, targets[i]!.target, `2026-08-20T09:00:${String(i).padStart(2, "0")}Z`, s)),
+  );
   store.finishRun(run);
   return store.aggregate();
 }
@@ -25,13 +36,29 @@ describe("report: the stories docs/report.md tells come out in its words", () =>
       ),
       text,
     );
-    assert.ok(text.includes("1,000 answered and listed their tools: 700 on 2026-07-28 (stateless), 250 on 2025-06-18 and 50 on 2025-03-26."), text);
+    assert.ok(
+      text.includes(
+        "1,000 answered and listed their tools: 700 on 2026-07-28 (stateless), 250 on 2025-06-18 and 50 on 2025-03-26.",
+      ),
+      text,
+    );
     assert.ok(text.includes("10 asked for a key with HTTP 401, as the authorization spec expects."), text);
-    assert.ok(text.includes("We recorded 9 protocol errors, meaning the address answered and spoke something, but not MCP: 4 null ids, 3 results with no envelope and 2 bare JSON arrays."), text);
+    assert.ok(
+      text.includes(
+        "We recorded 9 protocol errors, meaning the address answered and spoke something, but not MCP: 4 null ids, 3 results with no envelope and 2 bare JSON arrays.",
+      ),
+      text,
+    );
     assert.ok(text.includes("A separate 9 answered with a web page rather than JSON at all"), text);
-    assert.ok(text.includes("12 failed with an HTTP error and no JSON-RPC answer: HTTP 404 (8) and HTTP 502 (4)."), text);
+    assert.ok(
+      text.includes("12 failed with an HTTP error and no JSON-RPC answer: HTTP 404 (8) and HTTP 502 (4)."),
+      text,
+    );
     assert.ok(text.includes("14 did not answer in time, stalling at initialize."), text);
-    assert.ok(text.includes("40 could not be reached: 25 names that did not resolve and 15 refused connections."), text);
+    assert.ok(
+      text.includes("40 could not be reached: 25 names that did not resolve and 15 refused connections."),
+      text,
+    );
   });
 
   test("82 attempts between 20 July and 5 August 2026: 4 protocol errors, and a separate 3 web pages", () => {
@@ -45,16 +72,25 @@ describe("report: the stories docs/report.md tells come out in its words", () =>
     );
     assert.equal(agg.perTarget.length, 1);
     assert.equal(agg.perTarget[0]!.target, HISTORY_TARGET);
-    assert.equal(history(agg.perTarget[0]!), "82 attempts between 20 July and 5 August: 4 protocol errors, 3 web pages.");
+    assert.equal(
+      history(agg.perTarget[0]!),
+      "82 attempts between 20 July and 5 August: 4 protocol errors, 3 web pages.",
+    );
     assert.equal(heading(agg), "82 census runs between 20 July and 5 August 2026");
   });
 
   test("a heading names the run, its source and when it ran", () => {
     const store = new MemoryStore(() => new Date("2026-08-20T09:00:00Z"));
     const run = store.startRun("fleet", [], {});
-    assert.match(heading({ ...store.aggregate(), runs: [{ ...store.runs()[0]!, attempts: 0 }] }), /^Census run 1 \(fleet\), started 20 August 2026 09:00 UTC, not finished$/);
+    assert.match(
+      heading({ ...store.aggregate(), runs: [{ ...store.runs()[0]!, attempts: 0 }] }),
+      /^Census run 1 \(fleet\), started 20 August 2026 09:00 UTC, not finished$/,
+    );
     store.finishRun(run);
-    assert.equal(heading({ ...store.aggregate(), runs: [{ ...store.runs()[0]!, attempts: 0 }] }), "Census run 1 (fleet), 20 August 2026 09:00 UTC");
+    assert.equal(
+      heading({ ...store.aggregate(), runs: [{ ...store.runs()[0]!, attempts: 0 }] }),
+      "Census run 1 (fleet), 20 August 2026 09:00 UTC",
+    );
   });
 });
 
@@ -65,8 +101,18 @@ describe("report: sentences for other mixes", () => {
       "It did not answer with its tools.",
       'One rejected the opening request with JSON-RPC error -32603 ("boom").',
     ]);
-    const two = summary(census([rpc("auth_required", "rpc_error_instead_of_401", -32001, "invalid api key"), rpc("auth_required", "rpc_error_instead_of_401", -32001, "invalid api key")]));
-    assert.ok(two.includes('2 rejected the opening request with JSON-RPC error -32001 (legacy range), all refusing for lack of a key ("invalid api key"), which the authorization spec expects as an HTTP 401 instead.'), two.join(" "));
+    const two = summary(
+      census([
+        rpc("auth_required", "rpc_error_instead_of_401", -32001, "invalid api key"),
+        rpc("auth_required", "rpc_error_instead_of_401", -32001, "invalid api key"),
+      ]),
+    );
+    assert.ok(
+      two.includes(
+        '2 rejected the opening request with JSON-RPC error -32001 (legacy range), all refusing for lack of a key ("invalid api key"), which the authorization spec expects as an HTTP 401 instead.',
+      ),
+      two.join(" "),
+    );
   });
 
   test("a code sent both for lack of a key and for something else says both", () => {
@@ -89,16 +135,29 @@ describe("report: sentences for other mixes", () => {
 
   test("a range and what the server said share one parenthesis", () => {
     const text = summary(
-      census([rpc("rpc_error", "other", 503, "Service in maintenance"), rpc("rpc_error", "legacy_code", -32000, "Server error: upstream unavailable"), rpc("rpc_error", "internal_error", -32603, "Internal error.")]),
+      census([
+        rpc("rpc_error", "other", 503, "Service in maintenance"),
+        rpc("rpc_error", "legacy_code", -32000, "Server error: upstream unavailable"),
+        rpc("rpc_error", "internal_error", -32603, "Internal error."),
+      ]),
     ).join(" ");
     assert.ok(
-      text.includes('3 rejected the opening request with a JSON-RPC error: one each sent 503 (application-defined: "Service in maintenance"), -32000 (legacy range: "Server error: upstream unavailable") and -32603.'),
+      text.includes(
+        '3 rejected the opening request with a JSON-RPC error: one each sent 503 (application-defined: "Service in maintenance"), -32000 (legacy range: "Server error: upstream unavailable") and -32603.',
+      ),
       text,
     );
   });
 
   test("targets that could not be called are not counted as called", () => {
-    const text = summary(census([ok("legacy", "2025-11-25"), ok("legacy", "2025-11-25"), fail("invalid_target", "template"), fail("invalid_target", "private_address")])).join(" ");
+    const text = summary(
+      census([
+        ok("legacy", "2025-11-25"),
+        ok("legacy", "2025-11-25"),
+        fail("invalid_target", "template"),
+        fail("invalid_target", "private_address"),
+      ]),
+    ).join(" ");
     assert.match(text, /^Called 2 servers once each\. Both answered and listed their tools, on 2025-11-25\. /);
     assert.ok(text.endsWith("2 more were not called: one private address and one URL template with no default."), text);
   });
@@ -121,13 +180,17 @@ describe("report: sentences for other mixes", () => {
     const store = new MemoryStore();
     for (const day of ["2026-08-03", "2026-08-05"]) {
       const run = store.startRun("list.txt", [], {});
-      for (const t of ["https://a.example/mcp", "https://b.example/mcp"]) store.recordAttempt(attempt(run, t, `${day}T10:00:00Z`, ok("modern", "2026-07-28")));
+      for (const t of ["https://a.example/mcp", "https://b.example/mcp"])
+        store.recordAttempt(attempt(run, t, `${day}T10:00:00Z`, ok("modern", "2026-07-28")));
     }
     assert.deepEqual(summary(store.aggregate()), [
       "Across 4 attempts at 2 servers between 3 and 5 August 2026 we recorded no protocol errors.",
       "All 4 answered and listed their tools, on 2026-07-28 (stateless).",
     ]);
-    assert.equal(history(store.aggregate().perTarget[0]!), "2 attempts between 3 and 5 August: all answered and listed tools.");
+    assert.equal(
+      history(store.aggregate().perTarget[0]!),
+      "2 attempts between 3 and 5 August: all answered and listed tools.",
+    );
   });
 
   test("nothing selected", () => {

@@ -71,7 +71,9 @@ export function paragraphs(agg: Aggregates): string[][] {
     const n = of("web_page");
     if (n === 0) return [];
     const who = separate ? `A separate ${count(n)}` : Count(n);
-    return [`${who} answered with a web page rather than JSON at all, which is what a documentation URL does when it is mistaken for an endpoint.`];
+    return [
+      `${who} answered with a web page rather than JSON at all, which is what a documentation URL does when it is mistaken for an endpoint.`,
+    ];
   };
   const opening = openingErrors(agg);
   const auth = authByHttp(agg);
@@ -84,17 +86,32 @@ export function paragraphs(agg: Aggregates): string[][] {
 
   if (once) {
     const called = agg.targets - invalid;
-    const lead = called === 0 ? "Called no server." : called === 1 ? "Called one server once." : `Called ${digits(called)} servers once each.`;
+    const lead =
+      called === 0
+        ? "Called no server."
+        : called === 1
+          ? "Called one server once."
+          : `Called ${digits(called)} servers once each.`;
     return nonEmpty([
       [lead, ...answered(agg, of("ok"), called, "")],
       [...opening, ...auth, ...signinSentences(agg)],
       [...(protocol > 0 ? [`We recorded ${protocolPhrase}.`] : []), ...webPages(protocol > 0)],
-      [...rest, ...plainCount(invalid, called > 0 ? ["more was not called", "more were not called"] : ["was not called", "were not called"], details(["invalid_target"]))],
+      [
+        ...rest,
+        ...plainCount(
+          invalid,
+          called > 0 ? ["more was not called", "more were not called"] : ["was not called", "were not called"],
+          details(["invalid_target"]),
+        ),
+      ],
     ]);
   }
   const where = agg.targets === 1 ? "" : ` at ${digits(agg.targets)} servers`;
   return nonEmpty([
-    [`Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`, ...webPages(protocol > 0)],
+    [
+      `Across ${digits(total)} attempts${where} ${span(agg.firstAt!, agg.lastAt!)} we recorded ${protocolPhrase}.`,
+      ...webPages(protocol > 0),
+    ],
     [...opening, ...auth, ...signinSentences(agg)],
     [...rest, ...plainCount(invalid, ["was not called", "were not called"], details(["invalid_target"]))],
     answered(agg, of("ok"), total, of("ok") < total ? "The other " : ""),
@@ -109,7 +126,9 @@ function nonEmpty(paragraphs: string[][]): string[][] {
 function merge(rows: { detail: string; count: number }[]): { detail: string; count: number }[] {
   const by = new Map<string, number>();
   for (const r of rows) by.set(r.detail, (by.get(r.detail) ?? 0) + r.count);
-  return [...by].map(([detail, n]) => ({ detail, count: n })).sort((a, b) => b.count - a.count || a.detail.localeCompare(b.detail));
+  return [...by]
+    .map(([detail, n]) => ({ detail, count: n }))
+    .sort((a, b) => b.count - a.count || a.detail.localeCompare(b.detail));
 }
 
 /** "1,023 answered and listed their tools: 950 on 2026-07-28 (stateless), 73 on 2025-06-18." */
@@ -117,7 +136,15 @@ function answered(agg: Aggregates, ok: number, total: number, prefix: string): s
   if (total === 0) return [];
   if (ok === 0) return [total === 1 ? "It did not answer with its tools." : "None answered with its tools."];
   const all = ok === total && total > 1;
-  const who = prefix ? `${prefix}${count(ok)}` : all ? (ok === 2 ? "Both" : agg.attempts === agg.targets ? "All" : `All ${digits(ok)}`) : Count(ok);
+  const who = prefix
+    ? `${prefix}${count(ok)}`
+    : all
+      ? ok === 2
+        ? "Both"
+        : agg.attempts === agg.targets
+          ? "All"
+          : `All ${digits(ok)}`
+      : Count(ok);
   const revisions = agg.revisions
     .filter((r) => r.count > 0)
     .sort((a, b) => b.count - a.count || (b.revision ?? "").localeCompare(a.revision ?? ""))
@@ -128,7 +155,9 @@ function answered(agg: Aggregates, ok: number, total: number, prefix: string): s
     const each = ok === 1 || all ? "" : ok === 2 ? "both " : "all ";
     return [`${who} answered and listed ${their} tools, ${each}on ${revisions[0]!.spoken}.`];
   }
-  return [`${who} answered and listed ${their} tools: ${list(revisions.map((r) => `${digits(r.count)} on ${r.spoken}`))}.`];
+  return [
+    `${who} answered and listed ${their} tools: ${list(revisions.map((r) => `${digits(r.count)} on ${r.spoken}`))}.`,
+  ];
 }
 
 /** A revision as the report speaks it: "2026-07-28 (stateless)", "2025-06-18". */
@@ -157,7 +186,11 @@ function openingErrors(agg: Aggregates): string[] {
     const key = e.class === "auth_required" && e.detail === "rpc_error_instead_of_401";
     if (!key && e.class !== "rpc_error") continue;
     let g = groups.get(e.code);
-    if (!g) groups.set(e.code, (g = { code: e.code, range: e.range, count: 0, keyRefusals: 0, keyMessages: [], otherMessages: [] }));
+    if (!g)
+      groups.set(
+        e.code,
+        (g = { code: e.code, range: e.range, count: 0, keyRefusals: 0, keyMessages: [], otherMessages: [] }),
+      );
     g.count += e.count;
     if (key) g.keyRefusals += e.count;
     const into = key ? g.keyMessages : g.otherMessages;
@@ -172,9 +205,12 @@ function openingErrors(agg: Aggregates): string[] {
     return [`${Count(total)} rejected the opening request with JSON-RPC error ${g.code}${codeNotes(g, "all")}.`];
   }
   const singles = ordered.filter((g) => g.count === 1 && g.keyRefusals === 0);
-  const parts = ordered.filter((g) => !singles.includes(g)).map((g) => `${count(g.count)} sent ${g.code}${codeNotes(g, g.count === 2 ? "both" : "all")}`);
+  const parts = ordered
+    .filter((g) => !singles.includes(g))
+    .map((g) => `${count(g.count)} sent ${g.code}${codeNotes(g, g.count === 2 ? "both" : "all")}`);
   if (singles.length === 1) parts.push(`one sent ${singles[0]!.code}${codeNotes(singles[0]!, "all")}`);
-  else if (singles.length > 1) parts.push(`one each sent ${list(singles.map((g) => `${g.code}${codeNotes(g, "all")}`))}`);
+  else if (singles.length > 1)
+    parts.push(`one each sent ${list(singles.map((g) => `${g.code}${codeNotes(g, "all")}`))}`);
   return [`${Count(total)} rejected the opening request with a JSON-RPC error: ${parts.join("; ")}.`];
 }
 
@@ -194,7 +230,12 @@ function codeNotes(g: CodeGroup, allWord: "all" | "both"): string {
 
 /** Up to three messages, quoted: `"invalid api key", "Unauthorized"`. */
 function quoted(messages: readonly string[]): string {
-  return messages.length === 0 ? "" : `${messages.slice(0, 3).map((m) => quote(m)).join(", ")}${messages.length > 3 ? ", …" : ""}`;
+  return messages.length === 0
+    ? ""
+    : `${messages
+        .slice(0, 3)
+        .map((m) => quote(m))
+        .join(", ")}${messages.length > 3 ? ", …" : ""}`;
 }
 
 function parenthesized(messages: readonly string[]): string {
@@ -203,7 +244,11 @@ function parenthesized(messages: readonly string[]): string {
 
 /** A message that only repeats the code's standard name ("Internal error") tells nothing more. */
 function telling(code: number, message: string): boolean {
-  const plain = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  const plain = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
   const m = plain(message);
   return m !== "" && m !== plain(describeError(code, LATEST_REVISION).name);
 }
@@ -222,7 +267,11 @@ function httpErrors(details: readonly { detail: string; count: number }[]): stri
   if (n === 0) return [];
   const words = details.map((d) => {
     const status = /^http_(\d+)$/.exec(d.detail)?.[1];
-    const what = status ? `HTTP ${status}` : d.detail.startsWith("redirect_") ? "a redirect to another origin" : d.detail;
+    const what = status
+      ? `HTTP ${status}`
+      : d.detail.startsWith("redirect_")
+        ? "a redirect to another origin"
+        : d.detail;
     return d.count === 1 || details.length === 1 ? what : `${what} (${digits(d.count)})`;
   });
   return [`${Count(n)} failed with an HTTP error and no JSON-RPC answer: ${list(words)}.`];
@@ -236,7 +285,11 @@ function timeouts(details: readonly { detail: string; count: number }[]): string
 }
 
 /** `verb` as [one, many]: "one was not called", "2 were not called". */
-function plainCount(n: number, verb: readonly [string, string], details: readonly { detail: string; count: number }[]): string[] {
+function plainCount(
+  n: number,
+  verb: readonly [string, string],
+  details: readonly { detail: string; count: number }[],
+): string[] {
   if (n === 0) return [];
   return [`${Count(n)} ${n === 1 ? verb[0] : verb[1]}: ${detailBreakdown(details)}.`];
 }
@@ -258,6 +311,10 @@ export function history(t: PerTarget): string {
 /** A verdict in a few words: "ok (legacy, 2025-06-18, 3 tools)", "web_page (text/html)". */
 export function verdict(latest: Latest): string {
   if (latest.class !== "ok") return `${latest.class} (${latest.detail})`;
-  const facts = [latest.era ?? latest.detail, ...(latest.revision ? [latest.revision] : []), ...(latest.tools !== null ? [counted(latest.tools, "tool")] : [])];
+  const facts = [
+    latest.era ?? latest.detail,
+    ...(latest.revision ? [latest.revision] : []),
+    ...(latest.tools !== null ? [counted(latest.tools, "tool")] : []),
+  ];
   return `ok (${facts.join(", ")})`;
 }

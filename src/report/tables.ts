@@ -22,7 +22,11 @@ export function classRows(agg: Aggregates): ClassRow[] {
   const rows = new Map<string, ClassRow>();
   for (const c of agg.classes) {
     let row = rows.get(c.class);
-    if (!row) rows.set(c.class, (row = { class: c.class, words: CLASS_WORDS[c.class] ?? c.class, count: 0, share: "", details: [] }));
+    if (!row)
+      rows.set(
+        c.class,
+        (row = { class: c.class, words: CLASS_WORDS[c.class] ?? c.class, count: 0, share: "", details: [] }),
+      );
     row.count += c.count;
     row.details.push({ detail: c.detail, count: c.count });
   }
@@ -55,7 +59,13 @@ export function revisionRows(agg: Aggregates): RevisionRow[] {
   const ok = agg.revisions.reduce((n, r) => n + r.count, 0);
   return [...agg.revisions]
     .sort((a, b) => (b.revision ?? "").localeCompare(a.revision ?? "") || b.count - a.count)
-    .map((r) => ({ era: r.era, revision: r.revision, spoken: spoken(r.era, r.revision), count: r.count, share: share(r.count, ok) }));
+    .map((r) => ({
+      era: r.era,
+      revision: r.revision,
+      spoken: spoken(r.era, r.revision),
+      count: r.count,
+      share: share(r.count, ok),
+    }));
 }
 
 export interface ErrorCodeRow {
@@ -74,7 +84,17 @@ export function errorCodeRows(agg: Aggregates): ErrorCodeRow[] {
     let row = rows.get(e.code);
     if (!row) {
       const described = describeError(e.code, LATEST_REVISION);
-      rows.set(e.code, (row = { code: e.code, range: e.range ?? described.range, name: described.name, count: 0, verdicts: [], messages: [] }));
+      rows.set(
+        e.code,
+        (row = {
+          code: e.code,
+          range: e.range ?? described.range,
+          name: described.name,
+          count: 0,
+          verdicts: [],
+          messages: [],
+        }),
+      );
     }
     row.count += e.count;
     const verdict = `${e.class}/${e.detail}`;

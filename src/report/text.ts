@@ -18,11 +18,27 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
   const out: string[] = [bold(heading(agg)), "", ...paragraphs(agg).flatMap((p) => [wrap(p.join(" "), width, ""), ""])];
   if (agg.attempts === 0) return out.join("\n");
 
-  out.push(bold("Classes"), ...table(["class", "attempts", "share", "in plain words"], classRows(agg).map((r) => [r.class, digits(r.count), r.share, r.words]), "lrrl"), "");
+  out.push(
+    bold("Classes"),
+    ...table(
+      ["class", "attempts", "share", "in plain words"],
+      classRows(agg).map((r) => [r.class, digits(r.count), r.share, r.words]),
+      "lrrl",
+    ),
+    "",
+  );
 
   const revisions = revisionRows(agg);
   if (revisions.length > 0) {
-    out.push(bold("Revisions spoken"), ...table(["revision", "era", "answered", "share"], revisions.map((r) => [r.revision ?? "unknown", r.era ?? "", digits(r.count), r.share]), "llrr"), "");
+    out.push(
+      bold("Revisions spoken"),
+      ...table(
+        ["revision", "era", "answered", "share"],
+        revisions.map((r) => [r.revision ?? "unknown", r.era ?? "", digits(r.count), r.share]),
+        "llrr",
+      ),
+      "",
+    );
   }
 
   const codes = errorCodeRows(agg);
@@ -31,7 +47,17 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
       bold("JSON-RPC error codes seen"),
       ...table(
         ["code", "range", "name", "count", "verdicts", "messages"],
-        codes.map((c) => [String(c.code), c.range, c.name, digits(c.count), c.verdicts.join(", "), c.messages.slice(0, 3).map((m) => quote(m, 40)).join(", ")]),
+        codes.map((c) => [
+          String(c.code),
+          c.range,
+          c.name,
+          digits(c.count),
+          c.verdicts.join(", "),
+          c.messages
+            .slice(0, 3)
+            .map((m) => quote(m, 40))
+            .join(", "),
+        ]),
         "lllrll",
       ),
       "",
@@ -43,7 +69,9 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
     const first = group[0]!.latest;
     const ok = first.class === "ok";
     const mark = options.colour ? (ok ? "\x1b[32m✓\x1b[0m" : "\x1b[31m✗\x1b[0m") : ok ? "✓" : "✗";
-    const what = ok ? `ok (${[first.era ?? first.detail, first.revision].filter(Boolean).join(", ")})` : `${first.class} (${first.detail})`;
+    const what = ok
+      ? `ok (${[first.era ?? first.detail, first.revision].filter(Boolean).join(", ")})`
+      : `${first.class} (${first.detail})`;
     out.push(`${mark} ${what}${group.length > 1 ? `: ${digits(group.length)}` : ""}`);
     if (!ok && first.advice) out.push(wrap(printable(first.advice), width, "    "));
     for (const t of group) {
@@ -57,7 +85,10 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
 
 /** Text from untrusted input (targets, names, advice quoting a server), with anything a terminal would act on made visible. */
 function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return s.replace(
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 type PerTarget = Aggregates["perTarget"][number];
@@ -67,9 +98,12 @@ type PerTarget = Aggregates["perTarget"][number];
  * group shares is printed once and not a thousand times.
  */
 function byVerdict(targets: readonly PerTarget[]): PerTarget[][] {
-  const rank = (cls: string) => (cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls)));
+  const rank = (cls: string) =>
+    cls === "ok" ? CLASSES.length + 1 : Math.max(0, (CLASSES as readonly string[]).indexOf(cls));
   const key = (t: PerTarget) =>
-    t.latest.class === "ok" ? `ok\0${t.latest.era}\0${t.latest.revision}` : `${t.latest.class}\0${t.latest.detail}\0${t.latest.advice}`;
+    t.latest.class === "ok"
+      ? `ok\0${t.latest.era}\0${t.latest.revision}`
+      : `${t.latest.class}\0${t.latest.detail}\0${t.latest.advice}`;
   const groups = new Map<string, PerTarget[]>();
   for (const t of targets) {
     const k = key(t);
@@ -80,7 +114,13 @@ function byVerdict(targets: readonly PerTarget[]): PerTarget[][] {
   const order = (g: PerTarget[]) => g[0]!.latest;
   return [...groups.values()]
     .map((g) => g.sort((a, b) => a.target.localeCompare(b.target)))
-    .sort((a, b) => rank(order(a).class) - rank(order(b).class) || order(a).detail.localeCompare(order(b).detail) || b.length - a.length || (order(b).revision ?? "").localeCompare(order(a).revision ?? ""));
+    .sort(
+      (a, b) =>
+        rank(order(a).class) - rank(order(b).class) ||
+        order(a).detail.localeCompare(order(b).detail) ||
+        b.length - a.length ||
+        (order(b).revision ?? "").localeCompare(order(a).revision ?? ""),
+    );
 }
 
 function table(headers: string[], rows: string[][], align: string): string[] {

@@ -34,7 +34,10 @@ describe("words", () => {
     assert.equal(span("2026-08-03T09:00:00Z", "2026-08-05T17:00:00Z"), "between 3 and 5 August 2026");
     assert.equal(span("2026-07-20T06:00:00Z", "2026-08-05T18:00:00Z"), "between 20 July and 5 August 2026");
     assert.equal(span("2026-07-20T06:00:00Z", "2026-08-05T18:00:00Z", false), "between 20 July and 5 August");
-    assert.equal(span("2025-12-30T06:00:00Z", "2026-01-02T18:00:00Z", false), "between 30 December 2025 and 2 January 2026");
+    assert.equal(
+      span("2025-12-30T06:00:00Z", "2026-01-02T18:00:00Z", false),
+      "between 30 December 2025 and 2 January 2026",
+    );
   });
 
   test("durations", () => {

@@ -59,7 +59,20 @@ export function share(part: number, whole: number): string {
   return `${p.toFixed(1)}%`;
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** "20 July 2026", or "20 July" without the year. */
 export function day(iso: string, withYear = true): string {
@@ -87,7 +100,8 @@ export function span(firstIso: string, lastIso: string, withYear = true): string
   if (Number.isNaN(a.getTime()) || Number.isNaN(b.getTime())) return `between ${firstIso} and ${lastIso}`;
   const sameYear = a.getUTCFullYear() === b.getUTCFullYear();
   const year = withYear || !sameYear;
-  if (sameYear && a.getUTCMonth() === b.getUTCMonth() && a.getUTCDate() === b.getUTCDate()) return `on ${day(firstIso, year)}`;
+  if (sameYear && a.getUTCMonth() === b.getUTCMonth() && a.getUTCDate() === b.getUTCDate())
+    return `on ${day(firstIso, year)}`;
   if (!sameYear) return `between ${day(firstIso)} and ${day(lastIso)}`;
   if (a.getUTCMonth() === b.getUTCMonth()) return `between ${a.getUTCDate()} and ${day(lastIso, year)}`;
   return `between ${day(firstIso, false)} and ${day(lastIso, year)}`;
@@ -107,5 +121,8 @@ export function duration(ms: number): string {
  */
 export function quote(text: string, max = 80): string {
   const cut = text.length > max ? `${text.slice(0, max - 1)}…` : text;
-  return JSON.stringify(cut).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(cut).replace(
+    /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

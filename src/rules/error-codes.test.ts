@@ -18,7 +18,12 @@ import { REVISIONS, type Revision } from "./revisions.js";
 const LEGACY: Revision[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const MODERN: Revision = "2026-07-28";
 
-function is(code: number, revision: Revision, range: ErrorDescription["range"], status: ErrorDescription["status"]): ErrorDescription {
+function is(
+  code: number,
+  revision: Revision,
+  range: ErrorDescription["range"],
+  status: ErrorDescription["status"],
+): ErrorDescription {
   const d = describeError(code, revision);
   assert.equal(d.code, code);
   assert.equal(d.range, range, `${code} on ${revision}: range`);
@@ -30,7 +35,16 @@ function is(code: number, revision: Revision, range: ErrorDescription["range"], 
 describe("describeError", () => {
   test("the constants are JSON-RPC's and MCP 2026-07-28's numbers", () => {
     assert.deepEqual(
-      [PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION],
+      [
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        INVALID_PARAMS,
+        INTERNAL_ERROR,
+        HEADER_MISMATCH,
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        UNSUPPORTED_PROTOCOL_VERSION,
+      ],
       [-32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022],
     );
   });
@@ -46,11 +60,14 @@ describe("describeError", () => {
   });
 
   test("the rest of -32768…-32100 is reserved by JSON-RPC, undefined", () => {
-    for (const rev of REVISIONS) for (const code of [-32768, -32500, -32100, -32604, -32701]) is(code, rev, "standard", "undefined");
+    for (const rev of REVISIONS)
+      for (const code of [-32768, -32500, -32100, -32604, -32701]) is(code, rev, "standard", "undefined");
   });
 
   test("outside -32768…-32000 is the application's", () => {
-    for (const rev of REVISIONS) for (const code of [-32769, -31999, 0, 1, -1, 500, 2 ** 40, -(2 ** 40)]) is(code, rev, "application", "application");
+    for (const rev of REVISIONS)
+      for (const code of [-32769, -31999, 0, 1, -1, 500, 2 ** 40, -(2 ** 40)])
+        is(code, rev, "application", "application");
   });
 
   test("-32002 resource not found: defined up to 2025-11-25, retired (legacy range) on 2026-07-28", () => {
@@ -93,7 +110,9 @@ describe("describeError", () => {
   });
 
   test("a non-integer code is no JSON-RPC code: application", () => {
-    for (const rev of REVISIONS) for (const code of [-32600.5, Number.NaN, Number.POSITIVE_INFINITY]) assert.equal(describeError(code, rev).status, "application");
+    for (const rev of REVISIONS)
+      for (const code of [-32600.5, Number.NaN, Number.POSITIVE_INFINITY])
+        assert.equal(describeError(code, rev).status, "application");
   });
 
   test("property: every integer gets exactly one description, whatever the revision", () => {

@@ -32,7 +32,19 @@ describe("revisions", () => {
 
   test("isRevision knows the five and nothing else, inherited names included", () => {
     for (const r of REVISIONS) assert.ok(isRevision(r));
-    for (const v of ["2025-01-01", "draft", "", "__proto__", "constructor", "toString", "hasOwnProperty", 20250618, null, undefined, {}]) {
+    for (const v of [
+      "2025-01-01",
+      "draft",
+      "",
+      "__proto__",
+      "constructor",
+      "toString",
+      "hasOwnProperty",
+      20250618,
+      null,
+      undefined,
+      {},
+    ]) {
       assert.equal(isRevision(v), false, String(v));
     }
   });
@@ -65,7 +77,10 @@ describe("revisions", () => {
       assert.equal(RULES[r].opening, modern ? "per-request-meta" : "initialize");
       assert.equal(RULES[r].resultType, modern ? "required" : "absent");
       assert.deepEqual([...RULES[r].resultTypes], modern ? ["complete", "input_required"] : []);
-      assert.deepEqual([...RULES[r].requiredRequestMeta], modern ? [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES] : []);
+      assert.deepEqual(
+        [...RULES[r].requiredRequestMeta],
+        modern ? [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES] : [],
+      );
       assert.equal(RULES[r].partitionedServerErrors, modern);
       assert.equal(RULES[r].http.sessions, r !== "2024-11-05" && !modern);
     }
@@ -86,10 +101,12 @@ describe("revisions", () => {
 
   test("HTTP: HTTP+SSE, then Streamable HTTP with sessions, then headers without sessions", () => {
     assert.equal(RULES["2024-11-05"].http.transport, "http+sse");
-    for (const r of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const) assert.equal(RULES[r].http.transport, "streamable-http");
+    for (const r of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const)
+      assert.equal(RULES[r].http.transport, "streamable-http");
     assert.ok(RULES["2025-03-26"].http.requestHeaders.includes("Mcp-Session-Id"));
     assert.ok(!RULES["2025-03-26"].http.requestHeaders.includes("MCP-Protocol-Version"));
-    for (const r of ["2025-06-18", "2025-11-25"] as const) assert.ok(RULES[r].http.requestHeaders.includes("MCP-Protocol-Version"));
+    for (const r of ["2025-06-18", "2025-11-25"] as const)
+      assert.ok(RULES[r].http.requestHeaders.includes("MCP-Protocol-Version"));
     assert.deepEqual([...RULES["2026-07-28"].http.requestHeaders], ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"]);
   });
 });

@@ -47,9 +47,16 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = "";
     let stderr = "";
@@ -66,7 +73,11 @@ function run(args: string[], env: Record<string, string> = {}, input?: string): 
 }
 
 function assertClean(what: string, text: string): void {
-  for (const s of SECRETS) assert.ok(!text.includes(s), `${what} holds the planted secret ${s}:\n${text.slice(Math.max(0, text.indexOf(s) - 300), text.indexOf(s) + 100)}`);
+  for (const s of SECRETS)
+    assert.ok(
+      !text.includes(s),
+      `${what} holds the planted secret ${s}:\n${text.slice(Math.max(0, text.indexOf(s) - 300), text.indexOf(s) + 100)}`,
+    );
 }
 
 /** Every file in the scratch folder (databases with their -wal and -shm, reports, logs). */
@@ -83,26 +94,59 @@ test("probe, census, report (text, --json, --csv, --html), lint, tap (live and -
   const bearer = `${fleet.url("auth-bearer")}?api_key=${KEY_A}`;
   const echoes = `${fleet.url("invalid-api-key")}?x=1&access_token=${TOKEN}`;
   const targets = join(dir, "targets.txt");
-  writeFileSync(targets, [withPassword, bearer, `${fleet.url("auth-bearer")}?api_key=${KEY_B}`, echoes, `${origin}/http-404?Secret=${TOKEN}`].join("\n") + "\n");
+  writeFileSync(
+    targets,
+    [
+      withPassword,
+      bearer,
+      `${fleet.url("auth-bearer")}?api_key=${KEY_B}`,
+      echoes,
+      `${origin}/http-404?Secret=${TOKEN}`,
+    ].join("\n") + "\n",
+  );
   const db = join(dir, "census.db");
   const env = { PLANTED: BEARER, WRONG };
 
   await run(["probe", "-v", withPassword]);
   await run(["probe", "--json", withPassword]);
   const refused = await run(["probe", "-v", "-H", "Authorization: Bearer ${WRONG}", bearer], env);
-  assert.match(refused.stdout, /Invalid credentials: <redacted>/, "the server echoed the credential and the probe hid it");
+  assert.match(
+    refused.stdout,
+    /Invalid credentials: <redacted>/,
+    "the server echoed the credential and the probe hid it",
+  );
   await run(["probe", "--json", "-H", "Authorization: Bearer ${WRONG}", echoes], env);
-  await run(["probe", "--stdio", "--json", "--timeout", "2000", "--", process.execPath, "-e", "process.exit(3)", withPassword]);
+  await run([
+    "probe",
+    "--stdio",
+    "--json",
+    "--timeout",
+    "2000",
+    "--",
+    process.execPath,
+    "-e",
+    "process.exit(3)",
+    withPassword,
+  ]);
   await run(["probe", `http://bob:${PASSWORD}@`]);
   await run(["probe", "-H", `Bearer ${WRONG}`, bearer]);
 
-  const census = await run(["census", targets, "--db", db, "--timeout", "3000", "-H", "Authorization: Bearer ${PLANTED}"], env);
+  const census = await run(
+    ["census", targets, "--db", db, "--timeout", "3000", "-H", "Authorization: Bearer ${PLANTED}"],
+    env,
+  );
   assert.equal(census.status, 0, census.stderr);
   const json = await run(["report", "--db", db, "--json"]);
   const report = JSON.parse(json.stdout) as { targets: { target: string; latest: { class: string } }[] };
   // two targets that differ only in their key stay two targets, and the right bearer got through
   assert.equal(report.targets.length, 5);
-  assert.equal(report.targets.filter((t) => t.target.startsWith(`${fleet.url("auth-bearer")}?api_key=<redacted>`) && t.latest.class === "ok").length, 2, json.stdout);
+  assert.equal(
+    report.targets.filter(
+      (t) => t.target.startsWith(`${fleet.url("auth-bearer")}?api_key=<redacted>`) && t.latest.class === "ok",
+    ).length,
+    2,
+    json.stdout,
+  );
   await run(["report", "--db", db]);
   await run(["report", "--db", db, "--csv"]);
   await run(["report", "--db", db, "--html", join(dir, "report.html")]);
@@ -110,7 +154,10 @@ test("probe, census, report (text, --json, --csv, --html), lint, tap (live and -
   await run(["census", join(dir, `missing?token=${TOKEN}`), "--db", join(dir, "other.db")]);
 
   const capture = join(dir, "capture.ndjson");
-  writeFileSync(capture, `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"url":"${withPassword}?token=${TOKEN}"}}\n`);
+  writeFileSync(
+    capture,
+    `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"url":"${withPassword}?token=${TOKEN}"}}\n`,
+  );
   await run(["lint", "--json", capture]);
   await run(["lint", capture]);
   rmSync(capture);
@@ -133,13 +180,21 @@ test("probe, census, report (text, --json, --csv, --html), lint, tap (live and -
 
 test("census --resume of targets that carry secrets: the targets file gives them back, the database never holds them", async () => {
   const base = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
-  const list = [`${base}/a?api_key=${KEY_A}`, `${base}/a?api_key=${KEY_B}`, `http://bob:${PASSWORD}@127.0.0.1:${(recorder.address() as AddressInfo).port}/b`];
+  const list = [
+    `${base}/a?api_key=${KEY_A}`,
+    `${base}/a?api_key=${KEY_B}`,
+    `http://bob:${PASSWORD}@127.0.0.1:${(recorder.address() as AddressInfo).port}/b`,
+  ];
   const targets = join(dir, "targets-resume.txt");
   writeFileSync(targets, list.join("\n") + "\n");
   const db = join(dir, "resume.db");
   // a run stopped before any target was done, as a killed census leaves it
   const store = new SecretSafeStore(new SqliteStore(db));
-  await store.startRun(targets, list.map((target) => ({ target, kind: "http" as const, name: null })), { timeout: 2000 });
+  await store.startRun(
+    targets,
+    list.map((target) => ({ target, kind: "http" as const, name: null })),
+    { timeout: 2000 },
+  );
   await store.close();
   assertFilesClean();
 
@@ -153,7 +208,11 @@ test("census --resume of targets that carry secrets: the targets file gives them
   // without the file, a resume cannot call what it cannot name: one clear line, exit 2
   const again = join(dir, "again.db");
   const s2 = new SecretSafeStore(new SqliteStore(again));
-  await s2.startRun(join(dir, "gone.txt"), list.map((target) => ({ target, kind: "http" as const, name: null })), {});
+  await s2.startRun(
+    join(dir, "gone.txt"),
+    list.map((target) => ({ target, kind: "http" as const, name: null })),
+    {},
+  );
   await s2.close();
   const refused = await run(["census", "--resume", "--db", again]);
   assert.equal(refused.status, 2);

@@ -41,7 +41,10 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>\\`]*):([^\s/?#@"<>\\`]+
 /** The words that make a parameter's name say its value is a secret. */
 const SECRET_WORDS = "key|token|secret|password|passwd|auth|sig";
 /** A query (or `;`-separated) parameter whose name contains a secret-sounding word. */
-const SECRET_PARAM = new RegExp(`([?&;][^\\s=&#?;"'<>]*?(?:${SECRET_WORDS})[^\\s=&#?;"'<>]*=)([^\\s&#;"'<>\\\\\`]+)`, "gi");
+const SECRET_PARAM = new RegExp(
+  `([?&;][^\\s=&#?;"'<>]*?(?:${SECRET_WORDS})[^\\s=&#?;"'<>]*=)([^\\s&#;"'<>\\\\\`]+)`,
+  "gi",
+);
 
 /**
  * Header values remembered for the whole process: the CLI parses `--header` once, and some of
@@ -59,7 +62,8 @@ export function rememberSecrets(headers: SecretHeaders): void {
 export function secretsOf(headers: SecretHeaders): string[] {
   const found = new Set<string>();
   for (const value of allValues(headers)) {
-    for (const s of [value, ...value.split(/\s+/)]) if (s.length >= SHORTEST_SECRET && !SCHEMES.has(s.toLowerCase())) found.add(s);
+    for (const s of [value, ...value.split(/\s+/)])
+      if (s.length >= SHORTEST_SECRET && !SCHEMES.has(s.toLowerCase())) found.add(s);
   }
   // longest first, so a whole value goes before the word inside it
   return [...found].sort((a, b) => b.length - a.length);
@@ -130,7 +134,9 @@ function allValues(headers: SecretHeaders): string[] {
 }
 
 function shortPairs(headers: SecretHeaders): [string, string][] {
-  return [...Object.entries(headers ?? {}), ...remembered.entries()].filter(([, v]) => v !== "" && v.length < SHORTEST_SECRET);
+  return [...Object.entries(headers ?? {}), ...remembered.entries()].filter(
+    ([, v]) => v !== "" && v.length < SHORTEST_SECRET,
+  );
 }
 
 function allNames(headers: SecretHeaders): string[] {
@@ -164,7 +170,8 @@ function holdsSecret(v: unknown, scrub: (s: string) => string): boolean {
     for (let i = 0; i < v.length; i++) if (holdsSecret(v[i], scrub)) return true;
     return false;
   }
-  for (const k of Object.keys(v)) if (scrub(k) !== k || holdsSecret((v as Record<string, unknown>)[k], scrub)) return true;
+  for (const k of Object.keys(v))
+    if (scrub(k) !== k || holdsSecret((v as Record<string, unknown>)[k], scrub)) return true;
   return false;
 }
 
@@ -184,7 +191,8 @@ function redactWith<T>(value: T, scrub: (s: string) => string): T {
       const key = scrub(k);
       const x = walk((v as Record<string, unknown>)[k]);
       // as Object.fromEntries does: "__proto__" from parsed JSON is an own property, not the prototype
-      if (key === "__proto__") Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
+      if (key === "__proto__")
+        Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
       else out[key] = x;
     }
     return out;
@@ -197,7 +205,10 @@ function redactWith<T>(value: T, scrub: (s: string) => string): T {
  * to hide worked out once, not once per string; `headerValue` shows a header's value, always
  * hidden when the header is one the caller said is secret.
  */
-export function redactorOf(headers?: SecretHeaders): { text: (s: string) => string; headerValue: (name: string, value: string) => string } {
+export function redactorOf(headers?: SecretHeaders): {
+  text: (s: string) => string;
+  headerValue: (name: string, value: string) => string;
+} {
   const scrub = makeScrubber(headers);
   let secretNames: Set<string> | undefined;
   return {
@@ -212,7 +223,9 @@ export function redactorOf(headers?: SecretHeaders): { text: (s: string) => stri
 function makeScrubber(headers: SecretHeaders): (s: string) => string {
   const values = secretsOf(headers);
   // a short value is hidden where it stands as its header's value (`X-Key: ab12` in a curl line)
-  const short = shortPairs(headers).map(([name, value]) => new RegExp(`\\b(${escapeRegExp(name)}:[ \\t]*)${escapeRegExp(value)}(?![^\\s'"])`, "gi"));
+  const short = shortPairs(headers).map(
+    ([name, value]) => new RegExp(`\\b(${escapeRegExp(name)}:[ \\t]*)${escapeRegExp(value)}(?![^\\s'"])`, "gi"),
+  );
   // longest first, so a URL goes before one it starts with
   const urls = databaseUrls.size === 0 ? [] : [...databaseUrls].sort(([a], [b]) => b.length - a.length);
   return (s) => {

@@ -49,7 +49,10 @@ function decompressor(encoding: string | undefined) {
  * Whatever goes wrong in the analysis stops the analysis of this body alone: it runs inside the
  * pass-through's stream events, where an exception would end the tap and every exchange in it.
  */
-export function analysisStream(encoding: string | undefined, sink: Omit<Sink, "gone">): { push(b: Buffer): void; end(): void } {
+export function analysisStream(
+  encoding: string | undefined,
+  sink: Omit<Sink, "gone">,
+): { push(b: Buffer): void; end(): void } {
   let failed = false;
   const guarded =
     <A extends unknown[]>(f: (...a: A) => void) =>
@@ -68,8 +71,14 @@ export function analysisStream(encoding: string | undefined, sink: Omit<Sink, "g
     return { push: () => undefined, end: () => undefined };
   }
   if (z === null) return { push: guarded((b: Buffer) => sink.chunk(b)), end: guarded(() => sink.end()) };
-  z.on("data", guarded((b: Buffer) => sink.chunk(b)));
-  z.on("end", guarded(() => sink.end()));
+  z.on(
+    "data",
+    guarded((b: Buffer) => sink.chunk(b)),
+  );
+  z.on(
+    "end",
+    guarded(() => sink.end()),
+  );
   z.on("error", (e) => {
     if (failed) return;
     failed = true;

@@ -14,7 +14,11 @@ import { after, describe, test } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport as V1SseTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Client as V2Client, SSEClientTransport as V2SseTransport, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
+import {
+  Client as V2Client,
+  SSEClientTransport as V2SseTransport,
+  StreamableHTTPClientTransport as V2HttpTransport,
+} from "@modelcontextprotocol/client";
 import { startHttpTap, type HttpTap } from "./http-tap.js";
 import { TapReport } from "./report.js";
 import { lintJson, startEverythingHttp, startServeHttp, within, type Started } from "../testkit/tap.js";
@@ -36,7 +40,10 @@ class Live extends Writable {
 }
 
 /** An in-process tap in front of `upstream`, logging every message to a file. */
-async function tapWithLog(upstream: Started, name: string): Promise<{ tap: HttpTap; report: TapReport; live: Live; log: string }> {
+async function tapWithLog(
+  upstream: Started,
+  name: string,
+): Promise<{ tap: HttpTap; report: TapReport; live: Live; log: string }> {
   stops.push(() => upstream.stop());
   const log = join(dir, `${name}.ndjson`);
   const live = new Live();
@@ -54,32 +61,65 @@ async function session(url: string, kind: Kind, echo: (text: string) => Record<s
   const client =
     kind === "v1" || kind === "v1-sse"
       ? new V1Client({ name: `tap-${kind}`, version: "1.0.0" })
-      : new V2Client({ name: `tap-${kind}`, version: "1.0.0" }, kind === "v2-auto" ? { versionNegotiation: { mode: "auto" } } : kind === "v2-modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
-  const transport = kind === "v1" ? new V1HttpTransport(target) : kind === "v1-sse" ? new V1SseTransport(target) : kind === "v2-sse" ? new V2SseTransport(target) : new V2HttpTransport(target);
+      : new V2Client(
+          { name: `tap-${kind}`, version: "1.0.0" },
+          kind === "v2-auto"
+            ? { versionNegotiation: { mode: "auto" } }
+            : kind === "v2-modern"
+              ? { versionNegotiation: { mode: { pin: "2026-07-28" } } }
+              : {},
+        );
+  const transport =
+    kind === "v1"
+      ? new V1HttpTransport(target)
+      : kind === "v1-sse"
+        ? new V1SseTransport(target)
+        : kind === "v2-sse"
+          ? new V2SseTransport(target)
+          : new V2HttpTransport(target);
   await within((client as V1Client).connect(transport as V1HttpTransport, { timeout: TIMEOUT }), `${kind} connect`);
   const { tools } = await within((client as V1Client).listTools(undefined, { timeout: TIMEOUT }), `${kind} tools/list`);
-  assert.ok(tools.some((t) => t.name === "echo"), kind);
+  assert.ok(
+    tools.some((t) => t.name === "echo"),
+    kind,
+  );
   const text = `héllo from ${kind}`;
-  const result = (await within((client as V1Client).callTool({ name: "echo", arguments: echo(text) }, undefined, { timeout: TIMEOUT }), `${kind} echo`)) as { content: { text?: string }[] };
+  const result = (await within(
+    (client as V1Client).callTool({ name: "echo", arguments: echo(text) }, undefined, { timeout: TIMEOUT }),
+    `${kind} echo`,
+  )) as { content: { text?: string }[] };
   assert.match(result.content[0]?.text ?? "", new RegExp(text));
   if (transport instanceof V1HttpTransport) await transport.terminateSession().catch(() => undefined);
   await (client as V1Client).close();
 }
 
 /** What the tap found (every record's defects) and what lint finds in its log: both must be nothing. */
-async function assertCleanBothWays(t: { tap: HttpTap; report: TapReport; live: Live; log: string }, minConversations: number): Promise<void> {
+async function assertCleanBothWays(
+  t: { tap: HttpTap; report: TapReport; live: Live; log: string },
+  minConversations: number,
+): Promise<void> {
   await t.tap.close();
   await t.report.close();
-  const records = readFileSync(t.log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { conversation?: string; defects: { code: string }[]; http?: { exchange?: number } });
+  const records = readFileSync(t.log, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { conversation?: string; defects: { code: string }[]; http?: { exchange?: number } });
   const found = records.flatMap((r) => r.defects.map((d) => d.code));
   assert.deepEqual(found, [], `the tap found: ${found.join(", ")}`);
-  assert.ok(records.every((r) => typeof r.conversation === "string" && typeof r.http?.exchange === "number"), "every record names its conversation and exchange");
+  assert.ok(
+    records.every((r) => typeof r.conversation === "string" && typeof r.http?.exchange === "number"),
+    "every record names its conversation and exchange",
+  );
   const conversations = new Set(records.map((r) => r.conversation)).size;
   assert.ok(conversations >= minConversations, `${conversations} conversations`);
   assert.match(t.report.summary(t.tap.revisions()), /^tap: no defects$/m);
   const lint = lintJson(t.log);
   assert.equal(lint.records.length, records.length);
-  assert.deepEqual(lint.records.flatMap((r) => r.defects.map((d) => d.code)), [], "lint of the log");
+  assert.deepEqual(
+    lint.records.flatMap((r) => r.defects.map((d) => d.code)),
+    [],
+    "lint of the log",
+  );
   assert.equal(lint.status, 0);
 }
 
@@ -93,8 +133,11 @@ describe("tap --listen: conversations kept apart", () => {
 
   test("one client after another, where server-everything refuses server/discover with 400 {id: null}: no defect", async () => {
     const t = await tapWithLog(await startEverythingHttp("streamable"), "discover-refused");
-    for (const k of ["v2-auto", "v2-auto", "v1", "v2"] as const) await session(t.tap.url, k, (message) => ({ message }));
-    const refusals = readFileSync(t.log, "utf8").split("\n").filter((l) => /"status":400/.test(l));
+    for (const k of ["v2-auto", "v2-auto", "v1", "v2"] as const)
+      await session(t.tap.url, k, (message) => ({ message }));
+    const refusals = readFileSync(t.log, "utf8")
+      .split("\n")
+      .filter((l) => /"status":400/.test(l));
     assert.equal(refusals.length, 2, "both server/discover requests were refused with a 400 body");
     await assertCleanBothWays(t, 4);
   });

@@ -71,7 +71,10 @@ export class Conversations {
   endpointOf(path: string): Conversation | undefined {
     const url = new URL(path, "http://tap.invalid");
     const id = url.searchParams.get("sessionId");
-    return (id !== null ? this.endpoints.get(`id:${id}`) : undefined) ?? this.endpoints.get(`path:${url.pathname}${url.search}`);
+    return (
+      (id !== null ? this.endpoints.get(`id:${id}`) : undefined) ??
+      this.endpoints.get(`path:${url.pathname}${url.search}`)
+    );
   }
 
   /** `c`'s stream named `endpoint` for its POSTs: they join `c`. Returns what `releaseEndpoints` takes. */

@@ -48,22 +48,48 @@ export function checkRequestHeaders(body: unknown, context: HeaderContext): Defe
     // legacy: the header, once the session has a version, must name that version (2025-06-18 on)
     const settled = context.negotiated;
     if (version !== undefined && settled !== undefined && method !== "initialize" && version.trim() !== settled) {
-      found.push(defect("header_mismatch", "", `MCP-Protocol-Version header ${quote(version)} is not ${quote(settled)}, the version initialize settled on for this session (${settled} transports, protocol version header)`));
+      found.push(
+        defect(
+          "header_mismatch",
+          "",
+          `MCP-Protocol-Version header ${quote(version)} is not ${quote(settled)}, the version initialize settled on for this session (${settled} transports, protocol version header)`,
+        ),
+      );
     }
     return found;
   }
 
   if (version === undefined) {
-    found.push(defect("header_missing", META_PATH, `no MCP-Protocol-Version header; the body's _meta names ${quote(bodyVersion)} ${REF}`));
+    found.push(
+      defect(
+        "header_missing",
+        META_PATH,
+        `no MCP-Protocol-Version header; the body's _meta names ${quote(bodyVersion)} ${REF}`,
+      ),
+    );
   } else if (version.trim() !== bodyVersion) {
-    found.push(defect("header_mismatch", META_PATH, `MCP-Protocol-Version header ${quote(version)} does not match the body's _meta protocol version ${quote(bodyVersion)} ${REF}`));
+    found.push(
+      defect(
+        "header_mismatch",
+        META_PATH,
+        `MCP-Protocol-Version header ${quote(version)} does not match the body's _meta protocol version ${quote(bodyVersion)} ${REF}`,
+      ),
+    );
   }
 
   const methodHeader = context.header(H_METHOD);
   if (methodHeader === undefined) {
-    found.push(defect("header_missing", "/method", `no Mcp-Method header; the body's method is ${quote(method)} ${REF}`));
+    found.push(
+      defect("header_missing", "/method", `no Mcp-Method header; the body's method is ${quote(method)} ${REF}`),
+    );
   } else if (methodHeader.trim() !== method) {
-    found.push(defect("header_mismatch", "/method", `Mcp-Method header ${quote(methodHeader)} does not match the body's method ${quote(method)} ${REF}`));
+    found.push(
+      defect(
+        "header_mismatch",
+        "/method",
+        `Mcp-Method header ${quote(methodHeader)} does not match the body's method ${quote(method)} ${REF}`,
+      ),
+    );
   }
 
   const source = NAME_SOURCE[method];
@@ -72,13 +98,31 @@ export function checkRequestHeaders(body: unknown, context: HeaderContext): Defe
     const raw = context.header(H_NAME);
     const path = `/params/${source}`;
     if (raw === undefined) {
-      found.push(defect("header_missing", path, `no Mcp-Name header; ${method} carries params.${source} ${quote(bodyName)} ${REF}`));
+      found.push(
+        defect(
+          "header_missing",
+          path,
+          `no Mcp-Name header; ${method} carries params.${source} ${quote(bodyName)} ${REF}`,
+        ),
+      );
     } else {
       const name = decodeHeaderValue(raw);
       if (name === undefined) {
-        found.push(defect("header_malformed", path, `Mcp-Name header ${quote(raw)} holds characters a header value cannot, or a broken =?base64?…?= value ${REF}`));
+        found.push(
+          defect(
+            "header_malformed",
+            path,
+            `Mcp-Name header ${quote(raw)} holds characters a header value cannot, or a broken =?base64?…?= value ${REF}`,
+          ),
+        );
       } else if (name !== bodyName) {
-        found.push(defect("header_mismatch", path, `Mcp-Name header ${quote(name)} does not match params.${source} ${quote(bodyName)} ${REF}`));
+        found.push(
+          defect(
+            "header_mismatch",
+            path,
+            `Mcp-Name header ${quote(name)} does not match params.${source} ${quote(bodyName)} ${REF}`,
+          ),
+        );
       }
     }
   }

@@ -48,7 +48,8 @@ export class Exchange {
     this.sessionId = header(req, H_SESSION_ID);
     this.protocolVersion = header(req, H_PROTOCOL_VERSION);
     const conversations = tap.judge.conversations;
-    const session = this.sessionId !== undefined ? conversations.session(this.sessionId) : conversations.endpointOf(path);
+    const session =
+      this.sessionId !== undefined ? conversations.session(this.sessionId) : conversations.endpointOf(path);
     this.streamable = session === undefined || this.sessionId !== undefined;
     this.conversation = session ?? conversations.open();
     this.up = tap.upstream.request(req, this.method, path);
@@ -74,7 +75,13 @@ export class Exchange {
   }
 
   private http(status?: number): HttpContext {
-    return { method: this.method, path: redact(this.path), ...(status !== undefined ? { status } : {}), exchange: this.no, ...(this.protocolVersion !== undefined ? { protocolVersion: this.protocolVersion } : {}) };
+    return {
+      method: this.method,
+      path: redact(this.path),
+      ...(status !== undefined ? { status } : {}),
+      exchange: this.no,
+      ...(this.protocolVersion !== undefined ? { protocolVersion: this.protocolVersion } : {}),
+    };
   }
 
   /** The request body: forwarded as it comes, judged once complete, in its conversation's order. Resolves once its turn is over. */
@@ -91,13 +98,24 @@ export class Exchange {
         bodyDone(false);
       },
     });
-    pipeThrough(req, this.up, (b) => copy.push(b), () => copy.end());
+    pipeThrough(
+      req,
+      this.up,
+      (b) => copy.push(b),
+      () => copy.end(),
+    );
     // a body broken off is not judged, but the answers that still come belong somewhere
     req.once("close", () => {
       if (!req.complete) bodyDone(false);
     });
     const judge = () => {
-      const r = { line: body.line(), http: this.http(), where: this.where, header: (name: string) => header(req, name), streamable: this.streamable };
+      const r = {
+        line: body.line(),
+        http: this.http(),
+        where: this.where,
+        header: (name: string) => header(req, name),
+        streamable: this.streamable,
+      };
       this.initialize = tap.judge.request(this.conversation, r).initialize;
     };
     return new Promise<void>((judged) => {
@@ -127,7 +145,8 @@ export class Exchange {
     conversations.inOrder(c, async () => {
       await this.requestJudged;
       // the answer to initialize names the session the conversation goes on in
-      if (this.initialize && sessionId === undefined && answerSession !== undefined && !c.bound) conversations.bindSession(answerSession, c);
+      if (this.initialize && sessionId === undefined && answerSession !== undefined && !c.bound)
+        conversations.bindSession(answerSession, c);
     });
     if (method === "DELETE" && sessionId !== undefined && status < 300) conversations.endSession(sessionId, c);
 
@@ -144,7 +163,12 @@ export class Exchange {
         this.analysed();
       },
     });
-    pipeThrough(ures, res, (b) => copy.push(b), () => copy.end());
+    pipeThrough(
+      ures,
+      res,
+      (b) => copy.push(b),
+      () => copy.end(),
+    );
     ures.once("close", () => {
       if (ures.complete) return;
       sink.gone?.();
@@ -156,7 +180,10 @@ export class Exchange {
     const { res } = this;
     this.analysed();
     this.tap.report.note(`${this.where}: the upstream failed: ${e.message}`);
-    if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" }).end(`mcp-wire tap: the upstream ${this.tap.upstream.url.origin} failed: ${e.message}\n`);
+    if (!res.headersSent)
+      res
+        .writeHead(502, { "content-type": "text/plain; charset=utf-8" })
+        .end(`mcp-wire tap: the upstream ${this.tap.upstream.url.origin} failed: ${e.message}\n`);
     else res.destroy();
   }
 }

@@ -7,13 +7,24 @@ import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
 import type { Writable } from "node:stream";
 
 /** RFC 9110 §7.6.1: meaningful for one connection only, never forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** Raw headers (name, value, name, value…) without the hop-by-hop ones and those `Connection` names. */
 export function endToEnd(raw: readonly string[], drop: readonly string[] = []): string[] {
   const named = new Set(drop);
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "connection") for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
+    if (raw[i]!.toLowerCase() === "connection")
+      for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
   }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
@@ -40,11 +51,15 @@ export class Upstream {
   constructor(url: string) {
     this.url = new URL(url);
     const { protocol, username, password } = this.url;
-    if (protocol !== "http:" && protocol !== "https:") throw new Error(`the upstream must be an http: or https: URL, not ${protocol}`);
+    if (protocol !== "http:" && protocol !== "https:")
+      throw new Error(`the upstream must be an http: or https: URL, not ${protocol}`);
     const secure = protocol === "https:";
     this.send = secure ? httpsRequest : httpRequest;
     this.agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-    this.basic = username || password ? `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}` : undefined;
+    this.basic =
+      username || password
+        ? `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`
+        : undefined;
   }
 
   /** `req` as the upstream should get it: on `path` of its origin, with its own Host. */

@@ -54,7 +54,11 @@ export class HttpJudge {
     readonly cap: number,
     options: { revision?: Revision; maxSessions: number; schema?: boolean },
   ) {
-    this.linter = new Linter({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes: cap, schema: options.schema ?? true });
+    this.linter = new Linter({
+      ...(options.revision ? { revision: options.revision } : {}),
+      maxLineBytes: cap,
+      schema: options.schema ?? true,
+    });
     this.conversations = new Conversations(options.maxSessions, {
       ended: (id) => this.linter.end(id),
       failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
@@ -77,11 +81,14 @@ export class HttpJudge {
         // the codec says what is wrong with it
       }
     }
-    const initialize = typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
+    const initialize =
+      typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
     if (line.size === 0 && !line.overflow) return { initialize }; // GET, DELETE: nothing was sent
     const s = this.linter.revisionOf(c.id);
     const negotiated = s?.revisionSource === "initialize result" ? s.revision : undefined;
-    const extra = r.streamable ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) }) : [];
+    const extra = r.streamable
+      ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) })
+      : [];
     this.observe(c, "client", line, r.http, r.where, extra);
     return { initialize };
   }
@@ -98,11 +105,27 @@ export class HttpJudge {
     return IGNORED;
   }
 
-  private observe(c: Conversation, from: Sender, line: Line, http: HttpContext, where: string, extra: Defect[] = []): void {
+  private observe(
+    c: Conversation,
+    from: Sender,
+    line: Line,
+    http: HttpContext,
+    where: string,
+    extra: Defect[] = [],
+  ): void {
     const no = ++this.counted[from];
     const r = this.linter.line(line, { from, conversation: c.id, http });
     const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
-    this.report.message({ from, no, where: `message ${no} (${where})`, line, kind: r.kind, defects, http, conversation: c.id });
+    this.report.message({
+      from,
+      no,
+      where: `message ${no} (${where})`,
+      line,
+      kind: r.kind,
+      defects,
+      http,
+      conversation: c.id,
+    });
   }
 
   /** Judges a message from the server in `c`'s order. */

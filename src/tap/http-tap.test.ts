@@ -19,7 +19,10 @@ import { startHttpTap, type HttpTap } from "./http-tap.js";
 import { TapReport } from "./report.js";
 import { CLI, liveDefects, until, within } from "../testkit/tap.js";
 
-const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const j = (v: unknown) => JSON.stringify(v);
 
 /** What the tap wrote on its stderr, for a test to read. */
@@ -53,22 +56,40 @@ async function upstream(handler: (req: IncomingMessage, res: ServerResponse, bod
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
-async function inProcessTap(upstreamUrl: string, maxBodyBytes?: number): Promise<{ tap: HttpTap; live: Live; report: TapReport }> {
+async function inProcessTap(
+  upstreamUrl: string,
+  maxBodyBytes?: number,
+): Promise<{ tap: HttpTap; live: Live; report: TapReport }> {
   const live = new Live();
   const report = new TapReport({ live });
-  const tap = await startHttpTap({ upstream: upstreamUrl, port: 0, report, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const tap = await startHttpTap({
+    upstream: upstreamUrl,
+    port: 0,
+    report,
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+  });
   closers.push(() => tap.close());
   return { tap, live, report };
 }
 
 /** One raw exchange: the status, headers and the body's bytes exactly as they came. */
-function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; message: string; headers: string[]; body: Buffer }> {
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; message: string; headers: string[]; body: Buffer }> {
   return within(
     new Promise((resolve, reject) => {
       const req = request(url, { method: init.method ?? "POST", headers: init.headers }, (res) => {
         const parts: Buffer[] = [];
         res.on("data", (b: Buffer) => parts.push(b));
-        res.on("end", () => resolve({ status: res.statusCode!, message: res.statusMessage!, headers: res.rawHeaders, body: Buffer.concat(parts) }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            message: res.statusMessage!,
+            headers: res.rawHeaders,
+            body: Buffer.concat(parts),
+          }),
+        );
         res.on("error", reject);
       });
       req.on("error", reject);
@@ -98,8 +119,19 @@ describe("HTTP tap: the pass-through", () => {
     const response = await within(
       fetch(tap.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "slow" },
-        body: j({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", arguments: {}, _meta: { ...META, progressToken: "p" } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "slow",
+        },
+        body: j({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "slow", arguments: {}, _meta: { ...META, progressToken: "p" } },
+        }),
       }),
       "the response headers",
     );
@@ -124,18 +156,38 @@ describe("HTTP tap: the pass-through", () => {
     assert.equal(received, sent.join(""), "the stream arrives as written");
     await until(() => report.summary("").includes("2 server→client"), "the tap judging both events");
     assert.deepEqual(liveDefects(live.text), []);
-    assert.match(report.summary(tap.revisions()), /1 message client→server, 2 server→client; revision 2026-07-28 \(from the _meta\)/);
+    assert.match(
+      report.summary(tap.revisions()),
+      /1 message client→server, 2 server→client; revision 2026-07-28 \(from the _meta\)/,
+    );
   });
 
   test("method, path, query, headers and body go up; status, reason, headers and body come back; hop-by-hop headers do not", async () => {
     let seen: { method: string; url: string; headers: Record<string, unknown>; body: string } | undefined;
     const url = await upstream((req, res, body) => {
       seen = { method: req.method!, url: req.url!, headers: req.headers, body: body.toString() };
-      res.writeHead(418, "I'm a teapot", ["X-Custom", "kept", "Set-Cookie", "a=1", "Set-Cookie", "b=2", "Content-Type", "text/plain", "Connection", "close, x-secret", "X-Secret", "dropped"]);
+      res.writeHead(418, "I'm a teapot", [
+        "X-Custom",
+        "kept",
+        "Set-Cookie",
+        "a=1",
+        "Set-Cookie",
+        "b=2",
+        "Content-Type",
+        "text/plain",
+        "Connection",
+        "close, x-secret",
+        "X-Secret",
+        "dropped",
+      ]);
       res.end("short and stout");
     });
     const { tap } = await inProcessTap(url);
-    const r = await raw(`${tap.url}/sub?x=1&y=%20`, { method: "PUT", headers: { "x-client": "yes", connection: "x-hop", "x-hop": "dropped", "content-type": "text/plain" }, body: "body bytes" });
+    const r = await raw(`${tap.url}/sub?x=1&y=%20`, {
+      method: "PUT",
+      headers: { "x-client": "yes", connection: "x-hop", "x-hop": "dropped", "content-type": "text/plain" },
+      body: "body bytes",
+    });
     assert.deepEqual(seen?.method, "PUT");
     assert.equal(seen?.url, "/mcp/sub?x=1&y=%20");
     assert.equal(seen?.headers["x-client"], "yes");
@@ -145,9 +197,18 @@ describe("HTTP tap: the pass-through", () => {
     assert.equal(r.status, 418);
     assert.equal(r.message, "I'm a teapot");
     const headers = pairs(r.headers);
-    assert.deepEqual(headers.filter(([k]) => k === "set-cookie").map(([, v]) => v), ["a=1", "b=2"]);
-    assert.deepEqual(headers.find(([k]) => k === "x-custom"), ["x-custom", "kept"]);
-    assert.equal(headers.find(([k]) => k === "x-secret"), undefined);
+    assert.deepEqual(
+      headers.filter(([k]) => k === "set-cookie").map(([, v]) => v),
+      ["a=1", "b=2"],
+    );
+    assert.deepEqual(
+      headers.find(([k]) => k === "x-custom"),
+      ["x-custom", "kept"],
+    );
+    assert.equal(
+      headers.find(([k]) => k === "x-secret"),
+      undefined,
+    );
     assert.equal(r.body.toString(), "short and stout");
   });
 
@@ -158,7 +219,10 @@ describe("HTTP tap: the pass-through", () => {
       res.end();
     });
     const { tap, live } = await inProcessTap(url);
-    const r = await raw(tap.url, { headers: { host: "rebound.example:80", "content-type": "application/json" }, body: "{}" });
+    const r = await raw(tap.url, {
+      headers: { host: "rebound.example:80", "content-type": "application/json" },
+      body: "{}",
+    });
     assert.equal(r.status, 403);
     assert.equal(reached, false);
     assert.match(live.text, /Host "rebound.example:80" is not loopback/);
@@ -187,7 +251,10 @@ describe("HTTP tap: the pass-through", () => {
         }),
         "a raw request to the tap",
       );
-    const post = (target: string, hosts: string[]) => send(`POST ${target} HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join("")}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const post = (target: string, hosts: string[]) =>
+      send(
+        `POST ${target} HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join("")}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
     assert.match(await post("/mcp", ["[::1].evil"]), /^HTTP\/1\.1 400 /);
     assert.match(await post("/mcp", [`[::1].evil:${port}`]), /^HTTP\/1\.1 400 /);
     assert.match(await post("/mcp", [`127.0.0.1:${port}`, "evil.example"]), /^HTTP\/1\.1 400 /);
@@ -203,7 +270,9 @@ describe("HTTP tap: the pass-through", () => {
 
   test("an HTTP error body answering a GET (a server without a GET stream) is the transport's refusal: no defect, nothing judged", async () => {
     const url = await upstream((_req, res) => {
-      res.writeHead(405, { "content-type": "application/json", allow: "POST" }).end(j({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }));
+      res
+        .writeHead(405, { "content-type": "application/json", allow: "POST" })
+        .end(j({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }));
     });
     const { tap, live, report } = await inProcessTap(url);
     const r = await raw(tap.url, { method: "GET", headers: { accept: "text/event-stream" } });
@@ -223,7 +292,10 @@ describe("HTTP tap: the pass-through", () => {
     const served = ready(["tap", "--listen", "0", "--upstream", withUser], /listening on (http:\/\/\S+) →/);
     const tapUrl = await served.url;
     await raw(tapUrl, { headers: { "content-type": "application/json" }, body: "{}" });
-    await raw(tapUrl, { headers: { "content-type": "application/json", authorization: "Bearer the-clients-own" }, body: "{}" });
+    await raw(tapUrl, {
+      headers: { "content-type": "application/json", authorization: "Bearer the-clients-own" },
+      body: "{}",
+    });
     assert.deepEqual(auths, [`Basic ${Buffer.from("usér:s3cr@t-pw").toString("base64")}`, "Bearer the-clients-own"]);
     assert.doesNotMatch(served.stderr(), /s3cr/);
     assert.match(served.stderr(), /→ http:\/\/us%C3%A9r:<redacted>@127\.0\.0\.1/);
@@ -236,7 +308,15 @@ describe("HTTP tap: the pass-through", () => {
       res.end(compressed);
     });
     const { tap, live } = await inProcessTap(url);
-    const r = await raw(tap.url, { headers: { "content-type": "application/json", "accept-encoding": "gzip", "mcp-protocol-version": "2026-07-28", "mcp-method": "ping" }, body: j({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META } }) });
+    const r = await raw(tap.url, {
+      headers: {
+        "content-type": "application/json",
+        "accept-encoding": "gzip",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "ping",
+      },
+      body: j({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: META } }),
+    });
     assert.ok(r.body.equals(compressed));
     await until(() => /server→client/.test(live.text), "the tap judging the answer");
     assert.deepEqual(
@@ -258,7 +338,8 @@ describe("HTTP tap: the pass-through", () => {
 describe("HTTP tap: an SSE event over the analysis cap", () => {
   test("passes through byte for byte, is judged too_large with its size, and the events after it and the next exchange are judged as usual", async () => {
     const cap = 64 * 1024;
-    const result = (id: number, text: string) => j({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], resultType: "complete" } });
+    const result = (id: number, text: string) =>
+      j({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], resultType: "complete" } });
     const progress = `event: message\ndata: ${j({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1 } })}\n\n`;
     const written: Buffer[] = [];
     let bigEvent = 0;
@@ -286,8 +367,19 @@ describe("HTTP tap: an SSE event over the analysis cap", () => {
     const { tap, live, report } = await inProcessTap(url, cap);
     const call = (id: number) =>
       raw(tap.url, {
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "big" },
-        body: j({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: {}, _meta: { ...META, progressToken: "p" } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "big",
+        },
+        body: j({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "big", arguments: {}, _meta: { ...META, progressToken: "p" } },
+        }),
       });
     const first = await call(1);
     assert.equal(first.status, 200);
@@ -306,11 +398,17 @@ describe("HTTP tap: an SSE event over the analysis cap", () => {
 async function sdkServerWithBigResult(bytes: number): Promise<string> {
   return upstream((req, res, body) => {
     const server = new V1McpServer({ name: "big-results", version: "1.0.0" });
-    server.registerTool("big", { description: "A large result" }, () => ({ content: [{ type: "text", text: "x".repeat(bytes) }] }));
-    server.registerTool("small", { description: "A small result" }, () => ({ content: [{ type: "text", text: "small" }] }));
+    server.registerTool("big", { description: "A large result" }, () => ({
+      content: [{ type: "text", text: "x".repeat(bytes) }],
+    }));
+    server.registerTool("small", { description: "A small result" }, () => ({
+      content: [{ type: "text", text: "small" }],
+    }));
     const transport = new V1HttpServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close());
-    void server.connect(transport).then(() => transport.handleRequest(req, res, body.length > 0 ? JSON.parse(body.toString()) : undefined));
+    void server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res, body.length > 0 ? JSON.parse(body.toString()) : undefined));
   });
 }
 
@@ -321,21 +419,37 @@ describe("HTTP tap: a large tool result from the SDK server through `mcp-wire ta
     const tapped = ready(["tap", "--listen", "0", "--upstream", upstreamUrl], /listening on (http:\/\/\S+) →/);
     const client = new V1Client({ name: "tap-big", version: "1.0.0" });
     await within(client.connect(new V1HttpTransport(new URL(await tapped.url)), { timeout: 10_000 }), "v1 connect");
-    const big = (await within(client.callTool({ name: "big", arguments: {} }, undefined, { timeout: 10_000 }), "the big call")) as { content: { text: string }[] };
+    const big = (await within(
+      client.callTool({ name: "big", arguments: {} }, undefined, { timeout: 10_000 }),
+      "the big call",
+    )) as { content: { text: string }[] };
     assert.equal(big.content[0]!.text.length, size);
-    const small = (await within(client.callTool({ name: "small", arguments: {} }, undefined, { timeout: 10_000 }), "a call after it")) as { content: { text: string }[] };
+    const small = (await within(
+      client.callTool({ name: "small", arguments: {} }, undefined, { timeout: 10_000 }),
+      "a call after it",
+    )) as { content: { text: string }[] };
     assert.equal(small.content[0]!.text, "small");
     await client.close();
     tapped.child.kill("SIGTERM");
-    const code = await within(new Promise<number | null>((resolve) => tapped.child.once("exit", (c) => resolve(c))), "the tap stopping");
+    const code = await within(
+      new Promise<number | null>((resolve) => tapped.child.once("exit", (c) => resolve(c))),
+      "the tap stopping",
+    );
     assert.equal(code, 0, tapped.stderr());
-    assert.deepEqual(liveDefects(tapped.stderr()).map((d) => `${d.from} ${d.code}`), ["server too_large"], tapped.stderr());
+    assert.deepEqual(
+      liveDefects(tapped.stderr()).map((d) => `${d.from} ${d.code}`),
+      ["server too_large"],
+      tapped.stderr(),
+    );
   });
 });
 
 describe("HTTP tap: 2026-07-28 headers against the body", () => {
   async function sendWith(tapUrl: string, headers: Record<string, string>, body: unknown): Promise<void> {
-    const r = await raw(tapUrl, { headers: { "content-type": "application/json", accept: "application/json", ...headers }, body: j(body) });
+    const r = await raw(tapUrl, {
+      headers: { "content-type": "application/json", accept: "application/json", ...headers },
+      body: j(body),
+    });
     assert.equal(r.status, 200);
   }
 
@@ -343,16 +457,44 @@ describe("HTTP tap: 2026-07-28 headers against the body", () => {
     const url = await upstream((req, res, body) => {
       const m = JSON.parse(body.toString()) as { id: number; method: string };
       // a sound answer to each method, so the headers are all there is to find
-      const result = m.method === "resources/read" ? { contents: [], resultType: "complete", ttlMs: 0, cacheScope: "private" } : { content: [], resultType: "complete" };
+      const result =
+        m.method === "resources/read"
+          ? { contents: [], resultType: "complete", ttlMs: 0, cacheScope: "private" }
+          : { content: [], resultType: "complete" };
       res.writeHead(200, { "content-type": "application/json" }).end(j({ jsonrpc: "2.0", id: m.id, result }));
     });
     const { tap, live } = await inProcessTap(url);
-    const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, _meta: META } });
-    await sendWith(tap.url, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": `=?base64?${Buffer.from("이름").toString("base64")}?=` }, call(1, "이름"));
-    await sendWith(tap.url, { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list", "mcp-name": "other" }, call(2, "echo"));
-    await sendWith(tap.url, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "=?base64?!!!?=" }, call(3, "echo"));
+    const call = (id: number, name: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: {}, _meta: META },
+    });
+    await sendWith(
+      tap.url,
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": `=?base64?${Buffer.from("이름").toString("base64")}?=`,
+      },
+      call(1, "이름"),
+    );
+    await sendWith(
+      tap.url,
+      { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list", "mcp-name": "other" },
+      call(2, "echo"),
+    );
+    await sendWith(
+      tap.url,
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "=?base64?!!!?=" },
+      call(3, "echo"),
+    );
     await sendWith(tap.url, {}, call(4, "echo"));
-    await sendWith(tap.url, { "mcp-protocol-version": "2026-07-28", "mcp-method": "resources/read", "mcp-name": "file:///b" }, { jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: "file:///a", _meta: META } });
+    await sendWith(
+      tap.url,
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "resources/read", "mcp-name": "file:///b" },
+      { jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: "file:///a", _meta: META } },
+    );
     await until(() => liveDefects(live.text).length >= 8, "the tap judging every request");
     const found = liveDefects(live.text).map((d) => `${d.from} ${d.where} ${d.code}`);
     assert.deepEqual(found, [
@@ -365,32 +507,68 @@ describe("HTTP tap: 2026-07-28 headers against the body", () => {
       "client message 4 (POST /mcp) header_missing",
       "client message 5 (POST /mcp) header_mismatch",
     ]);
-    assert.match(live.text, /at \/params\/_meta\/io.modelcontextprotocol~1protocolVersion: MCP-Protocol-Version header "2025-11-25"/);
-    assert.match(live.text, /at \/params\/uri: Mcp-Name header "file:\/\/\/b" does not match params.uri "file:\/\/\/a"/);
+    assert.match(
+      live.text,
+      /at \/params\/_meta\/io.modelcontextprotocol~1protocolVersion: MCP-Protocol-Version header "2025-11-25"/,
+    );
+    assert.match(
+      live.text,
+      /at \/params\/uri: Mcp-Name header "file:\/\/\/b" does not match params.uri "file:\/\/\/a"/,
+    );
   });
 
   test("in a legacy session, MCP-Protocol-Version must name the version initialize settled on", async () => {
     const url = await upstream((req, res, body) => {
       const m = JSON.parse(body.toString()) as { id?: number; method: string };
       if (m.id === undefined) return res.writeHead(202).end();
-      const result = m.method === "initialize" ? { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } } : {};
-      res.writeHead(200, { "content-type": "application/json", ...(m.method === "initialize" ? { "mcp-session-id": "s1" } : {}) }).end(j({ jsonrpc: "2.0", id: m.id, result }));
+      const result =
+        m.method === "initialize"
+          ? { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } }
+          : {};
+      res
+        .writeHead(200, {
+          "content-type": "application/json",
+          ...(m.method === "initialize" ? { "mcp-session-id": "s1" } : {}),
+        })
+        .end(j({ jsonrpc: "2.0", id: m.id, result }));
     });
     const { tap, live, report } = await inProcessTap(url);
-    await sendWith(tap.url, {}, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+    await sendWith(
+      tap.url,
+      {},
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      },
+    );
     await until(() => report.summary("").includes("1 server→client"), "the initialize answer judged");
-    const r = await raw(tap.url, { headers: { "content-type": "application/json", "mcp-session-id": "s1", "mcp-protocol-version": "2025-06-18" }, body: j({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    const r = await raw(tap.url, {
+      headers: { "content-type": "application/json", "mcp-session-id": "s1", "mcp-protocol-version": "2025-06-18" },
+      body: j({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
     assert.equal(r.status, 202);
-    await sendWith(tap.url, { "mcp-session-id": "s1", "mcp-protocol-version": "2025-11-25" }, { jsonrpc: "2.0", id: 2, method: "ping" });
+    await sendWith(
+      tap.url,
+      { "mcp-session-id": "s1", "mcp-protocol-version": "2025-11-25" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    );
     await until(() => report.summary("").includes("2 server→client"), "the ping answer judged");
-    assert.deepEqual(liveDefects(live.text).map((d) => `${d.where} ${d.code}`), ["message 3 (POST /mcp) header_mismatch"]);
+    assert.deepEqual(
+      liveDefects(live.text).map((d) => `${d.where} ${d.code}`),
+      ["message 3 (POST /mcp) header_mismatch"],
+    );
     assert.match(live.text, /"2025-11-25" is not "2025-06-18", the version initialize settled on/);
     assert.match(tap.revisions(), /^revision 2025-06-18 \(from the initialize result\)$/);
   });
 });
 
 /** A child process that prints a URL on stderr once it is ready. */
-function ready(args: readonly string[], pattern: RegExp): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
+function ready(
+  args: readonly string[],
+  pattern: RegExp,
+): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   child.stderr!.setEncoding("utf8");
@@ -422,21 +600,54 @@ describe("HTTP tap: the SDK clients through `mcp-wire tap --listen` to `mcp-wire
     const v1 = new V1Client({ name: "tap-v1", version: "1.0.0" });
     const v1Transport = new V1HttpTransport(new URL(url));
     await within(v1.connect(v1Transport, { timeout: 10_000 }), "v1 connect");
-    const v2 = new V2Client({ name: "tap-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" }, probe: { timeoutMs: 10_000 } } });
+    const v2 = new V2Client(
+      { name: "tap-v2", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" }, probe: { timeoutMs: 10_000 } } },
+    );
     await within(v2.connect(new V2HttpTransport(new URL(url)), { timeout: 10_000 }), "v2 connect");
 
-    type Call = (name: string, args: Record<string, unknown>, onprogress?: (p: { progress: number }) => void) => Promise<{ content: { text?: string }[] }>;
+    type Call = (
+      name: string,
+      args: Record<string, unknown>,
+      onprogress?: (p: { progress: number }) => void,
+    ) => Promise<{ content: { text?: string }[] }>;
     const clients: [string, { listTools: () => Promise<{ tools: { name: string }[] }>; call: Call }][] = [
-      ["v1", { listTools: () => v1.listTools(undefined, { timeout: 10_000 }), call: (name, args, onprogress) => v1.callTool({ name, arguments: args }, undefined, { timeout: 10_000, ...(onprogress ? { onprogress } : {}) }) as ReturnType<Call> }],
-      ["v2", { listTools: () => v2.listTools(undefined, { timeout: 10_000 }), call: (name, args, onprogress) => v2.callTool({ name, arguments: args }, { timeout: 10_000, ...(onprogress ? { onprogress } : {}) }) as ReturnType<Call> }],
+      [
+        "v1",
+        {
+          listTools: () => v1.listTools(undefined, { timeout: 10_000 }),
+          call: (name, args, onprogress) =>
+            v1.callTool({ name, arguments: args }, undefined, {
+              timeout: 10_000,
+              ...(onprogress ? { onprogress } : {}),
+            }) as ReturnType<Call>,
+        },
+      ],
+      [
+        "v2",
+        {
+          listTools: () => v2.listTools(undefined, { timeout: 10_000 }),
+          call: (name, args, onprogress) =>
+            v2.callTool(
+              { name, arguments: args },
+              { timeout: 10_000, ...(onprogress ? { onprogress } : {}) },
+            ) as ReturnType<Call>,
+        },
+      ],
     ];
     for (const [name, client] of clients) {
       const { tools } = await within(client.listTools(), `${name} tools/list`);
-      assert.ok(tools.some((t) => t.name === "echo"), name);
+      assert.ok(
+        tools.some((t) => t.name === "echo"),
+        name,
+      );
       const echo = await within(client.call("echo", { text: `héllo via tap, ${name}` }), `${name} echo`);
       assert.equal(echo.content[0]?.text, `héllo via tap, ${name}`);
       const seen: number[] = [];
-      const done = await within(client.call("progress", { steps: 3, intervalMs: 5 }, (p) => seen.push(p.progress)), `${name} progress`);
+      const done = await within(
+        client.call("progress", { steps: 3, intervalMs: 5 }, (p) => seen.push(p.progress)),
+        `${name} progress`,
+      );
       assert.equal(done.content[0]?.text, "counted to 3");
       assert.deepEqual(seen, [1, 2, 3], `${name}: each progress event passed on`);
     }
@@ -445,7 +656,10 @@ describe("HTTP tap: the SDK clients through `mcp-wire tap --listen` to `mcp-wire
     await v2.close();
 
     tapped.child.kill("SIGTERM");
-    const code = await within(new Promise<number | null>((resolve) => tapped.child.once("exit", (c) => resolve(c))), "the tap stopping");
+    const code = await within(
+      new Promise<number | null>((resolve) => tapped.child.once("exit", (c) => resolve(c))),
+      "the tap stopping",
+    );
     assert.equal(code, 0, tapped.stderr());
     assert.deepEqual(liveDefects(tapped.stderr()), [], tapped.stderr());
     assert.match(tapped.stderr(), /^tap: no defects$/m);
@@ -464,10 +678,23 @@ describe("tap and an answer's Content-Type", () => {
   const answer = (type: string) =>
     upstream((_req, res, body) => {
       const m = JSON.parse(body.toString("utf8")) as { id?: number };
-      res.writeHead(200, { "content-type": type }).end(j({ jsonrpc: "2.0", id: m.id, result: { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" } }));
+      res
+        .writeHead(200, { "content-type": type })
+        .end(
+          j({
+            jsonrpc: "2.0",
+            id: m.id,
+            result: { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" },
+          }),
+        );
     });
   const list = j({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
-  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/list",
+  };
 
   test("JSON-RPC sent as text/plain is judged, and its Content-Type is content_type_invalid", async () => {
     const { tap, live, report } = await inProcessTap(await answer("text/plain"));

@@ -59,7 +59,11 @@ class HttpTapServer implements HttpTap {
 
   constructor(options: HttpTapOptions) {
     const cap = options.maxBodyBytes ?? DEFAULT_MAX_BYTES;
-    const judge = new HttpJudge(options.report, cap, { ...(options.revision ? { revision: options.revision } : {}), maxSessions: options.maxSessions ?? 1000, schema: options.schema ?? true });
+    const judge = new HttpJudge(options.report, cap, {
+      ...(options.revision ? { revision: options.revision } : {}),
+      maxSessions: options.maxSessions ?? 1000,
+      schema: options.schema ?? true,
+    });
     this.parts = { upstream: new Upstream(options.upstream), judge, report: options.report };
     this.server = createServer((req, res) => this.serve(req, res));
   }

@@ -18,7 +18,13 @@ export interface Refusal {
 
 /** The path to forward `req` to, or why it is refused. */
 export function requestTarget(req: IncomingMessage): { path: string } | { refused: Refusal } {
-  const refuse = (why: string) => ({ refused: { status: 400 as const, note: `${req.method} ${redact(req.url ?? "")}: refused, ${why}`, body: `mcp-wire tap: ${why}\n` } });
+  const refuse = (why: string) => ({
+    refused: {
+      status: 400 as const,
+      note: `${req.method} ${redact(req.url ?? "")}: refused, ${why}`,
+      body: `mcp-wire tap: ${why}\n`,
+    },
+  });
   // RFC 9112 §3.2: one Host, well formed, or 400
   const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
   if (hosts > 1) return refuse("more than one Host header");
@@ -41,7 +47,13 @@ export function requestTarget(req: IncomingMessage): { path: string } | { refuse
   const name = hostName(host);
   if (name === undefined) return refuse(`the Host ${JSON.stringify(host)} is not a host name`);
   if (!isLoopbackHost(name)) {
-    return { refused: { status: 403, note: `${req.method} ${redact(path)}: refused, Host ${JSON.stringify(host)} is not loopback`, body: "mcp-wire tap: only loopback Host names are served\n" } };
+    return {
+      refused: {
+        status: 403,
+        note: `${req.method} ${redact(path)}: refused, Host ${JSON.stringify(host)} is not loopback`,
+        body: "mcp-wire tap: only loopback Host names are served\n",
+      },
+    };
   }
   return { path };
 }

@@ -22,8 +22,14 @@ after(async () => {
 });
 
 /** The SDK client on `tap [extra] -- node server-everything stdio`, with the tap's stderr kept. */
-async function connect(extra: readonly string[]): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "tap", ...extra, "--", process.execPath, SERVER_EVERYTHING, "stdio"], stderr: "pipe" });
+async function connect(
+  extra: readonly string[],
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "tap", ...extra, "--", process.execPath, SERVER_EVERYTHING, "stdio"],
+    stderr: "pipe",
+  });
   transports.push(transport);
   let err = "";
   transport.stderr!.on("data", (d: Buffer) => (err += d.toString("utf8")));
@@ -35,11 +41,17 @@ async function connect(extra: readonly string[]): Promise<{ client: Client; tran
 async function session(client: Client): Promise<void> {
   const { tools } = await within(client.listTools(undefined, { timeout: TIMEOUT }), "tools/list");
   assert.ok(tools.some((t) => t.name === "echo"));
-  const echo = (await within(client.callTool({ name: "echo", arguments: { message: "héllo through the tap" } }, undefined, { timeout: TIMEOUT }), "echo")) as { content: { text?: string }[] };
+  const echo = (await within(
+    client.callTool({ name: "echo", arguments: { message: "héllo through the tap" } }, undefined, { timeout: TIMEOUT }),
+    "echo",
+  )) as { content: { text?: string }[] };
   assert.equal(echo.content[0]?.text, "Echo: héllo through the tap");
   const seen: number[] = [];
   await within(
-    client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 0.1, steps: 3 } }, undefined, { timeout: TIMEOUT, onprogress: (p) => seen.push(p.progress) }),
+    client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 0.1, steps: 3 } }, undefined, {
+      timeout: TIMEOUT,
+      onprogress: (p) => seen.push(p.progress),
+    }),
     "a call with progress",
   );
   // not always all three: SDK v1 runs notification handlers a microtask late but settles a request
@@ -51,7 +63,11 @@ async function session(client: Client): Promise<void> {
   const controller = new AbortController();
   let first!: () => void;
   const progressed = new Promise<void>((resolve) => (first = resolve));
-  const long = client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 0.6, steps: 6 } }, undefined, { timeout: TIMEOUT, signal: controller.signal, onprogress: () => first() });
+  const long = client.callTool(
+    { name: "trigger-long-running-operation", arguments: { duration: 0.6, steps: 6 } },
+    undefined,
+    { timeout: TIMEOUT, signal: controller.signal, onprogress: () => first() },
+  );
   const outcome = long.then(
     () => "resolved",
     (e: unknown) => e,
@@ -59,7 +75,10 @@ async function session(client: Client): Promise<void> {
   await within(progressed, "the long call's first progress");
   controller.abort();
   assert.ok((await within(outcome, "the cancelled call")) instanceof Error);
-  const again = (await within(client.callTool({ name: "echo", arguments: { message: "after" } }, undefined, { timeout: TIMEOUT }), "echo after the cancel")) as { content: { text?: string }[] };
+  const again = (await within(
+    client.callTool({ name: "echo", arguments: { message: "after" } }, undefined, { timeout: TIMEOUT }),
+    "echo after the cancel",
+  )) as { content: { text?: string }[] };
   assert.equal(again.content[0]?.text, "Echo: after");
 }
 
@@ -68,9 +87,15 @@ describe("tap between the SDK client and server-everything", () => {
     const { client, stderr } = await connect([]);
     await session(client);
     await client.close();
-    await until(() => /^tap: the client closed the session; the server exited with code 0$/m.test(stderr()), "the tap's summary");
+    await until(
+      () => /^tap: the client closed the session; the server exited with code 0$/m.test(stderr()),
+      "the tap's summary",
+    );
     assert.deepEqual(liveDefects(stderr()), [], stderr());
-    assert.match(stderr(), /^tap: \d+ messages client→server, \d+ server→client; revision 2025-11-25 \(from the initialize request\)$/m);
+    assert.match(
+      stderr(),
+      /^tap: \d+ messages client→server, \d+ server→client; revision 2025-11-25 \(from the initialize request\)$/m,
+    );
     assert.match(stderr(), /^tap: no defects$/m);
   });
 
@@ -80,11 +105,16 @@ describe("tap between the SDK client and server-everything", () => {
     await session(client);
     await client.close();
     await until(() => /server exited with code 0/.test(stderr()), "the tap's summary");
-    const records = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { from: string; defects: unknown[] });
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { from: string; defects: unknown[] });
     assert.ok(records.length >= 8, `${records.length} records`);
     assert.ok(records.some((r) => r.from === "client") && records.some((r) => r.from === "server"));
     assert.ok(records.every((r) => r.defects.length === 0));
-    const progress = records.filter((r) => r.from === "server" && /"notifications\/progress"/.test((r as { line?: string }).line ?? ""));
+    const progress = records.filter(
+      (r) => r.from === "server" && /"notifications\/progress"/.test((r as { line?: string }).line ?? ""),
+    );
     assert.ok(progress.length >= 4, `the server's progress notifications are all passed on: ${progress.length}`);
     const lint = lintJson(file);
     assert.equal(lint.status, 0);
@@ -93,6 +123,9 @@ describe("tap between the SDK client and server-everything", () => {
     // and against the official schema: every message, each answer by the method it answers
     const schema = lintJson(file, ["--schema"]);
     assert.equal(schema.status, 0);
-    assert.deepEqual(schema.records.flatMap((r) => r.defects), []);
+    assert.deepEqual(
+      schema.records.flatMap((r) => r.defects),
+      [],
+    );
   });
 });

@@ -10,7 +10,15 @@ import { TapReport, liveLines, logRecord, type TapMessage } from "./report.js";
 const line = (bytes: Buffer, crlf = false): Line => ({ bytes, crlf, overflow: false, size: bytes.length });
 
 function message(over: Partial<TapMessage>): TapMessage {
-  return { from: "server", no: 3, where: "line 3", line: line(Buffer.from('{"jsonrpc":"2.0","id":null,"result":{}}')), kind: "invalid", defects: [], ...over };
+  return {
+    from: "server",
+    no: 3,
+    where: "line 3",
+    line: line(Buffer.from('{"jsonrpc":"2.0","id":null,"result":{}}')),
+    kind: "invalid",
+    defects: [],
+    ...over,
+  };
 }
 
 class Sink extends Writable {
@@ -24,13 +32,23 @@ class Sink extends Writable {
 describe("TapReport", () => {
   test("a live line per defect: direction, where, severity, code, path, message", () => {
     const m = message({ defects: [defect("id_null", "/id", "id is null"), defect("unexpected_member", "", "has x")] });
-    assert.equal(liveLines(m), "tap: server→client line 3: error id_null at /id: id is null\ntap: server→client line 3: warning unexpected_member: has x\n");
+    assert.equal(
+      liveLines(m),
+      "tap: server→client line 3: error id_null at /id: id is null\ntap: server→client line 3: warning unexpected_member: has x\n",
+    );
   });
 
   test("log records lint judges again as the tap did: text, bytes that are not UTF-8, \\r\\n, an over-long line", () => {
     const bad = Buffer.from([0x7b, 0xff, 0x7d]);
     const records = [
-      logRecord(message({ from: "client", no: 1, line: line(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), true), kind: "request" })),
+      logRecord(
+        message({
+          from: "client",
+          no: 1,
+          line: line(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), true),
+          kind: "request",
+        }),
+      ),
       logRecord(message({ no: 1, line: line(bad) })),
       logRecord(message({ no: 2, line: { bytes: Buffer.alloc(0), crlf: false, overflow: true, size: 9_000_000 } })),
     ];
@@ -56,7 +74,9 @@ describe("TapReport", () => {
     const report = new TapReport({ live });
     report.message(message({ from: "client", kind: "request", defects: [] }));
     report.message(message({ defects: [defect("id_null", "/id", "x")] }));
-    report.message(message({ defects: [defect("id_null", "/id", "x"), defect("result_type_missing", "/result", "y")] }));
+    report.message(
+      message({ defects: [defect("id_null", "/id", "x"), defect("result_type_missing", "/result", "y")] }),
+    );
     report.message(message({ kind: "blank", line: line(Buffer.alloc(0), true) }));
     assert.equal(
       report.summary("revision 2026-07-28 (from the _meta)"),

@@ -88,7 +88,9 @@ export class TapReport {
 
   /** The end of the session: counts each way and defects by code. `revision` says how it was judged. */
   summary(revision: string): string {
-    const lines = [`${this.messages.client} message${s(this.messages.client)} client→server, ${this.messages.server} server→client; ${revision}`];
+    const lines = [
+      `${this.messages.client} message${s(this.messages.client)} client→server, ${this.messages.server} server→client; ${revision}`,
+    ];
     if (this.codes.size === 0) {
       lines.push("no defects");
     } else {
@@ -96,12 +98,15 @@ export class TapReport {
       const byCode = [...this.codes.entries()]
         .sort((a, b) => b[1].n - a[1].n || a[0].localeCompare(b[0]))
         .map(([code, c]) => `${c.n} ${code} (${c.severity})`);
-      lines.push(`${total} defect${s(total)} (${this.withErrors} message${s(this.withErrors)} with errors): ${byCode.join(", ")}`);
+      lines.push(
+        `${total} defect${s(total)} (${this.withErrors} message${s(this.withErrors)} with errors): ${byCode.join(", ")}`,
+      );
     }
     const notes: string[] = [];
     if (this.crlf) notes.push(`${this.crlf} line${s(this.crlf)} ended in \\r\\n`);
     if (this.blank) notes.push(`${this.blank} blank line${s(this.blank)}`);
-    if (this.logDropped) notes.push(`${this.logDropped} record${s(this.logDropped)} left out of the log, which fell behind`);
+    if (this.logDropped)
+      notes.push(`${this.logDropped} record${s(this.logDropped)} left out of the log, which fell behind`);
     if (notes.length) lines.push(notes.join("; "));
     return lines.map((l) => `tap: ${l}\n`).join("");
   }
@@ -154,6 +159,7 @@ export function logRecord(m: TapMessage): string {
 /** `tap: client→server line 12: error id_null at /id: …`, one line per defect. */
 export function liveLines(m: TapMessage): string {
   let out = "";
-  for (const d of m.defects) out += `tap: ${ARROW[m.from]} ${redact(m.where)}: ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${redact(d.message)}\n`;
+  for (const d of m.defects)
+    out += `tap: ${ARROW[m.from]} ${redact(m.where)}: ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${redact(d.message)}\n`;
   return out;
 }

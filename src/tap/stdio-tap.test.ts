@@ -29,7 +29,9 @@ const j = (v: unknown) => JSON.stringify(v);
 describe("tap: the pass-through", () => {
   test("every byte each way arrives unchanged and in order: odd chunks, CRLF, non-JSON, invalid UTF-8, an over-long line", async () => {
     const fromServer = Buffer.concat([
-      Buffer.from(j({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "héllo ✓" } }) + "\n"),
+      Buffer.from(
+        j({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "héllo ✓" } }) + "\n",
+      ),
       Buffer.from('{"jsonrpc":"2.0","method":"a"}\r\n'),
       Buffer.from("not JSON at all\n\n   \n"),
       Buffer.from([0x7b, 0xff, 0xfe, 0xc0, 0xaf, 0x00, 0x7d, 0x0a]),
@@ -40,26 +42,47 @@ describe("tap: the pass-through", () => {
     writeFileSync(blob, fromServer);
     const t = tap(["--", process.execPath, fixture("raw-echo-server.mjs"), blob, "7"]);
     await until(() => t.stdout.length >= fromServer.length, "the server's bytes");
-    const fromClient = [Buffer.from('{"jsonrpc":"2.0",'), Buffer.from('"id":1,"method":"ping"}\r\n{"jsonrpc"'), Buffer.from([0x3a, 0xe2, 0x82]), Buffer.from([0xac, 0xff, 0x0a, 0x0a]), Buffer.from("tail without newline")];
+    const fromClient = [
+      Buffer.from('{"jsonrpc":"2.0",'),
+      Buffer.from('"id":1,"method":"ping"}\r\n{"jsonrpc"'),
+      Buffer.from([0x3a, 0xe2, 0x82]),
+      Buffer.from([0xac, 0xff, 0x0a, 0x0a]),
+      Buffer.from("tail without newline"),
+    ];
     for (const chunk of fromClient) await t.write(chunk);
     const expected = Buffer.concat([fromServer, ...fromClient]);
     await until(() => t.stdout.length >= expected.length, "the echo of the client's bytes");
     const exit = await t.end();
     assert.equal(exit.code, 7, `the server's exit code; stderr:\n${t.stderr}`);
-    assert.ok(t.stdout.equals(expected), `${t.stdout.length} bytes out, ${expected.length} expected; first difference at ${firstDifference(t.stdout, expected)}`);
+    assert.ok(
+      t.stdout.equals(expected),
+      `${t.stdout.length} bytes out, ${expected.length} expected; first difference at ${firstDifference(t.stdout, expected)}`,
+    );
     assert.match(t.stderr, /^raw-echo: ready$/m, "the server's stderr passes through");
     const codes = new Set(liveDefects(t.stderr).map((d) => `${d.from} ${d.code}`));
-    for (const expect of ["server parse_error", "server invalid_utf8", "server too_large", "client invalid_utf8"]) assert.ok(codes.has(expect), `${expect} in ${[...codes].join(", ")}`);
+    for (const expect of ["server parse_error", "server invalid_utf8", "server too_large", "client invalid_utf8"])
+      assert.ok(codes.has(expect), `${expect} in ${[...codes].join(", ")}`);
     assert.match(t.stderr, /the server exited with code 7/);
   });
 });
 
 /** The test plays the client: one line at a time, each once the server has answered the last. */
 const CLIENT: { line: string; serverLinesAfter: number }[] = [
-  { line: j({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }), serverLinesAfter: 1 },
+  {
+    line: j({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+    serverLinesAfter: 1,
+  },
   { line: j({ jsonrpc: "2.0", method: "notifications/initialized" }), serverLinesAfter: 2 },
   { line: j({ jsonrpc: "2.0", id: 2, method: "tools/list" }), serverLinesAfter: 6 },
-  { line: j({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: {} } }), serverLinesAfter: 9 },
+  {
+    line: j({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: {} } }),
+    serverLinesAfter: 9,
+  },
   { line: j({ jsonrpc: "2.0", id: 2, method: "ping" }), serverLinesAfter: 10 },
   { line: j({ jsonrpc: "2.0", id: null, method: "tools/list" }), serverLinesAfter: 10 },
 ];
@@ -98,7 +121,10 @@ describe("tap: a deliberately broken server", () => {
     const live = liveDefects(t.stderr);
     assert.deepEqual(grouped(live.map((d) => ({ key: `${d.from} ${d.where}`, code: d.code }))), [...EXPECTED].sort());
     assert.ok(live.every((d) => d.severity === "error"));
-    assert.match(t.stderr, /^tap: 6 messages client→server, 10 server→client; revision 2025-11-25 \(from the initialize request\)$/m);
+    assert.match(
+      t.stderr,
+      /^tap: 6 messages client→server, 10 server→client; revision 2025-11-25 \(from the initialize request\)$/m,
+    );
     assert.match(t.stderr, /^tap: 9 defects \(8 messages with errors\): 2 id_null \(error\), /m);
     assert.match(t.stderr, /^tap: 1 line ended in \\r\\n$/m);
   });
@@ -110,10 +136,26 @@ describe("tap: a deliberately broken server", () => {
     assert.deepEqual(liveDefects(t.stderr), [], "with --log, stderr has the summary only");
     assert.match(t.stderr, /^tap: 9 defects/m);
 
-    const records = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { at: string; from: "client" | "server"; no: number; line: string; base64?: string; crlf?: boolean; defects: { code: string }[] });
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            at: string;
+            from: "client" | "server";
+            no: number;
+            line: string;
+            base64?: string;
+            crlf?: boolean;
+            defects: { code: string }[];
+          },
+      );
     assert.equal(records.length, 16);
     for (const r of records) assert.ok(!Number.isNaN(Date.parse(r.at)), `an ISO time: ${r.at}`);
-    const logged = grouped(records.flatMap((r) => r.defects.map((d) => ({ key: `${r.from} line ${r.no}`, code: d.code }))));
+    const logged = grouped(
+      records.flatMap((r) => r.defects.map((d) => ({ key: `${r.from} line ${r.no}`, code: d.code }))),
+    );
     assert.deepEqual(logged, [...EXPECTED].sort());
     // the record keeps the message text exactly: bytes that are not UTF-8 also in base64, \r\n as a flag
     const utf8 = records.find((r) => r.from === "server" && r.no === 8)!;
@@ -126,7 +168,11 @@ describe("tap: a deliberately broken server", () => {
     assert.equal(lint.records.length, records.length);
     lint.records.forEach((l, i) => {
       assert.equal(l.from, records[i]!.from, `record ${i + 1}'s direction`);
-      assert.deepEqual(l.defects.map((d) => d.code), records[i]!.defects.map((d) => d.code), `record ${i + 1} (${records[i]!.from} line ${records[i]!.no})`);
+      assert.deepEqual(
+        l.defects.map((d) => d.code),
+        records[i]!.defects.map((d) => d.code),
+        `record ${i + 1} (${records[i]!.from} line ${records[i]!.no})`,
+      );
     });
   });
 });
@@ -152,7 +198,12 @@ describe("tap: how a session ends", () => {
   });
 
   test("a server that exits ends the session at once, with its exit code", async () => {
-    const t = tap(["--", process.execPath, "-e", "process.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"bye\"}\\n'); process.exit(3)"]);
+    const t = tap([
+      "--",
+      process.execPath,
+      "-e",
+      'process.stdout.write(\'{"jsonrpc":"2.0","method":"bye"}\\n\'); process.exit(3)',
+    ]);
     const exit = await within(t.exited, "the tap exiting");
     assert.equal(exit.code, 3);
     assert.equal(t.stdout.toString(), '{"jsonrpc":"2.0","method":"bye"}\n');
@@ -163,7 +214,14 @@ describe("tap: how a session ends", () => {
     const missing = tap(["--", "/nonexistent/mcp-wire-no-such-server"]);
     assert.equal((await within(missing.exited, "the tap exiting")).code, 127);
     assert.match(missing.stderr, /tap: cannot start "\/nonexistent\/mcp-wire-no-such-server": ENOENT/);
-    for (const args of [[], ["--listen", "0"], ["--listen", "x", "--upstream", "http://127.0.0.1:1/mcp"], ["--listen", "0", "--upstream", "ftp://x/"], ["--listen", "0", "--upstream", "http://127.0.0.1:1/", "--", "node"], ["--log", join(dir, "no/such/dir/x"), "--", "node"]]) {
+    for (const args of [
+      [],
+      ["--listen", "0"],
+      ["--listen", "x", "--upstream", "http://127.0.0.1:1/mcp"],
+      ["--listen", "0", "--upstream", "ftp://x/"],
+      ["--listen", "0", "--upstream", "http://127.0.0.1:1/", "--", "node"],
+      ["--log", join(dir, "no/such/dir/x"), "--", "node"],
+    ]) {
       const t = tap(args);
       assert.equal((await within(t.exited, "the tap exiting")).code, 2, `${args.join(" ")}: ${t.stderr}`);
     }

@@ -57,7 +57,11 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const graceMs = options.graceMs ?? 2000;
-  const linter = new Linter({ ...(options.revision ? { revision: options.revision } : {}), maxLineBytes, schema: options.schema ?? true });
+  const linter = new Linter({
+    ...(options.revision ? { revision: options.revision } : {}),
+    maxLineBytes,
+    schema: options.schema ?? true,
+  });
   const lineNo: Record<Sender, number> = { client: 0, server: 0 };
   const splitter = (from: Sender) =>
     new LineSplitter(maxLineBytes, (line) => {

@@ -60,9 +60,13 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       case "ok":
         return handler.node(req, res);
       case "page":
-        return void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Docs</title><h1>Our MCP server</h1>");
+        return void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end("<!doctype html><title>Docs</title><h1>Our MCP server</h1>");
       case "401":
-        return void res.writeHead(401, { "content-type": "application/json", "www-authenticate": 'Bearer realm="x"' }).end('{"error":"unauthorized"}');
+        return void res
+          .writeHead(401, { "content-type": "application/json", "www-authenticate": 'Bearer realm="x"' })
+          .end('{"error":"unauthorized"}');
       case "array":
         return void res.writeHead(200, { "content-type": "application/json" }).end("[]");
       case "echo-auth": {
@@ -75,7 +79,13 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
           } catch {
             // not JSON: answer with a null id
           }
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32001, message: `invalid api key: ${req.headers.authorization ?? "none"}` } }));
+          res.writeHead(200, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              error: { code: -32001, message: `invalid api key: ${req.headers.authorization ?? "none"}` },
+            }),
+          );
         });
       }
       case "hang":
@@ -87,25 +97,35 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     }
   };
 
-  const server: Server = createServer(options.keepAliveMs !== undefined ? { keepAliveTimeout: options.keepAliveMs } : {}, (req, res) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const seen: Fleet["requests"][number] = { path, host: (req.headers.host ?? "").replace(/:\d+$/, ""), local: req.socket.localAddress ?? "", start: performance.now(), end: undefined };
-    requests.push(seen);
-    counter.active++;
-    counter.peak = Math.max(counter.peak, counter.active);
-    let counted = true;
-    const done = () => {
-      seen.end ??= performance.now();
-      if (counted) counter.active--;
-      counted = false;
-    };
-    res.on("close", done);
-    if (options.delayMs) setTimeout(() => serve(req, res), options.delayMs);
-    else serve(req, res);
-  });
+  const server: Server = createServer(
+    options.keepAliveMs !== undefined ? { keepAliveTimeout: options.keepAliveMs } : {},
+    (req, res) => {
+      const path = (req.url ?? "/").split("?")[0]!;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      const seen: Fleet["requests"][number] = {
+        path,
+        host: (req.headers.host ?? "").replace(/:\d+$/, ""),
+        local: req.socket.localAddress ?? "",
+        start: performance.now(),
+        end: undefined,
+      };
+      requests.push(seen);
+      counter.active++;
+      counter.peak = Math.max(counter.peak, counter.active);
+      let counted = true;
+      const done = () => {
+        seen.end ??= performance.now();
+        if (counted) counter.active--;
+        counted = false;
+      };
+      res.on("close", done);
+      if (options.delayMs) setTimeout(() => serve(req, res), options.delayMs);
+      else serve(req, res);
+    },
+  );
   const address = options.address ?? "127.0.0.1";
-  if (!isIPv4(address) || !address.startsWith("127.")) throw new Error(`a test fleet listens on loopback only, not ${address}`);
+  if (!isIPv4(address) || !address.startsWith("127."))
+    throw new Error(`a test fleet listens on loopback only, not ${address}`);
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, address, resolve));
   const port = (server.address() as AddressInfo).port;
   const base = `http://${address}:${port}`;
@@ -128,9 +148,14 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
 }
 
 /** `count` fleets, one on each of 127.0.0.2, 127.0.0.3…: as many separate hosts, each counting its own requests. */
-export async function startHosts(count: number, options: Omit<FleetOptions, "address" | "counter"> = {}): Promise<Fleet[]> {
+export async function startHosts(
+  count: number,
+  options: Omit<FleetOptions, "address" | "counter"> = {},
+): Promise<Fleet[]> {
   if (count < 1 || count > 254) throw new Error(`127.0.0.2 onwards holds 1 to 254 hosts, not ${count}`);
-  const fleets = await Promise.allSettled(Array.from({ length: count }, (_, i) => startFleet({ ...options, address: `127.0.0.${i + 2}` })));
+  const fleets = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) => startFleet({ ...options, address: `127.0.0.${i + 2}` })),
+  );
   const failed = fleets.find((f) => f.status === "rejected");
   if (failed) {
     await Promise.all(fleets.map((f) => (f.status === "fulfilled" ? f.value.close() : undefined)));
@@ -176,10 +201,15 @@ export async function until(condition: () => boolean, what: string, ms = 20_000)
  */
 export function rebinding(answers: (string[] | "fail")[]): LookupFunction & { calls: number } {
   let calls = 0;
-  const lookup = (hostname: string, options: { all?: boolean }, callback: (e: NodeJS.ErrnoException | null, a?: unknown, f?: number) => void) => {
+  const lookup = (
+    hostname: string,
+    options: { all?: boolean },
+    callback: (e: NodeJS.ErrnoException | null, a?: unknown, f?: number) => void,
+  ) => {
     const answer = answers[Math.min(calls++, answers.length - 1)]!;
     queueMicrotask(() => {
-      if (answer === "fail") return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
+      if (answer === "fail")
+        return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
       const list = answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
       if (options.all) callback(null, list);
       else callback(null, list[0]!.address, list[0]!.family);
@@ -193,7 +223,10 @@ export function rebinding(answers: (string[] | "fail")[]): LookupFunction & { ca
  * naming its resource metadata, which names `as` as its authorization server. Every answer is
  * held a moment, and the server counts the requests it holds at once.
  */
-export async function signinHost(address: string, as: () => string): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
+export async function signinHost(
+  address: string,
+  as: () => string,
+): Promise<{ origin: string; peak: () => number; hits: () => number; close: () => Promise<void> }> {
   let active = 0;
   let peak = 0;
   let hits = 0;
@@ -207,13 +240,27 @@ export async function signinHost(address: string, as: () => string): Promise<{ o
       const endpoint = /^\/mcp\/\d+$/.exec(path);
       const prm = /^\/\.well-known\/oauth-protected-resource(\/mcp\/\d+)$/.exec(path);
       if (endpoint && req.method === "POST") {
-        res.writeHead(401, { "content-type": "application/json", "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"` }).end('{"error":"invalid_token"}');
+        res
+          .writeHead(401, {
+            "content-type": "application/json",
+            "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"`,
+          })
+          .end('{"error":"invalid_token"}');
       } else if (prm) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ resource: `${origin}${prm[1]}`, authorization_servers: [as()] }));
       } else if (path === "/.well-known/oauth-authorization-server") {
         const issuer = origin;
         res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+          JSON.stringify({
+            issuer,
+            authorization_endpoint: `${issuer}/authorize`,
+            token_endpoint: `${issuer}/token`,
+            registration_endpoint: `${issuer}/register`,
+            response_types_supported: ["code"],
+            code_challenge_methods_supported: ["S256"],
+          }),
         );
       } else {
         res.writeHead(404, { "content-type": "text/plain" }).end("no such path");

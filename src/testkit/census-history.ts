@@ -25,8 +25,16 @@ function attemptOf(runId: number, target: string, i: number, run: number, runs: 
   const signin = i % 10 === 5;
   const redefined = i % 7 === 0 && run === runs - 1;
   const tools = [
-    { name: "echo", description: redefined ? "Says the text back" : "Echoes the text", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
-    { name: "add", description: "Adds two numbers", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } } },
+    {
+      name: "echo",
+      description: redefined ? "Says the text back" : "Echoes the text",
+      inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    },
+    {
+      name: "add",
+      description: "Adds two numbers",
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+    },
   ];
   const ok = !failing && !signin;
   return {
@@ -56,11 +64,19 @@ function attemptOf(runId: number, target: string, i: number, run: number, runs: 
 }
 
 /** Fills `store` with the history, a run a day; `record` stores one run's attempts (a batch where the engine has one). */
-export async function fillHistory(store: Store, options: HistoryOptions, record: (attempts: AttemptRecord[]) => Promise<unknown> = async (as) => {
-  for (const a of as) await store.recordAttempt(a);
-}): Promise<void> {
+export async function fillHistory(
+  store: Store,
+  options: HistoryOptions,
+  record: (attempts: AttemptRecord[]) => Promise<unknown> = async (as) => {
+    for (const a of as) await store.recordAttempt(a);
+  },
+): Promise<void> {
   const url = options.url ?? historyUrl;
-  const targets: TargetRecord[] = Array.from({ length: options.targets }, (_, i) => ({ target: url(i), kind: "http", name: null }));
+  const targets: TargetRecord[] = Array.from({ length: options.targets }, (_, i) => ({
+    target: url(i),
+    kind: "http",
+    name: null,
+  }));
   for (let run = 0; run < options.runs; run++) {
     const start = options.now - (options.runs - 1 - run) * DAY;
     const runId = await store.startRun("history", targets, {});

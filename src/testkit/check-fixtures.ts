@@ -13,10 +13,10 @@ export const RULES: readonly CheckRule[] = [
     id: "tool_input_schema_object",
     severity: "error",
     title: "Tool inputSchema is an object schema",
-    rule: "Every tool's inputSchema is a JSON Schema whose root has type \"object\".",
+    rule: 'Every tool\'s inputSchema is a JSON Schema whose root has type "object".',
     revisions: ["2025-06-18", "2025-11-25", "2026-07-28"],
     spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool",
-    fix: "Give the tool an inputSchema of {\"type\": \"object\"}, with properties if it takes arguments.",
+    fix: 'Give the tool an inputSchema of {"type": "object"}, with properties if it takes arguments.',
     example: '{"name": "search", "inputSchema": {"type": "string"}}',
     breaks: ["sdk-v2", "ai-sdk"],
   },
@@ -47,7 +47,7 @@ const finding = (over: Partial<Finding> & Pick<Finding, "id">): Finding => {
     revision: "2025-11-25",
     method: "tools/list",
     path: "/result/tools/0/inputSchema/type",
-    message: "inputSchema's root type is \"string\", not \"object\"",
+    message: 'inputSchema\'s root type is "string", not "object"',
     fix: rule.fix,
     spec: rule.spec,
     breaks: rule.breaks ?? [],
@@ -61,19 +61,44 @@ export function sampleReport(over: Partial<CheckReport> = {}): CheckReport {
   const findings: Finding[] = [
     finding({ id: "tool_input_schema_object", revision: "2025-11-25" }),
     finding({ id: "tool_input_schema_object", revision: "2026-07-28" }),
-    finding({ id: "tool_input_schema_object", revision: "2026-07-28", path: "/result/tools/3/inputSchema/type", message: HOSTILE }),
-    finding({ id: "tool_name_format", revision: "2025-11-25", path: "/result/tools/1/name", message: "tool name \"search docs\" has a space" }),
-    finding({ id: "stdio_exit_slow", revision: null, method: null, path: null, message: "still running 5 s after stdin closed" }),
+    finding({
+      id: "tool_input_schema_object",
+      revision: "2026-07-28",
+      path: "/result/tools/3/inputSchema/type",
+      message: HOSTILE,
+    }),
+    finding({
+      id: "tool_name_format",
+      revision: "2025-11-25",
+      path: "/result/tools/1/name",
+      message: 'tool name "search docs" has a space',
+    }),
+    finding({
+      id: "stdio_exit_slow",
+      revision: null,
+      method: null,
+      path: null,
+      message: "still running 5 s after stdin closed",
+    }),
   ];
   return {
     target: `https://user:pw@mcp.example.com/mcp?api_key=${SECRET}`,
-    revisions: { "2026-07-28": "ok", "2025-11-25": "ok", "2025-06-18": "ok", "2025-03-26": "refused", "2024-11-05": "refused" },
+    revisions: {
+      "2026-07-28": "ok",
+      "2025-11-25": "ok",
+      "2025-06-18": "ok",
+      "2025-03-26": "refused",
+      "2024-11-05": "refused",
+    },
     findings,
     counts: { error: 3, warning: 1, info: 1 },
     checked: { messages: 41, pages: 3 },
     elapsedMs: 812,
     ran: [
-      ...(["2025-06-18", "2025-11-25", "2026-07-28"] as const).map((revision) => ({ id: "tool_input_schema_object", revision })),
+      ...(["2025-06-18", "2025-11-25", "2026-07-28"] as const).map((revision) => ({
+        id: "tool_input_schema_object",
+        revision,
+      })),
       ...(["2025-11-25", "2026-07-28"] as const).map((revision) => ({ id: "tool_name_format", revision })),
       { id: "stdio_exit_slow", revision: null },
     ],
@@ -91,6 +116,10 @@ export function uncheckedReport(): CheckReport {
     counts: { error: 0, warning: 0, info: 0 },
     checked: { messages: 0, pages: 0 },
     ran: [],
-    unchecked: { class: "auth_required", detail: "http_401", message: "the server asks for sign-in and no credentials were given (--header)" },
+    unchecked: {
+      class: "auth_required",
+      detail: "http_401",
+      message: "the server asks for sign-in and no credentials were given (--header)",
+    },
   });
 }

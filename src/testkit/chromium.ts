@@ -12,7 +12,9 @@ import type { BrowserContext, Page } from "playwright-core";
 export const CHROMIUM = "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here, or false when they can. */
-export const chromiumMissing: string | false = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)`;
+export const chromiumMissing: string | false = existsSync(CHROMIUM)
+  ? false
+  : `no ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)`;
 
 /** Registers the one counted test that stands for `what` when the browser is missing. */
 export function requireChromium(what: string): void {
@@ -26,7 +28,16 @@ export async function launchChromium(dir: string, viewport = { width: 1280, heig
   return chromium.launchPersistentContext(join(dir, "profile"), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     viewport,
     timeout: 60_000,
   });

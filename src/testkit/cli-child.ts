@@ -17,12 +17,18 @@ export interface Child {
 
 /** `as`: run as this user and group (a test running as root, playing a user without root's rights). */
 export function mcpWire(args: string[], env: NodeJS.ProcessEnv = {}, as?: { uid: number; gid: number }): Child {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], ...(as ?? {}) });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(as ?? {}),
+  });
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
   child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
-  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+  );
   return {
     process: child,
     stdout: () => out,

@@ -101,7 +101,10 @@ export function toolChecks(conn: Connected, tools: ServerTools) {
     const client = conn.client;
     const controller = new AbortController();
     const first = signal();
-    const call = client.callTool(tools.long.tool, tools.long.args, { signal: controller.signal, onProgress: () => first.fire() });
+    const call = client.callTool(tools.long.tool, tools.long.args, {
+      signal: controller.signal,
+      onProgress: () => first.fire(),
+    });
     const settled = call.then(
       () => "resolved",
       (e: unknown) => e,
@@ -116,7 +119,10 @@ export function toolChecks(conn: Connected, tools: ServerTools) {
       const evidence = tools.cancelledEvidence;
       await until(() => evidence.test(conn.stderr()), `the server's word that it stopped (${evidence})`);
     }
-    const again = await within(client.callTool(tools.echo.tool, tools.echo.args("still here")), `${tools.echo.tool} after the abort`);
+    const again = await within(
+      client.callTool(tools.echo.tool, tools.echo.args("still here")),
+      `${tools.echo.tool} after the abort`,
+    );
     assert.equal(textOf(again), tools.echo.expect("still here"));
     assert.equal(client.closed, false);
   });

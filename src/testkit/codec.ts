@@ -40,7 +40,10 @@ export function assertDefectShape(d: Defect): void {
   assert.ok(["error", "warning", "info"].includes(d.severity), `severity ${d.severity}`);
   // the table's severity, or the one it names for a case of the code (severities live nowhere else)
   const spec: { severity: string; when?: Record<string, string> } = DEFECTS[d.code];
-  assert.ok(d.severity === spec.severity || Object.values(spec.when ?? {}).includes(d.severity), `${d.code} has severity ${d.severity}`);
+  assert.ok(
+    d.severity === spec.severity || Object.values(spec.when ?? {}).includes(d.severity),
+    `${d.code} has severity ${d.severity}`,
+  );
   assert.equal(typeof d.path, "string");
   assert.ok(isJsonPointer(d.path), `${d.code}: path ${JSON.stringify(d.path)} is not a JSON Pointer`);
   assert.equal(typeof d.message, "string");
@@ -48,7 +51,13 @@ export function assertDefectShape(d: Defect): void {
   assert.ok(!/[\r\n]/.test(d.message), `${d.code}: message is not one line: ${JSON.stringify(d.message)}`);
 }
 
-const BATCH_LEVEL: ReadonlySet<DefectCode> = new Set(["batch_not_allowed", "empty_batch", "batch_mixed", "batch_initialize", "bare_array"]);
+const BATCH_LEVEL: ReadonlySet<DefectCode> = new Set([
+  "batch_not_allowed",
+  "empty_batch",
+  "batch_mixed",
+  "batch_initialize",
+  "bare_array",
+]);
 
 /**
  * The invariants every decode result keeps: well-formed defects; `invalid` exactly when an
@@ -101,17 +110,29 @@ export const META = {
 };
 
 /** A request that is clean on `revision`: modern requests carry the per-request `_meta`. */
-export function request(revision: Revision, id: string | number = 1, method = "tools/list", params: Record<string, unknown> = {}): Record<string, unknown> {
+export function request(
+  revision: Revision,
+  id: string | number = 1,
+  method = "tools/list",
+  params: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     jsonrpc: "2.0",
     id,
     method,
-    params: revision === MODERN ? { ...params, _meta: { ...META, "io.modelcontextprotocol/protocolVersion": revision } } : params,
+    params:
+      revision === MODERN
+        ? { ...params, _meta: { ...META, "io.modelcontextprotocol/protocolVersion": revision } }
+        : params,
   };
 }
 
 /** A result that is clean on `revision`: modern results carry `resultType`. */
-export function result(revision: Revision, id: string | number = 1, body: Record<string, unknown> = {}): Record<string, unknown> {
+export function result(
+  revision: Revision,
+  id: string | number = 1,
+  body: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { jsonrpc: "2.0", id, result: revision === MODERN ? { ...body, resultType: "complete" } : body };
 }
 

@@ -13,21 +13,79 @@ import { exceedsDepth } from "../codec/depth.js";
 import { assertSound } from "./codec.js";
 
 const token = fc.constantFrom(
-  "{", "}", "[", "]", ":", ",", '"jsonrpc"', '"2.0"', '"id"', '"method"', '"params"', '"result"', '"error"', '"code"', '"message"', '"_meta"',
-  '"__proto__"', '"constructor"', '"prototype"', '"toString"', '"io.modelcontextprotocol/clientInfo"', '"io.modelcontextprotocol/protocolVersion"',
-  "null", "true", "false", "1", "-32601", "1.5", "1e400", "-0", '"x"', '""', " ", "\n", "\ufeff", '"\\u0000"', '"\\ud800"', '"\\"', "\\", '"[{"',
+  "{",
+  "}",
+  "[",
+  "]",
+  ":",
+  ",",
+  '"jsonrpc"',
+  '"2.0"',
+  '"id"',
+  '"method"',
+  '"params"',
+  '"result"',
+  '"error"',
+  '"code"',
+  '"message"',
+  '"_meta"',
+  '"__proto__"',
+  '"constructor"',
+  '"prototype"',
+  '"toString"',
+  '"io.modelcontextprotocol/clientInfo"',
+  '"io.modelcontextprotocol/protocolVersion"',
+  "null",
+  "true",
+  "false",
+  "1",
+  "-32601",
+  "1.5",
+  "1e400",
+  "-0",
+  '"x"',
+  '""',
+  " ",
+  "\n",
+  "\ufeff",
+  '"\\u0000"',
+  '"\\ud800"',
+  '"\\"',
+  "\\",
+  '"[{"',
 );
 const soup = fc.array(token, { maxLength: 60 }).map((ts) => ts.join(""));
 
 /** A JSON value wrapped in many levels of arrays and objects, around the depth limit and past it. */
-const deep = fc.tuple(fc.json({ maxDepth: 2 }), fc.integer({ min: 100, max: 400 }), fc.constantFrom("[", '{"a":'), fc.boolean()).map(([inner, n, open, close]) => {
-  const shut = open === "[" ? "]" : "}";
-  return open.repeat(n) + inner + (close ? shut.repeat(n) : shut.repeat(n - 1));
-});
+const deep = fc
+  .tuple(fc.json({ maxDepth: 2 }), fc.integer({ min: 100, max: 400 }), fc.constantFrom("[", '{"a":'), fc.boolean())
+  .map(([inner, n, open, close]) => {
+    const shut = open === "[" ? "]" : "}";
+    return open.repeat(n) + inner + (close ? shut.repeat(n) : shut.repeat(n - 1));
+  });
 
-const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "_meta", "jsonrpc", "id", "method", "result", "error"));
+const key = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "hasOwnProperty",
+    "_meta",
+    "jsonrpc",
+    "id",
+    "method",
+    "result",
+    "error",
+  ),
+);
 const envelope = fc
-  .dictionary(key, fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })), { maxKeys: 7 })
+  .dictionary(
+    key,
+    fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })),
+    { maxKeys: 7 },
+  )
   .map((o) => JSON.stringify({ jsonrpc: "2.0", ...o }));
 
 const input: fc.Arbitrary<string | Uint8Array> = fc.oneof(
@@ -49,7 +107,8 @@ export function fuzzCodec(numRuns: number, seed?: number): void {
       const d = decode(bytes, { revision });
       assertSound(d);
       const parsed = d.message ?? d.value;
-      if (parsed !== undefined) assert.equal(exceedsDepth(parsed, 128), false, "a value deeper than the limit was handed out");
+      if (parsed !== undefined)
+        assert.equal(exceedsDepth(parsed, 128), false, "a value deeper than the limit was handed out");
       assert.deepEqual(Object.keys(Object.prototype), []);
       assert.equal(({} as Record<string, unknown>).jsonrpc, undefined);
       assert.equal(Object.getPrototypeOf({}), Object.prototype);

@@ -14,8 +14,14 @@ import type { Tool } from "../mcp/meta.js";
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** `echo` {text} answers its text; `slow` streams progress until the client goes away. */
-export const ECHO_TOOL: Tool = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } };
-export const SLOW_TOOL: Tool = { name: "slow", inputSchema: { type: "object", properties: { steps: { type: "integer" } } } };
+export const ECHO_TOOL: Tool = {
+  name: "echo",
+  inputSchema: { type: "object", properties: { text: { type: "string" } } },
+};
+export const SLOW_TOOL: Tool = {
+  name: "slow",
+  inputSchema: { type: "object", properties: { steps: { type: "integer" } } },
+};
 
 export interface ModernOptions {
   tools?: Tool[];
@@ -39,7 +45,12 @@ function toolCall(r: Recorded, res: ServerResponse, id: unknown, params: Params,
     let step = 0;
     const timer = setInterval(() => {
       step++;
-      if (token !== undefined) sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
+      if (token !== undefined)
+        sse.event({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: step },
+        });
       if (step >= 250) {
         clearInterval(timer);
         res.end();
@@ -65,7 +76,11 @@ export function modernServer(options: ModernOptions = {}): Promise<TestServer> {
     const version = params?._meta?.[META_PROTOCOL_VERSION];
     if (typeof version !== "string" || !supported.includes(version)) {
       const message = `Unsupported protocol version: ${String(version)}`;
-      return sendJson(res, 400, rpcError(id ?? null, UNSUPPORTED_PROTOCOL_VERSION, message, { supported, requested: version ?? null }));
+      return sendJson(
+        res,
+        400,
+        rpcError(id ?? null, UNSUPPORTED_PROTOCOL_VERSION, message, { supported, requested: version ?? null }),
+      );
     }
     if (id === undefined) return void res.writeHead(202).end();
     switch (m.method) {
@@ -73,10 +88,19 @@ export function modernServer(options: ModernOptions = {}): Promise<TestServer> {
         return sendJson(
           res,
           200,
-          result(id, { supportedVersions: supported, capabilities: { tools: {} }, resultType: "complete", _meta: { [META_SERVER_INFO]: { name: "modern-test", version: "1.0.0" } } }),
+          result(id, {
+            supportedVersions: supported,
+            capabilities: { tools: {} },
+            resultType: "complete",
+            _meta: { [META_SERVER_INFO]: { name: "modern-test", version: "1.0.0" } },
+          }),
         );
       case "tools/list":
-        return sendJson(res, 200, result(id, { tools: options.tools ?? [ECHO_TOOL, SLOW_TOOL], resultType: "complete" }));
+        return sendJson(
+          res,
+          200,
+          result(id, { tools: options.tools ?? [ECHO_TOOL, SLOW_TOOL], resultType: "complete" }),
+        );
       case "tools/call":
         return toolCall(r, res, id, params, true);
       default:
@@ -110,13 +134,26 @@ export function legacyServer(options: LegacyOptions = {}): Promise<TestServer> {
       const chosen = typeof requested === "string" && versions.includes(requested) ? requested : versions[0]!;
       const session = randomUUID();
       sessions.add(session);
-      return sendJson(res, 200, result(id, { protocolVersion: chosen, capabilities: { tools: {} }, serverInfo: { name: "legacy-test", version: "1.0.0" } }), {
-        "mcp-session-id": session,
-      });
+      return sendJson(
+        res,
+        200,
+        result(id, {
+          protocolVersion: chosen,
+          capabilities: { tools: {} },
+          serverInfo: { name: "legacy-test", version: "1.0.0" },
+        }),
+        {
+          "mcp-session-id": session,
+        },
+      );
     }
     if (typeof sid !== "string" || !sessions.has(sid)) {
       // what the v1 SDK answers before initialize: not a modern error
-      return sendJson(res, options.beforeInitialize ?? 400, rpcError(null, -32000, "Bad Request: Server not initialized"));
+      return sendJson(
+        res,
+        options.beforeInitialize ?? 400,
+        rpcError(null, -32000, "Bad Request: Server not initialized"),
+      );
     }
     if (id === undefined) return void res.writeHead(202).end();
     switch (m.method) {
@@ -154,7 +191,11 @@ export function httpSseServer(options: { tools?: Tool[] } = {}): Promise<TestSer
       const params = m.params as Params;
       let answer: Record<string, unknown>;
       if (m.method === "initialize") {
-        answer = result(m.id, { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "http-sse-test", version: "1.0.0" } });
+        answer = result(m.id, {
+          protocolVersion: "2024-11-05",
+          capabilities: { tools: {} },
+          serverInfo: { name: "http-sse-test", version: "1.0.0" },
+        });
       } else if (m.method === "tools/list") {
         answer = result(m.id, { tools: options.tools ?? [ECHO_TOOL] });
       } else if (m.method === "tools/call") {

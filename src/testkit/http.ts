@@ -2,7 +2,13 @@
  * Helpers shared by the HTTP tests: small `node:http` servers on 127.0.0.1 (port 0) that record
  * every request, and hand-written MCP servers of each era. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "node:test";
 
@@ -103,7 +109,11 @@ export interface Closable {
  * the peers first, so none is left waiting on a server already gone. Call once, at the top level
  * of a test file; `serve` starts a recording server, `keep` takes one started elsewhere.
  */
-export function closedAfterEach(): { serve(handler: Handler): Promise<TestServer>; keep<T extends TestServer>(server: T): T; peers: Closable[] } {
+export function closedAfterEach(): {
+  serve(handler: Handler): Promise<TestServer>;
+  keep<T extends TestServer>(server: T): T;
+  peers: Closable[];
+} {
   const servers: TestServer[] = [];
   const peers: Closable[] = [];
   afterEach(async () => {
@@ -123,7 +133,12 @@ export async function closedPort(): Promise<number> {
   return s.port;
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
 }
 
@@ -132,7 +147,8 @@ export function openSse(res: ServerResponse, headers: Record<string, string> = {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers });
   res.flushHeaders();
   return {
-    event: (value: unknown, name?: string) => res.write(`${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(value)}\n\n`),
+    event: (value: unknown, name?: string) =>
+      res.write(`${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(value)}\n\n`),
     raw: (text: string) => res.write(text),
   };
 }

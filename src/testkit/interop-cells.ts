@@ -9,7 +9,20 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connectClient, type ClientName, type Endpoint, type InteropClient } from "./interop-clients.js";
-import { STEP_MS, lint, listDefects, probe, readLog, scratch, startHttpTap, tapStdioCommand, tapSummary, within, type LogRecord, type TapSummary } from "./interop-harness.js";
+import {
+  STEP_MS,
+  lint,
+  listDefects,
+  probe,
+  readLog,
+  scratch,
+  startHttpTap,
+  tapStdioCommand,
+  tapSummary,
+  within,
+  type LogRecord,
+  type TapSummary,
+} from "./interop-harness.js";
 import type { PeerRow, RunningPeer } from "./interop-peers.js";
 
 export type Call = PeerRow["call"];
@@ -70,9 +83,17 @@ export async function probeIsClean(peer: RunningPeer, expected: readonly string[
   }
   try {
     const { status, verdict, raw } = await probe(peer.target);
-    assert.equal(verdict.class, "ok", `class ${verdict.class} (${verdict.detail}): ${verdict.advice}\n${raw.slice(0, 3000)}`);
+    assert.equal(
+      verdict.class,
+      "ok",
+      `class ${verdict.class} (${verdict.detail}): ${verdict.advice}\n${raw.slice(0, 3000)}`,
+    );
     const unexpected = verdict.defects.filter((d) => !expected.includes(d.code));
-    assert.deepEqual(unexpected, [], `false defects on a healthy peer:\n${listDefects(unexpected)}\n${raw.slice(0, 3000)}`);
+    assert.deepEqual(
+      unexpected,
+      [],
+      `false defects on a healthy peer:\n${listDefects(unexpected)}\n${raw.slice(0, 3000)}`,
+    );
     assert.deepEqual(
       verdict.defects.map((d) => d.code).filter((c) => expected.includes(c)),
       [...expected],
@@ -119,13 +140,20 @@ export async function throughTap(
     for (const _ of clients) {
       const log = join(dir, `tap-${++logs}.ndjson`);
       const stderrPath = join(dir, `tap-${logs}.stderr`);
-      endpoints.push({ kind: "stdio", ...tapStdioCommand(log, pe.command, pe.args), ...(pe.env ? { env: pe.env } : {}), stderrPath });
+      endpoints.push({
+        kind: "stdio",
+        ...tapStdioCommand(log, pe.command, pe.args),
+        ...(pe.env ? { env: pe.env } : {}),
+        stderrPath,
+      });
       taps.push({ log, summary: () => "" });
     }
   } else {
     const log = join(dir, `tap-${++logs}.ndjson`);
     const tap = await startHttpTap(pe.url, log);
-    const endpoint: Endpoint = bridge ? bridge(tap.url) : { kind: "http", url: tap.url, ...(pe.sse ? { sse: true } : {}) };
+    const endpoint: Endpoint = bridge
+      ? bridge(tap.url)
+      : { kind: "http", url: tap.url, ...(pe.sse ? { sse: true } : {}) };
     for (const _ of clients) endpoints.push(endpoint);
     taps.push({ log, summary: () => tap.proc.stderr, stop: () => tap.proc.stop() });
   }
@@ -151,13 +179,18 @@ export async function throughTap(
     await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
     for (const tap of taps) await tap.stop?.();
   }
-  return taps.map((tap) => ({ summary: tapSummary(tap.summary()), records: existsSync(tap.log) ? readLog(tap.log) : [], log: tap.log }));
+  return taps.map((tap) => ({
+    summary: tapSummary(tap.summary()),
+    records: existsSync(tap.log) ? readLog(tap.log) : [],
+    log: tap.log,
+  }));
 }
 
 async function waitForSummary(stderr: () => string, what: string): Promise<void> {
   const start = Date.now();
   while (!/^tap: \d+ messages? client→server/m.test(stderr())) {
-    if (Date.now() - start > STEP_MS) throw new Error(`${what} printed no summary after ${STEP_MS} ms; its stderr:\n${stderr().slice(-2000)}`);
+    if (Date.now() - start > STEP_MS)
+      throw new Error(`${what} printed no summary after ${STEP_MS} ms; its stderr:\n${stderr().slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -165,12 +198,18 @@ async function waitForSummary(stderr: () => string, what: string): Promise<void>
 /** Zero defects live (the summary and every log record) and from `lint` of the log, exit 0. */
 export function assertClean(tapped: readonly Tapped[]): void {
   for (const t of tapped) {
-    const logged = t.records.flatMap((r) => r.defects.map((d) => ({ ...d, message: `${r.from}: ${d.message} — ${r.line.slice(0, 200)}` })));
+    const logged = t.records.flatMap((r) =>
+      r.defects.map((d) => ({ ...d, message: `${r.from}: ${d.message} — ${r.line.slice(0, 200)}` })),
+    );
     assert.ok(t.records.length > 0, `the tap logged no message (${t.log})`);
     assert.deepEqual(logged, [], `tap reported defects live (${t.summary.defects}):\n${listDefects(logged)}`);
     assert.ok(t.summary.clean, `tap's summary: ${t.summary.defects}`);
     const linted = lint(t.log);
-    assert.deepEqual(linted.defects, [], `lint of the tap's log (exit ${linted.status}):\n${listDefects(linted.defects)}`);
+    assert.deepEqual(
+      linted.defects,
+      [],
+      `lint of the tap's log (exit ${linted.status}):\n${listDefects(linted.defects)}`,
+    );
     assert.equal(linted.status, 0, linted.stderr);
   }
 }

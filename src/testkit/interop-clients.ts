@@ -9,7 +9,11 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport as V1Sse } from "@modelcontextprotocol/sdk/client/sse.js";
-import { Client as V2Client, SSEClientTransport as V2Sse, StreamableHTTPClientTransport as V2Http } from "@modelcontextprotocol/client";
+import {
+  Client as V2Client,
+  SSEClientTransport as V2Sse,
+  StreamableHTTPClientTransport as V2Http,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiStdio } from "@ai-sdk/mcp/mcp-stdio";
@@ -68,9 +72,15 @@ function sdkTransport<S extends { stderr: Stream | null }, H>(
   stdio: (params: StdioParams) => S,
   http: (url: URL, sse: boolean) => H,
 ): { transport: S | H; stderr: () => string } {
-  if (endpoint.kind === "http") return { transport: http(new URL(endpoint.url), endpoint.sse === true), stderr: () => "" };
+  if (endpoint.kind === "http")
+    return { transport: http(new URL(endpoint.url), endpoint.sse === true), stderr: () => "" };
   let text = "";
-  const transport = stdio({ command: endpoint.command, args: [...endpoint.args], env: env(endpoint.env), stderr: "pipe" });
+  const transport = stdio({
+    command: endpoint.command,
+    args: [...endpoint.args],
+    env: env(endpoint.env),
+    stderr: "pipe",
+  });
   transport.stderr?.on("data", (b: Buffer) => (text += b.toString("utf8")));
   return { transport, stderr: () => text };
 }
@@ -89,7 +99,8 @@ async function sdkV1(endpoint: Endpoint): Promise<InteropClient> {
   await within(client.connect(transport, { timeout: STEP_MS }), "SDK v1 connect");
   return {
     listTools: async () => (await client.listTools(undefined, { timeout: STEP_MS })).tools.map((t) => t.name),
-    callTool: async (name, args) => firstText(await client.callTool({ name, arguments: args }, undefined, { timeout: STEP_MS })),
+    callTool: async (name, args) =>
+      firstText(await client.callTool({ name, arguments: args }, undefined, { timeout: STEP_MS })),
     close: () => client.close(),
     stderr,
     errors,
@@ -123,16 +134,29 @@ async function aiSdk(endpoint: Endpoint): Promise<InteropClient> {
   const fd = stderrPath ? openSync(stderrPath, "w") : undefined;
   const transport =
     endpoint.kind === "stdio"
-      ? new AiStdio({ command: endpoint.command, args: [...endpoint.args], env: env(endpoint.env), stderr: fd ?? "ignore" })
+      ? new AiStdio({
+          command: endpoint.command,
+          args: [...endpoint.args],
+          env: env(endpoint.env),
+          stderr: fd ?? "ignore",
+        })
       : { type: endpoint.sse ? ("sse" as const) : ("http" as const), url: endpoint.url };
-  const client = await within(createMCPClient({ transport, name: INFO.name, onUncaughtError: (e: unknown) => errors.push(String(e)) }), "AI SDK connect");
+  const client = await within(
+    createMCPClient({ transport, name: INFO.name, onUncaughtError: (e: unknown) => errors.push(String(e)) }),
+    "AI SDK connect",
+  );
   return {
     listTools: async () => (await client.listTools()).tools.map((t) => t.name),
     callTool: async (name, args) => {
       const tools = await client.tools();
       const tool = tools[name];
       if (!tool?.execute) throw new Error(`the AI SDK client offers no ${name}`);
-      return firstText((await within(Promise.resolve(tool.execute(args, { toolCallId: "interop-1", messages: [] })), `AI SDK ${name}`)) as { content?: unknown; isError?: unknown });
+      return firstText(
+        (await within(
+          Promise.resolve(tool.execute(args, { toolCallId: "interop-1", messages: [] })),
+          `AI SDK ${name}`,
+        )) as { content?: unknown; isError?: unknown },
+      );
     },
     close: async () => {
       await client.close();
@@ -151,9 +175,22 @@ async function mcpWire(endpoint: Endpoint): Promise<InteropClient> {
       child = new ChildServer(endpoint.command, endpoint.args, { env: env(endpoint.env) });
       return child.transport;
     };
-    client = await within(McpClient.connect(connector, { clientInfo: INFO, timeout: STEP_MS, probeTimeout: STEP_MS }), "McpClient.connect");
+    client = await within(
+      McpClient.connect(connector, { clientInfo: INFO, timeout: STEP_MS, probeTimeout: STEP_MS }),
+      "McpClient.connect",
+    );
   } else {
-    client = (await within(connectHttp(endpoint.url, { clientInfo: INFO, timeout: STEP_MS, fresh: true, ...(endpoint.sse ? { transport: "http+sse" as const } : {}) }), "connectHttp")).client;
+    client = (
+      await within(
+        connectHttp(endpoint.url, {
+          clientInfo: INFO,
+          timeout: STEP_MS,
+          fresh: true,
+          ...(endpoint.sse ? { transport: "http+sse" as const } : {}),
+        }),
+        "connectHttp",
+      )
+    ).client;
   }
   return {
     listTools: async () => (await client.listTools({ timeout: STEP_MS })).map((t) => t.name),

@@ -30,7 +30,8 @@ export function scratch(): { dir: string; cleanup(): void } {
   const keep = process.env.MCP_WIRE_INTEROP_KEEP === "1";
   return {
     dir,
-    cleanup: () => (keep ? void process.stderr.write(`interop: kept ${dir}\n`) : rmSync(dir, { recursive: true, force: true })),
+    cleanup: () =>
+      keep ? void process.stderr.write(`interop: kept ${dir}\n`) : rmSync(dir, { recursive: true, force: true }),
   };
 }
 
@@ -62,7 +63,11 @@ export class Proc {
     options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
   ) {
     // stdin stays an open pipe: some fixtures end when it closes
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...options.env }, cwd: options.cwd ?? ROOT });
+    this.child = spawn(command, args, {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, ...options.env },
+      cwd: options.cwd ?? ROOT,
+    });
     this.child.stdout!.setEncoding("utf8").on("data", (s: string) => (this.out = (this.out + s).slice(-KEEP)));
     this.child.stderr!.setEncoding("utf8").on("data", (s: string) => (this.err = (this.err + s).slice(-KEEP)));
     this.child.stdin!.on("error", () => undefined);
@@ -88,8 +93,12 @@ export class Proc {
     for (;;) {
       const m = pattern.exec(this.out) ?? pattern.exec(this.err);
       if (m) return m;
-      if (!this.running) throw new Error(`${what}: ${this.command} ${this.args.join(" ")} exited first; stderr:\n${this.err.slice(-2000)}`);
-      if (Date.now() - start > ms) throw new Error(`${what}: not seen after ${ms} ms; stderr:\n${this.err.slice(-2000)}`);
+      if (!this.running)
+        throw new Error(
+          `${what}: ${this.command} ${this.args.join(" ")} exited first; stderr:\n${this.err.slice(-2000)}`,
+        );
+      if (Date.now() - start > ms)
+        throw new Error(`${what}: not seen after ${ms} ms; stderr:\n${this.err.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -111,7 +120,12 @@ export class Proc {
 }
 
 /** A server process that prints `PORT <n>` once it listens on 127.0.0.1. */
-export async function startListening(command: string, args: readonly string[], path = "/mcp", options: { env?: NodeJS.ProcessEnv } = {}): Promise<{ proc: Proc; url: string }> {
+export async function startListening(
+  command: string,
+  args: readonly string[],
+  path = "/mcp",
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<{ proc: Proc; url: string }> {
   const proc = new Proc(command, args, options);
   try {
     const m = await proc.waitFor(/PORT (\d+)/, `${args.join(" ")} listening`);
@@ -126,7 +140,11 @@ export async function startListening(command: string, args: readonly string[], p
 export async function untilListening(proc: Proc, url: string): Promise<void> {
   const start = Date.now();
   for (;;) {
-    const up = await fetch(url, { method: "GET", headers: { accept: "text/event-stream" }, signal: AbortSignal.timeout(1000) }).then(
+    const up = await fetch(url, {
+      method: "GET",
+      headers: { accept: "text/event-stream" },
+      signal: AbortSignal.timeout(1000),
+    }).then(
       (r) => (void r.body?.cancel().catch(() => undefined), true),
       () => false,
     );
@@ -160,20 +178,29 @@ export interface ProbeVerdict {
 }
 
 /** `mcp-wire probe --json …` as a real process: its exit status and verdict. */
-export async function probe(target: readonly string[], extra: readonly string[] = []): Promise<{ status: number | null; verdict: ProbeVerdict; raw: string; stderr: string }> {
+export async function probe(
+  target: readonly string[],
+  extra: readonly string[] = [],
+): Promise<{ status: number | null; verdict: ProbeVerdict; raw: string; stderr: string }> {
   const proc = new Proc(NODE, [CLI, "probe", "--json", "--timeout", "15000", ...extra, ...target]);
   const { code } = await within(proc.exited, `mcp-wire probe ${target.join(" ")}`, STEP_MS + 5000);
   let verdict: ProbeVerdict;
   try {
     verdict = JSON.parse(proc.stdout) as ProbeVerdict;
   } catch {
-    throw new Error(`probe printed no JSON (exit ${code}); stdout: ${proc.stdout.slice(0, 500)}; stderr: ${proc.stderr.slice(-1000)}`);
+    throw new Error(
+      `probe printed no JSON (exit ${code}); stdout: ${proc.stdout.slice(0, 500)}; stderr: ${proc.stderr.slice(-1000)}`,
+    );
   }
   return { status: code, verdict, raw: proc.stdout, stderr: proc.stderr };
 }
 
 /** The stdio tap as a command line a client spawns as its server: `mcp-wire tap --log LOG -- …`. */
-export function tapStdioCommand(log: string, command: string, args: readonly string[]): { command: string; args: string[] } {
+export function tapStdioCommand(
+  log: string,
+  command: string,
+  args: readonly string[],
+): { command: string; args: string[] } {
   return { command: NODE, args: [CLI, "tap", "--log", log, "--", command, ...args] };
 }
 
@@ -219,16 +246,34 @@ export function readLog(file: string): LogRecord[] {
 }
 
 /** `mcp-wire lint --json FILE`: its exit status and every defect, with the line it is on. */
-export function lint(file: string): { status: number | null; defects: { line: number; code: string; severity: string; message: string }[]; lines: number; stderr: string } {
-  const r = spawnSync(NODE, [CLI, "lint", "--json", file], { encoding: "utf8", timeout: STEP_MS, maxBuffer: 64 * 1024 * 1024 });
+export function lint(file: string): {
+  status: number | null;
+  defects: { line: number; code: string; severity: string; message: string }[];
+  lines: number;
+  stderr: string;
+} {
+  const r = spawnSync(NODE, [CLI, "lint", "--json", file], {
+    encoding: "utf8",
+    timeout: STEP_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const records = r.stdout
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { line: number; defects: { code: string; severity: string; message: string }[] });
-  return { status: r.status, defects: records.flatMap((rec) => rec.defects.map((d) => ({ line: rec.line, ...d }))), lines: records.length, stderr: r.stderr };
+  return {
+    status: r.status,
+    defects: records.flatMap((rec) => rec.defects.map((d) => ({ line: rec.line, ...d }))),
+    lines: records.length,
+    stderr: r.stderr,
+  };
 }
 
 /** Defects as one line each, for assertion messages a person can act on. */
-export function listDefects(defects: readonly { code: string; severity: string; message: string; line?: number }[]): string {
-  return defects.map((d) => `${d.line !== undefined ? `line ${d.line}: ` : ""}${d.severity} ${d.code}: ${d.message}`).join("\n");
+export function listDefects(
+  defects: readonly { code: string; severity: string; message: string; line?: number }[],
+): string {
+  return defects
+    .map((d) => `${d.line !== undefined ? `line ${d.line}: ` : ""}${d.severity} ${d.code}: ${d.message}`)
+    .join("\n");
 }

@@ -5,7 +5,17 @@
  */
 import { join } from "node:path";
 import type { Endpoint } from "./interop-clients.js";
-import { CLI, NODE, Proc, fixture, freePort, modulePath, startListening, startServeHttp, untilListening } from "./interop-harness.js";
+import {
+  CLI,
+  NODE,
+  Proc,
+  fixture,
+  freePort,
+  modulePath,
+  startListening,
+  startServeHttp,
+  untilListening,
+} from "./interop-harness.js";
 
 export interface RunningPeer {
   endpoint: Endpoint;
@@ -53,7 +63,11 @@ function running(proc: Proc, url: string, sse = false): RunningPeer {
 }
 
 /** A server that takes its port as an argument and says nothing we can wait for: poll it. */
-async function onPort(command: string, args: (port: number) => readonly string[], env?: Record<string, string>): Promise<RunningPeer> {
+async function onPort(
+  command: string,
+  args: (port: number) => readonly string[],
+  env?: Record<string, string>,
+): Promise<RunningPeer> {
   const port = await freePort();
   const proc = new Proc(command, args(port), env ? { env } : {});
   const url = `http://127.0.0.1:${port}/mcp`;
@@ -76,42 +90,132 @@ export const MCP_PROXY = modulePath("mcp-proxy/dist/bin/mcp-proxy.mjs");
 export const memoryEnv = (dir: string): Record<string, string> => ({ MEMORY_FILE_PATH: join(dir, "memory.jsonl") });
 
 export const PEERS: readonly PeerRow[] = [
-  { name: "tmcp stdio", transport: "stdio", call: ECHO, start: async () => stdio([fixture(`${PEERS_DIR}tmcp.mjs`), "stdio"]) },
-  { name: "tmcp http", transport: "streamable-http", call: ECHO, start: () => http(NODE, [fixture(`${PEERS_DIR}tmcp.mjs`), "http"]) },
-  { name: "mcp-lite stateless", transport: "streamable-http", call: ECHO, start: () => http(NODE, [fixture(`${PEERS_DIR}mcp-lite.mjs`), "stateless"]) },
-  { name: "mcp-lite sessions", transport: "streamable-http", call: ECHO, start: () => http(NODE, [fixture(`${PEERS_DIR}mcp-lite.mjs`), "sessions"]) },
-  { name: "fastmcp stdio", transport: "stdio", call: ECHO, start: async () => stdio([fixture(`${PEERS_DIR}fastmcp.mjs`), "stdio"]) },
-  { name: "fastmcp httpStream", transport: "streamable-http", call: ECHO, start: () => onPort(NODE, (port) => [fixture(`${PEERS_DIR}fastmcp.mjs`), "httpStream", String(port)]) },
-  { name: "fastmcp stateless", transport: "streamable-http", call: ECHO, start: () => onPort(NODE, (port) => [fixture(`${PEERS_DIR}fastmcp.mjs`), "stateless", String(port)]) },
+  {
+    name: "tmcp stdio",
+    transport: "stdio",
+    call: ECHO,
+    start: async () => stdio([fixture(`${PEERS_DIR}tmcp.mjs`), "stdio"]),
+  },
+  {
+    name: "tmcp http",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => http(NODE, [fixture(`${PEERS_DIR}tmcp.mjs`), "http"]),
+  },
+  {
+    name: "mcp-lite stateless",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => http(NODE, [fixture(`${PEERS_DIR}mcp-lite.mjs`), "stateless"]),
+  },
+  {
+    name: "mcp-lite sessions",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => http(NODE, [fixture(`${PEERS_DIR}mcp-lite.mjs`), "sessions"]),
+  },
+  {
+    name: "fastmcp stdio",
+    transport: "stdio",
+    call: ECHO,
+    start: async () => stdio([fixture(`${PEERS_DIR}fastmcp.mjs`), "stdio"]),
+  },
+  {
+    name: "fastmcp httpStream",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => onPort(NODE, (port) => [fixture(`${PEERS_DIR}fastmcp.mjs`), "httpStream", String(port)]),
+  },
+  {
+    name: "fastmcp stateless",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => onPort(NODE, (port) => [fixture(`${PEERS_DIR}fastmcp.mjs`), "stateless", String(port)]),
+  },
   {
     name: "server-filesystem stdio",
     transport: "stdio",
     call: { tool: "list_allowed_directories", args: {}, expect: /Allowed directories/i },
     start: async (dir) => stdio([SERVER_FILESYSTEM, dir]),
   },
-  { name: "server-memory stdio", transport: "stdio", call: MEMORY_READ, start: async (dir) => stdio([SERVER_MEMORY], memoryEnv(dir)) },
+  {
+    name: "server-memory stdio",
+    transport: "stdio",
+    call: MEMORY_READ,
+    start: async (dir) => stdio([SERVER_MEMORY], memoryEnv(dir)),
+  },
   {
     name: "server-sequential-thinking stdio",
     transport: "stdio",
-    call: { tool: "sequentialthinking", args: { thought: "one step", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false }, expect: /thoughtNumber/ },
+    call: {
+      tool: "sequentialthinking",
+      args: { thought: "one step", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false },
+      expect: /thoughtNumber/,
+    },
     start: async () => stdio([SERVER_THINKING]),
   },
-  { name: "server-everything stdio", transport: "stdio", call: EVERYTHING_ECHO, start: async () => stdio([SERVER_EVERYTHING, "stdio"]) },
-  { name: "server-everything streamableHttp", transport: "streamable-http", call: EVERYTHING_ECHO, start: () => http(NODE, [fixture("everything-http.mjs"), "streamable"]) },
-  { name: "server-everything sse", transport: "http+sse", call: EVERYTHING_ECHO, start: () => http(NODE, [fixture("everything-http.mjs"), "sse"], "/sse", true) },
+  {
+    name: "server-everything stdio",
+    transport: "stdio",
+    call: EVERYTHING_ECHO,
+    start: async () => stdio([SERVER_EVERYTHING, "stdio"]),
+  },
+  {
+    name: "server-everything streamableHttp",
+    transport: "streamable-http",
+    call: EVERYTHING_ECHO,
+    start: () => http(NODE, [fixture("everything-http.mjs"), "streamable"]),
+  },
+  {
+    name: "server-everything sse",
+    transport: "http+sse",
+    call: EVERYTHING_ECHO,
+    start: () => http(NODE, [fixture("everything-http.mjs"), "sse"], "/sse", true),
+  },
   {
     name: "mcp-proxy (stream) → server-memory",
     transport: "streamable-http",
     call: MEMORY_READ,
-    start: (dir) => onPort(NODE, (port) => [MCP_PROXY, "--host", "127.0.0.1", "--port", String(port), "--server", "stream", "--", NODE, SERVER_MEMORY], memoryEnv(dir)),
+    start: (dir) =>
+      onPort(
+        NODE,
+        (port) => [
+          MCP_PROXY,
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--server",
+          "stream",
+          "--",
+          NODE,
+          SERVER_MEMORY,
+        ],
+        memoryEnv(dir),
+      ),
   },
-  { name: "SDK v2 server stdio (dual)", transport: "stdio", call: ECHO, start: async () => stdio([fixture("v2-sdk-server.mjs"), "dual"]) },
-  { name: "SDK v2 server http (dual)", transport: "streamable-http", call: ECHO, start: () => http(NODE, [fixture("v2-sdk-http-server.mjs"), "dual"]) },
+  {
+    name: "SDK v2 server stdio (dual)",
+    transport: "stdio",
+    call: ECHO,
+    start: async () => stdio([fixture("v2-sdk-server.mjs"), "dual"]),
+  },
+  {
+    name: "SDK v2 server http (dual)",
+    transport: "streamable-http",
+    call: ECHO,
+    start: () => http(NODE, [fixture("v2-sdk-http-server.mjs"), "dual"]),
+  },
 ];
 
 /** mcp-wire's own server, for the clients we did not write. */
 export const SERVE: readonly PeerRow[] = [
-  { name: "mcp-wire serve --stdio", transport: "stdio", call: ECHO, start: async () => stdio([CLI, "serve", "--stdio"]) },
+  {
+    name: "mcp-wire serve --stdio",
+    transport: "stdio",
+    call: ECHO,
+    start: async () => stdio([CLI, "serve", "--stdio"]),
+  },
   {
     name: "mcp-wire serve --http",
     transport: "streamable-http",

@@ -12,8 +12,12 @@ export const SERVE_ARGS: readonly string[] = [CLI, "serve", "--stdio"];
 /** The v2 SDK server fixture; its one argument picks the eras: dual, legacy, modern. */
 export const V2_SDK_SERVER = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-server.mjs", import.meta.url));
 /** A legacy server that exits on any message before `initialize`, like servers built on rmcp. */
-export const EXIT_BEFORE_INITIALIZE_SERVER = fileURLToPath(new URL("../../../test/fixtures/exit-before-initialize-server.mjs", import.meta.url));
-export const SERVER_EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+export const EXIT_BEFORE_INITIALIZE_SERVER = fileURLToPath(
+  new URL("../../../test/fixtures/exit-before-initialize-server.mjs", import.meta.url),
+);
+export const SERVER_EVERYTHING = fileURLToPath(
+  new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 
 /** Deadline for one step of a test; generous, since only a hang should ever reach it. */
 export const STEP_MS = 15_000;

@@ -23,15 +23,18 @@ const realSetImmediate = globalThis.setImmediate;
 /** Fails the test in which anything reached the event loop unhandled. */
 export function guardEventLoop(): void {
   const escaped: string[] = [];
-  process.on("uncaughtException", (e) => escaped.push(`uncaughtException: ${e instanceof Error ? e.stack : String(e)}`));
-  process.on("unhandledRejection", (e) => escaped.push(`unhandledRejection: ${e instanceof Error ? e.stack : String(e)}`));
+  process.on("uncaughtException", (e) =>
+    escaped.push(`uncaughtException: ${e instanceof Error ? e.stack : String(e)}`),
+  );
+  process.on("unhandledRejection", (e) =>
+    escaped.push(`unhandledRejection: ${e instanceof Error ? e.stack : String(e)}`),
+  );
   afterEach(async () => {
     // a rejection left unhandled is reported after the microtasks of its tick
     await ticks(2);
     assert.deepEqual(escaped.splice(0), [], "nothing may escape to the event loop");
   });
 }
-
 
 /** The error `promise` rejects with (within a bounded wait); fails if it resolves. */
 export async function rejection(promise: Promise<unknown>, ms = 5000): Promise<Error> {
@@ -108,8 +111,18 @@ export function connectPeers(channel: Channel, options: { client?: PeerSetup; se
   const [a, b] = channel.pair();
   const clientDefects = new Defects();
   const serverDefects = new Defects();
-  const client = new Peer(a, { revision: "2025-11-25", role: "client", ...options.client, onDefect: clientDefects.listener });
-  const server = new Peer(b, { revision: "2025-11-25", role: "server", ...options.server, onDefect: serverDefects.listener });
+  const client = new Peer(a, {
+    revision: "2025-11-25",
+    role: "client",
+    ...options.client,
+    onDefect: clientDefects.listener,
+  });
+  const server = new Peer(b, {
+    revision: "2025-11-25",
+    role: "server",
+    ...options.server,
+    onDefect: serverDefects.listener,
+  });
   return { client, server, clientDefects, serverDefects };
 }
 

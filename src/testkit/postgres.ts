@@ -75,7 +75,10 @@ const START_DEADLINE_MS = 60_000;
 function withDeadline<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${START_DEADLINE_MS / 1000} s`)), START_DEADLINE_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what}: no answer in ${START_DEADLINE_MS / 1000} s`)),
+      START_DEADLINE_MS,
+    );
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
@@ -94,7 +97,13 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ["--no-sync"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(options.durable ? [] : ["-c", "fsync=off"])],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=200",
+      ...(options.durable ? [] : ["-c", "fsync=off"]),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });

@@ -14,7 +14,14 @@ export type Shape = Partial<Omit<AttemptRecord, "runId" | "target" | "at">> & Pi
 
 /** An attempt as the census would record it, with the probe's advice. */
 export function attempt(runId: number, target: string, at: string, shape: Shape): AttemptRecord {
-  const rpc = shape.rpcCode != null ? { code: shape.rpcCode, message: shape.rpcMessage ?? "", range: describeError(shape.rpcCode, LATEST_REVISION).range } : null;
+  const rpc =
+    shape.rpcCode != null
+      ? {
+          code: shape.rpcCode,
+          message: shape.rpcMessage ?? "",
+          range: describeError(shape.rpcCode, LATEST_REVISION).range,
+        }
+      : null;
   const base: AttemptRecord = {
     runId,
     target,
@@ -52,9 +59,28 @@ export function attempt(runId: number, target: string, at: string, shape: Shape)
   return a;
 }
 
-export const ok = (era: "modern" | "legacy", revision: Revision, tools = 3): Shape => ({ class: "ok", detail: era, era, revision, tools, httpStatus: 200, contentType: "application/json" });
-export const rpc = (cls: "rpc_error" | "auth_required", detail: string, code: number, message: string): Shape => ({ class: cls, detail, rpcCode: code, rpcMessage: message, httpStatus: 200, contentType: "application/json" });
-export const fail = (cls: string, detail: string, extra: Partial<Shape> = {}): Shape => ({ class: cls, detail, ...extra });
+export const ok = (era: "modern" | "legacy", revision: Revision, tools = 3): Shape => ({
+  class: "ok",
+  detail: era,
+  era,
+  revision,
+  tools,
+  httpStatus: 200,
+  contentType: "application/json",
+});
+export const rpc = (cls: "rpc_error" | "auth_required", detail: string, code: number, message: string): Shape => ({
+  class: cls,
+  detail,
+  rpcCode: code,
+  rpcMessage: message,
+  httpStatus: 200,
+  contentType: "application/json",
+});
+export const fail = (cls: string, detail: string, extra: Partial<Shape> = {}): Shape => ({
+  class: cls,
+  detail,
+  ...extra,
+});
 
 /** The mix of the 1,100-server census docs/report.md tells of (its six refusals as told). */
 export const SEED_CENSUS: [Shape, number][] = [
@@ -84,11 +110,17 @@ export const SEED_DAY = "2026-08-20";
 /** One run on 20 August 2026 calling 1,100 servers once each. */
 export function seedCensus(store = new MemoryStore(() => new Date(`${SEED_DAY}T09:00:00Z`))): MemoryStore {
   const shapes = SEED_CENSUS.flatMap(([shape, n]) => Array.from({ length: n }, () => shape));
-  const targets = shapes.map((_, i) => ({ target: `https://mcp${String(i).padStart(4, "0")}.example.com/mcp`, kind: "http" as const, name: null }));
+  const targets = shapes.map((_, i) => ({
+    target: `https://mcp${String(i).padStart(4, "0")}.example.com/mcp`,
+    kind: "http" as const,
+    name: null,
+  }));
   const runId = store.startRun("registry.json", targets, { timeout: 10_000 });
   shapes.forEach((shape, i) => {
     const at = new Date(Date.parse(`${SEED_DAY}T09:00:00Z`) + i * 1000).toISOString();
-    store.recordAttempt(attempt(runId, targets[i]!.target, at, { ...shape, elapsedMs: shape.elapsedMs ?? 40 + ((i * 37) % 900) }));
+    store.recordAttempt(
+      attempt(runId, targets[i]!.target, at, { ...shape, elapsedMs: shape.elapsedMs ?? 40 + ((i * 37) % 900) }),
+    );
   });
   store.finishRun(runId);
   return store;
@@ -118,7 +150,9 @@ export function seedHistory(store?: MemoryStore): MemoryStore {
   for (let i = 0; i < 82; i++) {
     clock = Date.parse(at(i));
     const runId = s.startRun("watch.txt", [{ target: HISTORY_TARGET, kind: "http", name: null }], {});
-    s.recordAttempt(attempt(runId, HISTORY_TARGET, at(i), { ...(odd.get(i) ?? ok("legacy", "2025-06-18")), elapsedMs: 80 + i }));
+    s.recordAttempt(
+      attempt(runId, HISTORY_TARGET, at(i), { ...(odd.get(i) ?? ok("legacy", "2025-06-18")), elapsedMs: 80 + i }),
+    );
     clock += 2000;
     s.finishRun(runId);
   }
@@ -136,11 +170,18 @@ export function seedFifty(): MemoryStore {
   const long = (i: number) =>
     `https://analytics-gateway-${i}.eu-west-1.internal-platform.example.com/api/v2/organizations/acme-corporation-holdings/mcp/servers/reporting?workspace=production&region=eu-west-1&api_key=<redacted>`;
   const shapes: [string, Shape][] = [];
-  for (let i = 0; i < 32; i++) shapes.push([i % 4 === 0 ? long(i) : `https://mcp${i}.example.com/mcp`, ok(i % 2 ? "modern" : "legacy", i % 2 ? "2026-07-28" : "2025-06-18")]);
+  for (let i = 0; i < 32; i++)
+    shapes.push([
+      i % 4 === 0 ? long(i) : `https://mcp${i}.example.com/mcp`,
+      ok(i % 2 ? "modern" : "legacy", i % 2 ? "2026-07-28" : "2025-06-18"),
+    ]);
   const failing: Shape[] = [
     fail("not_jsonrpc", "bare_array", { httpStatus: 200 }),
     fail("not_jsonrpc", "no_envelope", { httpStatus: 200 }),
-    fail("protocol_violation", "id_null", { httpStatus: 200, defects: [{ code: "id_null", severity: "error", path: "/id", message: "the id is null" }] }),
+    fail("protocol_violation", "id_null", {
+      httpStatus: 200,
+      defects: [{ code: "id_null", severity: "error", path: "/id", message: "the id is null" }],
+    }),
     fail("web_page", "text/html", { httpStatus: 200, contentType: "text/html" }),
     fail("timeout", "initialize", { elapsedMs: 10_000 }),
     fail("unreachable", "dns"),
@@ -156,10 +197,14 @@ export function seedFifty(): MemoryStore {
     fail("unreachable", "refused"),
     fail("not_jsonrpc", "bare_array", { httpStatus: 200 }),
   ];
-  failing.forEach((shape, i) => shapes.push([i % 3 === 0 ? `${long(100 + i)}&page=${i}` : `https://broken${i}.example.net/v1/mcp`, shape]));
+  failing.forEach((shape, i) =>
+    shapes.push([i % 3 === 0 ? `${long(100 + i)}&page=${i}` : `https://broken${i}.example.net/v1/mcp`, shape]),
+  );
   const targets = shapes.map(([target]) => ({ target, kind: "http" as const, name: null }));
   const first = store.startRun("targets.txt", targets, {});
-  shapes.forEach(([target, shape], i) => store.recordAttempt(attempt(first, target, new Date(clock + i * 100).toISOString(), shape)));
+  shapes.forEach(([target, shape], i) =>
+    store.recordAttempt(attempt(first, target, new Date(clock + i * 100).toISOString(), shape)),
+  );
   store.finishRun(first);
   // two more runs in the same minute, one of them in the same second, over the first few targets
   for (const at of ["2026-08-20T09:00:40Z", "2026-08-20T09:00:40.500Z"]) {
@@ -172,7 +217,18 @@ export function seedFifty(): MemoryStore {
   for (let day = 0; day < 12; day++) {
     clock = Date.parse("2026-08-01T06:00:00Z") + day * 86_400_000;
     const run = store.startRun("watch.txt", [{ target: HISTORY_TARGET, kind: "http", name: null }], {});
-    store.recordAttempt(attempt(run, HISTORY_TARGET, new Date(clock).toISOString(), day % 4 === 1 ? fail("web_page", "text/html", { httpStatus: 200 }) : day % 5 === 2 ? fail("not_jsonrpc", "bare_array") : ok("legacy", "2025-06-18")));
+    store.recordAttempt(
+      attempt(
+        run,
+        HISTORY_TARGET,
+        new Date(clock).toISOString(),
+        day % 4 === 1
+          ? fail("web_page", "text/html", { httpStatus: 200 })
+          : day % 5 === 2
+            ? fail("not_jsonrpc", "bare_array")
+            : ok("legacy", "2025-06-18"),
+      ),
+    );
     store.finishRun(run);
   }
   return store;

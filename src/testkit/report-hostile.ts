@@ -10,7 +10,7 @@ export const PAYLOADS = [
   "<script>window.__pwned=1</script>",
   '"><img src=x onerror="window.__pwned=2">',
   "'><svg onload=window.__pwned=3>",
-  "</td></tr></table><iframe srcdoc=\"<script>parent.__pwned=4</script>\"></iframe>",
+  '</td></tr></table><iframe srcdoc="<script>parent.__pwned=4</script>"></iframe>',
   "</style><script>window.__pwned=5</script>",
   "]]><!-- --><script>window.__pwned=6</script>",
 ] as const;
@@ -28,7 +28,13 @@ export function hostileStore(): MemoryStore {
           : { ...ok("legacy", "2025-06-18"), detail: p };
     store.recordAttempt(attempt(run, targets[i]!.target, `2026-08-20T09:00:0${i}Z`, shape));
   });
-  store.recordAttempt(attempt(run, "https://fine.example/mcp", "2026-08-20T09:00:09Z", { class: `x"><script>window.__pwned=7</script>`, detail: "d", advice: PAYLOADS[1] }));
+  store.recordAttempt(
+    attempt(run, "https://fine.example/mcp", "2026-08-20T09:00:09Z", {
+      class: `x"><script>window.__pwned=7</script>`,
+      detail: "d",
+      advice: PAYLOADS[1],
+    }),
+  );
   store.finishRun(run);
   return store;
 }

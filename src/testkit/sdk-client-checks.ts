@@ -23,7 +23,11 @@ export interface CallOptions {
 /** What both SDK generations offer, in the shape these tests use. */
 export interface SdkClient {
   listTools(): Promise<{ tools: { name: string }[] }>;
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<{ content: unknown[]; isError?: boolean }>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<{ content: unknown[]; isError?: boolean }>;
   close(): Promise<void>;
   /** Everything the SDK reported through `onerror`: stray responses, stray progress, … */
   readonly errors: Error[];
@@ -74,7 +78,11 @@ export function sameChecks(connection: () => SdkClient, carrier: "stdio" | "http
     const errorsBefore = client.errors.length;
     const seen: ProgressSeen[] = [];
     const result = await within(
-      client.callTool("progress", { steps: 4, intervalMs: 5 }, { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) }),
+      client.callTool(
+        "progress",
+        { steps: 4, intervalMs: 5 },
+        { onprogress: (p) => seen.push({ progress: p.progress, total: p.total }) },
+      ),
       "progress",
     );
     assert.equal(textOf(result), "counted to 4");
@@ -105,7 +113,11 @@ export function sameChecks(connection: () => SdkClient, carrier: "stdio" | "http
     const first = signal();
     // 250 ms between steps: the cancellation has that long to reach the server before step 2
     // would be reported, so a progress notification legitimately in flight stays unlikely.
-    const call = client.callTool("progress", { steps: 3, intervalMs: 250 }, { signal: controller.signal, onprogress: () => first.fire() });
+    const call = client.callTool(
+      "progress",
+      { steps: 3, intervalMs: 250 },
+      { signal: controller.signal, onprogress: () => first.fire() },
+    );
     const settled = call.then(
       () => "resolved",
       (e: unknown) => e,
@@ -120,7 +132,10 @@ export function sameChecks(connection: () => SdkClient, carrier: "stdio" | "http
     // the server gone on with the cancelled request (answering it, or reporting its progress),
     // that would arrive first, and the SDK would report the stray message through onerror.
     // This call asks for no progress, so any stray progress can only be the cancelled call's.
-    const after = await within(client.callTool("progress", { steps: 4, intervalMs: 250 }), "the call after the cancelled one");
+    const after = await within(
+      client.callTool("progress", { steps: 4, intervalMs: 250 }),
+      "the call after the cancelled one",
+    );
     assert.equal(textOf(after), "counted to 4");
     assert.deepEqual(
       client.errors.slice(errorsBefore).map((e) => e.message),
@@ -134,7 +149,10 @@ export function sameChecks(connection: () => SdkClient, carrier: "stdio" | "http
 export function negotiatedLegacy(v2: V2Client): void {
   assert.equal(v2.getProtocolEra(), "legacy");
   const version = v2.getNegotiatedProtocolVersion();
-  assert.ok(LEGACY_REVISIONS.includes(version as (typeof LEGACY_REVISIONS)[number]), `a legacy revision, got ${version}`);
+  assert.ok(
+    LEGACY_REVISIONS.includes(version as (typeof LEGACY_REVISIONS)[number]),
+    `a legacy revision, got ${version}`,
+  );
   assert.equal(v2.getServerVersion()?.name, "mcp-wire-reference");
 }
 

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { TARGET_PAGE, collect, type AttemptRecord, type Store, type SurfaceRecord, type TargetRecord, type TargetSummary } from "../census/store.js";
+import {
+  TARGET_PAGE,
+  collect,
+  type AttemptRecord,
+  type Store,
+  type SurfaceRecord,
+  type TargetRecord,
+  type TargetSummary,
+} from "../census/store.js";
 import { surfaceRecord, withDigests } from "../census/surface.js";
 
 export const A = "https://a.example/mcp";
@@ -19,8 +27,18 @@ export const TARGETS: TargetRecord[] = [
   { target: C, kind: "http", name: null, invalid: "template" },
 ];
 
-export const legacyCode: Defect = { code: "error_code_legacy", severity: "warning", path: "/error/code", message: "legacy range" } as Defect;
-export const extra: Defect = { code: "unexpected_member", severity: "warning", path: "/result/x", message: "x" } as Defect;
+export const legacyCode: Defect = {
+  code: "error_code_legacy",
+  severity: "warning",
+  path: "/error/code",
+  message: "legacy range",
+} as Defect;
+export const extra: Defect = {
+  code: "unexpected_member",
+  severity: "warning",
+  path: "/result/x",
+  message: "x",
+} as Defect;
 
 export function attempt(runId: number, target: string, at: string, over: Partial<AttemptRecord> = {}): AttemptRecord {
   return {
@@ -51,8 +69,13 @@ export function attempt(runId: number, target: string, at: string, over: Partial
 }
 
 /** A surface as the census records it: each tool's canonical definition and its digest. */
-export function surfaceOf(tools: Record<string, unknown>[], names: Partial<Pick<SurfaceRecord, "resources" | "resourceTemplates" | "prompts">> = {}): SurfaceRecord {
-  return withDigests(surfaceRecord({ tools: tools as JsonObject[], resources: null, resourceTemplates: null, prompts: null, ...names }));
+export function surfaceOf(
+  tools: Record<string, unknown>[],
+  names: Partial<Pick<SurfaceRecord, "resources" | "resourceTemplates" | "prompts">> = {},
+): SurfaceRecord {
+  return withDigests(
+    surfaceRecord({ tools: tools as JsonObject[], resources: null, resourceTemplates: null, prompts: null, ...names }),
+  );
 }
 
 export const refusal = (runId: number, target: string, at: string, message: string) =>
@@ -71,7 +94,12 @@ export const refusal = (runId: number, target: string, at: string, message: stri
     elapsedMs: 700,
     repro: "curl -sS …",
     advice: "send a 401",
-    auth: { rules: "2025-11-25", verdict: "not_oauth", brokenAt: null, steps: [{ step: "challenge", status: 200, ok: false }] },
+    auth: {
+      rules: "2025-11-25",
+      verdict: "not_oauth",
+      brokenAt: null,
+      steps: [{ step: "challenge", status: 200, ok: false }],
+    },
   });
 
 /** Two runs over A, B, C: what every aggregate test reads. */
@@ -79,12 +107,40 @@ export async function fill(store: Store): Promise<Store> {
   const r1 = await store.startRun("targets.txt", TARGETS, { timeout: 2000 });
   await store.recordAttempt(attempt(r1, A, "2026-07-20T10:00:00.000Z", { defects: [extra] }));
   await store.recordAttempt(refusal(r1, B, "2026-07-20T10:00:01.000Z", "Invalid API key"));
-  await store.recordAttempt(attempt(r1, C, "2026-07-20T10:00:02.000Z", { class: "invalid_target", detail: "template", era: null, revision: null, httpStatus: null, tools: 0, elapsedMs: 0 }));
+  await store.recordAttempt(
+    attempt(r1, C, "2026-07-20T10:00:02.000Z", {
+      class: "invalid_target",
+      detail: "template",
+      era: null,
+      revision: null,
+      httpStatus: null,
+      tools: 0,
+      elapsedMs: 0,
+    }),
+  );
   await store.finishRun(r1);
   const r2 = await store.startRun("targets.txt", TARGETS, { timeout: 2000 });
-  await store.recordAttempt(attempt(r2, A, "2026-08-05T09:00:00.000Z", { class: "web_page", detail: "text/html", era: null, revision: null, httpStatus: 200, contentType: "text/html", tools: null, elapsedMs: 3000 }));
+  await store.recordAttempt(
+    attempt(r2, A, "2026-08-05T09:00:00.000Z", {
+      class: "web_page",
+      detail: "text/html",
+      era: null,
+      revision: null,
+      httpStatus: 200,
+      contentType: "text/html",
+      tools: null,
+      elapsedMs: 3000,
+    }),
+  );
   await store.recordAttempt(refusal(r2, B, "2026-08-05T09:00:01.000Z", "Missing token"));
-  await store.recordAttempt(attempt(r2, C, "2026-08-05T09:00:02.000Z", { revision: "2025-06-18", era: "legacy", detail: "legacy", elapsedMs: 120 }));
+  await store.recordAttempt(
+    attempt(r2, C, "2026-08-05T09:00:02.000Z", {
+      revision: "2025-06-18",
+      era: "legacy",
+      detail: "legacy",
+      elapsedMs: 120,
+    }),
+  );
   return store;
 }
 
@@ -92,13 +148,21 @@ export async function fill(store: Store): Promise<Store> {
  * The suite, run against stores `open` makes: each call a new, empty database. `reopen` opens
  * the database of the store it is given again, as a later process would.
  */
-export function storeContract(engine: string, open: () => Promise<Store>, reopen: (store: Store) => Promise<Store>): void {
+export function storeContract(
+  engine: string,
+  open: () => Promise<Store>,
+  reopen: (store: Store) => Promise<Store>,
+): void {
   describe(`${engine} store: the Store contract`, () => {
     test("runs, their targets, attempts, pending targets and the unfinished run round-trip", async () => {
       const store = await open();
       const run = await store.startRun("registry.json", TARGETS, { concurrency: 4 });
       assert.deepEqual(await store.pendingTargets(run), TARGETS);
-      const a = attempt(run, A, "2026-07-20T10:00:00.000Z", { defects: [extra], elapsedMs: 12.6, auth: { verdict: "ready", steps: [{ step: "challenge", ok: true }] } });
+      const a = attempt(run, A, "2026-07-20T10:00:00.000Z", {
+        defects: [extra],
+        elapsedMs: 12.6,
+        auth: { verdict: "ready", steps: [{ step: "challenge", ok: true }] },
+      });
       await store.recordAttempt(a);
       const again = await reopen(store);
       await store.close();
@@ -119,7 +183,10 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
       const store = await open();
       const run = await store.startRun("t", TARGETS, {});
       await store.recordAttempt(attempt(run, A, "2026-07-20T10:00:00.000Z"));
-      await assert.rejects(store.recordAttempt(attempt(run, A, "2026-07-20T10:00:05.000Z", { defects: [extra] })), /UNIQUE|unique|duplicate/);
+      await assert.rejects(
+        store.recordAttempt(attempt(run, A, "2026-07-20T10:00:05.000Z", { defects: [extra] })),
+        /UNIQUE|unique|duplicate/,
+      );
       assert.equal((await collect(store.attempts())).length, 1);
       assert.deepEqual((await store.aggregate()).defects, []);
       await store.close();
@@ -174,7 +241,16 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         { era: "legacy", revision: "2025-06-18", count: 1 },
         { era: "modern", revision: "2026-07-28", count: 1 },
       ]);
-      assert.deepEqual(agg.rpcErrors, [{ code: -32001, range: "legacy", class: "auth_required", detail: "rpc_error_instead_of_401", count: 2, messages: ["Invalid API key", "Missing token"] }]);
+      assert.deepEqual(agg.rpcErrors, [
+        {
+          code: -32001,
+          range: "legacy",
+          class: "auth_required",
+          detail: "rpc_error_instead_of_401",
+          count: 2,
+          messages: ["Invalid API key", "Missing token"],
+        },
+      ]);
       assert.deepEqual(agg.httpStatuses, [{ status: 200, count: 3 }]);
       assert.deepEqual(
         agg.latency.filter((b) => b.count > 0),
@@ -201,10 +277,30 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         firstAt: "2026-07-20T10:00:00.000Z",
         lastAt: "2026-08-05T09:00:00.000Z",
         classes: { ok: 1, web_page: 1 },
-        latest: { class: "web_page", detail: "text/html", era: null, revision: null, at: "2026-08-05T09:00:00.000Z", advice: "fine", tools: null, elapsedMs: 3000, auth: null, defects: [], httpStatus: 200, rpcCode: null, serverName: "s", serverVersion: "1.0.0" },
+        latest: {
+          class: "web_page",
+          detail: "text/html",
+          era: null,
+          revision: null,
+          at: "2026-08-05T09:00:00.000Z",
+          advice: "fine",
+          tools: null,
+          elapsedMs: 3000,
+          auth: null,
+          defects: [],
+          httpStatus: 200,
+          rpcCode: null,
+          serverName: "s",
+          serverVersion: "1.0.0",
+        },
       });
       // B refused twice: one server that asks for sign-in, counted once
-      assert.deepEqual(agg.signin, { asked: 1, verdicts: [{ verdict: "not_oauth", count: 1 }], broken: [], lenientOk: 0 });
+      assert.deepEqual(agg.signin, {
+        asked: 1,
+        verdicts: [{ verdict: "not_oauth", count: 1 }],
+        broken: [],
+        lenientOk: 0,
+      });
       assert.equal((agg.perTarget[1]!.latest.auth as { verdict?: string } | null)?.verdict, "not_oauth");
       await store.close();
     });
@@ -216,18 +312,37 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         rules: "2025-11-25",
         verdict,
         clients: { strict: verdict === "ready" ? "ok" : "fails", lenient },
-        defects: codes.map(([code, severity]) => ({ code, severity, message: "…", step: "resource_metadata", side: "mcp_server" })),
+        defects: codes.map(([code, severity]) => ({
+          code,
+          severity,
+          message: "…",
+          step: "resource_metadata",
+          side: "mcp_server",
+        })),
       });
       const chains = [
         walk("ready", "ok", [["cors_preflight_rejected", "warning"]]),
-        walk("broken", "fails", [["challenge_without_resource_metadata", "warning"], ["resource_metadata_not_found", "error"], ["metadata_without_cors", "warning"]]),
-        walk("broken", "ok", [["issuer_mismatch", "error"], ["pkce_s256_missing", "error"]]),
+        walk("broken", "fails", [
+          ["challenge_without_resource_metadata", "warning"],
+          ["resource_metadata_not_found", "error"],
+          ["metadata_without_cors", "warning"],
+        ]),
+        walk("broken", "ok", [
+          ["issuer_mismatch", "error"],
+          ["pkce_s256_missing", "error"],
+        ]),
         walk("broken", "fails", [["resource_metadata_not_found", "error"]]),
         walk("manual_registration", "fails", [["no_registration", "warning"]]),
       ];
       let second = 0;
       for (const [i, auth] of chains.entries()) {
-        await store.recordAttempt(attempt(run, `https://s${i}.example/mcp`, `2026-08-05T09:00:0${second++}.000Z`, { class: "auth_required", detail: "http_401", auth }));
+        await store.recordAttempt(
+          attempt(run, `https://s${i}.example/mcp`, `2026-08-05T09:00:0${second++}.000Z`, {
+            class: "auth_required",
+            detail: "http_401",
+            auth,
+          }),
+        );
       }
       const agg = await store.aggregate();
       assert.deepEqual(agg.signin, {
@@ -245,19 +360,25 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
       });
       // a server asked again counts once, by its latest walk: s3 has been mended since
       const run2 = await store.startRun("targets.txt", TARGETS, {});
-      await store.recordAttempt(attempt(run2, "https://s3.example/mcp", "2026-08-06T09:00:00.000Z", { class: "auth_required", detail: "http_401", auth: walk("ready", "ok", []) }));
+      await store.recordAttempt(
+        attempt(run2, "https://s3.example/mcp", "2026-08-06T09:00:00.000Z", {
+          class: "auth_required",
+          detail: "http_401",
+          auth: walk("ready", "ok", []),
+        }),
+      );
       assert.deepEqual((await store.aggregate()).signin, {
-          asked: 5,
-          verdicts: [
-            { verdict: "broken", count: 2 },
-            { verdict: "ready", count: 2 },
-            { verdict: "manual_registration", count: 1 },
-          ],
-          broken: [
-            { code: "issuer_mismatch", count: 1 },
-            { code: "resource_metadata_not_found", count: 1 },
-          ],
-          lenientOk: 1,
+        asked: 5,
+        verdicts: [
+          { verdict: "broken", count: 2 },
+          { verdict: "ready", count: 2 },
+          { verdict: "manual_registration", count: 1 },
+        ],
+        broken: [
+          { code: "issuer_mismatch", count: 1 },
+          { code: "resource_metadata_not_found", count: 1 },
+        ],
+        lenientOk: 1,
       });
       await store.close();
     });
@@ -273,9 +394,16 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         assert.deepEqual({ ...lean, perTarget: whole.perTarget }, whole, "everything else is the same");
       }
       // more targets than a page: each once
-      const many = Array.from({ length: TARGET_PAGE * 2 + 5 }, (_, i) => ({ target: `https://m${String(i).padStart(5, "0")}.example/mcp`, kind: "http" as const, name: null }));
+      const many = Array.from({ length: TARGET_PAGE * 2 + 5 }, (_, i) => ({
+        target: `https://m${String(i).padStart(5, "0")}.example/mcp`,
+        kind: "http" as const,
+        name: null,
+      }));
       const run = await store.startRun("many", many, {});
-      for (const [i, t] of many.entries()) await store.recordAttempt(attempt(run, t.target, new Date(Date.parse("2026-09-01T00:00:00Z") + i * 1000).toISOString()));
+      for (const [i, t] of many.entries())
+        await store.recordAttempt(
+          attempt(run, t.target, new Date(Date.parse("2026-09-01T00:00:00Z") + i * 1000).toISOString()),
+        );
       const seen = await collect(store.perTarget({ runIds: [run] }));
       assert.equal(seen.length, many.length);
       assert.equal(new Set(seen.map((t) => t.target)).size, many.length);
@@ -286,10 +414,22 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
     test("surfaces round-trip: tools by name and digest, each definition stored once, name lists null when not declared", async () => {
       const store = await open();
       const run = await store.startRun("t", TARGETS, {});
-      const echo = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } }, description: "Echoes" };
+      const echo = {
+        name: "echo",
+        inputSchema: { type: "object", properties: { text: { type: "string" } } },
+        description: "Echoes",
+      };
       // the same definition in another key order is the same text, so the same digest
-      const echoAgain = { description: "Echoes", inputSchema: { properties: { text: { type: "string" } }, type: "object" }, name: "echo" };
-      const first = surfaceOf([echo, { name: "add", inputSchema: { type: "object" } }], { prompts: ["greet"], resources: [], resourceTemplates: ["file:///{path}"] });
+      const echoAgain = {
+        description: "Echoes",
+        inputSchema: { properties: { text: { type: "string" } }, type: "object" },
+        name: "echo",
+      };
+      const first = surfaceOf([echo, { name: "add", inputSchema: { type: "object" } }], {
+        prompts: ["greet"],
+        resources: [],
+        resourceTemplates: ["file:///{path}"],
+      });
       const second = surfaceOf([echoAgain]);
       assert.equal(first.tools[0]!.digest, second.tools[0]!.digest);
       await store.recordAttempt(attempt(run, A, "2026-07-20T10:00:00.000Z", { surface: first }));
@@ -298,17 +438,29 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
       await store.close();
       const [a, b] = await collect(again.attempts());
       assert.deepEqual(a!.surface, { ...first, tools: first.tools.map((t) => ({ name: t.name, digest: t.digest })) });
-      assert.deepEqual(b!.surface, { tools: [{ name: "echo", digest: first.tools[0]!.digest }], resources: null, resourceTemplates: null, prompts: null });
+      assert.deepEqual(b!.surface, {
+        tools: [{ name: "echo", digest: first.tools[0]!.digest }],
+        resources: null,
+        resourceTemplates: null,
+        prompts: null,
+      });
       const defs = await again.toolDefinitions([first.tools[0]!.digest, first.tools[1]!.digest, "no-such-digest"]);
       assert.equal(defs.size, 2);
-      assert.equal(defs.get(first.tools[0]!.digest), '{"description":"Echoes","inputSchema":{"properties":{"text":{"type":"string"}},"type":"object"},"name":"echo"}');
+      assert.equal(
+        defs.get(first.tools[0]!.digest),
+        '{"description":"Echoes","inputSchema":{"properties":{"text":{"type":"string"}},"type":"object"},"name":"echo"}',
+      );
       await again.close();
     });
 
     test("history() gives each attempt's class, revision, time, latency, identity and surface, as attempts() does, in the same order", async () => {
       const store = await fill(await open());
       const run = await store.startRun("t", TARGETS, {});
-      await store.recordAttempt(attempt(run, A, "2026-08-06T00:00:00.000Z", { surface: surfaceOf([{ name: "echo", inputSchema: { type: "object" } }], { prompts: ["p"] }) }));
+      await store.recordAttempt(
+        attempt(run, A, "2026-08-06T00:00:00.000Z", {
+          surface: surfaceOf([{ name: "echo", inputSchema: { type: "object" } }], { prompts: ["p"] }),
+        }),
+      );
       const pick = (a: AttemptRecord) => ({
         runId: a.runId,
         target: a.target,
@@ -322,7 +474,10 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
         surface: a.surface ?? null,
       });
       assert.deepEqual(await collect(store.history()), (await collect(store.attempts())).map(pick));
-      assert.deepEqual(await collect(store.history({ target: B, since: "2026-08-01" })), (await collect(store.attempts({ target: B, since: "2026-08-01" }))).map(pick));
+      assert.deepEqual(
+        await collect(store.history({ target: B, since: "2026-08-01" })),
+        (await collect(store.attempts({ target: B, since: "2026-08-01" }))).map(pick),
+      );
       await store.close();
     });
 
@@ -337,7 +492,12 @@ export function storeContract(engine: string, open: () => Promise<Store>, reopen
       const left = await collect(store.attempts());
       assert.deepEqual(
         left.map((a) => a.at),
-        ["2026-08-05T09:00:00.000Z", "2026-08-05T09:00:01.000Z", "2026-08-05T09:00:02.000Z", "2026-08-06T00:00:00.000Z"],
+        [
+          "2026-08-05T09:00:00.000Z",
+          "2026-08-05T09:00:01.000Z",
+          "2026-08-05T09:00:02.000Z",
+          "2026-08-06T00:00:00.000Z",
+        ],
       );
       const defs = await store.toolDefinitions([old.tools[0]!.digest, kept.tools[0]!.digest]);
       assert.deepEqual([...defs.keys()], [kept.tools[0]!.digest]);

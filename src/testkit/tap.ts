@@ -84,9 +84,19 @@ export class TapProcess {
 }
 
 /** `mcp-wire lint --json FILE`: one record per line. */
-export function lintJson(file: string, extra: readonly string[] = []): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
+export function lintJson(
+  file: string,
+  extra: readonly string[] = [],
+): { status: number | null; records: { line: number; kind: string; from?: string; defects: { code: string }[] }[] } {
   const r = spawnSync(process.execPath, [CLI, "lint", "--json", ...extra, file], { encoding: "utf8", timeout: 20_000 });
-  return { status: r.status, records: r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    status: r.status,
+    records: r.stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+  };
 }
 
 /** A child process that prints its URL once it is ready: `mcp-wire serve --http 0`, a fixture server. */
@@ -98,7 +108,11 @@ export interface Started {
 }
 
 /** Spawns `node args…` and waits for `pattern` on stdout or stderr; its first group is the URL. */
-export async function startPrinting(args: readonly string[], pattern: RegExp, url: (m: RegExpExecArray) => string = (m) => m[1]!): Promise<Started> {
+export async function startPrinting(
+  args: readonly string[],
+  pattern: RegExp,
+  url: (m: RegExpExecArray) => string = (m) => m[1]!,
+): Promise<Started> {
   const child = spawn(process.execPath, [...args], { stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -127,7 +141,11 @@ export async function startPrinting(args: readonly string[], pattern: RegExp, ur
 
 /** server-everything over HTTP (`streamable` on /mcp, or `sse` on /sse), as a child process. */
 export function startEverythingHttp(mode: "streamable" | "sse"): Promise<Started> {
-  return startPrinting([fixture("everything-http.mjs"), mode], /PORT (\d+)/, (m) => `http://127.0.0.1:${m[1]}${mode === "sse" ? "/sse" : "/mcp"}`);
+  return startPrinting(
+    [fixture("everything-http.mjs"), mode],
+    /PORT (\d+)/,
+    (m) => `http://127.0.0.1:${m[1]}${mode === "sse" ? "/sse" : "/mcp"}`,
+  );
 }
 
 /** `mcp-wire serve --http 0`. */

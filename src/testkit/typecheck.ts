@@ -33,7 +33,8 @@ const OPTIONS: ts.CompilerOptions = {
  * `name:line:column TSnnnn message`. Empty: everything compiles.
  */
 export function typeErrors(sources: Readonly<Record<string, string>>): string[] {
-  if (!existsSync(join(ROOT, "dist", "src", "index.d.ts"))) throw new Error("no dist/src/index.d.ts: build first (npx tsc -p tsconfig.json)");
+  if (!existsSync(join(ROOT, "dist", "src", "index.d.ts")))
+    throw new Error("no dist/src/index.d.ts: build first (npx tsc -p tsconfig.json)");
   const files = new Map(Object.entries(sources).map(([name, text]) => [join(VIRTUAL, name), text]));
   const host = ts.createCompilerHost(OPTIONS, true);
   const getSourceFile = host.getSourceFile.bind(host);
@@ -41,7 +42,9 @@ export function typeErrors(sources: Readonly<Record<string, string>>): string[] 
   const readFile = host.readFile.bind(host);
   host.getSourceFile = (name, language, onError, create) => {
     const text = files.get(name);
-    return text !== undefined ? ts.createSourceFile(name, text, language, true) : getSourceFile(name, language, onError, create);
+    return text !== undefined
+      ? ts.createSourceFile(name, text, language, true)
+      : getSourceFile(name, language, onError, create);
   };
   host.fileExists = (name) => files.has(name) || fileExists(name);
   host.readFile = (name) => files.get(name) ?? readFile(name);

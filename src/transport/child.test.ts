@@ -19,7 +19,12 @@ const fixture = (name: string) => fileURLToPath(new URL(`../../../test/fixtures/
 
 function connect(server: ChildServer) {
   const defects = new Defects();
-  const peer = new Peer(server.transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: defects.listener });
+  const peer = new Peer(server.transport, {
+    revision: "2025-11-25",
+    role: "client",
+    timeout: 10_000,
+    onDefect: defects.listener,
+  });
   return { peer, defects };
 }
 
@@ -41,7 +46,9 @@ describe("ChildServer", () => {
   });
 
   test("a server that dies mid-request: the request settles with ClosedError, the stderr tail is kept and capped", async () => {
-    const server = new ChildServer(process.execPath, [fixture("child-crash.mjs"), String(200 * 1024)], { stderrBytes: 4096 });
+    const server = new ChildServer(process.execPath, [fixture("child-crash.mjs"), String(200 * 1024)], {
+      stderrBytes: 4096,
+    });
     const { peer } = connect(server);
     const e = await rejection(peer.request("echo", { x: 1 }), 10_000);
     assert.ok(e instanceof ClosedError);
@@ -59,7 +66,11 @@ describe("ChildServer", () => {
   test("a server that ignores stdin closing and SIGTERM is still ended, by SIGKILL", async () => {
     const server = new ChildServer(process.execPath, [fixture("child-stubborn.mjs")]);
     const { peer } = connect(server);
-    await within(new Promise((resolve) => peer.onNotification("notifications/message", resolve)), "the stubborn server's ready message", 10_000);
+    await within(
+      new Promise((resolve) => peer.onNotification("notifications/message", resolve)),
+      "the stubborn server's ready message",
+      10_000,
+    );
     const pending = rejection(peer.request("echo", {}), 15_000);
     const status = await within(server.shutdown(150), "the promise", 10_000);
     assert.deepEqual(status, { code: null, signal: "SIGKILL" });
@@ -79,7 +90,10 @@ describe("ChildServer", () => {
     assert.equal(e.code, ConnectionErrorCode.Spawn);
     assert.equal(e.osCode, "ENOENT");
     assert.equal(e.cause, status.error);
-    assert.equal(e.message, "/nonexistent/mcp-wire-no-such-server could not be started: ENOENT (no such file, or not on PATH)");
+    assert.equal(
+      e.message,
+      "/nonexistent/mcp-wire-no-such-server could not be started: ENOENT (no such file, or not on PATH)",
+    );
     assert.equal(await within(server.shutdown(100)), status);
     const later = await rejection(peer.request("again"));
     assert.ok(later instanceof ClosedError && later.cause === e, "a later request is refused, naming the same cause");

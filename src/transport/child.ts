@@ -62,14 +62,19 @@ export class ChildServer {
     options: SpawnOptions = {},
   ) {
     this.stderrCap = options.stderrBytes ?? 64 * 1024;
-    this.child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(command, args, {
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     if (this.child.pid !== undefined) LIVE.add(this);
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
         LIVE.delete(this);
         // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
         // later ones (a failed kill) must not go unhandled either
-        if (this.child.pid === undefined && this.exit === undefined) this.transport.fail(new SpawnError(command, error));
+        if (this.child.pid === undefined && this.exit === undefined)
+          this.transport.fail(new SpawnError(command, error));
         this.exit ??= { code: null, signal: null, error };
         resolve(this.exit);
       });
@@ -82,7 +87,10 @@ export class ChildServer {
     this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
     // a server that dies mid-write must not crash us with EPIPE
     this.child.stdin.on("error", () => undefined);
-    this.transport = new StreamTransport(this.child.stdout, this.child.stdin, { ...options, maxLineBytes: options.maxLineBytes ?? CHILD_MAX_LINE_BYTES });
+    this.transport = new StreamTransport(this.child.stdout, this.child.stdin, {
+      ...options,
+      maxLineBytes: options.maxLineBytes ?? CHILD_MAX_LINE_BYTES,
+    });
   }
 
   get pid(): number | undefined {

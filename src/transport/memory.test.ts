@@ -98,10 +98,23 @@ describe("memory pair", () => {
     // measured in a child with --expose-gc, apart from this process's own heap, by the very
     // script the round-trip benchmark runs, so the test and the bench cannot drift apart
     const script = fileURLToPath(new URL("../../bench/pending-memory.js", import.meta.url));
-    const { stdout } = await within(promisify(execFile)(process.execPath, ["--expose-gc", script, "100000"], { timeout: 60_000 }), "the measuring child", 65_000);
-    const r = JSON.parse(stdout) as { n: number; inFlight: number; heapGrowth: number; closedErrors: number; inFlightAfterClose: number };
+    const { stdout } = await within(
+      promisify(execFile)(process.execPath, ["--expose-gc", script, "100000"], { timeout: 60_000 }),
+      "the measuring child",
+      65_000,
+    );
+    const r = JSON.parse(stdout) as {
+      n: number;
+      inFlight: number;
+      heapGrowth: number;
+      closedErrors: number;
+      inFlightAfterClose: number;
+    };
     assert.equal(r.inFlight, 100_000);
-    assert.ok(r.heapGrowth < 100 * 2 ** 20, `heap grew by ${(r.heapGrowth / 2 ** 20).toFixed(1)} MB (${Math.round(r.heapGrowth / r.n)} bytes a request)`);
+    assert.ok(
+      r.heapGrowth < 100 * 2 ** 20,
+      `heap grew by ${(r.heapGrowth / 2 ** 20).toFixed(1)} MB (${Math.round(r.heapGrowth / r.n)} bytes a request)`,
+    );
     assert.equal(r.closedErrors, 100_000);
     assert.equal(r.inFlightAfterClose, 0);
   });

@@ -24,7 +24,12 @@ function echoServer(maxLineBytes?: number) {
   servers.push(server);
   const defects = new Defects();
   // a deadline far past the test's own: only an answer (or a failure) at once passes
-  const peer = new Peer(server.transport, { revision: "2025-11-25", role: "client", timeout: 600_000, onDefect: defects.listener });
+  const peer = new Peer(server.transport, {
+    revision: "2025-11-25",
+    role: "client",
+    timeout: 600_000,
+    onDefect: defects.listener,
+  });
   return { peer, defects };
 }
 
@@ -42,7 +47,11 @@ describe("stdio lines over the cap", () => {
 
   test("a client reads a 5 MiB answer by default, as file and image tools send", async () => {
     const { peer, defects } = echoServer();
-    const answer = await within(peer.request<{ text: string }>("big", { bytes: 5 * 1024 * 1024 }), "the promise", 20_000);
+    const answer = await within(
+      peer.request<{ text: string }>("big", { bytes: 5 * 1024 * 1024 }),
+      "the promise",
+      20_000,
+    );
     assert.equal(answer.text.length, 5 * 1024 * 1024);
     assert.deepEqual(defects.codes(), []);
   });
@@ -50,7 +59,9 @@ describe("stdio lines over the cap", () => {
 
 describe("peekEnvelope: the id in a line's first bytes", () => {
   test("an integer or string id before or after jsonrpc", () => {
-    assert.deepEqual(peekEnvelope(Buffer.from('{"jsonrpc":"2.0","id":12,"result":{"content":[{"text":"xxxx')), { id: 12 });
+    assert.deepEqual(peekEnvelope(Buffer.from('{"jsonrpc":"2.0","id":12,"result":{"content":[{"text":"xxxx')), {
+      id: 12,
+    });
     assert.deepEqual(peekEnvelope(Buffer.from('{ "id" : "a\\"b", "jsonrpc": "2.0", "result": {"x": "')), { id: 'a"b' });
   });
 
@@ -60,7 +71,10 @@ describe("peekEnvelope: the id in a line's first bytes", () => {
   });
 
   test("a request says so: it names a method", () => {
-    assert.deepEqual(peekEnvelope(Buffer.from('{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"x":"')), { id: 4, method: true });
+    assert.deepEqual(
+      peekEnvelope(Buffer.from('{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"x":"')),
+      { id: 4, method: true },
+    );
   });
 
   test("a cut-off id, a fractional id or garbage: no id", () => {
@@ -84,7 +98,10 @@ describe("peekEnvelopeEnd: the id in a line's last bytes", () => {
   });
 
   test("a request says so: it names a method", () => {
-    assert.deepEqual(peekEnvelopeEnd(Buffer.from('xx"}},"jsonrpc":"2.0","method":"sampling/createMessage","id":4}')), { id: 4, method: true });
+    assert.deepEqual(peekEnvelopeEnd(Buffer.from('xx"}},"jsonrpc":"2.0","method":"sampling/createMessage","id":4}')), {
+      id: 4,
+      method: true,
+    });
   });
 
   test("a cut-off start, a fractional id or garbage: no id", () => {
@@ -100,8 +117,21 @@ describe("an official SDK server's answer over the cap", () => {
     const server = new ChildServer(process.execPath, [SDK_SERVER, "legacy"], { maxLineBytes: 1024 * 1024 });
     servers.push(server);
     const defects = new Defects();
-    const peer = new Peer(server.transport, { revision: "2025-11-25", role: "client", timeout: 600_000, onDefect: defects.listener });
-    await within(peer.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stream-cap.test", version: "1" } }), "the promise", 20_000);
+    const peer = new Peer(server.transport, {
+      revision: "2025-11-25",
+      role: "client",
+      timeout: 600_000,
+      onDefect: defects.listener,
+    });
+    await within(
+      peer.request("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "stream-cap.test", version: "1" },
+      }),
+      "the promise",
+      20_000,
+    );
     await peer.notify("notifications/initialized");
     const text = "x".repeat(2 * 1024 * 1024);
     const e = await rejection(peer.request("tools/call", { name: "echo", arguments: { text } }), 20_000);
@@ -109,7 +139,11 @@ describe("an official SDK server's answer over the cap", () => {
     assert.equal(e.method, "tools/call");
     assert.ok(e.size > text.length);
     assert.deepEqual(defects.codes(), ["too_large"]);
-    const small = await within(peer.request<{ content: { text: string }[] }>("tools/call", { name: "echo", arguments: { text: "small" } }), "the promise", 20_000);
+    const small = await within(
+      peer.request<{ content: { text: string }[] }>("tools/call", { name: "echo", arguments: { text: "small" } }),
+      "the promise",
+      20_000,
+    );
     assert.equal(small.content[0]!.text, "small");
   });
 });

@@ -20,7 +20,8 @@ function recorder(): TransportSink & { messages: string[]; defects: string[]; cl
     messages: [] as string[],
     defects: [] as string[],
     closes: [] as (Error | undefined)[],
-    message: (data: string | Uint8Array) => void r.messages.push(typeof data === "string" ? data : Buffer.from(data).toString("utf8")),
+    message: (data: string | Uint8Array) =>
+      void r.messages.push(typeof data === "string" ? data : Buffer.from(data).toString("utf8")),
     defect: (d: { code: string }) => void r.defects.push(d.code),
     closed: (error?: Error) => void r.closes.push(error),
   };
@@ -31,7 +32,11 @@ function recorder(): TransportSink & { messages: string[]; defects: string[]; cl
 function piped(options: { maxLineBytes?: number; highWaterMark?: number } = {}) {
   const input = new PassThrough();
   const output = new PassThrough(options.highWaterMark === undefined ? {} : { highWaterMark: options.highWaterMark });
-  const transport = new StreamTransport(input, output, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
+  const transport = new StreamTransport(
+    input,
+    output,
+    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
+  );
   const sink = recorder();
   transport.start(sink);
   return { input, output, transport, sink };
@@ -44,22 +49,31 @@ async function write(stream: PassThrough, chunk: Buffer | string): Promise<void>
 
 describe("StreamTransport", () => {
   test("messages split across chunks, or joined in one, arrive whole, with or without \\r", async () => {
-    const text = fc.string({ unit: "binary", maxLength: 30 }).map((s) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: s } }));
+    const text = fc
+      .string({ unit: "binary", maxLength: 30 })
+      .map((s) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: s } }));
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(text, fc.boolean()), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), async (lines, cuts) => {
-        const { input, sink, transport } = piped();
-        const bytes = Buffer.from(lines.map(([t, crlf]) => t + (crlf ? "\r\n" : "\n")).join(""));
-        const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((x, y) => x - y);
-        let from = 0;
-        for (const p of [...points, bytes.length]) {
-          if (p > from) input.write(bytes.subarray(from, p));
-          from = p;
-        }
-        await until(() => sink.messages.length >= lines.length, 5000, "every line delivered");
-        assert.deepEqual(sink.messages, lines.map(([t]) => t));
-        assert.deepEqual(sink.defects, []);
-        await transport.close();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(text, fc.boolean()), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        async (lines, cuts) => {
+          const { input, sink, transport } = piped();
+          const bytes = Buffer.from(lines.map(([t, crlf]) => t + (crlf ? "\r\n" : "\n")).join(""));
+          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((x, y) => x - y);
+          let from = 0;
+          for (const p of [...points, bytes.length]) {
+            if (p > from) input.write(bytes.subarray(from, p));
+            from = p;
+          }
+          await until(() => sink.messages.length >= lines.length, 5000, "every line delivered");
+          assert.deepEqual(
+            sink.messages,
+            lines.map(([t]) => t),
+          );
+          assert.deepEqual(sink.defects, []);
+          await transport.close();
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -68,9 +82,15 @@ describe("StreamTransport", () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const defects = new Defects();
-    const peer = new Peer(new StreamTransport(input, output), { revision: "2025-11-25", role: "client", onDefect: defects.listener });
+    const peer = new Peer(new StreamTransport(input, output), {
+      revision: "2025-11-25",
+      role: "client",
+      onDefect: defects.listener,
+    });
     const pending = peer.request("x");
-    input.write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\r\n');
+    input.write(
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\r\n',
+    );
     assert.deepEqual(await within(pending), { ok: true });
     assert.deepEqual(defects.codes(), []);
     await peer.close();
@@ -87,23 +107,28 @@ describe("StreamTransport", () => {
 
   test("a line of exactly maxLineBytes passes; one byte more is dropped as too_large, and the next line is fine", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 4096 }), fc.integer({ min: -3, max: 3 }), fc.integer({ min: 1, max: 997 }), async (limit, delta, chunk) => {
-        const size = Math.max(1, limit + delta);
-        const { input, sink, transport } = piped({ maxLineBytes: limit });
-        const line = Buffer.alloc(size, "x");
-        for (let at = 0; at < size; at += chunk) input.write(line.subarray(at, at + chunk));
-        // the next line is one byte: it fits any limit
-        input.write("\nk\n");
-        await until(() => sink.messages.includes("k"));
-        if (size <= limit) {
-          assert.deepEqual(sink.messages, ["x".repeat(size), "k"]);
-          assert.deepEqual(sink.defects, []);
-        } else {
-          assert.deepEqual(sink.messages, ["k"]);
-          assert.deepEqual(sink.defects, ["too_large"]);
-        }
-        await transport.close();
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4096 }),
+        fc.integer({ min: -3, max: 3 }),
+        fc.integer({ min: 1, max: 997 }),
+        async (limit, delta, chunk) => {
+          const size = Math.max(1, limit + delta);
+          const { input, sink, transport } = piped({ maxLineBytes: limit });
+          const line = Buffer.alloc(size, "x");
+          for (let at = 0; at < size; at += chunk) input.write(line.subarray(at, at + chunk));
+          // the next line is one byte: it fits any limit
+          input.write("\nk\n");
+          await until(() => sink.messages.includes("k"));
+          if (size <= limit) {
+            assert.deepEqual(sink.messages, ["x".repeat(size), "k"]);
+            assert.deepEqual(sink.defects, []);
+          } else {
+            assert.deepEqual(sink.messages, ["k"]);
+            assert.deepEqual(sink.defects, ["too_large"]);
+          }
+          await transport.close();
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -112,7 +137,11 @@ describe("StreamTransport", () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const defects = new Defects();
-    const peer = new Peer(new StreamTransport(input, output), { revision: "2025-11-25", role: "client", onDefect: defects.listener });
+    const peer = new Peer(new StreamTransport(input, output), {
+      revision: "2025-11-25",
+      role: "client",
+      onDefect: defects.listener,
+    });
     const pending = rejection(peer.request("x"), 20_000);
     const next = peer.request("y");
     const before = process.memoryUsage();
@@ -125,10 +154,16 @@ describe("StreamTransport", () => {
     assert.deepEqual(await within(next, "the promise", 20_000), { small: true });
     const after = process.memoryUsage();
     assert.deepEqual(defects.codes(), ["too_large"]);
-    assert.match(defects.reports[0]!.defect.message, /^a line of 104857\d\d\d bytes, over the 4194304-byte limit: dropped$/);
-    const grew = (n: number) => `${((n / 2 ** 20) | 0)} MB`;
+    assert.match(
+      defects.reports[0]!.defect.message,
+      /^a line of 104857\d\d\d bytes, over the 4194304-byte limit: dropped$/,
+    );
+    const grew = (n: number) => `${(n / 2 ** 20) | 0} MB`;
     assert.ok(after.rss - before.rss < 60 * 2 ** 20, `rss grew by ${grew(after.rss - before.rss)}`);
-    assert.ok(after.heapUsed - before.heapUsed < 60 * 2 ** 20, `heap grew by ${grew(after.heapUsed - before.heapUsed)}`);
+    assert.ok(
+      after.heapUsed - before.heapUsed < 60 * 2 ** 20,
+      `heap grew by ${grew(after.heapUsed - before.heapUsed)}`,
+    );
     await peer.close();
   });
 
@@ -147,7 +182,12 @@ describe("StreamTransport", () => {
     const read: Buffer[] = [];
     output.on("data", (chunk: Buffer) => read.push(chunk));
     await within(Promise.all([first, second]));
-    assert.deepEqual(Buffer.concat(read).toString("utf8").split("\n"), ['{"jsonrpc":"2.0","method":"a"}', big, big, ""]);
+    assert.deepEqual(Buffer.concat(read).toString("utf8").split("\n"), [
+      '{"jsonrpc":"2.0","method":"a"}',
+      big,
+      big,
+      "",
+    ]);
     await transport.close();
   });
 
@@ -156,7 +196,9 @@ describe("StreamTransport", () => {
     const output = new PassThrough({ highWaterMark: 16 });
     const peer = new Peer(new StreamTransport(input, output), { revision: "2025-11-25", role: "server" });
     let sent = false;
-    const notified = peer.notify("notifications/message", { level: "info", data: "z".repeat(200) }).then(() => (sent = true));
+    const notified = peer
+      .notify("notifications/message", { level: "info", data: "z".repeat(200) })
+      .then(() => (sent = true));
     await ticks(5);
     assert.equal(sent, false);
     output.resume();

@@ -42,14 +42,25 @@ export class StreamTransport implements Transport {
         const head = line.prefix ? peekEnvelope(line.prefix) : {};
         const tail = line.suffix ? peekEnvelopeEnd(line.suffix) : {};
         const id = head.id ?? tail.id;
-        const d = defect("too_large", "", `a line of ${line.size} bytes, over the ${this.maxLineBytes}-byte limit: dropped`);
+        const d = defect(
+          "too_large",
+          "",
+          `a line of ${line.size} bytes, over the ${this.maxLineBytes}-byte limit: dropped`,
+        );
         // only an answer fails a request: a request or notification names a method
-        sink.defect(d, id !== undefined && !head.method && !tail.method ? { id, size: line.size, limit: this.maxLineBytes } : undefined);
+        sink.defect(
+          d,
+          id !== undefined && !head.method && !tail.method
+            ? { id, size: line.size, limit: this.maxLineBytes }
+            : undefined,
+        );
       } else if (line.bytes.length > 0) {
         sink.message(line.bytes);
       }
     });
-    this.input.on("data", (chunk: Buffer | string) => splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    this.input.on("data", (chunk: Buffer | string) =>
+      splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
+    );
     this.input.once("end", () => {
       splitter.end();
       this.ended();
@@ -61,7 +72,8 @@ export class StreamTransport implements Transport {
   }
 
   send(text: string): void | Promise<void> {
-    if (this.isClosed || this.output.destroyed || this.output.writableEnded) throw new ClosedError("the output stream is closed");
+    if (this.isClosed || this.output.destroyed || this.output.writableEnded)
+      throw new ClosedError("the output stream is closed");
     if (this.output.write(text + "\n")) return;
     this.drained ??= new Promise<void>((resolve) => {
       const done = () => {

@@ -37,7 +37,10 @@ export function describeDb(url: string): string {
 }
 
 /** pgpass, the password-file reader `pg` itself uses (a dependency of pg, without types). */
-const pgpass = createRequire(import.meta.url)("pgpass") as (params: PasswordLookup, found: (password: string | undefined) => void) => void;
+const pgpass = createRequire(import.meta.url)("pgpass") as (
+  params: PasswordLookup,
+  found: (password: string | undefined) => void,
+) => void;
 
 interface PasswordLookup {
   host?: string | undefined;
@@ -55,7 +58,9 @@ interface PasswordLookup {
 async function passwordFromEnvironment(params: PasswordLookup): Promise<string | undefined> {
   const fromEnv = process.env.PGPASSWORD;
   if (fromEnv) return fromEnv;
-  return new Promise((resolve) => pgpass({ host: params.host, port: params.port, database: params.database, user: params.user }, resolve));
+  return new Promise((resolve) =>
+    pgpass({ host: params.host, port: params.port, database: params.database, user: params.user }, resolve),
+  );
 }
 
 export interface PoolOptions {
@@ -75,7 +80,9 @@ export function connect(url: string, options: PoolOptions): Connections {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const sockets = new Set<Socket>();
   // read as pg reads a connectionString; the password, when the URL has none, is looked up as above
-  const { password, ...fromUrl } = bare(url) ? { password: undefined } : (parseIntoClientConfig(url) as pg.ClientConfig);
+  const { password, ...fromUrl } = bare(url)
+    ? { password: undefined }
+    : (parseIntoClientConfig(url) as pg.ClientConfig);
   const pool = new pg.Pool({
     application_name: "mcp-wire",
     connectionTimeoutMillis: Math.min(CONNECT_MS, deadlineMs),
@@ -87,7 +94,10 @@ export function connect(url: string, options: PoolOptions): Connections {
     options: `-c search_path=${SCHEMA}${options.settings ?? ""}`,
     ...fromUrl,
     // pg calls a password function with the connection's parameters, and takes undefined as "none"
-    password: typeof password === "string" && password !== "" ? password : (passwordFromEnvironment as unknown as () => Promise<string>),
+    password:
+      typeof password === "string" && password !== ""
+        ? password
+        : (passwordFromEnvironment as unknown as () => Promise<string>),
     // pg's own socket, made here so that `end` can cut it
     stream: () => {
       const socket = new Socket();
@@ -130,7 +140,16 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
 }
 
 /** Errors of the network or of a server that stopped: not of what was asked of it. */
-const LOST_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const LOST_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 /**
  * SQLSTATEs of a server going away: the connection exceptions (class 08), shut down by an
  * administrator, crashed, starting or stopping (57P01–57P03), and a statement cancelled, which
@@ -138,7 +157,8 @@ const LOST_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", 
  */
 const LOST_STATES = new Set(["57P01", "57P02", "57P03", "57014"]);
 /** What `pg` says when a connection broke or a call passed its deadline, where it gives no code. */
-const LOST_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error/i;
+const LOST_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error/i;
 
 /** Whether `e` says the server is gone, or silent past the deadline, rather than that a statement is wrong. */
 export function lostServer(e: unknown): boolean {
@@ -151,7 +171,9 @@ export function lostServer(e: unknown): boolean {
 export function unreachable(e: unknown, where: string): unknown {
   if (!lostServer(e) || e instanceof StoreUnreachable) return e;
   const message = e instanceof Error ? e.message : String(e);
-  const reason = /Query read timeout/i.test(message) ? "no answer before the deadline" : redact(message.split("\n")[0]!.slice(0, 200));
+  const reason = /Query read timeout/i.test(message)
+    ? "no answer before the deadline"
+    : redact(message.split("\n")[0]!.slice(0, 200));
   return new StoreUnreachable(where, reason, { cause: e });
 }
 

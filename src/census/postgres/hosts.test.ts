@@ -27,15 +27,26 @@ const SELF = fileURLToPath(import.meta.url);
 
 /** `hN.test` is the host listening on 127.0.0.(N+1); any other name is not found (the test never reaches a resolver). */
 export const loopbackLookup: LookupFunction = (hostname, options, callback) => {
-  const done = callback as (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
+  const done = callback as (
+    error: NodeJS.ErrnoException | null,
+    address: string | { address: string; family: number }[],
+    family?: number,
+  ) => void;
   const n = Number(/^h([1-9]\d*)\.test$/.exec(hostname)?.[1]);
-  if (!(n >= 1 && n <= 253)) return done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
+  if (!(n >= 1 && n <= 253))
+    return done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
   const address = `127.0.0.${n + 1}`;
   if ((options as { all?: boolean }).all) done(null, [{ address, family: 4 }]);
   else done(null, address, 4);
 };
 
-const workerOptions = (): CensusOptions & { leaseMs: number } => ({ concurrency: 8, perHost: PER_HOST, timeout: 5_000, leaseMs: 2_000, lookup: loopbackLookup });
+const workerOptions = (): CensusOptions & { leaseMs: number } => ({
+  concurrency: 8,
+  perHost: PER_HOST,
+  timeout: 5_000,
+  leaseMs: 2_000,
+  lookup: loopbackLookup,
+});
 
 if (process.argv[2] === "--worker") {
   const [url, run] = process.argv.slice(3);
@@ -62,20 +73,33 @@ if (process.argv[2] === "--worker") {
     const at = (n: number, path: string) => `http://h${n}.test:${fleets[n - 1]!.port}${path}`;
     const requests = () => fleets.flatMap((f) => f.requests);
     const worker = (url: string, run: number): { process: ChildProcess; exit: Promise<number | string> } => {
-      const child = spawn(process.execPath, [SELF, "--worker", url, String(run)], { stdio: ["ignore", "ignore", "inherit"] });
-      return { process: child, exit: new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?"))) };
+      const child = spawn(process.execPath, [SELF, "--worker", url, String(run)], {
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      return {
+        process: child,
+        exit: new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? "?"))),
+      };
     };
 
     test("three workers over ten hosts, one killed part-way: never more than --per-host in flight to one host, one attempt per target", async () => {
       const url = await server.database("hosts");
-      const targets = Array.from({ length: 200 }, (_, i) => ({ target: at((i % HOSTS) + 1, `/ok/hosts-${i}`), kind: "http" as const, name: null }));
+      const targets = Array.from({ length: 200 }, (_, i) => ({
+        target: at((i % HOSTS) + 1, `/ok/hosts-${i}`),
+        kind: "http" as const,
+        name: null,
+      }));
       const paths = new Set(targets.map((t) => new URL(t.target).pathname));
       const store = await PostgresStore.open(url);
       try {
         const run = await store.startRun("hosts", targets, { perHost: PER_HOST });
         const workers = [worker(url, run), worker(url, run), worker(url, run)];
         const victim = workers[0]!;
-        await until(() => requests().filter((r) => paths.has(r.path)).length >= 60, "the workers to be under way", 60_000);
+        await until(
+          () => requests().filter((r) => paths.has(r.path)).length >= 60,
+          "the workers to be under way",
+          60_000,
+        );
         victim.process.kill("SIGKILL");
         assert.equal(await victim.exit, "SIGKILL");
         for (const w of workers.slice(1)) assert.equal(await w.exit, 0);
@@ -83,7 +107,9 @@ if (process.argv[2] === "--worker") {
         const latest = (await store.aggregate({ runIds: [run] })).perTarget;
         assert.equal(latest.length, targets.length);
         assert.deepEqual(
-          latest.filter((t) => t.attempts !== 1 || t.latest.class !== "ok").map((t) => `${t.target}: ${t.attempts} attempts, ${t.latest.class}`),
+          latest
+            .filter((t) => t.attempts !== 1 || t.latest.class !== "ok")
+            .map((t) => `${t.target}: ${t.attempts} attempts, ${t.latest.class}`),
           [],
         );
       } finally {
@@ -110,7 +136,11 @@ if (process.argv[2] === "--worker") {
 
     test("a worker probes again a target whose timeout fell in a stall of its own, as a one-process census does", async () => {
       const url = await server.database("stall");
-      const targets = Array.from({ length: 3 }, (_, i) => ({ target: at(i + 1, `/ok/stall-${i}`), kind: "http" as const, name: null }));
+      const targets = Array.from({ length: 3 }, (_, i) => ({
+        target: at(i + 1, `/ok/stall-${i}`),
+        kind: "http" as const,
+        name: null,
+      }));
       const store = await PostgresStore.open(url);
       try {
         const run = await store.startRun("stall", targets, {});
@@ -134,7 +164,10 @@ if (process.argv[2] === "--worker") {
         });
         assert.ok(stalled, "the stall happened");
         const latest = (await store.aggregate({ runIds: [run] })).perTarget;
-        assert.deepEqual(latest.map((t) => t.latest.class), ["ok", "ok", "ok"]);
+        assert.deepEqual(
+          latest.map((t) => t.latest.class),
+          ["ok", "ok", "ok"],
+        );
         // (a probe of another host in flight during the stall may have met it too)
         assert.ok((admission?.reprobed ?? 0) >= 1, `re-probed ${admission?.reprobed}`);
       } finally {
@@ -148,7 +181,9 @@ if (process.argv[2] === "--worker") {
       const url = await server.database("walks");
       const store = await PostgresStore.open(url);
       try {
-        const targets = hosts.flatMap((h) => [1, 2, 3].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })));
+        const targets = hosts.flatMap((h) =>
+          [1, 2, 3].map((n) => ({ target: `${h.origin}/mcp/${n}`, kind: "http" as const, name: null })),
+        );
         const run = await store.startRun("walks", targets, { perHost: 1 });
         await runWorker(store, run, { concurrency: 8, perHost: 1, timeout: 20_000, leaseMs: 2_000 });
         const latest = (await store.aggregate({ runIds: [run] })).perTarget;

@@ -20,7 +20,8 @@ after(async () => {
   await server?.stop();
 });
 
-const isUnreachable = (e: unknown) => e instanceof StoreUnreachable && e.code === "ERR_MCP_WIRE_STORE_UNREACHABLE" && !e.message.includes(server.password);
+const isUnreachable = (e: unknown) =>
+  e instanceof StoreUnreachable && e.code === "ERR_MCP_WIRE_STORE_UNREACHABLE" && !e.message.includes(server.password);
 
 describe("a PostgreSQL store whose server goes away", () => {
   test("shut down: every call fails as StoreUnreachable; what was committed is there once the server is back", async () => {

@@ -100,7 +100,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 2,
     why: "the work queue shared by census workers (leases, claims, per-host slots and gaps), and the sign-in diagnosis on each attempt",
-    makes: ["table workers", "sequence workers_id_seq", "table run_hosts", "function claim(bigint,bigint,integer,integer)"],
+    makes: [
+      "table workers",
+      "sequence workers_id_seq",
+      "table run_hosts",
+      "function claim(bigint,bigint,integer,integer)",
+    ],
     sql: `
       ALTER TABLE attempts ADD COLUMN auth jsonb;
       -- a worker is alive while its lease runs; its claims (and the host slots they take) die with it
@@ -217,7 +222,8 @@ type Queryable = Pick<pg.PoolClient, "query">;
  * migration would stop it part-way. Indexes and a table's own types belong to their table.
  */
 async function objectsInSchema(db: Queryable): Promise<string[] | undefined> {
-  const ns = (await db.query<{ oid: number }>("SELECT oid FROM pg_namespace WHERE nspname = $1", [SCHEMA])).rows[0]?.oid;
+  const ns = (await db.query<{ oid: number }>("SELECT oid FROM pg_namespace WHERE nspname = $1", [SCHEMA])).rows[0]
+    ?.oid;
   if (ns === undefined) return undefined;
   const rows = await db.query<{ what: string }>(
     `SELECT pg_describe_object('pg_class'::regclass, c.oid, 0) AS what FROM pg_class c
@@ -243,11 +249,20 @@ async function judge(db: Queryable, where: string): Promise<{ exists: boolean; v
   if (objects.length === 0) return { exists: true, version: 0 };
   let version = 0;
   if (objects.includes(VERSION_TABLE)) {
-    version = Number((await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0);
-    if (version > PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${PG_SCHEMA_VERSION})`);
+    version = Number(
+      (await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${SCHEMA}.schema_version`)).rows[0]?.v ?? 0,
+    );
+    if (version > PG_SCHEMA_VERSION)
+      throw new StoreRefused(
+        `${where}: schema version ${version} comes from a newer mcp-wire (this one knows up to ${PG_SCHEMA_VERSION})`,
+      );
   }
   // with no schema_version, nothing in the schema is ours, even what has our names
-  const ours = new Set(objects.includes(VERSION_TABLE) ? [VERSION_TABLE, ...PG_MIGRATIONS.filter((m) => m.version <= version).flatMap((m) => m.makes)] : []);
+  const ours = new Set(
+    objects.includes(VERSION_TABLE)
+      ? [VERSION_TABLE, ...PG_MIGRATIONS.filter((m) => m.version <= version).flatMap((m) => m.makes)]
+      : [],
+  );
   const foreign = objects.filter((o) => !ours.has(o));
   if (foreign.length > 0) {
     const tables = foreign.every((o) => o.startsWith("table "));
@@ -273,12 +288,17 @@ export async function pgMigrate(db: Queryable, where: string, upTo = PG_SCHEMA_V
     let version = found.version;
     if (version < upTo) {
       if (!found.exists) await db.query(`CREATE SCHEMA ${SCHEMA}`);
-      await db.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL, why text NOT NULL)`);
+      await db.query(
+        `CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL, why text NOT NULL)`,
+      );
       await db.query(`SET LOCAL search_path = ${SCHEMA}`);
       for (const m of PG_MIGRATIONS) {
         if (m.version <= version || m.version > upTo) continue;
         await db.query(m.sql);
-        await db.query(`INSERT INTO ${SCHEMA}.schema_version (version, applied_at, why) VALUES ($1, now(), $2)`, [m.version, m.why]);
+        await db.query(`INSERT INTO ${SCHEMA}.schema_version (version, applied_at, why) VALUES ($1, now(), $2)`, [
+          m.version,
+          m.why,
+        ]);
         version = m.version;
       }
     }

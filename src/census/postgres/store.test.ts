@@ -46,8 +46,12 @@ describe("PostgresStore", () => {
     const pgStore = await fill(await openNew());
     const sqlite = await fill(new SqliteStore(":memory:"));
     // the runs were started at different moments; everything else is the attempts'
-    const timeless = (agg: Aggregates) => ({ ...agg, runs: agg.runs.map((r) => ({ ...r, startedAt: "", finishedAt: r.finishedAt === null ? null : "" })) });
-    for (const q of [{}, { runIds: [2] }, { target: A }, { since: "2026-08-01" }]) assert.deepEqual(timeless(await pgStore.aggregate(q)), timeless(await sqlite.aggregate(q)));
+    const timeless = (agg: Aggregates) => ({
+      ...agg,
+      runs: agg.runs.map((r) => ({ ...r, startedAt: "", finishedAt: r.finishedAt === null ? null : "" })),
+    });
+    for (const q of [{}, { runIds: [2] }, { target: A }, { since: "2026-08-01" }])
+      assert.deepEqual(timeless(await pgStore.aggregate(q)), timeless(await sqlite.aggregate(q)));
     await pgStore.close();
     await sqlite.close();
   });
@@ -55,10 +59,16 @@ describe("PostgresStore", () => {
   test("attempts stream page by page, in time order, as many as there are", async () => {
     const store = await openNew();
     const memory = new MemoryStore();
-    const targets = Array.from({ length: 2500 }, (_, i) => ({ target: `https://t${i}.example/mcp`, kind: "http" as const, name: null }));
+    const targets = Array.from({ length: 2500 }, (_, i) => ({
+      target: `https://t${i}.example/mcp`,
+      kind: "http" as const,
+      name: null,
+    }));
     const run = await store.startRun("many.txt", targets, {});
     memory.startRun("many.txt", targets, {});
-    const all = targets.map((t, i) => attempt(run, t.target, new Date(Date.UTC(2026, 7, 1) + (i % 7) * 1000).toISOString(), { elapsedMs: i }));
+    const all = targets.map((t, i) =>
+      attempt(run, t.target, new Date(Date.UTC(2026, 7, 1) + (i % 7) * 1000).toISOString(), { elapsedMs: i }),
+    );
     await (store as PostgresStore).share(run, { leaseMs: 30_000, label: "test" }).then((w) => w.finish(all));
     for (const a of all) memory.recordAttempt(a);
     assert.deepEqual(
@@ -88,13 +98,10 @@ describe("PostgresStore", () => {
       (await sql(url, "SELECT version FROM mcp_wire.schema_version ORDER BY version")).rows.map((r) => r.version),
       PG_MIGRATIONS.map((m) => m.version),
     );
-    assert.deepEqual(
-      (await sql(url, "SELECT host, done FROM mcp_wire.run_targets ORDER BY position")).rows,
-      [
-        { host: "a.example", done: true },
-        { host: "b.example", done: false },
-      ],
-    );
+    assert.deepEqual((await sql(url, "SELECT host, done FROM mcp_wire.run_targets ORDER BY position")).rows, [
+      { host: "a.example", done: true },
+      { host: "b.example", done: false },
+    ]);
     assert.deepEqual(
       (await store.pendingTargets(1)).map((t) => t.target),
       ["https://b.example/mcp"],
@@ -116,10 +123,17 @@ describe("PostgresStore", () => {
     assert.deepEqual((await sql(url, "SELECT x FROM public.runs")).rows, [{ x: 7 }]);
 
     const foreign = await fresh();
-    await sql(foreign, "CREATE SCHEMA mcp_wire; CREATE TABLE mcp_wire.runs (x int); INSERT INTO mcp_wire.runs VALUES (1)");
+    await sql(
+      foreign,
+      "CREATE SCHEMA mcp_wire; CREATE TABLE mcp_wire.runs (x int); INSERT INTO mcp_wire.runs VALUES (1)",
+    );
     const tables = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'mcp_wire' ORDER BY 1";
     for (const readonly of [false, true]) {
-      await assert.rejects(PostgresStore.open(foreign, { readonly }), (e: Error) => e instanceof StoreRefused && /mcp_wire holds tables mcp-wire did not make \(runs\)/.test(e.message));
+      await assert.rejects(
+        PostgresStore.open(foreign, { readonly }),
+        (e: Error) =>
+          e instanceof StoreRefused && /mcp_wire holds tables mcp-wire did not make \(runs\)/.test(e.message),
+      );
     }
     assert.deepEqual((await sql(foreign, tables)).rows, [{ table_name: "runs" }]);
 
@@ -152,10 +166,17 @@ describe("PostgresStore", () => {
        REVOKE ALL ON mcp_wire.payroll FROM PUBLIC`,
     );
     const asCensus = Object.assign(new URL(url), { username: role, password: "census-pw" }).href;
-    const hidden = await sql(asCensus, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'mcp_wire'");
+    const hidden = await sql(
+      asCensus,
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'mcp_wire'",
+    );
     assert.equal(hidden.rows[0].n, 0, "the census's role does not see the payroll in information_schema");
     for (const readonly of [false, true]) {
-      await assert.rejects(PostgresStore.open(asCensus, { readonly }), (e: Error) => e instanceof StoreRefused && /mcp_wire holds tables mcp-wire did not make \(payroll\)/.test(e.message));
+      await assert.rejects(
+        PostgresStore.open(asCensus, { readonly }),
+        (e: Error) =>
+          e instanceof StoreRefused && /mcp_wire holds tables mcp-wire did not make \(payroll\)/.test(e.message),
+      );
     }
     assert.deepEqual(await objectsOf(url), ["payroll"]);
     assert.deepEqual((await sql(url, "SELECT who, pay FROM mcp_wire.payroll")).rows, [{ who: "ann", pay: 100 }]);
@@ -170,7 +191,11 @@ describe("PostgresStore", () => {
     );
     await assert.rejects(
       PostgresStore.open(url),
-      (e: Error) => e instanceof StoreRefused && /mcp_wire holds objects mcp-wire did not make \(function claim\(bigint,bigint,integer,integer\)\)/.test(e.message),
+      (e: Error) =>
+        e instanceof StoreRefused &&
+        /mcp_wire holds objects mcp-wire did not make \(function claim\(bigint,bigint,integer,integer\)\)/.test(
+          e.message,
+        ),
     );
     assert.deepEqual(await objectsOf(url), ["claim"]);
   });
@@ -178,7 +203,11 @@ describe("PostgresStore", () => {
   test("a report reads without writing, and refuses a database with no census", async () => {
     const empty = await fresh();
     await assert.rejects(PostgresStore.open(empty, { readonly: true }), /holds no mcp-wire census/);
-    assert.equal((await sql(empty, "SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'mcp_wire'")).rows[0].n, 0);
+    assert.equal(
+      (await sql(empty, "SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'mcp_wire'"))
+        .rows[0].n,
+      0,
+    );
     const url = await fresh();
     await (await fill(await PostgresStore.open(url))).close();
     const reader = await PostgresStore.open(url, { readonly: true });
@@ -189,15 +218,25 @@ describe("PostgresStore", () => {
 
   test("a wrong password is a clear error that does not show the password", async () => {
     const url = (await fresh()).replace(server.password, "wrong-secret-77");
-    await assert.rejects(PostgresStore.open(url), (e: Error) => /password authentication failed/.test(e.message) && !e.message.includes("wrong-secret-77"));
+    await assert.rejects(
+      PostgresStore.open(url),
+      (e: Error) => /password authentication failed/.test(e.message) && !e.message.includes("wrong-secret-77"),
+    );
   });
 
   describe("the shared run", () => {
-    const target = (i: number, host: string) => ({ target: `http://${host}/mcp/${i}`, kind: "http" as const, name: null });
+    const target = (i: number, host: string) => ({
+      target: `http://${host}/mcp/${i}`,
+      kind: "http" as const,
+      name: null,
+    });
 
     test("claims never put more than per-host in flight to a host across workers, and a dead worker's claims come back when its lease runs out", async () => {
       const store = (await openNew()) as PostgresStore;
-      const targets = [...Array.from({ length: 6 }, (_, i) => target(i, "one.example")), ...Array.from({ length: 3 }, (_, i) => target(i, "two.example"))];
+      const targets = [
+        ...Array.from({ length: 6 }, (_, i) => target(i, "one.example")),
+        ...Array.from({ length: 3 }, (_, i) => target(i, "two.example")),
+      ];
       const run = await store.startRun("t", targets, {});
       const a = await store.share(run, { leaseMs: 30_000, label: "a" });
       const b = await store.share(run, { leaseMs: 400, label: "b" });
@@ -222,8 +261,14 @@ describe("PostgresStore", () => {
         [targets[2]!.target],
       );
       // b comes back late with its attempt: the target has one, from whoever finished first
-      assert.equal((await a.finish([attempt(run, targets[2]!.target, "2026-08-01T00:00:01.000Z", { detail: "by a" })])).length, 1);
-      assert.equal((await b.finish([attempt(run, targets[2]!.target, "2026-08-01T00:00:02.000Z", { detail: "by b" })])).length, 0);
+      assert.equal(
+        (await a.finish([attempt(run, targets[2]!.target, "2026-08-01T00:00:01.000Z", { detail: "by a" })])).length,
+        1,
+      );
+      assert.equal(
+        (await b.finish([attempt(run, targets[2]!.target, "2026-08-01T00:00:02.000Z", { detail: "by b" })])).length,
+        0,
+      );
       assert.deepEqual(
         (await collect(store.attempts({ target: targets[2]!.target }))).map((x) => x.detail),
         ["by a"],

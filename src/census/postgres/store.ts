@@ -15,11 +15,40 @@
 import os from "node:os";
 import type pg from "pg";
 import { assemble, type SigninGroup } from "../aggregate-rows.js";
-import { HISTORY_COLUMNS, LATEST_COLUMNS, attemptRecord, historyRecord, latestRecord, runRecord, targetRecord, type AttemptRow, type Decode, type HistoryRow, type LatestRow, type RunRow, type TargetRow } from "../rows.js";
+import {
+  HISTORY_COLUMNS,
+  LATEST_COLUMNS,
+  attemptRecord,
+  historyRecord,
+  latestRecord,
+  runRecord,
+  targetRecord,
+  type AttemptRow,
+  type Decode,
+  type HistoryRow,
+  type LatestRow,
+  type RunRow,
+  type TargetRow,
+} from "../rows.js";
 import { redact } from "../../secrets/redact.js";
 import { hostOf } from "../host-of.js";
 import { latencyBucket } from "../sqlite-schema.js";
-import { StoreRefused, StoreUnreachable, TARGET_PAGE, type AggregateOptions, type Aggregates, type AttemptQuery, type AttemptRecord, type HistoryRecord, type RunRecord, type SharedRun, type ShareOptions, type Store, type TargetRecord, type TargetSummary } from "../store.js";
+import {
+  StoreRefused,
+  StoreUnreachable,
+  TARGET_PAGE,
+  type AggregateOptions,
+  type Aggregates,
+  type AttemptQuery,
+  type AttemptRecord,
+  type HistoryRecord,
+  type RunRecord,
+  type SharedRun,
+  type ShareOptions,
+  type Store,
+  type TargetRecord,
+  type TargetSummary,
+} from "../store.js";
 import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 import { SurfaceCache, surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
@@ -63,16 +92,31 @@ export class PostgresStore implements Store {
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = describeDb(url);
-    const connections = connect(url, { settings: options.readonly ? " -c default_transaction_read_only=on" : "", max: 4, ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}) });
+    const connections = connect(url, {
+      settings: options.readonly ? " -c default_transaction_read_only=on" : "",
+      max: 4,
+      ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
+    });
     try {
       const client = await connections.pool.connect();
       try {
-        const server = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v);
-        if (server < MIN_SERVER) throw new StoreRefused(`${where}: PostgreSQL ${Math.floor(server / 10000)} is too old; mcp-wire needs 14 or newer`);
+        const server = Number(
+          (await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]!.v,
+        );
+        if (server < MIN_SERVER)
+          throw new StoreRefused(
+            `${where}: PostgreSQL ${Math.floor(server / 10000)} is too old; mcp-wire needs 14 or newer`,
+          );
         if (options.readonly) {
           const version = await pgSchemaVersion(client, where);
-          if (version === 0) throw new StoreRefused(`${where} holds no mcp-wire census (schema ${SCHEMA}): run \`mcp-wire census <targets> --db …\` first`);
-          if (version !== PG_SCHEMA_VERSION) throw new StoreRefused(`${where}: schema version ${version}, this mcp-wire reads ${PG_SCHEMA_VERSION}; run a census on it once to migrate it`);
+          if (version === 0)
+            throw new StoreRefused(
+              `${where} holds no mcp-wire census (schema ${SCHEMA}): run \`mcp-wire census <targets> --db …\` first`,
+            );
+          if (version !== PG_SCHEMA_VERSION)
+            throw new StoreRefused(
+              `${where}: schema version ${version}, this mcp-wire reads ${PG_SCHEMA_VERSION}; run a census on it once to migrate it`,
+            );
         } else {
           await pgMigrate(client, where);
         }
@@ -118,7 +162,12 @@ export class PostgresStore implements Store {
     const list = targets.filter((t) => !seen.has(t.target) && seen.add(t.target));
     return this.#tx(async (c) => {
       const runId = Number(
-        (await c.query<{ id: string }>("INSERT INTO runs (started_at, source, targets, settings) VALUES ($1, $2, $3, $4) RETURNING id", [new Date().toISOString(), source, list.length, settings])).rows[0]!.id,
+        (
+          await c.query<{ id: string }>(
+            "INSERT INTO runs (started_at, source, targets, settings) VALUES ($1, $2, $3, $4) RETURNING id",
+            [new Date().toISOString(), source, list.length, settings],
+          )
+        ).rows[0]!.id,
       );
       if (list.length === 0) return runId;
       const ids = await c.query<{ id: string; target: string }>(
@@ -132,21 +181,38 @@ export class PostgresStore implements Store {
       await c.query(
         `INSERT INTO run_targets (run_id, target_id, position, untrusted, invalid, host)
          SELECT $1, * FROM unnest($2::bigint[], $3::integer[], $4::boolean[], $5::text[], $6::text[])`,
-        [runId, list.map((t) => idOf.get(t.target)), list.map((_, i) => i), list.map((t) => t.untrusted === true), list.map((t) => t.invalid ?? null), hosts],
+        [
+          runId,
+          list.map((t) => idOf.get(t.target)),
+          list.map((_, i) => i),
+          list.map((t) => t.untrusted === true),
+          list.map((t) => t.invalid ?? null),
+          hosts,
+        ],
       );
-      await c.query("INSERT INTO run_hosts (run_id, host) SELECT DISTINCT $1::bigint, h FROM unnest($2::text[]) AS h", [runId, hosts]);
+      await c.query("INSERT INTO run_hosts (run_id, host) SELECT DISTINCT $1::bigint, h FROM unnest($2::text[]) AS h", [
+        runId,
+        hosts,
+      ]);
       return runId;
     });
   }
 
   async finishRun(runId: number): Promise<void> {
-    const r = await this.#call(() => this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [runId, new Date().toISOString()]));
+    const r = await this.#call(() =>
+      this.pool.query("UPDATE runs SET finished_at = coalesce(finished_at, $2) WHERE id = $1", [
+        runId,
+        new Date().toISOString(),
+      ]),
+    );
     if (r.rowCount === 0) throw new Error(`no run ${runId}`);
   }
 
   async recordAttempt(attempt: AttemptRecord): Promise<void> {
     await this.#tx(async (c) => {
-      await c.query("INSERT INTO targets (target, kind) VALUES ($1, 'http') ON CONFLICT (target) DO NOTHING", [attempt.target]);
+      await c.query("INSERT INTO targets (target, kind) VALUES ($1, 'http') ON CONFLICT (target) DO NOTHING", [
+        attempt.target,
+      ]);
       await insertAttempts(c, attempt.runId, [attempt], "error");
     });
   }
@@ -163,12 +229,16 @@ export class PostgresStore implements Store {
   }
 
   async unfinishedRun(): Promise<RunRecord | undefined> {
-    const r = await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"));
+    const r = await this.#call(() =>
+      this.pool.query<RunRow<Pg>>("SELECT * FROM runs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"),
+    );
     return r.rows[0] && runRecord(r.rows[0], decode);
   }
 
   async runs(): Promise<RunRecord[]> {
-    return (await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id"))).rows.map((r) => runRecord(r, decode));
+    return (await this.#call(() => this.pool.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id"))).rows.map((r) =>
+      runRecord(r, decode),
+    );
   }
 
   async *attempts(query: AttemptQuery = {}): AsyncIterableIterator<AttemptRecord> {
@@ -181,14 +251,18 @@ export class PostgresStore implements Store {
 
   async *history(query: AttemptQuery = {}): AsyncIterableIterator<HistoryRecord> {
     const surfaces = new SurfaceCache();
-    for await (const r of this.#pages<HistoryRow<Pg> & { id: string }>(`a.id, ${HISTORY_COLUMNS}`, query)) yield historyRecord(r, decode, surfaces);
+    for await (const r of this.#pages<HistoryRow<Pg> & { id: string }>(`a.id, ${HISTORY_COLUMNS}`, query))
+      yield historyRecord(r, decode, surfaces);
   }
 
   /**
    * The attempts `query` selects, with their surfaces, in time order, a page at a time by
    * (at, id), so memory holds one page however many there are.
    */
-  async *#pages<R extends { id: string; at: Date }>(columns: string, query: AttemptQuery): AsyncIterableIterator<R & SurfaceRow> {
+  async *#pages<R extends { id: string; at: Date }>(
+    columns: string,
+    query: AttemptQuery,
+  ): AsyncIterableIterator<R & SurfaceRow> {
     const where = whereOf(query);
     let after: { at: Date; id: string } | undefined;
     for (;;) {
@@ -221,13 +295,32 @@ export class PostgresStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     return this.#tx(async (c) => {
       const all = async <T extends pg.QueryResultRow>(sql: string) => (await c.query<T>(sql, where.params)).rows;
-      const groups = await all<{ runId: number; class: string; detail: string; era: string | null; revision: string | null; bucket: number; n: number }>(
+      const groups = await all<{
+        runId: number;
+        class: string;
+        detail: string;
+        era: string | null;
+        revision: string | null;
+        bucket: number;
+        n: number;
+      }>(
         `SELECT a.run_id::integer AS "runId", class, detail, era, revision, latency_bucket::integer AS bucket, count(*)::integer AS n
          FROM attempts a ${where.sql} GROUP BY a.run_id, class, detail, era, revision, latency_bucket`,
       );
-      const span = (await all<{ first: Date | null; last: Date | null }>(`SELECT min(a.at) AS first, max(a.at) AS last FROM attempts a ${where.sql}`))[0]!;
+      const span = (
+        await all<{ first: Date | null; last: Date | null }>(
+          `SELECT min(a.at) AS first, max(a.at) AS last FROM attempts a ${where.sql}`,
+        )
+      )[0]!;
       // ties broken as SQLite breaks them: NULL first, then byte order
-      const rpcGroups = await all<{ code: number; range: string | null; class: string; detail: string; message: string | null; n: number }>(
+      const rpcGroups = await all<{
+        code: number;
+        range: string | null;
+        class: string;
+        detail: string;
+        message: string | null;
+        n: number;
+      }>(
         `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, count(*)::integer AS n
          FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message
          ORDER BY min(at), rpc_message COLLATE "C" NULLS FIRST`,
@@ -242,8 +335,14 @@ export class PostgresStore implements Store {
       );
       const whole = options.perTarget !== false;
       const perClass = whole ? await all<PerClassRow>(`${PER_CLASS} ${where.sql} GROUP BY a.target_id, class`) : [];
-      const latest = whole ? await all<PgLatest>(`${LATEST} ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`) : [];
-      const targets = whole ? undefined : (await all<{ n: number }>(`SELECT count(DISTINCT a.target_id)::integer AS n FROM attempts a ${where.sql}`))[0]!.n;
+      const latest = whole
+        ? await all<PgLatest>(`${LATEST} ${where.sql} ORDER BY a.target_id, a.at DESC, a.id DESC`)
+        : [];
+      const targets = whole
+        ? undefined
+        : (
+            await all<{ n: number }>(`SELECT count(DISTINCT a.target_id)::integer AS n FROM attempts a ${where.sql}`)
+          )[0]!.n;
       const runs = (await c.query<RunRow<Pg>>("SELECT * FROM runs ORDER BY id")).rows.map((r) => runRecord(r, decode));
       // a server once, by its latest walk; the chain's first error: the walk lists defects in
       // chain order, errors first at each step
@@ -291,7 +390,9 @@ export class PostgresStore implements Store {
         const range = `${and} a.target_id BETWEEN $${n + 1}::bigint AND $${n + 2}::bigint`;
         const params = [...where.params, ids[0], ids.at(-1)];
         const perClass = (await c.query<PerClassRow>(`${PER_CLASS} ${range} GROUP BY a.target_id, class`, params)).rows;
-        const latest = (await c.query<PgLatest>(`${LATEST} ${range} ORDER BY a.target_id, a.at DESC, a.id DESC`, params)).rows;
+        const latest = (
+          await c.query<PgLatest>(`${LATEST} ${range} ORDER BY a.target_id, a.at DESC, a.id DESC`, params)
+        ).rows;
         return { ids, rows: summaries(perClass, latest) };
       }, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       yield* page.rows;
@@ -305,7 +406,11 @@ export class PostgresStore implements Store {
     // stored attempt that a server crash takes back only leaves its target to be claimed and
     // probed again, which the queue is built for; an fsync each would cap the queue at the
     // disk's flush rate. Runs and migrations keep the store's durable connections.
-    const connections = connect(this.url, { settings: " -c synchronous_commit=off", max: 3, ...(this.deadlineMs !== undefined ? { deadlineMs: this.deadlineMs } : {}) });
+    const connections = connect(this.url, {
+      settings: " -c synchronous_commit=off",
+      max: 3,
+      ...(this.deadlineMs !== undefined ? { deadlineMs: this.deadlineMs } : {}),
+    });
     try {
       return await guarded(this.where, () => PgWorker.join(connections, this.where, runId, options));
     } catch (e) {
@@ -315,7 +420,14 @@ export class PostgresStore implements Store {
   }
 
   async toolDefinitions(digests: readonly string[]): Promise<Map<string, string>> {
-    const rows = (await this.#call(() => this.pool.query<{ digest: string; definition: string }>("SELECT digest, definition FROM tool_definitions WHERE digest = ANY($1::text[])", [[...new Set(digests)]]))).rows;
+    const rows = (
+      await this.#call(() =>
+        this.pool.query<{ digest: string; definition: string }>(
+          "SELECT digest, definition FROM tool_definitions WHERE digest = ANY($1::text[])",
+          [[...new Set(digests)]],
+        ),
+      )
+    ).rows;
     return new Map(rows.map((r) => [r.digest, r.definition]));
   }
 
@@ -326,7 +438,9 @@ export class PostgresStore implements Store {
       await c.query(`DELETE FROM attempt_defects WHERE attempt_id IN (${old})`, [before]);
       await c.query(`DELETE FROM attempt_surfaces WHERE attempt_id IN (${old})`, [before]);
       const deleted = (await c.query("DELETE FROM attempts WHERE at < $1", [before])).rowCount ?? 0;
-      await c.query("DELETE FROM tool_definitions WHERE digest NOT IN (SELECT j->>1 FROM attempt_surfaces s, jsonb_array_elements(s.tools) j)");
+      await c.query(
+        "DELETE FROM tool_definitions WHERE digest NOT IN (SELECT j->>1 FROM attempt_surfaces s, jsonb_array_elements(s.tools) j)",
+      );
       return deleted;
     });
   }
@@ -356,7 +470,14 @@ class PgWorker implements SharedRun {
       "INSERT INTO workers (run_id, lease_until, label) VALUES ($1, now() + $2 * interval '1 millisecond', $3) RETURNING id",
       [runId, options.leaseMs, options.label || `${os.hostname()} pid ${process.pid}`],
     );
-    return new PgWorker(connections, where, runId, Number(id.rows[0]!.id), options.leaseMs, Math.max(0, options.gapMs ?? 0));
+    return new PgWorker(
+      connections,
+      where,
+      runId,
+      Number(id.rows[0]!.id),
+      options.leaseMs,
+      Math.max(0, options.gapMs ?? 0),
+    );
   }
 
   get pool(): pg.Pool {
@@ -365,7 +486,9 @@ class PgWorker implements SharedRun {
 
   async claim(max: number, perHost: number): Promise<TargetRecord[]> {
     if (max <= 0) return [];
-    const rows = await guarded(this.where, () => this.pool.query<TargetRow<Pg>>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]));
+    const rows = await guarded(this.where, () =>
+      this.pool.query<TargetRow<Pg>>("SELECT * FROM claim($1, $2, $3, $4)", [this.runId, this.workerId, max, perHost]),
+    );
     return rows.rows.map((r) => targetRecord(r));
   }
 
@@ -377,13 +500,26 @@ class PgWorker implements SharedRun {
   }
 
   async renew(): Promise<void> {
-    await guarded(this.where, () => this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [this.workerId, this.leaseMs]));
+    await guarded(this.where, () =>
+      this.pool.query("UPDATE workers SET lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1", [
+        this.workerId,
+        this.leaseMs,
+      ]),
+    );
   }
 
   progress(): Promise<{ done: number; total: number; classes: Map<string, number> }> {
     return guarded(this.where, async () => {
-      const counts = (await this.pool.query<{ done: number; total: number }>("SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1", [this.runId])).rows[0]!;
-      const classes = await this.pool.query<{ class: string; n: number }>("SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class", [this.runId]);
+      const counts = (
+        await this.pool.query<{ done: number; total: number }>(
+          "SELECT count(*) FILTER (WHERE done)::integer AS done, count(*)::integer AS total FROM run_targets WHERE run_id = $1",
+          [this.runId],
+        )
+      ).rows[0]!;
+      const classes = await this.pool.query<{ class: string; n: number }>(
+        "SELECT class, count(*)::integer AS n FROM attempts WHERE run_id = $1 GROUP BY class",
+        [this.runId],
+      );
       return { done: counts.done, total: counts.total, classes: new Map(classes.rows.map((r) => [r.class, r.n])) };
     });
   }
@@ -392,10 +528,13 @@ class PgWorker implements SharedRun {
   async leave(): Promise<void> {
     try {
       const bye = (async () => {
-        await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [this.workerId]);
+        await this.pool.query("UPDATE run_targets SET claimed_by = NULL WHERE claimed_by = $1 AND NOT done", [
+          this.workerId,
+        ]);
         await this.pool.query("UPDATE workers SET lease_until = now(), left_at = now() WHERE id = $1", [this.workerId]);
       })();
-      if (!(await settlesWithin(bye, LEAVE_MS))) throw new StoreUnreachable(this.where, "no answer while leaving the run");
+      if (!(await settlesWithin(bye, LEAVE_MS)))
+        throw new StoreUnreachable(this.where, "no answer while leaving the run");
       await guarded(this.where, () => bye);
     } finally {
       await this.connections.end();
@@ -409,9 +548,16 @@ class PgWorker implements SharedRun {
  * lease ran out, racing the one that took over); `error` refuses it, as SQLite's key does.
  * Returns the targets whose attempt was stored.
  */
-async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts: readonly AttemptRecord[], conflict: "skip" | "error", gapMs = 0): Promise<Set<string>> {
+async function insertAttempts(
+  c: Pick<pg.Pool, "query">,
+  runId: number,
+  attempts: readonly AttemptRecord[],
+  conflict: "skip" | "error",
+  gapMs = 0,
+): Promise<Set<string>> {
   const rows = attempts.map((a) => {
-    if (!Number.isFinite(Date.parse(a.at))) throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
+    if (!Number.isFinite(Date.parse(a.at)))
+      throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
     return {
       target: a.target,
       at: a.at,
@@ -439,7 +585,8 @@ async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts
   });
   // each definition once, however many attempts of the batch list it
   const definitions = new Map<string, string>();
-  for (const a of attempts) for (const t of a.surface?.tools ?? []) if (t.definition !== undefined) definitions.set(t.digest, t.definition);
+  for (const a of attempts)
+    for (const t of a.surface?.tools ?? []) if (t.definition !== undefined) definitions.set(t.digest, t.definition);
   const r = await c.query<{ target: string }>(
     `WITH input AS (
        SELECT x.*, t.id AS target_id FROM jsonb_to_recordset($2::jsonb) AS x(
@@ -475,7 +622,12 @@ async function insertAttempts(c: Pick<pg.Pool, "query">, runId: number, attempts
        WHERE $3 > 0 AND rh.run_id = $1 AND rh.host IN (SELECT host FROM marked)
      )
      SELECT t.target FROM ins JOIN targets t ON t.id = ins.target_id`,
-    [runId, JSON.stringify(rows), gapMs, JSON.stringify([...definitions].map(([digest, definition]) => ({ digest, definition })))],
+    [
+      runId,
+      JSON.stringify(rows),
+      gapMs,
+      JSON.stringify([...definitions].map(([digest, definition]) => ({ digest, definition }))),
+    ],
   );
   return new Set(r.rows.map((x) => x.target));
 }
@@ -541,8 +693,18 @@ function summaries(perClass: readonly PerClassRow[], latest: readonly PgLatest[]
 }
 
 /** An attempt's surface as the insert's JSON input takes it (null columns when it has none). */
-function surfaceColumns(a: AttemptRecord): { s_tools: unknown; s_resources: unknown; s_templates: unknown; s_prompts: unknown } {
+function surfaceColumns(a: AttemptRecord): {
+  s_tools: unknown;
+  s_resources: unknown;
+  s_templates: unknown;
+  s_prompts: unknown;
+} {
   const s = a.surface;
   if (!s) return { s_tools: null, s_resources: null, s_templates: null, s_prompts: null };
-  return { s_tools: s.tools.map((t) => [t.name, t.digest]), s_resources: s.resources, s_templates: s.resourceTemplates, s_prompts: s.prompts };
+  return {
+    s_tools: s.tools.map((t) => [t.name, t.digest]),
+    s_resources: s.resources,
+    s_templates: s.resourceTemplates,
+    s_prompts: s.prompts,
+  };
 }

@@ -52,10 +52,14 @@ describe("report --serve", () => {
     const second = await (await get("/?page=2")).text();
     assert.equal((second.match(/<tr><td class="target"/g) ?? []).length, 50);
 
-    const api = await json<{ servers: { target: string; status: string }[]; total: number; pages: number }>("/api/servers?status=auth_required");
+    const api = await json<{ servers: { target: string; status: string }[]; total: number; pages: number }>(
+      "/api/servers?status=auth_required",
+    );
     assert.equal(api.total, 15);
     assert.ok(api.servers.every((s) => s.status === "auth_required"));
-    const found = await json<{ servers: { target: string }[]; total: number }>(`/api/servers?q=${encodeURIComponent("mcp00042")}`);
+    const found = await json<{ servers: { target: string }[]; total: number }>(
+      `/api/servers?q=${encodeURIComponent("mcp00042")}`,
+    );
     assert.deepEqual(
       found.servers.map((s) => s.target),
       [historyUrl(42)],
@@ -70,7 +74,16 @@ describe("report --serve", () => {
   test("the API names each server's status, uptime and p95 over three windows, and what changed", async () => {
     const all = await json<{ servers: Record<string, unknown>[] }>("/api/servers");
     const s = all.servers.find((x) => x.target === historyUrl(7))!;
-    assert.deepEqual(Object.keys(s).slice(0, 8), ["id", "target", "status", "detail", "up", "uptime24hPct", "uptime7dPct", "uptime30dPct"]);
+    assert.deepEqual(Object.keys(s).slice(0, 8), [
+      "id",
+      "target",
+      "status",
+      "detail",
+      "up",
+      "uptime24hPct",
+      "uptime7dPct",
+      "uptime30dPct",
+    ]);
     assert.equal(s.id, serverId(historyUrl(7)));
     assert.equal(s.status, "ok");
     assert.equal(s.uptime24hPct, 100);
@@ -78,9 +91,15 @@ describe("report --serve", () => {
     assert.equal(typeof s.p95LatencyMs24h, "number");
     const refused = all.servers.find((x) => x.target === historyUrl(3))!;
     assert.equal(refused.uptime30dPct, 60, "refused in runs 0, 3, 6 and 9 of ten: 6 of 10 up");
-    const detail = await json<{ attempts: unknown[]; changes: { kind: string; tools?: { redefined: { name: string; changed: string[] }[] } }[] }>(`/api/servers/${serverId(historyUrl(7))}`);
+    const detail = await json<{
+      attempts: unknown[];
+      changes: { kind: string; tools?: { redefined: { name: string; changed: string[] }[] } }[];
+    }>(`/api/servers/${serverId(historyUrl(7))}`);
     assert.equal(detail.attempts.length, 10);
-    assert.deepEqual(detail.changes.map((c) => [c.kind, c.tools?.redefined]), [["surface", [{ name: "echo", changed: ["description"] }]]]);
+    assert.deepEqual(
+      detail.changes.map((c) => [c.kind, c.tools?.redefined]),
+      [["surface", [{ name: "echo", changed: ["description"] }]]],
+    );
     assert.equal((await get("/api/servers/0123456789abcdef")).status, 404);
   });
 
@@ -88,7 +107,11 @@ describe("report --serve", () => {
     const res = await get(`/server/${serverId(historyUrl(7))}`);
     assert.equal(res.status, 200);
     const html = await res.text();
-    assert.equal((html.match(/<svg class="timeline"[^]*?<\/svg>/)![0].match(/<rect [^>]*><title>/g) ?? []).length, 10, "one mark an attempt");
+    assert.equal(
+      (html.match(/<svg class="timeline"[^]*?<\/svg>/)![0].match(/<rect [^>]*><title>/g) ?? []).length,
+      10,
+      "one mark an attempt",
+    );
     assert.match(html, /~ echo \(description\)/);
     assert.match(html, /\/badge\/[0-9a-f]{16}\.svg/);
   });

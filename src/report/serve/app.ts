@@ -20,7 +20,8 @@ import { ICON, indexPage, notFoundPage, serverPage, STYLESHEET } from "./pages.j
 const REFRESH_MS = 2_000;
 
 /** Nothing runs, nothing loads from elsewhere: the one stylesheet and the badges, from here. */
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export interface ServeOptions {
   host?: string;
@@ -84,7 +85,8 @@ class App {
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Referrer-Policy", "no-referrer");
     // a page on another site that rebinds its name to 127.0.0.1 must not read the census
-    if (this.loopback && !LOOPBACK_NAMES.test(hostName(req))) return this.#send(res, 421, "text/plain; charset=utf-8", "This server answers only at a loopback address.\n");
+    if (this.loopback && !LOOPBACK_NAMES.test(hostName(req)))
+      return this.#send(res, 421, "text/plain; charset=utf-8", "This server answers only at a loopback address.\n");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
       return this.#send(res, 405, "text/plain; charset=utf-8", "Read only: GET or HEAD.\n");
@@ -93,7 +95,8 @@ class App {
     const url = new URL(req.url ?? "/", "http://localhost");
     const path = url.pathname;
     const now = this.now();
-    if (path === "/assets/style.css") return this.#cached(req, res, "text/css; charset=utf-8", STYLESHEET, "public, max-age=3600");
+    if (path === "/assets/style.css")
+      return this.#cached(req, res, "text/css; charset=utf-8", STYLESHEET, "public, max-age=3600");
     if (path === "/assets/icon.svg") return this.#cached(req, res, "image/svg+xml", ICON, "public, max-age=3600");
     if (path === "/" || path === "/api/servers") {
       const all = this.model.servers(now);
@@ -103,14 +106,24 @@ class App {
         const statuses = [...new Set(all.map((s) => s.status))].sort();
         return this.#send(res, 200, "text/html; charset=utf-8", indexPage(listed, q, all, statuses));
       }
-      const body = JSON.stringify({ servers: listed.servers.map(apiServer), total: listed.total, page: listed.page, pages: listed.pages });
+      const body = JSON.stringify({
+        servers: listed.servers.map(apiServer),
+        total: listed.total,
+        page: listed.page,
+        pages: listed.pages,
+      });
       return this.#cached(req, res, "application/json", body, "no-cache");
     }
     const server = /^\/server\/([0-9a-f]{16})$/.exec(path);
     if (server) {
       const detail = await this.model.server(server[1]!, now);
       if (!detail) return this.#send(res, 404, "text/html; charset=utf-8", notFoundPage());
-      return this.#send(res, 200, "text/html; charset=utf-8", serverPage(detail, now, `http://${req.headers.host ?? "localhost"}`));
+      return this.#send(
+        res,
+        200,
+        "text/html; charset=utf-8",
+        serverPage(detail, now, `http://${req.headers.host ?? "localhost"}`),
+      );
     }
     const api = /^\/api\/servers\/([0-9a-f]{16})$/.exec(path);
     if (api) {
@@ -118,8 +131,19 @@ class App {
       if (!detail) return this.#send(res, 404, "application/json", JSON.stringify({ error: "no server with that id" }));
       const body = JSON.stringify({
         ...apiServer(detail.summary),
-        latest: { class: detail.latest.class, detail: detail.latest.detail, at: detail.latest.at, advice: detail.latest.advice, defects: detail.latest.defects, auth: detail.latest.auth },
-        attempts: detail.samples.map((s) => ({ at: new Date(s.at).toISOString(), class: s.cls, elapsedMs: Math.round(s.elapsedMs) })),
+        latest: {
+          class: detail.latest.class,
+          detail: detail.latest.detail,
+          at: detail.latest.at,
+          advice: detail.latest.advice,
+          defects: detail.latest.defects,
+          auth: detail.latest.auth,
+        },
+        attempts: detail.samples.map((s) => ({
+          at: new Date(s.at).toISOString(),
+          class: s.cls,
+          elapsedMs: Math.round(s.elapsedMs),
+        })),
         changes: detail.changes,
       });
       return this.#cached(req, res, "application/json", body, "no-cache");

@@ -12,7 +12,9 @@ const PAD = 6;
 
 export function badge(s: ServerSummary | undefined): string {
   const label = "mcp";
-  const value = s ? `${s.status}${s.windows["24h"].uptimePct !== null ? ` ${s.windows["24h"].uptimePct}%` : ""}` : "unknown";
+  const value = s
+    ? `${s.status}${s.windows["24h"].uptimePct !== null ? ` ${s.windows["24h"].uptimePct}%` : ""}`
+    : "unknown";
   const colour = s ? colourOf(s.status) : "#9f9f9f";
   const lw = Math.round(label.length * CHAR_W + 2 * PAD);
   const vw = Math.round(value.length * CHAR_W + 2 * PAD);

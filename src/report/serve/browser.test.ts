@@ -17,7 +17,10 @@ import { PAYLOADS } from "../../testkit/report-hostile.js";
 import { serveReport, type ReportServer } from "./app.js";
 
 // run in the browser, and this program is compiled without the DOM's types
-declare const document: { scrollingElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }> };
+declare const document: {
+  scrollingElement: { scrollWidth: number; clientWidth: number };
+  querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }>;
+};
 declare const window: { __pwned?: unknown };
 
 const NOW = Date.parse("2026-12-03T12:00:00.000Z");
@@ -52,7 +55,10 @@ describe("report --serve in headless Chromium", { skip: chromiumMissing !== fals
     await writer.close();
     store = new SqliteStore(file, { readonly: true });
     server = await serveReport(store, { now: () => NOW });
-    contexts = await Promise.all([launchChromium(join(dir, "wide"), { width: 1280, height: 900 }), launchChromium(join(dir, "narrow"), { width: 420, height: 860 })]);
+    contexts = await Promise.all([
+      launchChromium(join(dir, "wide"), { width: 1280, height: 900 }),
+      launchChromium(join(dir, "narrow"), { width: 420, height: 860 }),
+    ]);
   });
 
   after(async () => {
@@ -72,10 +78,20 @@ describe("report --serve in headless Chromium", { skip: chromiumMissing !== fals
       while (next) {
         await page.goto(next, { waitUntil: "load" });
         pages++;
-        const fits = await page.evaluate(() => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth);
+        const fits = await page.evaluate(
+          () => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth,
+        );
         assert.ok(fits, `the index page ${pages} scrolls sideways at ${width} px`);
-        for (const href of await page.evaluate(() => Array.from(document.querySelectorAll("td.target a"), (a) => a.getAttribute("href")!))) servers.add(href);
-        const more: string | null = await page.evaluate(() => Array.from(document.querySelectorAll("nav.pages a"), (a) => a.getAttribute("href")!).find((h) => h.includes("page=")) ?? null);
+        for (const href of await page.evaluate(() =>
+          Array.from(document.querySelectorAll("td.target a"), (a) => a.getAttribute("href")!),
+        ))
+          servers.add(href);
+        const more: string | null = await page.evaluate(
+          () =>
+            Array.from(document.querySelectorAll("nav.pages a"), (a) => a.getAttribute("href")!).find((h) =>
+              h.includes("page="),
+            ) ?? null,
+        );
         next = more && pages < 2 ? new URL(more, origin).href : null;
       }
       assert.equal(servers.size, 130 + PAYLOADS.length, "every server has a link from the index");
@@ -84,7 +100,10 @@ describe("report --serve in headless Chromium", { skip: chromiumMissing !== fals
       for (const href of [...[...servers].slice(0, 3), ...hostile]) {
         const res = await page.goto(new URL(href, origin).href, { waitUntil: "load" });
         assert.equal(res?.status(), 200, href);
-        assert.ok(await page.evaluate(() => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth), `${href} scrolls sideways at ${width} px`);
+        assert.ok(
+          await page.evaluate(() => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth),
+          `${href} scrolls sideways at ${width} px`,
+        );
       }
       await page.goto(new URL("/?q=evil", origin).href, { waitUntil: "load" });
       assert.equal(await page.evaluate(() => window.__pwned), undefined, "no stored string ran as code");

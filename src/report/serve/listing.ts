@@ -94,7 +94,11 @@ export function list(all: readonly ServerSummary[], q: ListQuery): Listed {
   const matched =
     !q.status && !needle
       ? order
-      : order.filter((s) => (!q.status || s.status === q.status) && (!needle || s.target.toLowerCase().includes(needle) || (s.serverName ?? "").toLowerCase().includes(needle)));
+      : order.filter(
+          (s) =>
+            (!q.status || s.status === q.status) &&
+            (!needle || s.target.toLowerCase().includes(needle) || (s.serverName ?? "").toLowerCase().includes(needle)),
+        );
   const pages = Math.max(1, Math.ceil(matched.length / PAGE_SIZE));
   const page = Math.min(q.page, pages);
   return { servers: matched.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: matched.length, page, pages };

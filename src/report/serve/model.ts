@@ -145,9 +145,15 @@ export class ServeModel {
     if (!e) return undefined;
     const cut = now - KEPT_MS;
     let latest: AttemptRecord | undefined;
-    for await (const a of this.store.attempts({ target: e.target, since: e.latest.at })) if (a.runId === e.latest.runId) latest = a;
+    for await (const a of this.store.attempts({ target: e.target, since: e.latest.at }))
+      if (a.runId === e.latest.runId) latest = a;
     if (!latest) return undefined;
-    return { summary: this.#summary(e, now), latest, samples: e.samples.filter((s) => s.at >= cut), changes: this.#tracker.changesOf(e.target) };
+    return {
+      summary: this.#summary(e, now),
+      latest,
+      samples: e.samples.filter((s) => s.at >= cut),
+      changes: this.#tracker.changesOf(e.target),
+    };
   }
 
   /** A server's summary alone (its badge). */
@@ -159,7 +165,8 @@ export class ServeModel {
   #summary(e: Entry, now: number): ServerSummary {
     const l = e.latest;
     const windows = {} as Record<WindowName, WindowStats>;
-    for (const [name, ms] of Object.entries(WINDOWS) as [WindowName, number][]) windows[name] = stats(e.samples, now - ms);
+    for (const [name, ms] of Object.entries(WINDOWS) as [WindowName, number][])
+      windows[name] = stats(e.samples, now - ms);
     const dayAgo = now - DAY;
     return {
       id: e.id,
@@ -179,7 +186,8 @@ export class ServeModel {
 
 /** Whether `samples` already hold the attempt of `runId` (one attempt per target per run). */
 function seen(samples: readonly Sample[], runId: number, from: number): boolean {
-  for (let i = samples.length - 1; i >= 0 && samples[i]!.at >= from - OVERLAP_MS; i--) if (samples[i]!.runId === runId) return true;
+  for (let i = samples.length - 1; i >= 0 && samples[i]!.at >= from - OVERLAP_MS; i--)
+    if (samples[i]!.runId === runId) return true;
   return false;
 }
 

@@ -63,25 +63,39 @@ function header(q: ListQuery, sort: Sort, numeric = false): string {
   return `<th${numeric ? ' class="num"' : ""}${on ? ` aria-sort="${q.desc ? "descending" : "ascending"}"` : ""}><a${on ? ' class="on"' : ""} href="/${esc(queryString(q, { sort, desc, page: 1 }))}">${esc(SORT_LABEL[sort])}${arrow}</a></th>`;
 }
 
-export function indexPage(listed: Listed, q: ListQuery, all: readonly ServerSummary[], statuses: readonly string[]): string {
+export function indexPage(
+  listed: Listed,
+  q: ListQuery,
+  all: readonly ServerSummary[],
+  statuses: readonly string[],
+): string {
   const up = all.filter((s) => s.up).length;
   const rows = listed.servers
     .map(
       (s) =>
         `<tr><td class="target" data-label="Server"><a href="/server/${esc(s.id)}">${esc(s.target)}</a>${s.serverName ? `<span class="name">${esc(s.serverName)}${s.serverVersion ? ` ${esc(s.serverVersion)}` : ""}</span>` : ""}</td>` +
         `<td data-label="Status">${statusCell(s)}</td>` +
-        WINDOW_NAMES.map((w) => `<td class="num" data-label="Uptime ${w}">${pct(s.windows[w].uptimePct)}</td>`).join("") +
+        WINDOW_NAMES.map((w) => `<td class="num" data-label="Uptime ${w}">${pct(s.windows[w].uptimePct)}</td>`).join(
+          "",
+        ) +
         `<td class="num" data-label="p95 24 h">${ms(s.windows["24h"].p95LatencyMs)}</td>` +
         `<td class="nowrap" data-label="Last checked">${esc(moment(s.lastChecked))}</td>` +
         `<td data-label="Changed">${s.changedInLast24h ? "changed in 24 h" : ""}</td></tr>`,
     )
     .join("");
-  const options = ["", ...statuses].map((st) => `<option value="${esc(st)}"${st === q.status ? " selected" : ""}>${st ? esc(st) : "any status"}</option>`).join("");
+  const options = ["", ...statuses]
+    .map(
+      (st) => `<option value="${esc(st)}"${st === q.status ? " selected" : ""}>${st ? esc(st) : "any status"}</option>`,
+    )
+    .join("");
   const nav =
     listed.pages > 1
       ? `<nav class="pages">${listed.page > 1 ? `<a href="/${esc(queryString(q, { page: listed.page - 1 }))}">← previous</a>` : ""}<span>page ${listed.page} of ${listed.pages}</span>${listed.page < listed.pages ? `<a href="/${esc(queryString(q, { page: listed.page + 1 }))}">next →</a>` : ""}</nav>`
       : "";
-  const sortKeep = q.sort !== "target" ? `<input type="hidden" name="sort" value="${esc(q.sort)}">${q.desc ? '<input type="hidden" name="dir" value="desc">' : ""}` : "";
+  const sortKeep =
+    q.sort !== "target"
+      ? `<input type="hidden" name="sort" value="${esc(q.sort)}">${q.desc ? '<input type="hidden" name="dir" value="desc">' : ""}`
+      : "";
   return page(
     "MCP servers — mcp-wire",
     `<header><h1>MCP servers</h1><p>${esc(counted(all.length, "server"))} checked in the last 30 days; ${esc(counted(up, "server"))} up at the last check (an answer, or a request to sign in).</p></header><main>` +
@@ -106,7 +120,11 @@ function timeline(samples: readonly { at: number; cls: string }[], from: number,
 }
 
 /** Elapsed time of each attempt that answered, as points over the window. */
-function latencyPoints(samples: readonly { at: number; cls: string; elapsedMs: number }[], from: number, to: number): string {
+function latencyPoints(
+  samples: readonly { at: number; cls: string; elapsedMs: number }[],
+  from: number,
+  to: number,
+): string {
   const W = 600;
   const H = 160;
   const answered = samples.filter((s) => s.cls !== "unreachable" && s.cls !== "timeout" && s.cls !== "invalid_target");
@@ -126,10 +144,19 @@ function latencyPoints(samples: readonly { at: number; cls: string; elapsedMs: n
 export function serverPage(detail: ServerDetail, now: number, origin: string): string {
   const { summary: s, latest, samples, changes } = detail;
   const from = now - 30 * 86_400_000;
-  const stats = WINDOW_NAMES.map((w) => `<tr><td>${w}</td><td class="num">${digits(s.windows[w].attempts)}</td><td class="num">${pct(s.windows[w].uptimePct)}</td><td class="num">${ms(s.windows[w].p95LatencyMs)}</td></tr>`).join("");
+  const stats = WINDOW_NAMES.map(
+    (w) =>
+      `<tr><td>${w}</td><td class="num">${digits(s.windows[w].attempts)}</td><td class="num">${pct(s.windows[w].uptimePct)}</td><td class="num">${ms(s.windows[w].p95LatencyMs)}</td></tr>`,
+  ).join("");
   const auth = latest.auth as AuthResult | null;
   const signin = auth && Array.isArray(auth.steps) ? `<h2>Sign-in</h2>${chainDetails(s.target, auth)}` : "";
-  const log = changes.length === 0 ? `<p class="muted">No change in the last 30 days.</p>` : `<ul class="changes">${[...changes].reverse().map((c) => `<li>${esc(changeLine(c))}</li>`).join("")}</ul>`;
+  const log =
+    changes.length === 0
+      ? `<p class="muted">No change in the last 30 days.</p>`
+      : `<ul class="changes">${[...changes]
+          .reverse()
+          .map((c) => `<li>${esc(changeLine(c))}</li>`)
+          .join("")}</ul>`;
   const badge = `${origin}/badge/${s.id}.svg`;
   return page(
     `${s.target} — mcp-wire`,
@@ -147,6 +174,8 @@ export function serverPage(detail: ServerDetail, now: number, origin: string): s
 }
 
 export function notFoundPage(): string {
-  return page("Not found — mcp-wire", `<header><h1>Not found</h1></header><main><p><a href="/">Every server</a></p></main>`);
+  return page(
+    "Not found — mcp-wire",
+    `<header><h1>Not found</h1></header><main><p><a href="/">Every server</a></p></main>`,
+  );
 }
-

@@ -77,7 +77,11 @@ class NodeIncoming implements NodeRequest {
     if (first !== null) return Promise.resolve(first);
     if (req.readableEnded) return Promise.resolve(undefined);
     if (req.destroyed) return Promise.reject(new Error("the client went away"));
-    return nextChunk(req, () => req.read() as Buffer | null, () => new Error("the client went away"));
+    return nextChunk(
+      req,
+      () => req.read() as Buffer | null,
+      () => new Error("the client went away"),
+    );
   }
 }
 
@@ -138,10 +142,16 @@ export function nodeResponder(res: ServerResponse, request: NodeRequest): HttpRe
 }
 
 // made per request (see shapes.ts)
-keepShape(new NodeOutgoing({} as ServerResponse, keepShape(new NodeIncoming({ method: "POST" } as IncomingMessage), "http")), "http");
+keepShape(
+  new NodeOutgoing({} as ServerResponse, keepShape(new NodeIncoming({ method: "POST" } as IncomingMessage), "http")),
+  "http",
+);
 
 /** Serves one Fetch-API request: resolves with the Response as soon as its status is known. */
-export function fetchHandle(request: Request, handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>): Promise<Response> {
+export function fetchHandle(
+  request: Request,
+  handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>,
+): Promise<Response> {
   const reader = request.body?.getReader();
   const encoder = new TextEncoder();
   let respond!: (response: Response) => void;

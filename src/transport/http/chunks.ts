@@ -10,7 +10,11 @@ import type { Readable } from "node:stream";
  * means nothing yet), with undefined at the stream's end; rejects with its error, or with what
  * `gone` makes when it closes before its end.
  */
-export function nextChunk(stream: Readable, take: () => Uint8Array | undefined | null, gone: () => Error): Promise<Uint8Array | undefined> {
+export function nextChunk(
+  stream: Readable,
+  take: () => Uint8Array | undefined | null,
+  gone: () => Error,
+): Promise<Uint8Array | undefined> {
   return new Promise<Uint8Array | undefined>((resolve, reject) => {
     const cleanup = () => {
       stream.off("readable", onReadable);

@@ -15,7 +15,16 @@ const { keep } = closedAfterEach();
 test("close(): the DELETE of a session stops when the caller's signal fires", async () => {
   const s = await startServer((req, res, r) => {
     if (req.method === "DELETE") return; // never answered
-    sendJson(res, 200, { jsonrpc: "2.0", id: r.json?.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } } }, { "mcp-session-id": "abc" });
+    sendJson(
+      res,
+      200,
+      {
+        jsonrpc: "2.0",
+        id: r.json?.id,
+        result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } },
+      },
+      { "mcp-session-id": "abc" },
+    );
   });
   keep(s);
   const controller = new AbortController();
@@ -24,9 +33,13 @@ test("close(): the DELETE of a session stops when the caller's signal fires", as
   await transport.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }));
   assert.equal(transport.sessionId, "abc");
   const closing = transport.close();
-  await within((async () => {
-    while (!s.requests.some((r) => r.method === "DELETE")) await new Promise((r) => setTimeout(r, 5));
-  })(), "the DELETE", 5000);
+  await within(
+    (async () => {
+      while (!s.requests.some((r) => r.method === "DELETE")) await new Promise((r) => setTimeout(r, 5));
+    })(),
+    "the DELETE",
+    5000,
+  );
   controller.abort(new Error("deadline"));
   // without the signal the DELETE waits for its own 2 s timeout
   await within(closing, "close() after the abort", 1000);

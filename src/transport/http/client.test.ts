@@ -16,7 +16,18 @@ import { guardEventLoop, rejection, until, within } from "../../testkit/peer.js"
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Revision } from "../../rules/revisions.js";
 import { StreamableHttpTransport, type ExchangeRecord, type HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { closedAfterEach, closedPort, header, idOf, openSse, result, rpcError, sendJson, type Handler, type Recorded } from "../../testkit/http.js";
+import {
+  closedAfterEach,
+  closedPort,
+  header,
+  idOf,
+  openSse,
+  result,
+  rpcError,
+  sendJson,
+  type Handler,
+  type Recorded,
+} from "../../testkit/http.js";
 
 guardEventLoop();
 
@@ -64,11 +75,18 @@ describe("answers a well-behaved server gives", () => {
       sse.raw(":\n\n");
       sse.raw("retry: 1000\n\n");
       for (let i = 1; i <= 3; i++) {
-        sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: i, total: 3 } });
+        sse.event({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: 3 },
+        });
         sse.raw(": keep-alive\r\n\r\n");
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 99 } }, "not-a-message");
+      sse.event(
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 99 } },
+        "not-a-message",
+      );
       sse.raw(`event: message\ndata: ${JSON.stringify(result(idOf(r), { content: [] }))}\n\n`);
       res.end();
     });
@@ -110,7 +128,9 @@ describe("answers a well-behaved server gives", () => {
   });
 
   test("a 400 with a JSON-RPC error answering the request: the server's error, not a transport failure", async () => {
-    const s = await serve((_req, res, r) => sendJson(res, 400, rpcError(idOf(r), -32022, "Unsupported protocol version", { supported: ["2026-07-28"] })));
+    const s = await serve((_req, res, r) =>
+      sendJson(res, 400, rpcError(idOf(r), -32022, "Unsupported protocol version", { supported: ["2026-07-28"] })),
+    );
     const { peer } = client(s.url());
     const e = await rejection(peer.request("server/discover", modern()));
     assert.ok(e instanceof ResponseError, `${e.name}: ${e.message}`);
@@ -137,7 +157,9 @@ describe("answers that are not answers: HttpError with the evidence", () => {
 
   test("a web page with 200: not_jsonrpc, with the content type and the first bytes", async () => {
     const page = "<!doctype html><html><head><title>Sign in</title></head><body>Welcome</body></html>";
-    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page));
+    const s = await serve(
+      (_req, res) => void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page),
+    );
     const { peer } = client(s.url());
     const e = await httpError(peer.request("tools/list", modern()));
     assert.equal(e.failure, "not_jsonrpc");
@@ -169,7 +191,9 @@ describe("answers that are not answers: HttpError with the evidence", () => {
   });
 
   test("a 400 whose JSON-RPC error has no id: no_response, the error kept as evidence", async () => {
-    const s = await serve((_req, res) => sendJson(res, 400, { jsonrpc: "2.0", error: { code: -32020, message: "Header mismatch" } }));
+    const s = await serve((_req, res) =>
+      sendJson(res, 400, { jsonrpc: "2.0", error: { code: -32020, message: "Header mismatch" } }),
+    );
     const { peer } = client(s.url());
     const e = await httpError(peer.request("tools/list", modern()));
     assert.equal(e.failure, "no_response");
@@ -196,7 +220,9 @@ describe("answers that are not answers: HttpError with the evidence", () => {
 
   test("401 with WWW-Authenticate and a -32001 body: status 401, the JSON-RPC error carried along", async () => {
     const s = await serve((_req, res) =>
-      sendJson(res, 401, rpcError(null, -32001, "Unauthorized"), { "www-authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' }),
+      sendJson(res, 401, rpcError(null, -32001, "Unauthorized"), {
+        "www-authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+      }),
     );
     const { peer } = client(s.url());
     const e = await httpError(peer.request("tools/list", modern()));
@@ -229,7 +255,9 @@ describe("answers that are not answers: HttpError with the evidence", () => {
   }
 
   test("404 with plain text: status 404", async () => {
-    const s = await serve((_req, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Cannot POST /mcp"));
+    const s = await serve(
+      (_req, res) => void res.writeHead(404, { "content-type": "text/plain" }).end("Cannot POST /mcp"),
+    );
     const { peer } = client(s.url());
     const e = await httpError(peer.request("tools/list", modern()));
     assert.equal(e.failure, "status");
@@ -261,7 +289,10 @@ describe("bodies past the cap", () => {
 
   test("a 1 GB JSON body: too_large after the cap, the rest never read, memory bounded", async () => {
     let state: { sent: number; closed: boolean } | undefined;
-    const s = await serve((_req, res) => void (state = hugeBody(res, "application/json", GB, '{"jsonrpc":"2.0","id":1,"result":{"pad":"', 0x61)));
+    const s = await serve(
+      (_req, res) =>
+        void (state = hugeBody(res, "application/json", GB, '{"jsonrpc":"2.0","id":1,"result":{"pad":"', 0x61)),
+    );
     const { peer } = client(s.url());
     const before = process.memoryUsage().rss;
     const e = await httpError(peer.request("tools/list", modern()), 30_000);
@@ -290,7 +321,10 @@ describe("bodies past the cap", () => {
     let closed = false;
     const s = await serve((_req, res) => {
       const sse = openSse(res);
-      const event = (n: number) => sse.raw(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })}\n\n`);
+      const event = (n: number) =>
+        sse.raw(
+          `data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })}\n\n`,
+        );
       const pump = () => {
         while (!closed && event(++sent));
         if (!closed) res.once("drain", pump);
@@ -307,7 +341,10 @@ describe("bodies past the cap", () => {
 
   for (const [how, big] of [
     ["still coming", `data: ${"x".repeat(8192)}`],
-    ["whole in one write, more after it", `data: ${"x".repeat(8192)}\n\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "after" } })}\n\n`],
+    [
+      "whole in one write, more after it",
+      `data: ${"x".repeat(8192)}\n\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "after" } })}\n\n`,
+    ],
   ]) {
     test(`the session's GET stream: a message is delivered; an event past the cap (${how}) is a too_large defect and the stream is closed`, async () => {
       let closed = false;
@@ -321,13 +358,21 @@ describe("bodies past the cap", () => {
       const defects: Defect[] = [];
       const seen: unknown[] = [];
       const transport = new StreamableHttpTransport(s.url(), { maxBytes: 4096 });
-      const peer = new Peer(transport, { revision: "2025-11-25", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+      const peer = new Peer(transport, {
+        revision: "2025-11-25",
+        role: "client",
+        timeout: 10_000,
+        onDefect: (d) => defects.push(d.defect),
+      });
       peers.push(peer);
       peer.onNotification("notifications/message", (params) => void seen.push(params));
       transport.openServerStream();
       await until(() => defects.length > 0 && seen.length > 0, 5000, "the message and the defect");
       assert.deepEqual(seen[0], { level: "info", data: "first" });
-      assert.deepEqual(defects.map((d) => d.code), ["too_large"]);
+      assert.deepEqual(
+        defects.map((d) => d.code),
+        ["too_large"],
+      );
       assert.match(defects[0]!.message, /an event on the GET stream passed the 4096-byte cap: the stream is closed/);
       await until(() => closed, 5000, "the server seeing the stream closed");
     });
@@ -363,7 +408,9 @@ describe("deadlines", () => {
   }
 
   test("a JSON body dripped a byte at a time past the deadline: timeout", async () => {
-    const s = await serve((_req, res) => drip(res, "application/json", '{"jsonrpc":"2.0","id":1,"result":{"pad":"', "a"));
+    const s = await serve((_req, res) =>
+      drip(res, "application/json", '{"jsonrpc":"2.0","id":1,"result":{"pad":"', "a"),
+    );
     const { peer } = client(s.url(), { timeout: DEADLINE });
     const e = await timedOut(peer.request("tools/list", modern()), DEADLINE + SLACK);
     assert.equal(e.failure, "timeout");
@@ -389,10 +436,16 @@ describe("deadlines", () => {
     const s = await serve(() => undefined);
     // the exchange's deadline first: its evidence rides along as the cause
     const first = client(s.url(), { timeout: DEADLINE });
-    const byExchange = await rejection(first.peer.request("tools/list", modern(), { timeout: SLACK * 6 }), DEADLINE + SLACK);
+    const byExchange = await rejection(
+      first.peer.request("tools/list", modern(), { timeout: SLACK * 6 }),
+      DEADLINE + SLACK,
+    );
     // the peer's deadline first: the same class and code, no exchange evidence
     const second = client(s.url(), { timeout: SLACK * 6 });
-    const byPeer = await rejection(second.peer.request("tools/list", modern(), { timeout: DEADLINE }), DEADLINE + SLACK);
+    const byPeer = await rejection(
+      second.peer.request("tools/list", modern(), { timeout: DEADLINE }),
+      DEADLINE + SLACK,
+    );
     for (const e of [byExchange, byPeer]) {
       assert.ok(e instanceof TimeoutError, `${e.name}: ${e.message}`);
       assert.equal(e.code, ConnectionErrorCode.Timeout);
@@ -479,7 +532,13 @@ describe("compressed answers, as fetch reads them", () => {
     test(`${name}: Accept-Encoding offers it, and the JSON body is decoded`, async () => {
       const s = await serve((_req, res, r) => {
         const body = encode(Buffer.from(JSON.stringify(result(idOf(r), { tools: [{ name: "t" }] }))));
-        res.writeHead(200, { "content-type": "application/json", "content-encoding": name.split(" ")[0]!, "content-length": String(body.length) }).end(body);
+        res
+          .writeHead(200, {
+            "content-type": "application/json",
+            "content-encoding": name.split(" ")[0]!,
+            "content-length": String(body.length),
+          })
+          .end(body);
       });
       const { peer } = client(s.url());
       assert.deepEqual(await within(peer.request("tools/list", modern())), { tools: [{ name: "t" }] });
@@ -492,12 +551,18 @@ describe("compressed answers, as fetch reads them", () => {
       res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
       const gz = zlib.createGzip();
       gz.pipe(res);
-      gz.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idOf(r), progress: 1 } })}\n\n`);
-      gz.flush(() => setTimeout(() => gz.end(`event: message\ndata: ${JSON.stringify(result(idOf(r), { done: true }))}\n\n`), 20));
+      gz.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idOf(r), progress: 1 } })}\n\n`,
+      );
+      gz.flush(() =>
+        setTimeout(() => gz.end(`event: message\ndata: ${JSON.stringify(result(idOf(r), { done: true }))}\n\n`), 20),
+      );
     });
     const { peer } = client(s.url());
     const progress: Progress[] = [];
-    assert.deepEqual(await within(peer.request("tools/call", modern(), { onProgress: (p) => progress.push(p) })), { done: true });
+    assert.deepEqual(await within(peer.request("tools/call", modern(), { onProgress: (p) => progress.push(p) })), {
+      done: true,
+    });
     assert.deepEqual(progress, [{ progress: 1 }]);
   });
 
@@ -524,7 +589,12 @@ describe("compressed answers, as fetch reads them", () => {
   });
 
   test("a body that is not the gzip it claims: not_jsonrpc, no hang, no crash", async () => {
-    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end("{\"jsonrpc\":\"2.0\"}"));
+    const s = await serve(
+      (_req, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+          .end('{"jsonrpc":"2.0"}'),
+    );
     const { peer } = client(s.url());
     const e = await httpError(peer.request("tools/list", modern()));
     assert.equal(e.failure, "not_jsonrpc");
@@ -532,7 +602,12 @@ describe("compressed answers, as fetch reads them", () => {
   });
 
   test("an identity answer with a content coding not offered is left as it came", async () => {
-    const s = await serve((_req, res, r) => void res.writeHead(200, { "content-type": "application/json", "content-encoding": "identity" }).end(JSON.stringify(result(idOf(r), { ok: 1 }))));
+    const s = await serve(
+      (_req, res, r) =>
+        void res
+          .writeHead(200, { "content-type": "application/json", "content-encoding": "identity" })
+          .end(JSON.stringify(result(idOf(r), { ok: 1 }))),
+    );
     const { peer } = client(s.url());
     assert.deepEqual(await within(peer.request("tools/list", modern())), { ok: 1 });
   });
@@ -546,17 +621,30 @@ describe("redirected POSTs are warned about", () => {
     });
     const defects: Defect[] = [];
     const transport = new StreamableHttpTransport(s.url());
-    const peer = new Peer(transport, { revision: "2026-07-28", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+    const peer = new Peer(transport, {
+      revision: "2026-07-28",
+      role: "client",
+      timeout: 10_000,
+      onDefect: (d) => defects.push(d.defect),
+    });
     peers.push(peer);
     assert.deepEqual(await within(peer.request("tools/list", modern())), { resultType: "complete", tools: [] });
-    assert.deepEqual(defects.map((d) => [d.code, d.severity]), [["redirect", "warning"]]);
+    assert.deepEqual(
+      defects.map((d) => [d.code, d.severity]),
+      [["redirect", "warning"]],
+    );
     assert.match(defects[0]!.message, /only adds a trailing slash/);
   });
 
   test("no redirect, no warning", async () => {
     const s = await serve((_req, res, r) => sendJson(res, 200, result(idOf(r), { resultType: "complete", tools: [] })));
     const defects: Defect[] = [];
-    const peer = new Peer(new StreamableHttpTransport(s.url()), { revision: "2026-07-28", role: "client", timeout: 10_000, onDefect: (d) => defects.push(d.defect) });
+    const peer = new Peer(new StreamableHttpTransport(s.url()), {
+      revision: "2026-07-28",
+      role: "client",
+      timeout: 10_000,
+      onDefect: (d) => defects.push(d.defect),
+    });
     peers.push(peer);
     await within(peer.request("tools/list", modern()));
     assert.deepEqual(defects, []);
@@ -569,33 +657,56 @@ describe("cancellation", () => {
     const token = ((r.json?.params as JsonObject | undefined)?._meta as JsonObject | undefined)?.progressToken;
     const sse = openSse(res);
     let n = 0;
-    const timer = setInterval(() => sse.event({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token ?? 0, progress: ++n } }), 20);
+    const timer = setInterval(
+      () =>
+        sse.event({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token ?? 0, progress: ++n },
+        }),
+      20,
+    );
     res.on("close", () => clearInterval(timer));
   };
 
   test("modern: aborting the request's signal ends its HTTP exchange, and the server sees the disconnect", async () => {
-    const s = await serve((req, res, r) => (r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end()));
+    const s = await serve((req, res, r) =>
+      r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end(),
+    );
     const { peer } = client(s.url());
     const controller = new AbortController();
     let progressed!: () => void;
     const first = new Promise<void>((resolve) => (progressed = resolve));
-    const call = peer.request("tools/call", modern({ name: "slow" }), { signal: controller.signal, onProgress: () => progressed() });
+    const call = peer.request("tools/call", modern({ name: "slow" }), {
+      signal: controller.signal,
+      onProgress: () => progressed(),
+    });
     await within(first, "the first progress notification", 5000);
     controller.abort();
     const e = await rejection(call);
     assert.ok(e instanceof AbortedError, `AbortedError, got ${e.name}`);
     await until(() => s.disconnects.length === 1, 5000, "the server seeing the disconnect");
-    assert.equal(s.calls("notifications/cancelled").length, 0, "closing the stream is the cancellation: no notification");
+    assert.equal(
+      s.calls("notifications/cancelled").length,
+      0,
+      "closing the stream is the cancellation: no notification",
+    );
   });
 
   test("legacy (2025-11-25): the exchange ends too, and notifications/cancelled follows, as that revision asks", async () => {
-    const s = await serve((req, res, r) => (r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end()));
+    const s = await serve((req, res, r) =>
+      r.json?.method === "tools/call" ? endless(req, res, r) : void res.writeHead(202).end(),
+    );
     const { peer, transport } = client(s.url(), {}, "2025-11-25");
     transport.negotiated("2025-11-25");
     const controller = new AbortController();
     let progressed!: () => void;
     const first = new Promise<void>((resolve) => (progressed = resolve));
-    const call = peer.request("tools/call", { name: "slow" }, { signal: controller.signal, onProgress: () => progressed() });
+    const call = peer.request(
+      "tools/call",
+      { name: "slow" },
+      { signal: controller.signal, onProgress: () => progressed() },
+    );
     await within(first, "the first progress notification", 5000);
     controller.abort();
     assert.ok((await rejection(call)) instanceof AbortedError);

@@ -190,7 +190,13 @@ export class StreamableHttpTransport implements HttpTransport {
     let next = Infinity;
     const check = (c: Abort | AbortController): void => {
       if (!(c instanceof Deadlined) || c.aborted) return;
-      if (c.deadline <= now) c.abort(new HttpError({ failure: "timeout", step: c.step, url: this.url }, `no complete answer within ${this.timeout} ms`));
+      if (c.deadline <= now)
+        c.abort(
+          new HttpError(
+            { failure: "timeout", step: c.step, url: this.url },
+            `no complete answer within ${this.timeout} ms`,
+          ),
+        );
       else if (c.deadline < next) next = c.deadline;
     };
     for (const c of this.inFlight.values()) check(c);
@@ -236,9 +242,19 @@ export class StreamableHttpTransport implements HttpTransport {
     if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
     if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
     const t0 = Date.now();
-    const record: ExchangeRecord = { method: "GET stream", httpMethod: "GET", url: this.url, ms: 0, requestHeaders: redacted(headers, this.options.headers) };
+    const record: ExchangeRecord = {
+      method: "GET stream",
+      httpMethod: "GET",
+      url: this.url,
+      ms: 0,
+      requestHeaders: redacted(headers, this.options.headers),
+    };
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers, signal, lookup: this.options.lookup }, "GET stream");
+      const { response, url } = await fetchSameOrigin(
+        this.url,
+        { method: "GET", headers, signal, lookup: this.options.lookup },
+        "GET stream",
+      );
       const contentType = response.headers.get("content-type") ?? "";
       Object.assign(record, { url, status: response.status, contentType, ms: Date.now() - t0 });
       this.options.onExchange?.(record);
@@ -248,14 +264,21 @@ export class StreamableHttpTransport implements HttpTransport {
       }
       const reader = new SseReader(this.maxBytes, {
         event: (event) => {
-          if ((event.event === undefined || event.event === "message") && event.data.length > 0) this.sink?.message(event.data);
+          if ((event.event === undefined || event.event === "message") && event.data.length > 0)
+            this.sink?.message(event.data);
         },
       });
       try {
         for (let chunk = await response.body.read(); chunk !== undefined; chunk = await response.body.read()) {
           reader.push(chunk);
           if (reader.passedCap) {
-            this.sink?.defect(defect("too_large", "", `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`));
+            this.sink?.defect(
+              defect(
+                "too_large",
+                "",
+                `an event on the GET stream passed the ${this.maxBytes}-byte cap: the stream is closed`,
+              ),
+            );
             break;
           }
         }
@@ -279,7 +302,16 @@ export class StreamableHttpTransport implements HttpTransport {
       const signal = new Abort();
       this.follow(signal);
       this.others.add(signal);
-      const timer = setTimeout(() => signal.abort(new HttpError({ failure: "timeout", step: "DELETE", url: this.url }, `no answer to DELETE within ${DELETE_TIMEOUT_MS} ms`)), DELETE_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          signal.abort(
+            new HttpError(
+              { failure: "timeout", step: "DELETE", url: this.url },
+              `no answer to DELETE within ${DELETE_TIMEOUT_MS} ms`,
+            ),
+          ),
+        DELETE_TIMEOUT_MS,
+      );
       await httpRequest(this.url, { method: "DELETE", headers, signal, lookup: this.options.lookup }).then(
         (r) => r.body.cancel(),
         () => undefined,
@@ -313,14 +345,25 @@ export class StreamableHttpTransport implements HttpTransport {
     if (typeof modernVersion === "string") {
       headers[H_PROTOCOL_VERSION] = modernVersion;
       headers[H_METHOD] = method;
-      const name = method === "resources/read" ? m.params?.uri : method === "tools/call" || method === "prompts/get" ? m.params?.name : undefined;
+      const name =
+        method === "resources/read"
+          ? m.params?.uri
+          : method === "tools/call" || method === "prompts/get"
+            ? m.params?.name
+            : undefined;
       if (typeof name === "string") headers[H_NAME] = encodeHeaderValue(name);
       const extra = this.paramHeaders?.(m);
       if (extra) Object.assign(headers, extra);
     } else if (this.protocolVersion) {
       headers[H_PROTOCOL_VERSION] = this.protocolVersion;
     }
-    return { id: m.id, method, isRequest: m.id !== undefined && typeof m.method === "string", modern: typeof modernVersion === "string", headers };
+    return {
+      id: m.id,
+      method,
+      isRequest: m.id !== undefined && typeof m.method === "string",
+      modern: typeof modernVersion === "string",
+      headers,
+    };
   }
 
   /**
@@ -350,7 +393,13 @@ export class StreamableHttpTransport implements HttpTransport {
       : undefined;
     let status: number | undefined;
     try {
-      const init: HttpRequestInit = { method: "POST", headers: out.headers, body: text, signal, lookup: this.options.lookup };
+      const init: HttpRequestInit = {
+        method: "POST",
+        headers: out.headers,
+        body: text,
+        signal,
+        lookup: this.options.lookup,
+      };
       let response: HttpResponse;
       try {
         response = await httpRequest(this.url, init);
@@ -385,12 +434,21 @@ export class StreamableHttpTransport implements HttpTransport {
         signal.aborted && !(e instanceof HttpError)
           ? signal.reason instanceof HttpError
             ? signal.reason
-            : new HttpError({ failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) }, signal.reason instanceof Error ? signal.reason.message : "aborted")
+            : new HttpError(
+                { failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) },
+                signal.reason instanceof Error ? signal.reason.message : "aborted",
+              )
           : e;
       if (record) record.error = error instanceof Error ? error.message : String(error);
       // the exchange's deadline is the request's: whichever timer fires first, the caller gets
       // one TimeoutError (this one with the exchange's evidence as its cause), never an HttpError
-      if (out.isRequest && error instanceof HttpError && error.failure === "timeout" && signal.reason === error && signal.deadline <= performance.now()) {
+      if (
+        out.isRequest &&
+        error instanceof HttpError &&
+        error.failure === "timeout" &&
+        signal.reason === error &&
+        signal.deadline <= performance.now()
+      ) {
         throw new TimeoutError(out.method, this.timeout, undefined, { cause: error });
       }
       throw error;
@@ -405,9 +463,17 @@ export class StreamableHttpTransport implements HttpTransport {
   }
 
   /** Reads and judges an answer; a promise only when it has to wait (an SSE stream, a body still coming). */
-  private consume(response: HttpResponse, url: string, contentType: string, out: Outgoing, record: ExchangeRecord | undefined, signal: AbortLike): Promise<void> | undefined {
+  private consume(
+    response: HttpResponse,
+    url: string,
+    contentType: string,
+    out: Outgoing,
+    record: ExchangeRecord | undefined,
+    signal: AbortLike,
+  ): Promise<void> | undefined {
     const status = response.status;
-    if (contentType.includes("text/event-stream") && status >= 200 && status < 300) return this.consumeStream(response, url, contentType, out, signal);
+    if (contentType.includes("text/event-stream") && status >= 200 && status < 300)
+      return this.consumeStream(response, url, contentType, out, signal);
     const base: HttpErrorInit = { failure: "status", step: out.method, url, status, contentType };
     let got: CappedBody | Promise<CappedBody>;
     try {
@@ -431,12 +497,22 @@ export class StreamableHttpTransport implements HttpTransport {
   private bodyFailed(e: unknown, base: HttpErrorInit, signal: AbortLike): unknown {
     if (signal.aborted && signal.reason instanceof Error) return signal.reason;
     // a body that cannot be decoded is no JSON-RPC answer, whatever the bytes meant
-    if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING") return new HttpError({ ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] }, (e as Error).message);
+    if ((e as { code?: unknown }).code === "ERR_CONTENT_DECODING")
+      return new HttpError(
+        { ...base, failure: "not_jsonrpc", defects: [defect("parse_error", "", (e as Error).message)] },
+        (e as Error).message,
+      );
     return e;
   }
 
   /** Reads an SSE answer, resuming a legacy stream cut short before its response. */
-  private async consumeStream(response: HttpResponse, url: string, contentType: string, out: Outgoing, signal: AbortLike): Promise<void> {
+  private async consumeStream(
+    response: HttpResponse,
+    url: string,
+    contentType: string,
+    out: Outgoing,
+    signal: AbortLike,
+  ): Promise<void> {
     const status = response.status;
     const cursor: StreamCursor = { answered: false, lastEventId: undefined, retry: undefined, messages: 0, bytes: 0 };
     let broken = await this.readEvents(response, out, signal, cursor);
@@ -454,26 +530,50 @@ export class StreamableHttpTransport implements HttpTransport {
     if (broken) throw broken;
     if (out.isRequest && !cursor.answered) {
       const resumed = fruitless > 0 ? ` (resumed with GET ${fruitless} time(s) in a row without a message)` : "";
-      throw new HttpError({ failure: "no_response", step: out.method, url, status, contentType }, `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}${resumed}`);
+      throw new HttpError(
+        { failure: "no_response", step: out.method, url, status, contentType },
+        `the SSE stream (HTTP ${status}) ended without a response to request ${JSON.stringify(out.id)}${resumed}`,
+      );
     }
   }
 
   /** Judges a JSON (or empty, or foreign) answer read whole: the peer gets it, or an HttpError says what it is. */
-  private judge(response: HttpResponse, body: CappedBody, base: HttpErrorInit, out: Outgoing, record: ExchangeRecord | undefined): void {
+  private judge(
+    response: HttpResponse,
+    body: CappedBody,
+    base: HttpErrorInit,
+    out: Outgoing,
+    record: ExchangeRecord | undefined,
+  ): void {
     const status = response.status;
     const contentType = base.contentType;
     const bytes = body.bytes;
     if (record) record.bodyExcerpt = excerpt(bytes, 256);
     const evidence = (): HttpErrorInit => evidenceOf(base, bytes);
-    if (body.truncated) throw new HttpError({ ...evidence(), failure: "too_large" }, `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`);
+    if (body.truncated)
+      throw new HttpError(
+        { ...evidence(), failure: "too_large" },
+        `the body passed the ${this.maxBytes}-byte cap (HTTP ${status}, ${contentType || "no content type"})`,
+      );
     if (status === 401 || status === 403 || status >= 500) {
       // never era evidence, whatever the body says: the exchange itself failed
       const rpcError = parseJsonRpc(bytes)?.error;
       const challenge = response.headers.get("www-authenticate");
-      throw new HttpError({ ...evidence(), ...(rpcError ? { rpcError } : {}), ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}) }, `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`);
+      throw new HttpError(
+        {
+          ...evidence(),
+          ...(rpcError ? { rpcError } : {}),
+          ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}),
+        },
+        `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`,
+      );
     }
     if (status === 202 || status === 204 || (bytes.length === 0 && status < 300)) {
-      if (out.isRequest) throw new HttpError({ ...evidence(), failure: "no_response" }, `HTTP ${status} with no body: a request needs a response`);
+      if (out.isRequest)
+        throw new HttpError(
+          { ...evidence(), failure: "no_response" },
+          `HTTP ${status} with no body: a request needs a response`,
+        );
       return;
     }
     // the peer's own reading of the body, made once: it routes the body here and serves it there
@@ -488,22 +588,34 @@ export class StreamableHttpTransport implements HttpTransport {
       if (out.isRequest && !parsed.answers(out.id)) {
         // an error that answers no id (a server that rejects on the headers alone) is still evidence
         const rpcError = parsed.error;
-        throw new HttpError({ ...evidence(), failure: "no_response", ...(rpcError ? { rpcError } : {}) }, `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`);
+        throw new HttpError(
+          { ...evidence(), failure: "no_response", ...(rpcError ? { rpcError } : {}) },
+          `HTTP ${status}: the body holds no response to request ${JSON.stringify(out.id)}`,
+        );
       }
       return;
     }
-    if (status >= 300) throw new HttpError(evidence(), `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
+    if (status >= 300)
+      throw new HttpError(evidence(), `HTTP ${status} (${contentType || "no content type"}) with no JSON-RPC body`);
     if (!out.isRequest) return;
     // say exactly what the body is instead: a web page, a bare array, a result with no envelope
     const { defects } = decode(bytes, { revision: LATEST_REVISION, maxBytes: this.maxBytes });
-    throw new HttpError({ ...evidence(), failure: "not_jsonrpc", defects }, `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`);
+    throw new HttpError(
+      { ...evidence(), failure: "not_jsonrpc", defects },
+      `HTTP ${status}: the body (${contentType || "no content type"}) is not a JSON-RPC message`,
+    );
   }
 
   /**
    * Feeds each SSE event to the peer and keeps `cursor` up to date. Returns the error if the
    * connection broke (resumable, like an early end, when events carried ids).
    */
-  private async readEvents(response: HttpResponse, out: Outgoing, signal: AbortLike, cursor: StreamCursor): Promise<HttpError | undefined> {
+  private async readEvents(
+    response: HttpResponse,
+    out: Outgoing,
+    signal: AbortLike,
+    cursor: StreamCursor,
+  ): Promise<HttpError | undefined> {
     let tooLarge: string | undefined;
     const reader = new SseReader(this.maxBytes, {
       event: (event) => {
@@ -514,7 +626,12 @@ export class StreamableHttpTransport implements HttpTransport {
         cursor.messages++;
         const read = this.sink?.decode?.(event.data);
         this.sink?.message(event.data, read);
-        if (out.isRequest && !cursor.answered && (routing(read?.decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)) cursor.answered = true;
+        if (
+          out.isRequest &&
+          !cursor.answered &&
+          (routing(read?.decoded) ?? parseJsonRpc(Buffer.from(event.data)))?.answers(out.id)
+        )
+          cursor.answered = true;
       },
       retry: (ms) => {
         cursor.retry = ms;
@@ -538,12 +655,17 @@ export class StreamableHttpTransport implements HttpTransport {
       }
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : e;
-      return new HttpError({ failure: "network", step: out.method, url: this.url, status: response.status }, `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      return new HttpError(
+        { failure: "network", step: out.method, url: this.url, status: response.status },
+        `the SSE stream broke: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     } finally {
       // the final response ends our interest; a server that keeps the stream open is cut off
       body.cancel();
     }
-    if (tooLarge) throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, tooLarge);
+    if (tooLarge)
+      throw new HttpError({ failure: "too_large", step: out.method, url: this.url, status: response.status }, tooLarge);
     return undefined;
   }
 
@@ -554,15 +676,29 @@ export class StreamableHttpTransport implements HttpTransport {
    * 404: the session is gone) is thrown.
    */
   private async resume(out: Outgoing, cursor: StreamCursor, signal: AbortLike): Promise<HttpError | undefined> {
-    const headers: Record<string, string> = { accept: "text/event-stream", ...this.options.headers, "last-event-id": cursor.lastEventId! };
+    const headers: Record<string, string> = {
+      accept: "text/event-stream",
+      ...this.options.headers,
+      "last-event-id": cursor.lastEventId!,
+    };
     if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
     if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
     const t0 = Date.now();
-    const record: ExchangeRecord = { method: out.method, httpMethod: "GET", url: this.url, ms: 0, requestHeaders: redacted(headers, this.options.headers) };
+    const record: ExchangeRecord = {
+      method: out.method,
+      httpMethod: "GET",
+      url: this.url,
+      ms: 0,
+      requestHeaders: redacted(headers, this.options.headers),
+    };
     try {
       let fetched;
       try {
-        fetched = await fetchSameOrigin(this.url, { method: "GET", headers, signal, lookup: this.options.lookup }, out.method);
+        fetched = await fetchSameOrigin(
+          this.url,
+          { method: "GET", headers, signal, lookup: this.options.lookup },
+          out.method,
+        );
       } catch (e) {
         if (e instanceof HttpError && e.failure === "network" && !signal.aborted) return e;
         throw e;
@@ -576,7 +712,14 @@ export class StreamableHttpTransport implements HttpTransport {
       const body = await readCapped(response, 64 * 1024).catch(() => ({ bytes: new Uint8Array(), truncated: false }));
       record.bodyExcerpt = excerpt(body.bytes, 256);
       throw new HttpError(
-        { failure: "status", step: out.method, url, status: response.status, contentType, bodyExcerpt: excerpt(body.bytes) },
+        {
+          failure: "status",
+          step: out.method,
+          url,
+          status: response.status,
+          contentType,
+          bodyExcerpt: excerpt(body.bytes),
+        },
         `resuming the SSE stream of request ${JSON.stringify(out.id)} (GET, Last-Event-ID ${JSON.stringify(cursor.lastEventId)}): HTTP ${response.status} (${contentType || "no content type"})`,
       );
     } catch (e) {
@@ -672,7 +815,9 @@ function jsonRpcOf(v: unknown): ParsedBody | undefined {
 }
 
 function isRpcObject(m: unknown): m is Record<string, unknown> {
-  return typeof m === "object" && m !== null && !Array.isArray(m) && (m as Record<string, unknown>).jsonrpc !== undefined;
+  return (
+    typeof m === "object" && m !== null && !Array.isArray(m) && (m as Record<string, unknown>).jsonrpc !== undefined
+  );
 }
 
 function answersId(m: Record<string, unknown>, id: RequestId | undefined): boolean {
@@ -684,7 +829,11 @@ function rpcErrorOf(err: unknown): ParsedBody["error"] {
   if (typeof err !== "object" || err === null) return undefined;
   const e = err as { code?: unknown; message?: unknown; data?: unknown };
   if (typeof e.code !== "number") return undefined;
-  return { code: e.code, message: typeof e.message === "string" ? e.message : "", ...(e.data !== undefined ? { data: e.data } : {}) };
+  return {
+    code: e.code,
+    message: typeof e.message === "string" ? e.message : "",
+    ...(e.data !== undefined ? { data: e.data } : {}),
+  };
 }
 
 class OneMessage implements ParsedBody {

@@ -20,8 +20,19 @@ async function serverAnswering(type: string): Promise<{ url: string; server: Ser
       if (req.method !== "POST") return void res.writeHead(405).end();
       const m = JSON.parse(body) as { id?: number; method: string };
       if (m.id === undefined) return void res.writeHead(202).end();
-      const result = m.method === "initialize" ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "typed", version: "1.0.0" } } : m.method === "tools/list" ? { tools: [] } : undefined;
-      const answer = result ? { jsonrpc: "2.0", id: m.id, result } : { jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } };
+      const result =
+        m.method === "initialize"
+          ? {
+              protocolVersion: "2025-06-18",
+              capabilities: { tools: {} },
+              serverInfo: { name: "typed", version: "1.0.0" },
+            }
+          : m.method === "tools/list"
+            ? { tools: [] }
+            : undefined;
+      const answer = result
+        ? { jsonrpc: "2.0", id: m.id, result }
+        : { jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } };
       res.writeHead(result ? 200 : 400, { "content-type": type }).end(JSON.stringify(answer));
     });
   });
@@ -33,7 +44,10 @@ describe("an answer's Content-Type", () => {
   let plain: { url: string; server: Server };
   let json: { url: string; server: Server };
   before(async () => {
-    [plain, json] = await Promise.all([serverAnswering("text/plain"), serverAnswering("application/json; charset=utf-8")]);
+    [plain, json] = await Promise.all([
+      serverAnswering("text/plain"),
+      serverAnswering("application/json; charset=utf-8"),
+    ]);
   });
   after(() => {
     for (const s of [plain, json]) s?.server.close();
@@ -57,7 +71,10 @@ describe("an answer's Content-Type", () => {
     );
     const good = await probeHttp(json.url, { timeout: 5000 });
     assert.equal(good.class, "ok");
-    assert.deepEqual(good.defects.map((d) => d.code), []);
+    assert.deepEqual(
+      good.defects.map((d) => d.code),
+      [],
+    );
   });
 
   test("mcp-wire probe exits 1 for it under --fail-on error (the default), 0 under never", async () => {

@@ -90,7 +90,11 @@ export function networkCode(e: unknown): string | undefined {
     const code = (cur as { code?: unknown }).code;
     if (code === "EPROTO") {
       const reason = /SSL routines:[^:]*:([^:]+)/.exec(String((cur as { message?: unknown }).message))?.[1];
-      if (reason) return `ERR_SSL_${reason.trim().toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+      if (reason)
+        return `ERR_SSL_${reason
+          .trim()
+          .toUpperCase()
+          .replace(/[^A-Z0-9]+/g, "_")}`;
     }
     if (typeof code === "string" && code !== "UND_ERR_SOCKET" && !code.startsWith("ERR_MCP")) return code;
     cur = (cur as { cause?: unknown }).cause;

@@ -246,7 +246,13 @@ export class Exchange {
 }
 
 /** Answers nothing and goes nowhere: for the exchange below. */
-const NOWHERE: HttpResponder = { start() {}, write: () => true, drained: () => Promise.resolve(), end() {}, onAbort() {} };
+const NOWHERE: HttpResponder = {
+  start() {},
+  write: () => true,
+  drained: () => Promise.resolve(),
+  end() {},
+  onAbort() {},
+};
 
 /** An exchange is made per request (see shapes.ts). */
 export const KEPT_EXCHANGE = keepShape(new Exchange(NOWHERE, { json: true, sse: true }), "http");

@@ -11,7 +11,9 @@ import { httpRequest, readCapped } from "./fetch.js";
 const ANSWER = '{"jsonrpc":"2.0","id":1,"result":{}}';
 
 /** A server that answers the first request on each connection and resets it on the next, or at once when `resetFirst`. */
-async function startResetter(resetFirst: boolean): Promise<{ url: string; connections: () => number; requests: () => number; close: () => Promise<void> }> {
+async function startResetter(
+  resetFirst: boolean,
+): Promise<{ url: string; connections: () => number; requests: () => number; close: () => Promise<void> }> {
   let connections = 0;
   let requests = 0;
   const sockets = new Set<net.Socket>();
@@ -35,7 +37,9 @@ async function startResetter(resetFirst: boolean): Promise<{ url: string; connec
       if (buffered.length < end + 4 + length) return;
       requests++;
       answered = true;
-      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${ANSWER.length}\r\nconnection: keep-alive\r\n\r\n${ANSWER}`);
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${ANSWER.length}\r\nconnection: keep-alive\r\n\r\n${ANSWER}`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -51,7 +55,12 @@ async function startResetter(resetFirst: boolean): Promise<{ url: string; connec
   };
 }
 
-const post = (url: string) => httpRequest(url, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+const post = (url: string) =>
+  httpRequest(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
 
 test("a request reset on a reused keep-alive connection goes again on a new one", async () => {
   const s = await startResetter(false);
@@ -82,22 +91,28 @@ test("a reset on a new connection is not repeated", async () => {
   }
 });
 
-test("a deflate answer whose connection closes before its first byte fails its read, and does not wait", { timeout: 10_000 }, async () => {
-  const server = net.createServer((socket) => {
-    socket.on("error", () => undefined);
-    socket.once("data", () => {
-      socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: deflate\r\ncontent-length: 100\r\n\r\n");
-      setImmediate(() => socket.destroy());
+test(
+  "a deflate answer whose connection closes before its first byte fails its read, and does not wait",
+  { timeout: 10_000 },
+  async () => {
+    const server = net.createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => {
+        socket.write(
+          "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: deflate\r\ncontent-length: 100\r\n\r\n",
+        );
+        setImmediate(() => socket.destroy());
+      });
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const response = await post(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`);
-    await assert.rejects(readCapped(response, 1 << 16));
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const response = await post(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`);
+      await assert.rejects(readCapped(response, 1 << 16));
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  },
+);
 
 test("each header line goes once: the defaults, Content-Length and Host, or the caller's own, whatever their case", async () => {
   const { createServer } = await import("node:http");
@@ -110,9 +125,11 @@ test("each header line goes once: the defaults, Content-Length and Host, or the 
   const port = (server.address() as net.AddressInfo).port;
   const url = `http://127.0.0.1:${port}/mcp`;
   const names = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
-  const value = (raw: string[], name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
+  const value = (raw: string[], name: string) =>
+    raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
   try {
-    const send = async (headers: Record<string, string>) => (await httpRequest(url, { method: "POST", headers, body: "{}" })).body.cancel();
+    const send = async (headers: Record<string, string>) =>
+      (await httpRequest(url, { method: "POST", headers, body: "{}" })).body.cancel();
     await send({ "content-type": "application/json", "mcp-method": "ping" });
     await send({ Accept: "text/plain", "User-Agent": "probe/1", "accept-encoding": "identity" });
     await send({ host: `localhost:${port}`, "content-length": "2" });
@@ -123,9 +140,21 @@ test("each header line goes once: the defaults, Content-Length and Host, or the 
       assert.equal(new Set(list).size, list.length, `a header repeated: ${raw.join(", ")}`);
       assert.deepEqual(value(raw, "content-length"), ["2"]);
     }
-    assert.deepEqual(names(seen[0]!), ["content-type", "mcp-method", "accept", "user-agent", "accept-encoding", "content-length", "host", "connection"]);
+    assert.deepEqual(names(seen[0]!), [
+      "content-type",
+      "mcp-method",
+      "accept",
+      "user-agent",
+      "accept-encoding",
+      "content-length",
+      "host",
+      "connection",
+    ]);
     assert.deepEqual(value(seen[0]!, "host"), [`127.0.0.1:${port}`]);
-    assert.deepEqual([value(seen[1]!, "accept"), value(seen[1]!, "user-agent"), value(seen[1]!, "accept-encoding")], [["text/plain"], ["probe/1"], ["identity"]]);
+    assert.deepEqual(
+      [value(seen[1]!, "accept"), value(seen[1]!, "user-agent"), value(seen[1]!, "accept-encoding")],
+      [["text/plain"], ["probe/1"], ["identity"]],
+    );
     assert.deepEqual(value(seen[2]!, "host"), [`localhost:${port}`]);
     assert.deepEqual(value(seen[3]!, "content-type"), ["text/plain"]);
   } finally {

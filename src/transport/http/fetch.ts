@@ -33,17 +33,26 @@ export const ACCEPT_ENCODING = "gzip, deflate, br";
  */
 function connectDeadline(socket: net.Socket, secure: boolean): void {
   if (!socket.connecting) return;
-  const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "ETIMEDOUT" })), CONNECT_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => socket.destroy(Object.assign(new Error(`connect timeout (${CONNECT_TIMEOUT_MS} ms)`), { code: "ETIMEDOUT" })),
+    CONNECT_TIMEOUT_MS,
+  );
   timer.unref();
   const clear = () => clearTimeout(timer);
   socket.once(secure ? "secureConnect" : "connect", clear);
   socket.once("close", clear);
 }
 
-type CreateConnection = (options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+type CreateConnection = (
+  options: http.ClientRequestArgs,
+  callback?: (err: Error | null, stream: Duplex) => void,
+) => Duplex | null | undefined;
 
 class HttpAgent extends http.Agent {
-  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
     const socket = (http.Agent.prototype.createConnection as CreateConnection).call(this, options, callback);
     if (socket) connectDeadline(socket as net.Socket, false);
     return socket;
@@ -51,7 +60,10 @@ class HttpAgent extends http.Agent {
 }
 
 class HttpsAgent extends https.Agent {
-  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
     const socket = (https.Agent.prototype.createConnection as CreateConnection).call(this, options, callback);
     if (socket) connectDeadline(socket as net.Socket, true);
     return socket;
@@ -89,10 +101,12 @@ export class Abort implements AbortLike {
   abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = reason ?? Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
+    this.reason =
+      reason ?? Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
     const listeners = this.listeners;
     this.listeners = undefined;
-    if (listeners) for (const listener of listeners) typeof listener === "function" ? listener() : listener.handleEvent();
+    if (listeners)
+      for (const listener of listeners) typeof listener === "function" ? listener() : listener.handleEvent();
   }
 
   addEventListener(_type: "abort", listener: AbortListener, _options?: { once?: boolean }): void {
@@ -168,7 +182,9 @@ function targetOf(url: string): Target {
     const parsed = new URL(url);
     const secure = parsed.protocol === "https:";
     if (!secure && parsed.protocol !== "http:") {
-      throw Object.assign(new Error(`unsupported URL scheme ${parsed.protocol} (only http: and https:)`), { code: "ERR_INVALID_PROTOCOL" });
+      throw Object.assign(new Error(`unsupported URL scheme ${parsed.protocol} (only http: and https:)`), {
+        code: "ERR_INVALID_PROTOCOL",
+      });
     }
     target = { secure, options: urlToHttpOptions(parsed) as http.RequestOptions, host: parsed.host };
     targets.set(url, target);
@@ -352,7 +368,9 @@ function isReset(e: unknown): boolean {
 
 function abortError(signal: AbortLike): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
+  return reason instanceof Error
+    ? reason
+    : Object.assign(new Error("This operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
 }
 
 class NodeHeaders {
@@ -376,7 +394,8 @@ class NodeResponse implements HttpResponse {
     const coding = raw["content-encoding"];
     const lower = coding === undefined ? "" : coding.trim().toLowerCase();
     // identity (nearly every answer) is read as it comes: no zlib on the fast path
-    this.body = lower === "" || lower === "identity" || !DECODERS.has(lower) ? new NodeBody(res) : new DecodedBody(res, lower);
+    this.body =
+      lower === "" || lower === "identity" || !DECODERS.has(lower) ? new NodeBody(res) : new DecodedBody(res, lower);
   }
 }
 
@@ -450,7 +469,11 @@ class DecodedBody implements HttpBody {
   private async sniff(): Promise<AsyncIterator<Buffer> | undefined> {
     const res = this.res;
     // read() hands out the Buffers node:http received
-    const first = (await nextChunk(res, () => res.read() as Buffer | null, () => prematureClose(res))) as Buffer | undefined;
+    const first = (await nextChunk(
+      res,
+      () => res.read() as Buffer | null,
+      () => prematureClose(res),
+    )) as Buffer | undefined;
     return first === undefined ? undefined : this.attach(first);
   }
 
@@ -460,7 +483,10 @@ class DecodedBody implements HttpBody {
     const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
     const decoder =
       this.coding === "br"
-        ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+        ? zlib.createBrotliDecompress({
+            flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+            finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+          })
         : this.coding === "deflate"
           ? (first![0]! & 0x0f) === 8
             ? zlib.createInflate(flush)
@@ -471,7 +497,10 @@ class DecodedBody implements HttpBody {
     // pipe() passes on neither the source's failure nor its early end: the decoder is told
     res.on("error", (e) => decoder.destroy(e));
     res.once("close", () => {
-      if (!res.complete) decoder.destroy(Object.assign(new Error("the connection closed before the body was complete"), { code: "ECONNRESET" }));
+      if (!res.complete)
+        decoder.destroy(
+          Object.assign(new Error("the connection closed before the body was complete"), { code: "ECONNRESET" }),
+        );
     });
     if (first) decoder.write(first);
     res.pipe(decoder);
@@ -511,8 +540,13 @@ class NodeBody implements HttpBody {
     const now = this.readNow();
     if (now !== null) return Promise.resolve(now);
     const res = this.res;
-    if (res.destroyed) return res.readableEnded && !res.errored ? Promise.resolve(undefined) : Promise.reject(prematureClose(res));
-    return nextChunk(res, () => this.readNow(), () => prematureClose(res));
+    if (res.destroyed)
+      return res.readableEnded && !res.errored ? Promise.resolve(undefined) : Promise.reject(prematureClose(res));
+    return nextChunk(
+      res,
+      () => this.readNow(),
+      () => prematureClose(res),
+    );
   }
 
   cancel(): void {
@@ -526,8 +560,14 @@ class NodeBody implements HttpBody {
 /** A body whose coding is broken says so; a broken connection or an abort stays what it was. */
 function decodingError(e: unknown, coding: string): Error {
   const code = String((e as { code?: unknown } | undefined)?.code ?? "");
-  if (!(e instanceof Error) || !(code.startsWith("Z_") || code.startsWith("ERR_BROTLI") || code.startsWith("ERR__ERROR"))) return e instanceof Error ? e : new Error(String(e));
-  return Object.assign(new Error(`the ${coding} body cannot be decoded: ${e.message}`, { cause: e }), { code: "ERR_CONTENT_DECODING" });
+  if (
+    !(e instanceof Error) ||
+    !(code.startsWith("Z_") || code.startsWith("ERR_BROTLI") || code.startsWith("ERR__ERROR"))
+  )
+    return e instanceof Error ? e : new Error(String(e));
+  return Object.assign(new Error(`the ${coding} body cannot be decoded: ${e.message}`, { cause: e }), {
+    code: "ERR_CONTENT_DECODING",
+  });
 }
 
 /**
@@ -538,7 +578,8 @@ function decodingError(e: unknown, coding: string): Error {
 export function fetchSameOrigin(url: string, init: HttpRequestInit, step: string): Promise<FetchedResponse> {
   // nearly every answer is no redirect: one promise and no loop for it
   return httpRequest(url, init).then(
-    (response) => (isRedirect(response) ? followRedirects(url, init, step, response) : { response, url, redirects: NO_REDIRECTS }),
+    (response) =>
+      isRedirect(response) ? followRedirects(url, init, step, response) : { response, url, redirects: NO_REDIRECTS },
     (e: unknown) => {
       throw asNetworkError(e, step, url, init.signal);
     },
@@ -554,7 +595,12 @@ export function isRedirect(response: HttpResponse): boolean {
 }
 
 /** Follows the redirect `first` is, and those after it, on the same origin only (see fetchSameOrigin). */
-export async function followRedirects(url: string, init: HttpRequestInit, step: string, first: HttpResponse): Promise<FetchedResponse> {
+export async function followRedirects(
+  url: string,
+  init: HttpRequestInit,
+  step: string,
+  first: HttpResponse,
+): Promise<FetchedResponse> {
   let current = url;
   const redirects: Redirect[] = [];
   for (let hop = 0; ; hop++) {
@@ -573,9 +619,13 @@ export async function followRedirects(url: string, init: HttpRequestInit, step: 
     const target = new URL(location, current);
     const base = { step, url: current, status: response.status, location: target.href };
     if (target.origin !== new URL(current).origin) {
-      throw new HttpError({ ...base, failure: "redirect" }, `HTTP ${response.status} redirect to another origin (${target.origin}), not followed: credentials are never sent elsewhere`);
+      throw new HttpError(
+        { ...base, failure: "redirect" },
+        `HTTP ${response.status} redirect to another origin (${target.origin}), not followed: credentials are never sent elsewhere`,
+      );
     }
-    if (hop >= MAX_REDIRECTS) throw new HttpError({ ...base, failure: "redirect" }, `more than ${MAX_REDIRECTS} redirects`);
+    if (hop >= MAX_REDIRECTS)
+      throw new HttpError({ ...base, failure: "redirect" }, `more than ${MAX_REDIRECTS} redirects`);
     redirects.push({ status: response.status, from: current, to: target.href });
     current = target.href;
   }
@@ -596,7 +646,11 @@ export function isTrailingSlashRedirect(r: Redirect): boolean {
 export function redirectDefect(r: Redirect): Defect {
   const from = new URL(r.from);
   const to = new URL(r.to);
-  const what = isTrailingSlashRedirect(r) ? (to.pathname.endsWith("/") ? "only adds a trailing slash" : "only removes the trailing slash") : "stays on the same origin";
+  const what = isTrailingSlashRedirect(r)
+    ? to.pathname.endsWith("/")
+      ? "only adds a trailing slash"
+      : "only removes the trailing slash"
+    : "stays on the same origin";
   return defect(
     "redirect",
     "",
@@ -609,17 +663,26 @@ export function asNetworkError(e: unknown, step: string, url: string, signal: Ab
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     if (reason instanceof HttpError) return reason;
-    return new HttpError({ failure: "timeout", step, url }, `no HTTP answer: ${reason instanceof Error ? reason.message : "aborted"}`, { cause: e });
+    return new HttpError(
+      { failure: "timeout", step, url },
+      `no HTTP answer: ${reason instanceof Error ? reason.message : "aborted"}`,
+      { cause: e },
+    );
   }
   const code = networkCode(e);
   const what = code ? describeNetworkCode(code) : e instanceof Error ? e.message : String(e);
-  return new HttpError({ failure: "network", step, url, ...(code ? { networkCode: code } : {}) }, `no HTTP answer from ${new URL(url).host}: ${what}`, { cause: e });
+  return new HttpError(
+    { failure: "network", step, url, ...(code ? { networkCode: code } : {}) },
+    `no HTTP answer from ${new URL(url).host}: ${what}`,
+    { cause: e },
+  );
 }
 
 function describeNetworkCode(code: string): string {
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `the host name does not resolve (${code})`;
   if (code === "ECONNREFUSED") return "connection refused (ECONNREFUSED)";
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return `the connection was reset (${code})`;
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE")
+    return `the connection was reset (${code})`;
   if (code.includes("CERT") || code.includes("TLS") || code.includes("SSL")) return `TLS failed (${code})`;
   return code;
 }
@@ -657,7 +720,13 @@ export function readBody(response: HttpResponse, cap: number): CappedBody | Prom
   }
 }
 
-async function readRest(body: HttpBody, cap: number, first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number): Promise<CappedBody> {
+async function readRest(
+  body: HttpBody,
+  cap: number,
+  first: Uint8Array | undefined,
+  parts: Uint8Array[] | undefined,
+  held: number,
+): Promise<CappedBody> {
   try {
     for (;;) {
       let value = body.readNow ? body.readNow() : null;
@@ -675,7 +744,14 @@ async function readRest(body: HttpBody, cap: number, first: Uint8Array | undefin
   return whole(first, parts, held);
 }
 
-function truncated(body: HttpBody, cap: number, first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number, value: Uint8Array): CappedBody {
+function truncated(
+  body: HttpBody,
+  cap: number,
+  first: Uint8Array | undefined,
+  parts: Uint8Array[] | undefined,
+  held: number,
+  value: Uint8Array,
+): CappedBody {
   parts ??= first ? [first] : [];
   parts.push(value.subarray(0, cap - held));
   body.cancel();
@@ -685,7 +761,10 @@ function truncated(body: HttpBody, cap: number, first: Uint8Array | undefined, p
 function whole(first: Uint8Array | undefined, parts: Uint8Array[] | undefined, held: number): CappedBody {
   if (parts) return { bytes: Buffer.concat(parts, held), truncated: false };
   if (first === undefined) return { bytes: Buffer.alloc(0), truncated: false };
-  return { bytes: Buffer.isBuffer(first) ? first : Buffer.from(first.buffer, first.byteOffset, first.byteLength), truncated: false };
+  return {
+    bytes: Buffer.isBuffer(first) ? first : Buffer.from(first.buffer, first.byteOffset, first.byteLength),
+    truncated: false,
+  };
 }
 
 /** The first bytes of a body, as text a person can read in a report. */

@@ -35,7 +35,11 @@ export function encodeHeaderValue(value: string): string {
 
 /** The value a header carries, or undefined when it is malformed (bad characters, bad Base64). */
 export function decodeHeaderValue(header: string): string | undefined {
-  if (header.startsWith(SENTINEL_START) && header.endsWith(SENTINEL_END) && header.length >= SENTINEL_START.length + SENTINEL_END.length) {
+  if (
+    header.startsWith(SENTINEL_START) &&
+    header.endsWith(SENTINEL_END) &&
+    header.length >= SENTINEL_START.length + SENTINEL_END.length
+  ) {
     const b64 = header.slice(SENTINEL_START.length, header.length - SENTINEL_END.length);
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) return undefined;
     try {

@@ -54,19 +54,31 @@ export function checkModernRequest(
   // a request missing a required field is malformed before it can mismatch anything (basic/index "_meta")
   for (const key of RULES[LATEST_REVISION].requiredRequestMeta) {
     const value = meta?.[key];
-    const ok = key === META_CLIENT_CAPABILITIES ? isObject(value) : key === META_PROTOCOL_VERSION ? typeof value === "string" : value !== undefined;
-    if (!ok) return { code: INVALID_PARAMS, message: `Invalid params: _meta["${key}"] is required on every ${LATEST_REVISION} request` };
+    const ok =
+      key === META_CLIENT_CAPABILITIES
+        ? isObject(value)
+        : key === META_PROTOCOL_VERSION
+          ? typeof value === "string"
+          : value !== undefined;
+    if (!ok)
+      return {
+        code: INVALID_PARAMS,
+        message: `Invalid params: _meta["${key}"] is required on every ${LATEST_REVISION} request`,
+      };
   }
 
   const version = request.header(H_PROTOCOL_VERSION);
   if (version === undefined) return mismatch("the MCP-Protocol-Version header is missing");
   if (version !== meta![META_PROTOCOL_VERSION]) {
-    return mismatch(`MCP-Protocol-Version header ${quoted(version)} does not match _meta["${META_PROTOCOL_VERSION}"] ${quoted(String(meta![META_PROTOCOL_VERSION]))}`);
+    return mismatch(
+      `MCP-Protocol-Version header ${quoted(version)} does not match _meta["${META_PROTOCOL_VERSION}"] ${quoted(String(meta![META_PROTOCOL_VERSION]))}`,
+    );
   }
 
   const methodHeader = request.header(H_METHOD);
   if (methodHeader === undefined) return mismatch("the Mcp-Method header is missing");
-  if (methodHeader !== method) return mismatch(`Mcp-Method header ${quoted(methodHeader)} does not match the body's method ${quoted(method)}`);
+  if (methodHeader !== method)
+    return mismatch(`Mcp-Method header ${quoted(methodHeader)} does not match the body's method ${quoted(method)}`);
 
   const source = NAME_SOURCE[method];
   const bodyName = source === undefined ? undefined : params?.[source];
@@ -74,8 +86,10 @@ export function checkModernRequest(
     const raw = request.header(H_NAME);
     if (raw === undefined) return mismatch(`the Mcp-Name header is missing (${method} carries params.${source})`);
     const name = decodeHeaderValue(raw);
-    if (name === undefined) return mismatch(`the Mcp-Name header ${quoted(raw)} holds characters a header value cannot, or broken Base64`);
-    if (name !== bodyName) return mismatch(`Mcp-Name header ${quoted(name)} does not match params.${source} ${quoted(bodyName)}`);
+    if (name === undefined)
+      return mismatch(`the Mcp-Name header ${quoted(raw)} holds characters a header value cannot, or broken Base64`);
+    if (name !== bodyName)
+      return mismatch(`Mcp-Name header ${quoted(name)} does not match params.${source} ${quoted(bodyName)}`);
   }
 
   if (method === "tools/call" && typeof params?.name === "string" && paramHeaders) {
@@ -86,7 +100,11 @@ export function checkModernRequest(
 }
 
 /** `Mcp-Param-*` against the arguments: each value present needs its header, and only then. */
-function checkParamHeaders(request: ModernHeaders, declared: readonly ParamHeader[], args: unknown): ErrorObject | undefined {
+function checkParamHeaders(
+  request: ModernHeaders,
+  declared: readonly ParamHeader[],
+  args: unknown,
+): ErrorObject | undefined {
   for (const p of declared) {
     let value: unknown = args;
     for (const key of p.path) value = isObject(value) ? value[key] : undefined;
@@ -100,8 +118,10 @@ function checkParamHeaders(request: ModernHeaders, declared: readonly ParamHeade
     }
     if (raw === undefined) return mismatch(`${label} is missing, but the arguments carry ${p.path.join(".")}`);
     const text = decodeHeaderValue(raw);
-    if (text === undefined) return mismatch(`${label} ${quoted(raw)} holds characters a header value cannot, or broken Base64`);
-    if (!sameValue(text, value)) return mismatch(`${label} ${quoted(text)} does not match the argument ${p.path.join(".")}`);
+    if (text === undefined)
+      return mismatch(`${label} ${quoted(raw)} holds characters a header value cannot, or broken Base64`);
+    if (!sameValue(text, value))
+      return mismatch(`${label} ${quoted(text)} does not match the argument ${p.path.join(".")}`);
   }
   return undefined;
 }

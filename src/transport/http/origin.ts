@@ -80,7 +80,10 @@ export class OriginPolicy {
    * Headers for a request that may call (none, nearly always: the same empty object each time);
    * undefined when it may not. `host` is its Host header.
    */
-  headersFor(req: HttpRequestLike, host: string | undefined = req.header("host")): Readonly<Record<string, string>> | undefined {
+  headersFor(
+    req: HttpRequestLike,
+    host: string | undefined = req.header("host"),
+  ): Readonly<Record<string, string>> | undefined {
     if (this.hosts) {
       const name = host === undefined ? undefined : this.hostNameOf(host);
       if (name === undefined || !this.hosts.has(name)) return undefined;
@@ -89,7 +92,11 @@ export class OriginPolicy {
     if (origin === undefined) return NO_HEADERS;
     const allowed = this.allowedOrigin(origin, host);
     if (allowed === undefined) return undefined;
-    return { "access-control-allow-origin": allowed, "access-control-expose-headers": "mcp-session-id", vary: "origin" };
+    return {
+      "access-control-allow-origin": allowed,
+      "access-control-expose-headers": "mcp-session-id",
+      vary: "origin",
+    };
   }
 
   /**
@@ -99,7 +106,9 @@ export class OriginPolicy {
   hostProblem(req: HttpRequestLike, host: string | undefined = req.header("host")): string | undefined {
     if (host === undefined) return undefined;
     if (host.includes(",")) return "more than one Host header";
-    return this.hostNameOf(host) === undefined ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name` : undefined;
+    return this.hostNameOf(host) === undefined
+      ? `the Host ${JSON.stringify(host.slice(0, 100))} is not a host name`
+      : undefined;
   }
 
   /** What a CORS preflight of an allowed origin is answered with. */
@@ -123,7 +132,8 @@ export class OriginPolicy {
       return undefined; // "null" (sandboxed pages, file:) and anything unreadable
     }
     // echoed as the URL parser rebuilt it, never as the client wrote it
-    if (url.protocol !== "http:" && url.protocol !== "https:") return this.origins.has("*") || this.origins.has(o) ? url.origin : undefined;
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      return this.origins.has("*") || this.origins.has(o) ? url.origin : undefined;
     if (this.origins.has("*") || this.origins.has(url.origin)) return url.origin;
     if (host !== undefined && url.host === host.trim().toLowerCase()) return url.origin; // same origin
     return LOOPBACK.has(url.hostname) ? url.origin : undefined;

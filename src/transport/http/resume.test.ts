@@ -51,7 +51,13 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
         const token = ((r.json?.params as JsonObject)._meta as JsonObject).progressToken;
         const sse = openSse(res);
         sse.raw(priming("post-1"));
-        sse.raw(event("post-2", { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }));
+        sse.raw(
+          event("post-2", {
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: 1 },
+          }),
+        );
         res.end();
         return;
       }
@@ -62,7 +68,11 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
     });
     const { peer, exchanges } = legacyClient(s.url());
     const progress: Progress[] = [];
-    const result = await within(peer.request("tools/call", { name: "slow" }, { onProgress: (p) => progress.push(p) }), "the promise", 10_000);
+    const result = await within(
+      peer.request("tools/call", { name: "slow" }, { onProgress: (p) => progress.push(p) }),
+      "the promise",
+      10_000,
+    );
     assert.deepEqual(result, { content: [] });
     assert.deepEqual(progress, [{ progress: 1 }]);
     const [get] = gets(s);
@@ -88,7 +98,7 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
         const sse = openSse(res);
         sse.raw(priming("a-1"));
         // half an event, then the socket goes: a network failure, not an orderly end
-        sse.raw("data: {\"jsonrpc\":");
+        sse.raw('data: {"jsonrpc":');
         setTimeout(() => res.destroy(), 20);
         return;
       }
@@ -112,7 +122,13 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
       }
       n++;
       if (n < 3) {
-        sse.raw(event(`p-${n}`, { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: `poll ${n}` } }));
+        sse.raw(
+          event(`p-${n}`, {
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: { level: "info", data: `poll ${n}` },
+          }),
+        );
         res.end();
         return;
       }
@@ -155,7 +171,9 @@ describe("resuming an interrupted SSE stream (legacy)", () => {
 
   test("events without ids: nothing to resume from, no_response at once", async () => {
     const s = await serve((_req, res) => {
-      openSse(res).raw(`retry: 20\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })}\n\n`);
+      openSse(res).raw(
+        `retry: 20\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })}\n\n`,
+      );
       res.end();
     });
     const { peer } = legacyClient(s.url());

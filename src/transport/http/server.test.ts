@@ -42,7 +42,13 @@ class FakeCore implements HttpServable {
       peer.revision = version as Peer["revision"];
       return { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } };
     });
-    peer.handle("server/discover", () => ({ resultType: "complete", supportedVersions: [MODERN], capabilities: {}, ttlMs: 0, cacheScope: "public" }));
+    peer.handle("server/discover", () => ({
+      resultType: "complete",
+      supportedVersions: [MODERN],
+      capabilities: {},
+      ttlMs: 0,
+      cacheScope: "public",
+    }));
     peer.handle("tools/call", (params, context) => this.call(params ?? {}, context));
     peer.onNotification("notifications/initialized", () => this.notifications.push("initialized"));
     return peer;
@@ -73,7 +79,8 @@ class FakeCore implements HttpServable {
         return { resultType: "complete", content: [] };
       case "wait":
       case "log-then-wait": {
-        if (params.name === "log-then-wait") await context.notify("notifications/message", { level: "info", data: "started" });
+        if (params.name === "log-then-wait")
+          await context.notify("notifications/message", { level: "info", data: "started" });
         this.running.add(context.id);
         await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve(), { once: true }));
         this.aborted.push(context.id);
@@ -85,7 +92,10 @@ class FakeCore implements HttpServable {
         return { content: [] };
       }
       case "sample": {
-        const answer = await context.request<{ content: { text: string } }>("sampling/createMessage", { messages: [], maxTokens: 1 });
+        const answer = await context.request<{ content: { text: string } }>("sampling/createMessage", {
+          messages: [],
+          maxTokens: 1,
+        });
         return { content: [{ type: "text", text: `sampled: ${answer.content.text}` }] };
       }
       case "fail":
@@ -139,12 +149,17 @@ async function send(url: string, body: unknown, headers: Record<string, string> 
       method,
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
       ...(method === "POST" ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    }), `${method} ${url}`, 10_000
+    }),
+    `${method} ${url}`,
+    10_000,
   );
   const text = await within(res.text(), "the response body", 10_000);
   let json: JsonObject | undefined;
   try {
-    json = text && res.headers.get("content-type")?.startsWith("application/json") ? (JSON.parse(text) as JsonObject) : undefined;
+    json =
+      text && res.headers.get("content-type")?.startsWith("application/json")
+        ? (JSON.parse(text) as JsonObject)
+        : undefined;
   } catch {
     json = undefined;
   }
@@ -155,7 +170,8 @@ async function send(url: string, body: unknown, headers: Record<string, string> 
 function modern(id: RequestId, method: string, params: JsonObject = {}, meta: JsonObject = META) {
   const headers: Record<string, string> = { "mcp-protocol-version": MODERN, "mcp-method": method };
   const name = method === "resources/read" ? params.uri : params.name;
-  if (typeof name === "string" && ["tools/call", "prompts/get", "resources/read"].includes(method)) headers["mcp-name"] = name;
+  if (typeof name === "string" && ["tools/call", "prompts/get", "resources/read"].includes(method))
+    headers["mcp-name"] = name;
   return { body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }, headers };
 }
 
@@ -167,7 +183,13 @@ function errorCode(reply: Reply): unknown {
 function sseMessages(text: string): JsonObject[] {
   return text
     .split(/\n\n/)
-    .map((block) => block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join(""))
+    .map((block) =>
+      block
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim())
+        .join(""),
+    )
     .filter((data) => data.length > 0)
     .map((data) => JSON.parse(data) as JsonObject);
 }
@@ -201,7 +223,12 @@ class SseReader {
 }
 
 function initialize(id: RequestId, version = "2025-11-25") {
-  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
 }
 
 /** Opens a legacy session; returns its id. */
@@ -210,7 +237,11 @@ async function openSession(url: string, version = "2025-11-25"): Promise<string>
   assert.equal(reply.status, 200, reply.text);
   const id = reply.headers.get("mcp-session-id");
   assert.ok(id, "initialize answers with an Mcp-Session-Id");
-  const initialized = await send(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
+  const initialized = await send(
+    url,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { "mcp-session-id": id },
+  );
   assert.equal(initialized.status, 202);
   return id;
 }
@@ -224,7 +255,9 @@ function raw(port: number, text: string | Buffer): Promise<string> {
       socket.on("data", (c) => (got += c.toString("latin1")));
       socket.on("end", () => resolve(got));
       socket.on("error", reject);
-    }), "the raw exchange", 10_000
+    }),
+    "the raw exchange",
+    10_000,
   );
 }
 
@@ -251,14 +284,26 @@ describe("HTTP server: refusals before any message is read", () => {
   });
 
   test("a CORS preflight from an allowed origin gets 204 granting the MCP headers; from another origin 403; without one 405", async () => {
-    const preflight = (headers: Record<string, string>) => within(fetch(s.url, { method: "OPTIONS", headers }), "OPTIONS", 10_000);
-    const ok = await preflight({ origin: "https://app.example:443", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-method, mcp-param-region" });
+    const preflight = (headers: Record<string, string>) =>
+      within(fetch(s.url, { method: "OPTIONS", headers }), "OPTIONS", 10_000);
+    const ok = await preflight({
+      origin: "https://app.example:443",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, mcp-method, mcp-param-region",
+    });
     assert.equal(ok.status, 204);
     assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
     assert.equal(ok.headers.get("access-control-allow-headers"), "content-type, mcp-method, mcp-param-region");
     assert.equal(ok.headers.get("access-control-allow-methods"), "GET, POST, DELETE");
-    const odd = await preflight({ origin: "https://app.example", "access-control-request-headers": "content-type;x=1" });
-    assert.doesNotMatch(odd.headers.get("access-control-allow-headers") ?? "", /x=1/, "what is not a list of header names is not echoed");
+    const odd = await preflight({
+      origin: "https://app.example",
+      "access-control-request-headers": "content-type;x=1",
+    });
+    assert.doesNotMatch(
+      odd.headers.get("access-control-allow-headers") ?? "",
+      /x=1/,
+      "what is not a list of header names is not echoed",
+    );
     assert.equal((await preflight({ origin: "https://evil.example" })).status, 403);
     assert.equal((await preflight({})).status, 405);
   });
@@ -277,8 +322,14 @@ describe("HTTP server: refusals before any message is read", () => {
   test("a body that is not application/json gets 415; an Accept that takes neither JSON nor SSE gets 406", async () => {
     const { body, headers } = modern(1, "server/discover");
     assert.equal((await send(s.url, body, { ...headers, "content-type": "text/plain" })).status, 415);
-    assert.equal((await send(s.url, body, { ...headers, "content-type": "application/x-www-form-urlencoded" })).status, 415);
-    assert.equal((await send(s.url, body, { ...headers, "content-type": "application/json; charset=utf-8" })).status, 200);
+    assert.equal(
+      (await send(s.url, body, { ...headers, "content-type": "application/x-www-form-urlencoded" })).status,
+      415,
+    );
+    assert.equal(
+      (await send(s.url, body, { ...headers, "content-type": "application/json; charset=utf-8" })).status,
+      200,
+    );
     assert.equal((await send(s.url, body, { ...headers, accept: "text/html" })).status, 406);
   });
 
@@ -303,14 +354,23 @@ describe("HTTP server: refusals before any message is read", () => {
   test("a declared Content-Length over the cap gets 413 before the body is sent", async () => {
     const status = await within(
       new Promise<number>((resolve, reject) => {
-        const req = httpRequest(s.url, { method: "POST", headers: { "content-type": "application/json", "content-length": String(100 * 1024 * 1024) } }, (res: IncomingMessage) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-          req.destroy();
-        });
+        const req = httpRequest(
+          s.url,
+          {
+            method: "POST",
+            headers: { "content-type": "application/json", "content-length": String(100 * 1024 * 1024) },
+          },
+          (res: IncomingMessage) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
         req.on("error", reject);
         req.write("{"); // one byte of a hundred megabytes: the answer cannot have waited for the rest
-      }), "the 413", 10_000
+      }),
+      "the 413",
+      10_000,
     );
     assert.equal(status, 413);
   });
@@ -318,14 +378,18 @@ describe("HTTP server: refusals before any message is read", () => {
   test("a chunked body growing past the cap gets 413 without being read to its end", async () => {
     const reply = await within(
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest(s.url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-          let body = "";
-          res.on("data", (c: Buffer) => (body += c.toString("utf8")));
-          res.on("end", () => {
-            resolve({ status: res.statusCode ?? 0, body });
-            req.destroy();
-          });
-        });
+        const req = httpRequest(
+          s.url,
+          { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+          (res) => {
+            let body = "";
+            res.on("data", (c: Buffer) => (body += c.toString("utf8")));
+            res.on("end", () => {
+              resolve({ status: res.statusCode ?? 0, body });
+              req.destroy();
+            });
+          },
+        );
         req.on("error", () => undefined); // the server may close while we still write
         const chunk = Buffer.alloc(16 * 1024, 0x20);
         let written = 0;
@@ -340,7 +404,9 @@ describe("HTTP server: refusals before any message is read", () => {
         };
         req.on("socket", pump);
         setTimeout(() => reject(new Error("no answer")), 9_000).unref();
-      }), "the 413", 10_000
+      }),
+      "the 413",
+      10_000,
     );
     assert.equal(reply.status, 413);
     assert.equal((JSON.parse(reply.body) as { error: { code: number } }).error.code, -32600);
@@ -355,7 +421,11 @@ describe("HTTP server: 2026-07-28 requests", () => {
   after(() => s.close());
 
   test("a request missing a required _meta field gets 400 with -32602, before its headers are compared", async () => {
-    for (const meta of [{}, { "io.modelcontextprotocol/clientCapabilities": {} }, { "io.modelcontextprotocol/protocolVersion": MODERN }]) {
+    for (const meta of [
+      {},
+      { "io.modelcontextprotocol/clientCapabilities": {} },
+      { "io.modelcontextprotocol/protocolVersion": MODERN },
+    ]) {
       const { body, headers } = modern(3, "server/discover", {}, meta);
       const reply = await send(s.url, body, headers);
       assert.equal(reply.status, 400, JSON.stringify(meta));
@@ -363,7 +433,11 @@ describe("HTTP server: 2026-07-28 requests", () => {
       assert.equal(reply.json?.id, 3);
     }
     // no _meta at all, but a modern version header: a modern client that forgot, not a legacy one
-    const reply = await send(s.url, { jsonrpc: "2.0", id: 4, method: "tools/list" }, { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" });
+    const reply = await send(
+      s.url,
+      { jsonrpc: "2.0", id: 4, method: "tools/list" },
+      { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+    );
     assert.equal(reply.status, 400);
     assert.equal(errorCode(reply), -32602);
   });
@@ -393,7 +467,11 @@ describe("HTTP server: 2026-07-28 requests", () => {
       assert.equal(reply.json?.id, 5, what);
     }
     const { "mcp-method": _method, ...others } = call.headers;
-    const encoded = await send(s.url, call.body, { ...others, "mcp-name": `=?base64?${Buffer.from("echo").toString("base64")}?=`, "MCP-METHOD": "tools/call" });
+    const encoded = await send(s.url, call.body, {
+      ...others,
+      "mcp-name": `=?base64?${Buffer.from("echo").toString("base64")}?=`,
+      "MCP-METHOD": "tools/call",
+    });
     assert.equal(encoded.status, 200, "a Base64-sentinel name is decoded; header names are case-insensitive");
     const padded = await send(s.url, call.body, { ...call.headers, "mcp-name": "  echo  " });
     assert.equal(padded.status, 200, "whitespace around a header value is not part of it");
@@ -402,14 +480,19 @@ describe("HTTP server: 2026-07-28 requests", () => {
   test("a non-ASCII name travels Base64-encoded, and a raw Latin-1 byte in Mcp-Name is refused with -32020", async () => {
     const name = "écho ☃";
     const call = modern(6, "tools/call", { name, arguments: {} });
-    const ok = await send(s.url, call.body, { ...call.headers, "mcp-name": `=?base64?${Buffer.from(name).toString("base64")}?=` });
+    const ok = await send(s.url, call.body, {
+      ...call.headers,
+      "mcp-name": `=?base64?${Buffer.from(name).toString("base64")}?=`,
+    });
     assert.equal(ok.status, 200);
     assert.equal(errorCode(ok), -32602, "the tool is unknown: an error answer, with status 200");
     const body = JSON.stringify(modern(7, "tools/call", { name: "é", arguments: {} }).body);
     const answer = await raw(
       s.port,
       Buffer.concat([
-        Buffer.from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: `),
+        Buffer.from(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: `,
+        ),
         Buffer.from([0xe9]),
         Buffer.from(`\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`),
       ]),
@@ -424,10 +507,31 @@ describe("HTTP server: 2026-07-28 requests", () => {
       return send(s.url, m.body, { ...m.headers, ...params });
     };
     assert.equal((await call({ region: "us-west1" }, { "mcp-param-region": "us-west1" })).status, 200);
-    assert.equal((await call({ region: "us-west1", opts: { count: 42 } }, { "mcp-param-region": "us-west1", "Mcp-Param-Count": "42.0" })).status, 200, "integers compare as numbers");
-    assert.equal((await call({ region: "Hello, 世界" }, { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=" })).status, 200);
-    assert.equal((await call({ region: "=?base64?SGVsbG8=?=" }, { "mcp-param-region": "=?base64?PT9iYXNlNjQ/U0dWc2JHOD0/PQ==?=" })).status, 200, "a value that looks encoded is itself encoded");
-    assert.equal((await call({ region: "SGVsbG8=" }, { "mcp-param-region": "SGVsbG8=" })).status, 200, "no sentinel: a literal");
+    assert.equal(
+      (
+        await call(
+          { region: "us-west1", opts: { count: 42 } },
+          { "mcp-param-region": "us-west1", "Mcp-Param-Count": "42.0" },
+        )
+      ).status,
+      200,
+      "integers compare as numbers",
+    );
+    assert.equal(
+      (await call({ region: "Hello, 世界" }, { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=" })).status,
+      200,
+    );
+    assert.equal(
+      (await call({ region: "=?base64?SGVsbG8=?=" }, { "mcp-param-region": "=?base64?PT9iYXNlNjQ/U0dWc2JHOD0/PQ==?=" }))
+        .status,
+      200,
+      "a value that looks encoded is itself encoded",
+    );
+    assert.equal(
+      (await call({ region: "SGVsbG8=" }, { "mcp-param-region": "SGVsbG8=" })).status,
+      200,
+      "no sentinel: a literal",
+    );
     assert.equal((await call({ region: null }, {})).status, 200, "null: no header expected");
     for (const [what, args, params] of [
       ["missing", { region: "us-west1" }, {}],
@@ -454,7 +558,10 @@ describe("HTTP server: 2026-07-28 requests", () => {
       [-32602, 200],
       [12345, 200],
     ] as const) {
-      const m = modern(10, "tools/call", { name: "fail", arguments: { code, data: { supported: [MODERN], requested: "v9" } } });
+      const m = modern(10, "tools/call", {
+        name: "fail",
+        arguments: { code, data: { supported: [MODERN], requested: "v9" } },
+      });
       const r = await send(s.url, m.body, m.headers);
       assert.equal(r.status, status, String(code));
       assert.equal(errorCode(r), code);
@@ -467,20 +574,32 @@ describe("HTTP server: 2026-07-28 requests", () => {
     assert.equal(plain.headers.get("content-type"), "application/json");
     assert.equal((plain.json?.result as JsonObject).resultType, "complete");
 
-    const progress = modern(12, "tools/call", { name: "progress", arguments: { steps: 3 } }, { ...META, progressToken: "tok" });
+    const progress = modern(
+      12,
+      "tools/call",
+      { name: "progress", arguments: { steps: 3 } },
+      { ...META, progressToken: "tok" },
+    );
     const streamed = await send(s.url, progress.body, progress.headers);
     assert.equal(streamed.status, 200);
     assert.equal(streamed.headers.get("content-type"), "text/event-stream");
     assert.equal(streamed.headers.get("x-accel-buffering"), "no");
     const messages = sseMessages(streamed.text);
     assert.deepEqual(
-      messages.map((m) => (m.method ? `${String(m.method)} ${String((m.params as JsonObject).progress)}` : `answer ${String(m.id)}`)),
+      messages.map((m) =>
+        m.method ? `${String(m.method)} ${String((m.params as JsonObject).progress)}` : `answer ${String(m.id)}`,
+      ),
       ["notifications/progress 1", "notifications/progress 2", "notifications/progress 3", "answer 12"],
     );
   });
 
   test("a client that takes only JSON gets the answer as JSON (what cannot reach it is dropped); one that takes only SSE gets SSE", async () => {
-    const progress = modern(13, "tools/call", { name: "progress", arguments: { steps: 2 } }, { ...META, progressToken: "tok" });
+    const progress = modern(
+      13,
+      "tools/call",
+      { name: "progress", arguments: { steps: 2 } },
+      { ...META, progressToken: "tok" },
+    );
     const json = await send(s.url, progress.body, { ...progress.headers, accept: "application/json" });
     assert.equal(json.headers.get("content-type"), "application/json");
     assert.equal(json.json?.id, 13);
@@ -491,10 +610,18 @@ describe("HTTP server: 2026-07-28 requests", () => {
   });
 
   test("a notification gets 202 with no body; a response sent to the modern endpoint gets 400", async () => {
-    const note = await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } }, { "mcp-protocol-version": MODERN });
+    const note = await send(
+      s.url,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } },
+      { "mcp-protocol-version": MODERN },
+    );
     assert.equal(note.status, 202);
     assert.equal(note.text, "");
-    const response = await send(s.url, { jsonrpc: "2.0", id: 1, result: { _meta: META } }, { "mcp-protocol-version": MODERN });
+    const response = await send(
+      s.url,
+      { jsonrpc: "2.0", id: 1, result: { _meta: META } },
+      { "mcp-protocol-version": MODERN },
+    );
     assert.equal(response.status, 400);
   });
 
@@ -515,7 +642,12 @@ describe("HTTP server: 2026-07-28 requests", () => {
   test("a client that disconnects mid-request cancels it: the handler's signal fires and nothing more is written", async () => {
     const m = modern("w1", "tools/call", { name: "wait", arguments: {} });
     const controller = new AbortController();
-    const pending = fetch(s.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...m.headers }, body: JSON.stringify(m.body), signal: controller.signal }).catch((e: unknown) => e);
+    const pending = fetch(s.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...m.headers },
+      body: JSON.stringify(m.body),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
     await until(() => s.core.running.has("w1"), 10_000, "the handler running");
     controller.abort();
     await within(pending, "the aborted fetch", 10_000);
@@ -543,7 +675,12 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const id = await openSession(s.url);
     assert.match(id, /^[\x21-\x7e]+$/);
     assert.ok(s.core.notifications.includes("initialized"));
-    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "in session" } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "in session" } },
+    };
     const ok = await send(s.url, call, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
     assert.equal(ok.status, 200);
     assert.equal(((ok.json?.result as JsonObject).content as JsonObject[])[0]?.text, "in session");
@@ -555,15 +692,37 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const id = await openSession(s.url, "2025-06-18");
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } };
     assert.equal((await send(s.url, call, { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" })).status, 200);
-    assert.equal((await send(s.url, call, { "mcp-session-id": id })).status, 200, "no header: the session's own revision");
+    assert.equal(
+      (await send(s.url, call, { "mcp-session-id": id })).status,
+      200,
+      "no header: the session's own revision",
+    );
     assert.equal((await send(s.url, call, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" })).status, 400);
-    const again = await send(s.url, { jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, { "mcp-session-id": id });
+    const again = await send(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "mcp-session-id": id },
+    );
     assert.equal(again.status, 400);
   });
 
   test("progress goes on the request's own SSE stream, before its answer", async () => {
     const id = await openSession(s.url);
-    const reply = await send(s.url, { jsonrpc: "2.0", id: "p", method: "tools/call", params: { name: "progress", arguments: { steps: 2 }, _meta: { progressToken: 9 } } }, { "mcp-session-id": id });
+    const reply = await send(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: "p",
+        method: "tools/call",
+        params: { name: "progress", arguments: { steps: 2 }, _meta: { progressToken: 9 } },
+      },
+      { "mcp-session-id": id },
+    );
     assert.equal(reply.headers.get("content-type"), "text/event-stream");
     assert.deepEqual(
       sseMessages(reply.text).map((m) => m.method ?? `answer ${String(m.id)}`),
@@ -576,14 +735,33 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const res = await within(
       fetch(s.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id },
-        body: JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "tools/call", params: { name: "sample", arguments: {} } }),
-      }), "the sampling call", 10_000
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": id,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "s1",
+          method: "tools/call",
+          params: { name: "sample", arguments: {} },
+        }),
+      }),
+      "the sampling call",
+      10_000,
     );
     const events = new SseReader(res);
     const question = await events.next();
     assert.equal(question.method, "sampling/createMessage");
-    const answered = await send(s.url, { jsonrpc: "2.0", id: question.id, result: { role: "assistant", content: { type: "text", text: "42" }, model: "m" } }, { "mcp-session-id": id });
+    const answered = await send(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: question.id,
+        result: { role: "assistant", content: { type: "text", text: "42" }, model: "m" },
+      },
+      { "mcp-session-id": id },
+    );
     assert.equal(answered.status, 202);
     const final = await events.next();
     assert.equal(final.id, "s1");
@@ -592,10 +770,19 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
 
   test("notifications/cancelled cancels a session's request, and its exchange ends with no answer; a disconnect alone does not cancel", async () => {
     const id = await openSession(s.url);
-    const call = (rid: string) => send(s.url, { jsonrpc: "2.0", id: rid, method: "tools/call", params: { name: "wait", arguments: {} } }, { "mcp-session-id": id });
+    const call = (rid: string) =>
+      send(
+        s.url,
+        { jsonrpc: "2.0", id: rid, method: "tools/call", params: { name: "wait", arguments: {} } },
+        { "mcp-session-id": id },
+      );
     const pending = call("c1");
     await until(() => s.core.running.has("c1"), 10_000, "the handler running");
-    const cancel = await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "changed my mind" } }, { "mcp-session-id": id });
+    const cancel = await send(
+      s.url,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "changed my mind" } },
+      { "mcp-session-id": id },
+    );
     assert.equal(cancel.status, 202);
     const ended = await pending;
     assert.equal(ended.status, 202);
@@ -606,23 +793,39 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const controller = new AbortController();
     const dropped = fetch(s.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: "c2", method: "tools/call", params: { name: "wait", arguments: {} } }),
       signal: controller.signal,
     }).catch((e: unknown) => e);
     await until(() => s.core.running.has("c2"), 10_000, "the second handler running");
     controller.abort();
     await dropped;
-    const probe = await send(s.url, { jsonrpc: "2.0", id: "c3", method: "tools/call", params: { name: "echo", arguments: { text: "later" } } }, { "mcp-session-id": id });
+    const probe = await send(
+      s.url,
+      { jsonrpc: "2.0", id: "c3", method: "tools/call", params: { name: "echo", arguments: { text: "later" } } },
+      { "mcp-session-id": id },
+    );
     assert.equal(probe.status, 200);
     assert.ok(!s.core.aborted.includes("c2"), "the disconnected request still runs");
-    await send(s.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c2" } }, { "mcp-session-id": id });
+    await send(
+      s.url,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c2" } },
+      { "mcp-session-id": id },
+    );
     await until(() => s.core.aborted.includes("c2"), 10_000, "the explicit cancellation");
   });
 
   test("a request to the client with no stream to carry it (a JSON-only client, no GET stream) fails at once instead of waiting", async () => {
     const id = await openSession(s.url);
-    const reply = await send(s.url, { jsonrpc: "2.0", id: "s2", method: "tools/call", params: { name: "sample", arguments: {} } }, { "mcp-session-id": id, accept: "application/json" });
+    const reply = await send(
+      s.url,
+      { jsonrpc: "2.0", id: "s2", method: "tools/call", params: { name: "sample", arguments: {} } },
+      { "mcp-session-id": id, accept: "application/json" },
+    );
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.json?.error, { code: -32603, message: "Internal error" });
   });
@@ -630,7 +833,11 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
   test("GET opens the session's SSE stream (one at a time); DELETE ends the session, which then answers 404", async () => {
     const id = await openSession(s.url);
     const controller = new AbortController();
-    const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": id }, signal: controller.signal }), "GET", 10_000);
+    const stream = await within(
+      fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": id }, signal: controller.signal }),
+      "GET",
+      10_000,
+    );
     assert.equal(stream.status, 200);
     assert.equal(stream.headers.get("content-type"), "text/event-stream");
     const second = await send(s.url, undefined, { "mcp-session-id": id, accept: "text/event-stream" }, "GET");
@@ -639,7 +846,10 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const deleted = await send(s.url, undefined, { "mcp-session-id": id }, "DELETE");
     assert.equal(deleted.status, 204);
     assert.equal((await within(ended, "the GET stream ending", 10_000)).done, true);
-    assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })).status, 404);
+    assert.equal(
+      (await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })).status,
+      404,
+    );
     assert.equal((await send(s.url, undefined, { "mcp-session-id": id }, "DELETE")).status, 404);
     controller.abort();
   });
@@ -677,7 +887,11 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
 
   test("a 2025-03-26 session answers [1,2,3] with three -32600s (id null), as JSON-RPC 2.0 §6 shows; a broken member beside a request gets its own", async () => {
     const id = await openSession(s.url, "2025-03-26");
-    for (const [body, n] of [[[1, 2, 3], 3], [[1], 1], [[null], 1]] as const) {
+    for (const [body, n] of [
+      [[1, 2, 3], 3],
+      [[1], 1],
+      [[null], 1],
+    ] as const) {
       const reply = await send(s.url, body, { "mcp-session-id": id });
       assert.equal(reply.status, 400);
       const answers = JSON.parse(reply.text) as JsonObject[];
@@ -687,7 +901,11 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
         assert.equal((a.error as JsonObject).code, -32600);
       }
     }
-    const mixed = await send(s.url, [1, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "a" } } }], { "mcp-session-id": id });
+    const mixed = await send(
+      s.url,
+      [1, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "a" } } }],
+      { "mcp-session-id": id },
+    );
     assert.equal(mixed.status, 200);
     const answers = JSON.parse(mixed.text) as JsonObject[];
     const seen = answers.map((a) => JSON.stringify([a.id, (a.error as JsonObject | undefined)?.code ?? "result"]));
@@ -703,7 +921,11 @@ describe("HTTP server: legacy sessions on the same endpoint", () => {
     const id = await openSession(s.url);
     const m = modern(20, "tools/call", { name: "echo", arguments: { text: "modern" } });
     const [legacy, modernReply] = await Promise.all([
-      send(s.url, { jsonrpc: "2.0", id: 20, method: "tools/call", params: { name: "echo", arguments: { text: "legacy" } } }, { "mcp-session-id": id }),
+      send(
+        s.url,
+        { jsonrpc: "2.0", id: 20, method: "tools/call", params: { name: "echo", arguments: { text: "legacy" } } },
+        { "mcp-session-id": id },
+      ),
       send(s.url, m.body, { ...m.headers, "mcp-session-id": id }),
     ]);
     assert.equal(((legacy.json?.result as JsonObject).content as JsonObject[])[0]?.text, "legacy");
@@ -719,11 +941,21 @@ describe("HTTP server: session expiry and the cap", () => {
       const idle = await openSession(s.url);
       const busy = await openSession(s.url);
       const controller = new AbortController();
-      const stream = await within(fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": busy }, signal: controller.signal }), "GET", 10_000);
+      const stream = await within(
+        fetch(s.url, { headers: { accept: "text/event-stream", "mcp-session-id": busy }, signal: controller.signal }),
+        "GET",
+        10_000,
+      );
       assert.equal(stream.status, 200);
       await until(() => s.handler.sessions === 1, 10_000, "the idle session expiring");
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": idle })).status, 404);
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": busy })).status, 202);
+      assert.equal(
+        (await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": idle })).status,
+        404,
+      );
+      assert.equal(
+        (await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": busy })).status,
+        202,
+      );
       controller.abort();
     } finally {
       await s.close();
@@ -739,13 +971,30 @@ describe("HTTP server: session expiry and the cap", () => {
       const third = await send(s.url, initialize(0));
       assert.equal(third.status, 200, "the abandoned handshake makes room");
       assert.equal(s.handler.sessions, 2);
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": abandoned })).status, 404);
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": third.headers.get("mcp-session-id")! })).status, 202);
+      assert.equal(
+        (await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": abandoned }))
+          .status,
+        404,
+      );
+      assert.equal(
+        (
+          await send(
+            s.url,
+            { jsonrpc: "2.0", method: "notifications/initialized" },
+            { "mcp-session-id": third.headers.get("mcp-session-id")! },
+          )
+        ).status,
+        202,
+      );
       const refused = await send(s.url, initialize(7));
       assert.equal(refused.status, 503);
       assert.ok(Number(refused.headers.get("retry-after")) > 0);
       assert.equal(refused.json?.id, 7);
-      assert.equal((await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": inUse })).status, 202);
+      assert.equal(
+        (await send(s.url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": inUse }))
+          .status,
+        202,
+      );
     } finally {
       await s.close();
     }
@@ -766,10 +1015,17 @@ describe("HTTP server: session expiry and the cap", () => {
           else assert.ok(Number(r.headers.get("retry-after")) > 0, "a refused session says when to retry");
         }
       }
-      assert.ok((statuses.get(503) ?? 0) > 0, `the flood is refused once the client's share is used: ${JSON.stringify([...statuses])}`);
+      assert.ok(
+        (statuses.get(503) ?? 0) > 0,
+        `the flood is refused once the client's share is used: ${JSON.stringify([...statuses])}`,
+      );
       assert.deepEqual([...statuses.keys()].sort(), [200, 503]);
       assert.ok(s.handler.sessions <= 40);
-      const call = await send(s.url, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "still mine" } } }, { "mcp-session-id": victim });
+      const call = await send(
+        s.url,
+        { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "still mine" } } },
+        { "mcp-session-id": victim },
+      );
       assert.equal(call.status, 200, call.text);
     } finally {
       await s.close();
@@ -796,7 +1052,9 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     socket.on("data", (c) => (got += c.toString("latin1")));
     socket.on("error", () => undefined);
     const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-    socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+    socket.write(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+    );
     const drip = setInterval(() => socket.write(" "), 50);
     try {
       await served();
@@ -812,13 +1070,17 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
   test("a body past the cap gets 413 while other clients are served at the same time", async () => {
     const upload = within(
       new Promise<number>((resolve) => {
-        const req = httpRequest(s.url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-          res.resume();
-          res.on("end", () => {
-            resolve(res.statusCode ?? 0);
-            req.destroy();
-          });
-        });
+        const req = httpRequest(
+          s.url,
+          { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+          (res) => {
+            res.resume();
+            res.on("end", () => {
+              resolve(res.statusCode ?? 0);
+              req.destroy();
+            });
+          },
+        );
         req.on("error", () => undefined); // the server may close while we still write
         const chunk = Buffer.alloc(64 * 1024, 0x20);
         let written = 0;
@@ -832,7 +1094,9 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
           }
         };
         req.on("socket", pump);
-      }), "the oversized upload", 10_000
+      }),
+      "the oversized upload",
+      10_000,
     );
     await Promise.all([served(), served(), served()]);
     assert.equal(await upload, 413);
@@ -846,11 +1110,24 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     try {
       // holds 1 MiB of the budget: declared, half sent, then nothing
       await new Promise<void>((resolve) => stalled.once("connect", resolve));
-      stalled.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n\r\n[`);
+      stalled.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n\r\n[`,
+      );
       stalled.write(Buffer.alloc(512 * 1024, 0x20));
       await sleep(100);
-      const large = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { pad: "x".repeat(900 * 1024) } });
-      const [waiting, small] = await Promise.all([send(b.url, large), send(b.url, modern(1, "tools/call", { name: "echo", arguments: { text: "small" } }).body, modern(1, "tools/call", { name: "echo" }).headers)]);
+      const large = JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/initialized",
+        params: { pad: "x".repeat(900 * 1024) },
+      });
+      const [waiting, small] = await Promise.all([
+        send(b.url, large),
+        send(
+          b.url,
+          modern(1, "tools/call", { name: "echo", arguments: { text: "small" } }).body,
+          modern(1, "tools/call", { name: "echo" }).headers,
+        ),
+      ]);
       assert.equal(small.status, 200, small.text);
       assert.equal(waiting.status, 503, waiting.text);
       assert.ok(Number(waiting.headers.get("retry-after")) > 0);
@@ -865,7 +1142,9 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
   });
 
   test("a client dripping its headers (slowloris) is disconnected soon after the header deadline, not at node's 30 s check", async () => {
-    const server = createServer(nodeServerOptions({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 }), (req, res) => s.handler.node(req, res));
+    const server = createServer(nodeServerOptions({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 }), (req, res) =>
+      s.handler.node(req, res),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const socket = netConnect((server.address() as AddressInfo).port, "127.0.0.1");
     socket.on("error", () => undefined);
@@ -886,7 +1165,10 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
   });
 
   test("malformed HTTP (a line break inside a header) is refused by the parser, and the server goes on", async () => {
-    const answer = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Name: a\rX-Injected: 1\r\nContent-Length: 2\r\n\r\n{}`);
+    const answer = await raw(
+      s.port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Name: a\rX-Injected: 1\r\nContent-Length: 2\r\n\r\n{}`,
+    );
     assert.match(answer, /^HTTP\/1\.1 400 /);
     await served();
   });
@@ -894,23 +1176,35 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
   test("values from the request never reach the response's headers, even a Base64 name that decodes to a header line", async () => {
     const name = "x\r\nSet-Cookie: stolen=1";
     const call = modern(2, "tools/call", { name, arguments: {} });
-    const reply = await send(s.url, call.body, { ...call.headers, "mcp-name": `=?base64?${Buffer.from(name).toString("base64")}?=` });
+    const reply = await send(s.url, call.body, {
+      ...call.headers,
+      "mcp-name": `=?base64?${Buffer.from(name).toString("base64")}?=`,
+    });
     assert.equal(reply.status, 200);
     assert.equal(reply.headers.get("set-cookie"), null);
   });
 
   test("a Host that is not allowed gets 403 (DNS rebinding without an Origin header)", async () => {
-    const answer = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: rebound.evil.example:${s.port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const answer = await raw(
+      s.port,
+      `POST /mcp HTTP/1.1\r\nHost: rebound.evil.example:${s.port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     assert.match(answer, /^HTTP\/1\.1 403 /);
     await served();
   });
 
   test("Host hygiene (RFC 9112 §3.2): [::1].evil is no loopback name (403 or 400, never served); two Host lines are 400", async () => {
     for (const host of ["[::1].evil", `[::1].evil:${s.port}`, "[::1]evil", "127.0.0.1/x"]) {
-      const answer = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+      const answer = await raw(
+        s.port,
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
       assert.match(answer, /^HTTP\/1\.1 (400|403) /, host);
     }
-    const twice = await raw(s.port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const twice = await raw(
+      s.port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     assert.match(twice, /^HTTP\/1\.1 400 /);
     await served();
   });
@@ -925,7 +1219,13 @@ describe("HTTP server: hostile clients do not disturb the others", () => {
     const handler = createHttpHandler(broken, { onError: (e) => errors.push(e) });
     try {
       const m = modern(3, "tools/list");
-      const res = await handler.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json", ...m.headers }, body: JSON.stringify(m.body) }));
+      const res = await handler.fetch(
+        new Request("http://127.0.0.1/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...m.headers },
+          body: JSON.stringify(m.body),
+        }),
+      );
       assert.equal(res.status, 500);
       const text = await res.text();
       assert.doesNotMatch(text, /hunter2|secret/);
@@ -941,8 +1241,18 @@ describe("HTTP server: the Fetch API adapter", () => {
   const handler = createHttpHandler(core, { maxBodyBytes: 1024 });
   after(() => handler.close());
 
-  function request(body: string | ReadableStream<Uint8Array>, headers: Record<string, string>, signal?: AbortSignal): Request {
-    return new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body, ...(signal ? { signal } : {}), duplex: "half" } as RequestInit);
+  function request(
+    body: string | ReadableStream<Uint8Array>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Request {
+    return new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body,
+      ...(signal ? { signal } : {}),
+      duplex: "half",
+    } as RequestInit);
   }
 
   test("JSON, SSE with progress, 202 and 413 come back as Responses", async () => {
@@ -951,12 +1261,29 @@ describe("HTTP server: the Fetch API adapter", () => {
     assert.equal(json.status, 200);
     assert.equal(((await json.json()) as { id: number }).id, 1);
 
-    const progress = modern(2, "tools/call", { name: "progress", arguments: { steps: 2 } }, { ...META, progressToken: 1 });
-    const sse = await within(handler.fetch(request(JSON.stringify(progress.body), progress.headers)), "progress", 10_000);
+    const progress = modern(
+      2,
+      "tools/call",
+      { name: "progress", arguments: { steps: 2 } },
+      { ...META, progressToken: 1 },
+    );
+    const sse = await within(
+      handler.fetch(request(JSON.stringify(progress.body), progress.headers)),
+      "progress",
+      10_000,
+    );
     assert.equal(sse.headers.get("content-type"), "text/event-stream");
     assert.equal(sseMessages(await sse.text()).length, 3);
 
-    const note = await within(handler.fetch(request(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { _meta: META } }), { "mcp-protocol-version": MODERN })), "notification", 10_000);
+    const note = await within(
+      handler.fetch(
+        request(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { _meta: META } }), {
+          "mcp-protocol-version": MODERN,
+        }),
+      ),
+      "notification",
+      10_000,
+    );
     assert.equal(note.status, 202);
     assert.equal(note.body, null);
 
@@ -975,7 +1302,11 @@ describe("HTTP server: the Fetch API adapter", () => {
     const pending = handler.fetch(request(JSON.stringify(m.body), m.headers, controller.signal));
     await until(() => core.running.has("f-wait"), 10_000, "the handler running");
     controller.abort();
-    await until(() => core.refusedAfterAbort.includes("f-wait"), 10_000, "the handler cancelled, its late write refused");
+    await until(
+      () => core.refusedAfterAbort.includes("f-wait"),
+      10_000,
+      "the handler cancelled, its late write refused",
+    );
     assert.equal((await within(pending, "the Response", 10_000)).status, 499);
   });
 
@@ -986,6 +1317,10 @@ describe("HTTP server: the Fetch API adapter", () => {
     const events = new SseReader(res);
     assert.equal((await events.next()).method, "notifications/message");
     await events.cancel();
-    await until(() => core.refusedAfterAbort.includes("f-log"), 10_000, "the handler cancelled, its late write refused");
+    await until(
+      () => core.refusedAfterAbort.includes("f-log"),
+      10_000,
+      "the handler cancelled, its late write refused",
+    );
   });
 });

@@ -20,7 +20,13 @@ import {
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "../../rules/error-codes.js";
-import { LATEST_LEGACY_REVISION, LATEST_REVISION, META_PROTOCOL_VERSION, RULES, isRevision } from "../../rules/revisions.js";
+import {
+  LATEST_LEGACY_REVISION,
+  LATEST_REVISION,
+  META_PROTOCOL_VERSION,
+  RULES,
+  isRevision,
+} from "../../rules/revisions.js";
 import { fetchHandle, nodeRequest, nodeResponder } from "./adapters.js";
 import { keepShape } from "../../peer/shapes.js";
 import { Exchange, KEPT_EXCHANGE, errorText, type HttpRequestLike, type HttpResponder } from "./exchange.js";
@@ -105,7 +111,8 @@ const BUDGET_WAIT_MS = 2_000;
 function modernStatus(message: Message): number {
   const code = (message as { error?: ErrorObject }).error?.code;
   if (code === METHOD_NOT_FOUND) return 404;
-  if (code === HEADER_MISMATCH || code === MISSING_REQUIRED_CLIENT_CAPABILITY || code === UNSUPPORTED_PROTOCOL_VERSION) return 400;
+  if (code === HEADER_MISMATCH || code === MISSING_REQUIRED_CLIENT_CAPABILITY || code === UNSUPPORTED_PROTOCOL_VERSION)
+    return 400;
   return 200;
 }
 
@@ -168,7 +175,8 @@ class RequestTransport implements HttpTransport {
     if (!sink) return;
     sink.message(data, read);
     // answered at once (a synchronous handler): nothing left for the client's going to cancel
-    if (!this.exchange.done) this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
+    if (!this.exchange.done)
+      this.exchange.onAbort(() => sink.closed(new ClosedError("the client closed the request's stream")));
   }
 
   send(text: string, message?: Message | readonly Message[]): void | Promise<void> {
@@ -187,7 +195,8 @@ class RequestTransport implements HttpTransport {
   }
 
   async close(): Promise<void> {
-    if (!this.exchange.done) this.exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, this.id), 500);
+    if (!this.exchange.done)
+      this.exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, this.id), 500);
     this.sink?.closed();
   }
 }
@@ -279,7 +288,8 @@ class StreamableHttpHandler {
   private failed(exchange: Exchange, e: unknown): void {
     this.options.onError?.(e);
     try {
-      if (!exchange.started) exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
+      if (!exchange.started)
+        exchange.answer(errorText({ code: INTERNAL_ERROR, message: "Internal error" }, undefined), 500);
       else exchange.end();
     } catch {
       // the response itself cannot be written: nothing is left to tell the client
@@ -296,7 +306,13 @@ class StreamableHttpHandler {
   }
 
   /** An HTTP-level refusal, with a JSON-RPC error body (with no id unless one was read). */
-  private refuse(exchange: Exchange, status: number, message: string, code = INVALID_REQUEST, id?: RequestId | null): void {
+  private refuse(
+    exchange: Exchange,
+    status: number,
+    message: string,
+    code = INVALID_REQUEST,
+    id?: RequestId | null,
+  ): void {
     exchange.answer(errorText({ code, message }, id), status);
   }
 
@@ -372,7 +388,11 @@ class StreamableHttpHandler {
     const decoded = decode(body, { revision, role: "client", maxBytes: this.maxBody });
     if (decoded.kind === "invalid") {
       // up to 2025-06-18 an error answering an unreadable id carries id null (JSON-RPC); later ones omit it
-      this.refuseInvalid(exchange, decoded, session?.revision !== undefined && !RULES[session.revision].errorIdOptional ? null : undefined);
+      this.refuseInvalid(
+        exchange,
+        decoded,
+        session?.revision !== undefined && !RULES[session.revision].errorIdOptional ? null : undefined,
+      );
       return;
     }
     // handed to the peer with the body, which then need not read it again (nor decode its text)
@@ -383,7 +403,13 @@ class StreamableHttpHandler {
       return;
     }
     if (!this.legacy) {
-      this.refuse(exchange, 400, `Bad Request: this server speaks ${LATEST_REVISION} only; every request carries _meta["${META_PROTOCOL_VERSION}"]`, INVALID_REQUEST, idOf(single));
+      this.refuse(
+        exchange,
+        400,
+        `Bad Request: this server speaks ${LATEST_REVISION} only; every request carries _meta["${META_PROTOCOL_VERSION}"]`,
+        INVALID_REQUEST,
+        idOf(single),
+      );
       return;
     }
     if (sessionId === undefined) {
@@ -391,11 +417,23 @@ class StreamableHttpHandler {
         this.openSession(exchange, single as Message & { id: RequestId }, body, read, req.remoteAddress ?? "");
         return;
       }
-      this.refuse(exchange, 400, "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first", INVALID_REQUEST, idOf(single));
+      this.refuse(
+        exchange,
+        400,
+        "Bad Request: no Mcp-Session-Id; a legacy client opens a session with initialize first",
+        INVALID_REQUEST,
+        idOf(single),
+      );
       return;
     }
     if (!session) {
-      this.refuse(exchange, 404, "Session not found: it ended or never existed; open a new one with initialize", INVALID_REQUEST, idOf(single));
+      this.refuse(
+        exchange,
+        404,
+        "Session not found: it ended or never existed; open a new one with initialize",
+        INVALID_REQUEST,
+        idOf(single),
+      );
       return;
     }
     if (!this.versionHeaderFits(req, session, exchange, idOf(single))) return;
@@ -407,7 +445,10 @@ class StreamableHttpHandler {
    * when it answered already. The bytes taken from the budget are in `held`, for the caller to
    * give back once the body is parsed.
    */
-  private async readBody(req: HttpRequestLike, exchange: Exchange): Promise<{ body: Uint8Array; held: number } | undefined> {
+  private async readBody(
+    req: HttpRequestLike,
+    exchange: Exchange,
+  ): Promise<{ body: Uint8Array; held: number } | undefined> {
     const header = req.header("content-length");
     const declared = header === undefined ? undefined : Number(header);
     if (declared !== undefined && declared > this.maxBody) {
@@ -420,7 +461,8 @@ class StreamableHttpHandler {
     // a declared length is taken whole before reading; a chunked body takes its bytes as they come
     const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0;
     if (known && declared > 0) {
-      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait()))) return this.refuseBusy(req, exchange, 0);
+      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait())))
+        return this.refuseBusy(req, exchange, 0);
       held = declared;
     }
     // a body of declared size that comes as one chunk (nearly all) is taken as it is; in several,
@@ -469,7 +511,11 @@ class StreamableHttpHandler {
         }
         if (end > held) {
           const need = end - held;
-          if (!this.budget.tryTake(need, end <= SMALL_BODY) && !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))) return this.refuseBusy(req, exchange, held);
+          if (
+            !this.budget.tryTake(need, end <= SMALL_BODY) &&
+            !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))
+          )
+            return this.refuseBusy(req, exchange, held);
           held = end;
         }
         if (!known) (chunks ??= []).push(chunk);
@@ -483,7 +529,19 @@ class StreamableHttpHandler {
     } finally {
       clearTimeout(timer);
     }
-    const body = single ?? (known ? (whole === undefined ? Buffer.alloc(0) : size === declared ? whole : whole.subarray(0, size)) : chunks === undefined ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    const body =
+      single ??
+      (known
+        ? whole === undefined
+          ? Buffer.alloc(0)
+          : size === declared
+            ? whole
+            : whole.subarray(0, size)
+        : chunks === undefined
+          ? Buffer.alloc(0)
+          : chunks.length === 1
+            ? chunks[0]!
+            : Buffer.concat(chunks));
     return { body, held };
   }
 
@@ -508,9 +566,14 @@ class StreamableHttpHandler {
       return;
     }
     const batch = decoded.defects.some((d) => d.code === "batch_not_allowed");
-    const why = batch ? "a batch; send one JSON-RPC message per request" : decoded.defects.find((d) => d.severity === "error")?.message ?? "not a JSON-RPC message";
+    const why = batch
+      ? "a batch; send one JSON-RPC message per request"
+      : (decoded.defects.find((d) => d.severity === "error")?.message ?? "not a JSON-RPC message");
     const value = decoded.value;
-    const id = isObject(value) && (typeof value.id === "string" || (typeof value.id === "number" && Number.isInteger(value.id))) ? (value.id as RequestId) : unreadable;
+    const id =
+      isObject(value) && (typeof value.id === "string" || (typeof value.id === "number" && Number.isInteger(value.id)))
+        ? (value.id as RequestId)
+        : unreadable;
     this.refuse(exchange, 400, `Invalid Request: ${why}`, INVALID_REQUEST, id);
   }
 
@@ -527,14 +590,27 @@ class StreamableHttpHandler {
     return version !== undefined && !(isRevision(version) && RULES[version].era === "legacy");
   }
 
-  private serveModern(req: HttpRequestLike, exchange: Exchange, message: Message, kind: Decoded["kind"], body: Uint8Array, read: ReadMessage): void {
+  private serveModern(
+    req: HttpRequestLike,
+    exchange: Exchange,
+    message: Message,
+    kind: Decoded["kind"],
+    body: Uint8Array,
+    read: ReadMessage,
+  ): void {
     if (kind === "notification") {
       // 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream)
       exchange.empty(202);
       return;
     }
     if (kind !== "request") {
-      this.refuse(exchange, 400, `Invalid Request: a ${LATEST_REVISION} client sends no responses`, INVALID_REQUEST, idOf(message));
+      this.refuse(
+        exchange,
+        400,
+        `Invalid Request: a ${LATEST_REVISION} client sends no responses`,
+        INVALID_REQUEST,
+        idOf(message),
+      );
       return;
     }
     const request = message as { id: RequestId; method: string; params?: JsonObject };
@@ -549,13 +625,22 @@ class StreamableHttpHandler {
     transport.deliver(body, read);
   }
 
-  private openSession(exchange: Exchange, message: Message & { id: RequestId }, body: Uint8Array, read: ReadMessage, client: string): void {
+  private openSession(
+    exchange: Exchange,
+    message: Message & { id: RequestId },
+    body: Uint8Array,
+    read: ReadMessage,
+    client: string,
+  ): void {
     const session = new Session((t) => this.server.connect(t), client);
     const refused = this.table.add(session);
     if (refused !== undefined) {
       void session.close();
       exchange.setHeader("retry-after", "5");
-      const why = refused === "full" ? "too many sessions in use" : "this client has too many sessions in use; end some (DELETE) first";
+      const why =
+        refused === "full"
+          ? "too many sessions in use"
+          : "this client has too many sessions in use; end some (DELETE) first";
       this.refuse(exchange, 503, `Service Unavailable: ${why}`, INVALID_REQUEST, message.id);
       return;
     }
@@ -576,14 +661,31 @@ class StreamableHttpHandler {
   }
 
   /** After negotiation (2025-06-18 on), a version header must name the session's revision. */
-  private versionHeaderFits(req: HttpRequestLike, session: Session, exchange: Exchange, id: RequestId | undefined): boolean {
+  private versionHeaderFits(
+    req: HttpRequestLike,
+    session: Session,
+    exchange: Exchange,
+    id: RequestId | undefined,
+  ): boolean {
     const header = req.header(H_PROTOCOL_VERSION);
     if (header === undefined || session.revision === undefined || header === session.revision) return true;
-    this.refuse(exchange, 400, `Bad Request: MCP-Protocol-Version ${JSON.stringify(header.slice(0, 40))} is not this session's ${session.revision}`, INVALID_REQUEST, id);
+    this.refuse(
+      exchange,
+      400,
+      `Bad Request: MCP-Protocol-Version ${JSON.stringify(header.slice(0, 40))} is not this session's ${session.revision}`,
+      INVALID_REQUEST,
+      id,
+    );
     return false;
   }
 
-  private serveInSession(session: Session, exchange: Exchange, decoded: Decoded, body: Uint8Array, read: ReadMessage): void {
+  private serveInSession(
+    session: Session,
+    exchange: Exchange,
+    decoded: Decoded,
+    body: Uint8Array,
+    read: ReadMessage,
+  ): void {
     if (decoded.kind === "request" && (decoded.message as { method: string }).method !== "notifications/cancelled") {
       // one request, nearly always: the checks below for just it, with no lists
       const { id, method } = decoded.message as { id: RequestId; method: string };
@@ -592,7 +694,13 @@ class StreamableHttpHandler {
         return;
       }
       if (session.transport.awaits(id)) {
-        this.refuse(exchange, 400, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`, INVALID_REQUEST, id);
+        this.refuse(
+          exchange,
+          400,
+          `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`,
+          INVALID_REQUEST,
+          id,
+        );
         return;
       }
       session.transport.deliver(body, read, exchange, [id]);
@@ -603,7 +711,10 @@ class StreamableHttpHandler {
       // JSON-RPC 2.0 §6: `[1,2,3]` gets three -32600s; no request in it has an id to carry them
       const ids = (messages as unknown[]).map(brokenMemberId).filter((id) => id !== undefined);
       if (ids.length > 0) {
-        exchange.answer(`[${ids.map((id) => errorText({ code: INVALID_REQUEST, message: "Invalid Request" }, id)).join(",")}]`, 400);
+        exchange.answer(
+          `[${ids.map((id) => errorText({ code: INVALID_REQUEST, message: "Invalid Request" }, id)).join(",")}]`,
+          400,
+        );
         return;
       }
     }
@@ -617,7 +728,13 @@ class StreamableHttpHandler {
         return;
       }
       if (session.transport.awaits(id) || ids.includes(id)) {
-        this.refuse(exchange, 400, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`, INVALID_REQUEST, id);
+        this.refuse(
+          exchange,
+          400,
+          `Invalid Request: id ${JSON.stringify(id)} is already in use by a request awaiting its answer`,
+          INVALID_REQUEST,
+          id,
+        );
         return;
       }
       ids.push(id);
@@ -633,7 +750,8 @@ class StreamableHttpHandler {
       if (!isObject(m)) continue;
       const { method, params } = m as { method?: string; params?: JsonObject };
       const target = params?.requestId;
-      if (method === "notifications/cancelled" && (typeof target === "string" || typeof target === "number")) session.transport.cancelled(target);
+      if (method === "notifications/cancelled" && (typeof target === "string" || typeof target === "number"))
+        session.transport.cancelled(target);
     }
   }
 
@@ -662,7 +780,11 @@ class StreamableHttpHandler {
     if (sessionId === undefined || !this.legacy) {
       // 2026-07-28 has neither the GET stream nor sessions to end
       exchange.setHeader("allow", "POST");
-      this.refuse(exchange, 405, `Method Not Allowed: ${method} needs a legacy session (Mcp-Session-Id); ${LATEST_REVISION} clients only POST`);
+      this.refuse(
+        exchange,
+        405,
+        `Method Not Allowed: ${method} needs a legacy session (Mcp-Session-Id); ${LATEST_REVISION} clients only POST`,
+      );
       return undefined;
     }
     const session = this.table.get(sessionId);

@@ -119,7 +119,9 @@ export class SessionTransport implements HttpTransport {
     if (this.stream && !this.stream.done) return this.stream.event(text);
     if (m && (m as { id?: unknown }).id !== undefined) {
       // a request to the client with no stream to carry it fails now rather than time out
-      throw new ClosedError("no stream to the client: the request it serves takes JSON only or has ended, and no GET stream is open");
+      throw new ClosedError(
+        "no stream to the client: the request it serves takes JSON only or has ended, and no GET stream is open",
+      );
     }
     // a notification with nowhere to go is dropped, as on any stream nobody listens to
   }
@@ -131,7 +133,11 @@ export class SessionTransport implements HttpTransport {
     this.waiting.clear();
     for (const exchange of pending) {
       if (exchange.streaming) exchange.end();
-      else exchange.answer(errorText({ code: INVALID_REQUEST, message: "Session terminated before this request was answered" }, null), 404);
+      else
+        exchange.answer(
+          errorText({ code: INVALID_REQUEST, message: "Session terminated before this request was answered" }, null),
+          404,
+        );
     }
     if (this.stream) {
       const stream = this.stream;
@@ -235,7 +241,8 @@ export class SessionTable {
 
   /** Adds a session, or says why it cannot: the table, or the client's share of it, is full of sessions in use. */
   add(session: Session): Refusal | undefined {
-    if ((this.perClient.get(session.client) ?? 0) >= this.clientMax && !this.evictHandshake(session.client)) return "client-full";
+    if ((this.perClient.get(session.client) ?? 0) >= this.clientMax && !this.evictHandshake(session.client))
+      return "client-full";
     if (this.sessions.size >= this.limits.max && !this.evictHandshake(undefined)) return "full";
     this.sessions.set(session.id, session);
     this.perClient.set(session.client, (this.perClient.get(session.client) ?? 0) + 1);
@@ -297,7 +304,10 @@ export class SessionTable {
 
   private startSweeping(): void {
     if (this.sweeper) return;
-    this.sweeper = setInterval(() => this.sweep(), Math.min(Math.max(Math.min(this.limits.idleMs, HANDSHAKE_MS) / 4, 250), 60_000));
+    this.sweeper = setInterval(
+      () => this.sweep(),
+      Math.min(Math.max(Math.min(this.limits.idleMs, HANDSHAKE_MS) / 4, 250), 60_000),
+    );
     this.sweeper.unref?.();
   }
 

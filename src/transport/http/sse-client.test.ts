@@ -70,7 +70,9 @@ describe("SseClientTransport", () => {
   });
 
   test("a web page instead of an event stream: not_jsonrpc, with the evidence", async () => {
-    const s = await serve((_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>login</html>"));
+    const s = await serve(
+      (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>login</html>"),
+    );
     const { peer } = client(s.url("/sse"));
     const e = await evidence(peer.request("tools/list"));
     assert.equal(e.failure, "not_jsonrpc");

@@ -8,7 +8,15 @@ import { ClosedError, TimeoutError } from "../../peer/errors.js";
 import type { HttpTransport, TransportSink } from "../../peer/transport.js";
 import type { ExchangeRecord, HttpClientOptions } from "./client.js";
 import { HttpError } from "./error.js";
-import { Abort, excerpt, fetchSameOrigin, followAbort, readCapped, redirectDefect, type HttpResponse } from "./fetch.js";
+import {
+  Abort,
+  excerpt,
+  fetchSameOrigin,
+  followAbort,
+  readCapped,
+  redirectDefect,
+  type HttpResponse,
+} from "./fetch.js";
 import { SseReader } from "./sse-events.js";
 
 export class SseClientTransport implements HttpTransport {
@@ -48,10 +56,19 @@ export class SseClientTransport implements HttpTransport {
 
   async send(text: string, message?: Message | readonly Message[]): Promise<void> {
     if (this.isClosed) throw new ClosedError("the HTTP+SSE transport is closed");
-    const method = message && !Array.isArray(message) && typeof (message as { method?: unknown }).method === "string" ? (message as { method: string }).method : "message";
+    const method =
+      message && !Array.isArray(message) && typeof (message as { method?: unknown }).method === "string"
+        ? (message as { method: string }).method
+        : "message";
     const endpoint = await this.endpointReady;
     const t0 = Date.now();
-    const record: ExchangeRecord = { method, httpMethod: "POST", url: endpoint, ms: 0, requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text };
+    const record: ExchangeRecord = {
+      method,
+      httpMethod: "POST",
+      url: endpoint,
+      ms: 0,
+      requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
+    };
     // ended by the stream's end (close, the caller's signal) or by the timeout, as AbortSignal.timeout words it
     const signal = new Abort();
     const unfollow = followAbort(this.stream, signal);
@@ -63,7 +80,13 @@ export class SseClientTransport implements HttpTransport {
     try {
       const { response, url, redirects } = await fetchSameOrigin(
         endpoint,
-        { method: "POST", headers: { "content-type": "application/json", ...this.options.headers }, body: text, signal, lookup: this.options.lookup },
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", ...this.options.headers },
+          body: text,
+          signal,
+          lookup: this.options.lookup,
+        },
         method,
       );
       for (const r of redirects) this.sink?.defect(redirectDefect(r));
@@ -73,15 +96,27 @@ export class SseClientTransport implements HttpTransport {
       record.bodyExcerpt = excerpt(body.bytes, 256);
       if (response.status < 200 || response.status >= 300) {
         throw new HttpError(
-          { failure: "status", step: method, url, status: response.status, contentType: record.contentType, bodyExcerpt: excerpt(body.bytes) },
+          {
+            failure: "status",
+            step: method,
+            url,
+            status: response.status,
+            contentType: record.contentType,
+            bodyExcerpt: excerpt(body.bytes),
+          },
           `HTTP ${response.status} from the message endpoint`,
         );
       }
     } catch (e) {
       record.error = e instanceof Error ? e.message : String(e);
       // the POST's deadline is its request's: one TimeoutError whichever timer fires first (docs/errors.md)
-      const isRequest = message !== undefined && !Array.isArray(message) && (message as { id?: unknown }).id !== undefined && method !== "message";
-      if (timedOut && isRequest && e instanceof HttpError && e.failure === "timeout") throw new TimeoutError(method, this.timeout, undefined, { cause: e });
+      const isRequest =
+        message !== undefined &&
+        !Array.isArray(message) &&
+        (message as { id?: unknown }).id !== undefined &&
+        method !== "message";
+      if (timedOut && isRequest && e instanceof HttpError && e.failure === "timeout")
+        throw new TimeoutError(method, this.timeout, undefined, { cause: e });
       throw e;
     } finally {
       clearTimeout(timer);
@@ -104,11 +139,26 @@ export class SseClientTransport implements HttpTransport {
     const t0 = Date.now();
     const record: ExchangeRecord = { method: "GET stream", httpMethod: "GET", url: this.url, ms: 0 };
     const opening = setTimeout(
-      () => this.rejectEndpoint(new HttpError({ failure: "timeout", step: "GET stream", url: this.url }, `no endpoint event within ${this.timeout} ms`)),
+      () =>
+        this.rejectEndpoint(
+          new HttpError(
+            { failure: "timeout", step: "GET stream", url: this.url },
+            `no endpoint event within ${this.timeout} ms`,
+          ),
+        ),
       this.timeout,
     );
     try {
-      const { response, url } = await fetchSameOrigin(this.url, { method: "GET", headers: { accept: "text/event-stream", ...this.options.headers }, signal: this.stream, lookup: this.options.lookup }, "GET stream");
+      const { response, url } = await fetchSameOrigin(
+        this.url,
+        {
+          method: "GET",
+          headers: { accept: "text/event-stream", ...this.options.headers },
+          signal: this.stream,
+          lookup: this.options.lookup,
+        },
+        "GET stream",
+      );
       const contentType = response.headers.get("content-type") ?? "";
       record.status = response.status;
       record.contentType = contentType;
@@ -116,14 +166,27 @@ export class SseClientTransport implements HttpTransport {
         const body = await readCapped(response, 64 * 1024);
         record.bodyExcerpt = excerpt(body.bytes, 256);
         throw new HttpError(
-          { failure: response.status === 200 ? "not_jsonrpc" : "status", step: "GET stream", url, status: response.status, contentType, bodyExcerpt: excerpt(body.bytes) },
+          {
+            failure: response.status === 200 ? "not_jsonrpc" : "status",
+            step: "GET stream",
+            url,
+            status: response.status,
+            contentType,
+            bodyExcerpt: excerpt(body.bytes),
+          },
           `expected an event stream, got HTTP ${response.status} (${contentType || "no content type"})`,
         );
       }
       this.options.onExchange?.({ ...record, ms: Date.now() - t0 });
       await this.readStream(response, url);
       // without an endpoint this is a failure, and the requests waiting on it should say which
-      const early = this.endpoint === undefined ? new HttpError({ failure: "no_response", step: "GET stream", url }, "the event stream ended before an endpoint event") : undefined;
+      const early =
+        this.endpoint === undefined
+          ? new HttpError(
+              { failure: "no_response", step: "GET stream", url },
+              "the event stream ended before an endpoint event",
+            )
+          : undefined;
       if (early) this.rejectEndpoint(early);
       this.end(early);
     } catch (e) {
@@ -147,7 +210,10 @@ export class SseClientTransport implements HttpTransport {
         if (event.event === "endpoint") {
           const target = new URL(event.data.trim(), base);
           if (target.origin !== new URL(base).origin) {
-            failure = new HttpError({ failure: "redirect", step: "GET stream", url: base, location: target.href }, `the endpoint event names another origin (${target.origin}): not used`);
+            failure = new HttpError(
+              { failure: "redirect", step: "GET stream", url: base, location: target.href },
+              `the endpoint event names another origin (${target.origin}): not used`,
+            );
             return;
           }
           this.endpoint = target.href;
@@ -163,7 +229,11 @@ export class SseClientTransport implements HttpTransport {
         const value = await body.read();
         if (value === undefined) break;
         reader.push(value);
-        if (reader.passedCap) failure = new HttpError({ failure: "too_large", step: "GET stream", url: base }, `an SSE event passed the ${this.maxBytes}-byte cap`);
+        if (reader.passedCap)
+          failure = new HttpError(
+            { failure: "too_large", step: "GET stream", url: base },
+            `an SSE event passed the ${this.maxBytes}-byte cap`,
+          );
       }
     } finally {
       body.cancel();

@@ -16,7 +16,11 @@ interface Seen {
 /** Reads `stream` in chunks of `size` bytes (every size from 1 up, by default all at once). */
 function read(stream: string | Buffer, cap: number, size = Infinity): Seen & { reader: SseReader } {
   const seen: Seen = { events: [], tooLarge: [], retries: [] };
-  const reader = new SseReader(cap, { event: (e) => seen.events.push(e), tooLarge: (n) => seen.tooLarge.push(n), retry: (ms) => seen.retries.push(ms) });
+  const reader = new SseReader(cap, {
+    event: (e) => seen.events.push(e),
+    tooLarge: (n) => seen.tooLarge.push(n),
+    retry: (ms) => seen.retries.push(ms),
+  });
   const bytes = typeof stream === "string" ? Buffer.from(stream, "utf8") : stream;
   for (let i = 0; i < bytes.length; i += size) reader.push(bytes.subarray(i, Math.min(bytes.length, i + size)));
   return { ...seen, reader };
@@ -26,7 +30,8 @@ const data = (e: SseEvent[]) => e.map((x) => x.data);
 
 describe("SseReader", () => {
   test("events, fields and line endings (LF, CR, CRLF, mixed) come out the same in any chunking", () => {
-    const stream = '\ufeffid: 1\nevent: message\ndata: {"a":1}\n\n: keep-alive\n\ndata: two\r\ndata: lines\r\n\r\nretry: 250\rdata: crs\r\rdata: é日本\n\nid: 9\ndata: cut off';
+    const stream =
+      '\ufeffid: 1\nevent: message\ndata: {"a":1}\n\n: keep-alive\n\ndata: two\r\ndata: lines\r\n\r\nretry: 250\rdata: crs\r\rdata: é日本\n\nid: 9\ndata: cut off';
     for (const size of [1, 2, 3, 5, 7, 64, Infinity]) {
       const seen = read(stream, 1024, size);
       assert.deepEqual(data(seen.events), ['{"a":1}', "two\nlines", "crs", "é日本"], `chunks of ${size}`);
@@ -98,7 +103,7 @@ describe("SseReader", () => {
       return (seed >>> 0) % n;
     };
     const breaks = ["\n", "\r", "\r\n"];
-    const words = ["a", "é", "日本", "{\"x\":1}", " spaced ", ":", "data", ""];
+    const words = ["a", "é", "日本", '{"x":1}', " spaced ", ":", "data", ""];
     let kept = 0;
     let over = 0;
     for (let round = 0; round < 300; round++) {
@@ -118,7 +123,8 @@ describe("SseReader", () => {
           if (kind === 0) line = `: ${words[rand(words.length)]}`;
           else if (kind === 1) line = `id: ${rand(100)}`;
           else if (kind === 2) line = `event: ${rand(2) === 0 ? "message" : "other"}`;
-          else line = `data:${rand(2) === 0 ? " " : ""}${Array.from({ length: rand(12) }, () => words[rand(words.length)]).join("")}`;
+          else
+            line = `data:${rand(2) === 0 ? " " : ""}${Array.from({ length: rand(12) }, () => words[rand(words.length)]).join("")}`;
           text += line + br;
           if (kind !== 0) {
             size += Buffer.byteLength(line) + 1;
