@@ -100,7 +100,7 @@ async function timeSlice(c: Contender, ms: number, clock: Profile["clock"]): Pro
   let passes = 0;
   const cpu = process.cpuUsage();
   const start = performance.now();
-  let now = start;
+  let now: number;
   // Whole passes only, then divide by the time actually spent: a pass that overruns the slice
   // is counted, not cut, so the rate is exact whatever the pass length. The slice always lasts
   // `ms` of wall time, whichever clock the rate is divided by.

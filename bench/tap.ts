@@ -114,7 +114,7 @@ const NOTES = Array.from(
 async function echoes(conn: Conn, ms: number): Promise<number[]> {
   const times: number[] = [];
   const start = performance.now();
-  let now = start;
+  let now: number;
   do {
     const t0 = performance.now();
     await conn.request("echo");

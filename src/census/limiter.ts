@@ -137,6 +137,7 @@ export function forEachLimited<T>(
   let running = 0;
 
   return new Promise<void>((resolve) => {
+    // eslint-disable-next-line prefer-const -- settle, declared before it, reads it
     let unsubscribe: (() => void) | undefined;
     const settle = () => {
       if (running === 0 && ((ready.length === 0 && resting.size === 0) || signal?.aborted)) {

@@ -93,7 +93,7 @@ describe("census workers on PostgreSQL", () => {
     const victim = joiners[0]!;
     // kill it once the run is under way and it has claims of its own
     await until(() => /joining run 1/.test(victim.stderr()), "the first joiner to start");
-    let n = 0;
+    let n: number;
     const deadline = Date.now() + 30_000;
     while ((n = await stored(url)) < 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
     victim.process.kill("SIGKILL");

@@ -91,7 +91,7 @@ describe("mcp-wire probe: exit status and output", () => {
   test("a healthy modern server: exit 0, a verdict a person can read", async () => {
     const r = await cli([fleet.url("modern")]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^✓ ok \(modern\)  http:\/\/127\.0\.0\.1:\d+\/modern$/m);
+    assert.match(r.stdout, /^✓ ok \(modern\) {2}http:\/\/127\.0\.0\.1:\d+\/modern$/m);
     assert.match(r.stdout, /modern era, 2026-07-28 · streamable-http · server fleet-modern 1\.0\.0 · 3 tools · \d+ ms/);
     assert.doesNotMatch(r.stdout, /replay:/);
     assert.equal(r.stderr, "");
@@ -156,7 +156,7 @@ describe("mcp-wire probe: exit status and output", () => {
   test("a failing verdict in words: the mark, the evidence, the body, the advice, the replay line", async () => {
     const r = await cli([fleet.url("http-502")]);
     assert.equal(r.status, 1);
-    assert.match(r.stdout, /^✗ http_error \(http_502\)  http:/m);
+    assert.match(r.stdout, /^✗ http_error \(http_502\) {2}http:/m);
     assert.match(r.stdout, /HTTP 502 text\/html/);
     assert.match(r.stdout, /body: ".*502 Bad Gateway/);
     assert.match(r.stdout, /proxy or gateway/);

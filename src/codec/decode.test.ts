@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, mock, test } from "node:test";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { decode } from "./decode.js";
-import { ALL, LEGACY, META, MODERN, dec, except, json, notRaised, raised, request, result } from "../testkit/codec.js";
+import { ALL, LEGACY, MODERN, dec, except, json, notRaised, raised, request, result } from "../testkit/codec.js";
 
 const req = (extra: Record<string, unknown> = {}) => json({ jsonrpc: "2.0", id: 1, method: "tools/list", ...extra });
 const err = (error: unknown, extra: Record<string, unknown> = {}) => json({ jsonrpc: "2.0", id: 1, error, ...extra });

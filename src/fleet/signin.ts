@@ -101,7 +101,7 @@ export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES, pref
             { status: 405, body: { error: "invalid_request", error_description: "POST a client registration" } },
             {},
           );
-        let metadata: Record<string, unknown> = {};
+        let metadata: Record<string, unknown>;
         try {
           metadata = JSON.parse(body) as Record<string, unknown>;
         } catch {

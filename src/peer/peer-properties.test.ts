@@ -75,7 +75,6 @@ async function flush(turns = 3): Promise<void> {
 }
 
 type Side = "a" | "b";
-const other = (s: Side): Side => (s === "a" ? "b" : "a");
 const BEHAVIOURS = ["answer", "fail", "throw", "gate", "hang", "progress", "askBack"] as const;
 type Behaviour = (typeof BEHAVIOURS)[number];
 

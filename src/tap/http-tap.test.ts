@@ -678,15 +678,13 @@ describe("tap and an answer's Content-Type", () => {
   const answer = (type: string) =>
     upstream((_req, res, body) => {
       const m = JSON.parse(body.toString("utf8")) as { id?: number };
-      res
-        .writeHead(200, { "content-type": type })
-        .end(
-          j({
-            jsonrpc: "2.0",
-            id: m.id,
-            result: { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" },
-          }),
-        );
+      res.writeHead(200, { "content-type": type }).end(
+        j({
+          jsonrpc: "2.0",
+          id: m.id,
+          result: { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" },
+        }),
+      );
     });
   const list = j({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
   const headers = {

@@ -106,7 +106,10 @@ export class Abort implements AbortLike {
     const listeners = this.listeners;
     this.listeners = undefined;
     if (listeners)
-      for (const listener of listeners) typeof listener === "function" ? listener() : listener.handleEvent();
+      for (const listener of listeners) {
+        if (typeof listener === "function") listener();
+        else listener.handleEvent();
+      }
   }
 
   addEventListener(_type: "abort", listener: AbortListener, _options?: { once?: boolean }): void {
