@@ -41,7 +41,7 @@ export interface CallToolResult {
  */
 export interface InputRequiredResult {
   resultType: "input_required";
-  inputRequests?: { [key: string]: { method: string; params?: JsonObject } };
+  inputRequests?: { [key: string]: { method: string; params?: JsonObject } } | undefined;
   requestState?: string;
   [key: string]: unknown;
 }
