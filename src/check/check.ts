@@ -25,8 +25,10 @@ import {
   legacyHttpChecks,
   modernHttpChecks,
   modernOnlyChecks,
+  CLIENT_INFO,
   type RawOptions,
 } from "./http-checks.js";
+import { settlesWithin } from "../peer/within.js";
 import { Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
@@ -58,7 +60,6 @@ export interface CheckOptions {
 
 const DEFAULT_TIMEOUT = 10_000;
 const DEFAULT_EXIT_WAIT = 5_000;
-const CLIENT_INFO = { name: "mcp-wire-check", version: "0.1.0" };
 
 /** What one revision's attempt left behind, for the checks that follow it. */
 interface Attempt {
@@ -272,10 +273,7 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
         }
       }
     } finally {
-      await bounded(
-        client.close().catch(() => undefined),
-        2000,
-      );
+      await settlesWithin(client.close(), 2000);
     }
   }
   if (modernOk && !legacyStreamable) await modernOnlyChecks(url, modernOk, run.findings, raw);
@@ -317,18 +315,14 @@ export async function checkStdio(
     };
   /** Ends the session, then times the server's exit once its input is closed (in the background). */
   const finish = async (client: McpClient | undefined, from: number, revision: Revision): Promise<void> => {
-    if (client)
-      await bounded(
-        client.close().catch(() => undefined),
-        1000,
-      );
+    if (client) await settlesWithin(client.close(), 1000);
     for (const child of children.slice(from)) {
       exits.push(
         (async () => {
           run.findings.checked("stdio_exit_slow", revision);
           if (child.status) return;
           // the client's close ended the child's input: now it has `exitWait` to go on its own
-          const exited = await bounded(child.exited, exitWait);
+          const exited = await settlesWithin(child.exited, exitWait);
           if (!exited && !spawnFailed)
             run.findings.add("stdio_exit_slow", {
               revision,
@@ -434,15 +428,4 @@ export async function checkStdio(
   } finally {
     await Promise.all(children.map((c) => c.shutdown(500)));
   }
-}
-
-/** True if `p` settled within `ms`. */
-async function bounded(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = await Promise.race([
-    p.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return done;
 }
