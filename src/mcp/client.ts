@@ -137,6 +137,12 @@ export class McpClient {
   instructions: string | undefined;
   /** Versions a modern server said it supports. */
   supportedVersions: string[] = [];
+  /**
+   * The modern revision a `server/discover` answer named on a stream whose process then answered
+   * the `initialize` sent beside it: this process is legacy, and only a fresh one can be spoken
+   * to in that modern revision.
+   */
+  discoveredModern: Revision | undefined;
   readonly steps: ConnectStep[] = [];
   readonly defects: Defect[] = [];
   /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
@@ -349,11 +355,19 @@ export class McpClient {
       throw e;
     }
     if (verdict.era === "modern") {
-      // the late answer wins; initialize is let go (never cancelled by notification, as the
-      // lifecycle forbids, and its answer, if one comes, ignored)
-      initAbort.abort(new Error("the server answered server/discover"));
-      // a dual-era server answers initialize too: that answer is a legacy one, not a modern
-      // answer missing its resultType
+      // "An initialize request selects legacy semantics, scoped to the stdio process"
+      // (2026-07-28 versioning): a dual-era server that read initialize after discover serves
+      // this process in the legacy revision it negotiates, whatever discover said. Only a
+      // refused (or never answered) initialize leaves the process modern.
+      const opened = await initializing.then(
+        () => true,
+        () => false,
+      );
+      if (opened && !this.peer.closed) {
+        this.discoveredModern = verdict.revision;
+        return this.finishInitialize(offer, initializing, tInit);
+      }
+      // a refused initialize was the legacy answer's only trace: the session stays modern
       this.lateInitialize = true;
       return this.settleModern(verdict.revision);
     }
