@@ -53,6 +53,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "PARSE_ERROR",
     "REVISIONS",
     "RULES",
+    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",
