@@ -104,6 +104,8 @@ export { HttpError } from "./transport/http/error.js";
 export type { HttpFailure } from "./transport/http/error.js";
 export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { InputRequiredError } from "./mcp/mrtr.js";
+export { MethodNotInRevisionError } from "./mcp/methods.js";
+export { PaginationError } from "./mcp/pages.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
 
 // Schemas: messages against each revision's official schema.json; peers' JSON Schemas
