@@ -27,6 +27,7 @@ const SAMPLES: readonly Error[] = [
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
   new api.MethodNotInRevisionError("ping", "2026-07-28"),
   new api.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
+  new api.NotACaptureError("it is an SQLite database"),
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
@@ -35,7 +36,6 @@ const INTERNAL = new Set([
   "JsonSyntaxError",
   "StoreRefused",
   "TargetsError",
-  "NotACapture",
   "PrivateAddressError",
   "BaselineError",
   "OutputRefused",

@@ -39,7 +39,13 @@ export type {
   Tool,
 } from "../mcp/meta.js";
 export { connectHttp } from "../mcp/connect-http.js";
-export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "../mcp/connect-http.js";
+export type {
+  HttpConnectOptions,
+  HttpConnection,
+  HttpTransportName,
+  HttpEra,
+  HttpEraMemory,
+} from "../mcp/connect-http.js";
 export { INPUT_METHODS } from "../mcp/mrtr.js";
 export type { InputHandler, InputHandlers, InputContext, InputMethod } from "../mcp/mrtr.js";
 export { ChildServer } from "../transport/child.js";

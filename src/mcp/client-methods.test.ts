@@ -20,9 +20,7 @@ const TIMEOUT = 10_000;
 /** A channel that keeps what the client writes on it, to show what was (not) sent. */
 function recorded(transport: Transport, sent: string[]): Transport {
   return {
-    get maxMessageBytes() {
-      return transport.maxMessageBytes;
-    },
+    ...(transport.maxMessageBytes === undefined ? {} : { maxMessageBytes: transport.maxMessageBytes }),
     start: (sink) => transport.start(sink),
     send: (text, message, related) => {
       sent.push(text);

@@ -71,6 +71,10 @@ export const LIBRARY_ERRORS = {
     class: "PaginationError",
     when: "A list walk stopped: the server gave a cursor it had already given (`reason: repeated_cursor`, it would loop), more pages than `maxPages` allows (`page_cap`), or a page without its array (`not_a_page`); `pages` counts what came.",
   },
+  ERR_MCP_WIRE_NOT_A_CAPTURE: {
+    class: "NotACaptureError",
+    when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",
+  },
 } as const satisfies Readonly<Record<`ERR_MCP_WIRE_${string}`, LibraryError>>;
 
 export type LibraryErrorCode = keyof typeof LIBRARY_ERRORS;
