@@ -43,6 +43,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "PaginationError",
     "REVISIONS",
     "RULES",
+    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",

@@ -28,6 +28,7 @@ const SAMPLES: readonly Error[] = [
   new api.MethodNotInRevisionError("ping", "2026-07-28"),
   new api.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
   new api.NotACaptureError("it is an SQLite database"),
+  new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
