@@ -41,6 +41,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "OverloadedError",
     "REVISIONS",
     "RULES",
+    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",

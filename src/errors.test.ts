@@ -26,6 +26,7 @@ const SAMPLES: readonly Error[] = [
   new api.HttpError({ failure: "status", step: "initialize", url: "http://127.0.0.1/mcp", status: 502 }, "HTTP 502"),
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
   new api.NotACaptureError("it is an SQLite database"),
+  new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
