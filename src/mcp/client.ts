@@ -204,6 +204,12 @@ export class McpClient<R extends Revision = Revision> {
   instructions: string | undefined;
   /** Versions a modern server said it supports. */
   supportedVersions: string[] = [];
+  /**
+   * The modern revision a `server/discover` answer named on a stream whose process then answered
+   * the `initialize` sent beside it: this process is legacy, and only a fresh one can be spoken
+   * to in that modern revision.
+   */
+  discoveredModern: Revision | undefined;
   readonly steps: ConnectStep[] = [];
   readonly defects: Defect[] = [];
   /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
@@ -214,6 +220,8 @@ export class McpClient<R extends Revision = Revision> {
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
   /** An `initialize` sent beside a late `server/discover` may still be answered after modern won. */
   private lateInitialize = false;
+  /** True until the era and revision are settled. */
+  private opening = true;
   private readonly clientInfo: Implementation;
   private readonly clientCapabilities: JsonObject;
   private readonly events = new NotificationEvents();
@@ -237,6 +245,7 @@ export class McpClient<R extends Revision = Revision> {
     const client = new McpClient<R>(options);
     try {
       await client.open(connector);
+      client.opening = false;
     } catch (e) {
       // the caller never gets this client: close what it opened (for stdio, the child's stdin)
       await client.peer?.close().catch(() => undefined);
@@ -259,6 +268,9 @@ export class McpClient<R extends Revision = Revision> {
       ...(this.options.schema === true ? { schema: true } : {}),
       onDefect: (report) => {
         if (this.lateInitialize && isInitializeAnswer(report.excerpt)) return;
+        // while the era is being found, a modern error (a modern-only server refusing the
+        // initialize sent beside discover, naming what it supports) is no legacy code misused
+        if (this.opening && report.defect.code === "error_code_legacy" && isModernErrorAnswer(report.excerpt)) return;
         if (this.defects.length < 100) this.defects.push(report.defect);
         this.options.onDefect?.(report);
       },
@@ -427,12 +439,21 @@ export class McpClient<R extends Revision = Revision> {
       throw e;
     }
     if (verdict.era === "modern") {
-      // the late answer wins; initialize is let go (never cancelled by notification, as the
-      // lifecycle forbids, and its answer, if one comes, ignored)
-      initAbort.abort(new Error("the server answered server/discover"));
-      // a dual-era server answers initialize too: that answer is a legacy one, not a modern
-      // answer missing its resultType
+      // "An initialize request selects legacy semantics, scoped to the stdio process"
+      // (2026-07-28 versioning): a dual-era server that read initialize after discover serves
+      // this process in the legacy revision it negotiates, whatever discover said. Only a
+      // refused (or never answered) initialize leaves the process modern.
+      // a modern server's refusal of initialize (say -32022) is no legacy answer to judge
       this.lateInitialize = true;
+      const opened = await initializing.then(
+        () => true,
+        () => false,
+      );
+      if (opened && !this.peer.closed) {
+        this.lateInitialize = false;
+        this.discoveredModern = verdict.revision;
+        return this.finishInitialize(offer, initializing, tInit);
+      }
       return this.settleModern(verdict.revision);
     }
     if (!this.peer.closed) {
@@ -993,6 +1014,17 @@ function isInitializeAnswer(excerpt: string | undefined): boolean {
   } catch {
     // an excerpt is cut at 1 KiB: an answer that long still names its version near the start
     return /^\s*\{\s*"(jsonrpc|id|result)"[^]*"result"\s*:\s*\{\s*"protocolVersion"/.test(excerpt);
+  }
+}
+
+/** The text of an error answer whose code is one of the modern revision's own. */
+function isModernErrorAnswer(excerpt: string | undefined): boolean {
+  if (!excerpt) return false;
+  try {
+    const m = JSON.parse(excerpt) as { error?: { code?: unknown } };
+    return typeof m.error?.code === "number" && MODERN_ERROR_CODES.has(m.error.code);
+  } catch {
+    return false;
   }
 }
 
