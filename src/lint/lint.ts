@@ -427,9 +427,9 @@ function isBlank(bytes: Buffer): boolean {
  * prose): linting it line by line would bury that in one defect a line. `message` says what it
  * looks like instead, in a few words ("an SQLite database").
  */
-export class NotACapture extends Error {
-  override readonly name = "NotACapture";
-  readonly code = "not_a_capture";
+export class NotACaptureError extends Error {
+  override readonly name = "NotACaptureError";
+  readonly code = "ERR_MCP_WIRE_NOT_A_CAPTURE";
 }
 
 /** Lines that must all fail to look like JSON before the input is judged not to be a capture. */
@@ -503,7 +503,7 @@ function looksLikeJson(text: string): boolean {
 /**
  * Lints a whole stream, calling `onRecord` for each line; `onRecord` may return a promise
  * (output back-pressure), and reading waits for it. Input that is not a capture at all is
- * refused within its first lines with `NotACapture`, before any record is handed on.
+ * refused within its first lines with `NotACaptureError`, before any record is handed on.
  */
 export async function lintStream(
   input: Readable,
@@ -520,7 +520,7 @@ export async function lintStream(
   const flush = async () => {
     // records wait until the input is known to be a capture
     if (sniffer.verdict === undefined) return;
-    if (sniffer.verdict !== null) throw new NotACapture(sniffer.verdict);
+    if (sniffer.verdict !== null) throw new NotACaptureError(sniffer.verdict);
     for (const r of ready.splice(0)) {
       const wait = onRecord(r);
       if (wait) await wait;

@@ -63,6 +63,10 @@ export const LIBRARY_ERRORS = {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
   },
+  ERR_MCP_WIRE_NOT_A_CAPTURE: {
+    class: "NotACaptureError",
+    when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",
+  },
 } as const satisfies Readonly<Record<`ERR_MCP_WIRE_${string}`, LibraryError>>;
 
 export type LibraryErrorCode = keyof typeof LIBRARY_ERRORS;
