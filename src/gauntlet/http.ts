@@ -72,6 +72,8 @@ export interface GauntletHttpOptions {
   server: McpServer;
   /** Whether it speaks 2026-07-28: if not, a 2026-07-28 request is answered as a legacy server does. */
   modern: boolean;
+  /** Whether it speaks a legacy revision: if not, there are no sessions, and no HTTP+SSE. */
+  legacy: boolean;
   wire: WireHooks;
   tape: Tape;
   /** The path the MCP endpoint is served at (its HTTP+SSE POSTs go to `<path>/messages`). */
@@ -250,6 +252,8 @@ export class GauntletHttp {
 
   private modernOf(one: JsonObject | undefined, sessionId: unknown): boolean {
     if (typeof sessionId === "string" || !one) return false;
+    // a server of 2026-07-28 alone serves every request statelessly, initialize included (-32601)
+    if (!this.options.legacy) return true;
     if (one.method === "server/discover") return true;
     const meta = isObject(one.params) && isObject(one.params._meta) ? one.params._meta : undefined;
     return meta?.[META_PROTOCOL_VERSION] !== undefined;
@@ -353,7 +357,7 @@ export class GauntletHttp {
       });
       return;
     }
-    if (!String(req.headers.accept ?? "").includes("text/event-stream")) {
+    if (!this.options.legacy || !String(req.headers.accept ?? "").includes("text/event-stream")) {
       this.modern().exchange("client", facts);
       this.answerStatus(res, facts, 405, { allow: "POST" });
       return;

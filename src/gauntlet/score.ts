@@ -77,7 +77,10 @@ export function scoreRun(
   return {
     id: scenario.id,
     revision: bound ?? view.revision() ?? null,
-    outcome: worst(checks.map((c) => c.outcome)),
+    // a scenario the client could not speak is not applicable, unless what it did send was unsound
+    outcome: unspoken
+      ? worst(checks.map((c) => (c.outcome === "pass" ? "not_applicable" : c.outcome)))
+      : worst(checks.map((c) => c.outcome)),
     checks,
     ...(info ? { clientInfo: info } : {}),
     messages: view.client.length,

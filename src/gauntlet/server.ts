@@ -100,7 +100,14 @@ export function serveStdio(core: Core, input: Readable, output: Writable, witnes
 
 /** The HTTP front of a scenario run, at `path`. */
 export function serveHttp(core: Core, tape: Tape, path: string): GauntletHttp {
-  return new GauntletHttp({ server: core.server, wire: core.wire, tape, path, modern: speaksModern(core) });
+  return new GauntletHttp({
+    server: core.server,
+    wire: core.wire,
+    tape,
+    path,
+    modern: speaksModern(core),
+    legacy: core.revisions.some((r) => RULES[r].era === "legacy"),
+  });
 }
 
 function isObject(v: unknown): v is JsonObject {
