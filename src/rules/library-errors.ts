@@ -63,6 +63,10 @@ export const LIBRARY_ERRORS = {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
   },
+  ERR_MCP_WIRE_UNKNOWN_REVISION: {
+    class: "UnknownRevisionError",
+    when: "A revision mcp-wire does not know was given where one must be known (`validate`'s `revision`); `revision` is what was given.",
+  },
   ERR_MCP_WIRE_NOT_A_CAPTURE: {
     class: "NotACaptureError",
     when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",
