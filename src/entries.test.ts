@@ -74,7 +74,14 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   ],
   "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair", "isHttpTransport"],
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
-  "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
+  "mcp-wire/server": [
+    "McpServer",
+    "PromptRegistry",
+    "ResourceRegistry",
+    "ToolRegistry",
+    "createReferenceServer",
+    "defineReferenceTools",
+  ],
   "mcp-wire/http": [
     "AUTH_DEFECT_CODES",
     "AUTH_STEPS",
