@@ -15,17 +15,35 @@ import { McpClient, type ClientOptions } from "./client.js";
 
 export type HttpTransportName = "streamable-http" | "http+sse";
 
-export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
+export interface HttpConnectOptions<R extends Revision = Revision> extends ClientOptions<R>, HttpClientOptions {
   /** Use only this HTTP transport. Default: detect. */
   transport?: HttpTransportName;
   /** Detect afresh, and leave the per-origin memory of what worked as it was. */
   fresh?: boolean;
   /** Sees each channel opened before the client does (`check` records every message through it). */
   wrap?: (transport: Transport) => Transport;
+  /**
+   * Where what worked is remembered per origin. Default: one memory shared by the process; a
+   * program (or a test) that wants its own passes `new Map()`.
+   */
+  eras?: HttpEraMemory;
 }
 
-export interface HttpConnection {
-  client: McpClient;
+/** What worked for an origin: the transport and the revision the server spoke. */
+export interface HttpEra {
+  transport: HttpTransportName;
+  revision: Revision;
+}
+
+/** The per-origin memory `connectHttp` reads and writes: a `Map` will do. */
+export interface HttpEraMemory {
+  get(origin: string): HttpEra | undefined;
+  set(origin: string, era: HttpEra): unknown;
+  delete(origin: string): unknown;
+}
+
+export interface HttpConnection<R extends Revision = Revision> {
+  client: McpClient<R>;
   transport: HttpTransportName;
 }
 
@@ -33,30 +51,34 @@ export interface HttpConnection {
  * What worked, per origin. A program may open thousands of origins in its life (a census does,
  * with `fresh`, which neither reads nor adds to this): the oldest are forgotten past a bound.
  */
-const remembered = new BoundedMap<string, { transport: HttpTransportName; revision: Revision }>(4096);
+const remembered = new BoundedMap<string, HttpEra>(4096);
 
-/** Forgets what worked for every origin. */
+/** Forgets what worked for every origin in the process's shared memory (tests that use it). */
 export function forgetHttpEras(): void {
   remembered.clear();
 }
 
-export async function connectHttp(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
+export async function connectHttp<R extends Revision = Revision>(
+  url: string,
+  options: HttpConnectOptions<R> = {},
+): Promise<HttpConnection<R>> {
   if (options.fresh) return detect(url, options);
   const origin = new URL(url).origin;
-  const known = options.revision || options.transport ? undefined : remembered.get(origin);
+  const eras = options.eras ?? remembered;
+  const known = options.revision || options.transport ? undefined : eras.get(origin);
   if (known) {
     try {
-      return await open(url, known.transport, { ...options, revision: known.revision });
+      return (await open(url, known.transport, { ...options, revision: known.revision })) as HttpConnection<R>;
     } catch {
-      remembered.delete(origin); // the server changed: detect again
+      eras.delete(origin); // the server changed: detect again
     }
   }
   const connection = await detect(url, options);
-  remembered.set(origin, { transport: connection.transport, revision: connection.client.revision });
+  eras.set(origin, { transport: connection.transport, revision: connection.client.revision });
   return connection;
 }
 
-async function detect(url: string, options: HttpConnectOptions): Promise<HttpConnection> {
+async function detect<R extends Revision>(url: string, options: HttpConnectOptions<R>): Promise<HttpConnection<R>> {
   if (options.transport) return open(url, options.transport, options);
   try {
     return await open(url, "streamable-http", options);
@@ -75,7 +97,11 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
   }
 }
 
-async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
+async function open<R extends Revision>(
+  url: string,
+  transport: HttpTransportName,
+  options: HttpConnectOptions<R>,
+): Promise<HttpConnection<R>> {
   const connector = () => {
     const channel =
       transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options);

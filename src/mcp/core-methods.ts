@@ -5,8 +5,9 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
-import { META_RELATED_TASK, TASKS_EXTENSION, isObject, missingCapabilities } from "./meta.js";
+import { META_RELATED_TASK, isObject, missingCapabilities } from "./meta.js";
 import { completionArguments, type Completer } from "./resources.js";
 import { sessionOf, type McpServer, type MethodHandler, type MethodOptions, type ServeContext } from "./server.js";
 

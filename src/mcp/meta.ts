@@ -1,7 +1,15 @@
 /** The MCP vocabulary both cores share: implementation info, capabilities, tools, eras. */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
-import { RULES, REVISIONS, type Revision } from "../rules/revisions.js";
+import {
+  RULES,
+  REVISIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  type Revision,
+} from "../rules/revisions.js";
 import {
   HEADER_MISMATCH,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -46,9 +54,6 @@ export interface InputRequiredResult {
   [key: string]: unknown;
 }
 
-/** The identifier of the tasks extension (2026-07-28), in capabilities' `extensions`. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
 /** `_meta` key tying a message to a task (2025-11-25 tasks). */
 export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";
 
@@ -75,6 +80,15 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `_meta` key with which a 2026-07-28 request asks for log messages at or above a level. */
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
+/** The 2026-07-28 `_meta` keys a request or a result carries, by what they hold. */
+export const META_KEYS = Object.freeze({
+  protocolVersion: META_PROTOCOL_VERSION,
+  clientCapabilities: META_CLIENT_CAPABILITIES,
+  clientInfo: META_CLIENT_INFO,
+  serverInfo: META_SERVER_INFO,
+  logLevel: META_LOG_LEVEL,
+} as const);
 
 export const MODERN_REVISIONS: readonly Revision[] = REVISIONS.filter((r) => RULES[r].era === "modern").reverse();
 
@@ -122,3 +136,64 @@ export function missingCapabilities(requires: JsonObject | undefined, declared: 
     { requiredCapabilities },
   );
 }
+
+/** One page of a list, as the server sent it: `nextCursor` present means there is more. */
+export interface PagedResult {
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface ListToolsResult extends PagedResult {
+  tools: Tool[];
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourcesResult extends PagedResult {
+  resources: Resource[];
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourceTemplatesResult extends PagedResult {
+  resourceTemplates: ResourceTemplate[];
+}
+
+export interface Prompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface ListPromptsResult extends PagedResult {
+  prompts: Prompt[];
+}
+
+export interface ReadResourceResult {
+  contents: ({ uri: string; mimeType?: string; text?: string; blob?: string } & JsonObject)[];
+  [key: string]: unknown;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: ContentBlock }[];
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
+/** What `completion/complete` completes: an argument of a prompt or of a resource template. */
+export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };

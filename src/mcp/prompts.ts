@@ -4,7 +4,7 @@ import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
 import { ChangeSignal } from "./changes.js";
 import { isObject } from "./meta.js";
-import { page } from "./pages.js";
+import { page } from "./list-page.js";
 import type { Completer } from "./resources.js";
 import type { ServeContext } from "./server.js";
 

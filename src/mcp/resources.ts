@@ -8,7 +8,7 @@ import { ResponseError } from "../peer/errors.js";
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "../rules/error-codes.js";
 import { ChangeSignal } from "./changes.js";
 import { isObject } from "./meta.js";
-import { page } from "./pages.js";
+import { page } from "./list-page.js";
 import type { ServeContext } from "./server.js";
 
 export interface Resource {

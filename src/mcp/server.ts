@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { Peer, type PeerOptions, type RequestContext, type RequestHandler, type RequestOptions } from "../peer/peer.js";
 import { keepShape } from "../peer/shapes.js";
 import type { Transport } from "../peer/transport.js";
@@ -33,7 +34,6 @@ import { AnswerSeal, InputNeeded, inputRequired } from "./input.js";
 import {
   LOG_LEVELS,
   META_LOG_LEVEL,
-  TASKS_EXTENSION,
   isObject,
   missingCapabilities,
   type CallToolResult,
@@ -44,7 +44,7 @@ import {
   type Tool,
 } from "./meta.js";
 import { INPUT_CAPABILITY, type InputMethod } from "./mrtr.js";
-import { DEFAULT_PAGE_SIZE } from "./pages.js";
+import { DEFAULT_PAGE_SIZE } from "./list-page.js";
 import { PromptRegistry } from "./prompts.js";
 import { ResourceRegistry } from "./resources.js";
 import { Subscriptions, type SessionListener } from "./subscriptions.js";

@@ -6,8 +6,9 @@
  */
 import type { JsonObject, RequestId } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { INVALID_PARAMS } from "../rules/error-codes.js";
-import { TASKS_EXTENSION, isObject, missingCapabilities } from "./meta.js";
+import { isObject, missingCapabilities } from "./meta.js";
 
 export type ListKind = "tools" | "resources" | "prompts";
 

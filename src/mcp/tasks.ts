@@ -10,7 +10,7 @@ import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { INTERNAL_ERROR, INVALID_PARAMS } from "../rules/error-codes.js";
 import { META_RELATED_TASK, isObject, type CallToolResult, type InputRequest } from "./meta.js";
-import { page } from "./pages.js";
+import { page } from "./list-page.js";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 

@@ -1,11 +1,11 @@
 /** The tools a server offers: listed in the order they were defined, called by name. */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
 import type { Era } from "../rules/revisions.js";
 import { ChangeSignal } from "./changes.js";
 import {
-  TASKS_EXTENSION,
   isObject,
   missingCapabilities,
   type CallToolResult,
@@ -13,7 +13,7 @@ import {
   type InputRequiredResult,
   type Tool,
 } from "./meta.js";
-import { page } from "./pages.js";
+import { page } from "./list-page.js";
 import type { ServeContext } from "./server.js";
 
 /** A tool's answer; on 2026-07-28 it may instead ask the client for input first. */
