@@ -67,6 +67,14 @@ export const LIBRARY_ERRORS = {
     class: "UnknownRevisionError",
     when: "A revision mcp-wire does not know was given where one must be known (`validate`'s `revision`); `revision` is what was given.",
   },
+  ERR_MCP_WIRE_METHOD_NOT_IN_REVISION: {
+    class: "MethodNotInRevisionError",
+    when: "The client was asked for a method the connection's negotiated revision does not have (`ping` on 2026-07-28, `listen` before it): nothing was sent; `method` and `revision` say which.",
+  },
+  ERR_MCP_WIRE_PAGINATION: {
+    class: "PaginationError",
+    when: "A list walk stopped: the server gave a cursor it had already given (`reason: repeated_cursor`, it would loop), more pages than `maxPages` allows (`page_cap`), or a page without its array (`not_a_page`); `pages` counts what came.",
+  },
   ERR_MCP_WIRE_NOT_A_CAPTURE: {
     class: "NotACaptureError",
     when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",
