@@ -59,7 +59,16 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "worstSeverity",
   ],
   "mcp-wire/peer": ["Peer", "StreamTransport", "createMemoryPair", "isHttpTransport"],
-  "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
+  "mcp-wire/client": [
+    "ChildServer",
+    "DEFAULT_MAX_PAGES",
+    "INPUT_METHODS",
+    "McpClient",
+    "MethodNotInRevisionError",
+    "PaginationError",
+    "Subscription",
+    "connectHttp",
+  ],
   "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
   "mcp-wire/http": [
     "SseClientTransport",
