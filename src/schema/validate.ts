@@ -53,9 +53,6 @@ export function validate(message: unknown, opts: ValidateOptions): Defect[] {
   if (object.error !== undefined && object.error !== null) {
     const code = (object.error as { code?: unknown }).code;
     const definition = (typeof code === "number" ? schema.errorDefinitions.get(code) : undefined) ?? firstOf(schema, "JSONRPCErrorResponse", "JSONRPCError");
-    // a null id is JSON-RPC's mark for an unreadable request id, which the SDKs' HTTP refusals
-    // carry: the codec judges it (`id_null`), so the schema judges the rest of the message
-    if (object.id === null) return check(schema, definition, { ...object, id: 0 }, "");
     return check(schema, definition, message, "");
   }
 
