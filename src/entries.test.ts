@@ -46,6 +46,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "RevisionNotSpokenError",
     "SpawnError",
     "TimeoutError",
+    "UnknownRevisionError",
     "decode",
     "describeError",
     "encode",
@@ -72,7 +73,14 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "Subscription",
     "connectHttp",
   ],
-  "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
+  "mcp-wire/server": [
+    "McpServer",
+    "PromptRegistry",
+    "ResourceRegistry",
+    "ToolRegistry",
+    "createReferenceServer",
+    "defineReferenceTools",
+  ],
   "mcp-wire/http": [
     "SseClientTransport",
     "StreamableHttpTransport",
