@@ -18,7 +18,7 @@ import {
   META_SERVER_INFO,
   RULES,
   type Revision,
-} from "../src/index.js";
+} from "../src/rules/revisions.js";
 
 export interface Corpus {
   revision: Revision;

@@ -5,7 +5,8 @@
  */
 import { JSONRPCMessageSchema as SdkV1Message } from "@modelcontextprotocol/sdk/types.js";
 import { JSONRPCMessageSchema as SdkV2Message } from "@modelcontextprotocol/core";
-import { decode, LATEST_LEGACY_REVISION, LATEST_REVISION, type MessageKind, type Revision } from "../src/index.js";
+import { decode, LATEST_REVISION, type MessageKind, type Revision } from "../src/index.js";
+import { LATEST_LEGACY_REVISION } from "../src/rules/revisions.js";
 import { DEFAULT_MAX_DEPTH, depthBeforeParse, exceedsDepth } from "../src/codec/depth.js";
 import { breakdown, buildCorpus, fingerprint, type Corpus } from "./corpus.js";
 import {

@@ -29,7 +29,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
-import { LATEST_LEGACY_REVISION } from "../src/index.js";
+import { LATEST_LEGACY_REVISION } from "../src/rules/revisions.js";
 import { ChildServer, McpClient } from "../src/entry/client.js";
 import { createMemoryPair } from "../src/entry/peer.js";
 import { createReferenceServer } from "../src/entry/server.js";

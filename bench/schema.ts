@@ -32,7 +32,8 @@ import {
   ListResourcesResultSchema,
   ListToolsResultSchema,
 } from "@modelcontextprotocol/core";
-import { Linter, validate, type Revision } from "../src/index.js";
+import { validate, type Revision } from "../src/index.js";
+import { Linter } from "../src/lint/lint.js";
 import { buildCorpus, fingerprint } from "./corpus.js";
 import {
   checkTargets,

@@ -24,50 +24,36 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
     "DEFECTS",
+    "ERROR_CODES",
     "EncodeError",
-    "HEADER_MISMATCH",
     "HttpError",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
     "InputRequiredError",
     "InvalidResponseError",
-    "LATEST_LEGACY_REVISION",
     "LATEST_REVISION",
     "LEGACY_REVISIONS",
     "LIBRARY_ERRORS",
     "LOG_LEVELS",
-    "LineSplitter",
-    "Linter",
-    "META_CLIENT_CAPABILITIES",
-    "META_CLIENT_INFO",
-    "META_PROTOCOL_VERSION",
-    "META_SERVER_INFO",
-    "METHOD_NOT_FOUND",
-    "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "MODERN_ERROR_CODES",
+    "META_KEYS",
     "MODERN_REVISIONS",
     "MessageTooLargeError",
     "NegotiationError",
+    "NotACaptureError",
     "OverloadedError",
-    "PARSE_ERROR",
     "REVISIONS",
     "RULES",
+    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",
     "TimeoutError",
-    "UNSUPPORTED_PROTOCOL_VERSION",
     "decode",
     "describeError",
     "encode",
     "isRevision",
-    "lintStream",
     "revisionEvidence",
     "rulesFor",
     "schemaProblems",
     "severityOf",
-    "summaryLine",
     "validate",
     "validateAgainstSchema",
     "worstSeverity",
@@ -76,19 +62,16 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire/client": ["ChildServer", "INPUT_METHODS", "McpClient", "connectHttp"],
   "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
   "mcp-wire/http": [
-    "AUTH_DEFECT_CODES",
-    "AUTH_STEPS",
-    "AUTH_VERDICTS",
     "SseClientTransport",
     "StreamableHttpTransport",
     "createHttpHandler",
     "decodeHeaderValue",
     "encodeHeaderValue",
-    "parseChallenges",
-    "walkAuth",
   ],
+  "mcp-wire/auth": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "parseChallenges", "walkAuth"],
+  "mcp-wire/lint": ["LineSplitter", "Linter", "lintStream", "summaryLine"],
   "mcp-wire/check": ["CHECK_RULES", "checkHttp", "checkStdio", "ruleOf"],
-  "mcp-wire/testing": ["createConformanceServer", "defineConformanceFixtures", "forgetHttpEras", "startFleet"],
+  "mcp-wire/testing": ["createConformanceServer", "defineConformanceFixtures", "startFleet"],
 };
 
 test("package.json exports each entry, types and module, and they are built", () => {
@@ -127,7 +110,7 @@ test("each entry holds its values, and docs/library.md names every one under the
 test("a program written against each entry type-checks under --strict", () => {
   const errors = typeErrors({
     "root.ts": `
-import { decode, encode, Conversation, describeError, LIBRARY_ERRORS, TimeoutError, HttpError, SpawnError, type Decoded, type LibraryErrorCode } from "mcp-wire";
+import { decode, encode, Conversation, describeError, ERROR_CODES, META_KEYS, LIBRARY_ERRORS, TimeoutError, HttpError, SpawnError, type Decoded, type LibraryErrorCode, type ObserveOptions } from "mcp-wire";
 const d: Decoded = decode('{"jsonrpc":"2.0","id":1,"method":"ping"}', { revision: "2025-11-25" });
 const method: string | undefined = d.kind === "request" ? d.message.method : undefined;
 new Conversation({ revision: "2025-11-25" }).observe(d, "client");
@@ -135,8 +118,10 @@ encode({ jsonrpc: "2.0", id: 1, result: {} }, { revision: "2025-11-25" });
 const code: LibraryErrorCode = new TimeoutError("ping", 1).code;
 const when: string = LIBRARY_ERRORS[code].when;
 const known = (e: unknown): string | undefined => (e instanceof HttpError ? e.failure : e instanceof SpawnError ? e.osCode : undefined);
-describeError(-32601, "2025-11-25").range;
-void method; void when; void known;
+describeError(ERROR_CODES.METHOD_NOT_FOUND, "2025-11-25").range;
+const key: string = META_KEYS.protocolVersion;
+const observe: ObserveOptions = {};
+void method; void when; void known; void key; void observe;
 `,
     "peer.ts": `
 import { Peer, createMemoryPair, StreamTransport, isHttpTransport, type Transport, type HttpTransport } from "mcp-wire/peer";
@@ -176,27 +161,48 @@ server.connect(new StreamTransport(process.stdin, process.stdout));
 `,
     "http.ts": `
 import { createServer } from "node:http";
-import { createHttpHandler, StreamableHttpTransport, walkAuth, type AuthResult } from "mcp-wire/http";
+import { createHttpHandler, StreamableHttpTransport } from "mcp-wire/http";
+import { walkAuth, type AuthResult, type HostSlot } from "mcp-wire/auth";
 import { createReferenceServer } from "mcp-wire/server";
 createServer(createHttpHandler(createReferenceServer()).node);
 new StreamableHttpTransport("http://127.0.0.1:3000/mcp", { timeout: 5000 });
 const walked: Promise<AuthResult> = walkAuth({ endpoint: "http://127.0.0.1:3000/mcp", status: 401, wwwAuthenticate: null, rpcError: null, rules: "2025-11-25", timeout: 5000 });
-void walked;
+const slot: HostSlot = async () => () => undefined;
+void walked; void slot;
+`,
+    "lint.ts": `
+import { Readable } from "node:stream";
+import { lintStream, summaryLine, type LineContext, type RevisionSource } from "mcp-wire/lint";
+import { NotACaptureError } from "mcp-wire";
+async function run(): Promise<string> {
+  try {
+    return summaryLine(await lintStream(Readable.from(["{}\\n"]), {}, () => undefined));
+  } catch (e) {
+    if (e instanceof NotACaptureError) return e.code;
+    throw e;
+  }
+}
+const source: RevisionSource | undefined = undefined;
+const context: LineContext | undefined = undefined;
+void run; void source; void context;
 `,
     "testing.ts": `
-import { startFleet, createConformanceServer, forgetHttpEras, type Fleet } from "mcp-wire/testing";
+import { startFleet, createConformanceServer, type Fleet } from "mcp-wire/testing";
+import { connectHttp, type HttpEraMemory } from "mcp-wire/client";
 async function run(): Promise<string> {
   const fleet: Fleet = await startFleet();
   const url = fleet.url("modern");
+  const eras: HttpEraMemory = new Map();
+  await connectHttp(url, { eras }).then((c) => c.client.close(), () => undefined);
   await fleet.close();
-  forgetHttpEras();
   createConformanceServer();
   return url;
 }
 void run;
 `,
     "moved.ts": `
-import { createConformanceServer, forgetHttpEras, encodeHeaderValue, Peer, McpClient } from "mcp-wire";
+import { createConformanceServer, forgetHttpEras, encodeHeaderValue, Peer, McpClient, walkAuth, lintStream, PARSE_ERROR } from "mcp-wire";
+import { forgetHttpEras as reset } from "mcp-wire/testing";
 `,
   });
   const moved = errors.filter((e) => e.startsWith("moved.ts:"));
@@ -205,10 +211,26 @@ import { createConformanceServer, forgetHttpEras, encodeHeaderValue, Peer, McpCl
     [],
   );
   // the test server, the global reset, the header codec, the engine and the client are not the root's
-  for (const name of ["createConformanceServer", "forgetHttpEras", "encodeHeaderValue", "Peer", "McpClient"]) {
+  for (const name of [
+    "createConformanceServer",
+    "forgetHttpEras",
+    "encodeHeaderValue",
+    "Peer",
+    "McpClient",
+    "walkAuth",
+    "lintStream",
+    "PARSE_ERROR",
+  ]) {
     assert.ok(
       moved.some((e) => e.includes("TS2305") && e.includes(`'${name}'`)),
       `${name} is not exported by mcp-wire: ${moved.join("\n")}`,
     );
   }
+  // the process-wide reset gave way to a memory the caller passes (connectHttp's `eras`)
+  assert.ok(moved.some((e) => e.includes("TS2305") && e.includes("'forgetHttpEras'") && e.includes("testing")));
+});
+
+test("the root entry stays small enough to read in a minute: at most 40 values", async () => {
+  const root = (await import(join(ROOT, "dist/src/index.js"))) as Record<string, unknown>;
+  assert.ok(Object.keys(root).length <= 40, `${Object.keys(root).length} values`);
 });

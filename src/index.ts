@@ -2,42 +2,21 @@
  * mcp-wire: the JSON-RPC 2.0 layer of the Model Context Protocol.
  *
  * This entry holds what reads and judges messages: the revisions' rules as data, the codec and
- * its defects, conversations and captures, and every error the library throws. The rest is in
- * subpath entries, by what a program does with it (docs/library.md lists each):
+ * its defects, conversations, schema validation, and every error the library throws. The rest is
+ * in subpath entries, by what a program does with it (docs/library.md lists each):
  * `mcp-wire/peer` (the JSON-RPC engine and its transports), `mcp-wire/client`,
- * `mcp-wire/server`, `mcp-wire/http` and `mcp-wire/testing`.
+ * `mcp-wire/server`, `mcp-wire/http`, `mcp-wire/auth`, `mcp-wire/lint`, `mcp-wire/check` and
+ * `mcp-wire/testing`.
  */
 
 // Revisions and their rules, as data
-export {
-  REVISIONS,
-  LATEST_REVISION,
-  LATEST_LEGACY_REVISION,
-  LEGACY_REVISIONS,
-  RULES,
-  rulesFor,
-  isRevision,
-  META_PROTOCOL_VERSION,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_SERVER_INFO,
-} from "./rules/revisions.js";
+export { REVISIONS, LATEST_REVISION, LEGACY_REVISIONS, RULES, rulesFor, isRevision } from "./rules/revisions.js";
 export type { Revision, RevisionRules, Era, DefinedErrorCode } from "./rules/revisions.js";
-export { MODERN_REVISIONS, MODERN_ERROR_CODES, LOG_LEVELS } from "./mcp/meta.js";
+export { MODERN_REVISIONS, LOG_LEVELS, META_KEYS } from "./mcp/meta.js";
 export type { Implementation, Tool, CallToolResult, ContentBlock, InputRequiredResult, LogLevel } from "./mcp/meta.js";
 
 // JSON-RPC error codes, what the other side sends
-export {
-  describeError,
-  PARSE_ERROR,
-  INVALID_REQUEST,
-  METHOD_NOT_FOUND,
-  INVALID_PARAMS,
-  INTERNAL_ERROR,
-  HEADER_MISMATCH,
-  MISSING_REQUIRED_CLIENT_CAPABILITY,
-  UNSUPPORTED_PROTOCOL_VERSION,
-} from "./rules/error-codes.js";
+export { describeError, ERROR_CODES } from "./rules/error-codes.js";
 export type { ErrorDescription, ErrorRange } from "./rules/error-codes.js";
 
 // Messages: decode, encode, defects
@@ -74,15 +53,9 @@ export type {
 
 // Conversations: rules across messages
 export { Conversation } from "./codec/conversation.js";
-export type { ConversationOptions, Sender } from "./codec/conversation.js";
+export type { ConversationOptions, ObserveOptions, Sender } from "./codec/conversation.js";
 export { revisionEvidence } from "./codec/evidence.js";
 export type { RevisionEvidence } from "./codec/evidence.js";
-
-// Framing and captures: newline-delimited streams, linted line by line
-export { LineSplitter } from "./codec/lines.js";
-export type { Line } from "./codec/lines.js";
-export { Linter, lintStream, summaryLine } from "./lint/lint.js";
-export type { LintOptions, LintRecord, LintSummary } from "./lint/lint.js";
 
 // Errors: every class the library throws, and the table of their codes (docs/errors.md)
 export { LIBRARY_ERRORS } from "./rules/library-errors.js";
@@ -104,7 +77,9 @@ export { HttpError } from "./transport/http/error.js";
 export type { HttpFailure } from "./transport/http/error.js";
 export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { InputRequiredError } from "./mcp/mrtr.js";
+export { RecordingError } from "./recording/errors.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
+export { NotACaptureError } from "./lint/lint.js";
 
 // Schemas: messages against each revision's official schema.json; peers' JSON Schemas
 export { validate } from "./schema/validate.js";

@@ -35,7 +35,7 @@ export interface FetcherOptions {
   guard?: (url: string) => Promise<string | undefined>;
   signal?: AbortSignal;
   /** Resolves host names instead of the system resolver. */
-  lookup?: LookupFunction;
+  lookup?: LookupFunction | undefined;
   /** Sent as MCP-Protocol-Version, as the specification asks of discovery requests. */
   protocolVersion: string;
   /** Waits for the right to send a request to the URL's host (a census's per-host limit); see HostSlot. */

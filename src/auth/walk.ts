@@ -51,7 +51,7 @@ export interface AuthWalkOptions {
   /** Largest body read. Default 4 MiB. */
   maxBytes?: number;
   /** Resolves host names instead of the system resolver. */
-  lookup?: LookupFunction;
+  lookup?: LookupFunction | undefined;
   /** Resolves to why a URL must not be called (a private address in a census of untrusted targets). */
   guard?: (url: string) => Promise<string | undefined>;
   /** Waits for the right to send each request to its host (a census's per-host limit). */

@@ -17,7 +17,7 @@ import { rebinding, signinHost } from "../testkit/census-fleet.js";
 import { untrustedNetwork } from "./address.js";
 import { runCensus } from "./census.js";
 import { HostSlots, walkHostSlot } from "./limiter.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore } from "../testkit/memory-store.js";
 import type { TargetRecord } from "./store.js";
 
 test("registry targets get a guard that refuses private addresses; listed targets get none", async () => {

@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startZoo, type RunningZoo, type ZooFault } from "../fleet/zoo-server.js";
+import { startZoo, type RunningZoo, type ZooFault } from "../testkit/zoo-server.js";
 import { connectClient, type Endpoint, type InteropClient } from "../testkit/interop-clients.js";
 import { CHECK_RULES, ruleOf } from "./rules.js";
 import type { ClientName } from "./types.js";
 
-const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
+const ZOO = fileURLToPath(new URL("../testkit/zoo-server.js", import.meta.url));
 const CLIENTS = ["sdk-v1", "sdk-v2", "ai-sdk", "mcp-remote"] as const satisfies readonly ClientName[];
 const MCP_REMOTE = fileURLToPath(new URL("../../../node_modules/mcp-remote/dist/proxy.js", import.meta.url));
 

@@ -9,12 +9,12 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { exitStatus } from "../cli/check.js";
 import { startSigninServer } from "../fleet/signin.js";
-import { startZoo, type RunningZoo, type ZooFault } from "../fleet/zoo-server.js";
+import { startZoo, type RunningZoo, type ZooFault } from "../testkit/zoo-server.js";
 import type { Revision } from "../rules/revisions.js";
 import { checkHttp, checkStdio, type CheckOptions } from "./check.js";
 import type { CheckReport } from "./types.js";
 
-const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
+const ZOO = fileURLToPath(new URL("../testkit/zoo-server.js", import.meta.url));
 const SIDE_EFFECTS = ["tools/call", "resources/read", "prompts/get"];
 const CALLS: CheckOptions["optIns"] = {
   calls: [

@@ -47,7 +47,7 @@ let targets: string;
 
 before(async () => {
   http = createServer(async (req, res) => {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({});
     res.on("close", () => void transport.close());
     await build().connect(transport);
     await transport.handleRequest(req, res);

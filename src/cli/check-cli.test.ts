@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { startZoo, type RunningZoo } from "../fleet/zoo-server.js";
+import { startZoo, type RunningZoo } from "../testkit/zoo-server.js";
 import { mcpWire } from "../testkit/cli-child.js";
 
-const ZOO = fileURLToPath(new URL("../fleet/zoo-server.js", import.meta.url));
+const ZOO = fileURLToPath(new URL("../testkit/zoo-server.js", import.meta.url));
 const FINDING_FIELDS = [
   "id",
   "severity",

@@ -1,7 +1,7 @@
 /** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any defect at or above `--fail-on` (default error). */
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
-import { lintStream, NotACapture, summaryLine, type LintRecord } from "../lint/lint.js";
+import { lintStream, NotACaptureError, summaryLine, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
 import { atOrAbove } from "../check/fail-on.js";
 import type { FailOn } from "../check/types.js";
@@ -47,7 +47,7 @@ export async function runLint(
     if (opts.json) writeErr(line + "\n");
     else await writeOut(line + "\n");
   } catch (e) {
-    if (e instanceof NotACapture) {
+    if (e instanceof NotACaptureError) {
       const name = file === undefined || file === "-" ? "standard input" : file;
       writeErr(
         `mcp-wire lint: ${name} is not a capture of JSON-RPC messages: ${e.message.replace("FILE", file ?? "FILE")} (lint reads one message a line, as a stdio server writes them or tap --log records them)\n`,

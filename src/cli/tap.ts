@@ -59,7 +59,10 @@ export async function runTap(command: readonly string[], opts: TapCliOptions): P
     if (opened instanceof Error) return usage(cannotWrite(opts.log, opened));
     log = opened;
   }
-  const report = new TapReport({ live: process.stderr, ...(log ? { log } : {}) });
+  const report = new TapReport({
+    live: process.stderr,
+    ...(log ? { log, transport: http ? ("streamable-http" as const) : ("stdio" as const) } : {}),
+  });
   const schema = opts.schema !== false;
   return http
     ? tapHttp(port, opts.upstream!, opts.revision, report, schema)

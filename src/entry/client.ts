@@ -6,7 +6,13 @@
 export { McpClient } from "../mcp/client.js";
 export type { ClientOptions, Connector, ConnectStep } from "../mcp/client.js";
 export { connectHttp } from "../mcp/connect-http.js";
-export type { HttpConnectOptions, HttpConnection, HttpTransportName } from "../mcp/connect-http.js";
+export type {
+  HttpConnectOptions,
+  HttpConnection,
+  HttpTransportName,
+  HttpEra,
+  HttpEraMemory,
+} from "../mcp/connect-http.js";
 export { INPUT_METHODS } from "../mcp/mrtr.js";
 export type { InputHandler, InputHandlers, InputContext, InputMethod } from "../mcp/mrtr.js";
 export { ChildServer } from "../transport/child.js";

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import type { Line } from "../codec/lines.js";
 import { assertDefectShape } from "../testkit/codec.js";
 import type { Revision } from "../rules/revisions.js";
-import { Linter, lintStream, NotACapture, summaryLine, type LintOptions, type LintRecord } from "./lint.js";
+import { Linter, lintStream, NotACaptureError, summaryLine, type LintOptions, type LintRecord } from "./lint.js";
 
 const j = (v: unknown) => JSON.stringify(v);
 const tap = (from: "client" | "server", message: unknown) =>
@@ -521,8 +521,8 @@ describe("lintStream", () => {
       const { records, summary } = await lintText(chunks).then(
         (r) => r,
         (e: unknown) => {
-          assert.ok(e instanceof NotACapture, String(e));
-          assert.equal(e.code, "not_a_capture");
+          assert.ok(e instanceof NotACaptureError, String(e));
+          assert.equal(e.code, "ERR_MCP_WIRE_NOT_A_CAPTURE");
           assert.match(e.message, says);
           return { records: [], summary: undefined };
         },

@@ -11,6 +11,7 @@ import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
 import { LineSplitter, type Line } from "../codec/lines.js";
 import { validate } from "../schema/validate.js";
 import type { MessageKind, RequestId } from "../codec/message.js";
+import { recordOf, recordedLine, type HttpContext } from "../recording/recording.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
 
 export interface LintOptions {
@@ -51,16 +52,7 @@ export type RevisionSource =
   "given" | RevisionEvidence["source"] | "MCP-Protocol-Version header" | "earlier initialize result" | "assumed";
 
 /** The HTTP exchange that carried a message, as `tap --listen` saw it. */
-export interface HttpContext {
-  method: string;
-  path: string;
-  /** The answer's status; absent on what the client sent. */
-  status?: number;
-  /** The tap's number for the HTTP exchange, so an answer finds the requests it closes. */
-  exchange?: number;
-  /** The request's `MCP-Protocol-Version` header: the revision of a conversation that opens without initialize. */
-  protocolVersion?: string;
-}
+export type { HttpContext };
 
 /** Who sent a line and where it belongs, when the caller (`tap`, or a `tap --log` record) knows. */
 export interface LineContext {
@@ -71,52 +63,34 @@ export interface LineContext {
 }
 
 /**
- * A `tap --log` record: one message as it crossed, with who sent it. `line` is the text; the tap
- * adds `base64` when the bytes were not UTF-8 (a string cannot hold them), `crlf` when the line
- * ended in `\r\n`, and `overflow` with `size` for a line over its cap (whose bytes it never
- * kept), so lint judges exactly what the tap judged.
+ * A `tap --log` record: one message as it crossed, with who sent it (the record format is
+ * recording.ts's). `schema` says the recorder found schema defects in it: lint judges it against
+ * the schema again, so `lint` of a log brings back what the tap found.
  */
 interface TapRecord {
   context: LineContext;
   line: Line;
   text: string | Buffer;
+  schema: boolean;
 }
 
-function asHttp(v: unknown): HttpContext | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
-  const h = v as Record<string, unknown>;
-  if (typeof h.method !== "string" || typeof h.path !== "string") return undefined;
-  const out: HttpContext = { method: h.method, path: h.path };
-  if (typeof h.status === "number") out.status = h.status;
-  if (typeof h.exchange === "number") out.exchange = h.exchange;
-  if (typeof h.protocolVersion === "string") out.protocolVersion = h.protocolVersion;
-  return out;
-}
-
-function asTapRecord(d: Decoded): TapRecord | undefined {
-  const v = d.value as Record<string, unknown> | undefined;
-  if (d.kind !== "invalid" || !v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  if ((v.from !== "client" && v.from !== "server") || typeof v.line !== "string" || v.jsonrpc !== undefined)
-    return undefined;
-  const crlf = v.crlf === true;
-  const context: LineContext = { from: v.from };
-  if (typeof v.conversation === "string") context.conversation = v.conversation;
-  const http = asHttp(v.http);
-  if (http) context.http = http;
-  if (v.overflow === true && typeof v.size === "number") {
-    return { context, line: { bytes: EMPTY, crlf, overflow: true, size: v.size }, text: "" };
-  }
-  const bytes = typeof v.base64 === "string" ? Buffer.from(v.base64, "base64") : undefined;
-  // the text stays a string when it is one: a lone surrogate must reach JSON.parse as it was
-  const text = bytes ?? v.line;
-  return {
-    context,
-    line: { bytes: bytes ?? Buffer.from(v.line, "utf8"), crlf, overflow: false, size: bytes?.length ?? v.line.length },
-    text,
-  };
-}
+/** What a decoded line is when it is a line of a recording rather than a message. */
+type RecordingPart = { tap: TapRecord } | { skip: true } | undefined;
 
 const EMPTY = Buffer.alloc(0);
+
+function asRecordingPart(d: Decoded): RecordingPart {
+  if (d.kind !== "invalid") return undefined;
+  const r = recordOf(d.value);
+  // the header and the exchanges that carried no message hold nothing to judge
+  if (r.type === "header" || r.type === "exchange") return { skip: true };
+  if (r.type !== "message") return undefined;
+  const context: LineContext = { from: r.from };
+  if (r.conversation !== undefined) context.conversation = r.conversation;
+  if (r.http) context.http = r.http;
+  const { line, text } = recordedLine(r);
+  return { tap: { context, line, text, schema: r.defects.some((d) => d.code === "schema_invalid") } };
+}
 
 /** One conversation of a capture: its ids, its revision, and the requests of its HTTP exchanges. */
 interface Thread {
@@ -187,14 +161,24 @@ export class Linter {
    * (`tap`): the line is then the message itself, never read as a `tap --log` record.
    */
   line(line: Line, from?: Sender | LineContext): LintRecord {
+    return this.read(line, from) ?? this.judge(this.lineNo, line, line.bytes, undefined);
+  }
+
+  /**
+   * `line`, except that a line of a recording that holds no message (its header, an HTTP
+   * exchange without a body) is skipped: undefined, and not counted.
+   */
+  read(line: Line, from?: Sender | LineContext): LintRecord | undefined {
     const n = ++this.lineNo;
     const context = typeof from === "string" ? { from } : from;
     if (context !== undefined || line.overflow || isBlank(line.bytes)) return this.judge(n, line, line.bytes, context);
     const decoded = decode(line.bytes, { revision: this.main.revision, maxBytes: this.maxBytes });
-    const tap = asTapRecord(decoded);
-    if (!tap) return this.judge(n, line, line.bytes, undefined, decoded);
+    const part = asRecordingPart(decoded);
+    if (part && "skip" in part) return undefined;
+    if (!part) return this.judge(n, line, line.bytes, undefined, decoded);
+    const tap = part.tap;
     if (line.crlf) tap.line.crlf = true;
-    return this.judge(n, tap.line, tap.text, tap.context);
+    return this.judge(n, tap.line, tap.text, tap.context, undefined, tap.schema);
   }
 
   /** How a conversation is judged so far; undefined for one not seen (or forgotten). */
@@ -253,6 +237,7 @@ export class Linter {
     text: string | Buffer,
     context: LineContext | undefined,
     decoded?: Decoded,
+    recordedSchema = false,
   ): LintRecord {
     if (line.crlf) this.s.crlf++;
     const maxBytes = this.maxBytes;
@@ -323,7 +308,7 @@ export class Linter {
         )
       : decoded.defects;
     let schema =
-      this.options.schema === true && t.revisionSource !== "assumed" && decoded.kind !== "invalid"
+      (this.options.schema ?? recordedSchema) && t.revisionSource !== "assumed" && decoded.kind !== "invalid"
         ? this.schemaDefects(t, value, decoded.kind, sender)
         : [];
     // the same allowance for the schema's `id` (a RequestId, never null)
@@ -427,9 +412,9 @@ function isBlank(bytes: Buffer): boolean {
  * prose): linting it line by line would bury that in one defect a line. `message` says what it
  * looks like instead, in a few words ("an SQLite database").
  */
-export class NotACapture extends Error {
-  override readonly name = "NotACapture";
-  readonly code = "not_a_capture";
+export class NotACaptureError extends Error {
+  override readonly name = "NotACaptureError";
+  readonly code = "ERR_MCP_WIRE_NOT_A_CAPTURE";
 }
 
 /** Lines that must all fail to look like JSON before the input is judged not to be a capture. */
@@ -503,7 +488,7 @@ function looksLikeJson(text: string): boolean {
 /**
  * Lints a whole stream, calling `onRecord` for each line; `onRecord` may return a promise
  * (output back-pressure), and reading waits for it. Input that is not a capture at all is
- * refused within its first lines with `NotACapture`, before any record is handed on.
+ * refused within its first lines with `NotACaptureError`, before any record is handed on.
  */
 export async function lintStream(
   input: Readable,
@@ -515,12 +500,13 @@ export async function lintStream(
   const sniffer = new CaptureSniffer();
   const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_BYTES, (line) => {
     sniffer.line(line);
-    ready.push(linter.line(line));
+    const r = linter.read(line);
+    if (r) ready.push(r);
   });
   const flush = async () => {
     // records wait until the input is known to be a capture
     if (sniffer.verdict === undefined) return;
-    if (sniffer.verdict !== null) throw new NotACapture(sniffer.verdict);
+    if (sniffer.verdict !== null) throw new NotACaptureError(sniffer.verdict);
     for (const r of ready.splice(0)) {
       const wait = onRecord(r);
       if (wait) await wait;

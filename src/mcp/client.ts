@@ -142,7 +142,6 @@ export class McpClient {
   /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
   readonly rejectedTools: string[] = [];
   private peer!: Peer;
-  private transport!: Transport;
   /** The same transport when it is an HTTP one: its means, and how silence reads on it. */
   private http: HttpTransport | undefined;
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
@@ -175,7 +174,6 @@ export class McpClient {
   }
 
   private newPeer(transport: Transport, revision: Revision): Peer {
-    this.transport = transport;
     this.http = isHttpTransport(transport) ? transport : undefined;
     const peer = new Peer(transport, {
       revision,

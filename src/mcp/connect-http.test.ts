@@ -19,7 +19,14 @@ import {
   type TestServer,
 } from "../testkit/http.js";
 import type { McpClient } from "./client.js";
-import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpConnection } from "./connect-http.js";
+import {
+  connectHttp,
+  forgetHttpEras,
+  type HttpConnectOptions,
+  type HttpConnection,
+  type HttpEra,
+  type HttpEraMemory,
+} from "./connect-http.js";
 import {
   UNSUPPORTED_PROTOCOL_VERSION,
   httpSseServer,
@@ -336,6 +343,20 @@ describe("connectHttp: what worked is remembered per origin", () => {
     const third = await connect(s.url());
     assert.deepEqual(steps(third.client), ["server/discover:failed", "initialize:ok", "notifications/initialized:ok"]);
     assert.equal(s.calls("server/discover").length, 2);
+  });
+
+  test("a memory passed as `eras` is the one read and written: the process's own is left alone", async () => {
+    const s = keep(await legacyServer());
+    const eras: HttpEraMemory & Map<string, HttpEra> = new Map();
+    await connect(s.url(), { eras });
+    assert.deepEqual([...eras.keys()], [new URL(s.url()).origin]);
+    assert.equal(eras.get(new URL(s.url()).origin)?.transport, "streamable-http");
+    // the shared memory learned nothing: a plain connect detects again
+    const plain = await connect(s.url());
+    assert.equal(plain.client.steps[0]?.step, "server/discover");
+    // and the passed one is used: straight to initialize
+    const again = await connect(s.url(), { eras });
+    assert.deepEqual(steps(again.client), ["initialize:ok", "notifications/initialized:ok"]);
   });
 
   test("http+sse: the second connect opens the event stream at once, no POST to probe", async () => {

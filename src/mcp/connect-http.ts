@@ -22,6 +22,24 @@ export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
   fresh?: boolean;
   /** Sees each channel opened before the client does (`check` records every message through it). */
   wrap?: (transport: Transport) => Transport;
+  /**
+   * Where what worked is remembered per origin. Default: one memory shared by the process; a
+   * program (or a test) that wants its own passes `new Map()`.
+   */
+  eras?: HttpEraMemory;
+}
+
+/** What worked for an origin: the transport and the revision the server spoke. */
+export interface HttpEra {
+  transport: HttpTransportName;
+  revision: Revision;
+}
+
+/** The per-origin memory `connectHttp` reads and writes: a `Map` will do. */
+export interface HttpEraMemory {
+  get(origin: string): HttpEra | undefined;
+  set(origin: string, era: HttpEra): unknown;
+  delete(origin: string): unknown;
 }
 
 export interface HttpConnection {
@@ -33,9 +51,9 @@ export interface HttpConnection {
  * What worked, per origin. A program may open thousands of origins in its life (a census does,
  * with `fresh`, which neither reads nor adds to this): the oldest are forgotten past a bound.
  */
-const remembered = new BoundedMap<string, { transport: HttpTransportName; revision: Revision }>(4096);
+const remembered = new BoundedMap<string, HttpEra>(4096);
 
-/** Forgets what worked for every origin. */
+/** Forgets what worked for every origin in the process's shared memory (tests that use it). */
 export function forgetHttpEras(): void {
   remembered.clear();
 }
@@ -43,16 +61,17 @@ export function forgetHttpEras(): void {
 export async function connectHttp(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
   if (options.fresh) return detect(url, options);
   const origin = new URL(url).origin;
-  const known = options.revision || options.transport ? undefined : remembered.get(origin);
+  const eras = options.eras ?? remembered;
+  const known = options.revision || options.transport ? undefined : eras.get(origin);
   if (known) {
     try {
       return await open(url, known.transport, { ...options, revision: known.revision });
     } catch {
-      remembered.delete(origin); // the server changed: detect again
+      eras.delete(origin); // the server changed: detect again
     }
   }
   const connection = await detect(url, options);
-  remembered.set(origin, { transport: connection.transport, revision: connection.client.revision });
+  eras.set(origin, { transport: connection.transport, revision: connection.client.revision });
   return connection;
 }
 

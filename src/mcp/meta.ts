@@ -1,7 +1,15 @@
 /** The MCP vocabulary both cores share: implementation info, capabilities, tools, eras. */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
-import { RULES, REVISIONS, type Revision } from "../rules/revisions.js";
+import {
+  RULES,
+  REVISIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  type Revision,
+} from "../rules/revisions.js";
 import {
   HEADER_MISMATCH,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -41,7 +49,7 @@ export interface CallToolResult {
  */
 export interface InputRequiredResult {
   resultType: "input_required";
-  inputRequests?: { [key: string]: { method: string; params?: JsonObject } };
+  inputRequests?: { [key: string]: { method: string; params?: JsonObject } } | undefined;
   requestState?: string;
   [key: string]: unknown;
 }
@@ -52,6 +60,15 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `_meta` key with which a 2026-07-28 request asks for log messages at or above a level. */
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
+/** The 2026-07-28 `_meta` keys a request or a result carries, by what they hold. */
+export const META_KEYS = Object.freeze({
+  protocolVersion: META_PROTOCOL_VERSION,
+  clientCapabilities: META_CLIENT_CAPABILITIES,
+  clientInfo: META_CLIENT_INFO,
+  serverInfo: META_SERVER_INFO,
+  logLevel: META_LOG_LEVEL,
+} as const);
 
 export const MODERN_REVISIONS: readonly Revision[] = REVISIONS.filter((r) => RULES[r].era === "modern").reverse();
 

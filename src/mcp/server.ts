@@ -95,8 +95,8 @@ interface MethodEntry {
 
 /** What a request's context needs beyond the era: per-request (modern) or per-session (legacy). */
 interface ContextExtras {
-  inputResponses?: JsonObject;
-  requestState?: string;
+  inputResponses?: JsonObject | undefined;
+  requestState?: string | undefined;
   /** The least severe level the client wants; undefined: no log messages at all. */
   logLevel: LogLevel | undefined;
   logging: boolean;

@@ -813,7 +813,7 @@ for (const channel of CHANNELS) {
 describe("Peer: messages sent while serving a request name that request", () => {
   /** A transport that records the `related` argument of every send, and answers nothing. */
   function recording() {
-    const sent: { method?: string; id?: unknown; related: unknown }[] = [];
+    const sent: { method?: string | undefined; id?: unknown; related: unknown }[] = [];
     let sink: Parameters<Transport["start"]>[0] | undefined;
     const transport: Transport = {
       start: (s) => (sink = s),

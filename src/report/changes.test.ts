@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "../testkit/memory-store.js";
 import { attempt, surfaceOf } from "../testkit/store-contract.js";
 import { changesOf, renderChanges } from "./changes.js";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "../testkit/memory-store.js";
 import { attempt, fail, ok, seedCensus, seedFifty, seedHistory } from "../testkit/report-fixtures.js";
 import { PAYLOADS, hostileStore } from "../testkit/report-hostile.js";
 import { renderHtml } from "./html.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "../testkit/memory-store.js";
 import { attempt, fail, ok } from "../testkit/report-fixtures.js";
 import { reportObject } from "./json.js";
 import { parseRuns, parseSince, select } from "./select.js";

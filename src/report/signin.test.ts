@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { runCensus } from "../census/census.js";
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "../testkit/memory-store.js";
 import type { Aggregates } from "../census/store.js";
 import { startFleet } from "../fleet/fleet.js";
 import { startSigninServer, type SigninServer } from "../fleet/signin.js";

@@ -37,6 +37,18 @@ export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
+/** The JSON-RPC error codes the specifications name, by name: one table rather than eight constants. */
+export const ERROR_CODES = Object.freeze({
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} as const);
+
 const STANDARD: Readonly<Record<number, readonly [string, string]>> = {
   [PARSE_ERROR]: ["Parse error", "the body was not valid JSON"],
   [INVALID_REQUEST]: ["Invalid Request", "valid JSON, but not a valid JSON-RPC request"],

@@ -63,6 +63,14 @@ export const LIBRARY_ERRORS = {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
   },
+  ERR_MCP_WIRE_NOT_A_CAPTURE: {
+    class: "NotACaptureError",
+    when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",
+  },
+  ERR_MCP_WIRE_RECORDING: {
+    class: "RecordingError",
+    when: "A file given to play or replay is not a recording this build can read: `reason` is `not_a_recording`, `truncated`, `unknown_version`, `not_a_file` (a FIFO), `line_too_large`, `too_large`, `invalid_json`, `out_of_order`, `id_collision` or `unreadable`; `file` and `line` say where.",
+  },
 } as const satisfies Readonly<Record<`ERR_MCP_WIRE_${string}`, LibraryError>>;
 
 export type LibraryErrorCode = keyof typeof LIBRARY_ERRORS;

@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { startHttpTap, type HttpTap } from "./http-tap.js";
 import { TapReport } from "./report.js";
-import { lintJson, startEverythingHttp, startServeHttp, within, type Started } from "../testkit/tap.js";
+import { lintJson, startEverythingHttp, startServeHttp, within, type Started, messageRecords } from "../testkit/tap.js";
 
 const TIMEOUT = 10_000;
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-conversations-"));
@@ -100,10 +100,9 @@ async function assertCleanBothWays(
 ): Promise<void> {
   await t.tap.close();
   await t.report.close();
-  const records = readFileSync(t.log, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as { conversation?: string; defects: { code: string }[]; http?: { exchange?: number } });
+  const records = messageRecords<{ conversation?: string; defects: { code: string }[]; http?: { exchange?: number } }>(
+    t.log,
+  );
   const found = records.flatMap((r) => r.defects.map((d) => d.code));
   assert.deepEqual(found, [], `the tap found: ${found.join(", ")}`);
   assert.ok(

@@ -4,7 +4,7 @@
  * in the exchange's conversation, the request's always before its answer's.
  */
 import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
-import type { HttpContext } from "../lint/lint.js";
+import type { HttpContext } from "../recording/recording.js";
 import { redact } from "../secrets/redact.js";
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import { analysisStream, BodyCopy } from "./body-copy.js";
@@ -34,6 +34,8 @@ export class Exchange {
   private readonly up: ClientRequest;
   /** The request is `initialize`, whose answer may name a session; known once the request is judged. */
   private initialize = false;
+  /** The request carried no message (a GET, a DELETE, an empty POST); known once it is judged. */
+  private bodiless = false;
   private readonly requestJudged: Promise<void>;
   private analysed!: () => void;
 
@@ -74,13 +76,14 @@ export class Exchange {
     return `${this.method} ${redact(this.path)}`;
   }
 
-  private http(status?: number): HttpContext {
+  private http(status?: number, contentType?: string): HttpContext {
     return {
       method: this.method,
       path: redact(this.path),
       ...(status !== undefined ? { status } : {}),
       exchange: this.no,
       ...(this.protocolVersion !== undefined ? { protocolVersion: this.protocolVersion } : {}),
+      ...(contentType ? { contentType } : {}),
     };
   }
 
@@ -115,7 +118,9 @@ export class Exchange {
         where: this.where,
         header: (name: string) => header(req, name),
         streamable: this.streamable,
+        ...(this.sessionId !== undefined ? { session: this.sessionId } : {}),
       };
+      this.bodiless = r.line.size === 0 && !r.line.overflow;
       this.initialize = tap.judge.request(this.conversation, r).initialize;
     };
     return new Promise<void>((judged) => {
@@ -142,16 +147,26 @@ export class Exchange {
     res.flushHeaders();
     const type = (ures.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const answerSession = ures.headers[H_SESSION_ID] as string | undefined;
+    const session = sessionId ?? answerSession;
     conversations.inOrder(c, async () => {
       await this.requestJudged;
       // the answer to initialize names the session the conversation goes on in
       if (this.initialize && sessionId === undefined && answerSession !== undefined && !c.bound)
         conversations.bindSession(answerSession, c);
+      if (this.bodiless) tap.judge.bodilessRequest(c, this.http(status, type), session);
     });
     if (method === "DELETE" && sessionId !== undefined && status < 300) conversations.endSession(sessionId, c);
 
     const label = `${this.where} → ${status}${type === "text/event-stream" ? " SSE" : ""}`;
-    const sink = tap.judge.answer(c, { method, status, type, http: this.http(status), label, path: this.path });
+    const sink = tap.judge.answer(c, {
+      method,
+      status,
+      type,
+      http: this.http(status, type),
+      label,
+      path: this.path,
+      ...(session !== undefined ? { session } : {}),
+    });
     const copy = analysisStream(ures.headers["content-encoding"], {
       chunk: (b) => sink.chunk(b),
       end: () => {

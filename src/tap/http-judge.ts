@@ -8,7 +8,8 @@ import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import { bytesCannotBeJson, parseJson } from "../codec/parse.js";
-import { Linter, type HttpContext } from "../lint/lint.js";
+import { Linter } from "../lint/lint.js";
+import type { HttpContext, SseContext } from "../recording/recording.js";
 import type { Revision } from "../rules/revisions.js";
 import { SseReader } from "../transport/http/sse-events.js";
 import { answerContentTypeDefect } from "../transport/http/content-type.js";
@@ -28,6 +29,8 @@ export interface JudgedRequest {
   header(name: string): string | undefined;
   /** Streamable HTTP, whose header rules apply (not a POST to an HTTP+SSE endpoint). */
   streamable: boolean;
+  /** The session the request named (`Mcp-Session-Id`), for the log's alias. */
+  session?: string;
 }
 
 /** An answer as the judge needs it. */
@@ -41,6 +44,8 @@ export interface JudgedAnswer {
   label: string;
   /** The request's path, against which an HTTP+SSE `endpoint` event is resolved. */
   path: string;
+  /** The session the exchange belongs to, for the log's alias. */
+  session?: string;
 }
 
 export class HttpJudge {
@@ -89,7 +94,7 @@ export class HttpJudge {
     const extra = r.streamable
       ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) })
       : [];
-    this.observe(c, "client", line, r.http, r.where, extra);
+    this.observe(c, "client", line, r.http, r.where, extra, r.session);
     return { initialize };
   }
 
@@ -102,7 +107,25 @@ export class HttpJudge {
     if (isJson(a.type)) return this.json(c, a);
     // a POST answered with JSON-RPC under another type (text/plain): judged, and the type is a defect
     if (a.method === "POST" && a.status < 300) return this.json(c, a, answerContentTypeDefect(a.type));
+    if (a.method === "POST") return { ...IGNORED, end: () => this.bodiless(c, a) };
     return IGNORED;
+  }
+
+  /** An answer that carried no message: a record of the exchange alone, for the log. */
+  private bodiless(c: Conversation, a: JudgedAnswer): void {
+    this.conversations.inOrder(c, () =>
+      this.report.exchange({
+        from: "server",
+        http: a.http,
+        conversation: c.id,
+        ...(a.session !== undefined ? { session: a.session } : {}),
+      }),
+    );
+  }
+
+  /** A request that carried no message (a GET, a DELETE), with its answer's status: for the log. */
+  bodilessRequest(c: Conversation, http: HttpContext, session: string | undefined): void {
+    this.report.exchange({ from: "client", http, conversation: c.id, ...(session !== undefined ? { session } : {}) });
   }
 
   private observe(
@@ -112,6 +135,8 @@ export class HttpJudge {
     http: HttpContext,
     where: string,
     extra: Defect[] = [],
+    session?: string,
+    sse?: SseContext,
   ): void {
     const no = ++this.counted[from];
     const r = this.linter.line(line, { from, conversation: c.id, http });
@@ -125,12 +150,14 @@ export class HttpJudge {
       defects,
       http,
       conversation: c.id,
+      ...(session !== undefined ? { session } : {}),
+      ...(sse !== undefined ? { sse } : {}),
     });
   }
 
   /** Judges a message from the server in `c`'s order. */
-  private fromServer(c: Conversation, line: Line, a: JudgedAnswer): void {
-    this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label));
+  private fromServer(c: Conversation, line: Line, a: JudgedAnswer, sse?: SseContext): void {
+    this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [], a.session, sse));
   }
 
   /**
@@ -144,10 +171,10 @@ export class HttpJudge {
       chunk: (b: Buffer) => body.push(b),
       end: () => {
         const line = body.line();
-        if (line.size === 0 && !line.overflow) return;
+        if (line.size === 0 && !line.overflow) return this.bodiless(c, a);
         if (!wrongType) return this.fromServer(c, line, a);
         if (line.overflow || bytesCannotBeJson(line.bytes)) return;
-        this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [wrongType]));
+        this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [wrongType], a.session));
       },
       skip: (why: string) => this.report.note(`${a.label}: the response body is not analysed: ${why}`),
     };
@@ -162,7 +189,9 @@ export class HttpJudge {
    */
   private events(c: Conversation, a: JudgedAnswer): Sink {
     const keys: string[] = [];
+    let retry: number | undefined;
     const reader = new SseReader(this.cap, {
+      retry: (ms) => (retry = ms),
       event: (event) => {
         if (event.event === "endpoint") {
           let endpoint: URL | undefined;
@@ -177,7 +206,11 @@ export class HttpJudge {
         if (event.event !== undefined && event.event !== "message") return;
         if (event.data.length === 0) return; // a priming event, for resumption
         const bytes = Buffer.from(event.data, "utf8");
-        this.fromServer(c, { bytes, crlf: false, overflow: false, size: bytes.length }, a);
+        const sse: SseContext = {};
+        if (event.id !== undefined) sse.id = event.id;
+        if (retry !== undefined) sse.retry = retry;
+        retry = undefined;
+        this.fromServer(c, { bytes, crlf: false, overflow: false, size: bytes.length }, a, sse);
       },
       tooLarge: (size) => this.fromServer(c, { bytes: Buffer.alloc(0), crlf: false, overflow: true, size }, a),
     });

@@ -404,7 +404,7 @@ async function sdkServerWithBigResult(bytes: number): Promise<string> {
     server.registerTool("small", { description: "A small result" }, () => ({
       content: [{ type: "text", text: "small" }],
     }));
-    const transport = new V1HttpServerTransport({ sessionIdGenerator: undefined });
+    const transport = new V1HttpServerTransport({});
     res.on("close", () => void transport.close());
     void server
       .connect(transport)

@@ -4,14 +4,14 @@
  * wrong with it, live or in its `--log` re-linted.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { SERVER_EVERYTHING } from "../testkit/mcp-interop.js";
-import { CLI, liveDefects, lintJson, until, within } from "../testkit/tap.js";
+import { CLI, liveDefects, lintJson, until, within, messageRecords } from "../testkit/tap.js";
 
 const TIMEOUT = 10_000;
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-interop-"));
@@ -105,10 +105,7 @@ describe("tap between the SDK client and server-everything", () => {
     await session(client);
     await client.close();
     await until(() => /server exited with code 0/.test(stderr()), "the tap's summary");
-    const records = readFileSync(file, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { from: string; defects: unknown[] });
+    const records = messageRecords<{ from: string; defects: unknown[] }>(file);
     assert.ok(records.length >= 8, `${records.length} records`);
     assert.ok(records.some((r) => r.from === "client") && records.some((r) => r.from === "server"));
     assert.ok(records.every((r) => r.defects.length === 0));

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import { Linter } from "../lint/lint.js";
-import { TapReport, liveLines, logRecord, type TapMessage } from "./report.js";
+import { TapReport, liveLines, type TapMessage } from "./report.js";
 
 const line = (bytes: Buffer, crlf = false): Line => ({ bytes, crlf, overflow: false, size: bytes.length });
 
@@ -40,18 +40,20 @@ describe("TapReport", () => {
 
   test("log records lint judges again as the tap did: text, bytes that are not UTF-8, \\r\\n, an over-long line", () => {
     const bad = Buffer.from([0x7b, 0xff, 0x7d]);
-    const records = [
-      logRecord(
-        message({
-          from: "client",
-          no: 1,
-          line: line(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), true),
-          kind: "request",
-        }),
-      ),
-      logRecord(message({ no: 1, line: line(bad) })),
-      logRecord(message({ no: 2, line: { bytes: Buffer.alloc(0), crlf: false, overflow: true, size: 9_000_000 } })),
-    ];
+    const log = new Sink();
+    const report = new TapReport({ live: new Sink(), log });
+    report.message(
+      message({
+        from: "client",
+        no: 1,
+        line: line(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), true),
+        kind: "request",
+      }),
+    );
+    report.message(message({ no: 1, line: line(bad) }));
+    report.message(message({ no: 2, line: { bytes: Buffer.alloc(0), crlf: false, overflow: true, size: 9_000_000 } }));
+    const [header, ...records] = log.text.trimEnd().split("\n");
+    assert.equal((JSON.parse(header!) as { recording: number }).recording, 1, "a header first");
     const parsed = records.map((r) => JSON.parse(r) as Record<string, unknown>);
     assert.deepEqual(Object.keys(parsed[0]!), ["at", "from", "no", "line", "crlf", "kind", "defects"]);
     assert.equal(parsed[1]!.base64, bad.toString("base64"));

@@ -3,13 +3,13 @@
  * or, with `--log FILE`, every message as an NDJSON record that `mcp-wire lint` reads back; and
  * a summary when the session ends.
  */
-import { isUtf8 } from "node:buffer";
 import type { Writable } from "node:stream";
 import type { Sender } from "../codec/conversation.js";
 import type { Defect, DefectCode, Severity } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import type { MessageKind } from "../codec/message.js";
-import type { HttpContext } from "../lint/lint.js";
+import type { HttpContext, RecordedTransport, SseContext } from "../recording/recording.js";
+import { RecordingWriter } from "../recording/writer.js";
 import { redact } from "../secrets/redact.js";
 
 /** One message as it crossed the tap, with what was found wrong with it. */
@@ -27,6 +27,18 @@ export interface TapMessage {
   http?: HttpContext;
   /** The conversation it belongs to, when one tap follows several (`tap --listen`). */
   conversation?: string;
+  /** The exchange's real session id: the log holds its alias only. */
+  session?: string;
+  /** How it came in an event stream. */
+  sse?: SseContext;
+}
+
+/** An HTTP exchange that carried no message (a 202, a DELETE, a GET that opened a stream), for the log. */
+export interface TapExchange {
+  from: Sender;
+  http: HttpContext;
+  conversation?: string;
+  session?: string;
 }
 
 export interface TapReportOptions {
@@ -34,6 +46,8 @@ export interface TapReportOptions {
   live: Writable;
   /** With a log every message becomes a record there, and live output is the summary alone. */
   log?: Writable;
+  /** The transport the log's header names. Default stdio. */
+  transport?: RecordedTransport;
   /**
    * How far the log may fall behind, in bytes, before records are dropped (and counted): the
    * pass-through must never wait for a slow disk. Default 64 MiB.
@@ -49,11 +63,14 @@ export class TapReport {
   private withErrors = 0;
   private blank = 0;
   private crlf = 0;
-  private logDropped = 0;
-  private readonly maxLogBacklog: number;
+  private readonly log: RecordingWriter | undefined;
 
   constructor(private readonly options: TapReportOptions) {
-    this.maxLogBacklog = options.maxLogBacklog ?? 64 * 1024 * 1024;
+    if (options.log)
+      this.log = new RecordingWriter(options.log, {
+        transport: options.transport ?? "stdio",
+        ...(options.maxLogBacklog !== undefined ? { maxBacklog: options.maxLogBacklog } : {}),
+      });
   }
 
   message(m: TapMessage): void {
@@ -72,13 +89,13 @@ export class TapReport {
       if (d.severity === "error") error = true;
     }
     if (error) this.withErrors++;
-    const log = this.options.log;
-    if (log) {
-      if (log.writableLength > this.maxLogBacklog) this.logDropped++;
-      else log.write(logRecord(m));
-    } else if (m.defects.length > 0) {
-      this.options.live.write(liveLines(m));
-    }
+    if (this.log) this.log.message(m);
+    else if (m.defects.length > 0) this.options.live.write(liveLines(m));
+  }
+
+  /** An exchange without a message: only the log keeps it. */
+  exchange(e: TapExchange): void {
+    this.log?.exchange(e);
   }
 
   /** A line of the tap's own on stderr: where it listens, what the server did. */
@@ -105,8 +122,8 @@ export class TapReport {
     const notes: string[] = [];
     if (this.crlf) notes.push(`${this.crlf} line${s(this.crlf)} ended in \\r\\n`);
     if (this.blank) notes.push(`${this.blank} blank line${s(this.blank)}`);
-    if (this.logDropped)
-      notes.push(`${this.logDropped} record${s(this.logDropped)} left out of the log, which fell behind`);
+    const dropped = this.log?.dropped ?? 0;
+    if (dropped) notes.push(`${dropped} record${s(dropped)} left out of the log, which fell behind`);
     if (notes.length) lines.push(notes.join("; "));
     return lines.map((l) => `tap: ${l}\n`).join("");
   }
@@ -118,42 +135,12 @@ export class TapReport {
 
   /** Ends the log, once everything is written. */
   close(): Promise<void> {
-    const log = this.options.log;
-    if (!log || log.writableEnded) return Promise.resolve();
-    return new Promise((resolve) => {
-      log.once("error", () => resolve());
-      log.end(() => resolve());
-    });
+    return this.log ? this.log.close() : Promise.resolve();
   }
 }
 
 function s(n: number): string {
   return n === 1 ? "" : "s";
-}
-
-/**
- * `{at, from, no, line, kind, conversation?, http?, defects}`: `line` holds the text exactly, so `mcp-wire lint` judges it
- * again; bytes a string cannot hold (not UTF-8) go in `base64` too, and a line over the cap,
- * whose bytes were never kept, is `overflow` with its `size`.
- */
-export function logRecord(m: TapMessage): string {
-  const r: Record<string, unknown> = { at: new Date().toISOString(), from: m.from, no: m.no };
-  if (m.line.overflow) {
-    r.line = "";
-    r.overflow = true;
-    r.size = m.line.size;
-  } else {
-    // secrets (a URL's password, a token in a query) never reach the log; what redact changes
-    // stays inside JSON strings, so lint still judges the same message
-    r.line = redact(m.line.bytes.toString("utf8"));
-    if (!isUtf8(m.line.bytes)) r.base64 = m.line.bytes.toString("base64");
-  }
-  if (m.line.crlf) r.crlf = true;
-  r.kind = m.kind;
-  if (m.conversation !== undefined) r.conversation = m.conversation;
-  if (m.http) r.http = m.http;
-  r.defects = m.defects;
-  return JSON.stringify(r) + "\n";
 }
 
 /** `tap: client→server line 12: error id_null at /id: …`, one line per defect. */

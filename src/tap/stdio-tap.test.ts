@@ -5,11 +5,11 @@
  * stdio transport says (exit code, stdin closing, signals).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { TapProcess, fixture, liveDefects, lintJson, until, within } from "../testkit/tap.js";
+import { TapProcess, fixture, liveDefects, lintJson, until, within, messageRecords } from "../testkit/tap.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-tap-"));
 const taps: TapProcess[] = [];
@@ -136,21 +136,15 @@ describe("tap: a deliberately broken server", () => {
     assert.deepEqual(liveDefects(t.stderr), [], "with --log, stderr has the summary only");
     assert.match(t.stderr, /^tap: 9 defects/m);
 
-    const records = readFileSync(file, "utf8")
-      .trim()
-      .split("\n")
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            at: string;
-            from: "client" | "server";
-            no: number;
-            line: string;
-            base64?: string;
-            crlf?: boolean;
-            defects: { code: string }[];
-          },
-      );
+    const records = messageRecords<{
+      at: string;
+      from: "client" | "server";
+      no: number;
+      line: string;
+      base64?: string;
+      crlf?: boolean;
+      defects: { code: string }[];
+    }>(file);
     assert.equal(records.length, 16);
     for (const r of records) assert.ok(!Number.isNaN(Date.parse(r.at)), `an ISO time: ${r.at}`);
     const logged = grouped(

@@ -4,7 +4,7 @@
  * 2026), fed to an in-memory store the way the census feeds a real one.
  */
 import type { AttemptRecord } from "../census/store.js";
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "./memory-store.js";
 import { adviceFor } from "../probe/advice.js";
 import type { ProbeClass } from "../probe/verdict.js";
 import { describeError } from "../rules/error-codes.js";

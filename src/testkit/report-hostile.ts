@@ -3,7 +3,7 @@
  * details, messages and advice full of markup, quotes and script. Every payload, if it ever ran,
  * sets `window.__pwned`.
  */
-import { MemoryStore } from "../census/memory-store.js";
+import { MemoryStore } from "./memory-store.js";
 import { attempt, ok, rpc, type Shape } from "./report-fixtures.js";
 
 export const PAYLOADS = [

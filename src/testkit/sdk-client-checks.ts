@@ -11,7 +11,7 @@ import { signal, until, within } from "./mcp-interop.js";
 
 export interface ProgressSeen {
   progress: number;
-  total?: number;
+  total?: number | undefined;
 }
 
 export interface CallOptions {

@@ -2,6 +2,7 @@
  * Helpers shared by the tap tests: `mcp-wire tap` as a real child process, what it wrote each
  * way, and its live report parsed. A test helper: src/testkit/ is left out of the package, and it declares no tests.
  */
+import { readFileSync } from "node:fs";
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { CLI, until, within } from "./mcp-interop.js";
@@ -81,6 +82,15 @@ export class TapProcess {
   kill(): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
   }
+}
+
+/** The message records of a recording (`tap --log`), without its header and bodiless exchanges. */
+export function messageRecords<T = Record<string, unknown>>(file: string): T[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => typeof r.line === "string") as T[];
 }
 
 /** `mcp-wire lint --json FILE`: one record per line. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { MemoryStore } from "../memory-store.js";
+import { MemoryStore } from "../../testkit/memory-store.js";
 import { SqliteStore } from "../sqlite-store.js";
 import { A, TARGETS, attempt, fill, storeContract } from "../../testkit/store-contract.js";
 import { StoreRefused, collect, type Aggregates, type Store } from "../store.js";

@@ -46,7 +46,7 @@ export interface HttpClientOptions {
   /** Ends every exchange at once (an overall deadline, a user's Ctrl-C): an AbortSignal, or an `Abort`. */
   signal?: AbortLike;
   /** Resolves host names instead of the system resolver (tests give many names one loopback address). */
-  lookup?: LookupFunction;
+  lookup?: LookupFunction | undefined;
   /**
    * Reconnections in a row that bring no message before a legacy request's interrupted SSE
    * stream counts as lost. Default 3; 0 never resumes.
@@ -773,7 +773,7 @@ function redacted(headers: Record<string, string>, secret: Record<string, string
 }
 
 interface ParsedBody {
-  error?: { code: number; message: string; data?: unknown };
+  error?: { code: number; message: string; data?: unknown } | undefined;
   answers(id: RequestId | undefined): boolean;
 }
 

@@ -130,7 +130,7 @@ export interface HttpRequestInit {
   body?: string;
   signal?: AbortLike;
   /** Resolves host names instead of the system resolver (tests give many names one loopback address). */
-  lookup?: LookupFunction;
+  lookup?: LookupFunction | undefined;
 }
 
 /** The body of an answer, read chunk by chunk. */

@@ -4,7 +4,7 @@
  * engine to agree with. It has the Store's methods without the promises (tests build fixtures
  * with it synchronously), and `asStore()` gives it the promises where a Store is wanted.
  */
-import { signinOf, type SigninGroup } from "./aggregate-rows.js";
+import { signinOf, type SigninGroup } from "../census/aggregate-rows.js";
 import {
   LATENCY_BOUNDS_MS,
   type AggregateOptions,
@@ -14,7 +14,7 @@ import {
   type RunRecord,
   type Store,
   type TargetRecord,
-} from "./store.js";
+} from "../census/store.js";
 
 /** How many distinct messages an error code keeps as examples. */
 const MESSAGES_PER_CODE = 5;

@@ -129,7 +129,7 @@ export class Zoo {
       case "initialize": {
         if (modern || this.modernOnly) break;
         const asked = String(p.protocolVersion);
-        session.revision = LEGACY.includes(asked) ? asked : LEGACY[0];
+        session.revision = LEGACY.includes(asked) ? asked : LEGACY[0]!;
         return {
           result: { protocolVersion: session.revision, capabilities: this.capabilities(), serverInfo: SERVER_INFO },
         };
