@@ -103,3 +103,64 @@ export function missingCapabilities(requires: JsonObject | undefined, declared: 
     { requiredCapabilities },
   );
 }
+
+/** One page of a list, as the server sent it: `nextCursor` present means there is more. */
+export interface PagedResult {
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface ListToolsResult extends PagedResult {
+  tools: Tool[];
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourcesResult extends PagedResult {
+  resources: Resource[];
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourceTemplatesResult extends PagedResult {
+  resourceTemplates: ResourceTemplate[];
+}
+
+export interface Prompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface ListPromptsResult extends PagedResult {
+  prompts: Prompt[];
+}
+
+export interface ReadResourceResult {
+  contents: ({ uri: string; mimeType?: string; text?: string; blob?: string } & JsonObject)[];
+  [key: string]: unknown;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: ContentBlock }[];
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
+/** What `completion/complete` completes: an argument of a prompt or of a resource template. */
+export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };

@@ -385,6 +385,7 @@ export async function probeStdio(
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    group: true,
   };
   let over = false;
   let spawnError: unknown;
@@ -418,6 +419,9 @@ export async function probeStdio(
     try {
       ev.client = await McpClient.connect(connector, clientOptions(options.revision));
       await listed(ev, ev.client, timeout, options.surface);
+      await freshModern(ev, timeout, options.surface, (revision) =>
+        McpClient.connect(connector, clientOptions(revision)),
+      );
       return { outcome: undefined };
     } catch (e) {
       if (spawnError !== undefined)
@@ -596,6 +600,43 @@ async function retryOlderRevisions(
     }
   }
   return false;
+}
+
+/**
+ * A process that answered the `initialize` sent beside a late `server/discover` is legacy for its
+ * lifetime, though discover named a modern revision: a fresh process speaking exactly that
+ * revision, within what is left of the deadline, shows whether the server is modern. The legacy
+ * session already listed stands when it does not.
+ */
+async function freshModern(
+  ev: Evidence,
+  timeout: number,
+  surface: boolean | undefined,
+  open: (revision: Revision) => Promise<McpClient>,
+): Promise<void> {
+  const legacy = ev.client;
+  const modern = legacy?.discoveredModern;
+  if (!legacy || modern === undefined) return;
+  const kept = { tools: ev.tools, surface: ev.surface };
+  let client: McpClient | undefined;
+  try {
+    client = await open(modern);
+    await listed(ev, client, timeout, surface);
+    ev.client = client;
+  } catch {
+    if (client)
+      await bounded(
+        client.close().catch(() => undefined),
+        CLOSE_MS,
+      );
+    ev.tools = kept.tools;
+    ev.surface = kept.surface;
+    return;
+  }
+  await bounded(
+    legacy.close().catch(() => undefined),
+    CLOSE_MS,
+  );
 }
 
 /** Lists the tools (every page), and with `surface` the rest of what the server offers. */

@@ -19,6 +19,11 @@ export interface SpawnOptions extends StreamTransportOptions {
   cwd?: string;
   /** How much of the end of stderr to keep. Default 64 KiB. */
   stderrBytes?: number;
+  /**
+   * Start the server in a process group of its own and signal the whole group, so what it forks
+   * (a shell wrapper's server, an `npx` child) ends with it.
+   */
+  group?: boolean;
 }
 
 export interface ExitStatus {
@@ -55,6 +60,7 @@ export class ChildServer {
   private stderrHeld = 0;
   private exit: ExitStatus | undefined;
   private readonly stderrCap: number;
+  private readonly grouped: boolean;
 
   constructor(
     readonly command: string,
@@ -66,7 +72,10 @@ export class ChildServer {
       env: options.env ?? process.env,
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
+      // POSIX only: on Windows `detached` opens a console of its own instead
+      detached: options.group === true && process.platform !== "win32",
     });
+    this.grouped = options.group === true && process.platform !== "win32";
     if (this.child.pid !== undefined) LIVE.add(this);
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
@@ -118,8 +127,9 @@ export class ChildServer {
       this.child.stdin.end();
       if (!(await this.waitExit(graceMs))) return this.terminate(graceMs);
     }
-    // it ended on its own: what it wrote last is still read, unless a grandchild holds the
-    // pipes open past a grace
+    // it ended on its own, and what it forked goes with it
+    if (this.grouped) this.signal("SIGTERM");
+    // what it wrote last is still read, unless a grandchild holds the pipes open past a grace
     const timer = setTimeout(() => this.release(), graceMs);
     timer.unref();
     this.child.once("close", () => clearTimeout(timer));
@@ -145,6 +155,16 @@ export class ChildServer {
   }
 
   private signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (this.grouped && pid !== undefined) {
+      try {
+        // the group outlives its leader: grandchildren are signalled even after it exited
+        process.kill(-pid, signal);
+        return;
+      } catch {
+        // the group is gone, or was never made: the leader alone
+      }
+    }
     try {
       this.child.kill(signal);
     } catch {
