@@ -11,7 +11,8 @@ import { probeStdio } from "../probe/probe.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
 import { Recorder } from "./recorder.js";
-import { DEFAULT_EXIT_WAIT, Run, bounded, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
+import { settlesWithin } from "../peer/within.js";
+import { DEFAULT_EXIT_WAIT, Run, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
 import type { CheckReport, RevisionOutcome } from "./types.js";
 
 /** How long `server/discover` goes unanswered in the detection before `initialize` is sent beside it. */
@@ -160,11 +161,7 @@ class StdioCheck {
 
   /** Ends the session, then times the server's exit once its input is closed (in the background). */
   private async finish(client: McpClient | undefined, from: number, revision: Revision): Promise<void> {
-    if (client)
-      await bounded(
-        client.close().catch(() => undefined),
-        1000,
-      );
+    if (client) await settlesWithin(client.close(), 1000);
     for (const child of this.children.slice(from)) this.exits.push(this.timeExit(child, revision));
   }
 
@@ -173,7 +170,7 @@ class StdioCheck {
     this.run.findings.checked("stdio_exit_slow", revision);
     if (child.status) return;
     // the client's close ended the child's input: now it has `exitWait` to go on its own
-    const exited = await bounded(child.exited, exitWait);
+    const exited = await settlesWithin(child.exited, exitWait);
     if (!exited && !this.spawnFailed)
       this.run.findings.add("stdio_exit_slow", {
         revision,

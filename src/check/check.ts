@@ -20,7 +20,8 @@ import {
   type RawOptions,
 } from "./http-checks.js";
 import { Recorder } from "./recorder.js";
-import { Run, bounded, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
+import { settlesWithin } from "../peer/within.js";
+import { Run, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
 import type { CheckReport } from "./types.js";
 
 export type { CheckOptions } from "./run.js";
@@ -86,10 +87,7 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
         }
       }
     } finally {
-      await bounded(
-        client.close().catch(() => undefined),
-        2000,
-      );
+      await settlesWithin(client.close(), 2000);
     }
   }
   if (modernOk && !legacyStreamable) await modernOnlyChecks(url, modernOk, run.findings, raw);

@@ -12,6 +12,7 @@ import { REVISIONS, type Revision } from "../rules/revisions.js";
 import { redactFresh } from "../secrets/redact.js";
 import type { ChildServer } from "../transport/child.js";
 import { HttpError } from "../transport/http/error.js";
+import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
 import type { Received, Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
@@ -44,7 +45,6 @@ export interface CheckOptions {
 
 const DEFAULT_TIMEOUT = 10_000;
 export const DEFAULT_EXIT_WAIT = 5_000;
-export const CLIENT_INFO = { name: "mcp-wire-check", version: "0.1.0" };
 
 /** What one revision's attempt left behind, for the checks that follow it. */
 export interface Attempt {
@@ -204,15 +204,4 @@ export function clientOptions(run: Run, revision: Revision | undefined, attempt:
       if (attempt.defects.length < 500) attempt.defects.push(report);
     },
   };
-}
-
-/** True if `p` settled within `ms`. */
-export async function bounded(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = await Promise.race([
-    p.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return done;
 }

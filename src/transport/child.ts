@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { SpawnError } from "../peer/errors.js";
 import { StreamTransport, type StreamTransportOptions } from "./stream.js";
+import { endOnWayOut } from "./way-out.js";
 
 /**
  * The longest line read from a server by default: file and image tools answer with a whole file
@@ -33,25 +34,6 @@ export interface ExitStatus {
   error?: Error;
 }
 
-/**
- * Every child process started here that has not exited yet, so that a program ending early (a
- * signal, an uncaught error) can end them too rather than leave them running unparented.
- */
-const LIVE = new Set<ChildServer>();
-
-/**
- * Ends every child still running: each is sent SIGTERM, and SIGKILL once `graceMs` has passed
- * without it exiting. Resolves once they are gone (or `graceMs` after the SIGKILL).
- */
-export async function endLiveChildren(graceMs = 1000): Promise<void> {
-  await Promise.all([...LIVE].map((c) => c.terminate(graceMs)));
-}
-
-/** For a process's last moment (its `exit` event, where nothing can be waited for): SIGKILL to every child still running. */
-export function killLiveChildren(): void {
-  for (const c of LIVE) c.kill("SIGKILL");
-}
-
 export class ChildServer {
   readonly transport: StreamTransport;
   readonly exited: Promise<ExitStatus>;
@@ -76,10 +58,14 @@ export class ChildServer {
       detached: options.group === true && process.platform !== "win32",
     });
     this.grouped = options.group === true && process.platform !== "win32";
-    if (this.child.pid !== undefined) LIVE.add(this);
+    // a program ending early (a signal, an uncaught error) ends it too, rather than leave it running unparented
+    const unregister =
+      this.child.pid === undefined
+        ? () => undefined
+        : endOnWayOut({ end: (graceMs) => this.terminate(graceMs), kill: () => this.kill("SIGKILL") });
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
-        LIVE.delete(this);
+        unregister();
         // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
         // later ones (a failed kill) must not go unhandled either
         if (this.child.pid === undefined && this.exit === undefined)
@@ -88,7 +74,7 @@ export class ChildServer {
         resolve(this.exit);
       });
       this.child.once("exit", (code, signal) => {
-        LIVE.delete(this);
+        unregister();
         this.exit ??= { code, signal };
         resolve(this.exit);
       });
