@@ -69,7 +69,14 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "Subscription",
     "connectHttp",
   ],
-  "mcp-wire/server": ["McpServer", "ToolRegistry", "createReferenceServer", "defineReferenceTools"],
+  "mcp-wire/server": [
+    "McpServer",
+    "PromptRegistry",
+    "ResourceRegistry",
+    "ToolRegistry",
+    "createReferenceServer",
+    "defineReferenceTools",
+  ],
   "mcp-wire/http": [
     "SseClientTransport",
     "StreamableHttpTransport",

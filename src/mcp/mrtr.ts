@@ -28,7 +28,7 @@ export type InputHandler = (params: JsonObject, context: InputContext) => JsonOb
 export type InputHandlers = { [M in InputMethod]?: InputHandler };
 
 /** A server may only ask for what the client declared (2026-07-28 MRTR), so each handler declares its capability. */
-const CAPABILITY: Record<InputMethod, string> = {
+export const INPUT_CAPABILITY: Readonly<Record<InputMethod, string>> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
@@ -47,7 +47,7 @@ export function handlerOf(handlers: InputHandlers | undefined, method: string): 
 
 export function inputCapabilities(handlers: InputHandlers | undefined): JsonObject {
   const capabilities: JsonObject = {};
-  for (const method of INPUT_METHODS) if (handlerOf(handlers, method)) capabilities[CAPABILITY[method]] = {};
+  for (const method of INPUT_METHODS) if (handlerOf(handlers, method)) capabilities[INPUT_CAPABILITY[method]] = {};
   return capabilities;
 }
 
