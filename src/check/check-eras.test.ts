@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { NODE, fixture, scratch } from "../testkit/interop-harness.js";
+import { NODE, fixture, scratch, startListening } from "../testkit/interop-harness.js";
+import { Linter } from "../lint/lint.js";
 import { within } from "../testkit/within.js";
 import { probeStdio } from "../probe/probe.js";
 import { checkStdio } from "./check.js";
@@ -33,6 +34,13 @@ describe("a dual-era server that starts late", () => {
       const errors = r.findings.filter((f) => f.severity === "error");
       assert.deepEqual(errors, [], errors.map((f) => `${f.id} ${f.revision} ${f.method} ${f.message}`).join("\n"));
       assert.ok(!r.findings.some((f) => f.id === "result_type_missing"), JSON.stringify(r.findings));
+      // the SDK's -32603 for a bad cursor is the SDK's to change: info, naming it
+      const badParams = r.findings.filter((f) => f.id === "bad_params_not_32602");
+      assert.ok(badParams.length > 0);
+      for (const f of badParams) {
+        assert.equal(f.severity, "info");
+        assert.match(f.message, /the official TypeScript MCP SDK/);
+      }
     } finally {
       dir.cleanup();
     }
@@ -82,3 +90,35 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe("the SDKs' HTTP refusals, judged alike everywhere", () => {
+  test("the official SDK v1's 400 body (id null) on 2025-11-25: tap's judge is silent, as check is", async () => {
+    const { proc, url } = await startListening(NODE, [fixture("everything-http.mjs"), "streamable"]);
+    try {
+      // a request before initialize: the SDK's transport refuses it itself, before any id is read
+      const request = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(request),
+      });
+      assert.equal(res.status, 400);
+      const text = await res.text();
+      assert.equal((JSON.parse(text) as { id?: unknown }).id, null, text);
+      const linter = new Linter({ revision: "2025-11-25", schema: true });
+      const line = (bytes: Buffer, from: "client" | "server", status?: number) =>
+        linter.line(
+          { bytes, crlf: false, overflow: false, size: bytes.length },
+          {
+            from,
+            conversation: "c",
+            http: { method: "POST", path: "/mcp", exchange: 1, ...(status ? { status } : {}) },
+          },
+        );
+      line(Buffer.from(JSON.stringify(request)), "client");
+      assert.deepEqual(line(Buffer.from(text), "server", 400).defects, []);
+    } finally {
+      await proc.stop(1000);
+    }
+  });
+});

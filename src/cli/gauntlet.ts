@@ -188,7 +188,8 @@ function isDirectory(path: string): boolean {
 }
 
 async function scoreFiles(paths: readonly string[], revisions: readonly Revision[]): Promise<Scorecard | string> {
-  const { readTape, RecordingError } = await import("../gauntlet/tape-file.js");
+  const { readTape } = await import("../gauntlet/tape-file.js");
+  const { RecordingError } = await import("../recording/errors.js");
   const { scenarioOf } = await import("../gauntlet/catalogue.js");
   const { scoreRun, scorecard } = await import("../gauntlet/score.js");
   const files: string[] = [];
@@ -207,7 +208,7 @@ async function scoreFiles(paths: readonly string[], revisions: readonly Revision
   for (const file of files) {
     let tape;
     try {
-      tape = readTape(file);
+      tape = await readTape(file);
     } catch (e) {
       if (e instanceof RecordingError) return e.message;
       return `${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`;

@@ -142,12 +142,12 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
       continue;
     }
     const recording = options.recordDir ? join(options.recordDir, `${scenario.id}.ndjson`) : undefined;
-    if (recording) writeTape(recording, m.tape);
+    if (recording) await writeTape(recording, m.tape);
     const revision = options.revisions.length === 1 ? options.revisions[0] : undefined;
     results.push({ ...scoreRun(scenario, m.tape.entries, "http", revision), ...(recording ? { recording } : {}) });
   }
   const combined = mounted.get("combined")!;
-  if (options.recordDir) writeTape(join(options.recordDir, "combined.ndjson"), combined.tape);
+  if (options.recordDir) await writeTape(join(options.recordDir, "combined.ndjson"), combined.tape);
   results.push(...combinedScenario(options.scenarios).scoreAll(combined.tape.entries));
   return scorecard(results, Date.now() - started);
 }

@@ -94,20 +94,20 @@ async function runOne(
   let tape: Tape;
   if (options.transport === "http") {
     ({ end, tape } = await runHttp(options, scenario, revisions, env, deadline));
-    writeTape(file, tape);
+    await writeTape(file, tape);
   } else {
     rmSync(file, { force: true });
     end = await runStdio(options, scenario, revision, env, deadline, file, work);
-    tape = readTapeOrEmpty(file, scenario, revision);
+    tape = await readTapeOrEmpty(file, scenario, revision);
   }
   const result = scoreRun(scenario, tape.entries, options.transport, revision);
   const note = endNote(end);
   return { ...result, ...(options.recordDir ? { recording: file } : {}), ...(note ? { note } : {}) };
 }
 
-function readTapeOrEmpty(file: string, scenario: ScenarioDef, revision: Revision | undefined): Tape {
+async function readTapeOrEmpty(file: string, scenario: ScenarioDef, revision: Revision | undefined): Promise<Tape> {
   try {
-    return readTape(file);
+    return await readTape(file);
   } catch {
     // the client never started the server: nothing was recorded
     return new Tape({

@@ -1,50 +1,75 @@
 /**
- * Recordings on disk in the record format, version 1: a header line, then one record per line. A
- * stdio server appends (a host restarts its servers; each process is its own conversation), so
- * the header is written only into an empty file. Reading checks the header and caps the size.
+ * A scenario's tape on disk, through the one writer and reader of the record format
+ * (src/recording/). A stdio server appends each record as it happens, synchronously, so a process
+ * killed right after still leaves it on disk, and a restarted server appends to the same file
+ * (each process its own conversation). Line numbers read back are the file's own.
  */
-import { appendFileSync, closeSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, createWriteStream, openSync, statSync, writeSync } from "node:fs";
+import { Writable } from "node:stream";
+import { readRecording, type Recorded } from "../recording/reader.js";
+import { RecordingWriter } from "../recording/writer.js";
 import { Tape, type TapeHeader, type TapeRecord } from "./tape.js";
 
-/** The largest recording read back. */
-export const MAX_RECORDING_BYTES = 512 * 1024 * 1024;
-
-export class RecordingError extends Error {
-  override readonly name = "RecordingError";
-  readonly code = "recording_invalid";
+function writerOptions(header: TapeHeader, append = false) {
+  return {
+    transport: header.transport,
+    ...(header.revision !== undefined ? { revision: header.revision } : {}),
+    ...(header.scenario !== undefined ? { scenario: header.scenario } : {}),
+    ...(append ? { append } : {}),
+  };
 }
 
-export function headerLine(header: TapeHeader): string {
-  return JSON.stringify(header) + "\n";
+/** Hands one tape record to the writer. */
+function put(writer: RecordingWriter, r: TapeRecord): void {
+  const conversation = r.conversation !== undefined ? { conversation: r.conversation } : {};
+  const session = r.http?.session !== undefined ? { session: r.http.session } : {};
+  if (r.line !== undefined) {
+    const bytes = Buffer.from(r.line, "utf8");
+    writer.message({
+      from: r.from,
+      no: r.no,
+      line: { bytes, crlf: false, overflow: false, size: bytes.length },
+      kind: r.kind ?? "invalid",
+      defects: r.defects ?? [],
+      ...conversation,
+      ...(r.http ? { http: r.http } : {}),
+      ...session,
+      ...(r.sse ? { sse: r.sse } : {}),
+    });
+  } else if (r.http) {
+    writer.exchange({ from: r.from, http: r.http, ...conversation, ...session });
+  } else if (r.event !== undefined) {
+    writer.event({ from: r.from, event: r.event, ...conversation });
+  }
 }
 
-export function recordLine(record: TapeRecord): string {
-  return JSON.stringify(record) + "\n";
+/** Writes the whole tape as a new recording at `path`. */
+export async function writeTape(path: string, tape: Tape): Promise<void> {
+  const writer = new RecordingWriter(createWriteStream(path), writerOptions(tape.header));
+  for (const e of tape.entries) put(writer, e.record);
+  await writer.close();
 }
 
-/** The whole tape as the file's text. */
-export function tapeText(tape: Tape): string {
-  let out = headerLine(tape.header);
-  for (const e of tape.entries) out += recordLine(e.record);
-  return out;
-}
-
-export function writeTape(path: string, tape: Tape): void {
-  writeFileSync(path, tapeText(tape));
-}
-
-/** A file that records as it goes, appending to what an earlier process wrote. */
+/** A recording a stdio server appends to as records are made, each on disk before the next. */
 export class AppendingRecording {
   private readonly fd: number;
+  private readonly writer: RecordingWriter;
 
   constructor(path: string, header: TapeHeader) {
     this.fd = openSync(path, "a");
-    if (statSync(path).size === 0) appendFileSync(this.fd, headerLine(header));
+    const fd = this.fd;
+    // synchronous writes: a server killed with SIGKILL has still written all it saw
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writeSync(fd, chunk);
+        done();
+      },
+    });
+    this.writer = new RecordingWriter(out, writerOptions(header, statSync(path).size > 0));
   }
 
-  /** Written at once and in full: a process killed right after still leaves it on disk. */
   write(record: TapeRecord): void {
-    appendFileSync(this.fd, recordLine(record));
+    put(this.writer, record);
   }
 
   close(): void {
@@ -52,37 +77,33 @@ export class AppendingRecording {
   }
 }
 
-/** Reads a recording back, its records with the line numbers they have in the file. */
-export function readTape(path: string): Tape {
-  const size = statSync(path).size;
-  if (size > MAX_RECORDING_BYTES)
-    throw new RecordingError(`${path}: ${size} bytes, over the ${MAX_RECORDING_BYTES}-byte limit`);
-  const lines = readFileSync(path, "utf8").split("\n");
-  let header: TapeHeader | undefined;
-  try {
-    header = JSON.parse(lines[0] ?? "") as TapeHeader;
-  } catch {
-    header = undefined;
-  }
-  if (!header || typeof header !== "object" || header.recording === undefined)
-    throw new RecordingError(`${path}: not a recording (its first line is no record-format header)`);
-  if (header.recording !== 1)
-    throw new RecordingError(
-      `${path}: record format ${JSON.stringify(header.recording)}, which this version does not know`,
-    );
-  const tape = new Tape(header);
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === "") continue;
-    let record: TapeRecord;
-    try {
-      record = JSON.parse(line) as TapeRecord;
-    } catch {
-      // a record cut short by a killed process: the ones before it still count
-      continue;
-    }
-    if (typeof record === "object" && record !== null && (record.from === "client" || record.from === "server"))
-      tape.adopt(record, i + 1);
-  }
+function tapeRecord(r: Recorded): TapeRecord {
+  const base = { at: "", from: r.from, ...(r.conversation !== undefined ? { conversation: r.conversation } : {}) };
+  if (r.type === "event") return { ...base, no: 0, event: r.event };
+  if (r.type === "exchange") return { ...base, no: 0, http: r.http };
+  return {
+    ...base,
+    no: r.no,
+    line: r.text,
+    ...(r.kind !== undefined ? { kind: r.kind } : {}),
+    ...(r.http ? { http: r.http } : {}),
+    ...(r.sse ? { sse: r.sse } : {}),
+    defects: r.defects,
+  };
+}
+
+/** Reads a recording back, its records with the line numbers they have in the file. Rejects with a RecordingError. */
+export async function readTape(path: string): Promise<Tape> {
+  const records: [TapeRecord, number][] = [];
+  const { header } = await readRecording(path, (r, line) => records.push([tapeRecord(r), line]));
+  const tape = new Tape({
+    recording: 1,
+    tool: "mcp-wire",
+    version: header.version,
+    transport: header.transport === "memory" ? "stdio" : header.transport,
+    ...(header.revision !== undefined ? { revision: header.revision } : {}),
+    ...(header.scenario !== undefined ? { scenario: header.scenario } : {}),
+  });
+  for (const [record, line] of records) tape.adopt(record, line);
   return tape;
 }

@@ -113,6 +113,7 @@ export const sseResume: ScenarioDef = {
         );
         if (!resumed) return notApplicable("the client did not resume");
         const waited = Date.parse(resumed.record.at) - Date.parse(primed.record.at);
+        if (Number.isNaN(waited)) return notApplicable("the recording keeps no times to measure the wait by");
         // a few milliseconds of clock granularity either way
         return waited + 20 >= (primed.record.sse!.retry ?? 0)
           ? pass(`the client waited ${waited} ms`, [primed.line, resumed.line])
