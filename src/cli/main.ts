@@ -320,14 +320,21 @@ program
 
 program
   .command("prune")
-  .description("delete the attempts older than a date, so a census's history stays bounded; runs and targets stay")
+  .description(
+    "delete the attempts older than a date, so a census's history stays bounded; says how many first and asks (runs and targets stay)",
+  )
   .requiredOption(
     "--before <date>",
     "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)",
   )
   .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
+  .option(
+    "--yes",
+    "delete without asking (for scripts; needed when stdin is no terminal, and for a date in the future)",
+  )
+  .option("--dry-run", "say how many attempts would be deleted, and delete nothing")
   .action(async (opts) => {
-    const { runPrune } = await import("./report.js");
+    const { runPrune } = await import("./prune.js");
     process.exitCode = await runPrune(opts);
   });
 
