@@ -3,6 +3,7 @@ import type { Aggregates } from "../census/store.js";
 import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES } from "./vocabulary.js";
+import { printable } from "../codec/printable.js";
 import { counted, digits, quote } from "./words.js";
 
 export interface TextOptions {
@@ -89,14 +90,6 @@ function brokenRules(t: PerTarget): string {
   if (errors.length === 0) return "";
   const codes = [...new Set(errors.map((d) => d.code))];
   return `  but ${counted(errors.length, "error defect")} (${codes.slice(0, 3).join(", ")}${codes.length > 3 ? ", …" : ""})`;
-}
-
-/** Text from untrusted input (targets, names, advice quoting a server), with anything a terminal would act on made visible. */
-function printable(s: string): string {
-  return s.replace(
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
 }
 
 type PerTarget = Aggregates["perTarget"][number];
