@@ -2,7 +2,8 @@
 /**
  * `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance,
  * pinned in package.json) against `mcp-wire serve --http <port> --conformance` on 127.0.0.1,
- * once per revision, scored against the scenarios that revision requires; then mcp-wire's
+ * once per revision, scored against the scenarios that revision requires; then the extension
+ * scenarios (the tasks extension's, which no revision requires), each run alone; then mcp-wire's
  * client (scripts/conformance-client.mjs) against the suite's mock servers, scenario by scenario.
  *
  * Prints, per revision, the required scenarios that passed and the ones that failed (with the
@@ -11,7 +12,8 @@
  * summaries do, over both. Exit status 0 when nothing failed.
  *
  * Environment: CONFORMANCE_OUT keeps the suite's results there (default: a temporary directory,
- * removed afterwards); CONFORMANCE_REVISIONS="2026-07-28" runs only the listed revisions.
+ * removed afterwards); CONFORMANCE_REVISIONS="2026-07-28" runs only the listed revisions;
+ * CONFORMANCE_EXTENSIONS=0 skips the extension scenarios.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -36,6 +38,12 @@ const SUITE = (() => {
   }
 })();
 const REVISIONS = (process.env.CONFORMANCE_REVISIONS ?? "2025-11-25 2026-07-28").split(/[\s,]+/).filter(Boolean);
+/**
+ * The extension scenarios `mcp-wire serve --conformance` is scored on: every one `conformance
+ * list --server` marks `[extension]` for the extensions it serves (the tasks extension; not the
+ * skills extension, whose scenarios pass vacuously for a server without skills).
+ */
+const SERVED_EXTENSIONS = /^tasks-/;
 /** Per revision; the suite's own per-scenario timeout is 30 s and server scenarios run one at a time. */
 const SUITE_DEADLINE_MS = 15 * 60_000;
 
@@ -269,6 +277,63 @@ async function runRevision(flags, url, revision, out) {
   return { pass, fail };
 }
 
+/** The extension scenarios, each run alone; a scenario whose every check the suite skips is reported, not failed. */
+async function runExtensions(flags, url, out) {
+  const list = await suite(flags, ["list", "--server"]);
+  const scenarios = [...list.output.matchAll(/^\s+- (\S+) \[extension\]\s*$/gm)]
+    .map((m) => m[1])
+    .filter((name) => SERVED_EXTENSIONS.test(name));
+  const dir = path.join(out, "server-extensions");
+  let pass = 0;
+  let fail = 0;
+  const lines = [];
+  let passed = 0;
+  for (const scenario of scenarios) {
+    const run = await suite(
+      flags,
+      ["server", "--url", url, "--scenario", scenario, "-o", dir],
+      path.join(out, `extension-${scenario}.log`),
+    );
+    const checks = results(dir, /^server-/)[scenario] ?? [
+      { id: scenario, status: "FAILURE", errorMessage: "no results" },
+    ];
+    const t = tally(checks);
+    const skipped = checks.length > 0 && checks.every((c) => c.status === "SKIPPED");
+    if (!skipped && run.code !== 0 && t.fail === 0)
+      checks.push({ id: "suite-exit", status: "FAILURE", errorMessage: `the suite exited ${run.code}` });
+    const u = tally(checks);
+    pass += u.pass;
+    fail += u.fail;
+    if (skipped) {
+      passed += 1;
+      lines.push(
+        `  SKIP ${scenario}: the suite skips every check (${String(checks[0].errorMessage ?? "").slice(0, 120)})`,
+      );
+    } else if (u.fail > 0 || u.pass === 0) {
+      if (u.pass === 0 && u.fail === 0) fail += 1;
+      const first = checks.find((c) => c.status === "FAILURE");
+      lines.push(
+        `  FAIL ${scenario}: ${u.pass} passed, ${u.fail} failed${
+          first
+            ? ` (${first.id}: ${String(first.errorMessage ?? "")
+                .split("\n")[0]
+                .slice(0, 200)})`
+            : ""
+        }`,
+      );
+    } else passed += 1;
+  }
+  console.log(
+    `extensions: ${passed}/${scenarios.length} extension scenarios passed or skipped by the suite; checks: ${pass} passed, ${fail} failed`,
+  );
+  for (const line of lines) console.log(line);
+  if (scenarios.length === 0) {
+    console.log(`  the suite listed no extension scenarios; its output:\n${list.output}`);
+    fail += 1;
+  }
+  return { pass, fail };
+}
+
 async function runClients(flags, revision, out) {
   const scenarios = CLIENT_SCENARIOS[revision] ?? [];
   const dir = path.join(out, `client-${revision}`);
@@ -326,6 +391,10 @@ try {
     const r = await runRevision(flags, url, revision, out);
     const c = await runClients(flags, revision, out);
     total = { pass: total.pass + r.pass + c.pass, fail: total.fail + r.fail + c.fail };
+  }
+  if (process.env.CONFORMANCE_EXTENSIONS !== "0") {
+    const e = await runExtensions(flags, url, out);
+    total = { pass: total.pass + e.pass, fail: total.fail + e.fail };
   }
 } catch (e) {
   console.log(`conformance: could not run: ${e instanceof Error ? e.message : String(e)}`);

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as api from "./index.js";
+import * as client from "./entry/client.js";
 import { ROOT } from "./testkit/typecheck.js";
 
 const { LIBRARY_ERRORS } = api;
@@ -25,9 +26,14 @@ const SAMPLES: readonly Error[] = [
   new api.RevisionNotSpokenError("2025-11-25", ["2025-06-18"], "it chose 2025-06-18"),
   new api.HttpError({ failure: "status", step: "initialize", url: "http://127.0.0.1/mcp", status: 502 }, "HTTP 502"),
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
+  new client.MethodNotInRevisionError("ping", "2026-07-28"),
+  new client.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
   new api.NotACaptureError("it is an SQLite database"),
   new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
+
+/** Errors only the client throws, exported by mcp-wire/client rather than the root. */
+const CLIENT_ONLY = new Set(["MethodNotInRevisionError", "PaginationError"]);
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
 const INTERNAL = new Set([
@@ -52,8 +58,10 @@ test("each class the library throws has its own code, the one the table gives it
     assert.ok(code in LIBRARY_ERRORS, `${e.name}: ${String(code)} is in the table`);
     assert.equal(LIBRARY_ERRORS[code].class, e.constructor.name, `${String(code)} is ${e.constructor.name}'s`);
     assert.equal(e.name, e.constructor.name);
+    // the root keeps the core's; the client's own are the client entry's
+    const entry = CLIENT_ONLY.has(e.constructor.name) ? client : api;
     assert.equal(
-      (api as Record<string, unknown>)[e.constructor.name],
+      (entry as Record<string, unknown>)[e.constructor.name],
       e.constructor,
       `${e.constructor.name} is exported`,
     );

@@ -20,11 +20,13 @@ import { H_METHOD, H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/he
 import type { Findings } from "./findings.js";
 import { validateMessage } from "./schema-checks.js";
 import { UNKNOWN_METHOD } from "./session.js";
+import { VERSION } from "../version.js";
 
 const ACCEPT_BOTH = "application/json, text/event-stream";
 /** The largest answer body a raw request reads: these are refusals and pings. */
 const RAW_CAP = 256 * 1024;
-const CLIENT_INFO = { name: "mcp-wire-check", version: "0.1.0" };
+/** Who `check` says it is, on every revision and transport. */
+export const CLIENT_INFO = { name: "mcp-wire-check", version: VERSION };
 
 export interface RawOptions {
   headers: Record<string, string>;

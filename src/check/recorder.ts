@@ -16,11 +16,15 @@ export interface Received {
 /** The most messages, and bytes of them, kept per session: the rest are counted, not validated. */
 const MAX_KEPT = 5000;
 const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+/** How much of a foreign line is kept to recognise it again. */
+const FOREIGN_START = 200;
 
 export class Recorder {
   readonly received: Received[] = [];
   /** Lines (stdio) that are not JSON-RPC messages: their start, for the finding's message. */
   readonly foreign: string[] = [];
+  /** The start of every foreign line (capped), to tell the codec's defects about the same line. */
+  private readonly foreignStarts = new Set<string>();
   count = 0;
   private keptBytes = 0;
   private readonly methods = new Map<RequestId, string>();
@@ -77,6 +81,17 @@ export class Recorder {
     return wrapped;
   }
 
+  /** True when `excerpt` (a defect's, cut at 1 KiB) starts a line that was not a JSON-RPC message. */
+  isForeign(excerpt: string | undefined): boolean {
+    return excerpt !== undefined && this.foreignStarts.has(excerpt.slice(0, FOREIGN_START));
+  }
+
+  private markForeign(text: string): void {
+    if (!this.stdio) return;
+    if (this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
+    if (this.foreignStarts.size < 10_000) this.foreignStarts.add(text.slice(0, FOREIGN_START));
+  }
+
   /** The method a request with `id` asked for, as sent. */
   methodOf(id: RequestId): string | undefined {
     return this.methods.get(id);
@@ -106,11 +121,11 @@ export class Recorder {
     try {
       value = JSON.parse(text);
     } catch {
-      if (this.stdio && this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
+      this.markForeign(text);
       return;
     }
     if (this.stdio && !isJsonRpc(value)) {
-      if (this.foreign.length < 20) this.foreign.push(text.slice(0, 200));
+      this.markForeign(text);
       return;
     }
     if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;

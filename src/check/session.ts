@@ -8,7 +8,7 @@ import type { JsonObject } from "../codec/message.js";
 import type { McpClient } from "../mcp/client.js";
 import { isObject } from "../mcp/meta.js";
 import { ResponseError } from "../peer/errors.js";
-import { INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
@@ -124,13 +124,18 @@ export async function readOnlyPass(
       });
     } catch (e) {
       if (!(e instanceof ResponseError)) throw e;
-      if (e.code !== INVALID_PARAMS)
+      if (e.code !== INVALID_PARAMS) {
+        const sdk = sdkParamsAnswer(e);
         findings.add("bad_params_not_32602", {
           revision,
           method: probed,
           path: "/error/code",
-          message: `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602`,
+          message: sdk
+            ? `${probed} with a cursor that is not a string (42) got error ${e.code}, not -32602: the answer is ${sdk}'s (its params validation answers so), which only a release of that SDK can change`
+            : `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602`,
+          ...(sdk ? { severity: "info" as const } : {}),
         });
+      }
     }
   }
 
@@ -142,6 +147,25 @@ export async function readOnlyPass(
       tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)),
     );
   return { pages };
+}
+
+/**
+ * The SDK whose own params validation gave this answer, when it shows: the official TypeScript
+ * SDK (v1 `@modelcontextprotocol/sdk`, v2 `@modelcontextprotocol/server`) answers params its
+ * schema refuses with -32603 and the validator's issue list, as JSON, for a message.
+ */
+function sdkParamsAnswer(e: ResponseError): string | undefined {
+  if (e.code !== INTERNAL_ERROR || !e.message.trimStart().startsWith("[")) return undefined;
+  try {
+    const issues: unknown = JSON.parse(e.message);
+    const zod =
+      Array.isArray(issues) &&
+      issues.length > 0 &&
+      issues.every((i) => isObject(i) && typeof i.code === "string" && Array.isArray(i.path));
+    return zod ? "the official TypeScript MCP SDK" : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `p`, its failure (other than the server's error answer) tagged with the method under way. */
@@ -204,6 +228,8 @@ async function walkList(
       findings.add("list_failed", {
         revision,
         method,
+        // a MUST only from 2026-07-28 on; before, a declaration that promises what is not served
+        ...(modern ? {} : { severity: "warning" as const }),
         message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${quote(e.message)}, though the server declares the capability`,
       });
       return { items, pages, served: pages > 0 };

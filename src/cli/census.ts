@@ -9,15 +9,12 @@ import type { RunSettings, Session } from "../census/session.js";
 import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, USAGE_ERROR, signalExitCode } from "./exit.js";
 import { cannotRead, cannotWrite, fileProblem } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
-import { STOP_SIGNALS } from "./signals.js";
-
-/** What a shell reports for a process stopped by Ctrl-C (128 + SIGINT). */
-export const INTERRUPTED = 130;
+import { closeOnWayOut, leaveNow, stoppable } from "./signals.js";
 /** After Ctrl-C, how long past the probes' timeout their attempts may take to be stored. */
 const STORE_GRACE_MS = 5_000;
 /** Leaving at once (a second Ctrl-C), how long the database may take to count what is left. */
@@ -233,93 +230,88 @@ async function census({ store, session, headers, list, leaseMs, joining }: Censu
   // a shared run's other workers take targets this process cannot see go: its rate alone says more
   const progress = new Progress({ total: run.targets, done, ...(store.share ? {} : { lanes }) });
   const stop = new AbortController();
-  let interrupts = 0;
   // every stored attempt is a committed transaction, and nothing is being written between two
-  // events: leaving now loses only the probes in flight, which a resume calls again
-  const leave = () => {
+  // events: leaving at once (a second signal, or the first one's wait run out) loses only the
+  // probes in flight, which a resume calls again
+  const unregister = closeOnWayOut(async () => {
     progress.stop();
-    void (async () => {
-      // a database that no longer answers gets a moment, not the rest of its deadline
-      const asked = (async () => {
-        const pending = (await store.pendingTargets(run.id)).length;
-        await store.close();
-        return pending;
-      })();
-      const pending = await Promise.race([
-        asked.catch(() => undefined),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref()),
-      ]);
-      // without the store's count, the hint counts this session's targets
-      err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
-      process.exit(INTERRUPTED);
+    // a database that no longer answers gets a moment, not the rest of its deadline
+    const asked = (async () => {
+      const pending = (await store.pendingTargets(run.id)).length;
+      await store.close();
+      return pending;
     })();
-  };
+    const pending = await Promise.race([
+      asked.catch(() => undefined),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref()),
+    ]);
+    // without the store's count, the hint counts this session's targets
+    err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
+  });
   let deadline: ReturnType<typeof setTimeout> | undefined;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      stop.abort();
-      // the promise holds whatever the database does: a frozen one cannot keep the census waiting
-      const most = settings.timeout + STORE_GRACE_MS;
-      progress.note(
-        `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`,
-      );
-      deadline = setTimeout(leave, most);
-      return;
-    }
-    leave();
+  let stoppedBy: NodeJS.Signals = "SIGINT";
+  const onStop = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    stop.abort();
+    // the promise holds whatever the database does: a frozen one cannot keep the census waiting
+    const most = settings.timeout + STORE_GRACE_MS;
+    progress.note(
+      `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`,
+    );
+    deadline = setTimeout(() => void leaveNow(signal), most);
   };
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
 
   const started = Date.now();
   try {
-    const { runSession } = await import("../census/session.js");
-    // a shared run's bar shows every worker's attempts
-    const outcome = await runSession(store, session, {
-      headers,
-      signal: stop.signal,
-      ...(leaseMs !== undefined ? { leaseMs } : {}),
-      onAttempt: (a) => {
-        const host = hostByTarget.get(a.target);
-        progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
-      },
-      onAdmission: (a) => progress.throttled(throttleText(a)),
-      onProgress: (done, classes) => progress.sync(done, classes),
-    }).catch((e: unknown) => {
-      if (!(e instanceof StoreUnreachable)) throw e;
+    return await stoppable(onStop, async () => {
+      const { runSession } = await import("../census/session.js");
+      // a shared run's bar shows every worker's attempts
+      const outcome = await runSession(store, session, {
+        headers,
+        signal: stop.signal,
+        ...(leaseMs !== undefined ? { leaseMs } : {}),
+        onAttempt: (a) => {
+          const host = hostByTarget.get(a.target);
+          progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
+        },
+        onAdmission: (a) => progress.throttled(throttleText(a)),
+        onProgress: (done, classes) => progress.sync(done, classes),
+      }).catch((e: unknown) => {
+        if (!(e instanceof StoreUnreachable)) throw e;
+        progress.stop();
+        err.write(unreachableHint(e, dbFile, settings));
+        return undefined;
+      });
       progress.stop();
-      err.write(unreachableHint(e, dbFile, settings));
-      return undefined;
+      if (outcome === undefined) return FOUND_PROBLEMS;
+      if (outcome.stopped) {
+        err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
+        return signalExitCode(stoppedBy);
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const classes = new Map(
+        (await store.aggregate({ runIds: [run.id] })).classes.reduce(
+          (m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count),
+          new Map<string, number>(),
+        ),
+      );
+      await writeOut(
+        `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
+          store.share
+            ? ` (${n(outcome.recorded)} by this process)`
+            : done > 0
+              ? ` (${n(targets.length)} in this session)`
+              : ""
+        } in ${clock(seconds)}` +
+          `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
+          `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
+      );
+      return OK;
     });
-    progress.stop();
-    if (outcome === undefined) return FOUND_PROBLEMS;
-    if (outcome.stopped) {
-      err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
-      return INTERRUPTED;
-    }
-    const seconds = (Date.now() - started) / 1000;
-    const classes = new Map(
-      (await store.aggregate({ runIds: [run.id] })).classes.reduce(
-        (m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count),
-        new Map<string, number>(),
-      ),
-    );
-    await writeOut(
-      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
-        store.share
-          ? ` (${n(outcome.recorded)} by this process)`
-          : done > 0
-            ? ` (${n(targets.length)} in this session)`
-            : ""
-      } in ${clock(seconds)}` +
-        `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
-        `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
-    );
-    return OK;
   } finally {
     clearTimeout(deadline);
+    unregister();
     progress.stop();
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 

@@ -51,15 +51,19 @@ describe("mcp-wire check", () => {
     assert.equal(never.status, 0);
   });
 
-  test("warnings fail only under --fail-on warning; the text says what to fix", async () => {
-    const plain = await run(["check", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
+  test("warnings fail only under --fail-on warning, info never; the text says what to fix", async () => {
+    const plain = await run(["check", "-r", "2025-06-18", zoo.url("empty-cursor")]);
     assert.equal(plain.status, 0, plain.stdout);
-    assert.match(plain.stdout, /warning http_accept_json_only_refused \[2025-06-18 ping\]/);
-    assert.match(plain.stdout, /fix: Serve a request whose Accept/);
-    assert.match(plain.stdout, /✓ passes \(--fail-on error\): 0 errors, 1 warning/);
-    const strict = await run(["check", "--fail-on", "warning", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
+    assert.match(plain.stdout, /warning pagination_empty_cursor \[2025-06-18/);
+    assert.match(plain.stdout, /fix: Leave nextCursor out of the last page/);
+    assert.match(plain.stdout, /✓ passes \(--fail-on error\): 0 errors, \d+ warnings?/);
+    const strict = await run(["check", "--fail-on", "warning", "-r", "2025-06-18", zoo.url("empty-cursor")]);
     assert.equal(strict.status, 1);
     assert.match(strict.stdout, /✗ fails \(--fail-on warning\)/);
+    // what the spec allows (a 406 to a request that accepts only JSON) is info: it fails nothing
+    const info = await run(["check", "--fail-on", "warning", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
+    assert.equal(info.status, 0, info.stdout);
+    assert.match(info.stdout, /info {4}http_accept_json_only_refused \[2025-06-18 ping\]/);
   });
 
   test("a target that cannot be checked at all exits 3 whatever --fail-on says", async () => {

@@ -8,7 +8,7 @@ import type { JsonObject } from "../codec/message.js";
 import { runFails } from "../check/fail-on.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
-import type { ChildServer } from "../transport/child.js";
+import { VERSION } from "../version.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
@@ -38,9 +38,6 @@ export interface CheckCliOptions {
 
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
 
-/** What a shell reports for a process stopped by a signal (128 + SIGINT). */
-const INTERRUPTED = 130;
-
 export async function runCheck(target: string[], opts: CheckCliOptions): Promise<number> {
   const parsed = await parseOptions(target, opts);
   if (typeof parsed === "string") return usage(parsed);
@@ -49,30 +46,8 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   const outputs = await prepareOutputs(opts);
   if (typeof outputs === "string") return usage(outputs);
 
-  // a spawned server is ended on every way out: a signal ends each one, then this process
-  const children = new Set<ChildServer>();
-  const onSignal = (signal: NodeJS.Signals) => {
-    void Promise.all([...children].map((c) => c.shutdown(200))).finally(() =>
-      process.exit(signal === "SIGINT" ? INTERRUPTED : 128 + 15),
-    );
-  };
-  const onExit = () => {
-    for (const c of children) if (!c.status && c.pid !== undefined) killQuietly(c.pid);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  process.on("exit", onExit);
-  let report: CheckReport;
-  try {
-    report = await runCheckEngine((child) => {
-      children.add(child);
-      void child.exited.then(() => children.delete(child));
-    });
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    process.off("exit", onExit);
-  }
+  // a signal ends a spawned server the way it ends every command's (cli/signals.ts)
+  let report = await runCheckEngine();
   if (outputs.baseline) {
     const { applyBaseline } = await import("../check/baseline.js");
     report = applyBaseline(report, outputs.baseline);
@@ -143,7 +118,7 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
       async () =>
         (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, {
           location: opts.sarifLocation!,
-          toolVersion: await toolVersion(),
+          toolVersion: VERSION,
         }),
     ]);
   if (opts.markdown !== undefined)
@@ -160,12 +135,6 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
     }
   }
   return undefined;
-}
-
-async function toolVersion(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  return (JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string })
-    .version;
 }
 
 /** The exit status of a finished check under `failOn`. */
@@ -188,17 +157,9 @@ function jsonOf(r: CheckReport): unknown {
   };
 }
 
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
 interface Parsed {
   failOn: FailOn;
-  runCheckEngine: (onSpawn: (child: ChildServer) => void) => Promise<CheckReport>;
+  runCheckEngine: () => Promise<CheckReport>;
 }
 
 async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
@@ -262,12 +223,11 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
     return {
       failOn,
-      runCheckEngine: (onSpawn) =>
+      runCheckEngine: () =>
         checkStdio(command, args, {
           ...common,
           ...(childEnv ? { env: childEnv } : {}),
           ...(opts.cwd ? { cwd: opts.cwd } : {}),
-          onSpawn,
         }),
     };
   }

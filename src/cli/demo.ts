@@ -16,12 +16,12 @@ import { probeHttp, probeStdio, type ProbeOptions } from "../probe/probe.js";
 import { shellQuote } from "../probe/repro.js";
 import { renderHtml } from "../report/html.js";
 import { renderText } from "../report/text.js";
-import { OK, USAGE_ERROR } from "./exit.js";
+import { OK, USAGE_ERROR, signalExitCode } from "./exit.js";
 import { fileProblem } from "./file-errors.js";
 import { outputProblem, writeOutput } from "./output-file.js";
 import { paint, writeErr, writeOut } from "./output.js";
-import { signalExitCode, stoppable } from "./signals.js";
-import { endLiveChildren } from "../transport/child.js";
+import { stoppable } from "./signals.js";
+import { endEverything } from "../transport/way-out.js";
 
 /** The demo's own database: a user's census lives in mcp-wire.db, which the demo never opens. */
 export const DEMO_DB = "mcp-wire-demo.db";
@@ -79,7 +79,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     stoppedBy = signal;
     stop.abort();
     void fleet?.close();
-    void endLiveChildren();
+    void endEverything(1000);
   };
   return stoppable(onStop, async () => {
     try {

@@ -1,3 +1,5 @@
+import { constants } from "node:os";
+
 /** Exit statuses every subcommand shares. */
 export const OK = 0;
 /** The input or the server broke a rule (lint found an error, probe's verdict is not ok). */
@@ -6,3 +8,11 @@ export const FOUND_PROBLEMS = 1;
 export const USAGE_ERROR = 2;
 /** `check`: the target could not be checked at all (unreachable, not MCP, sign-in required). */
 export const UNCHECKED = 3;
+
+/** The exit status a shell shows for a process ended by `signal`: 128 + its number. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
+}
+
+/** A command stopped by Ctrl-C (SIGINT); `kill PID` (SIGTERM) gives 143. */
+export const INTERRUPTED = signalExitCode("SIGINT");

@@ -138,6 +138,56 @@ program
   });
 
 program
+  .command("gauntlet")
+  .description(
+    "score an MCP client against servers that hurt clients: mcp-wire gauntlet [options] -- <client command> | --listen [HOST:]PORT | --stdio-server SCENARIO --record FILE | --score FILE|DIR…",
+  )
+  .argument(
+    "[command...]",
+    "the client command, run once per scenario with the server's URL as its last argument (or at {url})",
+  )
+  .option(
+    "--scenario <ids>",
+    "run only these scenarios (comma-separated, repeatable; docs/gauntlet.md lists them)",
+    REPEAT,
+  )
+  .option(
+    "-r, --revision <revision>",
+    `speak only this revision, and run each scenario once per named one (repeatable): ${REVISIONS.join(", ")}`,
+    REPEAT,
+  )
+  .option("--stdio", "the client starts the server itself: {config} in its arguments is an mcp.json naming it")
+  .option("--timeout <ms>", "each scenario's deadline (default 30000)")
+  .option("--slow", "also run progress, a 70 s tool (the deadline becomes 120 s)")
+  .option("--auth", "also run auth_challenge, a 401 with resource metadata")
+  .option("--listen <[host:]port>", "attach: serve every scenario at /<scenario>/mcp (and /mcp) until interrupted")
+  .option("--sessions <n>", "with --listen: stop after this many sessions have ended")
+  .option(
+    "--stdio-server <scenario>",
+    "be this scenario's stdio server, for a host's configuration (with --record FILE)",
+  )
+  .option("--record <path>", "keep the recordings: a folder (run, --listen), or the file a --stdio-server appends to")
+  .option("--score <paths...>", "score recordings made with --stdio-server or --record (files or folders)")
+  .option("--json", "print the scorecard as one JSON object")
+  .option("--junit <file>", "write JUnit XML: one case per check and revision")
+  .option("--markdown <file>", "write a Markdown summary for a CI job page")
+  .option(
+    "--baseline <file>",
+    "accept the checks an earlier gauntlet --json did not pass; an entry that no longer occurs fails the run",
+  )
+  .addOption(
+    new Option(
+      "--fail-on <severity>",
+      "exit 1 on checks at or above this severity: fail is error, warn is warning (default error)",
+    ).choices(["error", "warning", "never"]),
+  )
+  .option("--force", "replace an existing --junit/--markdown file that mcp-wire did not write")
+  .action(async (command: string[], opts) => {
+    const { runGauntlet } = await import("./gauntlet.js");
+    process.exitCode = await runGauntlet(command, opts);
+  });
+
+program
   .command("serve")
   .description("run the dual-era reference server (echo, add, progress)")
   .option("--stdio", "serve on standard input and output (the default)")

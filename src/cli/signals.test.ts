@@ -90,6 +90,14 @@ describe("stopped by its PID, a command ends the servers it started", () => {
     await until(() => !alive(server!), `the stdio server ${server} ended`);
   });
 
+  test("check --stdio, SIGTERM: the server is gone, and the status is 143 as for every command", async () => {
+    const cli = mcpWire(["check", "--timeout", "60000", "--stdio", "--", process.execPath, ...HANG]);
+    const [server] = await spawned(cli);
+    cli.process.kill("SIGTERM");
+    assert.equal(await cli.exit(), 143, cli.stderr());
+    await until(() => !alive(server!), `the checked server ${server} ended`);
+  });
+
   test("tap --, SIGTERM: the server is gone", async () => {
     const cli = mcpWire(["tap", "--", process.execPath, ...HANG]);
     const [server] = await spawned(cli);

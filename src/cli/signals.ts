@@ -5,19 +5,17 @@
  * child processes with it. A child process still running when the process exits for any other
  * reason (an uncaught error, a closed stdout) is killed on the way out.
  */
-import { constants } from "node:os";
-import { endLiveChildren, killLiveChildren } from "../transport/child.js";
+import { signalExitCode } from "./exit.js";
+import { settlesWithin } from "../peer/within.js";
+import { endEverything, endOnWayOut, killEverything } from "../transport/way-out.js";
 
 /** The signals a person or a supervisor sends to stop a program. */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
-/** The exit status a shell shows for a process ended by `signal`: 128 + its number. */
-export function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + (constants.signals[signal] ?? 0);
-}
-
-/** How long a child process is given between SIGTERM and SIGKILL when the CLI is stopped. */
-const CHILD_GRACE_MS = 1000;
+/** How long each step of ending is given when the CLI is stopped (a child: SIGTERM, then SIGKILL). */
+const GRACE_MS = 1000;
+/** How long everything together is given: two steps, and a moment for a database's last write. */
+const LEAVE_MS = 2 * GRACE_MS + 500;
 
 let installed = false;
 
@@ -32,24 +30,18 @@ export function installWayOut(): void {
       void leaveNow(signal);
     });
   }
-  process.on("exit", killLiveChildren);
+  process.on("exit", killEverything);
 }
 
 let leaving = false;
 
-/** What must be closed before the process leaves early: a database (its files complete and tidy), a temporary copy. */
-const CLOSERS = new Set<() => Promise<void>>();
-
-/** How long the closers are given when the process is stopped. */
-const CLOSE_GRACE_MS = 2000;
-
 /**
- * Has `close` run if the process is stopped while it is registered; returns the function that
- * unregisters it (call it once the thing is closed the ordinary way).
+ * Has `close` run if the process is stopped while it is registered (a database, its files left
+ * complete and tidy); returns the function that unregisters it (call it once the thing is closed
+ * the ordinary way).
  */
 export function closeOnWayOut(close: () => Promise<void>): () => void {
-  CLOSERS.add(close);
-  return () => void CLOSERS.delete(close);
+  return endOnWayOut({ end: close });
 }
 
 /** True once the process is leaving because it was stopped: what fails meanwhile (a store closed under a query) is no bug to report. */
@@ -63,13 +55,7 @@ export async function leaveNow(signal: NodeJS.Signals): Promise<never> {
   // a second signal while the children are being ended: no more waiting
   if (leaving) process.exit(code);
   leaving = true;
-  const closing = Promise.all([...CLOSERS].map((close) => close().catch(() => undefined)));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.all([
-    endLiveChildren(CHILD_GRACE_MS),
-    Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]),
-  ]);
-  clearTimeout(timer);
+  await settlesWithin(endEverything(GRACE_MS), LEAVE_MS);
   process.exit(code);
 }
 

@@ -7,6 +7,7 @@
  * must name each defect precisely rather than report a generic schema mismatch.
  */
 import { describeError } from "../rules/error-codes.js";
+import { extensionOfResultType } from "../rules/extensions.js";
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -520,11 +521,14 @@ function checkResult(result: unknown, f: Findings, path: string): void {
       `result has no "resultType": read as "complete", but ${rules.revision} servers must send it ${ref(rules)}`,
     );
   } else if (typeof rt !== "string" || !rules.resultTypes.includes(rt)) {
+    const extension = typeof rt === "string" ? extensionOfResultType(rules.revision, rt) : undefined;
     add(
       f,
       "result_type_unknown",
       `${path}/result/resultType`,
-      `"resultType" is ${quote(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`,
+      extension
+        ? `"resultType" is ${quote(rt)}, which only the extension ${extension.id} allows, and it was not negotiated: a server must not send it to a client that did not declare the extension (extensions/overview)`
+        : `"resultType" is ${quote(rt)}: ${rules.revision} knows ${rules.resultTypes.map((t) => `"${t}"`).join(" and ")}, and an unrecognised value must be treated as invalid ${ref(rules)}`,
     );
   }
 }

@@ -3,7 +3,8 @@
  * Fed the messages of one exchange in order, each with its sender.
  */
 import { INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
-import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
+import { extensionRules } from "../rules/extensions.js";
+import { META_CLIENT_CAPABILITIES, RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
 import { BoundedMap, BoundedSet } from "./bounded.js";
 import type { Checked } from "./check.js";
 import { defect, quote, type Defect } from "./defects.js";
@@ -21,10 +22,14 @@ export interface ConversationOptions {
   remember?: number;
 }
 
-/** A request awaiting its answer: its method, and when it was sent (to tell nested calls apart). */
+/**
+ * A request awaiting its answer: its method, when it was sent (to tell nested calls apart), and
+ * the extensions a 2026-07-28 request declared in its own `_meta`, which bind its answer alone.
+ */
 interface Awaiting {
   method: string;
   turn: number;
+  extensions?: readonly string[];
 }
 
 class Side {
@@ -37,6 +42,8 @@ class Side {
   /** Ids of this side's requests it cancelled (`notifications/cancelled`) before an answer came. */
   readonly cancelled: BoundedSet<RequestId>;
   lastWasNotification = false;
+  /** The extensions this side declared for the session (`initialize`, `server/discover`); undefined until seen. */
+  extensions: readonly string[] | undefined;
   constructor(remember: number) {
     this.pending = new BoundedMap(remember);
     this.used = new BoundedSet(remember);
@@ -70,6 +77,7 @@ const SERVER_ONLY_NOTIFICATIONS = new Set([
 ]);
 
 const CANCELLED = "notifications/cancelled";
+const NONE: readonly string[] = Object.freeze([]);
 
 export interface ObserveOptions {
   /**
@@ -150,6 +158,41 @@ export class Conversation {
   }
 
   /**
+   * The extensions in force for `value` from `from` (ask before `observe`): for an answer, those
+   * both sides declared — the asker on that very request (a 2026-07-28 request's `_meta` client
+   * capabilities) or for the session (`initialize`), the answerer for the session (`initialize`
+   * or `server/discover` capabilities) — and whose additions the answered method may carry. A
+   * 2026-07-28 server whose `server/discover` this conversation did not see (an HTTP exchange
+   * of its own) is taken at its word: the client's declaration is what binds it.
+   */
+  extensionsFor(value: unknown, from: Sender): readonly string[] {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return NONE;
+    const id = (value as { id?: unknown }).id;
+    if (typeof id !== "string" && typeof id !== "number") return NONE;
+    const asker = this.sides[from === "client" ? "server" : "client"];
+    const awaited = asker.pending.get(id);
+    if (awaited === undefined) return NONE;
+    // "regardless of prior declarations": a modern request speaks for itself alone
+    const modern = this.rules.opening === "per-request-meta";
+    const asked = (modern ? awaited.extensions : asker.extensions) ?? NONE;
+    if (asked.length === 0) return NONE;
+    const answerer = this.sides[from].extensions;
+    return asked.filter((ext) => {
+      const known = extensionRules(ext);
+      if (known !== undefined && !known.augments.includes(awaited.method)) return false;
+      return answerer === undefined ? modern : answerer.includes(ext);
+    });
+  }
+
+  /** The extensions both sides declared for the session so far (`initialize`, `server/discover`, requests' `_meta`). */
+  get extensions(): readonly string[] {
+    const server = this.sides.server.extensions;
+    const client = this.sides.client.extensions;
+    if (server === undefined || client === undefined) return NONE;
+    return client.filter((ext) => server.includes(ext));
+  }
+
+  /**
    * Takes the next message of the exchange and returns the conversation defects it raises.
    * A message whose envelope is broken still counts when its id and shape can be read: a
    * request with array params gets an answer like any other.
@@ -215,12 +258,18 @@ export class Conversation {
           ),
         );
       }
-      me.pending.set(id, { method, turn: this.turn++ });
+      const declared = requestExtensions(m, this.rules);
+      me.pending.set(
+        id,
+        declared === undefined ? { method, turn: this.turn++ } : { method, turn: this.turn++, extensions: declared },
+      );
+      if (declared !== undefined) me.extensions = union(me.extensions, declared);
       me.cancelled.delete(id);
       if (this.rules.idReuse === "session") me.used.add(id);
       if (method === "initialize" && from === "client") {
         const v = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
         this.requestedVersion = typeof v === "string" ? v : undefined;
+        me.extensions = declaredExtensions((m as { params?: { capabilities?: unknown } }).params?.capabilities);
       }
       return;
     }
@@ -276,6 +325,8 @@ export class Conversation {
         this.initializeAnswered(m, path, found);
       if (kind === "error" && awaited.method !== "initialize") this.learnVersions(m);
       if (kind === "result" && awaited.method === "server/discover") this.learnVersions(m);
+      if (kind === "result" && (awaited.method === "server/discover" || awaited.method === "initialize"))
+        me.extensions = declaredExtensions((m as { result?: { capabilities?: unknown } }).result?.capabilities);
       return;
     }
     if (peer.cancelled.delete(id)) {
@@ -358,6 +409,28 @@ export class Conversation {
       ),
     );
   }
+}
+
+/** The ids under `capabilities.extensions` (an object keyed by extension id); [] when there are none. */
+function declaredExtensions(capabilities: unknown): readonly string[] {
+  if (typeof capabilities !== "object" || capabilities === null) return NONE;
+  const extensions = (capabilities as { extensions?: unknown }).extensions;
+  if (typeof extensions !== "object" || extensions === null || Array.isArray(extensions)) return NONE;
+  return Object.keys(extensions);
+}
+
+/** What a 2026-07-28 request declares in its `_meta` client capabilities; undefined where requests carry none. */
+function requestExtensions(m: Message, rules: RevisionRules): readonly string[] | undefined {
+  if (rules.opening !== "per-request-meta") return undefined;
+  const meta = (m as { params?: { _meta?: unknown } }).params?._meta;
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const declared = declaredExtensions((meta as Record<string, unknown>)[META_CLIENT_CAPABILITIES]);
+  return declared.length > 0 ? declared : undefined;
+}
+
+function union(a: readonly string[] | undefined, b: readonly string[]): readonly string[] {
+  if (a === undefined) return b;
+  return b.every((x) => a.includes(x)) ? a : [...new Set([...a, ...b])];
 }
 
 function isResponseShape(v: unknown): boolean {

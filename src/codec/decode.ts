@@ -1,6 +1,7 @@
 /**
  * Text (or bytes) → a JSON-RPC message and its defects, for one MCP revision. Never throws.
  */
+import { rulesWithExtensions } from "../rules/extensions.js";
 import { RULES, isRevision, type Revision, type RevisionRules } from "../rules/revisions.js";
 import { checkEveryRule, type Checked, type Role } from "./check.js";
 import { cleanKind, isPlainObject } from "./clean.js";
@@ -21,6 +22,11 @@ export interface DecodeOptions {
   maxBytes?: number;
   /** Deeper nesting is `too_deep`. Default 128. */
   maxDepth?: number;
+  /**
+   * The ids of the extensions in force (negotiated by both sides), e.g.
+   * `io.modelcontextprotocol/tasks`, which allows `resultType: "task"` on 2026-07-28. None by default.
+   */
+  extensions?: readonly string[];
 }
 
 /**
@@ -36,7 +42,10 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 let lastRevision: Revision | undefined;
 let lastRules: RevisionRules | undefined;
 
-function rulesOf(revision: unknown): RevisionRules | undefined {
+function rulesOf(revision: unknown, extensions: readonly string[] | undefined): RevisionRules | undefined {
+  if (extensions !== undefined && extensions.length > 0 && isRevision(revision)) {
+    return rulesWithExtensions(revision, extensions);
+  }
   if (revision === lastRevision) return lastRules;
   // not RULES[...] alone: "toString" or "__proto__" would find Object.prototype's members
   if (!isRevision(revision)) return undefined;
@@ -45,7 +54,7 @@ function rulesOf(revision: unknown): RevisionRules | undefined {
 }
 
 export function decode(input: string | Uint8Array, options: DecodeOptions): Decoded {
-  const rules = rulesOf(options.revision);
+  const rules = rulesOf(options.revision, options.extensions);
   if (rules === undefined) {
     return invalid([
       defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}: cannot judge the message`),

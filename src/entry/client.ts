@@ -4,7 +4,40 @@
  * See docs/library.md.
  */
 export { McpClient } from "../mcp/client.js";
-export type { ClientOptions, Connector, ConnectStep } from "../mcp/client.js";
+export type {
+  ClientOptions,
+  Connector,
+  ConnectStep,
+  CallToolOptions,
+  ListMethod,
+  ListOptions,
+  ListResults,
+} from "../mcp/client.js";
+export { MethodNotInRevisionError } from "../mcp/methods.js";
+export type { IfLegacy, IfModern, LegacyRevision, ModernRevision } from "../mcp/methods.js";
+export { PaginationError, DEFAULT_MAX_PAGES } from "../mcp/pages.js";
+export type { PaginationFailure, WalkOptions } from "../mcp/pages.js";
+export { Subscription } from "../mcp/listen.js";
+export type { ListenFilter } from "../mcp/listen.js";
+export type { NotificationListener } from "../mcp/events.js";
+export type {
+  CallToolResult,
+  CompleteRef,
+  CompleteResult,
+  GetPromptResult,
+  Implementation,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
+  ListToolsResult,
+  LogLevel,
+  PagedResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "../mcp/meta.js";
 export { connectHttp } from "../mcp/connect-http.js";
 export type {
   HttpConnectOptions,

@@ -36,6 +36,7 @@ export function defineConformanceFixtures(server: McpServer): void {
   defineContentTools(server);
   defineLegacyRequestTools(server);
   defineModernTools(server);
+  defineTaskTools(server);
   defineResources(server);
   definePrompts(server);
   server.method("completion/complete", (params) => {
@@ -546,6 +547,93 @@ function defineModernTools(server: McpServer): void {
   });
 }
 
+/**
+ * The tasks extension's fixtures (the suite's tasks-* scenarios): a tool that answers at once,
+ * tools that run as tasks when the client negotiated them, and tools that ask for input
+ * before (MRTR) or while (tasks/update) they run.
+ */
+function defineTaskTools(server: McpServer): void {
+  const optional = { taskSupport: "optional" as const };
+  const required = { taskSupport: "required" as const };
+  const confirm = (message: string) => elicitation(message, "confirm", "boolean");
+  server.tools.define(
+    {
+      name: "greet",
+      description: "Greets by name, at once",
+      inputSchema: { type: "object", properties: { name: { type: "string" } } },
+    },
+    (args) => text(`Hello, ${typeof args.name === "string" ? args.name : "World"}!`),
+  );
+  server.tools.define(
+    {
+      name: "slow_compute",
+      description: "Sleeps `seconds` seconds, then answers; a task where the client negotiated tasks",
+      inputSchema: {
+        type: "object",
+        properties: { seconds: { type: "number", minimum: 0, maximum: 600 }, label: { type: "string" } },
+      },
+    },
+    (args, context) =>
+      context.task(async (task) => {
+        const seconds = typeof args.seconds === "number" ? Math.min(Math.max(args.seconds, 0), 600) : 1;
+        await sleep(seconds * 1000, undefined, { signal: task.signal });
+        return text(`computed ${typeof args.label === "string" ? args.label : "result"} after ${seconds} s`);
+      }),
+    optional,
+  );
+  server.tools.define(
+    { name: "failing_job", description: "A task whose tool reports an error", inputSchema: NO_ARGS },
+    (_args, context) =>
+      context.task(async (task) => {
+        await sleep(200, undefined, { signal: task.signal });
+        return { ...text("the job failed"), isError: true };
+      }),
+    required,
+  );
+  server.tools.define(
+    { name: "protocol_error_job", description: "A task that fails with a JSON-RPC error", inputSchema: NO_ARGS },
+    (_args, context) =>
+      context.task(async () => {
+        throw new ResponseError(-32603, "the job broke");
+      }),
+    optional,
+  );
+  server.tools.define(
+    {
+      name: "confirm_delete",
+      description: "A task that asks for a confirmation before it (pretends to) delete a file",
+      inputSchema: { type: "object", properties: { filename: { type: "string" } } },
+    },
+    (args, context) =>
+      context.task(async (task) => {
+        const { confirm: answer } = await task.input({ confirm: confirm(`Delete ${String(args.filename)}?`) });
+        return text(answer?.action === "accept" ? `deleted ${String(args.filename)}` : "kept");
+      }),
+    optional,
+  );
+  server.tools.define(
+    { name: "multi_input", description: "A task that asks two questions at once", inputSchema: NO_ARGS },
+    (_args, context) =>
+      context.task(async (task) => {
+        const answers = await task.input({
+          name: elicitation("What is your name?", "name"),
+          confirm: confirm("Proceed?"),
+        });
+        return text(`answered: ${Object.keys(answers).join(", ")}`);
+      }),
+    optional,
+  );
+  server.tools.define(
+    { name: "test_tool_with_task", description: "Asks a name (MRTR), then runs as a task", inputSchema: NO_ARGS },
+    async (_args, context) => {
+      const answer = await context.ask("user_name", elicitation("What is your name?", "name"));
+      const name = elicitationContent(answer, "name");
+      return context.task(async () => text(`Hello, ${name}!`));
+    },
+    required,
+  );
+}
+
 const RESOURCES = [
   {
     uri: "test://static-text",
@@ -608,25 +696,10 @@ function defineResources(server: McpServer): void {
     // 2026-07-28 retired -32002 for an unknown resource; earlier revisions defined it
     throw new ResponseError(context.era === "modern" ? INVALID_PARAMS : -32002, "Resource not found", { uri });
   });
-  // subscriptions are the legacy mechanism; 2026-07-28 has subscriptions/listen instead
-  const subscribed = new Set<string>();
-  server.method(
-    "resources/subscribe",
-    (params) => {
-      if (typeof params.uri !== "string") throw new ResponseError(INVALID_PARAMS, "uri must be a string");
-      subscribed.add(params.uri);
-      return {};
-    },
-    { eras: ["legacy"] },
-  );
-  server.method(
-    "resources/unsubscribe",
-    (params) => {
-      if (typeof params.uri === "string") subscribed.delete(params.uri);
-      return {};
-    },
-    { eras: ["legacy"] },
-  );
+  // the core serves resources/subscribe and subscriptions/listen over its registry: one entry puts them on
+  server.resources.define(RESOURCES[2]!, (uri) => ({
+    contents: [{ uri, mimeType: "text/plain", text: "Watched resource content" }],
+  }));
 }
 
 const PROMPTS = [

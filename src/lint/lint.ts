@@ -284,8 +284,16 @@ export class Linter {
     this.s.revision = t.revision;
     this.s.revisionSource = t.revisionSource;
     // A plain capture has no direction: the conversation tells who sent what (see senderOf).
-    const value = decoded.message ?? decoded.value;
+    let value = decoded.message ?? decoded.value;
     const sender = from ?? t.conversation.senderOf(value);
+    // a result type an extension adds is judged again once the exchange shows the extension in force
+    if (decoded.defects.some((d) => d.code === "result_type_unknown")) {
+      const extensions = t.conversation.extensionsFor(value, sender);
+      if (extensions.length > 0) {
+        decoded = decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}), extensions });
+        value = decoded.message ?? decoded.value;
+      }
+    }
     const http = context?.http;
     let answers: RequestId[] | undefined;
     if (http?.exchange !== undefined) {

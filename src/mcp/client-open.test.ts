@@ -1,6 +1,7 @@
 /**
  * How McpClient opens a server over a stream when the answers are slow: a modern server that
- * starts late is still modern (its late `server/discover` answer wins), a legacy server that
+ * starts late is still modern (its late `server/discover` answer wins), a dual-era one that
+ * answers the `initialize` sent meanwhile is legacy for that process, a legacy server that
  * ignores discover still opens with `initialize`, and nothing waits past its deadline.
  */
 import assert from "node:assert/strict";
@@ -46,11 +47,14 @@ const LEGACY_INIT = {
   serverInfo: { name: "legacy", version: "1" },
 };
 
-test("a real modern server that starts 2 s late (4× the probe's wait) is modern: its late server/discover answer wins", async () => {
-  const client = await within(
+const V2_SERVER = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-server.mjs", import.meta.url));
+
+/** Opens a real server that starts `ms` late, discover answered late and initialize sent beside it. */
+async function openLate(ms: number, args: readonly string[]): Promise<McpClient> {
+  return within(
     McpClient.connect(
       () => {
-        const child = new ChildServer(process.execPath, [SLOW_START, "2000", ...SERVE_ARGS]);
+        const child = new ChildServer(process.execPath, [SLOW_START, String(ms), ...args]);
         children.push(child);
         return child.transport;
       },
@@ -59,12 +63,30 @@ test("a real modern server that starts 2 s late (4× the probe's wait) is modern
     "connect",
     20_000,
   );
+}
+
+test("a real modern-only server (SDK v2) that starts 2 s late (4× the probe's wait) is modern: its late server/discover answer wins", async () => {
+  const client = await openLate(2000, [V2_SERVER, "modern"]);
   try {
     assert.equal(client.era, "modern");
     assert.equal(client.revision, "2026-07-28");
-    assert.equal((await client.listTools()).length, 3);
+    assert.equal(client.discoveredModern, undefined);
+    assert.equal((await client.listTools()).length, 2);
     const discover = client.steps.filter((s) => s.step === "server/discover");
     assert.equal(discover[discover.length - 1]!.outcome, "ok", JSON.stringify(client.steps));
+  } finally {
+    await client.close();
+  }
+});
+
+test("a real dual-era server that starts 2 s late answers initialize too: its process is legacy, and discover's modern revision is noted for a fresh one", async () => {
+  const client = await openLate(2000, [...SERVE_ARGS]);
+  try {
+    assert.equal(client.era, "legacy", JSON.stringify(client.steps));
+    assert.equal(client.revision, "2025-11-25");
+    assert.equal(client.discoveredModern, "2026-07-28");
+    assert.equal((await client.listTools()).length, 3);
+    assert.deepEqual(client.defects, []);
   } finally {
     await client.close();
   }

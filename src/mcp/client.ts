@@ -31,13 +31,43 @@ import {
   isObject,
   mutualRevision,
   type CallToolResult,
+  type CompleteRef,
+  type CompleteResult,
+  type GetPromptResult,
   type Implementation,
+  type ListPromptsResult,
+  type ListResourceTemplatesResult,
+  type ListResourcesResult,
+  type ListToolsResult,
+  type LogLevel,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
   type Tool,
 } from "./meta.js";
-import { DEFAULT_MAX_INPUT_ROUNDS, INPUT_METHODS, inputCapabilities, inputRounds, type InputHandlers } from "./mrtr.js";
+import { NotificationEvents, type NotificationListener } from "./events.js";
+import { Subscriptions, type ListenFilter, type Subscription } from "./listen.js";
+import {
+  MethodNotInRevisionError,
+  revisionHas,
+  type IfLegacy,
+  type IfModern,
+  type LegacyRevision,
+  type ModernRevision,
+} from "./methods.js";
+import { walkPages, type WalkOptions } from "./pages.js";
+import {
+  DEFAULT_MAX_INPUT_ROUNDS,
+  INPUT_METHODS,
+  handlerOf,
+  inputCapabilities,
+  inputRounds,
+  type InputHandlers,
+} from "./mrtr.js";
 import { VERSION } from "../version.js";
 
-export interface ClientOptions {
+export interface ClientOptions<R extends Revision = Revision> {
   clientInfo?: Implementation;
   /** Declared as given, over those the `inputHandlers` imply. */
   capabilities?: JsonObject;
@@ -50,8 +80,11 @@ export interface ClientOptions {
   inputHandlers?: InputHandlers;
   /** How many times one request is sent again with answers before it fails. Default 8. */
   maxInputRounds?: number;
-  /** Speak exactly this revision: no detection, no fallback, no other version accepted. */
-  revision?: Revision;
+  /**
+   * Speak exactly this revision: no detection, no fallback, no other version accepted. The
+   * client's type then has only that revision's methods.
+   */
+  revision?: R;
   /** The channel carries only the legacy era (HTTP+SSE): `initialize` at once, any legacy revision accepted. */
   legacyOnly?: boolean;
   /**
@@ -129,14 +162,54 @@ function answeredWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export class McpClient {
+/** The lists a server pages, each with the array its pages hold. */
+const LIST_KEYS = {
+  "tools/list": "tools",
+  "resources/list": "resources",
+  "resources/templates/list": "resourceTemplates",
+  "prompts/list": "prompts",
+} as const;
+export type ListMethod = keyof typeof LIST_KEYS;
+export interface ListResults {
+  "tools/list": ListToolsResult;
+  "resources/list": ListResourcesResult;
+  "resources/templates/list": ListResourceTemplatesResult;
+  "prompts/list": ListPromptsResult;
+}
+interface ListItems {
+  "tools/list": Tool;
+  "resources/list": Resource;
+  "resources/templates/list": ResourceTemplate;
+  "prompts/list": Prompt;
+}
+
+/** A request's options, and where a whole-list walk starts and how many pages it may take. */
+export type ListOptions = RequestOptions & WalkOptions;
+
+export interface CallToolOptions extends RequestOptions {
+  /** `false`: ask for no progress (no `progressToken`), so only `timeout` bounds the call. Default: asked for. */
+  progress?: boolean;
+}
+
+function ignoreProgress(): void {}
+/** What a call without options is sent with: progress asked for, and each notification restarts the deadline. */
+const PROGRESS_DEFAULTS: RequestOptions = { onProgress: ignoreProgress, resetTimeoutOnProgress: true };
+
+export class McpClient<R extends Revision = Revision> {
   era!: Era;
-  revision!: Revision;
+  /** The negotiated revision. */
+  revision!: R;
   serverInfo: Implementation | undefined;
   capabilities: JsonObject = {};
   instructions: string | undefined;
   /** Versions a modern server said it supports. */
   supportedVersions: string[] = [];
+  /**
+   * The modern revision a `server/discover` answer named on a stream whose process then answered
+   * the `initialize` sent beside it: this process is legacy, and only a fresh one can be spoken
+   * to in that modern revision.
+   */
+  discoveredModern: Revision | undefined;
   readonly steps: ConnectStep[] = [];
   readonly defects: Defect[] = [];
   /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
@@ -147,19 +220,32 @@ export class McpClient {
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
   /** An `initialize` sent beside a late `server/discover` may still be answered after modern won. */
   private lateInitialize = false;
+  /** True until the era and revision are settled. */
+  private opening = true;
   private readonly clientInfo: Implementation;
   private readonly clientCapabilities: JsonObject;
+  private readonly events = new NotificationEvents();
+  private readonly subscriptions: Subscriptions;
 
-  private constructor(private readonly options: ClientOptions) {
+  private constructor(private readonly options: ClientOptions<R>) {
     this.clientInfo = options.clientInfo ?? DEFAULT_INFO;
     this.clientCapabilities = { ...inputCapabilities(options.inputHandlers), ...options.capabilities };
+    this.subscriptions = new Subscriptions(
+      (params, requestOptions) => this.request("subscriptions/listen", params, requestOptions),
+      this.events,
+      options.timeout,
+    );
   }
 
   /** Connects and settles the era and revision. Rejects with a typed error if no era works. */
-  static async connect(connector: Connector, options: ClientOptions = {}): Promise<McpClient> {
-    const client = new McpClient(options);
+  static async connect<R extends Revision = Revision>(
+    connector: Connector,
+    options: ClientOptions<R> = {},
+  ): Promise<McpClient<R>> {
+    const client = new McpClient<R>(options);
     try {
       await client.open(connector);
+      client.opening = false;
     } catch (e) {
       // the caller never gets this client: close what it opened (for stdio, the child's stdin)
       await client.peer?.close().catch(() => undefined);
@@ -182,6 +268,9 @@ export class McpClient {
       ...(this.options.schema === true ? { schema: true } : {}),
       onDefect: (report) => {
         if (this.lateInitialize && isInitializeAnswer(report.excerpt)) return;
+        // while the era is being found, a modern error (a modern-only server refusing the
+        // initialize sent beside discover, naming what it supports) is no legacy code misused
+        if (this.opening && report.defect.code === "error_code_legacy" && isModernErrorAnswer(report.excerpt)) return;
         if (this.defects.length < 100) this.defects.push(report.defect);
         this.options.onDefect?.(report);
       },
@@ -189,9 +278,12 @@ export class McpClient {
     // a legacy server asks as a request of its own what a modern one asks in input_required:
     // the declared capability holds in either era
     for (const method of INPUT_METHODS) {
-      const handler = this.options.inputHandlers?.[method];
+      const handler = handlerOf(this.options.inputHandlers, method);
       if (handler) peer.handle(method, (params, context) => handler(params ?? {}, { signal: context.signal }));
     }
+    // a legacy server may ping the client at any time (basic/utilities/ping: it MUST answer)
+    peer.handle("ping", answerPing);
+    this.events.attach(peer);
     return peer;
   }
 
@@ -235,7 +327,7 @@ export class McpClient {
 
   private settleModern(revision: Revision): void {
     this.era = "modern";
-    this.revision = revision;
+    this.revision = revision as R;
     this.peer.revision = revision;
   }
 
@@ -347,12 +439,21 @@ export class McpClient {
       throw e;
     }
     if (verdict.era === "modern") {
-      // the late answer wins; initialize is let go (never cancelled by notification, as the
-      // lifecycle forbids, and its answer, if one comes, ignored)
-      initAbort.abort(new Error("the server answered server/discover"));
-      // a dual-era server answers initialize too: that answer is a legacy one, not a modern
-      // answer missing its resultType
+      // "An initialize request selects legacy semantics, scoped to the stdio process"
+      // (2026-07-28 versioning): a dual-era server that read initialize after discover serves
+      // this process in the legacy revision it negotiates, whatever discover said. Only a
+      // refused (or never answered) initialize leaves the process modern.
+      // a modern server's refusal of initialize (say -32022) is no legacy answer to judge
       this.lateInitialize = true;
+      const opened = await initializing.then(
+        () => true,
+        () => false,
+      );
+      if (opened && !this.peer.closed) {
+        this.lateInitialize = false;
+        this.discoveredModern = verdict.revision;
+        return this.finishInitialize(offer, initializing, tInit);
+      }
       return this.settleModern(verdict.revision);
     }
     if (!this.peer.closed) {
@@ -512,7 +613,7 @@ export class McpClient {
     this.record({ step: "initialize", outcome: "ok", detail: `protocolVersion ${chosen}`, ms: Date.now() - t0 });
     this.checkLatest(offer, chosen);
     this.era = "legacy";
-    this.revision = chosen;
+    this.revision = chosen as R;
     this.peer.revision = chosen;
     this.http?.negotiated?.(chosen);
     this.learnServer(result);
@@ -639,23 +740,164 @@ export class McpClient {
     return this.peer.notify(method, params);
   }
 
-  /** Every tool, following pagination cursors (at most `maxPages` pages, no cursor twice). */
-  async listTools(options: RequestOptions & { maxPages?: number } = {}): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    const maxPages = options.maxPages ?? 100;
-    for (let page = 0; page < maxPages; page++) {
-      const result = await this.request("tools/list", cursor === undefined ? {} : { cursor }, options);
-      if (!Array.isArray(result.tools)) throw new NegotiationError(`tools/list: the result has no tools array`);
-      for (const tool of result.tools as Tool[]) if (this.acceptTool(tool)) tools.push(tool);
-      const next = result.nextCursor;
-      if (typeof next !== "string" || next === "") return tools;
-      if (seen.has(next)) throw new NegotiationError(`tools/list: the server repeated cursor ${JSON.stringify(next)}`);
-      seen.add(next);
-      cursor = next;
+  /**
+   * Sends `method` if the negotiated revision has it; rejects with a `MethodNotInRevisionError`
+   * without sending anything otherwise.
+   */
+  private call<T extends JsonObject>(method: string, params: JsonObject, options?: RequestOptions): Promise<T> {
+    if (!revisionHas(this.revision, method)) return Promise.reject(new MethodNotInRevisionError(method, this.revision));
+    return this.request<T>(method, params, options);
+  }
+
+  /** One page of `method`'s list, from `cursor` (the first page without one). */
+  private async page<M extends ListMethod>(
+    method: M,
+    cursor: string | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<ListResults[M]> {
+    const result = await this.call<ListResults[M]>(method, cursor === undefined ? {} : { cursor }, options);
+    if (method === "tools/list" && Array.isArray(result.tools)) {
+      const tools = (result.tools as Tool[]).filter((tool) => this.acceptTool(tool));
+      if (tools.length !== result.tools.length) return { ...result, tools };
     }
-    throw new NegotiationError(`tools/list: more than ${maxPages} pages`);
+    return result;
+  }
+
+  /**
+   * The pages of a list, each fetched when the loop asks for the next: memory holds one page,
+   * however long the list. Follows `nextCursor` until there is none, and fails with a
+   * `PaginationError` on a cursor the server gave before or past `maxPages` (default 1000).
+   */
+  pages<M extends ListMethod>(method: M, options: ListOptions = {}): AsyncGenerator<ListResults[M], void, undefined> {
+    return walkPages(
+      method,
+      LIST_KEYS[method],
+      (cursor) => this.page(method, cursor, options),
+      this.era === "modern",
+      options,
+    );
+  }
+
+  private async listAll<M extends ListMethod>(method: M, options: ListOptions): Promise<ListItems[M][]> {
+    const items: ListItems[M][] = [];
+    for await (const page of this.pages(method, options))
+      for (const item of page[LIST_KEYS[method]] as ListItems[M][]) items.push(item);
+    return items;
+  }
+
+  /** Every tool, all pages (see `pages`). Over HTTP on 2026-07-28, tools whose `x-mcp-header` annotations break the rules are left out (`rejectedTools`). */
+  listTools(options: ListOptions = {}): Promise<Tool[]> {
+    return this.listAll("tools/list", options);
+  }
+
+  /** One page of tools: the first, or the one `cursor` names. */
+  listToolsPage(params: { cursor?: string } = {}, options?: RequestOptions): Promise<ListToolsResult> {
+    return this.page("tools/list", params.cursor, options);
+  }
+
+  /** Every resource, all pages (see `pages`). */
+  listResources(options: ListOptions = {}): Promise<Resource[]> {
+    return this.listAll("resources/list", options);
+  }
+
+  listResourcesPage(params: { cursor?: string } = {}, options?: RequestOptions): Promise<ListResourcesResult> {
+    return this.page("resources/list", params.cursor, options);
+  }
+
+  /** Every resource template, all pages (see `pages`). */
+  listResourceTemplates(options: ListOptions = {}): Promise<ResourceTemplate[]> {
+    return this.listAll("resources/templates/list", options);
+  }
+
+  listResourceTemplatesPage(
+    params: { cursor?: string } = {},
+    options?: RequestOptions,
+  ): Promise<ListResourceTemplatesResult> {
+    return this.page("resources/templates/list", params.cursor, options);
+  }
+
+  /** Every prompt, all pages (see `pages`). */
+  listPrompts(options: ListOptions = {}): Promise<Prompt[]> {
+    return this.listAll("prompts/list", options);
+  }
+
+  listPromptsPage(params: { cursor?: string } = {}, options?: RequestOptions): Promise<ListPromptsResult> {
+    return this.page("prompts/list", params.cursor, options);
+  }
+
+  readResource(params: { uri: string } & JsonObject, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.call("resources/read", params, options);
+  }
+
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> } & JsonObject,
+    options?: RequestOptions,
+  ): Promise<GetPromptResult> {
+    return this.call("prompts/get", params, options);
+  }
+
+  /** `completion/complete`: values for one argument of a prompt or resource template. */
+  complete(
+    params: { ref: CompleteRef; argument: { name: string; value: string } } & JsonObject,
+    options?: RequestOptions,
+  ): Promise<CompleteResult> {
+    return this.call("completion/complete", params, options);
+  }
+
+  /** Asks for `notifications/resources/updated` on `uri` (before 2026-07-28; then, `listen`). */
+  async subscribeResource(
+    this: IfLegacy<R, McpClient<R>>,
+    params: { uri: string } & JsonObject,
+    options?: RequestOptions,
+  ): Promise<void> {
+    await (this as McpClient).call("resources/subscribe", params, options);
+  }
+
+  async unsubscribeResource(
+    this: IfLegacy<R, McpClient<R>>,
+    params: { uri: string } & JsonObject,
+    options?: RequestOptions,
+  ): Promise<void> {
+    await (this as McpClient).call("resources/unsubscribe", params, options);
+  }
+
+  /** `logging/setLevel` (before 2026-07-28, where each request asks for its own log level). */
+  async setLoggingLevel(this: IfLegacy<R, McpClient<R>>, level: LogLevel, options?: RequestOptions): Promise<void> {
+    await (this as McpClient).call("logging/setLevel", { level }, options);
+  }
+
+  /** `ping` (before 2026-07-28, which has none). */
+  async ping(this: IfLegacy<R, McpClient<R>>, options?: RequestOptions): Promise<void> {
+    await (this as McpClient).call("ping", {}, options);
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28): resolves once the server acknowledged it,
+   * with what it agreed to send. The notifications arrive through `on`; `close()` ends the stream.
+   */
+  listen(this: IfModern<R, McpClient<R>>, filter: ListenFilter, options: RequestOptions = {}): Promise<Subscription> {
+    const self = this as McpClient;
+    if (!revisionHas(self.revision, "subscriptions/listen"))
+      return Promise.reject(new MethodNotInRevisionError("subscriptions/listen", self.revision));
+    return self.subscriptions.open(filter, options);
+  }
+
+  /** Whether the connection speaks 2026-07-28 (narrows the client's type to it). */
+  isModern(): this is McpClient<ModernRevision> {
+    return this.era === "modern";
+  }
+
+  /** Whether the connection speaks a revision before 2026-07-28 (narrows the client's type to them). */
+  isLegacy(): this is McpClient<LegacyRevision> {
+    return this.era === "legacy";
+  }
+
+  /**
+   * Listens for a notification from the server (`notifications/tools/list_changed`,
+   * `notifications/resources/updated`, `notifications/message`, …). Returns the way to stop.
+   */
+  on(method: string, listener: NotificationListener): () => void {
+    return this.events.on(method, listener);
   }
 
   /**
@@ -684,7 +926,32 @@ export class McpClient {
     return true;
   }
 
-  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
+  /**
+   * `tools/call`, as `callTool(name, args, options)` or, as the official SDK writes it,
+   * `callTool({ name, arguments }, options)`. It asks for progress unless `progress: false`, so
+   * that a long call that reports progress is not cut off: each notification restarts the
+   * deadline, up to `maxTotalTimeout`.
+   */
+  callTool(name: string, args?: JsonObject, options?: CallToolOptions): Promise<CallToolResult>;
+  callTool(params: { name: string; arguments?: JsonObject }, options?: CallToolOptions): Promise<CallToolResult>;
+  callTool(
+    nameOrParams: string | { name: string; arguments?: JsonObject },
+    argsOrOptions?: JsonObject | CallToolOptions,
+    maybeOptions?: CallToolOptions,
+  ): Promise<CallToolResult> {
+    let name: string;
+    let args: JsonObject;
+    let given: CallToolOptions | undefined;
+    if (typeof nameOrParams === "string") {
+      name = nameOrParams;
+      args = (argsOrOptions as JsonObject | undefined) ?? {};
+      given = maybeOptions;
+    } else {
+      name = nameOrParams.name;
+      args = nameOrParams.arguments ?? {};
+      given = argsOrOptions as CallToolOptions | undefined;
+    }
+    const options = this.withProgress(given);
     if (this.era !== "modern")
       return this.peer.request<CallToolResult>("tools/call", { name, arguments: args }, options);
     // the params and their `_meta` in one literal: no copy made to add it
@@ -694,6 +961,18 @@ export class McpClient {
       { name, arguments: args },
       options,
     );
+  }
+
+  /** The options of a request that asks for progress and lets it restart the deadline. */
+  private withProgress(options: CallToolOptions | undefined): RequestOptions | undefined {
+    if (options === undefined) return PROGRESS_DEFAULTS;
+    if (options.progress === false) return options;
+    if (options?.onProgress !== undefined && options.resetTimeoutOnProgress !== undefined) return options;
+    return {
+      ...options,
+      onProgress: options?.onProgress ?? ignoreProgress,
+      resetTimeoutOnProgress: options?.resetTimeoutOnProgress ?? true,
+    };
   }
 
   get closed(): boolean {
@@ -719,6 +998,10 @@ function isHttpLegacyEvidence(e: unknown): boolean {
   return e.failure === "no_response";
 }
 
+function answerPing(): JsonObject {
+  return {};
+}
+
 /** Capabilities that let a server send requests of its own to the client. */
 const SERVER_REQUEST_CAPABILITIES = ["roots", "sampling", "elicitation"] as const;
 
@@ -731,6 +1014,17 @@ function isInitializeAnswer(excerpt: string | undefined): boolean {
   } catch {
     // an excerpt is cut at 1 KiB: an answer that long still names its version near the start
     return /^\s*\{\s*"(jsonrpc|id|result)"[^]*"result"\s*:\s*\{\s*"protocolVersion"/.test(excerpt);
+  }
+}
+
+/** The text of an error answer whose code is one of the modern revision's own. */
+function isModernErrorAnswer(excerpt: string | undefined): boolean {
+  if (!excerpt) return false;
+  try {
+    const m = JSON.parse(excerpt) as { error?: { code?: unknown } };
+    return typeof m.error?.code === "number" && MODERN_ERROR_CODES.has(m.error.code);
+  } catch {
+    return false;
   }
 }
 

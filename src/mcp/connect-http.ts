@@ -15,7 +15,7 @@ import { McpClient, type ClientOptions } from "./client.js";
 
 export type HttpTransportName = "streamable-http" | "http+sse";
 
-export interface HttpConnectOptions extends ClientOptions, HttpClientOptions {
+export interface HttpConnectOptions<R extends Revision = Revision> extends ClientOptions<R>, HttpClientOptions {
   /** Use only this HTTP transport. Default: detect. */
   transport?: HttpTransportName;
   /** Detect afresh, and leave the per-origin memory of what worked as it was. */
@@ -42,8 +42,8 @@ export interface HttpEraMemory {
   delete(origin: string): unknown;
 }
 
-export interface HttpConnection {
-  client: McpClient;
+export interface HttpConnection<R extends Revision = Revision> {
+  client: McpClient<R>;
   transport: HttpTransportName;
 }
 
@@ -58,14 +58,17 @@ export function forgetHttpEras(): void {
   remembered.clear();
 }
 
-export async function connectHttp(url: string, options: HttpConnectOptions = {}): Promise<HttpConnection> {
+export async function connectHttp<R extends Revision = Revision>(
+  url: string,
+  options: HttpConnectOptions<R> = {},
+): Promise<HttpConnection<R>> {
   if (options.fresh) return detect(url, options);
   const origin = new URL(url).origin;
   const eras = options.eras ?? remembered;
   const known = options.revision || options.transport ? undefined : eras.get(origin);
   if (known) {
     try {
-      return await open(url, known.transport, { ...options, revision: known.revision });
+      return (await open(url, known.transport, { ...options, revision: known.revision })) as HttpConnection<R>;
     } catch {
       eras.delete(origin); // the server changed: detect again
     }
@@ -75,7 +78,7 @@ export async function connectHttp(url: string, options: HttpConnectOptions = {})
   return connection;
 }
 
-async function detect(url: string, options: HttpConnectOptions): Promise<HttpConnection> {
+async function detect<R extends Revision>(url: string, options: HttpConnectOptions<R>): Promise<HttpConnection<R>> {
   if (options.transport) return open(url, options.transport, options);
   try {
     return await open(url, "streamable-http", options);
@@ -94,7 +97,11 @@ async function detect(url: string, options: HttpConnectOptions): Promise<HttpCon
   }
 }
 
-async function open(url: string, transport: HttpTransportName, options: HttpConnectOptions): Promise<HttpConnection> {
+async function open<R extends Revision>(
+  url: string,
+  transport: HttpTransportName,
+  options: HttpConnectOptions<R>,
+): Promise<HttpConnection<R>> {
   const connector = () => {
     const channel =
       transport === "http+sse" ? new SseClientTransport(url, options) : new StreamableHttpTransport(url, options);

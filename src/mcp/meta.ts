@@ -54,6 +54,26 @@ export interface InputRequiredResult {
   [key: string]: unknown;
 }
 
+/** `_meta` key tying a message to a task (2025-11-25 tasks). */
+export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** A request the server needs the client to answer: elicitation, sampling or roots. */
+export interface InputRequest {
+  method: string;
+  params?: JsonObject;
+}
+
+/**
+ * A tool call's answer when it became a task: on 2026-07-28 the task itself with
+ * `resultType: "task"`, on 2025-11-25 `{ task }`.
+ */
+export interface CreateTaskResult {
+  resultType?: "task";
+  task?: JsonObject;
+  taskId?: string;
+  [key: string]: unknown;
+}
+
 /** Log levels, least severe first (RFC 5424, as MCP's logging utility uses them). */
 export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -94,12 +114,86 @@ export function isObject(v: unknown): v is JsonObject {
  */
 export function missingCapabilities(requires: JsonObject | undefined, declared: JsonObject): ResponseError | undefined {
   if (!requires) return undefined;
-  const missing = Object.keys(requires).filter((k) => declared[k] === undefined);
+  const requiredCapabilities: JsonObject = {};
+  const missing: string[] = [];
+  for (const [k, wanted] of Object.entries(requires)) {
+    if (k === "extensions" && isObject(wanted)) {
+      // extensions are declared one by one, by identifier, under one key
+      const have = isObject(declared.extensions) ? declared.extensions : {};
+      const lacking = Object.keys(wanted).filter((id) => have[id] === undefined);
+      if (lacking.length === 0) continue;
+      requiredCapabilities.extensions = Object.fromEntries(lacking.map((id) => [id, wanted[id]]));
+      missing.push(...lacking);
+    } else if (declared[k] === undefined) {
+      requiredCapabilities[k] = wanted;
+      missing.push(k);
+    }
+  }
   if (missing.length === 0) return undefined;
-  const requiredCapabilities = Object.fromEntries(missing.map((k) => [k, requires[k]]));
   return new ResponseError(
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     `Missing required client capability: ${missing.join(", ")}`,
     { requiredCapabilities },
   );
 }
+
+/** One page of a list, as the server sent it: `nextCursor` present means there is more. */
+export interface PagedResult {
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface ListToolsResult extends PagedResult {
+  tools: Tool[];
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourcesResult extends PagedResult {
+  resources: Resource[];
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourceTemplatesResult extends PagedResult {
+  resourceTemplates: ResourceTemplate[];
+}
+
+export interface Prompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface ListPromptsResult extends PagedResult {
+  prompts: Prompt[];
+}
+
+export interface ReadResourceResult {
+  contents: ({ uri: string; mimeType?: string; text?: string; blob?: string } & JsonObject)[];
+  [key: string]: unknown;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: ContentBlock }[];
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
+/** What `completion/complete` completes: an argument of a prompt or of a resource template. */
+export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };

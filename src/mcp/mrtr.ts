@@ -28,15 +28,26 @@ export type InputHandler = (params: JsonObject, context: InputContext) => JsonOb
 export type InputHandlers = { [M in InputMethod]?: InputHandler };
 
 /** A server may only ask for what the client declared (2026-07-28 MRTR), so each handler declares its capability. */
-const CAPABILITY: Record<InputMethod, string> = {
+export const INPUT_CAPABILITY: Readonly<Record<InputMethod, string>> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
 };
 
+/**
+ * The handler for `method`, looked up among the handlers' own properties only: a server's method
+ * name is never a key into an object's prototype (`constructor`, `__proto__`, `hasOwnProperty`).
+ */
+export function handlerOf(handlers: InputHandlers | undefined, method: string): InputHandler | undefined {
+  if (handlers === undefined || !(INPUT_METHODS as readonly string[]).includes(method)) return undefined;
+  if (!Object.hasOwn(handlers, method)) return undefined;
+  const handler = handlers[method as InputMethod];
+  return typeof handler === "function" ? handler : undefined;
+}
+
 export function inputCapabilities(handlers: InputHandlers | undefined): JsonObject {
   const capabilities: JsonObject = {};
-  for (const method of INPUT_METHODS) if (handlers?.[method]) capabilities[CAPABILITY[method]] = {};
+  for (const method of INPUT_METHODS) if (handlerOf(handlers, method)) capabilities[INPUT_CAPABILITY[method]] = {};
   return capabilities;
 }
 
@@ -111,9 +122,7 @@ export async function inputRounds(
     }
     const { inputRequests, requestState } = result;
     const requests = checkInputRequired(method, result);
-    const missing = [
-      ...new Set(requests.map(([, r]) => r.method).filter((m) => !options.handlers?.[m as InputMethod])),
-    ];
+    const missing = [...new Set(requests.map(([, r]) => r.method).filter((m) => !handlerOf(options.handlers, m)))];
     if (missing.length > 0) {
       throw new InputRequiredError(
         "unhandled",
@@ -123,19 +132,20 @@ export async function inputRounds(
       );
     }
     // one at a time: most of them put a question to a person
-    const inputResponses: JsonObject = {};
+    // keys are the server's: each becomes an own property, even "__proto__" (an assignment would set the prototype)
+    const answers: [string, JsonObject][] = [];
     for (const [key, request] of requests) {
-      const handler = options.handlers![request.method as InputMethod]!;
+      const handler = handlerOf(options.handlers, request.method)!;
       const context: InputContext = {
         key,
         request: { method, params: original },
         round,
         ...(options.signal ? { signal: options.signal } : {}),
       };
-      inputResponses[key] = await handler(request.params ?? {}, context);
+      answers.push([key, await handler(request.params ?? {}, context)]);
     }
     current = { ...original };
-    if (inputRequests !== undefined) current.inputResponses = inputResponses;
+    if (inputRequests !== undefined) current.inputResponses = Object.fromEntries(answers) as JsonObject;
     // the very string that came: never parsed, never rebuilt (MUST NOT inspect or modify)
     if (requestState !== undefined) current.requestState = requestState;
   }

@@ -142,20 +142,20 @@ describe("McpServer", () => {
     await client.close();
   });
 
-  test("capabilities follow what is served, per era: resource subscriptions and logging only where they exist", async () => {
+  test("capabilities follow what is served, per era: subscriptions (resources/subscribe or subscriptions/listen) and logging", async () => {
     const s = server({ logging: true, capabilities: { experimental: { x: {} } } });
     s.method("resources/list", () => ({ resources: [] }));
     s.method("resources/subscribe", () => ({}), { eras: ["legacy"] });
     s.method("prompts/list", () => ({ prompts: [] }));
     s.method("completion/complete", () => ({ completion: { values: [] } }));
     assert.deepEqual(s.capabilitiesFor("legacy"), {
-      resources: { subscribe: true, listChanged: false },
-      prompts: { listChanged: false },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
       completions: {},
       logging: {},
       experimental: { x: {} },
     });
-    assert.deepEqual(s.capabilitiesFor("modern").resources, { listChanged: false });
+    assert.deepEqual(s.capabilitiesFor("modern").resources, { subscribe: true, listChanged: true });
     const { client } = connect(s);
     const discovered = await within(
       client.request<{ capabilities: JsonObject }>("server/discover", modern()),

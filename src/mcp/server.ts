@@ -8,10 +8,16 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { Peer, type PeerOptions, type RequestContext, type RequestHandler, type RequestOptions } from "../peer/peer.js";
 import { keepShape } from "../peer/shapes.js";
 import type { Transport } from "../peer/transport.js";
-import { INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
+import {
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "../rules/error-codes.js";
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -23,15 +29,33 @@ import {
   type Era,
   type Revision,
 } from "../rules/revisions.js";
+import { CoreMethods } from "./core-methods.js";
+import { AnswerSeal, InputNeeded, inputRequired } from "./input.js";
 import {
   LOG_LEVELS,
   META_LOG_LEVEL,
   isObject,
   missingCapabilities,
+  type CallToolResult,
+  type CreateTaskResult,
   type Implementation,
+  type InputRequest,
   type LogLevel,
   type Tool,
 } from "./meta.js";
+import { INPUT_CAPABILITY, type InputMethod } from "./mrtr.js";
+import { DEFAULT_PAGE_SIZE } from "./list-page.js";
+import { PromptRegistry } from "./prompts.js";
+import { ResourceRegistry } from "./resources.js";
+import { Subscriptions, type SessionListener } from "./subscriptions.js";
+import {
+  TaskStore,
+  type SessionLink,
+  type TaskContext,
+  type TaskOptions,
+  type TaskStoreOptions,
+  type TaskWork,
+} from "./tasks.js";
 import { headerParams, type HeaderParam } from "./tool-headers.js";
 import { ToolRegistry } from "./tools.js";
 
@@ -51,6 +75,10 @@ export interface ServerOptions {
    * `logging/setLevel`, and sends a message only at or above the level the client asked for.
    */
   logging?: boolean;
+  /** Items per page of every list (tools, resources, templates, prompts, tasks). Default 100. */
+  pageSize?: number;
+  /** Task lifetimes and poll interval (tools defined with `taskSupport` run as tasks). */
+  tasks?: TaskStoreOptions;
 }
 
 /** What a handler knows about the request it serves. */
@@ -73,6 +101,29 @@ export interface ServeContext extends RequestContext {
    * 2026-07-28 request (without it, nothing is sent, as that revision requires).
    */
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Asks the client for input (an `elicitation/create`, `sampling/createMessage` or
+   * `roots/list` request), as the era does it: a legacy session sends the request and resolves
+   * with the answer; a 2026-07-28 request ends with an `input_required` result asking under
+   * `key` (unique within the request), and the handler runs again on the client's retry, where
+   * this resolves with the answer. A client that did not declare the capability gets -32021
+   * (2026-07-28) or -32600 (legacy) instead of the question.
+   */
+  ask(key: string, request: InputRequest): Promise<JsonObject>;
+  /** `ask` for an elicitation, keyed by its order in the handler. */
+  elicit(params: JsonObject): Promise<JsonObject>;
+  /** `ask` for a sampling request, keyed by its order in the handler. */
+  createMessage(params: JsonObject): Promise<JsonObject>;
+  /** `ask` for the client's roots, keyed by its order in the handler. */
+  listRoots(): Promise<JsonObject>;
+  /** Whether this request may be answered with a task (the client negotiated tasks for it). */
+  readonly tasks: boolean;
+  /**
+   * Runs `work` as a task when the client negotiated tasks for this request, answering at once
+   * with the task's handle (`resultType: "task"` on 2026-07-28, `{ task }` on 2025-11-25);
+   * otherwise runs it here and answers with its result.
+   */
+  task(work: TaskWork, options?: TaskOptions): Promise<CallToolResult | CreateTaskResult>;
 }
 
 export type MethodHandler = (params: JsonObject, context: ServeContext) => unknown;
@@ -91,6 +142,8 @@ interface MethodEntry {
   handler: MethodHandler;
   requires: JsonObject | undefined;
   eras: readonly Era[];
+  /** Served by the core over a registry: declared only while the registry has something. */
+  core?: () => boolean;
 }
 
 /** What a request's context needs beyond the era: per-request (modern) or per-session (legacy). */
@@ -100,6 +153,17 @@ interface ContextExtras {
   /** The least severe level the client wants; undefined: no log messages at all. */
   logLevel: LogLevel | undefined;
   logging: boolean;
+  /** The request may be answered with a task. */
+  tasks?: boolean;
+  /** The legacy session the request came in. */
+  session?: SessionLink;
+  core?: Core;
+}
+
+/** What a context reaches of the server behind it. */
+interface Core {
+  readonly store: TaskStore;
+  readonly seal: AnswerSeal;
 }
 
 const NO_EXTRAS: ContextExtras = { logLevel: undefined, logging: false };
@@ -154,13 +218,87 @@ class Context implements ServeContext {
     if (logger !== undefined) params.logger = logger;
     return this.incoming.notify("notifications/message", params).catch(() => undefined);
   }
+
+  /** The questions this request asked that have no answer yet (2026-07-28). */
+  asked: Record<string, InputRequest> | undefined;
+  private answersSoFar: JsonObject | undefined;
+  private asks = 0;
+
+  /** Every answer the client gave this request: earlier rounds' (sealed in the state) and this one's. */
+  answers(): JsonObject {
+    if (this.answersSoFar) return this.answersSoFar;
+    const earlier = this.extras.core?.seal.open(this.extras.requestState) ?? {};
+    return (this.answersSoFar = { ...earlier, ...this.extras.inputResponses });
+  }
+
+  ask(key: string, request: InputRequest): Promise<JsonObject> {
+    const capability = INPUT_CAPABILITY[request.method as InputMethod] as string | undefined;
+    if (capability !== undefined && this.clientCapabilities[capability] === undefined) {
+      const missing = missingCapabilities({ [capability]: {} }, this.clientCapabilities)!;
+      if (this.era === "modern") return Promise.reject(missing);
+      return Promise.reject(new ResponseError(INVALID_REQUEST, missing.message, missing.data));
+    }
+    if (this.era === "legacy") return this.incoming.request<JsonObject>(request.method, request.params ?? {});
+    const answer = this.answers()[key];
+    if (isObject(answer)) return Promise.resolve(answer);
+    (this.asked ??= {})[key] = request;
+    return Promise.reject(new InputNeeded());
+  }
+  elicit(params: JsonObject): Promise<JsonObject> {
+    return this.ask(`elicitation-${++this.asks}`, { method: "elicitation/create", params });
+  }
+  createMessage(params: JsonObject): Promise<JsonObject> {
+    return this.ask(`sampling-${++this.asks}`, { method: "sampling/createMessage", params });
+  }
+  listRoots(): Promise<JsonObject> {
+    return this.ask(`roots-${++this.asks}`, { method: "roots/list", params: {} });
+  }
+
+  get tasks(): boolean {
+    return this.extras.tasks === true;
+  }
+  /** The legacy session the request came in, for the core's own methods. */
+  get session(): Session | undefined {
+    return this.extras.session as Session | undefined;
+  }
+
+  task(work: TaskWork, options: TaskOptions = {}): Promise<CallToolResult | CreateTaskResult> {
+    const core = this.extras.core;
+    if (!this.extras.tasks || !core) {
+      const inline: TaskContext = {
+        taskId: undefined,
+        signal: this.signal,
+        input: (requests) => {
+          const keys = Object.keys(requests);
+          return Promise.all(keys.map((k) => this.ask(k, requests[k]!))).then((answers) =>
+            Object.fromEntries(keys.map((k, i) => [k, answers[i]!])),
+          );
+        },
+        status: () => undefined,
+      };
+      return Promise.resolve().then(() => work(inline));
+    }
+    try {
+      const task = core.store.create(work, options, this.era === "legacy" ? this.extras.session : undefined);
+      return Promise.resolve(
+        this.era === "modern" ? { resultType: "task", ...task.modern() } : { task: task.legacy() },
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+}
+
+/** The legacy session a request came in (undefined on 2026-07-28), for the core's own methods. */
+export function sessionOf(context: ServeContext): Session | undefined {
+  return context instanceof Context ? context.session : undefined;
 }
 
 // made per request served (see shapes.ts)
 keepShape(new Context({} as RequestContext, "modern", "2026-07-28", {}, undefined), "roundtrip");
 
 /** One connection's legacy session, if `initialize` opened one. */
-interface Session {
+export interface Session extends SessionLink, SessionListener {
   revision: Revision;
   clientCapabilities: JsonObject;
   clientInfo: Implementation | undefined;
@@ -184,6 +322,14 @@ const LIFECYCLE = new Set(["initialize", "server/discover", "ping"]);
 
 export class McpServer {
   readonly tools = new ToolRegistry();
+  readonly resources = new ResourceRegistry();
+  readonly prompts = new PromptRegistry();
+  /** Legacy sessions and 2026-07-28 listen streams, told about changes. */
+  readonly subscriptions = new Subscriptions();
+  readonly taskStore: TaskStore;
+  readonly pageSize: number;
+  private readonly seal = new AnswerSeal();
+  private readonly core: Core;
   private readonly methods = new Map<string, MethodEntry>();
   private readonly revisions: readonly Revision[];
   private readonly modern: readonly Revision[];
@@ -197,8 +343,21 @@ export class McpServer {
     this.modern = this.revisions.filter((r) => RULES[r].era === "modern");
     this.legacy = this.revisions.filter((r) => RULES[r].era === "legacy");
     this.serverInfoMeta = { [META_SERVER_INFO]: options.serverInfo };
-    this.method("tools/list", (params, context) => this.tools.list(params, context.era));
+    this.pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+    this.taskStore = new TaskStore(options.tasks ?? {}, (task) => {
+      if (task.session) task.session.notify("notifications/tasks/status", task.legacy());
+      else this.subscriptions.taskChanged(task.taskId, () => task.detailed());
+    });
+    this.core = { store: this.taskStore, seal: this.seal };
+    this.method("tools/list", (params, context) => this.tools.list(params, context, this.pageSize));
     this.method("tools/call", (params, context) => this.tools.call(params, context));
+    new CoreMethods(this).register((name, handler, options, served) => {
+      this.method(name, handler, options);
+      this.methods.get(name)!.core = served;
+    });
+    this.tools.changes.onChange(() => this.subscriptions.listChanged("tools"));
+    this.resources.changes.onChange(() => this.subscriptions.listChanged("resources"));
+    this.prompts.changes.onChange(() => this.subscriptions.listChanged("prompts"));
   }
 
   /** Serves another method, in both eras unless `options.eras` says otherwise. */
@@ -207,9 +366,24 @@ export class McpServer {
     this.requestPeerOptions = undefined;
   }
 
+  /** Tells every subscriber of `uri` it changed (legacy subscriptions and 2026-07-28 listen streams). */
+  resourceUpdated(uri: string): void {
+    this.subscriptions.resourceUpdated(uri);
+  }
+
+  /** Ends every `subscriptions/listen` stream gracefully, as a server shutting down should. */
+  close(): void {
+    this.subscriptions.close();
+  }
+
   /** The capabilities `initialize` declares, derived from what the server serves. */
   get capabilities(): JsonObject {
     return this.capabilitiesFor("legacy");
+  }
+
+  /** Whether tasks are on: a tool was defined with `taskSupport`. */
+  get tasksEnabled(): boolean {
+    return this.tools.tasks;
   }
 
   /**
@@ -217,18 +391,26 @@ export class McpServer {
    * `options.capabilities`. Resource subscriptions are legacy-only (2026-07-28 replaced them
    * with `subscriptions/listen`, which this core does not serve).
    */
-  capabilitiesFor(era: Era): JsonObject {
+  capabilitiesFor(era: Era, revision?: Revision): JsonObject {
     const caps: JsonObject = {};
-    if (this.tools.size > 0) caps.tools = { listChanged: false };
+    // 2026-07-28 announces changes only on listen streams, which this core serves
+    if (this.tools.size > 0) caps.tools = { listChanged: true };
     if (this.serves("resources/list", era) || this.serves("resources/read", era)) {
-      caps.resources = this.serves("resources/subscribe", era)
-        ? { subscribe: true, listChanged: false }
-        : { listChanged: false };
+      const subscribe =
+        era === "modern" ? this.serves("subscriptions/listen", era) : this.serves("resources/subscribe", era);
+      caps.resources = subscribe ? { subscribe: true, listChanged: true } : { listChanged: true };
     }
-    if (this.serves("prompts/list", era) || this.serves("prompts/get", era)) caps.prompts = { listChanged: false };
+    if (this.serves("prompts/list", era) || this.serves("prompts/get", era)) caps.prompts = { listChanged: true };
     if (this.serves("completion/complete", era)) caps.completions = {};
     if (this.options.logging) caps.logging = {};
-    return { ...caps, ...this.options.capabilities };
+    if (this.tools.tasks) {
+      if (era === "modern") caps.extensions = { [TASKS_EXTENSION]: {} };
+      else if (revision === "2025-11-25") caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    }
+    const extra = this.options.capabilities;
+    if (extra && isObject(extra.extensions) && isObject(caps.extensions))
+      return { ...caps, ...extra, extensions: { ...caps.extensions, ...extra.extensions } };
+    return { ...caps, ...extra };
   }
 
   /**
@@ -252,7 +434,8 @@ export class McpServer {
   private readonly paramsByTool = new WeakMap<Tool, readonly HeaderParam[] | null>();
 
   private serves(method: string, era: Era): boolean {
-    return this.methods.get(method)?.eras.includes(era) ?? false;
+    const entry = this.methods.get(method);
+    return entry !== undefined && entry.eras.includes(era) && (entry.core?.() ?? true);
   }
 
   /** Serves one connection (a stdio pipe, an in-memory pair). Returns its peer. */
@@ -267,17 +450,12 @@ export class McpServer {
         const requested = p.protocolVersion;
         // the legacy lifecycle: echo a version we support, otherwise offer our newest
         const revision = isRevision(requested) && this.legacy.includes(requested) ? requested : this.legacy[0]!;
-        session = {
-          revision,
-          clientCapabilities: isObject(p.capabilities) ? p.capabilities : {},
-          clientInfo: isObject(p.clientInfo) ? (p.clientInfo as Implementation) : undefined,
-          logLevel: "debug",
-          extras: { logLevel: "debug", logging: this.options.logging === true },
-        };
+        if (session) this.endSession(session);
+        session = this.openSession(peer, revision, p);
         peer.revision = revision;
         const result: JsonObject = {
           protocolVersion: revision,
-          capabilities: this.capabilitiesFor("legacy"),
+          capabilities: this.capabilitiesFor("legacy", revision),
           serverInfo: this.options.serverInfo,
         };
         if (this.options.instructions) result.instructions = this.options.instructions;
@@ -295,7 +473,7 @@ export class McpServer {
           if (!isLogLevel(level))
             throw new ResponseError(INVALID_PARAMS, `Unknown log level: ${JSON.stringify(level)}`);
           session.logLevel = level;
-          session.extras = { logLevel: level, logging: this.options.logging === true };
+          session.extras = { ...session.extras, logLevel: level };
           return {};
         });
       }
@@ -314,20 +492,42 @@ export class McpServer {
         }
         if (!legacy)
           throw new ResponseError(METHOD_NOT_FOUND, `Method not found: ${name} is served to 2026-07-28 requests only`);
+        // a 2025-11-25 client asks for a task with the call's `task` parameter
+        const extras =
+          name === "tools/call" && isObject(params?.task) && session.revision === "2025-11-25" && this.tools.tasks
+            ? { ...session.extras, tasks: true }
+            : session.extras;
         return entry.handler(
           params ?? {},
-          new Context(
-            context,
-            "legacy",
-            session.revision,
-            session.clientCapabilities,
-            session.clientInfo,
-            session.extras,
-          ),
+          new Context(context, "legacy", session.revision, session.clientCapabilities, session.clientInfo, extras),
         );
       });
     }
+    void peer.ended.then(() => {
+      if (session) this.endSession(session);
+    });
     return peer;
+  }
+
+  private openSession(peer: Peer, revision: Revision, params: JsonObject): Session {
+    const session: Session = {
+      revision,
+      clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+      clientInfo: isObject(params.clientInfo) ? (params.clientInfo as Implementation) : undefined,
+      logLevel: "debug",
+      extras: { logLevel: "debug", logging: this.options.logging === true, core: this.core },
+      uris: new Set(),
+      request: (method, p) => peer.request<JsonObject>(method, p),
+      notify: (method, p) => void peer.notify(method, p).catch(() => undefined),
+    };
+    session.extras = { ...session.extras, session };
+    this.subscriptions.addSession(session);
+    return session;
+  }
+
+  private endSession(session: Session): void {
+    this.subscriptions.removeSession(session);
+    this.taskStore.dropSession(session);
   }
 
   /**
@@ -447,19 +647,42 @@ export class McpServer {
     if (requestState !== undefined && typeof requestState !== "string")
       throw new ResponseError(INVALID_PARAMS, "requestState must be the string the server sent");
     const info = meta![META_CLIENT_INFO];
-    const extras: ContextExtras = { inputResponses, requestState, logLevel, logging: this.options.logging === true };
-    const result = run(
-      new Context(
-        context,
-        "modern",
-        requested,
-        capabilities,
-        isObject(info) ? (info as Implementation) : undefined,
-        extras,
-      ),
+    const extensions = capabilities.extensions;
+    const extras: ContextExtras = {
+      inputResponses,
+      requestState,
+      logLevel,
+      logging: this.options.logging === true,
+      core: this.core,
+      tasks: this.tools.tasks && isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined,
+    };
+    const modernContext = new Context(
+      context,
+      "modern",
+      requested,
+      capabilities,
+      isObject(info) ? (info as Implementation) : undefined,
+      extras,
     );
     const cacheable = CACHEABLE.has(context.method);
-    return result instanceof Promise ? result.then((r) => this.stamp(r, cacheable)) : this.stamp(result, cacheable);
+    let result: unknown;
+    try {
+      result = run(modernContext);
+    } catch (e) {
+      return this.stamp(this.askedFor(e, modernContext), cacheable);
+    }
+    return result instanceof Promise
+      ? result.then(
+          (r) => this.stamp(r, cacheable),
+          (e: unknown) => this.stamp(this.askedFor(e, modernContext), cacheable),
+        )
+      : this.stamp(result, cacheable);
+  }
+
+  /** The `input_required` result for a handler that stopped to ask (`context.ask`); any other error as it was. */
+  private askedFor(e: unknown, context: Context): JsonObject {
+    if (!(e instanceof InputNeeded) || !context.asked) throw e;
+    return inputRequired(context.asked, context.answers(), this.seal);
   }
 
   private missingMeta(): ResponseError {

@@ -59,6 +59,8 @@ export const ConnectionErrorCode = {
   InputRequired: "ERR_MCP_WIRE_INPUT_REQUIRED",
   TooLarge: "ERR_MCP_WIRE_TOO_LARGE",
   Spawn: "ERR_MCP_WIRE_SPAWN",
+  MethodNotInRevision: "ERR_MCP_WIRE_METHOD_NOT_IN_REVISION",
+  Pagination: "ERR_MCP_WIRE_PAGINATION",
 } as const satisfies Readonly<Record<string, LibraryErrorCode>>;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 

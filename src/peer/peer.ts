@@ -50,6 +50,8 @@ export interface RequestOptions {
   maxTotalTimeout?: number;
   /** The incoming request this one is made on behalf of (see `Transport.send`). */
   relatedTo?: RequestId;
+  /** Told the id the request goes out with, before it is sent (a `subscriptions/listen` stream is known by it). */
+  onId?: (id: RequestId) => void;
 }
 
 export interface RequestContext {
@@ -332,6 +334,7 @@ export class Peer {
     if (signal?.aborted) return Promise.reject(new AbortedError(method, signal.reason));
 
     const id = this.nextId++;
+    options?.onId?.(id);
     const onProgress = options?.onProgress;
     const progressToken = onProgress ? id : undefined;
     if (progressToken !== undefined) {

@@ -16,16 +16,18 @@ const fixture = (path: string) => fileURLToPath(new URL(`../../../test/fixtures/
 const NODE = process.execPath;
 
 describe("probe --stdio: the opening", () => {
-  test("a modern server that takes 3.5 s to start is ok (modern), not legacy", async () => {
+  test("a modern server (SDK v2, modern only) that takes 3.5 s to start is ok (modern), not legacy", async () => {
     const r = await within(
-      probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", ...SERVE_ARGS], { timeout: 10_000 }),
+      probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", fixture("v2-sdk-server.mjs"), "modern"], {
+        timeout: 10_000,
+      }),
       "the probe",
       20_000,
     );
     assert.equal(r.class, "ok", JSON.stringify(r.trace));
     assert.equal(r.detail, "modern", JSON.stringify(r.trace));
     assert.equal(r.revision, "2026-07-28");
-    assert.equal(r.tools, 3);
+    assert.equal(r.tools, 2);
     assert.deepEqual(r.defects, []);
   });
 });

@@ -25,6 +25,7 @@ import { curlRepro, stdioRepro, type ReplayStep, type StdioReplay } from "./repr
 import { listSurface, type Surface } from "./surface.js";
 import type { ProbeResult, ProbeTransport, TraceStep } from "./verdict.js";
 import { VERSION } from "../version.js";
+import { settlesWithin } from "../peer/within.js";
 
 export interface ProbeOptions {
   /** Sent with every HTTP request (credentials): never printed, stored or put in a repro line. */
@@ -270,7 +271,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
   // an answer on an SSE stream is read before that exchange is over (its stream still has to be
   // let go of): the trace waits a moment for it
   // (nearly always it is in already: then no timer and no race)
-  if (ev.tools !== null && !ev.hasRecorded("tools/list")) await bounded(ev.recorded("tools/list"), 100);
+  if (ev.tools !== null && !ev.hasRecorded("tools/list")) await settlesWithin(ev.recorded("tools/list"), 100);
   const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
   const failed =
     ev.tools === null ? (echo ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
@@ -280,11 +281,7 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     if (record) result.repro = curlRepro(record, options.headers);
   }
   // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
-  if (ev.client)
-    await bounded(
-      ev.client.close().catch(() => undefined),
-      CLOSE_MS,
-    );
+  if (ev.client) await settlesWithin(ev.client.close(), CLOSE_MS);
   deadline.abort(PROBE_OVER);
   if (result.class === "auth_required") {
     result.auth = await walkAuth({
@@ -363,13 +360,6 @@ function badUrl(url: string): string | undefined {
     : `only http and https URLs can be probed, not ${parsed.protocol}`;
 }
 
-/** Waits for `p`, but never longer than `ms`. */
-async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
 export async function probeStdio(
   command: string,
   args: readonly string[],
@@ -385,6 +375,7 @@ export async function probeStdio(
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    group: true,
   };
   let over = false;
   let spawnError: unknown;
@@ -418,6 +409,9 @@ export async function probeStdio(
     try {
       ev.client = await McpClient.connect(connector, clientOptions(options.revision));
       await listed(ev, ev.client, timeout, options.surface);
+      await freshModern(ev, timeout, options.surface, (revision) =>
+        McpClient.connect(connector, clientOptions(revision)),
+      );
       return { outcome: undefined };
     } catch (e) {
       if (spawnError !== undefined)
@@ -450,7 +444,7 @@ export async function probeStdio(
     ev.tools === null ? (echoed ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
   // a process whose output just ended is usually a moment from its exit status: wait for it
   // briefly, so the trace says how it ended
-  if (failed) await bounded(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
+  if (failed) await settlesWithin(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
   const result = finish(target, "stdio", ev, failed);
   result.trace = stdioTrace(ev.steps, children, ev);
   if (spawnError !== undefined)
@@ -550,11 +544,7 @@ async function learnSpoken(outcome: Classified, requested: Revision, open: () =>
   } catch {
     // nothing learned: the verdict says what the server answered
   } finally {
-    if (client)
-      await bounded(
-        client.close().catch(() => undefined),
-        CLOSE_MS,
-      );
+    if (client) await settlesWithin(client.close(), CLOSE_MS);
   }
 }
 
@@ -588,14 +578,40 @@ async function retryOlderRevisions(
       return true;
     } catch {
       // a session this revision opened is ended before the next revision is tried
-      if (client)
-        await bounded(
-          client.close().catch(() => undefined),
-          CLOSE_MS,
-        );
+      if (client) await settlesWithin(client.close(), CLOSE_MS);
     }
   }
   return false;
+}
+
+/**
+ * A process that answered the `initialize` sent beside a late `server/discover` is legacy for its
+ * lifetime, though discover named a modern revision: a fresh process speaking exactly that
+ * revision, within what is left of the deadline, shows whether the server is modern. The legacy
+ * session already listed stands when it does not.
+ */
+async function freshModern(
+  ev: Evidence,
+  timeout: number,
+  surface: boolean | undefined,
+  open: (revision: Revision) => Promise<McpClient>,
+): Promise<void> {
+  const legacy = ev.client;
+  const modern = legacy?.discoveredModern;
+  if (!legacy || modern === undefined) return;
+  const kept = { tools: ev.tools, surface: ev.surface };
+  let client: McpClient | undefined;
+  try {
+    client = await open(modern);
+    await listed(ev, client, timeout, surface);
+    ev.client = client;
+  } catch {
+    if (client) await settlesWithin(client.close(), CLOSE_MS);
+    ev.tools = kept.tools;
+    ev.surface = kept.surface;
+    return;
+  }
+  await settlesWithin(legacy.close(), CLOSE_MS);
 }
 
 /** Lists the tools (every page), and with `surface` the rest of what the server offers. */

@@ -13,6 +13,7 @@ import {
   RECORDING_VERSION,
   TRANSPORTS,
   recordOf,
+  type EventRecord,
   type ExchangeRecord,
   type MessageRecord,
   type RecordedTransport,
@@ -32,7 +33,7 @@ export interface RecordingRead {
   inferred: boolean;
 }
 
-export type Recorded = MessageRecord | ExchangeRecord;
+export type Recorded = MessageRecord | ExchangeRecord | EventRecord;
 
 const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;

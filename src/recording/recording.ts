@@ -7,7 +7,8 @@
  * message as it crossed — `writer.message({ from, no, line, kind, defects, conversation?,
  * http?, session?, sse? })`, where `line` is the codec's `Line` (the bytes exactly) — and each
  * HTTP exchange that carried no message (a 202, a DELETE, a GET that opened a stream, a 405)
- * with `writer.exchange({ from, http, conversation?, session? })`. Pass real session ids in
+ * with `writer.exchange({ from, http, conversation?, session? })`; what a stdio server saw of its
+ * own end with `writer.event({ from, event, conversation? })`. Pass real session ids in
  * `session`: the writer turns them into `s1`, `s2`…, and every text goes through `redact`, so
  * neither a session id nor a secret reaches the file. `await writer.close()` at the end. Never
  * write records by hand: the reader (`readRecording`) and `lint` only know what the writer
@@ -15,8 +16,9 @@
  *
  * The lines, in order: a header `{"recording": 1, "tool": "mcp-wire", "version", "transport",
  * "revision"?, "scenario"?}`, then one record a line: `{at, from, no, line, base64?, crlf?,
- * overflow?, size?, kind, conversation?, http?, sse?, defects}` for a message, and `{at, from,
- * conversation?, http}` (no `line`) for a bodiless exchange. A log without a header (written
+ * overflow?, size?, kind, conversation?, http?, sse?, defects}` for a message, `{at, from,
+ * conversation?, http}` (no `line`) for a bodiless exchange, and `{at, from, conversation?,
+ * event}` for an event. A log without a header (written
  * before the format had one) is read as version 1, its transport inferred from its records.
  */
 import type { Sender } from "../codec/conversation.js";
@@ -53,6 +55,14 @@ export interface HttpContext {
   contentType?: string;
   /** The session, as an alias (`s1`, `s2`…): never the real id. */
   session?: string;
+  /**
+   * What the request's other MCP headers said, for a recording a client is judged by (`gauntlet`):
+   * `Mcp-Method`, `Mcp-Name` (decoded), `Last-Event-ID`, and whether it carried `Mcp-Session-Id`.
+   */
+  mcpMethod?: string;
+  mcpName?: string;
+  lastEventId?: string;
+  sessionHeader?: boolean;
 }
 
 /** How a message came in an event stream. */
@@ -90,10 +100,23 @@ export interface ExchangeRecord {
   http: HttpContext;
 }
 
+/**
+ * What a stdio server saw of its own end, for `gauntlet`'s `shutdown`: `stdin_end`,
+ * `signal:SIGTERM`, `exit`. Players skip it: it carries no message.
+ */
+export interface EventRecord {
+  type: "event";
+  from: Sender;
+  conversation?: string;
+  event: string;
+  http?: undefined;
+}
+
 export type RecordingLine =
   | { type: "header"; header: RecordingHeader }
   | MessageRecord
   | ExchangeRecord
+  | EventRecord
   /** A JSON object that is none of the above: a message of a plain capture, or something else. */
   | { type: "other" };
 
@@ -109,6 +132,10 @@ function asHttp(v: unknown): HttpContext | undefined {
   if (typeof h.protocolVersion === "string") out.protocolVersion = h.protocolVersion;
   if (typeof h.contentType === "string") out.contentType = h.contentType;
   if (typeof h.session === "string") out.session = h.session;
+  if (typeof h.mcpMethod === "string") out.mcpMethod = h.mcpMethod;
+  if (typeof h.mcpName === "string") out.mcpName = h.mcpName;
+  if (typeof h.lastEventId === "string") out.lastEventId = h.lastEventId;
+  if (h.sessionHeader === true) out.sessionHeader = true;
   return out;
 }
 
@@ -139,6 +166,8 @@ export function recordOf(value: unknown): RecordingLine {
   const http = asHttp(v.http);
   const conversation = typeof v.conversation === "string" ? v.conversation : undefined;
   if (v.line === undefined) {
+    if (!http && typeof v.event === "string")
+      return { type: "event", from, event: v.event, ...(conversation !== undefined ? { conversation } : {}) };
     if (!http) return { type: "other" };
     return { type: "exchange", from, http, ...(conversation !== undefined ? { conversation } : {}) };
   }

@@ -41,6 +41,8 @@ export interface RecordingWriterOptions {
   scenario?: string;
   /** How far the file may fall behind, in bytes, before records are dropped (and counted). Default 64 MiB. */
   maxBacklog?: number;
+  /** The file already holds a header (a restarted process appends): none is written. */
+  append?: boolean;
 }
 
 /** Sessions aliased at most; past it the oldest alias is forgotten (a later use gets a new one). */
@@ -58,6 +60,8 @@ export class RecordingWriter {
     options: RecordingWriterOptions,
   ) {
     this.maxBacklog = options.maxBacklog ?? 64 * 1024 * 1024;
+    // a file appended to (a restarted server's) has its header already
+    if (options.append) return;
     const header: Record<string, unknown> = {
       recording: RECORDING_VERSION,
       tool: "mcp-wire",
@@ -88,6 +92,14 @@ export class RecordingWriter {
     const r: Record<string, unknown> = { at: new Date().toISOString(), from: e.from };
     if (e.conversation !== undefined) r.conversation = e.conversation;
     r.http = this.http(e.http, e.session);
+    this.write(JSON.stringify(r) + "\n");
+  }
+
+  /** What a stdio server saw of its own end (see `EventRecord`). */
+  event(e: { from: Sender; event: string; conversation?: string }): void {
+    const r: Record<string, unknown> = { at: new Date().toISOString(), from: e.from };
+    if (e.conversation !== undefined) r.conversation = e.conversation;
+    r.event = e.event;
     this.write(JSON.stringify(r) + "\n");
   }
 

@@ -33,6 +33,8 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+/** Resource not found, as revisions before 2026-07-28 define it (that revision uses -32602). */
+export const RESOURCE_NOT_FOUND = -32002;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

@@ -63,6 +63,14 @@ export const LIBRARY_ERRORS = {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
   },
+  ERR_MCP_WIRE_METHOD_NOT_IN_REVISION: {
+    class: "MethodNotInRevisionError",
+    when: "The client was asked for a method the connection's negotiated revision does not have (`ping` on 2026-07-28, `listen` before it): nothing was sent; `method` and `revision` say which.",
+  },
+  ERR_MCP_WIRE_PAGINATION: {
+    class: "PaginationError",
+    when: "A list walk stopped: the server gave a cursor it had already given (`reason: repeated_cursor`, it would loop), more pages than `maxPages` allows (`page_cap`), or a page without its array (`not_a_page`); `pages` counts what came.",
+  },
   ERR_MCP_WIRE_NOT_A_CAPTURE: {
     class: "NotACaptureError",
     when: "`lintStream` was handed input that is no capture of newline-delimited JSON-RPC (a database, a program, prose); `message` says what it looks like instead.",

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { SpawnError } from "../peer/errors.js";
 import { StreamTransport, type StreamTransportOptions } from "./stream.js";
+import { endOnWayOut } from "./way-out.js";
 
 /**
  * The longest line read from a server by default: file and image tools answer with a whole file
@@ -19,6 +20,11 @@ export interface SpawnOptions extends StreamTransportOptions {
   cwd?: string;
   /** How much of the end of stderr to keep. Default 64 KiB. */
   stderrBytes?: number;
+  /**
+   * Start the server in a process group of its own and signal the whole group, so what it forks
+   * (a shell wrapper's server, an `npx` child) ends with it.
+   */
+  group?: boolean;
 }
 
 export interface ExitStatus {
@@ -26,25 +32,6 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
   /** Set when the process could not be started at all (e.g. ENOENT). */
   error?: Error;
-}
-
-/**
- * Every child process started here that has not exited yet, so that a program ending early (a
- * signal, an uncaught error) can end them too rather than leave them running unparented.
- */
-const LIVE = new Set<ChildServer>();
-
-/**
- * Ends every child still running: each is sent SIGTERM, and SIGKILL once `graceMs` has passed
- * without it exiting. Resolves once they are gone (or `graceMs` after the SIGKILL).
- */
-export async function endLiveChildren(graceMs = 1000): Promise<void> {
-  await Promise.all([...LIVE].map((c) => c.terminate(graceMs)));
-}
-
-/** For a process's last moment (its `exit` event, where nothing can be waited for): SIGKILL to every child still running. */
-export function killLiveChildren(): void {
-  for (const c of LIVE) c.kill("SIGKILL");
 }
 
 export class ChildServer {
@@ -55,6 +42,7 @@ export class ChildServer {
   private stderrHeld = 0;
   private exit: ExitStatus | undefined;
   private readonly stderrCap: number;
+  private readonly grouped: boolean;
 
   constructor(
     readonly command: string,
@@ -66,11 +54,18 @@ export class ChildServer {
       env: options.env ?? process.env,
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
+      // POSIX only: on Windows `detached` opens a console of its own instead
+      detached: options.group === true && process.platform !== "win32",
     });
-    if (this.child.pid !== undefined) LIVE.add(this);
+    this.grouped = options.group === true && process.platform !== "win32";
+    // a program ending early (a signal, an uncaught error) ends it too, rather than leave it running unparented
+    const unregister =
+      this.child.pid === undefined
+        ? () => undefined
+        : endOnWayOut({ end: (graceMs) => this.terminate(graceMs), kill: () => this.kill("SIGKILL") });
     this.exited = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
-        LIVE.delete(this);
+        unregister();
         // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
         // later ones (a failed kill) must not go unhandled either
         if (this.child.pid === undefined && this.exit === undefined)
@@ -79,7 +74,7 @@ export class ChildServer {
         resolve(this.exit);
       });
       this.child.once("exit", (code, signal) => {
-        LIVE.delete(this);
+        unregister();
         this.exit ??= { code, signal };
         resolve(this.exit);
       });
@@ -118,8 +113,9 @@ export class ChildServer {
       this.child.stdin.end();
       if (!(await this.waitExit(graceMs))) return this.terminate(graceMs);
     }
-    // it ended on its own: what it wrote last is still read, unless a grandchild holds the
-    // pipes open past a grace
+    // it ended on its own, and what it forked goes with it
+    if (this.grouped) this.signal("SIGTERM");
+    // what it wrote last is still read, unless a grandchild holds the pipes open past a grace
     const timer = setTimeout(() => this.release(), graceMs);
     timer.unref();
     this.child.once("close", () => clearTimeout(timer));
@@ -145,6 +141,16 @@ export class ChildServer {
   }
 
   private signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (this.grouped && pid !== undefined) {
+      try {
+        // the group outlives its leader: grandchildren are signalled even after it exited
+        process.kill(-pid, signal);
+        return;
+      } catch {
+        // the group is gone, or was never made: the leader alone
+      }
+    }
     try {
       this.child.kill(signal);
     } catch {

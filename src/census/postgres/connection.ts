@@ -12,6 +12,7 @@ import { parseIntoClientConfig } from "pg-connection-string";
 import { redact, rememberDatabaseUrl } from "../../secrets/redact.js";
 import { StoreUnreachable } from "../store.js";
 import { SCHEMA } from "./schema.js";
+import { settlesWithin } from "../../peer/within.js";
 
 /**
  * How long one call may take: the server cancels a statement that runs longer (its
@@ -120,23 +121,6 @@ export function connect(url: string, options: PoolOptions): Connections {
         await settlesWithin(polite, CLOSE_MS);
       })()),
   };
-}
-
-/** Whether `work` settled (either way) within `ms`. */
-export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    const settled = work.then(
-      () => true,
-      () => true,
-    );
-    return await Promise.race([settled, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Errors of the network or of a server that stopped: not of what was asked of it. */

@@ -49,7 +49,8 @@ import {
   type TargetRecord,
   type TargetSummary,
 } from "../store.js";
-import { connect, describeDb, guarded, lostServer, settlesWithin, type Connections } from "./connection.js";
+import { connect, describeDb, guarded, lostServer, type Connections } from "./connection.js";
+import { settlesWithin } from "../../peer/within.js";
 import { PG_SCHEMA_VERSION, SCHEMA, pgMigrate, pgSchemaVersion } from "./schema.js";
 import { SurfaceCache, surfaceOfRow, type SurfaceRow } from "../surface-rows.js";
 

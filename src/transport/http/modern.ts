@@ -25,6 +25,10 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // the tasks extension routes a task's requests to the instance holding it
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 function isObject(v: unknown): v is JsonObject {

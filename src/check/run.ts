@@ -1,0 +1,199 @@
+/**
+ * What both transports of `check` share: the options, one run's findings and tallies, what one
+ * revision's attempt left behind, and how the codec's defects and a failed opening become findings
+ * and outcomes.
+ */
+import type { LookupFunction } from "node:net";
+import { RevisionNotSpokenError, type ClientOptions, type McpClient } from "../mcp/client.js";
+import { ConnectionError, ResponseError } from "../peer/errors.js";
+import type { DefectReport } from "../peer/peer.js";
+import type { ProbeResult } from "../probe/verdict.js";
+import { REVISIONS, type Revision } from "../rules/revisions.js";
+import { redactFresh } from "../secrets/redact.js";
+import type { ChildServer } from "../transport/child.js";
+import { HttpError } from "../transport/http/error.js";
+import { CLIENT_INFO } from "./http-checks.js";
+import { Findings, selection } from "./findings.js";
+import type { Recorder } from "./recorder.js";
+import { isRuleId } from "./rules.js";
+import { validateReceived } from "./schema-checks.js";
+import { readOnlyPass, type OptIns } from "./session.js";
+import type { CheckReport, RevisionOutcome } from "./types.js";
+
+export interface CheckOptions {
+  /** Sent with every HTTP request (credentials): never printed or stored. */
+  headers?: Record<string, string>;
+  /** The deadline of each step: opening one revision, each request. Default 10,000 ms. */
+  timeout?: number;
+  /** Check only these revisions (default: every revision mcp-wire knows, newest first). */
+  revisions?: readonly Revision[];
+  /** Rule ids to run (default all) and to leave out. */
+  only?: readonly string[];
+  skip?: readonly string[];
+  /** What the user allows beyond reading: tools to call, resources to read, prompts to get. */
+  optIns?: Partial<OptIns>;
+  /** stdio: the child's environment and working directory. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** stdio: how long a server has to exit once its input is closed. Default 5,000 ms. */
+  exitWaitMs?: number;
+  /** HTTP: resolves host names instead of the system resolver (tests). */
+  lookup?: LookupFunction;
+  /** stdio: told of each process started, so a caller can end it on a signal. */
+  onSpawn?: (child: ChildServer) => void;
+}
+
+const DEFAULT_TIMEOUT = 10_000;
+export const DEFAULT_EXIT_WAIT = 5_000;
+
+/** What one revision's attempt left behind, for the checks that follow it. */
+export interface Attempt {
+  outcome: RevisionOutcome;
+  client?: McpClient;
+  recorder: Recorder;
+  defects: DefectReport[];
+}
+
+/** The parts of a check both transports share. */
+export class Run {
+  readonly started = Date.now();
+  readonly findings: Findings;
+  revisions: Partial<Record<Revision, RevisionOutcome>> = {};
+  messages = 0;
+  pages = 0;
+  readonly timeout: number;
+  readonly optIns: OptIns;
+
+  constructor(
+    readonly target: string,
+    readonly options: CheckOptions,
+    readonly stdio: boolean,
+  ) {
+    this.findings = new Findings(selection(options.only, options.skip));
+    this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.optIns = {
+      calls: options.optIns?.calls ?? [],
+      reads: options.optIns?.reads ?? [],
+      gets: options.optIns?.gets ?? [],
+    };
+  }
+
+  /** The revisions to try, newest first. */
+  ladder(): Revision[] {
+    const asked =
+      this.options.revisions && this.options.revisions.length > 0 ? new Set(this.options.revisions) : undefined;
+    return [...REVISIONS].reverse().filter((r) => asked === undefined || asked.has(r));
+  }
+
+  /** The pass in an open session, then every message it brought validated. */
+  async pass(client: McpClient, revision: Revision, attempt: Attempt): Promise<void> {
+    try {
+      const { pages } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
+      this.pages += pages;
+    } catch (e) {
+      // a timeout or a closed connection is the server's; anything else is a bug of mcp-wire's own
+      if (!(e instanceof ConnectionError)) throw e;
+      this.findings.add("request_unanswered", {
+        revision,
+        method: (e as { checkMethod?: string }).checkMethod ?? null,
+        message: `the session broke off: ${e instanceof Error ? e.message : String(e)}`,
+      });
+    }
+    this.judgeDefects(attempt, revision, this.stdio);
+    this.messages += validateReceived(attempt.recorder.received, revision, this.findings);
+  }
+
+  /** The codec's defects in what the server sent, each a finding of the rule of its code. */
+  judgeDefects(attempt: Attempt, revision: Revision, stdio: boolean): void {
+    for (const report of attempt.defects) {
+      const d = report.defect;
+      if (!isRuleId(d.code)) continue;
+      // over stdio a line that is not a JSON-RPC message is stdout_not_jsonrpc, said once
+      if (stdio && attempt.recorder.isForeign(report.excerpt)) continue;
+      this.findings.add(d.code, {
+        revision,
+        method: methodOfExcerpt(report.excerpt, attempt.recorder),
+        path: d.path || null,
+        message: d.message,
+        severity: d.severity,
+      });
+    }
+  }
+
+  /** A target none of whose revisions opened: probe's verdict says why (and walks the sign-in chain). */
+  unchecked(verdict: ProbeResult | undefined): CheckReport["unchecked"] {
+    if (!verdict) return null;
+    if (verdict.auth) {
+      for (const d of verdict.auth.defects) {
+        if (isRuleId(d.code)) this.findings.add(d.code, { revision: null, message: d.message, severity: d.severity });
+      }
+    }
+    if (verdict.class === "ok") {
+      const spoken = verdict.revision ? `; it speaks ${verdict.revision}` : "";
+      return {
+        class: "rpc_error",
+        detail: "unsupported_version",
+        message: `The server speaks none of the revisions asked for (${this.ladder().join(", ")})${spoken}.`,
+      };
+    }
+    return { class: verdict.class, detail: verdict.detail, message: verdict.advice };
+  }
+
+  report(unchecked: CheckReport["unchecked"]): CheckReport {
+    const findings = this.findings.list;
+    return redactFresh(
+      {
+        target: this.target,
+        revisions: this.revisions,
+        findings,
+        counts: this.findings.counts(),
+        checked: { messages: this.messages, pages: this.pages },
+        elapsedMs: Date.now() - this.started,
+        ran: this.findings.ran,
+        unchecked,
+        stale: [],
+      },
+      this.options.headers,
+    );
+  }
+}
+
+/** The method a defect's message is or answers, from its excerpt. */
+function methodOfExcerpt(excerpt: string | undefined, recorder: Recorder): string | null {
+  if (!excerpt) return null;
+  try {
+    const m = JSON.parse(excerpt) as { id?: unknown; method?: unknown };
+    if (typeof m.method === "string") return m.method;
+    if (typeof m.id === "string" || typeof m.id === "number") return recorder.methodOf(m.id) ?? null;
+  } catch {
+    // an excerpt is cut at 1 KiB: the method is not known
+  }
+  return null;
+}
+
+/** What an opening that failed says about the revision: not spoken, refused, or broken. */
+export function outcomeOf(e: unknown): RevisionOutcome {
+  if (e instanceof RevisionNotSpokenError) return "unsupported";
+  if (e instanceof ResponseError) return "refused";
+  if (
+    e instanceof HttpError &&
+    e.status !== undefined &&
+    e.status >= 400 &&
+    e.status < 500 &&
+    e.status !== 401 &&
+    e.status !== 403
+  )
+    return "refused";
+  return "failed";
+}
+
+export function clientOptions(run: Run, revision: Revision | undefined, attempt: Attempt): ClientOptions {
+  return {
+    clientInfo: CLIENT_INFO,
+    timeout: run.timeout,
+    ...(revision ? { revision } : {}),
+    onDefect: (report) => {
+      if (attempt.defects.length < 500) attempt.defects.push(report);
+    },
+  };
+}

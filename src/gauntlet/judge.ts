@@ -1,0 +1,71 @@
+/**
+ * Every message of one conversation judged as `tap` judges it: the codec (`decode`), the rules
+ * across messages (`Conversation`), and the official `schema.json` of the revision the message
+ * was sent in. The revision is learned as the conversation goes: an `initialize` is judged by the
+ * version it asks for, what follows by the version the server answered, and a 2026-07-28 request
+ * by the version its `_meta` names (a dual-era client's `server/discover` is judged as 2026-07-28).
+ */
+import { Conversation, type Sender } from "../codec/conversation.js";
+import { decode, type Decoded } from "../codec/decode.js";
+import type { Defect } from "../codec/defects.js";
+import { validate } from "../schema/validate.js";
+import { LATEST_LEGACY_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
+
+/** Ids each side's memory keeps: a flooding client cannot grow it. */
+const REMEMBER = 10_000;
+
+export interface Judged {
+  readonly decoded: Decoded;
+  readonly defects: Defect[];
+  readonly revision: Revision;
+}
+
+export class Judge {
+  private readonly conversation: Conversation;
+
+  constructor(revision: Revision = LATEST_LEGACY_REVISION) {
+    this.conversation = new Conversation({ revision, remember: REMEMBER });
+  }
+
+  get revision(): Revision {
+    return this.conversation.revision;
+  }
+
+  /** Judges one message from `from`; only the client's are scored, the server's keep the conversation's state. */
+  message(text: string, from: Sender): Judged {
+    const revision = this.revisionOf(text, from);
+    if (revision !== this.conversation.revision) this.conversation.revision = revision;
+    const decoded = decode(text, { revision, role: from });
+    const message = decoded.message ?? decoded.value;
+    const answered = this.conversation.answeredMethod(message, from);
+    const defects = [...decoded.defects, ...this.conversation.observe(decoded, from)];
+    if (from === "client" && decoded.kind !== "invalid" && decoded.message !== undefined) {
+      defects.push(...validate(decoded.message, { revision, ...(answered ? { method: answered } : {}) }));
+    }
+    if (from === "server" && answered === "initialize") this.learnFromInitialize(message);
+    return { decoded, defects, revision };
+  }
+
+  /** The revision a message is judged in, before it is read in full. */
+  private revisionOf(text: string, from: Sender): Revision {
+    if (from !== "client" || text.length > 1 << 20) return this.conversation.revision;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.conversation.revision;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return this.conversation.revision;
+    const m = value as { method?: unknown; params?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } };
+    const meta = m.params?._meta?.[META_PROTOCOL_VERSION];
+    if (isRevision(meta)) return meta;
+    if (m.method === "server/discover") return "2026-07-28";
+    if (m.method === "initialize" && isRevision(m.params?.protocolVersion)) return m.params.protocolVersion;
+    return this.conversation.revision;
+  }
+
+  private learnFromInitialize(message: unknown): void {
+    const version = (message as { result?: { protocolVersion?: unknown } } | undefined)?.result?.protocolVersion;
+    if (isRevision(version)) this.conversation.revision = version;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Run mode: for each scenario (and each `-r` revision), a fresh gauntlet server and one run of
+ * the client command against it, with a deadline; then the run's recording is scored. Over HTTP
+ * the server listens on loopback and the client gets its URL; with `--stdio` the client starts
+ * the server itself (`mcp-wire gauntlet --stdio-server`), which appends to the run's recording.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Revision } from "../rules/revisions.js";
+import { VERSION } from "../version.js";
+import { ClientProcess, type ClientEnd } from "./client-process.js";
+import type { ScenarioDef, WireKind } from "./scenario.js";
+import { notRun, scoreRun, type ScenarioResult } from "./score.js";
+import { buildCore, servedRevisions, serveHttp } from "./server.js";
+import { Tape } from "./tape.js";
+import { readTape, writeTape } from "./tape-file.js";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const SLOW_TIMEOUT_MS = 120_000;
+
+export interface RunOptions {
+  scenarios: readonly ScenarioDef[];
+  /** `-r`: empty for "every revision, the client's choice". */
+  revisions: readonly Revision[];
+  transport: WireKind;
+  command: string;
+  args: readonly string[];
+  timeoutMs: number;
+  /** `--record DIR`: each scenario's recording is kept there. */
+  recordDir?: string;
+  /** How the stdio server is started: this program and its arguments before `gauntlet`. */
+  self: { command: string; args: readonly string[] };
+  slow: boolean;
+  auth: boolean;
+  /** Told of each scenario as it ends. */
+  progress?: (result: ScenarioResult) => void;
+}
+
+type Result = ReturnType<typeof scoreRun>;
+
+/** One planned run, or the reason it is not run. */
+export function plan(options: Pick<RunOptions, "scenarios" | "revisions" | "transport" | "slow" | "auth">) {
+  const runs: { scenario: ScenarioDef; revision: Revision | undefined; skip?: string }[] = [];
+  for (const scenario of options.scenarios) {
+    const revisions = options.revisions.length > 0 ? options.revisions : [undefined];
+    for (const revision of revisions) {
+      let skip: string | undefined;
+      if (scenario.flag === "slow" && !options.slow) skip = "runs only with --slow";
+      else if (scenario.flag === "auth" && !options.auth) skip = "runs only with --auth";
+      else if (scenario.transports && !scenario.transports.includes(options.transport))
+        skip = `${options.transport} has no such thing: the scenario is ${scenario.transports.join(", ")} only`;
+      else if (revision && !scenario.revisions.includes(revision)) skip = `the scenario does not apply to ${revision}`;
+      runs.push({ scenario, revision, ...(skip ? { skip } : {}) });
+    }
+  }
+  return runs;
+}
+
+export async function runAll(options: RunOptions): Promise<Result[]> {
+  const results: Result[] = [];
+  const work = mkdtempSync(join(tmpdir(), "mcp-wire-gauntlet-"));
+  try {
+    for (const p of plan(options)) {
+      const result = p.skip
+        ? { ...notRun(p.scenario, p.revision ?? null, p.skip), messages: 0 }
+        : await runOne(options, p.scenario, p.revision, work);
+      results.push(result);
+      options.progress?.(result);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return results;
+}
+
+function recordingName(scenario: ScenarioDef, revision: Revision | undefined): string {
+  return `${scenario.id}${revision ? `.${revision}` : ""}.ndjson`;
+}
+
+async function runOne(
+  options: RunOptions,
+  scenario: ScenarioDef,
+  revision: Revision | undefined,
+  work: string,
+): Promise<Result> {
+  const revisions = servedRevisions(scenario, revision ? [revision] : []);
+  const deadline = Math.max(options.timeoutMs, scenario.deadlineMs && options.slow ? scenario.deadlineMs : 0);
+  const file = join(options.recordDir ?? work, recordingName(scenario, revision));
+  const env: NodeJS.ProcessEnv = { ...process.env, MCP_WIRE_SCENARIO: scenario.id, MCP_WIRE_REVISION: revision ?? "" };
+  let end: ClientEnd;
+  let tape: Tape;
+  if (options.transport === "http") {
+    ({ end, tape } = await runHttp(options, scenario, revisions, env, deadline));
+    await writeTape(file, tape);
+  } else {
+    rmSync(file, { force: true });
+    end = await runStdio(options, scenario, revision, env, deadline, file, work);
+    tape = await readTapeOrEmpty(file, scenario, revision);
+  }
+  const result = scoreRun(scenario, tape.entries, options.transport, revision);
+  const note = endNote(end);
+  return { ...result, ...(options.recordDir ? { recording: file } : {}), ...(note ? { note } : {}) };
+}
+
+async function readTapeOrEmpty(file: string, scenario: ScenarioDef, revision: Revision | undefined): Promise<Tape> {
+  try {
+    return await readTape(file);
+  } catch {
+    // the client never started the server: nothing was recorded
+    return new Tape({
+      recording: 1,
+      tool: "mcp-wire",
+      version: VERSION,
+      transport: "stdio",
+      scenario: scenario.id,
+      ...(revision ? { revision } : {}),
+    });
+  }
+}
+
+function endNote(end: ClientEnd): string | undefined {
+  if (end.spawnError) return `the client could not be started: ${end.spawnError}`;
+  if (end.timedOut) return "the client was still running at the deadline and was ended";
+  return undefined;
+}
+
+async function runHttp(
+  options: RunOptions,
+  scenario: ScenarioDef,
+  revisions: readonly Revision[],
+  env: NodeJS.ProcessEnv,
+  deadline: number,
+): Promise<{ end: ClientEnd; tape: Tape }> {
+  const core = buildCore(scenario, revisions, "http");
+  const tape = new Tape({
+    recording: 1,
+    tool: "mcp-wire",
+    version: VERSION,
+    transport: "streamable-http",
+    scenario: scenario.id,
+    ...(revisions.length === 1 ? { revision: revisions[0]! } : {}),
+  });
+  const front = serveHttp(core, tape, "/mcp");
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
+    if (!front.handle(req, res, url.pathname, url.searchParams))
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found\n");
+  });
+  const url = await listen(server);
+  const args = withUrl(options.args, `${url}/mcp`);
+  const client = new ClientProcess(options.command, args, env);
+  const end = await client.finish(deadline);
+  front.close();
+  await close(server);
+  return { end, tape };
+}
+
+async function runStdio(
+  options: RunOptions,
+  scenario: ScenarioDef,
+  revision: Revision | undefined,
+  env: NodeJS.ProcessEnv,
+  deadline: number,
+  file: string,
+  work: string,
+): Promise<ClientEnd> {
+  const serverArgs = [
+    ...options.self.args,
+    "gauntlet",
+    "--stdio-server",
+    scenario.id,
+    "--record",
+    file,
+    ...(revision ? ["-r", revision] : []),
+  ];
+  const config = join(work, `${scenario.id}.mcp.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { gauntlet: { command: options.self.command, args: serverArgs } } }, null, 2),
+  );
+  const args = options.args.map((a) => a.split("{config}").join(config));
+  const client = new ClientProcess(options.command, args, {
+    ...env,
+    MCP_WIRE_SERVER_COMMAND: options.self.command,
+    MCP_WIRE_SERVER_ARGS: JSON.stringify(serverArgs),
+  });
+  return client.finish(deadline);
+}
+
+/** The client's arguments with the URL where `{url}` is, or last. */
+export function withUrl(args: readonly string[], url: string): string[] {
+  return args.some((a) => a.includes("{url}")) ? args.map((a) => a.split("{url}").join(url)) : [...args, url];
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve(`http://127.0.0.1:${port}`);
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

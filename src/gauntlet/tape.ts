@@ -1,0 +1,109 @@
+/**
+ * A scenario's recording as it is made and as it is read back: every message either side sent,
+ * every HTTP exchange that carried none, and what the server saw of its own end (stdin closing, a
+ * signal), in order. Line numbers are the recording's own (the header is line 1), so evidence
+ * points at the file `--record DIR` keeps. A flooding client cannot grow it without bound: past
+ * the cap, records are counted instead of kept.
+ */
+import type { Defect } from "../codec/defects.js";
+import type { Sender } from "../codec/conversation.js";
+
+/** What an HTTP record says of the exchange that carried it (never a real session id). */
+export interface HttpFacts {
+  method: string;
+  path: string;
+  status?: number;
+  contentType?: string;
+  /** The session's alias (`s1`, `s2`, …). */
+  session?: string;
+  /** The request's `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Last-Event-ID` headers. */
+  protocolVersion?: string;
+  mcpMethod?: string;
+  mcpName?: string;
+  lastEventId?: string;
+  /** A request that carried `Mcp-Session-Id` (the alias is only known for live sessions). */
+  sessionHeader?: boolean;
+}
+
+export interface TapeRecord {
+  at: string;
+  from: Sender;
+  /** The message's number in its direction, from 1. */
+  no: number;
+  /** The message's text as it crossed; absent on an exchange or event without one. */
+  line?: string;
+  kind?: string;
+  /** Which server process (stdio) or connection the record belongs to. */
+  conversation?: string;
+  http?: HttpFacts;
+  sse?: { id?: string; retry?: number };
+  /** What the server saw of its own end: `stdin_end`, `signal:SIGTERM`, `exit`. */
+  event?: string;
+  defects?: readonly Defect[];
+}
+
+export interface TapeHeader {
+  recording: 1;
+  tool: "mcp-wire";
+  version: string;
+  transport: "stdio" | "streamable-http" | "http+sse";
+  revision?: string;
+  scenario?: string;
+}
+
+/** Records past this many are counted, not kept. */
+export const MAX_RECORDS = 20_000;
+/** Nor past this many bytes of message text. */
+export const MAX_TAPE_BYTES = 96 * 1024 * 1024;
+
+/** One entry of the tape with its parsed message, as scorers read it. */
+export interface Entry {
+  readonly record: TapeRecord;
+  /** Its 1-based line in the recording. */
+  readonly line: number;
+  /** The parsed JSON of `record.line`, when it was JSON. */
+  readonly value: unknown;
+}
+
+export class Tape {
+  readonly entries: Entry[] = [];
+  /** Records left out because the tape was full. */
+  dropped = 0;
+  private bytes = 0;
+  private readonly counts: Record<Sender, number> = { client: 0, server: 0 };
+
+  /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
+  sink: ((record: TapeRecord) => void) | undefined;
+
+  constructor(readonly header: TapeHeader) {}
+
+  /** Adds a record; returns its line number, or 0 when the tape was full. */
+  add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, value?: unknown): number {
+    const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
+    const size = record.line?.length ?? 0;
+    if (this.entries.length >= MAX_RECORDS || this.bytes + size > MAX_TAPE_BYTES) {
+      this.dropped++;
+      return 0;
+    }
+    this.bytes += size;
+    const full: TapeRecord = { at: new Date().toISOString(), ...record, no };
+    const line = this.entries.length + 2;
+    this.entries.push({ record: full, line, value: value ?? parseLine(full.line) });
+    this.sink?.(full);
+    return line;
+  }
+
+  /** Adds records read from a file, keeping their line numbers. */
+  adopt(record: TapeRecord, line: number): void {
+    this.entries.push({ record, line, value: parseLine(record.line) });
+  }
+}
+
+function parseLine(line: string | undefined): unknown {
+  if (line === undefined || line.length === 0) return undefined;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The gauntlet's matrix of real clients we did not write, over real processes and loopback: each
+ * client earns, scenario by scenario, the verdict its own code explains (docs/gauntlet.md cites the
+ * lines), and the model client passes all but what mcp-wire/client does not do yet. Clients that
+ * flood, send garbage or never exit get a verdict and an ended process. `npm run interop` runs it.
+ */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { BAD_CLIENTS, DRIVERS, MODEL_CLIENT, gauntlet, outcomeOf, type Card } from "../testkit/gauntlet.js";
+
+type Outcomes = Record<string, string>;
+
+/** What every client earns where nothing else is said. */
+const PASSES: Outcomes = {
+  lifecycle: "pass",
+  pagination: "pass",
+  pagination_stuck: "pass",
+  empty_cursor: "not_applicable",
+  server_requests: "pass",
+  "version_fallback.older": "pass",
+  "version_fallback.unknown": "pass",
+  session_expired: "pass",
+  sse_resume: "pass",
+  large_result: "pass",
+  content_blocks: "pass",
+  tool_errors: "pass",
+  list_changed: "pass",
+  progress: "not_applicable",
+  batch: "pass",
+  auth_challenge: "not_applicable",
+  shutdown: "not_applicable",
+};
+
+const MATRIX: { name: string; args: string[]; earns: Outcomes }[] = [
+  {
+    name: "mcp-wire model client",
+    args: [MODEL_CLIENT],
+    // what mcp-wire/client does not do yet: "" read as the last page, no new session on 404, no subscriptions/listen
+    earns: { empty_cursor: "fail", session_expired: "fail", list_changed: "not_observed" },
+  },
+  {
+    name: "SDK v1 Client",
+    args: [join(DRIVERS, "sdk-v1.js")],
+    earns: { pagination: "fail", session_expired: "fail", list_changed: "warn" },
+  },
+  {
+    name: "SDK v2 Client",
+    args: [join(DRIVERS, "sdk-v2.js")],
+    earns: { session_expired: "fail", list_changed: "warn" },
+  },
+  {
+    name: "SDK v2 Client, version negotiation",
+    args: [join(DRIVERS, "sdk-v2.js"), "--negotiate"],
+    earns: { empty_cursor: "pass", session_expired: "fail", list_changed: "not_observed" },
+  },
+  {
+    name: "AI SDK",
+    args: [join(DRIVERS, "ai-sdk.js")],
+    earns: { pagination_stuck: "fail", session_expired: "fail", sse_resume: "warn", list_changed: "warn" },
+  },
+  {
+    name: "LangChain MCP adapters",
+    args: [join(DRIVERS, "langchain.js")],
+    earns: { pagination_stuck: "fail", session_expired: "fail", list_changed: "warn" },
+  },
+  {
+    name: "mcp-remote bridge (SDK v1 over stdio)",
+    args: [join(DRIVERS, "mcp-remote.js")],
+    earns: { pagination: "fail", list_changed: "warn" },
+  },
+];
+
+for (const client of MATRIX) {
+  describe(`gauntlet: ${client.name}`, () => {
+    let card: Card | undefined;
+    test("runs every scenario", async () => {
+      const run = await gauntlet(["--timeout", "15000", "--", process.execPath, ...client.args], 600_000);
+      assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
+      card = run.card;
+      assert.ok(card, run.stdout);
+    });
+    for (const [scenario, outcome] of Object.entries({ ...PASSES, ...client.earns })) {
+      test(`${scenario}: ${outcome}`, () => {
+        const s = card?.scenarios.find((x) => x.id === scenario);
+        assert.equal(s?.outcome, outcome, JSON.stringify(s?.checks, null, 1));
+        // no client we did not write sends a message the schema refuses
+        const messages = s?.checks.find((c) => c.id.endsWith(".client_messages"));
+        assert.ok(messages?.outcome !== "fail", messages?.message);
+      });
+    }
+  });
+}
+
+describe("gauntlet: the SDK v1 Client over stdio", () => {
+  test("starts the server from {config}, and closes its stdin first", async () => {
+    const run = await gauntlet([
+      "--stdio",
+      "--scenario",
+      "shutdown,pagination,tool_errors",
+      "--",
+      process.execPath,
+      join(DRIVERS, "sdk-v1.js"),
+      "--stdio",
+      "{config}",
+    ]);
+    assert.equal(outcomeOf(run.card, "shutdown.clean"), "pass", run.stdout);
+    assert.equal(outcomeOf(run.card, "pagination.all_pages"), "fail");
+    assert.equal(outcomeOf(run.card, "tool_errors.after_tool_error"), "pass");
+  });
+});
+
+describe("gauntlet: clients that misbehave get a verdict and an ended process", () => {
+  test("a client that pages forever ends at the page cap and fails; one that sends garbage fails client_messages", async () => {
+    const flood = await gauntlet([
+      "--scenario",
+      "pagination_stuck",
+      "--",
+      process.execPath,
+      join(BAD_CLIENTS, "flood.js"),
+    ]);
+    assert.equal(flood.code, 1, flood.stdout + flood.stderr);
+    assert.equal(outcomeOf(flood.card, "pagination_stuck.stops"), "fail");
+    const garbage = await gauntlet([
+      "--scenario",
+      "lifecycle",
+      "--",
+      process.execPath,
+      join(BAD_CLIENTS, "garbage.js"),
+    ]);
+    assert.equal(garbage.code, 1);
+    const check = garbage.card?.scenarios[0]?.checks.find((c) => c.id === "lifecycle.client_messages");
+    assert.equal(check?.outcome, "fail");
+    assert.ok(check!.evidence.length > 0);
+  });
+
+  test("a client that never connects and never exits (and ignores SIGTERM) is ended: exit 3, nothing left running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
+    try {
+      const pidFile = join(dir, "pid");
+      const run = await gauntlet(
+        [
+          "--timeout",
+          "300",
+          "--scenario",
+          "lifecycle",
+          "--",
+          process.execPath,
+          join(BAD_CLIENTS, "silent.js"),
+          pidFile,
+        ],
+        30_000,
+      );
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      assert.match(run.card?.scenarios[0]?.note ?? "", /deadline/);
+      let alive = true;
+      try {
+        process.kill(Number(readFileSync(pidFile, "utf8")), 0);
+      } catch {
+        alive = false;
+      }
+      assert.equal(alive, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

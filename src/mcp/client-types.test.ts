@@ -1,0 +1,66 @@
+/**
+ * The client's type narrows by revision, as a user's strict program sees it through the
+ * package's `exports`: a client opened on exactly 2026-07-28 has no `ping`, `setLoggingLevel` or
+ * resource subscriptions; one opened on a legacy revision has no `listen`; one whose revision is
+ * settled at connect time has every method, checked when called, and `isModern()` /
+ * `isLegacy()` narrow it. Each `@ts-expect-error` fails the compile if the call it marks type-checks.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { typeErrors } from "../testkit/typecheck.js";
+
+test("the methods a client's type offers follow its revision", () => {
+  const errors = typeErrors({
+    "narrow.ts": `
+import { McpClient, ChildServer, connectHttp, type Tool, type Resource, type ListToolsResult } from "mcp-wire/client";
+const connector = () => new ChildServer("server").transport;
+
+export async function modern(): Promise<void> {
+  const client = await McpClient.connect(connector, { revision: "2026-07-28" });
+  const tools: Tool[] = await client.listTools();
+  const page: ListToolsResult = await client.listToolsPage({ cursor: "" });
+  const subscription = await client.listen({ toolsListChanged: true });
+  subscription.close();
+  // @ts-expect-error 2026-07-28 has no ping
+  await client.ping();
+  // @ts-expect-error nor logging/setLevel
+  await client.setLoggingLevel("info");
+  // @ts-expect-error nor resources/subscribe
+  await client.subscribeResource({ uri: "file:///a" });
+  void tools; void page;
+}
+
+export async function legacy(): Promise<void> {
+  const client = await McpClient.connect(connector, { revision: "2025-06-18" });
+  await client.ping();
+  await client.setLoggingLevel("debug");
+  await client.subscribeResource({ uri: "file:///a" });
+  // @ts-expect-error subscriptions/listen is 2026-07-28's
+  await client.listen({ toolsListChanged: true });
+  // @ts-expect-error a log level is one of RFC 5424's
+  await client.setLoggingLevel("verbose");
+}
+
+export async function either(): Promise<void> {
+  const { client } = await connectHttp("http://127.0.0.1:1/mcp");
+  await client.ping();
+  await client.listen({});
+  for await (const page of client.pages("resources/list")) {
+    const resources: Resource[] = page.resources;
+    void resources;
+  }
+  if (client.isModern()) {
+    // @ts-expect-error narrowed to 2026-07-28
+    await client.ping();
+  }
+  if (client.isLegacy()) {
+    // @ts-expect-error narrowed to the legacy revisions
+    await client.listen({});
+  }
+  // @ts-expect-error not a list
+  client.pages("tools/call");
+}
+`,
+  });
+  assert.deepEqual(errors, []);
+});

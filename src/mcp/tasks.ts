@@ -1,0 +1,299 @@
+/**
+ * Tasks on the server: a tool call answered with a handle at once, its work going on after, its
+ * state polled with `tasks/get`. Two wire forms of one store: the 2026-07-28 extension
+ * (`io.modelcontextprotocol/tasks`: flat `resultType: "task"`, `ttlMs`, the result inlined in
+ * `tasks/get`, input through `tasks/update`) and 2025-11-25's experimental tasks (`task` nested,
+ * `ttl`, `tasks/result`, `tasks/list`, input by requests the task sends in its session).
+ */
+import { randomUUID } from "node:crypto";
+import type { JsonObject } from "../codec/message.js";
+import { ResponseError } from "../peer/errors.js";
+import { INTERNAL_ERROR, INVALID_PARAMS } from "../rules/error-codes.js";
+import { META_RELATED_TASK, isObject, type CallToolResult, type InputRequest } from "./meta.js";
+import { page } from "./list-page.js";
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+
+/** What the work of a task can do besides returning its result. */
+export interface TaskContext {
+  /** The task's id; undefined when the work runs inline, for a client that did not negotiate tasks. */
+  readonly taskId: string | undefined;
+  /** Aborted when the task is cancelled (or, inline, when the request is). */
+  readonly signal: AbortSignal;
+  /**
+   * Asks the client for input (elicitation, sampling, roots), keyed by names unique over the
+   * task's life; resolves with every answer. The task is `input_required` meanwhile.
+   */
+  input(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>>;
+  /** Sets the task's status message (shown by `tasks/get`). */
+  status(message: string): void;
+}
+
+export type TaskWork = (task: TaskContext) => CallToolResult | Promise<CallToolResult>;
+
+export interface TaskOptions {
+  /** How long a task is kept from its creation, in ms; null for ever. Default: the server's. */
+  ttlMs?: number | null;
+  /** The poll interval suggested to the client, in ms; 0 suggests none. Default: the server's. */
+  pollIntervalMs?: number;
+}
+
+export interface TaskStoreOptions {
+  /** Default 300,000 (5 minutes). */
+  ttlMs?: number | null;
+  /** Default 500. */
+  pollIntervalMs?: number;
+  /** Tasks kept at once; a call beyond it gets -32603. Default 10,000. */
+  maxTasks?: number;
+}
+
+/** How a 2025-11-25 task reaches the session that created it. */
+export interface SessionLink {
+  request(method: string, params: JsonObject): Promise<JsonObject>;
+  notify(method: string, params: JsonObject): void;
+}
+
+interface Pending {
+  request: InputRequest;
+  resolve: (answer: JsonObject) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One task: its state, and the context its work runs with. */
+export class Task implements TaskContext {
+  state: TaskStatus = "working";
+  statusMessage: string | undefined;
+  readonly createdAt = Date.now();
+  lastUpdatedAt = this.createdAt;
+  result: JsonObject | undefined;
+  error: JsonObject | undefined;
+  readonly pending = new Map<string, Pending>();
+  private readonly controller = new AbortController();
+  private readonly settled: Promise<void>;
+  private settle!: () => void;
+
+  constructor(
+    readonly taskId: string,
+    readonly ttlMs: number | null,
+    readonly pollIntervalMs: number,
+    /** The session of a 2025-11-25 task (which it asks and notifies, and which alone sees it). */
+    readonly session: SessionLink | undefined,
+    private readonly changed: (task: Task) => void,
+  ) {
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get terminal(): boolean {
+    return TERMINAL.has(this.state);
+  }
+
+  /** Resolves when the task reaches a terminal status. */
+  get done(): Promise<void> {
+    return this.settled;
+  }
+
+  expired(now: number): boolean {
+    return this.ttlMs !== null && now - this.createdAt > this.ttlMs;
+  }
+
+  moveTo(status: TaskStatus, fields: { result?: JsonObject; error?: JsonObject; message?: string } = {}): void {
+    if (this.terminal) return;
+    this.state = status;
+    if (fields.result) this.result = fields.result;
+    if (fields.error) this.error = fields.error;
+    if (fields.message !== undefined) this.statusMessage = fields.message;
+    this.lastUpdatedAt = Date.now();
+    if (this.terminal) {
+      for (const p of this.pending.values()) p.reject(new ResponseError(INVALID_PARAMS, `Task ${status}`));
+      this.pending.clear();
+      this.settle();
+    }
+    this.changed(this);
+  }
+
+  status(message: string): void {
+    if (this.terminal) return;
+    this.statusMessage = message;
+    this.lastUpdatedAt = Date.now();
+    this.changed(this);
+  }
+
+  input(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>> {
+    if (this.terminal) return Promise.reject(new ResponseError(INVALID_PARAMS, `Task ${this.state}`));
+    const keys = Object.keys(requests);
+    const answers = keys.map((key) => {
+      const request = requests[key]!;
+      if (this.session) {
+        // 2025-11-25: the task sends the request itself, tied to the task
+        const given = request.params ?? {};
+        const meta = isObject(given._meta) ? given._meta : {};
+        const params = { ...given, _meta: { ...meta, [META_RELATED_TASK]: { taskId: this.taskId } } };
+        return this.session.request(request.method, params);
+      }
+      return new Promise<JsonObject>((resolve, reject) => this.pending.set(key, { request, resolve, reject }));
+    });
+    this.moveTo("input_required");
+    return Promise.all(answers).then((values) => {
+      if (!this.terminal && this.pending.size === 0) this.moveTo("working");
+      return Object.fromEntries(keys.map((k, i) => [k, values[i]!]));
+    });
+  }
+
+  /** Answers outstanding input requests; keys not outstanding are ignored, as the extension says. */
+  answer(responses: JsonObject): void {
+    for (const [key, value] of Object.entries(responses)) {
+      const pending = this.pending.get(key);
+      if (!pending || !isObject(value)) continue;
+      this.pending.delete(key);
+      pending.resolve(value);
+    }
+    if (this.pending.size > 0) this.changed(this);
+  }
+
+  cancel(): void {
+    if (this.terminal) return;
+    this.moveTo("cancelled", { message: "The task was cancelled by request." });
+    this.controller.abort(new Error("task cancelled"));
+  }
+
+  run(work: TaskWork): void {
+    Promise.resolve()
+      .then(() => work(this))
+      .then(
+        (result) => this.moveTo("completed", { result: result as JsonObject }),
+        (e: unknown) => this.moveTo("failed", { error: errorObject(e) }),
+      );
+  }
+
+  /** The task as 2026-07-28 lists it: `ttlMs`, `pollIntervalMs`. */
+  modern(): JsonObject {
+    const t: JsonObject = {
+      taskId: this.taskId,
+      status: this.state,
+      createdAt: new Date(this.createdAt).toISOString(),
+      lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(),
+      ttlMs: this.ttlMs,
+    };
+    if (this.pollIntervalMs > 0) t.pollIntervalMs = this.pollIntervalMs;
+    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
+    return t;
+  }
+
+  /** The 2026-07-28 `DetailedTask`: with the result, the error or the outstanding input requests. */
+  detailed(): JsonObject {
+    const t = this.modern();
+    if (this.state === "completed" && this.result) t.result = this.result;
+    else if (this.state === "failed" && this.error) t.error = this.error;
+    else if (this.state === "input_required")
+      t.inputRequests = Object.fromEntries([...this.pending].map(([k, p]) => [k, p.request as unknown as JsonObject]));
+    return t;
+  }
+
+  /** The task as 2025-11-25 lists it: `ttl`, `pollInterval`. */
+  legacy(): JsonObject {
+    const t: JsonObject = {
+      taskId: this.taskId,
+      status: this.state,
+      createdAt: new Date(this.createdAt).toISOString(),
+      lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(),
+      ttl: this.ttlMs,
+    };
+    if (this.pollIntervalMs > 0) t.pollInterval = this.pollIntervalMs;
+    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
+    return t;
+  }
+}
+
+/** A JSON-RPC error object for what the work threw. */
+function errorObject(e: unknown): JsonObject {
+  if (e instanceof ResponseError) {
+    const error: JsonObject = { code: e.code, message: e.message };
+    if (e.data !== undefined) error.data = e.data as JsonObject;
+    return error;
+  }
+  return { code: INTERNAL_ERROR, message: e instanceof Error ? e.message : String(e) };
+}
+
+/** Every task the server holds, by id; expired ones are dropped as the store is used. */
+export class TaskStore {
+  private readonly tasks = new Map<string, Task>();
+  private readonly ttlMs: number | null;
+  private readonly pollIntervalMs: number;
+  private readonly maxTasks: number;
+  private lastSweep = 0;
+
+  constructor(
+    options: TaskStoreOptions,
+    private readonly changed: (task: Task) => void,
+  ) {
+    this.ttlMs = options.ttlMs === undefined ? 300_000 : options.ttlMs;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.maxTasks = options.maxTasks ?? 10_000;
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  /** Creates a task and starts its work; the task can be got before this returns. */
+  create(work: TaskWork, options: TaskOptions, session: SessionLink | undefined): Task {
+    this.sweep();
+    if (this.tasks.size >= this.maxTasks)
+      throw new ResponseError(INTERNAL_ERROR, `Too many tasks: this server keeps at most ${this.maxTasks}`);
+    const ttl = options.ttlMs === undefined ? this.ttlMs : options.ttlMs;
+    const task = new Task(
+      randomUUID(),
+      ttl === null ? null : Math.max(1, Math.round(ttl)),
+      Math.max(0, Math.round(options.pollIntervalMs ?? this.pollIntervalMs)),
+      session,
+      this.changed,
+    );
+    this.tasks.set(task.taskId, task);
+    task.run(work);
+    return task;
+  }
+
+  /** The task `params.taskId` names, seen from `session` (a 2025-11-25 task only from its own); else -32602. */
+  get(params: JsonObject, session: SessionLink | undefined): Task {
+    this.sweep();
+    const id = params.taskId;
+    if (typeof id !== "string") throw new ResponseError(INVALID_PARAMS, "taskId must be a string");
+    const task = this.tasks.get(id);
+    if (!task || task.session !== session)
+      throw new ResponseError(INVALID_PARAMS, `Unknown task: ${JSON.stringify(id)}`);
+    return task;
+  }
+
+  /** One page of the tasks `session` created (2025-11-25 `tasks/list`). */
+  list(params: JsonObject, session: SessionLink, pageSize: number): JsonObject {
+    this.sweep();
+    const mine = [...this.tasks.values()].filter((t) => t.session === session).map((t) => t.legacy());
+    return page("tasks", mine, params.cursor, pageSize);
+  }
+
+  /** Forgets every task of a session that ended: nobody can see them any more. */
+  dropSession(session: SessionLink): void {
+    for (const [id, task] of this.tasks) {
+      if (task.session !== session) continue;
+      task.cancel();
+      this.tasks.delete(id);
+    }
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < 1000) return;
+    this.lastSweep = now;
+    for (const [id, task] of this.tasks) {
+      if (!task.expired(now)) continue;
+      task.cancel();
+      this.tasks.delete(id);
+    }
+  }
+}

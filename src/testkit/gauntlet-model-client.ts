@@ -1,0 +1,97 @@
+/**
+ * The gauntlet's model client: what a client that does everything right does, written with
+ * mcp-wire/client's public API alone and no knowledge of scenarios (it never reads MCP_WIRE_*).
+ * It connects, lists every tool, calls each `gauntlet_` tool once with its schema's defaults,
+ * lists again when the server says its list can change, calls what is new, and closes.
+ *
+ *   node gauntlet-model-client.js <url>             Streamable HTTP (HTTP+SSE found by itself)
+ *   node gauntlet-model-client.js --stdio <config>  the server an mcp.json names
+ */
+import { readFileSync } from "node:fs";
+import { ChildServer, McpClient, connectHttp, type InputHandlers } from "../entry/client.js";
+
+const handlers: InputHandlers = {
+  "roots/list": () => ({ roots: [{ uri: "file:///tmp/gauntlet-model-client", name: "workspace" }] }),
+  "sampling/createMessage": () => ({
+    role: "assistant",
+    content: { type: "text", text: "hello" },
+    model: "gauntlet-model",
+    stopReason: "endTurn",
+  }),
+  "elicitation/create": () => ({ action: "decline" }),
+};
+
+const options = {
+  clientInfo: { name: "mcp-wire-model-client", version: "1.0.0" },
+  inputHandlers: handlers,
+  timeout: 20_000,
+};
+
+type Tool = { name: string; inputSchema?: { properties?: Record<string, { default?: unknown }> } };
+
+function defaults(tool: Tool): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(tool.inputSchema?.properties ?? {}))
+    if (schema && schema.default !== undefined) args[name] = schema.default;
+  return args;
+}
+
+async function exercise(client: McpClient): Promise<void> {
+  const called = new Set<string>();
+  const round = async () => {
+    let tools: Tool[];
+    try {
+      tools = (await client.listTools()) as Tool[];
+    } catch {
+      return false;
+    }
+    let any = false;
+    for (const tool of tools) {
+      if (!tool.name.startsWith("gauntlet_") || called.has(tool.name)) continue;
+      called.add(tool.name);
+      any = true;
+      await client.callTool(tool.name, defaults(tool) as never).catch(() => undefined);
+    }
+    return any;
+  };
+  await round();
+  const changes = (client.capabilities.tools as { listChanged?: boolean } | undefined)?.listChanged === true;
+  if (changes) await round();
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === "--stdio") {
+    const config = JSON.parse(readFileSync(argv[1]!, "utf8")) as {
+      mcpServers: Record<string, { command: string; args?: string[] }>;
+    };
+    const server = Object.values(config.mcpServers)[0]!;
+    let child: ChildServer | undefined;
+    const client = await McpClient.connect(() => {
+      child = new ChildServer(server.command, server.args ?? []);
+      return child.transport;
+    }, options);
+    try {
+      await exercise(client);
+    } finally {
+      await client.close().catch(() => undefined);
+      await child?.shutdown(2000);
+    }
+    return;
+  }
+  const url = argv[argv.length - 1]!;
+  const { client } = await connectHttp(url, { ...options, fresh: true });
+  try {
+    await exercise(client);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`model client: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
