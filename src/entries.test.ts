@@ -41,7 +41,6 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "OverloadedError",
     "REVISIONS",
     "RULES",
-    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",
@@ -90,6 +89,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire/testing": [
     "createConformanceServer",
     "defineConformanceFixtures",
+    "RecordingError",
     "mockServer",
     "recordTransport",
     "startFleet",

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import * as api from "./index.js";
 import * as client from "./entry/client.js";
+import * as testing from "./entry/testing.js";
 import { ROOT } from "./testkit/typecheck.js";
 
 const { LIBRARY_ERRORS } = api;
@@ -29,11 +30,13 @@ const SAMPLES: readonly Error[] = [
   new client.MethodNotInRevisionError("ping", "2026-07-28"),
   new client.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
   new api.NotACaptureError("it is an SQLite database"),
-  new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
+  new testing.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
 
 /** Errors only the client throws, exported by mcp-wire/client rather than the root. */
 const CLIENT_ONLY = new Set(["MethodNotInRevisionError", "PaginationError"]);
+/** Errors only recordings' players throw (`mockServer`), exported by mcp-wire/testing. */
+const TESTING_ONLY = new Set(["RecordingError"]);
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
 const INTERNAL = new Set([
@@ -59,7 +62,7 @@ test("each class the library throws has its own code, the one the table gives it
     assert.equal(LIBRARY_ERRORS[code].class, e.constructor.name, `${String(code)} is ${e.constructor.name}'s`);
     assert.equal(e.name, e.constructor.name);
     // the root keeps the core's; the client's own are the client entry's
-    const entry = CLIENT_ONLY.has(e.constructor.name) ? client : api;
+    const entry = CLIENT_ONLY.has(e.constructor.name) ? client : TESTING_ONLY.has(e.constructor.name) ? testing : api;
     assert.equal(
       (entry as Record<string, unknown>)[e.constructor.name],
       e.constructor,

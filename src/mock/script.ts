@@ -89,6 +89,7 @@ class Builder {
     }
     const st = this.state.get(cid)!;
     if (r.type === "exchange") return this.exchange(c, st, r);
+    if (r.type === "event") return;
     const before = st.at;
     if (r.at !== undefined) st.at = r.at;
     if (r.overflow !== undefined || r.base64 !== undefined) return; // bytes never kept, or not text: nothing to play
