@@ -45,6 +45,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "RevisionNotSpokenError",
     "SpawnError",
     "TimeoutError",
+    "UnknownRevisionError",
     "decode",
     "describeError",
     "encode",

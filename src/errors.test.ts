@@ -27,6 +27,7 @@ const SAMPLES: readonly Error[] = [
   new api.RevisionNotSpokenError("2025-11-25", ["2025-06-18"], "it chose 2025-06-18"),
   new api.HttpError({ failure: "status", step: "initialize", url: "http://127.0.0.1/mcp", status: 502 }, "HTTP 502"),
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
+  new api.UnknownRevisionError("2099-01-01"),
   new client.MethodNotInRevisionError("ping", "2026-07-28"),
   new client.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
   new api.NotACaptureError("it is an SQLite database"),

@@ -79,6 +79,7 @@ export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { InputRequiredError } from "./mcp/mrtr.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
 export { NotACaptureError } from "./lint/lint.js";
+export { UnknownRevisionError } from "./rules/revisions.js";
 
 // Schemas: messages against each revision's official schema.json; peers' JSON Schemas
 export { validate } from "./schema/validate.js";

@@ -25,6 +25,8 @@ export function validateMessage(
   if (!findings.wants("schema_invalid")) return;
   findings.checked("schema_invalid", revision);
   for (const d of validate(value, method !== undefined ? { revision, method } : { revision })) {
+    // a result whose request was not seen is judged by its envelope alone: no finding of its own
+    if (d.code !== "schema_invalid") continue;
     findings.add("schema_invalid", { revision, method: method ?? null, path: d.path, message: d.message });
   }
 }

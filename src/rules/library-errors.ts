@@ -63,6 +63,10 @@ export const LIBRARY_ERRORS = {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
   },
+  ERR_MCP_WIRE_UNKNOWN_REVISION: {
+    class: "UnknownRevisionError",
+    when: "A revision mcp-wire does not know was given where one must be known (`validate`'s `revision`); `revision` is what was given.",
+  },
   ERR_MCP_WIRE_METHOD_NOT_IN_REVISION: {
     class: "MethodNotInRevisionError",
     when: "The client was asked for a method the connection's negotiated revision does not have (`ping` on 2026-07-28, `listen` before it): nothing was sent; `method` and `revision` say which.",
