@@ -370,6 +370,15 @@ program
   });
 
 program
+  .command("explain")
+  .description("what a finding means and how to fix it, from the documentation shipped with mcp-wire (no id: every id)")
+  .argument("[id]", "a finding's id, as check, SARIF, JUnit and Markdown name it")
+  .action(async (id: string | undefined) => {
+    const { runExplain } = await import("./explain.js");
+    process.exitCode = await runExplain(id);
+  });
+
+program
   .command("demo")
   .description(
     "start a fleet of local servers that misbehave as real ones do, run a census over it into a database of its own, print the report and write the HTML page",
