@@ -69,6 +69,15 @@ export class Run {
     readonly options: CheckOptions,
     readonly stdio: boolean,
   ) {
+    // a misspelt id would select nothing and pass as an empty check
+    for (const [name, ids] of [
+      ["only", options.only],
+      ["skip", options.skip],
+    ] as const) {
+      const unknown = ids?.find((id) => !isRuleId(id));
+      if (unknown !== undefined)
+        throw new RangeError(`${name}: no check is named ${JSON.stringify(unknown)} (CHECK_RULES lists every id)`);
+    }
     this.findings = new Findings(selection(options.only, options.skip));
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
     this.optIns = {
