@@ -107,7 +107,11 @@ program
   .option("-r, --revision <revision>", `check only this revision (repeatable): ${REVISIONS.join(", ")}`, REPEAT)
   .option("--env <NAME=VALUE>", "set in the stdio server's environment (repeatable)", REPEAT)
   .option("--cwd <dir>", "the stdio server's working directory")
-  .option("--only <ids>", "run only these checks (comma-separated ids, repeatable; docs/check.md lists them)", REPEAT)
+  .option(
+    "--only <ids>",
+    "run only these checks (comma-separated ids, repeatable; mcp-wire explain lists them)",
+    REPEAT,
+  )
   .option("--skip <ids>", "leave these checks out (comma-separated ids, repeatable)", REPEAT)
   .option(
     "--call <NAME[=JSON]>",
@@ -129,7 +133,11 @@ program
   .option("--markdown <file>", "write a Markdown summary for a CI job page")
   .option(
     "--baseline <file>",
-    "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run",
+    "accept the findings of an earlier check (--update-baseline or --json) for now; an entry that no longer occurs fails the run",
+  )
+  .option(
+    "--update-baseline <file>",
+    "write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked)",
   )
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
@@ -328,6 +336,15 @@ program
   .action(async (opts) => {
     const { runPrune } = await import("./prune.js");
     process.exitCode = await runPrune(opts);
+  });
+
+program
+  .command("explain")
+  .description("what a finding means and how to fix it, from the documentation shipped with mcp-wire (no id: every id)")
+  .argument("[id]", "a finding's id, as check, SARIF, JUnit and Markdown name it")
+  .action(async (id: string | undefined) => {
+    const { runExplain } = await import("./explain.js");
+    process.exitCode = await runExplain(id);
   });
 
 program
