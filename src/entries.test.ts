@@ -63,10 +63,13 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire/client": [
     "ChildServer",
     "DEFAULT_MAX_PAGES",
+    "DEFAULT_OPEN_TIMEOUT",
     "INPUT_METHODS",
     "McpClient",
     "MethodNotInRevisionError",
+    "OpeningTimeoutError",
     "PaginationError",
+    "ServerExitedError",
     "Subscription",
     "connectHttp",
   ],

@@ -54,17 +54,37 @@ result is checked too (\`content\` present, \`structuredContent\` valid against 
 | \`--junit FILE\` | JUnit XML: one test case per check id and revision that ran |
 | \`--sarif FILE --sarif-location PATH\` | SARIF 2.1.0 for code scanning; every result is shown at PATH, a file of the repository |
 | \`--markdown FILE\` | a summary for a CI job page |
-| \`--baseline FILE\` | accept the findings of an earlier \`check --json\` for now |
+| \`--baseline FILE\` | accept the findings of an earlier check (\`--update-baseline\` or \`--json\`) for now |
+| \`--update-baseline FILE\` | write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked) |
 | \`--force\` | replace an existing output file mcp-wire did not write |
 
 The output files are written even when the target could not be checked (one failed case saying
 why). An existing file that mcp-wire did not write is refused unless \`--force\`; a symbolic link
 is never written through.
 
-**Baseline.** \`--baseline FILE\` takes the \`--json\` output of an earlier check; only each
-finding's \`id\`, \`revision\`, \`method\` and \`path\` are read, so an edited subset works too.
-Accepted findings are reported (marked \`accepted\`) but do not fail the run. An entry that no
-longer occurs is stale and fails the run whatever \`--fail-on\` says: a baseline only shrinks.
+**Baseline.** To adopt \`check\` on a server that has findings today, take a baseline once and
+keep it in the repository:
+
+\`\`\`
+mcp-wire check --stdio --update-baseline mcp-baseline.json -- node build/server.js   # exit 0
+mcp-wire check --stdio --baseline mcp-baseline.json -- node build/server.js          # the CI step
+\`\`\`
+
+\`--update-baseline FILE\` writes the findings (the \`--json\` object) and exits 0 whatever they
+are; it replaces FILE only when FILE is a baseline already (or \`--force\`), and a target that
+could not be checked writes nothing (exit 3). The \`--json\` output of any earlier check works as
+a baseline too, but \`check --json > FILE\` exits 1 when there are findings, which fails a CI step
+or a \`set -e\` script: take baselines with \`--update-baseline\`.
+
+A baseline entry matches a finding by \`id\`, \`subject\`, \`method\` and \`subjectPath\`: a tool
+added, removed or reordered elsewhere in a list leaves it matching. An entry written before
+findings had subjects (\`id\`, \`revision\`, \`method\`, \`path\`) still matches the finding whose
+\`revisions\` hold its revision and whose path in that revision is its path. Only those keys are
+read, so an edited subset works too. Accepted findings are reported (marked \`accepted\`) but do
+not fail the run. An entry that no longer occurs (the finding was fixed) is stale and fails the
+run whatever \`--fail-on\` says, so a baseline only shrinks; the output names the command that
+rewrites it (this check with \`--update-baseline\`). An entry whose check did not run this time
+(another \`-r\`, \`--skip\`) is neither accepted nor stale.
 
 **Exit status.** 0: nothing at or above \`--fail-on\`; 1: something was (or a baseline entry is
 stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP,
@@ -75,14 +95,23 @@ sign-in findings are still reported).
 
 \`\`\`
 { "target": "…", "revisions": { "2026-07-28": "ok", "2025-11-25": "unsupported", … },
-  "findings": [ { "id": "…", "severity": "error|warning|info", "revision": "…", "method": "…",
-                  "path": "/result/…", "message": "…", "fix": "…", "spec": "https://…", "breaks": ["sdk-v2"] } ],
+  "findings": [ { "id": "…", "severity": "error|warning|info", "revision": "2026-07-28",
+                  "revisions": ["2026-07-28", "2025-11-25"], "method": "tools/list",
+                  "path": "/result/tools/2/inputSchema", "subject": "tool:search_notes",
+                  "subjectPath": "/inputSchema", "message": "…", "fix": "…", "spec": "https://…",
+                  "breaks": ["sdk-v2"] } ],
   "counts": { "error": 0, "warning": 2, "info": 0 }, "checked": { "messages": 41, "pages": 3 },
   "elapsedMs": 812, "unchecked": null, "stale": [] }
 \`\`\`
 
-A finding occurs once per revision it occurs in, and \`counts\` counts it so. \`path\` is a JSON
-Pointer into the offending message, \`null\` where there is none. \`breaks\` names the real clients
+A finding is one problem, however many revisions it occurs in: \`revisions\` lists them, newest
+first, \`revision\` is the newest, and \`counts\` counts findings. \`subject\` is what it is about:
+\`tool:<name>\`, \`prompt:<name>\`, \`resource:<uri>\`, \`template:<uriTemplate>\`,
+\`page:<method>#<n>\` (a page of a list, or an item without a name), \`method:<method>\`,
+\`http:<METHOD>\`, or \`server\` (stdio hygiene, what concerns the server as a whole);
+\`subjectPath\` is the JSON Pointer below it (inside the tool's definition for \`tool:\`).
+\`path\` is the absolute JSON Pointer into the offending message (as the newest revision sent
+it), \`null\` where there is none. \`breaks\` names the real clients
 (\`sdk-v1\`: \`@modelcontextprotocol/sdk\`'s Client; \`sdk-v2\`: \`@modelcontextprotocol/client\`;
 \`ai-sdk\`: \`@ai-sdk/mcp\`; \`mcp-remote\`: the stdio bridge to a remote server) that this project's tests show failing against a server with exactly
 that fault (src/check/breaks.test.ts); an empty list means untested, not harmless.
