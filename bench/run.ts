@@ -17,6 +17,7 @@ import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
 import { decodeBenchmark } from "./decode.js";
+import { gauntletBenchmark } from "./gauntlet.js";
 import { httpBenchmark } from "./http.js";
 import { lintBenchmark } from "./lint.js";
 import { queueBenchmark } from "./queue.js";
@@ -25,6 +26,7 @@ import { roundtripBenchmark } from "./roundtrip.js";
 import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
 import { tapBenchmark } from "./tap.js";
+import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
@@ -43,6 +45,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   censusLatencyBenchmark,
   censusContentionBenchmark,
   checkBenchmark,
+  gauntletBenchmark,
+  tasksBenchmark,
 ];
 
 function selected(): Benchmark[] {
