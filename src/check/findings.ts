@@ -6,7 +6,7 @@
 import type { Severity } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
 import { appliesTo, ruleOf } from "./rules.js";
-import type { Finding } from "./types.js";
+import type { Finding, SurfaceChange } from "./types.js";
 
 /** Findings of one rule, revision and method past this many are counted, not kept. */
 const MAX_SAME = 20;
@@ -20,6 +20,12 @@ export interface FindingInput {
   message: string;
   /** A milder case of the rule than its own severity (a codec defect's named case, a warning of the sign-in walk). */
   severity?: Severity;
+  /** What the finding is about, when the place that finds it knows. */
+  about?: { subject: string; subjectPath: string | null };
+  /** A surface change: its class, and the value before and after it. */
+  change?: SurfaceChange;
+  before?: unknown;
+  after?: unknown;
 }
 
 export class Findings {
@@ -70,6 +76,8 @@ export class Findings {
       fix: rule.fix,
       spec: rule.spec,
       breaks: rule.breaks ?? [],
+      ...(input.about ? input.about : {}),
+      ...(input.change ? { change: input.change, before: input.before ?? null, after: input.after ?? null } : {}),
     });
   }
 

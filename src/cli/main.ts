@@ -131,6 +131,11 @@ program
     "--baseline <file>",
     "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run",
   )
+  .option(
+    "--surface <file>",
+    "the surface gate: record every tool, resource, template and prompt in FILE, or compare with it when it exists",
+  )
+  .option("--update-surface", "rewrite the --surface file with what the server lists now")
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");
