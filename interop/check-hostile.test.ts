@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { mcpWire } from "../src/testkit/cli-child.js";
-import { ROOT, fixture } from "../src/testkit/interop-harness.js";
+import { fixture } from "../src/testkit/interop-harness.js";
 
 test("250 pages of 4 MB: kept_over_budget, exit 0, JUnit, SARIF and Markdown written", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mcp-wire-huge-"));
@@ -26,7 +26,7 @@ test("250 pages of 4 MB: kept_over_budget, exit 0, JUnit, SARIF and Markdown wri
         "--sarif",
         out("s.sarif"),
         "--sarif-location",
-        join(ROOT, "package.json"),
+        "package.json",
         "--markdown",
         out("m.md"),
         "--stdio",
