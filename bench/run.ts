@@ -17,6 +17,7 @@ import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
 import { decodeBenchmark } from "./decode.js";
+import { gauntletBenchmark } from "./gauntlet.js";
 import { httpBenchmark } from "./http.js";
 import { lintBenchmark } from "./lint.js";
 import { queueBenchmark } from "./queue.js";
@@ -43,6 +44,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   censusLatencyBenchmark,
   censusContentionBenchmark,
   checkBenchmark,
+  gauntletBenchmark,
 ];
 
 function selected(): Benchmark[] {

@@ -26,14 +26,22 @@ const SAMPLES: readonly Error[] = [
   new api.RevisionNotSpokenError("2025-11-25", ["2025-06-18"], "it chose 2025-06-18"),
   new api.HttpError({ failure: "status", step: "initialize", url: "http://127.0.0.1/mcp", status: 502 }, "HTTP 502"),
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
+  new api.UnknownRevisionError("2099-01-01"),
   new client.MethodNotInRevisionError("ping", "2026-07-28"),
   new client.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
+  new client.ServerExitedError("node server.js", 1, null, "Error: OPENAI_API_KEY is not set"),
+  new client.OpeningTimeoutError(30_000, [{ method: "server/discover", ms: 0 }], 0, undefined, undefined),
   new api.NotACaptureError("it is an SQLite database"),
   new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
 
 /** Errors only the client throws, exported by mcp-wire/client rather than the root. */
-const CLIENT_ONLY = new Set(["MethodNotInRevisionError", "PaginationError"]);
+const CLIENT_ONLY = new Set([
+  "MethodNotInRevisionError",
+  "PaginationError",
+  "ServerExitedError",
+  "OpeningTimeoutError",
+]);
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
 const INTERNAL = new Set([

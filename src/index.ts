@@ -80,6 +80,7 @@ export { InputRequiredError } from "./mcp/mrtr.js";
 export { RecordingError } from "./recording/errors.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
 export { NotACaptureError } from "./lint/lint.js";
+export { UnknownRevisionError } from "./rules/revisions.js";
 
 // Schemas: messages against each revision's official schema.json; peers' JSON Schemas
 export { validate } from "./schema/validate.js";

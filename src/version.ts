@@ -5,6 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+  homepage?: unknown;
+};
+
+export const VERSION: string = manifest.version;
+
+/** The package's `homepage`, when package.json names one (SARIF links its rules there). */
+export const HOMEPAGE: string | undefined = typeof manifest.homepage === "string" ? manifest.homepage : undefined;

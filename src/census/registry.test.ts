@@ -15,7 +15,7 @@ import { startFleet, type Fleet } from "../testkit/census-fleet.js";
 import { fetchRegistry, retryAfterMs } from "./registry.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { collect } from "./store.js";
-import { registryTargets } from "./targets.js";
+import { RegistryPagesReader } from "./targets.js";
 
 interface Registry {
   url: string;
@@ -81,6 +81,26 @@ async function startRegistry(
   };
 }
 
+const ignore = () => undefined;
+
+/** A server on `host` that answers every request with `answer` and counts what it got. */
+async function startPlain(
+  host: string,
+  answer: (req: IncomingMessage, res: import("node:http").ServerResponse) => void,
+): Promise<Registry> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? "");
+    answer(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe("the registry's API, read live", () => {
   const many = Array.from({ length: 7 }, (_, i) =>
     entry(
@@ -94,11 +114,22 @@ describe("the registry's API, read live", () => {
   test("follows nextCursor page by page, asks for the latest versions, and passes updated_since", async () => {
     const registry = await startRegistry(many, { perPage: 3 });
     try {
-      const { pages, api } = await fetchRegistry(registry.url, { updatedSince: "2026-11-03T00:00:00.000Z" });
+      const reader = new RegistryPagesReader("registry");
+      // each page is handed on before the next is asked for: none waits for the last
+      const asked: number[] = [];
+      const { pages, api } = await fetchRegistry(
+        registry.url,
+        (page, n) => {
+          asked.push(registry.requests.length);
+          reader.page(page, n);
+        },
+        { updatedSince: "2026-11-03T00:00:00.000Z" },
+      );
       assert.equal(api, "/v0.1/servers");
-      assert.equal(pages.length, 2);
+      assert.equal(pages, 2);
+      assert.deepEqual(asked, [1, 2]);
       assert.deepEqual(
-        registryTargets(pages, "registry").targets.map((t) => t.target),
+        reader.done().targets.map((t) => t.target),
         [
           "https://s2.example/mcp",
           "https://s3.example/mcp",
@@ -122,9 +153,12 @@ describe("the registry's API, read live", () => {
     const registry = await startRegistry(many, { v0Only: true, busy: true });
     const waits: number[] = [];
     try {
-      const { pages, api } = await fetchRegistry(registry.url, { sleep: async (ms) => void waits.push(ms) });
+      const reader = new RegistryPagesReader("r");
+      const { api } = await fetchRegistry(registry.url, (page, n) => reader.page(page, n), {
+        sleep: async (ms) => void waits.push(ms),
+      });
       assert.equal(api, "/v0/servers");
-      assert.equal(registryTargets(pages, "r").targets.length, 7);
+      assert.equal(reader.done().targets.length, 7);
       assert.deepEqual(waits, [0]);
     } finally {
       await registry.close();
@@ -141,14 +175,76 @@ describe("the registry's API, read live", () => {
   test("a cursor that repeats, a page that is not JSON, and a registry that is not there are one clear error each", async () => {
     const looping = await startRegistry(many, { perPage: 3, loop: true });
     try {
-      await assert.rejects(fetchRegistry(looping.url), /repeated cursor "0"/);
+      await assert.rejects(fetchRegistry(looping.url, ignore), /repeated cursor "0"/);
     } finally {
       await looping.close();
     }
     const silent = await startRegistry([]);
     await silent.close();
-    await assert.rejects(fetchRegistry(silent.url), /the registry could not be read \(ECONNREFUSED\)/);
-    await assert.rejects(fetchRegistry("registry.example"), /--registry takes the registry's base URL/);
+    await assert.rejects(fetchRegistry(silent.url, ignore), /the registry could not be read \(ECONNREFUSED\)/);
+    await assert.rejects(fetchRegistry("registry.example", ignore), /--registry takes the registry's base URL/);
+  });
+
+  test("a redirect to another origin is not followed: the other host is never asked", async () => {
+    // another loopback host stands in for a cloud's metadata service
+    const elsewhere = await startPlain("127.0.0.2", (_req, res) => void res.writeHead(200).end('{"servers":[]}'));
+    const redirecting = await startPlain(
+      "127.0.0.1",
+      (_req, res) => void res.writeHead(302, { Location: `${elsewhere.url}/latest/meta-data/` }).end(),
+    );
+    // the same host on another port is another origin too
+    const otherPort = await startPlain(
+      "127.0.0.1",
+      (_req, res) =>
+        void res.writeHead(307, { Location: `${elsewhere.url.replace("127.0.0.2", "127.0.0.1")}/x` }).end(),
+    );
+    try {
+      await assert.rejects(
+        fetchRegistry(redirecting.url, ignore),
+        /the registry redirected to another origin \(http:\/\/127\.0\.0\.2:\d+\)/,
+      );
+      await assert.rejects(fetchRegistry(otherPort.url, ignore), /redirected to another origin/);
+      assert.deepEqual(elsewhere.requests, []);
+    } finally {
+      await Promise.all([elsewhere.close(), redirecting.close(), otherPort.close()]);
+    }
+  });
+
+  test("a redirect on the registry's own origin is followed, a bounded number of times", async () => {
+    const registry = await startRegistry(many);
+    const moved = await startPlain("127.0.0.1", (req, res) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      if (url.pathname.startsWith("/old"))
+        return void res.writeHead(301, { Location: url.pathname.slice(4) + url.search }).end();
+      if (url.pathname === "/loop/v0.1/servers") return void res.writeHead(302, { Location: req.url ?? "/" }).end();
+      // what the registry answers, proxied by hand
+      void fetch(`${registry.url}${req.url ?? "/"}`).then(async (r) =>
+        res.writeHead(r.status, { "Content-Type": "application/json" }).end(await r.text()),
+      );
+    });
+    try {
+      const reader = new RegistryPagesReader("r");
+      await fetchRegistry(`${moved.url}/old`, (page, n) => reader.page(page, n));
+      assert.equal(reader.done().targets.length, 7);
+      await assert.rejects(fetchRegistry(`${moved.url}/loop`, ignore), /more than 5 redirects/);
+    } finally {
+      await Promise.all([registry.close(), moved.close()]);
+    }
+  });
+
+  test("the pages together are capped: past the cap, one clear error and nothing more is read", async () => {
+    const registry = await startRegistry(many, { perPage: 1 });
+    try {
+      let read = 0;
+      await assert.rejects(
+        fetchRegistry(registry.url, () => void read++, { maxTotalBytes: 1500 }),
+        /the registry's pages passed what a census reads of them in all/,
+      );
+      assert.ok(read >= 1 && read < 7, `${read} pages read`);
+      assert.equal(registry.requests.length, read + 1);
+    } finally {
+      await registry.close();
+    }
   });
 });
 

@@ -3,9 +3,12 @@
  * (falling back to `/v0/servers` when a registry answers 404 there), `version=latest`, pages of
  * 100 followed by `metadata.nextCursor`, `updated_since` when asked. A 429 is waited out as its
  * `Retry-After` says, within limits. The registry is the user's choice and trusted to answer; what
- * it lists is not, and goes through the same rules as an export file (targets.ts).
+ * it lists is not, and goes through the same rules as an export file (targets.ts). Its redirects
+ * are followed on its own origin only: one elsewhere could lead the census to an address on the
+ * user's network (a cloud's metadata service) before any rule on targets applies. Each page is
+ * handed on as it comes and not kept, and all of them together are capped.
  */
-import { TargetsError } from "./targets.js";
+import { MAX_TARGETS_BYTES, TargetsError } from "./targets.js";
 
 export interface RegistryFetchOptions {
   /** Only entries updated at or after this instant (ISO 8601). */
@@ -16,8 +19,8 @@ export interface RegistryFetchOptions {
   maxPages?: number;
   /** Bytes read of one page at most. */
   maxBytes?: number;
-  /** Told after each page, with how many have been read. */
-  onPage?: (pages: number) => void;
+  /** Bytes read of all the pages together at most (default: as much as a targets file may hold). */
+  maxTotalBytes?: number;
   /** Waits `ms` (tests shorten it). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -29,15 +32,25 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** 429s in a row on one page before giving up, and the longest single wait honoured. */
 const MAX_RETRIES = 5;
 const MAX_WAIT_MS = 120_000;
+/** Redirects followed for one request, each on the registry's own origin. */
+const MAX_REDIRECTS = 5;
 
 export interface RegistryPages {
-  pages: unknown[];
+  /** How many pages were read. */
+  pages: number;
   /** The API path that answered. */
   api: "/v0.1/servers" | "/v0/servers";
 }
 
-/** Reads every page the registry at `base` lists; throws TargetsError saying what went wrong. */
-export async function fetchRegistry(base: string, options: RegistryFetchOptions = {}): Promise<RegistryPages> {
+/**
+ * Reads every page the registry at `base` lists, handing each to `read` (its number from 1) as it
+ * comes; throws TargetsError saying what went wrong.
+ */
+export async function fetchRegistry(
+  base: string,
+  read: (page: unknown, n: number) => void,
+  options: RegistryFetchOptions = {},
+): Promise<RegistryPages> {
   let root: URL;
   try {
     root = new URL(base);
@@ -51,15 +64,16 @@ export async function fetchRegistry(base: string, options: RegistryFetchOptions 
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   let api: RegistryPages["api"] = "/v0.1/servers";
-  const pages: unknown[] = [];
+  let pages = 0;
+  const budget = { left: options.maxTotalBytes ?? MAX_TARGETS_BYTES };
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
-    if (pages.length >= maxPages)
+    if (pages >= maxPages)
       throw new TargetsError(`${base}: more than ${maxPages} pages; the registry's cursor may not advance`);
     const url = pageUrl(root, api, cursor, options.updatedSince);
-    const answer = await get(url, options, sleep);
-    if (answer.status === 404 && api === "/v0.1/servers" && pages.length === 0) {
+    const answer = await get(url, options, sleep, budget);
+    if (answer.status === 404 && api === "/v0.1/servers" && pages === 0) {
       api = "/v0/servers";
       continue;
     }
@@ -73,8 +87,7 @@ export async function fetchRegistry(base: string, options: RegistryFetchOptions 
     } catch {
       throw new TargetsError(`${url.href}: the registry's answer is not JSON`);
     }
-    pages.push(page);
-    options.onPage?.(pages.length);
+    read(page, ++pages);
     const next = (page as { metadata?: { nextCursor?: unknown } } | null)?.metadata?.nextCursor;
     if (typeof next !== "string" || next === "") return { pages, api };
     if (seen.has(next))
@@ -93,18 +106,20 @@ function pageUrl(root: URL, api: string, cursor: string | undefined, updatedSinc
   return url;
 }
 
-/** One GET, its body read up to the cap, 429s waited out. */
+/** One GET, its body read up to the caps, 429s waited out, redirects followed on the same origin only. */
 async function get(
   url: URL,
   options: RegistryFetchOptions,
   sleep: (ms: number) => Promise<void>,
+  budget: { left: number },
 ): Promise<{ status: number; body: string }> {
+  let hops = 0;
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url, {
         headers: { accept: "application/json" },
-        redirect: "follow",
+        redirect: "manual",
         signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch (e) {
@@ -119,8 +134,36 @@ async function get(
       await sleep(retryAfterMs(res.headers.get("retry-after"), attempt));
       continue;
     }
-    return { status: res.status, body: await capped(res, options.maxBytes ?? DEFAULT_MAX_BYTES, url) };
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
+    if (location !== null) {
+      await res.body?.cancel();
+      url = sameOriginHop(url, location, ++hops);
+      attempt = -1;
+      continue;
+    }
+    const cap = Math.min(options.maxBytes ?? DEFAULT_MAX_BYTES, budget.left);
+    const body = await capped(res, cap, url, cap < (options.maxBytes ?? DEFAULT_MAX_BYTES));
+    budget.left -= Buffer.byteLength(body);
+    return { status: res.status, body };
   }
+}
+
+/** Where a redirect from `from` leads, if it stays on the registry's origin; else why it is not followed. */
+function sameOriginHop(from: URL, location: string, hops: number): URL {
+  let to: URL;
+  try {
+    to = new URL(location, from);
+  } catch {
+    throw new TargetsError(
+      `${from.href}: the registry redirected to ${JSON.stringify(location.slice(0, 200))}, no URL`,
+    );
+  }
+  if (to.origin !== from.origin)
+    throw new TargetsError(
+      `${from.href}: the registry redirected to another origin (${to.origin}); a registry's redirects are followed on its own origin only`,
+    );
+  if (hops > MAX_REDIRECTS) throw new TargetsError(`${from.href}: more than ${MAX_REDIRECTS} redirects in a row`);
+  return to;
 }
 
 /** `Retry-After` in seconds or as an HTTP date; without one, a doubling wait from one second. */
@@ -134,14 +177,19 @@ export function retryAfterMs(header: string | null, attempt: number, now = Date.
   return Math.min(MAX_WAIT_MS, Math.max(0, ms));
 }
 
-async function capped(res: Response, maxBytes: number, url: URL): Promise<string> {
+async function capped(res: Response, maxBytes: number, url: URL, total: boolean): Promise<string> {
   if (!res.body) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
     // leaving the loop by a throw cancels the stream
-    if (size > maxBytes) throw new TargetsError(`${url.href}: a registry page over ${maxBytes} bytes; not read`);
+    if (size > maxBytes)
+      throw new TargetsError(
+        total
+          ? `${url.href}: the registry's pages passed what a census reads of them in all; not read further`
+          : `${url.href}: a registry page over ${maxBytes} bytes; not read`,
+      );
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");

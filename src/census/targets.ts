@@ -97,19 +97,28 @@ export function parseTargets(text: string, source = "targets", options: Registry
   return first === "{" || first === "[" ? parseRegistry(body, source, options) : parseText(body, source);
 }
 
-/** Pages a registry's API answered (`{"servers":[…]}` each), read as an export of them would be. */
-export function registryTargets(
-  pages: readonly unknown[],
-  source: string,
-  options: RegistryReadOptions = {},
-): TargetList {
-  const list = new Collector("registry", options);
-  pages.forEach((page, i) =>
-    readPage(page, `page ${i + 1}`, list, (path, message): never => {
-      throw new TargetsError(`${source}: ${path}: ${message}`);
-    }),
-  );
-  return list.done();
+/**
+ * Pages a registry's API answers (`{"servers":[…]}` each), read one at a time as they come, as
+ * an export of them would be: a page is let go once read.
+ */
+export class RegistryPagesReader {
+  private readonly list: Collector;
+  constructor(
+    private readonly source: string,
+    options: RegistryReadOptions = {},
+  ) {
+    this.list = new Collector("registry", options);
+  }
+
+  page(page: unknown, n: number): void {
+    readPage(page, `page ${n}`, this.list, (path, message): never => {
+      throw new TargetsError(`${this.source}: ${path}: ${message}`);
+    });
+  }
+
+  done(): TargetList {
+    return this.list.done();
+  }
 }
 
 /**

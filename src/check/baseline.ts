@@ -1,9 +1,11 @@
 /**
  * `check --baseline FILE`: the findings a server's authors accept for now. The file is the
- * `--json` output of an earlier `check`; only each finding's `id`, `revision`, `method` and
- * `path` are read, so a hand-edited subset works too. A finding the baseline names is reported
- * as accepted and does not fail the run; an entry that no longer occurs (its check ran, and did
- * not find it) is stale and fails it, so a baseline only shrinks. docs/check.md describes it for users.
+ * `--json` output of an earlier `check` (or what `--update-baseline` wrote); only each finding's
+ * `id`, `subject`, `method`, `subjectPath` (and, from files written before findings had subjects,
+ * `revision` and `path`) are read, so a hand-edited subset works too. A finding the baseline names
+ * is reported as accepted and does not fail the run; an entry that no longer occurs (its check
+ * ran, and did not find it) is stale and fails it, so a baseline only shrinks. docs/check.md
+ * describes it for users.
  */
 import { open } from "node:fs/promises";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
@@ -45,7 +47,7 @@ export function parseBaseline(text: string, source: string): BaselineKey[] {
     if (f === null || typeof f !== "object" || Array.isArray(f)) throw bad(`${at} is not an object`);
     const o = f as Record<string, unknown>;
     if (typeof o.id !== "string" || o.id === "") throw bad(`${at} has no "id"`);
-    const optional = (name: "method" | "path"): string | null => {
+    const optional = (name: "method" | "path" | "subject" | "subjectPath"): string | null => {
       const v = o[name];
       if (v === undefined || v === null) return null;
       if (typeof v !== "string") throw bad(`${at}.${name} is not a string or null`);
@@ -55,11 +57,22 @@ export function parseBaseline(text: string, source: string): BaselineKey[] {
     if (r !== undefined && r !== null && !(typeof r === "string" && (REVISIONS as readonly string[]).includes(r))) {
       throw bad(`${at}.revision is ${JSON.stringify(r)}, not one of ${REVISIONS.join(", ")} or null`);
     }
+    const subject = optional("subject");
+    const revisions = o.revisions;
+    const listed =
+      Array.isArray(revisions) &&
+      revisions.every((v) => typeof v === "string" && (REVISIONS as readonly string[]).includes(v))
+        ? (revisions as Revision[])
+        : undefined;
+    if (revisions !== undefined && revisions !== null && listed === undefined)
+      throw bad(`${at}.revisions is not a list of ${REVISIONS.join(", ")}`);
     const key: BaselineKey = {
       id: o.id,
       revision: (r ?? null) as Revision | null,
       method: optional("method"),
       path: optional("path"),
+      ...(subject !== null ? { subject, subjectPath: optional("subjectPath") } : {}),
+      ...(listed && listed.length > 0 ? { revisions: listed } : {}),
     };
     keys.set(keyOf(key), key);
   });
@@ -104,24 +117,54 @@ export function applyBaseline(report: CheckReport, baseline: readonly BaselineKe
   const wanted = new Map(baseline.map((k) => [keyOf(k), k]));
   const matched = new Set<string>();
   const findings: Finding[] = report.findings.map((f) => {
-    const key = keyOf(f);
-    if (!wanted.has(key)) return f;
-    matched.add(key);
+    const keys = findingKeys(f).filter((key) => wanted.has(key));
+    if (keys.length === 0) return f;
+    for (const key of keys) matched.add(key);
     return { ...f, accepted: true as const };
   });
   const ran = new Set(report.ran.map((r) => JSON.stringify([r.id, r.revision])));
-  const stale = [...wanted]
-    .filter(([key, k]) => !matched.has(key) && ran.has(JSON.stringify([k.id, k.revision])))
-    .map(([, k]) => k);
+  const ranAny = new Set(report.ran.map((r) => r.id));
+  // an entry is stale only where its check ran in a revision it was found in, so `-r` or `--skip` never makes one
+  const lookedFor = (k: BaselineKey) => {
+    const revisions = k.revisions ?? (k.revision !== null || k.subject === undefined ? [k.revision] : []);
+    return revisions.length === 0 ? ranAny.has(k.id) : revisions.some((r) => ran.has(JSON.stringify([k.id, r])));
+  };
+  const stale = [...wanted].filter(([key, k]) => !matched.has(key) && lookedFor(k)).map(([, k]) => k);
   return { ...report, findings, stale: [...report.stale, ...stale] };
 }
 
+/** An entry's key: by subject when it has one, else (an older file) by revision and absolute path. */
 function keyOf(k: BaselineKey): string {
-  return JSON.stringify([k.id, k.revision, k.method, k.path]);
+  return k.subject !== undefined
+    ? JSON.stringify(["s", k.id, k.subject, k.method, k.subjectPath ?? null])
+    : JSON.stringify(["p", k.id, k.revision, k.method, k.path]);
 }
 
-/** `id (revision) method at path`: how a baseline entry is named to a person. */
+/** Every key a finding answers to: its subject's, and an older entry's for each revision it occurs in. */
+function findingKeys(f: Finding): string[] {
+  const keys = [keyOf({ ...f, subject: f.subject })];
+  if (f.revisions.length === 0) keys.push(keyOf({ id: f.id, revision: null, method: f.method, path: f.path }));
+  for (const r of f.revisions)
+    keys.push(
+      keyOf({
+        id: f.id,
+        revision: r,
+        method: f.method,
+        path: f.pathIn && r in f.pathIn ? (f.pathIn[r] ?? null) : f.path,
+      }),
+    );
+  return keys;
+}
+
+/** `id subject method at path (revision)`: how a baseline entry is named to a person. */
 export function keyWords(k: BaselineKey): string {
+  if (k.subject !== undefined)
+    return [
+      k.id,
+      k.subject,
+      ...(k.method && k.subject !== `method:${k.method}` ? [k.method] : []),
+      ...(k.subjectPath ? [`at ${k.subjectPath}`] : []),
+    ].join(" ");
   return [
     k.id,
     ...(k.revision ? [`(${k.revision})`] : []),

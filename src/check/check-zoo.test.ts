@@ -97,10 +97,13 @@ const HTTP_CASES: readonly Case[] = [
 function assertCase(report: CheckReport, c: Case): void {
   const found = report.findings.filter((f) => f.id === c.id);
   assert.deepEqual(
-    [...new Set(found.map((f) => f.revision))].sort(),
+    [...new Set(found.flatMap((f) => f.revisions))].sort(),
     [...c.revisions].sort(),
-    `${c.fault}: ${c.id} in ${JSON.stringify(report.findings.map((f) => `${f.id} ${f.revision}`))}`,
+    `${c.fault}: ${c.id} in ${JSON.stringify(report.findings.map((f) => `${f.id} ${f.revisions.join(",")}`))}`,
   );
+  // one finding per problem: the same rule, subject, method and pointer is never reported twice
+  const keys = report.findings.map((f) => JSON.stringify([f.id, f.subject, f.method, f.subjectPath, f.message]));
+  assert.equal(new Set(keys).size, keys.length, `${c.fault}: one finding per problem`);
   for (const f of found) {
     const severity = typeof c.severity === "function" ? c.severity(f.revision!) : c.severity;
     assert.equal(f.severity, severity, `${c.fault}: ${f.id} severity`);
@@ -291,10 +294,10 @@ describe("check over stdio: the zoo", () => {
     const r = await stdio("undefined-code", { revisions: ["2026-07-28", "2025-11-25"] });
     assert.ok(
       r.findings.some(
-        (f) => f.id === "error_code_undefined_mcp" && f.revision === "2026-07-28" && f.severity === "error",
+        (f) => f.id === "error_code_undefined_mcp" && f.revisions.includes("2026-07-28") && f.severity === "error",
       ),
     );
-    assert.ok(r.findings.some((f) => f.id === "unknown_method_not_32601" && f.revision === "2025-11-25"));
+    assert.ok(r.findings.some((f) => f.id === "unknown_method_not_32601" && f.revisions.includes("2025-11-25")));
   });
 
   test("a server still running 5 s after its input closed: stdio_exit_slow, a warning; it is ended anyway", async () => {

@@ -6,6 +6,7 @@
  */
 import { RUN_RULES } from "./sarif.js";
 import { MESSAGE_CHECK_RULES, OWN_RULES, SIGNIN_CHECK_RULES } from "./rules.js";
+import { SURFACE_RULES } from "./surface-rules.js";
 import type { CheckRule } from "./types.js";
 
 const INTRO = `# mcp-wire check
@@ -54,17 +55,92 @@ result is checked too (\`content\` present, \`structuredContent\` valid against 
 | \`--junit FILE\` | JUnit XML: one test case per check id and revision that ran |
 | \`--sarif FILE --sarif-location PATH\` | SARIF 2.1.0 for code scanning; every result is shown at PATH, a file of the repository |
 | \`--markdown FILE\` | a summary for a CI job page |
-| \`--baseline FILE\` | accept the findings of an earlier \`check --json\` for now |
+| \`--baseline FILE\` | accept the findings of an earlier check (\`--update-baseline\` or \`--json\`) for now |
+| \`--update-baseline FILE\` | write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked) |
+| \`--surface FILE\` | the surface gate (below): record the server's surface in FILE, or compare with it when FILE exists |
+| \`--update-surface\` | with \`--surface\`: rewrite FILE with what the server lists now (no surface finding this run) |
 | \`--force\` | replace an existing output file mcp-wire did not write |
 
 The output files are written even when the target could not be checked (one failed case saying
 why). An existing file that mcp-wire did not write is refused unless \`--force\`; a symbolic link
 is never written through.
 
-**Baseline.** \`--baseline FILE\` takes the \`--json\` output of an earlier check; only each
-finding's \`id\`, \`revision\`, \`method\` and \`path\` are read, so an edited subset works too.
-Accepted findings are reported (marked \`accepted\`) but do not fail the run. An entry that no
-longer occurs is stale and fails the run whatever \`--fail-on\` says: a baseline only shrinks.
+**Baseline.** To adopt \`check\` on a server that has findings today, take a baseline once and
+keep it in the repository:
+
+\`\`\`
+mcp-wire check --stdio --update-baseline mcp-baseline.json -- node build/server.js   # exit 0
+mcp-wire check --stdio --baseline mcp-baseline.json -- node build/server.js          # the CI step
+\`\`\`
+
+\`--update-baseline FILE\` writes the findings (the \`--json\` object) and exits 0 whatever they
+are; it replaces FILE only when FILE is a baseline already (or \`--force\`), and a target that
+could not be checked writes nothing (exit 3). The \`--json\` output of any earlier check works as
+a baseline too, but \`check --json > FILE\` exits 1 when there are findings, which fails a CI step
+or a \`set -e\` script: take baselines with \`--update-baseline\`.
+
+A baseline entry matches a finding by \`id\`, \`subject\`, \`method\` and \`subjectPath\`: a tool
+added, removed or reordered elsewhere in a list leaves it matching. An entry written before
+findings had subjects (\`id\`, \`revision\`, \`method\`, \`path\`) still matches the finding whose
+\`revisions\` hold its revision and whose path in that revision is its path. Only those keys are
+read, so an edited subset works too. Accepted findings are reported (marked \`accepted\`) but do
+not fail the run. An entry that no longer occurs (the finding was fixed) is stale and fails the
+run whatever \`--fail-on\` says, so a baseline only shrinks; the output names the command that
+rewrites it (this check with \`--update-baseline\`). An entry whose check did not run this time
+(another \`-r\`, \`--skip\`) is neither accepted nor stale.
+
+**The surface gate.** A pull request that renames a tool, adds a required parameter or quietly
+rewrites a description breaks (or turns against) the clients already using the server, and no
+test of the server's own sees it. \`--surface FILE\` records the server's surface — the full
+definition of every tool, resource, resource template and prompt, as the newest revision the
+server speaks lists them, each item's members sorted — the first time (FILE does not exist), and
+compares against it on every later run. It sends no request of its own: the lists are the ones
+the check walks anyway. Commit FILE beside the code:
+
+\`\`\`
+mcp-wire check --stdio --surface mcp-surface.json -- node build/server.js                     # records
+mcp-wire check --stdio --surface mcp-surface.json -- node build/server.js                     # the CI step
+mcp-wire check --stdio --surface mcp-surface.json --update-surface -- node build/server.js    # a change you mean
+\`\`\`
+
+Each difference is a finding whose id starts with \`surface_\` (listed below), with \`subject\` the
+item (\`tool:<name>\`…), \`subjectPath\` the pointer inside its definition, \`revision\` the
+revision that listed it, and \`change\`, \`before\` and \`after\` in \`--json\`:
+
+- \`breaking\` (an error): an item removed or renamed; a required parameter or prompt argument
+  added; a parameter narrowed — fewer types, an enum value removed, a tighter
+  \`minimum\`/\`maximum\`/length/\`pattern\`/\`format\`, \`additionalProperties\` closed; an output
+  field removed;
+- \`risky\` (a warning): a description changed (anywhere in the definition); an annotation changed
+  toward harm (\`readOnlyHint\` true → false, \`destructiveHint\` false → true, read with the
+  spec's defaults); a tool added whose annotations say \`destructiveHint: true\`; any other change
+  no rule classes;
+- \`compatible\` (info): an item added, an optional parameter added, a parameter made optional, a
+  parameter widened, annotations changed toward safety.
+
+\`--update-surface\` rewrites FILE and leaves the exit status to the other findings. A target that
+cannot be checked leaves FILE untouched (exit 3). Baselines, \`--only\` and \`--skip\` apply to
+surface findings as to every other.
+
+**Hidden text.** On every check, with or without \`--surface\`, the names, titles and
+descriptions of every listed item (and the descriptions and property names inside a tool's
+schemas, and a prompt's arguments) are read for what a person does not see and a model reads:
+Unicode tag characters, bidirectional controls, zero-width characters, C0/C1 control characters
+(tab and line breaks aside) and terminal escape sequences (\`description_hidden_text\`, a
+warning; the message spells out what tag characters hide).
+
+**Eras over stdio.** Without \`-r\`, one process is opened as a dual-era client opens it:
+\`server/discover\`, and after a second of silence \`initialize\` beside it. A process that
+answers \`initialize\` is served in the legacy revision it negotiated (2026-07-28 versioning: "an
+\`initialize\` request selects legacy semantics, scoped to the stdio process"), so it is judged in
+that revision only; 2026-07-28 is then checked in a fresh process that gets the whole deadline to
+answer \`server/discover\`. A server that starts slowly (\`npx\`, a JVM) is judged the same
+whatever its start-up time. The server runs in a process group of its own, and the whole group
+(what it forked too) is ended when the check ends.
+
+**What check keeps.** Each session keeps at most 32 MiB of listed definitions and 32 MiB of
+messages to validate; past either, the rest is counted, not judged, and \`kept_over_budget\`
+says so. The report files are written whatever the server sends.
 
 **Exit status.** 0: nothing at or above \`--fail-on\`; 1: something was (or a baseline entry is
 stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP,
@@ -75,14 +151,23 @@ sign-in findings are still reported).
 
 \`\`\`
 { "target": "…", "revisions": { "2026-07-28": "ok", "2025-11-25": "unsupported", … },
-  "findings": [ { "id": "…", "severity": "error|warning|info", "revision": "…", "method": "…",
-                  "path": "/result/…", "message": "…", "fix": "…", "spec": "https://…", "breaks": ["sdk-v2"] } ],
+  "findings": [ { "id": "…", "severity": "error|warning|info", "revision": "2026-07-28",
+                  "revisions": ["2026-07-28", "2025-11-25"], "method": "tools/list",
+                  "path": "/result/tools/2/inputSchema", "subject": "tool:search_notes",
+                  "subjectPath": "/inputSchema", "message": "…", "fix": "…", "spec": "https://…",
+                  "breaks": ["sdk-v2"] } ],
   "counts": { "error": 0, "warning": 2, "info": 0 }, "checked": { "messages": 41, "pages": 3 },
   "elapsedMs": 812, "unchecked": null, "stale": [] }
 \`\`\`
 
-A finding occurs once per revision it occurs in, and \`counts\` counts it so. \`path\` is a JSON
-Pointer into the offending message, \`null\` where there is none. \`breaks\` names the real clients
+A finding is one problem, however many revisions it occurs in: \`revisions\` lists them, newest
+first, \`revision\` is the newest, and \`counts\` counts findings. \`subject\` is what it is about:
+\`tool:<name>\`, \`prompt:<name>\`, \`resource:<uri>\`, \`template:<uriTemplate>\`,
+\`page:<method>#<n>\` (a page of a list, or an item without a name), \`method:<method>\`,
+\`http:<METHOD>\`, or \`server\` (stdio hygiene, what concerns the server as a whole);
+\`subjectPath\` is the JSON Pointer below it (inside the tool's definition for \`tool:\`).
+\`path\` is the absolute JSON Pointer into the offending message (as the newest revision sent
+it), \`null\` where there is none. \`breaks\` names the real clients
 (\`sdk-v1\`: \`@modelcontextprotocol/sdk\`'s Client; \`sdk-v2\`: \`@modelcontextprotocol/client\`;
 \`ai-sdk\`: \`@ai-sdk/mcp\`; \`mcp-remote\`: the stdio bridge to a remote server) that this project's tests show failing against a server with exactly
 that fault (src/check/breaks.test.ts); an empty list means untested, not harmless.
@@ -91,7 +176,11 @@ that fault (src/check/breaks.test.ts); an empty list means untested, not harmles
 ## Severity
 
 \`error\`: the server breaks a MUST of the revision (or JSON-RPC 2.0). \`warning\`: a SHOULD, or a
-known trap for real clients. \`info\`: worth knowing.
+known trap for real clients. \`info\`: what the spec allows but some clients trip on (a 406 to a
+request that accepts only JSON), and what only the server's SDK can change (the official
+TypeScript SDK answers a malformed cursor with -32603): said once, naming the SDK. A rule whose
+weight differs by revision is weighed per revision: \`list_failed\` is an error on 2026-07-28,
+where a server that declares a list MUST answer it, and a warning before.
 `;
 
 function revisions(r: CheckRule): string {
@@ -125,6 +214,11 @@ function section(r: CheckRule): string {
 export function checkDocs(): string {
   const groups: [string, string, readonly CheckRule[]][] = [
     ["Checks", "What `check` itself asks of a server.", OWN_RULES],
+    [
+      "The surface gate",
+      "Differences between the recorded surface and the one listed now (`--surface FILE`); the severity is the change's class: breaking an error, risky a warning, compatible info.",
+      SURFACE_RULES,
+    ],
     [
       "Message defects",
       "What the codec finds wrong in a message the server sent (the same defects `mcp-wire lint` reports in a capture).",

@@ -56,3 +56,68 @@ test("a hostile server cannot grow a report without bound: 20 findings per rule,
   });
   assert.equal(f.list.length, 21);
 });
+
+test("one finding per problem: the same rule, subject and pointer in another revision adds that revision", () => {
+  const f = new Findings(selection(undefined, undefined));
+  const page = (name: string) => ({ result: { tools: [{ name: "other" }, { name }] } });
+  for (const revision of ["2025-06-18", "2026-07-28", "2025-11-25"] as const)
+    f.add("schema_invalid", {
+      revision,
+      method: "tools/list",
+      path: "/result/tools/1/inputSchema",
+      message: `bad under ${revision}`,
+      value: page("search"),
+    });
+  // the same fault in another tool is another problem
+  f.add("schema_invalid", {
+    revision: "2025-11-25",
+    method: "tools/list",
+    path: "/result/tools/1/inputSchema",
+    message: "bad",
+    value: page("fetch"),
+  });
+  assert.equal(f.list.length, 2);
+  const [one, two] = f.list;
+  assert.deepEqual(
+    [one!.subject, one!.subjectPath, one!.revision, one!.revisions, one!.message],
+    ["tool:search", "/inputSchema", "2026-07-28", ["2026-07-28", "2025-11-25", "2025-06-18"], "bad under 2026-07-28"],
+  );
+  assert.deepEqual([two!.subject, two!.revisions], ["tool:fetch", ["2025-11-25"]]);
+  assert.deepEqual(f.counts(), { error: 2, warning: 0, info: 0 });
+});
+
+test("subjects: list items by name or URI, a nameless item by its page, else the method or the server", () => {
+  const f = new Findings(selection(undefined, undefined));
+  const at = (method: string | null, path: string | null, value?: unknown, page?: number) => {
+    f.add("schema_invalid", {
+      revision: "2025-11-25",
+      method,
+      path,
+      message: `${method} ${path}`,
+      value,
+      ...(page ? { page } : {}),
+    });
+    const last = f.list.at(-1)!;
+    return `${last.subject} ${last.subjectPath}`;
+  };
+  assert.equal(
+    at("resources/list", "/result/resources/0/mimeType", { result: { resources: [{ uri: "file:///a" }] } }),
+    "resource:file:///a /mimeType",
+  );
+  assert.equal(
+    at("resources/templates/list", "/result/resourceTemplates/0", {
+      result: { resourceTemplates: [{ uriTemplate: "x://{id}" }] },
+    }),
+    "template:x://{id} ",
+  );
+  assert.equal(
+    at("prompts/list", "/result/prompts/0/arguments", { result: { prompts: [{ name: "greet" }] } }),
+    "prompt:greet /arguments",
+  );
+  assert.equal(
+    at("tools/list", "/result/tools/0", { result: { tools: [{}] } }, 2),
+    "page:tools/list#2 /result/tools/0",
+  );
+  assert.equal(at("initialize", "/result/capabilities"), "method:initialize /result/capabilities");
+  assert.equal(at(null, null), "server null");
+});

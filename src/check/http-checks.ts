@@ -221,9 +221,11 @@ export function judgeExchanges(
   }
   // one finding per content type: the same answer path served every method
   for (const [type, methods] of foreign) {
+    // about the answers to every method alike: no one method names it, so it is one finding in every revision
     findings.add("http_content_type", {
       revision,
-      method: methods[0]!,
+      method: null,
+      about: { subject: "http:POST", subjectPath: null },
       message: `answers came with Content-Type ${JSON.stringify(type)}, not application/json or text/event-stream (${methods.slice(0, 6).join(", ")}${methods.length > 6 ? ", …" : ""})`,
     });
   }
@@ -387,6 +389,7 @@ export async function modernOnlyChecks(
       findings.add("http_get_delete_not_405", {
         revision,
         method: null,
+        about: { subject: `http:${method}`, subjectPath: null },
         message: `${method} to the endpoint was answered with HTTP ${a.status}, not 405`,
       });
   }

@@ -12,6 +12,8 @@ import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
 
 export interface JunitOptions {
   failOn?: FailOn;
+  /** The command that rewrites the baseline, named by each stale entry. */
+  rewrite?: string;
 }
 
 /** The JUnit XML document. Pure: everything it shows passes through the one redaction first. */
@@ -29,7 +31,9 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
     return c;
   };
   for (const r of report.ran) caseOf(r.id, r.revision);
-  for (const f of report.findings) caseOf(f.id, f.revision).findings.push(f);
+  // a finding of several revisions fails the case of each
+  for (const f of report.findings)
+    for (const revision of f.revisions.length > 0 ? f.revisions : [null]) caseOf(f.id, revision).findings.push(f);
 
   const suite = `mcp-wire check ${report.target}`;
   const parts: string[] = [];
@@ -58,12 +62,15 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
       )}</failure></testcase>`,
     );
   }
+  const rewrite = options.rewrite
+    ? `rewrite the baseline with: ${options.rewrite}`
+    : "remove it from the baseline file, so the baseline only shrinks";
   for (const s of report.stale) {
     failures++;
     parts.push(
       `    <testcase classname="mcp-wire.check.baseline" name="${attr(`baseline entry ${keyWords(s)}`)}"><failure type="baseline_stale" message="${attr(
-        "this baseline entry no longer occurs: remove it from the baseline file",
-      )}">${text(`The baseline accepts ${keyWords(s)}, which this run did not find. Remove the entry, so the baseline only shrinks.`)}</failure></testcase>`,
+        `this baseline entry no longer occurs: ${rewrite}`,
+      )}">${text(`The baseline accepts ${keyWords(s)}, which this run did not find: ${rewrite}.`)}</failure></testcase>`,
     );
   }
   const tests = parts.length;
@@ -109,11 +116,13 @@ function headed(title: string | undefined, findings: readonly Finding[]): string
 function describe(f: Finding): string {
   return [
     `${f.severity}: ${f.message}`,
+    `subject: ${f.subject}`,
     ...(f.method ? [`method: ${f.method}`] : []),
     ...(f.path ? [`path: ${f.path}`] : []),
-    ...(f.revision ? [`revision: ${f.revision}`] : []),
+    ...(f.revisions.length > 0 ? [`revisions: ${f.revisions.join(", ")}`] : []),
     `fix: ${f.fix}`,
     `spec: ${f.spec}`,
+    `more: mcp-wire explain ${f.id}`,
     ...(f.breaks.length > 0 ? [`breaks: ${f.breaks.join(", ")}`] : []),
     ...(f.accepted ? ["accepted by the baseline: it does not fail the run"] : []),
   ].join("\n");

@@ -14,18 +14,18 @@ describe("renderMarkdown", () => {
     const md = renderMarkdown(sampleReport(), RULES);
     assert.match(
       md,
-      /^<!-- generator: mcp-wire -->\n\n## mcp-wire check: `https:\/\/user:<redacted>@mcp\.example\.com\/mcp\?api_key=<redacted>`\n/,
+      /^<!-- generator: mcp-wire -->\n\n## mcp-wire check: https&#58;\/\/user&#58;&#60;redacted&#62;&#64;mcp&#46;example&#46;com\/mcp\?api&#95;key&#61;&#60;redacted&#62;\n/,
     );
-    assert.match(md, /\n\*\*Failed:\*\* 3 findings fail it \(--fail-on error\)\.\n/);
-    assert.match(md, /\n3 errors, 1 warning, 1 info; 41 messages checked, 3 pages listed, in 812 ms\.\n/);
+    assert.match(md, /\n\*\*Failed:\*\* 2 findings fail it \(--fail-on error\)\.\n/);
+    assert.match(md, /\n2 errors, 1 warning, 1 info; 41 messages checked, 3 pages listed, in 812 ms\.\n/);
     assert.match(md, /\n\| `2025-03-26` \| refused \|\n/);
     const rows = md.split("\n").filter((l) => /^\| (\*\*error\*\*|error|warning|info)/.test(l));
-    assert.equal(rows.length, 5);
+    assert.equal(rows.length, 4);
     assert.match(
       rows[0]!,
-      /^\| \*\*error\*\* \| `tool_input_schema_object` \| `2025-11-25` \| `tools\/list` \| `\/result\/tools\/0\/inputSchema\/type` \|/,
+      /^\| \*\*error\*\* \| `tool_input_schema_object` \| `2026-07-28`, `2025-11-25` \| tool&#58;search \| \/result\/tools\/0\/inputSchema\/type \|/,
     );
-    assert.equal(rows.at(-1), "| info | `stdio_exit_slow` |  |  |  | still running 5 s after stdin closed |");
+    assert.equal(rows.at(-1), "| info | `stdio_exit_slow` |  | server |  | still running 5 s after stdin closed |");
     assert.match(md, /- `tool_input_schema_object` — Tool inputSchema is an object schema: Give the tool/);
     assert.match(
       md,
@@ -43,37 +43,70 @@ describe("renderMarkdown", () => {
     assert.ok(!md.includes("<script>"), "markup is escaped");
     assert.ok(!md.includes("![x]("), "an image cannot be made");
     assert.ok(!/https:\/\/evil/.test(md), "no autolink to the server's address");
-    const row = md.split("\n").find((l) => l.includes("alert\\(1\\)"))!;
-    // a table row has its six cells: every | the server sent is escaped
-    assert.equal(row.replace(/\\\|/g, "").split("|").length - 2, 6, row);
-    assert.equal(text("a|b\nc"), "a\\|b c");
-    assert.equal(code("a`b|c"), "``a`b\\|c``");
+    const row = md.split("\n").find((l) => l.includes("alert&#40;1&#41;"))!;
+    // a table row has its six cells: no | the server sent is left
+    assert.equal(row.split("|").length - 2, 6, row);
+    assert.equal(text("a|b\nc"), "a&#124;b c");
+    assert.equal(code("a`b"), "``a`b``");
+  });
+
+  test("a backslash before a pipe cannot split a cell, and links, images and HTML stay inert in every renderer", () => {
+    const report = sampleReport();
+    const hostile =
+      "x \\| [a](https://evil.example) ![i](https://evil.example/i.png) <img src=x onerror=alert(1)> `\\|` <https://evil.example>";
+    const md = renderMarkdown(
+      {
+        ...report,
+        findings: [
+          {
+            ...report.findings[0]!,
+            message: hostile,
+            path: "/result/tools/0/a\\|b",
+            subject: "tool:[t](https://evil.example)",
+          },
+        ],
+      },
+      RULES,
+    );
+    const row = md.split("\n").find((l) => l.startsWith("| **error**"))!;
+    // whatever a renderer does with backslashes, the row has exactly its seven pipes
+    assert.equal(row.split("|").length - 2, 6, row);
+    for (const bad of ["](", "<img", "<https", "\\|", "`"])
+      assert.ok(!row.slice(row.indexOf("tool&#58;")).includes(bad), `${bad} in ${row}`);
   });
 
   test("a target that could not be checked says why", () => {
     const md = renderMarkdown(uncheckedReport(), RULES);
     assert.match(
       md,
-      /\*\*Not checked:\*\* the server asks for sign\\-in and no credentials were given \\\(\\-\\-header\\\) \(`auth_required`, `http_401`\)/,
+      /\*\*Not checked:\*\* the server asks for sign&#45;in and no credentials were given &#40;&#45;&#45;header&#41; \(`auth_required`, `http_401`\)/,
     );
     assert.doesNotMatch(md, /### Findings/);
   });
 
   test("accepted and stale baseline entries", () => {
     const report = sampleReport();
-    const keys = report.findings.map(({ id, revision, method, path }) => ({ id, revision, method, path }));
+    const keys = report.findings.map(({ id, subject, method, subjectPath }) => ({
+      id,
+      subject,
+      method,
+      subjectPath,
+      revision: null,
+      path: null,
+    }));
     const md = renderMarkdown(
       applyBaseline(report, [
         ...keys,
-        { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" },
+        { id: "tool_name_format", revision: "2025-11-25", method: "tools/list", path: "/result/tools/9/name" },
       ]),
       RULES,
+      { rewrite: "mcp-wire check https://x.example/mcp --update-baseline b.json" },
     );
     assert.match(md, /\*\*Failed:\*\* 1 stale baseline entry\./);
-    assert.match(md, /\(5 accepted by the baseline\)/);
+    assert.match(md, /\(4 accepted by the baseline\)/);
     assert.ok(
       md.includes(
-        "### Stale baseline entries\n\nThese entries no longer occur: remove them from the baseline file, so it only shrinks.\n\n- tool\\_name\\_format \\(2026\\-07\\-28\\) tools/list at /result/tools/9/name\n",
+        "### Stale baseline entries\n\nThese entries no longer occur. Rewrite the baseline with `mcp-wire check https://x.example/mcp --update-baseline b.json`, so it only shrinks.\n\n- tool&#95;name&#95;format &#40;2025&#45;11&#45;25&#41; tools/list at /result/tools/9/name\n",
       ),
       md,
     );

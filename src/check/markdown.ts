@@ -5,6 +5,7 @@
  * escaped, so it shows as text and never as markup, a link or an image; the tables are capped, so
  * the summary stays within what a CI page takes.
  */
+import { printable } from "../codec/printable.js";
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
 import { failing } from "./fail-on.js";
@@ -12,6 +13,8 @@ import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
 
 export interface MarkdownOptions {
   failOn?: FailOn;
+  /** The command that rewrites the baseline, named when an entry is stale. */
+  rewrite?: string;
   /** Rows of the findings table before the rest are counted instead (default 200). */
   maxRows?: number;
 }
@@ -25,7 +28,7 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
   const byId = new Map(rules.map((r) => [r.id, r]));
   const fails = report.findings.filter((f) => failing(f, failOn));
   const accepted = report.findings.filter((f) => f.accepted);
-  const out: string[] = ["<!-- generator: mcp-wire -->", "", `## mcp-wire check: ${code(report.target)}`, ""];
+  const out: string[] = ["<!-- generator: mcp-wire -->", "", `## mcp-wire check: ${text(report.target)}`, ""];
 
   const c = report.counts;
   const tally = `${c.error} ${c.error === 1 ? "error" : "errors"}, ${c.warning} ${c.warning === 1 ? "warning" : "warnings"}, ${c.info} info`;
@@ -68,7 +71,7 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
     out.push(
       "### Findings",
       "",
-      "| | check | revision | method | path | message |",
+      "| | check | revisions | subject | path | message |",
       "| --- | --- | --- | --- | --- | --- |",
     );
     for (const f of sorted.slice(0, maxRows)) {
@@ -78,7 +81,7 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
           ? `**${SEVERITY_WORDS[f.severity]}**`
           : SEVERITY_WORDS[f.severity];
       out.push(
-        `| ${mark} | ${code(f.id)} | ${f.revision ? code(f.revision) : ""} | ${f.method ? code(f.method) : ""} | ${f.path ? code(f.path) : ""} | ${text(f.message)} |`,
+        `| ${mark} | ${code(f.id)} | ${f.revisions.map(code).join(", ")} | ${text(f.subject)} | ${f.path ? text(f.path) : ""} | ${text(f.message)} |`,
       );
     }
     if (sorted.length > maxRows)
@@ -106,7 +109,9 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
     out.push(
       "### Stale baseline entries",
       "",
-      "These entries no longer occur: remove them from the baseline file, so it only shrinks.",
+      options.rewrite
+        ? `These entries no longer occur. Rewrite the baseline with ${code(options.rewrite)}, so it only shrinks.`
+        : "These entries no longer occur: remove them from the baseline file, so it only shrinks.",
       "",
     );
     for (const s of report.stale.slice(0, maxRows)) out.push(`- ${text(keyWords(s))}`);
@@ -121,21 +126,21 @@ function seconds(ms: number): string {
 }
 
 /**
- * Text from anywhere, shown as itself: markup characters become entities, Markdown's punctuation
- * is escaped, and a line break cannot end a table row.
+ * Text from anywhere, shown as itself by every renderer: each character that Markdown, a table or
+ * HTML could read as syntax becomes a numeric character reference (a backslash escape is not
+ * enough: renderers disagree on `\\|` in a table), so nothing a server sent can split a cell or
+ * make a link, an image or markup; a line break cannot end a table row.
  */
 export function text(value: string): string {
-  return value
-    .replace(/[\r\n]+/g, " ")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/[\\`*_{}[\]()#+\-.!|~:]/g, (c) => `\\${c}`);
+  return printable(value.replace(/[\r\n]+/g, " ")).replace(
+    /[\\`*_{}[\]()#+\-.!|~:<>&"'=^$@]/g,
+    (c) => `&#${c.charCodeAt(0)};`,
+  );
 }
 
-/** A code span that holds any text: entities do not work inside one, so `<` stays `<` safely. */
+/** A code span for mcp-wire's own words (ids, revisions, commands), never for a server's: no table cell holds one with a pipe. */
 export function code(value: string): string {
-  const v = value.replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|");
+  const v = value.replace(/[\r\n]+/g, " ");
   const ticks = Math.max(0, ...(v.match(/`+/g) ?? []).map((t) => t.length)) + 1;
   const fence = "`".repeat(ticks);
   const pad = v.startsWith("`") || v.endsWith("`") || v === "" ? " " : "";

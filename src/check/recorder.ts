@@ -11,6 +11,8 @@ export interface Received {
   readonly value: unknown;
   /** The method of a request or notification, or of the request a response answers; undefined when unknown. */
   readonly method: string | undefined;
+  /** A response's place among the answers to its method in this session (1 for the first). */
+  readonly page?: number;
 }
 
 /** The most messages, and bytes of them, kept per session: the rest are counted, not validated. */
@@ -30,6 +32,7 @@ export class Recorder {
   dropped = 0;
   private keptBytes = 0;
   private readonly methods = new Map<RequestId, string>();
+  private readonly answers = new Map<string, number>();
 
   constructor(private readonly stdio: boolean) {}
 
@@ -143,8 +146,16 @@ export class Recorder {
           : typeof o?.id === "string" || typeof o?.id === "number"
             ? this.methods.get(o.id)
             : undefined;
-      this.received.push({ value: m, method });
+      const answer = typeof o?.method !== "string" && method !== undefined;
+      const page = answer ? (this.answers.get(method) ?? 0) + 1 : undefined;
+      if (answer) this.answers.set(method, page!);
+      this.received.push({ value: m, method, ...(page !== undefined ? { page } : {}) });
     }
+  }
+
+  /** The message kept that answers request `id`, if any. */
+  answerTo(id: RequestId): Received | undefined {
+    return this.received.find((r) => (r.value as { id?: unknown } | null)?.id === id && r.page !== undefined);
   }
 }
 

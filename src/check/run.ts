@@ -14,7 +14,7 @@ import type { ChildServer } from "../transport/child.js";
 import { HttpError } from "../transport/http/error.js";
 import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
-import { MAX_KEPT_BYTES, type Recorder } from "./recorder.js";
+import { MAX_KEPT_BYTES, type Received, type Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
 import { readOnlyPass, type Listed, type OptIns } from "./session.js";
@@ -125,12 +125,14 @@ export class Run {
       if (!isRuleId(d.code)) continue;
       // over stdio a line that is not a JSON-RPC message is stdout_not_jsonrpc, said once
       if (stdio && attempt.recorder.isForeign(report.excerpt)) continue;
+      const { method, answer } = methodOfExcerpt(report.excerpt, attempt.recorder);
       this.findings.add(d.code, {
         revision,
-        method: methodOfExcerpt(report.excerpt, attempt.recorder),
+        method,
         path: d.path || null,
         message: d.message,
         severity: d.severity,
+        ...(answer ? { value: answer.value, ...(answer.page !== undefined ? { page: answer.page } : {}) } : {}),
       });
     }
   }
@@ -185,16 +187,22 @@ export class Run {
 }
 
 /** The method a defect's message is or answers, from its excerpt. */
-function methodOfExcerpt(excerpt: string | undefined, recorder: Recorder): string | null {
-  if (!excerpt) return null;
+function methodOfExcerpt(
+  excerpt: string | undefined,
+  recorder: Recorder,
+): { method: string | null; answer?: Received } {
+  if (!excerpt) return { method: null };
+  let m: { id?: unknown; method?: unknown };
   try {
-    const m = JSON.parse(excerpt) as { id?: unknown; method?: unknown };
-    if (typeof m.method === "string") return m.method;
-    if (typeof m.id === "string" || typeof m.id === "number") return recorder.methodOf(m.id) ?? null;
+    m = JSON.parse(excerpt) as { id?: unknown; method?: unknown };
   } catch {
     // an excerpt is cut at 1 KiB: the method is not known
+    return { method: null };
   }
-  return null;
+  if (typeof m.method === "string") return { method: m.method };
+  if (typeof m.id !== "string" && typeof m.id !== "number") return { method: null };
+  const answer = recorder.answerTo(m.id);
+  return { method: recorder.methodOf(m.id) ?? null, ...(answer ? { answer } : {}) };
 }
 
 /** What an opening that failed says about the revision: not spoken, refused, or broken. */

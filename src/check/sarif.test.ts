@@ -66,7 +66,7 @@ describe("renderSarif", () => {
   test("valid SARIF 2.1.0; every result at the repository file, its rule at its index", () => {
     const log = valid(renderSarif(sampleReport(), RULES, { location: "./src/server.ts", toolVersion: "0.1.0" }));
     const run = log.runs[0]!;
-    assert.equal(run.results.length, 5);
+    assert.equal(run.results.length, 4, "one result per finding, however many revisions it occurs in");
     for (const r of run.results) {
       assert.deepEqual(r.locations, [
         { physicalLocation: { artifactLocation: { uri: "src/server.ts" }, region: { startLine: 1 } } },
@@ -75,7 +75,7 @@ describe("renderSarif", () => {
     }
     assert.deepEqual(
       run.results.map((r) => r.level),
-      ["error", "error", "error", "warning", "note"],
+      ["error", "error", "warning", "note"],
     );
     assert.equal(run.invocations[0]!.executionSuccessful, true);
   });
@@ -95,7 +95,16 @@ describe("renderSarif", () => {
       assert.ok(rule.help.text.includes(part), `help has ${part}`);
     }
     assert.match(rule.help.markdown, /\*\*Fix:\*\* Give the tool/);
-    assert.equal(rule.helpUri, source.spec);
+    assert.ok(rule.help.text.includes("mcp-wire explain tool_input_schema_object"));
+    assert.ok(!/docs\/check\.md/.test(JSON.stringify(rule)), "no repository path");
+    // a link only where mcp-wire's package.json names a homepage
+    assert.equal(rule.helpUri, undefined);
+    const linked = sarifLog(sampleReport(), RULES, { location: "server.json", homepage: "https://mcp-wire.example/" });
+    const driver = (linked as unknown as Log).runs[0]!.tool.driver as Log["runs"][0]["tool"]["driver"] & {
+      informationUri?: string;
+    };
+    assert.equal(driver.informationUri, "https://mcp-wire.example/");
+    assert.equal(driver.rules[0]!.helpUri, "https://mcp-wire.example/");
     assert.equal(rule.defaultConfiguration.level, "error");
   });
 
@@ -127,29 +136,40 @@ describe("renderSarif", () => {
     assert.match(run.results[0]!.message.text, /could not be checked: the server asks for sign-in/);
   });
 
-  test("accepted findings are suppressed, stale entries are results", () => {
+  test("accepted findings are suppressed, stale entries are notes naming the command that rewrites the baseline", () => {
     const report = sampleReport();
-    const f = report.findings[3]!;
+    const f = report.findings[2]!;
     const log = valid(
       renderSarif(
         applyBaseline(report, [
           { id: f.id, revision: f.revision, method: f.method, path: f.path },
-          { id: "tool_name_format", revision: "2026-07-28", method: "tools/list", path: "/result/tools/9/name" },
+          { id: "tool_name_format", revision: "2025-11-25", method: "tools/list", path: "/result/tools/9/name" },
         ]),
         RULES,
-        { location: "server.json" },
+        { location: "server.json", rewrite: "mcp-wire check https://x.example/mcp --update-baseline b.json" },
       ),
     );
     const results = log.runs[0]!.results;
-    assert.deepEqual(results[3]!.suppressions, [
+    assert.deepEqual(results[2]!.suppressions, [
       { kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" },
     ]);
     assert.equal(results.filter((r) => r.suppressions).length, 1);
-    assert.equal(results.at(-1)!.ruleId, "baseline_stale");
+    const stale = results.at(-1)!;
+    assert.equal(stale.ruleId, "baseline_stale");
+    assert.equal(stale.level, "note", "a fixed finding is not an alert");
     assert.match(
-      results.at(-1)!.message.text,
-      /The baseline accepts tool_name_format \(2026-07-28\) tools\/list at \/result\/tools\/9\/name, which this run did not find/,
+      stale.message.text,
+      /The baseline accepts tool_name_format \(2025-11-25\) tools\/list at \/result\/tools\/9\/name, which this run did not find: rewrite the baseline with: mcp-wire check https:\/\/x\.example\/mcp --update-baseline b\.json\./,
     );
+  });
+
+  test("a server's brackets cannot make a link in a viewer: [ and ] are escaped (SARIF §3.11.6)", () => {
+    const report = sampleReport();
+    const hostile = { ...report.findings[0]!, message: "see [click](https://evil.example) \\[x\\]" };
+    const log = valid(renderSarif({ ...report, findings: [hostile] }, RULES, { location: "server.json" }));
+    const text = log.runs[0]!.results[0]!.message.text;
+    assert.ok(text.startsWith("see \\[click\\](https://evil.example) \\\\\\[x\\\\\\]"), text);
+    assert.ok(!/(^|[^\\])\[/.test(text), "every [ is escaped");
   });
 
   test("no secret reaches the file", () => {

@@ -15,14 +15,18 @@ import type { BaselineKey, CheckReport, CheckRule, Finding } from "./types.js";
 export const SARIF_SCHEMA =
   "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-/** The fingerprint's name and version: a change to what it covers is a new version. */
-export const FINGERPRINT = "mcpWireFinding/v1";
+/** The fingerprint's name and version: a change to what it covers is a new version (v2: by subject, not path and revision). */
+export const FINGERPRINT = "mcpWireFinding/v2";
 
 export interface SarifOptions {
   /** A path relative to the repository's root, as `sarifLocation` accepts it. */
   location: string;
   /** mcp-wire's version, for the tool description. */
   toolVersion?: string;
+  /** mcp-wire's package.json `homepage`, when it names one: the tool's and each rule's link. */
+  homepage?: string;
+  /** The command that rewrites the baseline, named by each stale entry. */
+  rewrite?: string;
 }
 
 /** Results that are about the run itself, not a rule of the server's behaviour. */
@@ -38,12 +42,12 @@ export const RUN_RULES: readonly CheckRule[] = [
   },
   {
     id: "baseline_stale",
-    severity: "error",
+    severity: "info",
     title: "Every baseline entry still occurs",
-    rule: "A baseline accepts findings for now; an entry whose finding no longer occurs fails the run, so the baseline only shrinks.",
+    rule: "A baseline accepts findings for now; an entry whose finding no longer occurs (it was fixed) fails the run whatever --fail-on says, so the baseline only shrinks. In SARIF it is a note, not an alert.",
     revisions: "all",
-    spec: "docs/check.md, --baseline",
-    fix: "Remove the entry from the baseline file.",
+    spec: "mcp-wire explain baseline_stale",
+    fix: "Rewrite the baseline with the same check and --update-baseline FILE (the run names the command), or remove the entry from the file.",
   },
 ];
 
@@ -100,9 +104,9 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
     ruleId: f.id,
     ruleIndex: ruleIndex(f.id, () => ruleOfFinding(f)),
     level: level(f.severity),
-    message: { text: findingText(f) },
+    message: { text: plain(findingText(f)) },
     locations: at,
-    partialFingerprints: fingerprint([f.id, f.revision, f.method, f.path]),
+    partialFingerprints: fingerprint([f.id, f.subject, f.method, f.subjectPath]),
     ...(f.accepted
       ? {
           suppressions: [
@@ -113,8 +117,11 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
     properties: {
       target: report.target,
       revision: f.revision,
+      revisions: [...f.revisions],
       method: f.method,
       path: f.path,
+      subject: f.subject,
+      subjectPath: f.subjectPath,
       fix: f.fix,
       breaks: [...f.breaks],
     },
@@ -125,20 +132,30 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
       ruleId: "unchecked",
       ruleIndex: ruleIndex("unchecked", () => runRule("unchecked")),
       level: "error",
-      message: { text: `${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})` },
+      message: { text: plain(`${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})`) },
       locations: at,
       partialFingerprints: fingerprint(["unchecked", u.class, u.detail]),
       properties: { target: report.target, class: u.class, detail: u.detail },
     });
   }
+  // a stale entry is good news that the baseline must catch up with: a note, never an alert
+  const rewrite = options.rewrite
+    ? `rewrite the baseline with: ${options.rewrite}`
+    : "remove the entry from the baseline";
   for (const s of report.stale) {
     results.push({
       ruleId: "baseline_stale",
       ruleIndex: ruleIndex("baseline_stale", () => runRule("baseline_stale")),
-      level: "error",
-      message: { text: `The baseline accepts ${keyWords(s)}, which this run did not find: remove the entry.` },
+      level: "note",
+      message: { text: plain(`The baseline accepts ${keyWords(s)}, which this run did not find: ${rewrite}.`) },
       locations: at,
-      partialFingerprints: fingerprint(["baseline_stale", s.id, s.revision, s.method, s.path]),
+      partialFingerprints: fingerprint([
+        "baseline_stale",
+        s.id,
+        s.subject ?? s.revision,
+        s.method,
+        s.subjectPath ?? s.path,
+      ]),
       properties: { target: report.target, entry: staleEntry(s) },
     });
   }
@@ -154,14 +171,15 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
           driver: {
             name: "mcp-wire",
             ...(options.toolVersion ? { version: options.toolVersion } : {}),
-            rules: rules.map(descriptor),
+            ...(options.homepage ? { informationUri: options.homepage } : {}),
+            rules: rules.map((r) => descriptor(r, options.homepage)),
           },
         },
         invocations: [
           {
             executionSuccessful: report.unchecked === null,
             ...(report.unchecked
-              ? { toolExecutionNotifications: [{ level: "error", message: { text: report.unchecked.message } }] }
+              ? { toolExecutionNotifications: [{ level: "error", message: { text: plain(report.unchecked.message) } }] }
               : {}),
           },
         ],
@@ -183,7 +201,17 @@ export function renderSarif(report: CheckReport, rules: readonly CheckRule[], op
 }
 
 function staleEntry(s: BaselineKey) {
-  return { id: s.id, revision: s.revision, method: s.method, path: s.path };
+  return s.subject !== undefined
+    ? { id: s.id, subject: s.subject, method: s.method, subjectPath: s.subjectPath ?? null }
+    : { id: s.id, revision: s.revision, method: s.method, path: s.path };
+}
+
+/**
+ * Text for a SARIF plain-text message: a viewer renders `[text](target)` as a link (SARIF
+ * §3.11.6), so brackets a server sent are escaped, and a backslash before one doubled.
+ */
+export function plain(text: string): string {
+  return text.replace(/\\(?=[[\]])/g, "\\\\").replace(/[[\]]/g, "\\$&");
 }
 
 function level(severity: Severity): "error" | "warning" | "note" {
@@ -191,8 +219,10 @@ function level(severity: Severity): "error" | "warning" | "note" {
 }
 
 function findingText(f: Finding): string {
-  const where = [f.revision, f.method, f.path].filter((x) => x !== null).join(" ");
-  return `${f.message}${where ? ` [${where}]` : ""}`;
+  const where = [f.subject, f.method, f.subjectPath ? `at ${f.subjectPath}` : null, f.revisions.join(", ")]
+    .filter((x) => x !== null && x !== "" && x !== `method:${f.method}`)
+    .join(" ");
+  return `${f.message}${where ? ` (${where})` : ""}`;
 }
 
 /** A rule the catalogue does not have, from what its finding says. */
@@ -219,7 +249,7 @@ function isUrl(text: string): boolean {
 }
 
 /** A rule with its whole documentation, as text and as Markdown. */
-function descriptor(r: CheckRule) {
+function descriptor(r: CheckRule, homepage: string | undefined) {
   const revisions = r.revisions === "all" ? "every revision" : r.revisions.join(", ");
   const text = [
     r.rule,
@@ -228,6 +258,7 @@ function descriptor(r: CheckRule) {
     `Applies to: ${revisions}.`,
     ...(r.breaks && r.breaks.length > 0 ? [`Known to break: ${r.breaks.join(", ")}.`] : []),
     `Specification: ${r.spec}`,
+    `More: mcp-wire explain ${r.id}`,
   ].join("\n\n");
   const markdown = [
     r.rule,
@@ -236,6 +267,7 @@ function descriptor(r: CheckRule) {
     `**Applies to:** ${revisions}.`,
     ...(r.breaks && r.breaks.length > 0 ? [`**Known to break:** ${r.breaks.map((b) => `\`${b}\``).join(", ")}.`] : []),
     `**Specification:** ${isUrl(r.spec) ? `<${r.spec}>` : r.spec}`,
+    `**More:** \`mcp-wire explain ${r.id}\``,
   ].join("\n\n");
   return {
     id: r.id,
@@ -243,7 +275,7 @@ function descriptor(r: CheckRule) {
     shortDescription: { text: r.title },
     fullDescription: { text: r.rule },
     help: { text, markdown },
-    ...(isUrl(r.spec) ? { helpUri: r.spec } : {}),
+    ...(homepage && isUrl(homepage) ? { helpUri: homepage } : {}),
     defaultConfiguration: { level: level(r.severity) },
     properties: {
       tags: ["mcp", ...(r.revisions === "all" ? [] : r.revisions.map((v) => `mcp-${v}`))],

@@ -11,7 +11,7 @@ import type { Received } from "./recorder.js";
 
 /** Validates every message received in one revision's session; returns how many were validated. */
 export function validateReceived(received: readonly Received[], revision: Revision, findings: Findings): number {
-  for (const r of received) validateMessage(r.value, revision, r.method, findings);
+  for (const r of received) validateMessage(r.value, revision, r.method, findings, r.page);
   return received.length;
 }
 
@@ -21,11 +21,21 @@ export function validateMessage(
   revision: Revision,
   method: string | undefined,
   findings: Findings,
+  page?: number,
 ): void {
   if (!findings.wants("schema_invalid")) return;
   findings.checked("schema_invalid", revision);
   for (const d of validate(value, method !== undefined ? { revision, method } : { revision })) {
-    findings.add("schema_invalid", { revision, method: method ?? null, path: d.path, message: d.message });
+    // a result whose request was not seen is judged by its envelope alone: no finding of its own
+    if (d.code !== "schema_invalid") continue;
+    findings.add("schema_invalid", {
+      revision,
+      method: method ?? null,
+      path: d.path,
+      message: d.message,
+      value,
+      ...(page !== undefined ? { page } : {}),
+    });
   }
 }
 

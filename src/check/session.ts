@@ -14,6 +14,7 @@ import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
 import { judgeHiddenText } from "./hidden-text.js";
 import { conformanceProblems, schemaDialectProblems } from "./schema-checks.js";
+import { toolSubject } from "./subject.js";
 
 /** What the user allowed `check` to do beyond reading lists: each is a side effect they chose. */
 export interface OptIns {
@@ -287,6 +288,7 @@ async function walkList(
         revision,
         method,
         path: "/result/nextCursor",
+        about: { subject: `page:${method}#${pages}`, subjectPath: "/result/nextCursor" },
         message: `${method} page ${pages} ends with an empty-string nextCursor: clients of ${revision} read its presence as "more" and ask again`,
       });
       return { items, pages, served: true };
@@ -296,6 +298,7 @@ async function walkList(
         revision,
         method,
         path: "/result/nextCursor",
+        about: { subject: `page:${method}#${pages}`, subjectPath: "/result/nextCursor" },
         message: `${method} page ${pages} names cursor ${JSON.stringify(next.slice(0, 60))} again: a client following every cursor never gets to the end`,
       });
       return { items, pages, served: true };
@@ -306,6 +309,7 @@ async function walkList(
         revision,
         method,
         path: `/result/${key}`,
+        about: { subject: `page:${method}#${pages}`, subjectPath: `/result/${key}` },
         message: `${method} page ${pages} repeats page ${pages - 1}'s ${page.length} items under a new cursor: the list does not move on`,
       });
       return { items, pages, served: true };
@@ -334,6 +338,8 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
   tools.forEach((tool, i) => {
     const name = typeof tool.name === "string" ? tool.name : undefined;
     const label = name === undefined ? `tool ${i}` : `tool ${JSON.stringify(name.slice(0, 80))}`;
+    // a tool is named by its name, so a finding about it survives a tool added before it
+    const about = (below: string) => (name === undefined ? {} : { about: toolSubject(name, below) });
     const input = tool.inputSchema;
     if (!isObject(input) || input.type !== "object") {
       const what = !isObject(input)
@@ -345,6 +351,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
         revision,
         method: "tools/list",
         path: `/result/tools/${i}/inputSchema`,
+        ...about("/inputSchema"),
         message: `${label} has ${what}, not a JSON Schema object with type "object"`,
       });
     }
@@ -356,6 +363,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
           revision,
           method: "tools/list",
           path: `/result/tools/${i}/${member}`,
+          ...about(`/${member}`),
           message: `${label}'s ${member} is not a valid JSON Schema under ${revision}: ${problem}`,
         });
       }
@@ -366,6 +374,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
         revision,
         method: "tools/list",
         path: `/result/tools/${i}/name`,
+        ...about("/name"),
         message: `${label}: a tool name should be 1 to 128 of A-Z a-z 0-9 _ - .`,
       });
     if (names.has(name))
@@ -373,6 +382,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
         revision,
         method: "tools/list",
         path: `/result/tools/${i}/name`,
+        ...about("/name"),
         message: `two tools are named ${JSON.stringify(name.slice(0, 80))}`,
       });
     names.add(name);
@@ -401,6 +411,7 @@ async function callTool(
       revision,
       method: "tools/call",
       path: "/result/content",
+      about: toolSubject(call.name, "/result/content"),
       message: `tools/call of ${JSON.stringify(call.name)} returned a result without a content array`,
     });
   const tool = tools.find((t) => t.name === call.name);
@@ -412,6 +423,7 @@ async function callTool(
       revision,
       method: "tools/call",
       path: "/result/structuredContent",
+      about: toolSubject(call.name, "/result/structuredContent"),
       message: `${JSON.stringify(call.name)} declares an outputSchema but its result has no structuredContent`,
     });
     return;
@@ -421,6 +433,7 @@ async function callTool(
       revision,
       method: "tools/call",
       path: `/result/structuredContent${p.path}`,
+      about: toolSubject(call.name, `/result/structuredContent${p.path}`),
       message: `${JSON.stringify(call.name)}'s structuredContent does not match its outputSchema: ${p.message}`,
     });
   }

@@ -31,23 +31,36 @@ export interface CheckRule {
   readonly breaks?: readonly ClientName[];
 }
 
-/** One thing `check` found. `revision`, `method` and `path` are null where they do not apply. */
+/**
+ * One problem `check` found, once however many revisions it occurs in. `revision`, `method` and
+ * `path` are null where they do not apply.
+ */
 export interface Finding {
   readonly id: string;
   readonly severity: Severity;
+  /** The newest of `revisions`. */
   readonly revision: Revision | null;
+  /** Every revision the problem occurs in, newest first (empty when it concerns none). */
+  readonly revisions: readonly Revision[];
   readonly method: string | null;
-  /** A JSON Pointer into the offending message. */
+  /** A JSON Pointer into the offending message (as sent in `revision`). */
   readonly path: string | null;
+  /**
+   * What the finding is about: `tool:<name>`, `prompt:<name>`, `resource:<uri>`,
+   * `template:<uriTemplate>`, `page:<method>#<n>`, `method:<method>`, `http:<METHOD>` or
+   * `server`. With `method` and `subjectPath` it names the problem whatever the order of a list.
+   */
+  readonly subject: string;
+  /** The JSON Pointer below the subject (inside a tool's definition for `tool:`), or null. */
+  readonly subjectPath: string | null;
+  /** `path` in each revision, for baselines written before `subject`; `--json` leaves it out. */
+  readonly pathIn?: Readonly<Partial<Record<Revision, string | null>>>;
   readonly message: string;
   readonly fix: string;
   readonly spec: string;
   readonly breaks: readonly ClientName[];
   /** Set when a `--baseline` entry accepts it: reported, but it does not fail the run. */
   readonly accepted?: true;
-  /** What the finding is about (`tool:<name>`…), and the pointer inside that item's definition. */
-  readonly subject?: string;
-  readonly subjectPath?: string | null;
   /** A surface finding's class (`--surface`), with the value at `subjectPath` before and after. */
   readonly change?: SurfaceChange;
   readonly before?: unknown;
@@ -60,12 +73,38 @@ export type SurfaceChange = "breaking" | "risky" | "compatible";
 /** What one revision's attempt came to: spoken, refused by the server, or not reached at all. */
 export type RevisionOutcome = "ok" | "refused" | "unsupported" | "failed" | "skipped";
 
-/** What a baseline entry is matched on: only these four fields are read from a baseline file. */
+/**
+ * What a baseline entry is matched on, as read from a baseline file. An entry with a `subject`
+ * matches by `id`, `subject`, `method` and `subjectPath`; one written before findings had subjects
+ * matches by `id`, `revision`, `method` and `path` (the absolute path in that revision).
+ */
 export interface BaselineKey {
   readonly id: string;
   readonly revision: Revision | null;
   readonly method: string | null;
   readonly path: string | null;
+  readonly subject?: string;
+  readonly subjectPath?: string | null;
+  /** The revisions the entry occurred in, when the file says (to tell whether it was looked for). */
+  readonly revisions?: readonly Revision[];
+}
+
+/** What happened to a stdio server that exited early or never answered. */
+export interface StdioEnd {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** The last lines of its stderr, secrets redacted. */
+  readonly stderrTail: string;
+}
+
+/** One `--call`, `--read` or `--get`, and what came of it. */
+export interface CallReport {
+  readonly kind: "call" | "read" | "get";
+  readonly name: string;
+  readonly revision: Revision;
+  /** `ok`, `error <code>` (the server's error answer), `unknown` (not listed), or why it failed. */
+  readonly outcome: string;
+  readonly elapsedMs: number;
 }
 
 export interface CheckReport {
@@ -73,7 +112,7 @@ export interface CheckReport {
   /** Each revision tried, in the order tried, with what came of it. */
   readonly revisions: Readonly<Partial<Record<Revision, RevisionOutcome>>>;
   readonly findings: readonly Finding[];
-  /** One per finding (a finding occurs once per revision it occurs in). */
+  /** One per finding (one per problem, however many revisions it occurs in). */
   readonly counts: { readonly error: number; readonly warning: number; readonly info: number };
   readonly checked: { readonly messages: number; readonly pages: number };
   readonly elapsedMs: number;
@@ -86,6 +125,10 @@ export interface CheckReport {
   readonly unchecked: { readonly class: string; readonly detail: string; readonly message: string } | null;
   /** Baseline entries that no longer occur: they fail the run, so a baseline only shrinks. */
   readonly stale: readonly BaselineKey[];
+  /** Set for a stdio server that exited early or never answered: how it ended, and what it said. */
+  readonly stdio?: StdioEnd | null;
+  /** Each `--call`, `--read` and `--get`, per revision, in order. */
+  readonly calls?: readonly CallReport[];
   /** With the surface gate asked for (`--surface`): the surface the newest revision listed. */
   readonly surface?: SurfaceFile;
 }

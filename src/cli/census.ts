@@ -110,10 +110,15 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     list = got;
   } else if (opts.registry !== undefined && !pickUp) {
     const { fetchRegistry } = await import("../census/registry.js");
-    const { registryTargets } = await import("../census/targets.js");
+    const { RegistryPagesReader } = await import("../census/targets.js");
     try {
-      const { pages } = await fetchRegistry(opts.registry, updatedSince !== undefined ? { updatedSince } : {});
-      list = registryTargets(pages, redact(opts.registry), { headerNames: Object.keys(headers) });
+      const reader = new RegistryPagesReader(redact(opts.registry), { headerNames: Object.keys(headers) });
+      await fetchRegistry(
+        opts.registry,
+        (page, n) => reader.page(page, n),
+        updatedSince !== undefined ? { updatedSince } : {},
+      );
+      list = reader.done();
     } catch (e) {
       if (e instanceof TargetsError) return usage(redact(e.message));
       throw e;

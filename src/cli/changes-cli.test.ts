@@ -93,7 +93,24 @@ describe("report --changes over two censuses of a real SDK server", () => {
       [["surface", { added: ["search"], removed: [], redefined: [{ name: "echo", changed: ["description"] }] }]],
     );
 
-    const prune = mcpWire(["prune", "--before", "2099-01-01", "--db", db]);
+    // without a terminal to ask on, prune says what it would delete and deletes nothing
+    const asked = mcpWire(["prune", "--before", new Date().toISOString(), "--db", db]);
+    assert.equal(await asked.exit(), 2);
+    assert.match(asked.stderr(), /^mcp-wire prune: this would delete 2 attempts from before .*; add --yes/);
+    const dry = mcpWire(["prune", "--before", "2099-01-01", "--dry-run", "--db", db]);
+    assert.equal(await dry.exit(), 0, dry.stderr());
+    assert.match(
+      dry.stdout(),
+      /^Would delete 2 attempts from before 1 January 2099 00:00 UTC in .*Nothing was deleted\.$/m,
+    );
+    // a date in the future takes every attempt: not without --yes
+    const future = mcpWire(["prune", "--before", "2099-01-01", "--db", db]);
+    assert.equal(await future.exit(), 2);
+    assert.match(future.stderr(), /1 January 2099 00:00 UTC is in the future: that deletes every attempt \(2 attempts/);
+    const still = mcpWire(["report", "--json", "--db", db]);
+    assert.equal(await still.exit(), 0, still.stderr());
+    assert.equal((JSON.parse(still.stdout()) as { targets: unknown[] }).targets.length, 1, "nothing was deleted");
+    const prune = mcpWire(["prune", "--before", "2099-01-01", "--yes", "--db", db]);
     assert.equal(await prune.exit(), 0, prune.stderr());
     assert.match(prune.stdout(), /^Deleted 2 attempts from before 1 January 2099 00:00 UTC in /);
     const after = mcpWire(["report", "--changes", "--db", db, "--since", "2000-01-01"]);

@@ -13,7 +13,20 @@ import { startZoo, type RunningZoo } from "../testkit/zoo-server.js";
 import { mcpWire } from "../testkit/cli-child.js";
 
 const ZOO = fileURLToPath(new URL("../testkit/zoo-server.js", import.meta.url));
-const FINDING_FIELDS = ["id", "severity", "revision", "method", "path", "message", "fix", "spec", "breaks"];
+const FINDING_FIELDS = [
+  "id",
+  "severity",
+  "revision",
+  "revisions",
+  "method",
+  "path",
+  "subject",
+  "subjectPath",
+  "message",
+  "fix",
+  "spec",
+  "breaks",
+];
 
 async function run(args: string[]): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const child = mcpWire(args);
@@ -40,13 +53,13 @@ describe("mcp-wire check", () => {
     for (const f of ["target", "revisions", "findings", "counts", "checked", "elapsedMs"]) assert.ok(f in v, f);
     assert.deepEqual(v.revisions, { "2026-07-28": "ok", "2025-11-25": "ok" });
     const findings = v.findings as Record<string, unknown>[];
-    assert.ok(findings.length >= 2);
     for (const f of findings) assert.deepEqual(Object.keys(f), FINDING_FIELDS);
+    // one finding for one problem, with the revisions it occurs in
     assert.deepEqual(
-      findings.map((f) => f.id),
-      ["http_content_type", "http_content_type"],
+      findings.map((f) => [f.id, f.subject, f.revisions]),
+      [["http_content_type", "http:POST", ["2026-07-28", "2025-11-25"]]],
     );
-    assert.deepEqual(v.counts, { error: 2, warning: 0, info: 0 });
+    assert.deepEqual(v.counts, { error: 1, warning: 0, info: 0 });
     const never = await run(["check", "--fail-on", "never", "-r", "2025-11-25", zoo.url("text-plain")]);
     assert.equal(never.status, 0);
   });
@@ -63,7 +76,7 @@ describe("mcp-wire check", () => {
     // what the spec allows (a 406 to a request that accepts only JSON) is info: it fails nothing
     const info = await run(["check", "--fail-on", "warning", "-r", "2025-06-18", zoo.url("accept-json-refused")]);
     assert.equal(info.status, 0, info.stdout);
-    assert.match(info.stdout, /info {4}http_accept_json_only_refused \[2025-06-18 ping\]/);
+    assert.match(info.stdout, /info {4}http_accept_json_only_refused \[2025-06-18 ping http:POST\]/);
   });
 
   test("a target that cannot be checked at all exits 3 whatever --fail-on says", async () => {

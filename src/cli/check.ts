@@ -9,11 +9,15 @@ import { runFails } from "../check/fail-on.js";
 import type { CheckOptions } from "../check/check.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
-import { VERSION } from "../version.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { paint, writeErr, writeOut } from "./output.js";
+import { shellQuote } from "../probe/repro.js";
+import { REDACTED, redact } from "../secrets/redact.js";
+import { printable } from "../codec/printable.js";
+import { keyWords } from "../check/baseline.js";
+import { HOMEPAGE, VERSION } from "../version.js";
 
 export interface CheckCliOptions {
   stdio?: boolean;
@@ -34,6 +38,7 @@ export interface CheckCliOptions {
   sarifLocation?: string;
   markdown?: string;
   baseline?: string;
+  updateBaseline?: string;
   force?: boolean;
   surface?: string;
   updateSurface?: boolean;
@@ -58,19 +63,80 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
     const { applyBaseline } = await import("../check/baseline.js");
     report = applyBaseline(report, outputs.baseline);
   }
-  const written = (await writeOutputs(report, failOn, opts)) ?? (await writeSurface(surface, report));
+  const rewrite = opts.baseline !== undefined ? rewriteCommand(opts.baseline, opts) : undefined;
+  let written = await writeOutputs(report, failOn, opts, rewrite);
+  // a target not checked says nothing about which findings are gone: the old baseline stays
+  if (!written && opts.updateBaseline !== undefined && !report.unchecked) written = await updateBaseline(report, opts);
+  written ??= await writeSurface(surface, report);
   await writeOut(
-    opts.json ? JSON.stringify(jsonOf(report)) + "\n" : render(report, failOn, process.stdout.isTTY === true),
+    opts.json
+      ? JSON.stringify(jsonOf(report)) + "\n"
+      : render(report, failOn, process.stdout.isTTY === true, rewrite, opts.updateBaseline),
   );
   if (written) {
     writeErr(`mcp-wire check: ${written}\n`);
     return USAGE_ERROR;
   }
+  if (opts.updateBaseline !== undefined && !report.unchecked) return OK;
   return exitStatus(report, failOn);
+}
+
+/** Writes the findings as the new baseline (the `--json` object); a line saying what failed, if anything did. */
+async function updateBaseline(report: CheckReport, opts: CheckCliOptions): Promise<string | undefined> {
+  const { outputProblem, writeOutput } = await import("./output-file.js");
+  const fresh: CheckReport = { ...report, findings: report.findings.map(({ accepted: _, ...f }) => f), stale: [] };
+  try {
+    // the file was judged to be a baseline (or absent) before the check: replacing it is the point
+    await writeOutput(opts.updateBaseline!, `${JSON.stringify(jsonOf(fresh), null, 2)}\n`, {
+      force: true,
+      option: "--update-baseline",
+    });
+  } catch (e) {
+    return outputProblem(opts.updateBaseline!, e);
+  }
+  return undefined;
+}
+
+/**
+ * The command that rewrites the baseline: this one, with `--update-baseline` for `--baseline`,
+ * its secrets (header and `--env` values) shown as `<redacted>`.
+ */
+function rewriteCommand(file: string, opts: CheckCliOptions): string {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf("check");
+  const args = at === -1 ? [] : argv.slice(at + 1);
+  const kept: string[] = [];
+  let rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      rest = args.slice(i);
+      break;
+    }
+    if (a === "--baseline" || a === "--update-baseline") {
+      i++;
+      continue;
+    }
+    if (a.startsWith("--baseline=") || a.startsWith("--update-baseline=")) continue;
+    if (a === "--env" && i + 1 < args.length) {
+      const value = args[++i]!;
+      kept.push(a, `${value.split("=")[0]}=${REDACTED}`);
+      continue;
+    }
+    kept.push(a);
+  }
+  if (kept.length === 0) kept.push(...(opts.stdio ? ["--stdio"] : []), "…");
+  const headers = parseHeaders(opts.header ?? []);
+  const words = ["mcp-wire", "check", ...kept, "--update-baseline", file, ...rest];
+  return redact(words.map(shellQuote).join(" "), typeof headers === "string" ? undefined : headers);
 }
 
 /** The baseline, read, and every output file judged writable; or why not, in one line. */
 async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: BaselineKey[] } | string> {
+  if (opts.updateBaseline !== undefined) {
+    const problem = await replaceableBaseline(opts.updateBaseline, opts.force === true);
+    if (problem) return problem;
+  }
   if (opts.sarif !== undefined && opts.sarifLocation === undefined)
     return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
   if (opts.sarifLocation !== undefined) {
@@ -104,8 +170,35 @@ async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: Basel
   }
 }
 
+/**
+ * `--update-baseline FILE` may replace FILE only when it is a baseline already (or `--force`):
+ * a mistyped name never overwrites a file of another kind.
+ */
+async function replaceableBaseline(path: string, force: boolean): Promise<string | undefined> {
+  const { lstat } = await import("node:fs/promises");
+  const info = await lstat(path).catch(() => undefined);
+  if (!info) return undefined;
+  if (info.isSymbolicLink()) return `--update-baseline ${path}: a symbolic link, which mcp-wire never writes through`;
+  if (!info.isFile()) return `--update-baseline ${path}: not a file`;
+  if (force) return undefined;
+  const { readBaseline, BaselineError } = await import("../check/baseline.js");
+  try {
+    await readBaseline(path);
+  } catch (e) {
+    if (e instanceof BaselineError)
+      return `--update-baseline ${path}: the file exists and is not a baseline (${e.message.replace(/^--baseline [^:]*: /, "")}); name another file, or --force to replace it`;
+    throw e;
+  }
+  return undefined;
+}
+
 /** Writes the JUnit, SARIF and Markdown files asked for (even for a target that could not be checked); a line saying what failed, if anything did. */
-async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliOptions): Promise<string | undefined> {
+async function writeOutputs(
+  report: CheckReport,
+  failOn: FailOn,
+  opts: CheckCliOptions,
+  rewrite: string | undefined,
+): Promise<string | undefined> {
   if (opts.junit === undefined && opts.sarif === undefined && opts.markdown === undefined) return undefined;
   const { CHECK_RULES } = await import("../check/rules.js");
   const { outputProblem, writeOutput } = await import("./output-file.js");
@@ -115,7 +208,11 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
     jobs.push([
       "--junit",
       opts.junit,
-      async () => (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, { failOn }),
+      async () =>
+        (await import("../check/junit.js")).renderJunit(report, CHECK_RULES, {
+          failOn,
+          ...(rewrite ? { rewrite } : {}),
+        }),
     ]);
   if (opts.sarif !== undefined)
     jobs.push([
@@ -125,13 +222,19 @@ async function writeOutputs(report: CheckReport, failOn: FailOn, opts: CheckCliO
         (await import("../check/sarif.js")).renderSarif(report, CHECK_RULES, {
           location: opts.sarifLocation!,
           toolVersion: VERSION,
+          ...(HOMEPAGE ? { homepage: HOMEPAGE } : {}),
+          ...(rewrite ? { rewrite } : {}),
         }),
     ]);
   if (opts.markdown !== undefined)
     jobs.push([
       "--markdown",
       opts.markdown,
-      async () => (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, { failOn }),
+      async () =>
+        (await import("../check/markdown.js")).renderMarkdown(report, CHECK_RULES, {
+          failOn,
+          ...(rewrite ? { rewrite } : {}),
+        }),
     ]);
   for (const [option, path, render] of jobs) {
     try {
@@ -149,17 +252,19 @@ export function exitStatus(report: CheckReport, failOn: FailOn): number {
   return runFails(report, failOn) ? FOUND_PROBLEMS : OK;
 }
 
-/** The `--json` object: the fields docs/check.md documents, `unchecked` and `stale` last. */
+/** The `--json` object: the fields docs/check.md documents, `unchecked` and `stale` after them. */
 function jsonOf(r: CheckReport): unknown {
   return {
     target: r.target,
     revisions: r.revisions,
-    findings: r.findings,
+    findings: r.findings.map(({ pathIn: _, ...f }) => f),
     counts: r.counts,
     checked: r.checked,
     elapsedMs: r.elapsedMs,
     unchecked: r.unchecked,
     stale: r.stale,
+    ...(r.stdio ? { stdio: r.stdio } : {}),
+    ...(r.calls && r.calls.length > 0 ? { calls: r.calls } : {}),
   };
 }
 
@@ -193,7 +298,7 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     const unknown = out.find((id) => !isRuleId(id));
     return unknown === undefined
       ? out
-      : `${flag}: no check is named ${JSON.stringify(unknown)} (docs/check.md lists every id)`;
+      : `${flag}: no check is named ${JSON.stringify(unknown)} (mcp-wire explain lists every id)`;
   };
   const only = ids(opts.only, "--only");
   if (typeof only === "string") return only;
@@ -284,8 +389,14 @@ function usage(message: string): number {
 
 const MARK: Record<Finding["severity"], "red" | "yellow" | "dim"> = { error: "red", warning: "yellow", info: "dim" };
 
-function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
-  const lines: string[] = [`mcp-wire check ${r.target}`];
+function render(
+  r: CheckReport,
+  failOn: FailOn,
+  colour: boolean,
+  rewrite: string | undefined,
+  updated: string | undefined,
+): string {
+  const lines: string[] = [`mcp-wire check ${printable(r.target)}`];
   const ladder = Object.entries(r.revisions).map(
     ([rev, outcome]) => `${rev} ${outcome === "ok" ? paint("green", "ok", colour) : outcome}`,
   );
@@ -294,38 +405,40 @@ function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
     lines.push(
       "",
       `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`,
-      `  ${r.unchecked.message}`,
+      `  ${printable(r.unchecked.message)}`,
     );
   }
   const order = { error: 0, warning: 1, info: 2 } as const;
-  // one entry per finding found alike in several revisions, the revisions listed together
-  const groups = new Map<string, Finding[]>();
-  for (const f of r.findings) {
-    const key = JSON.stringify([f.severity, f.id, f.method, f.path, f.accepted === true]);
-    const group = groups.get(key);
-    if (group) group.push(f);
-    else groups.set(key, [f]);
-  }
-  const sorted = [...groups.values()].sort((a, b) => order[a[0]!.severity] - order[b[0]!.severity]);
+  const sorted = [...r.findings].sort((a, b) => order[a.severity] - order[b.severity]);
   if (sorted.length > 0) lines.push("");
-  for (const group of sorted) {
-    const f = group[0]!;
-    const revisions = group.map((g) => g.revision).filter((x) => x !== null);
-    const where = [revisions.join(", "), f.method, f.path].filter((x) => x !== null && x !== "").join(" ");
+  for (const f of sorted) {
+    const about = f.subject === `method:${f.method}` || f.subject === "server" ? null : f.subject;
+    const where = [f.revisions.join(", "), f.method, about, (about === null ? f.path : f.subjectPath) || null]
+      .filter((x) => x !== null && x !== "")
+      .map((x) => printable(x!))
+      .join(" ");
     lines.push(
       `  ${paint(MARK[f.severity], f.severity.padEnd(7), colour)} ${f.id}${where ? ` [${where}]` : ""}${f.accepted ? " (accepted by the baseline)" : ""}`,
     );
-    lines.push(`          ${f.message}`);
+    lines.push(`          ${printable(f.message)}`);
     lines.push(`          fix: ${f.fix}`);
     if (f.breaks.length > 0) lines.push(`          breaks: ${f.breaks.join(", ")}`);
   }
   for (const s of r.stale)
     lines.push(
-      `  ${paint("red", "stale  ", colour)} ${s.id} [${[s.revision, s.method, s.path].filter((x) => x).join(" ")}]: the baseline accepts it, but it no longer occurs: remove it from the baseline`,
+      `  ${paint("red", "stale  ", colour)} ${printable(keyWords(s))}: the baseline accepts it, but it no longer occurs`,
+    );
+  if (r.stale.length > 0 && !updated)
+    lines.push(
+      `  Stale entries fail the run until the baseline catches up; rewrite it with:`,
+      `    ${rewrite ?? "mcp-wire check … --update-baseline FILE"}`,
     );
   const c = r.counts;
-  const verdict =
-    exitStatus(r, failOn) === OK
+  const verdict = updated
+    ? r.unchecked
+      ? paint("red", "✗ unchecked: the baseline is left as it was", colour)
+      : paint("green", `✓ baseline written to ${printable(updated)}`, colour)
+    : exitStatus(r, failOn) === OK
       ? paint("green", "✓ passes", colour)
       : r.unchecked
         ? paint("red", "✗ unchecked", colour)
@@ -334,6 +447,6 @@ function render(r: CheckReport, failOn: FailOn, colour: boolean): string {
     "",
     `${verdict} (--fail-on ${failOn}): ${c.error} error${c.error === 1 ? "" : "s"}, ${c.warning} warning${c.warning === 1 ? "" : "s"}, ${c.info} info · ${r.checked.messages} message${r.checked.messages === 1 ? "" : "s"} validated, ${r.checked.pages} page${r.checked.pages === 1 ? "" : "s"} listed · ${r.elapsedMs} ms`,
   );
-  if (r.findings.length > 0) lines.push("  docs/check.md explains each finding by its id.");
+  if (r.findings.length > 0) lines.push("  mcp-wire explain <id> prints what each finding means and how to fix it.");
   return lines.join("\n") + "\n";
 }

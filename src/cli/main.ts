@@ -107,7 +107,11 @@ program
   .option("-r, --revision <revision>", `check only this revision (repeatable): ${REVISIONS.join(", ")}`, REPEAT)
   .option("--env <NAME=VALUE>", "set in the stdio server's environment (repeatable)", REPEAT)
   .option("--cwd <dir>", "the stdio server's working directory")
-  .option("--only <ids>", "run only these checks (comma-separated ids, repeatable; docs/check.md lists them)", REPEAT)
+  .option(
+    "--only <ids>",
+    "run only these checks (comma-separated ids, repeatable; mcp-wire explain lists them)",
+    REPEAT,
+  )
   .option("--skip <ids>", "leave these checks out (comma-separated ids, repeatable)", REPEAT)
   .option(
     "--call <NAME[=JSON]>",
@@ -129,7 +133,11 @@ program
   .option("--markdown <file>", "write a Markdown summary for a CI job page")
   .option(
     "--baseline <file>",
-    "accept the findings of an earlier check --json for now; an entry that no longer occurs fails the run",
+    "accept the findings of an earlier check (--update-baseline or --json) for now; an entry that no longer occurs fails the run",
+  )
+  .option(
+    "--update-baseline <file>",
+    "write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked)",
   )
   .option(
     "--surface <file>",
@@ -317,14 +325,21 @@ program
 
 program
   .command("prune")
-  .description("delete the attempts older than a date, so a census's history stays bounded; runs and targets stay")
+  .description(
+    "delete the attempts older than a date, so a census's history stays bounded; says how many first and asks (runs and targets stay)",
+  )
   .requiredOption(
     "--before <date>",
     "delete attempts that started before this date (2026-07-20), time (2026-07-20T14:00) or span back (90d)",
   )
   .option("--db <file|url>", "the census database: an SQLite file (default mcp-wire.db) or a postgres:// URL")
+  .option(
+    "--yes",
+    "delete without asking (for scripts; needed when stdin is no terminal, and for a date in the future)",
+  )
+  .option("--dry-run", "say how many attempts would be deleted, and delete nothing")
   .action(async (opts) => {
-    const { runPrune } = await import("./report.js");
+    const { runPrune } = await import("./prune.js");
     process.exitCode = await runPrune(opts);
   });
 

@@ -72,6 +72,8 @@ export const DEFECTS = {
   meta_invalid: { severity: "error", scope: "content" },
   // the message against its revision's official schema.json (src/schema/validate.ts): what a sender MUST send
   schema_invalid: { severity: "error", scope: "content" },
+  // a result validated without the method it answers: its envelope alone was judged
+  schema_envelope_only: { severity: "info", scope: "content" },
   // conversations
   // an error without an id right after a notification: the same refusal, a warning at most
   response_to_notification: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },

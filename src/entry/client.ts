@@ -16,6 +16,9 @@ export type {
 export { MethodNotInRevisionError } from "../mcp/methods.js";
 export type { IfLegacy, IfModern, LegacyRevision, ModernRevision } from "../mcp/methods.js";
 export { PaginationError, DEFAULT_MAX_PAGES } from "../mcp/pages.js";
+export { OpeningTimeoutError, DEFAULT_OPEN_TIMEOUT } from "../mcp/opening.js";
+export type { SentRequest } from "../mcp/opening.js";
+export { ServerExitedError } from "../peer/errors.js";
 export type { PaginationFailure, WalkOptions } from "../mcp/pages.js";
 export { Subscription } from "../mcp/listen.js";
 export type { ListenFilter } from "../mcp/listen.js";

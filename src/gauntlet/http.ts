@@ -10,7 +10,9 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject, Message, RequestId } from "../codec/message.js";
 import type { McpServer } from "../mcp/server.js";
-import type { Transport, TransportSink } from "../peer/transport.js";
+import type { ReadMessage, Transport, TransportSink } from "../peer/transport.js";
+import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
+import type { Judged } from "./judge.js";
 import { META_PROTOCOL_VERSION } from "../rules/revisions.js";
 import { decodeHeaderValue } from "../transport/http/headers.js";
 import { AnswerStream } from "./http-stream.js";
@@ -42,8 +44,8 @@ class SessionTransport implements Transport {
     this.sink = sink;
   }
 
-  deliver(text: string): void {
-    this.sink?.message(text);
+  deliver(text: string, read?: ReadMessage): void {
+    this.sink?.message(text, read);
   }
 
   send(text: string, message?: Message | readonly Message[], related?: RequestId): void {
@@ -170,9 +172,9 @@ export class GauntletHttp {
       return;
     }
     if (sseSession) {
-      sseSession.witness.message(text, "client", facts);
+      const judged = sseSession.witness.message(text, "client", facts);
       this.answerStatus(res, facts, 202);
-      this.deliver(sseSession, one, text);
+      this.deliver(sseSession, one, text, judged);
       return;
     }
     if (typeof sessionId === "string") {
@@ -196,11 +198,11 @@ export class GauntletHttp {
       this.answerStatus(res, facts, 400, {}, "Bad Request: no session; a legacy client opens with initialize");
       return;
     }
-    session.witness.message(text, "client", facts);
+    const judged = session.witness.message(text, "client", facts);
     const ids = requestIds(parsed);
     if (ids.length === 0) {
       this.answerStatus(res, facts, 202);
-      this.deliver(session, one, text);
+      this.deliver(session, one, text, judged);
       return;
     }
     const stream = this.stream(req, res);
@@ -222,7 +224,7 @@ export class GauntletHttp {
       );
     }
     if (session.kind === "streamable" && one?.method === "initialize") res.setHeader("mcp-session-id", session.id);
-    this.deliver(session, one, text);
+    this.deliver(session, one, text, judged);
   }
 
   /** A 2026-07-28 request, or a dual-era client's first `server/discover`: stateless. */
@@ -234,7 +236,7 @@ export class GauntletHttp {
     facts: HttpFacts,
   ): void {
     const witness = this.modern();
-    witness.message(text, "client", facts);
+    const judged = witness.message(text, "client", facts);
     if (!this.options.modern) {
       // a server bound to legacy revisions answers as a legacy server does: no session, no entry
       this.answerStatus(res, facts, 400, {}, "Bad Request: Server not initialized");
@@ -247,7 +249,8 @@ export class GauntletHttp {
     const stream = this.stream(req, res);
     const transport = new RequestTransport(witness, stream, facts, this.options.wire.outgoing);
     this.options.server.connectRequest(transport);
-    transport.deliver(this.options.wire.incoming ? JSON.stringify(this.options.wire.incoming(one)) : text);
+    if (this.options.wire.incoming) transport.deliver(JSON.stringify(this.options.wire.incoming(one)));
+    else transport.deliver(text, readOf(judged));
   }
 
   private modernOf(one: JsonObject | undefined, sessionId: unknown): boolean {
@@ -269,9 +272,10 @@ export class GauntletHttp {
     return new AnswerStream(res, `st${++this.streams}`, this.options.wire.chunkBytes, json);
   }
 
-  private deliver(session: Session, one: JsonObject | undefined, text: string): void {
+  private deliver(session: Session, one: JsonObject | undefined, text: string, judged: Judged): void {
     const incoming = this.options.wire.incoming;
-    session.transport.deliver(incoming && one ? JSON.stringify(incoming(one)) : text);
+    if (incoming && one) session.transport.deliver(JSON.stringify(incoming(one)));
+    else session.transport.deliver(text, readOf(judged));
   }
 
   /** A message of the server's for a session's client: on its request's stream, or the GET stream. */
@@ -465,8 +469,8 @@ class RequestTransport implements Transport {
     this.sink = sink;
   }
 
-  deliver(text: string): void {
-    this.sink?.message(text);
+  deliver(text: string, read?: ReadMessage): void {
+    this.sink?.message(text, read);
   }
 
   send(text: string, message?: Message | readonly Message[]): void {
@@ -487,6 +491,11 @@ class RequestTransport implements Transport {
   async close(): Promise<void> {
     this.sink?.closed();
   }
+}
+
+/** What the judge read, for the peer to take instead of reading the message again. */
+function readOf(judged: Judged): ReadMessage {
+  return { decoded: judged.decoded, revision: judged.revision, role: "client", maxBytes: DEFAULT_MAX_BYTES };
 }
 
 /** HTTP status of a 2026-07-28 error answer. */

@@ -31,11 +31,20 @@ export class Judge {
     return this.conversation.revision;
   }
 
-  /** Judges one message from `from`; only the client's are scored, the server's keep the conversation's state. */
-  message(text: string, from: Sender): Judged {
-    const revision = this.revisionOf(text, from);
-    if (revision !== this.conversation.revision) this.conversation.revision = revision;
-    const decoded = decode(text, { revision, role: from });
+  /**
+   * Judges one message from `from`; only the client's are scored, the server's keep the
+   * conversation's state. `maxBytes` is the transport's cap, so the peer can take the verdict as
+   * its own instead of reading the message again.
+   */
+  message(text: string, from: Sender, maxBytes?: number): Judged {
+    let revision = this.conversation.revision;
+    let decoded = decode(text, { revision, role: from, ...(maxBytes !== undefined ? { maxBytes } : {}) });
+    const sentIn = from === "client" ? revisionOf(decoded.message) : undefined;
+    if (sentIn !== undefined && sentIn !== revision) {
+      // the message names another revision (an initialize, a 2026-07-28 _meta): judged by it
+      this.conversation.revision = revision = sentIn;
+      decoded = decode(text, { revision, role: from, ...(maxBytes !== undefined ? { maxBytes } : {}) });
+    }
     const message = decoded.message ?? decoded.value;
     const answered = this.conversation.answeredMethod(message, from);
     const defects = [...decoded.defects, ...this.conversation.observe(decoded, from)];
@@ -46,26 +55,19 @@ export class Judge {
     return { decoded, defects, revision };
   }
 
-  /** The revision a message is judged in, before it is read in full. */
-  private revisionOf(text: string, from: Sender): Revision {
-    if (from !== "client" || text.length > 1 << 20) return this.conversation.revision;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return this.conversation.revision;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return this.conversation.revision;
-    const m = value as { method?: unknown; params?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } };
-    const meta = m.params?._meta?.[META_PROTOCOL_VERSION];
-    if (isRevision(meta)) return meta;
-    if (m.method === "server/discover") return "2026-07-28";
-    if (m.method === "initialize" && isRevision(m.params?.protocolVersion)) return m.params.protocolVersion;
-    return this.conversation.revision;
-  }
-
   private learnFromInitialize(message: unknown): void {
     const version = (message as { result?: { protocolVersion?: unknown } } | undefined)?.result?.protocolVersion;
     if (isRevision(version)) this.conversation.revision = version;
   }
+}
+
+/** The revision a client message says it was sent in, if it says. */
+function revisionOf(message: unknown): Revision | undefined {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const m = message as { method?: unknown; params?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } };
+  const meta = m.params?._meta?.[META_PROTOCOL_VERSION];
+  if (isRevision(meta)) return meta;
+  if (m.method === "server/discover") return "2026-07-28";
+  if (m.method === "initialize" && isRevision(m.params?.protocolVersion)) return m.params.protocolVersion;
+  return undefined;
 }

@@ -153,8 +153,12 @@ export function asCheckReport(card: Scorecard, target: string): CheckReport {
         id: c.id,
         severity,
         revision: s.revision,
+        revisions: s.revision ? [s.revision] : [],
         method: null,
         path: null,
+        // what a check report's finding is about: here, the scenario the client went through
+        subject: `scenario:${s.id}`,
+        subjectPath: null,
         message: c.evidence.length > 0 ? `${c.message} (recording lines ${c.evidence.join(", ")})` : c.message,
         fix: "Change the client as the rule says (docs/gauntlet.md).",
         spec: c.spec,

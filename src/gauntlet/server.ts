@@ -67,8 +67,15 @@ class WitnessedStream implements Transport {
     this.inner.start({
       message(data) {
         const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
-        witness.message(text, "client");
-        if (!wire.incoming) return sink.message(data);
+        const judged = witness.message(text, "client", undefined, undefined, MAX_LINE);
+        // the peer takes the verdict when it would have read the message the same way
+        const read = {
+          decoded: judged.decoded,
+          revision: judged.revision,
+          role: "client" as const,
+          maxBytes: MAX_LINE,
+        };
+        if (!wire.incoming) return sink.message(data, read);
         let value: unknown;
         try {
           value = JSON.parse(text);

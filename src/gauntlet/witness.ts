@@ -4,8 +4,7 @@
  * The server's transports call it as messages cross, so the recording is the wire's order.
  */
 import type { Sender } from "../codec/conversation.js";
-import { redact } from "../secrets/redact.js";
-import { Judge } from "./judge.js";
+import { Judge, type Judged } from "./judge.js";
 import type { HttpFacts, Tape } from "./tape.js";
 
 export class Witness {
@@ -16,14 +15,20 @@ export class Witness {
     readonly conversation: string | undefined,
   ) {}
 
-  /** Records a message; returns its line in the recording (0 when the tape is full). */
-  message(text: string, from: Sender, http?: HttpFacts, sse?: { id?: string; retry?: number }): number {
-    const judged = this.judge.message(text, from);
-    return this.tape.add(
+  /** Records a message; returns how it was judged. */
+  message(
+    text: string,
+    from: Sender,
+    http?: HttpFacts,
+    sse?: { id?: string; retry?: number },
+    maxBytes?: number,
+  ): Judged {
+    const judged = this.judge.message(text, from, maxBytes);
+    this.tape.add(
       {
         from,
-        // secrets in a URL or a token never reach a recording
-        line: redact(text),
+        // as it crossed: the recording's writer redacts secrets on the way to the file
+        line: text,
         kind: judged.decoded.kind,
         ...(this.conversation !== undefined ? { conversation: this.conversation } : {}),
         ...(http ? { http } : {}),
@@ -32,6 +37,7 @@ export class Witness {
       },
       judged.decoded.message ?? judged.decoded.value,
     );
+    return judged;
   }
 
   /** Records an HTTP exchange that carried no message (a 202, a 404, a GET that opened a stream). */

@@ -8,7 +8,14 @@
  */
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { ClosedError, ConnectionError, ConnectionErrorCode, ResponseError, SpawnError } from "../peer/errors.js";
+import {
+  ClosedError,
+  ConnectionError,
+  ConnectionErrorCode,
+  ResponseError,
+  ServerExitedError,
+  SpawnError,
+} from "../peer/errors.js";
 import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
 import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import { METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
@@ -57,6 +64,7 @@ import {
   type ModernRevision,
 } from "./methods.js";
 import { walkPages, type WalkOptions } from "./pages.js";
+import { DEFAULT_OPEN_TIMEOUT, OpeningWatch } from "./opening.js";
 import {
   DEFAULT_MAX_INPUT_ROUNDS,
   INPUT_METHODS,
@@ -94,6 +102,11 @@ export interface ClientOptions<R extends Revision = Revision> {
   probeTimeout?: number;
   /** Default deadline of each request. Default 60 s. */
   timeout?: number;
+  /**
+   * Deadline of the whole opening (era probe, fallback, handshake): past it `connect` fails with
+   * an `OpeningTimeoutError` naming what was sent and what came back. Default 30 s.
+   */
+  openTimeout?: number;
   /** Everything wrong the server sent, as the codec names it. */
   onDefect?: (report: DefectReport) => void;
   /** Also judge every answer against its revision's official schema.json (`schema_invalid` through `onDefect`). */
@@ -237,19 +250,39 @@ export class McpClient<R extends Revision = Revision> {
     );
   }
 
-  /** Connects and settles the era and revision. Rejects with a typed error if no era works. */
+  /**
+   * Connects and settles the era and revision. Rejects with a typed error if no era works, and
+   * with an `OpeningTimeoutError` if the server has not opened within `openTimeout`.
+   */
   static async connect<R extends Revision = Revision>(
     connector: Connector,
     options: ClientOptions<R> = {},
   ): Promise<McpClient<R>> {
     const client = new McpClient<R>(options);
+    const watch = new OpeningWatch();
+    const openTimeout = options.openTimeout ?? DEFAULT_OPEN_TIMEOUT;
+    let expired = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        expired = true;
+        reject(watch.timedOut(openTimeout));
+      }, openTimeout);
+    });
+    const watched: Connector = async () => {
+      // an opening given up on starts nothing more
+      if (expired) throw watch.timedOut(openTimeout);
+      return watch.watch(await connector());
+    };
     try {
-      await client.open(connector);
-      client.opening = false;
+      await Promise.race([client.open(watched), deadline]);
     } catch (e) {
       // the caller never gets this client: close what it opened (for stdio, the child's stdin)
       await client.peer?.close().catch(() => undefined);
       throw e;
+    } finally {
+      clearTimeout(timer);
+      watch.stop();
     }
     return client;
   }
@@ -335,8 +368,7 @@ export class McpClient<R extends Revision = Revision> {
   private async fallBack(connector: Connector, offer: Revision): Promise<void> {
     if (this.peer.closed) {
       // Some servers exit on any request before initialize: start a fresh one for the session.
-      await this.reconnect(connector, "the server closed after server/discover");
-      return this.initialize(offer);
+      return this.initializeAgain(connector, "the server closed after server/discover", offer);
     }
     try {
       await this.initialize(offer);
@@ -344,8 +376,7 @@ export class McpClient<R extends Revision = Revision> {
       // Others answer the probe with an error and then exit: the end of their output can come
       // after that answer, so the probe's toll shows only as initialize finding the pipe closed.
       if (!(e instanceof ClosedError)) throw e;
-      await this.reconnect(connector, "the server closed after answering server/discover");
-      await this.initialize(offer);
+      await this.initializeAgain(connector, "the server closed after answering server/discover", offer);
     }
   }
 
@@ -414,8 +445,7 @@ export class McpClient<R extends Revision = Revision> {
         } catch (e) {
           discoverAbort.abort(new Error("initialize failed"));
           if (!(e instanceof ClosedError)) throw e;
-          await this.reconnect(connector, "the server closed after server/discover");
-          return this.initialize(offer);
+          return this.initializeAgain(connector, "the server closed after server/discover", offer);
         }
         // the session is open: the discover request it never answered is withdrawn
         discoverAbort.abort(new Error("the server answered initialize instead"));
@@ -463,13 +493,33 @@ export class McpClient<R extends Revision = Revision> {
         if (!(e instanceof ClosedError)) throw e;
       }
     }
-    await this.reconnect(connector, "the server closed after server/discover");
-    return this.initialize(offer);
+    return this.initializeAgain(connector, "the server closed after server/discover", offer);
   }
 
   /** Request options for a wait that lasts the whole deadline: the client's `timeout`, or the peer's own. */
   private waitOptions(signal: AbortSignal): RequestOptions {
     return this.options.timeout === undefined ? { signal } : { signal, timeout: this.options.timeout };
+  }
+
+  /**
+   * The one documented reason the connector runs twice: some servers exit on any request before
+   * `initialize` (as rmcp's do), so after one closed following the era probe, a fresh one is
+   * started for `initialize`. If that one ends too, its error says it was the second start.
+   */
+  private async initializeAgain(connector: Connector, detail: string, offer: Revision): Promise<void> {
+    const first = await this.peer.ended;
+    const how =
+      first instanceof ServerExitedError ? ` (${first.message.split("\n")[0]!.split("; its stderr")[0]})` : "";
+    await this.reconnect(connector, `${detail}${how}: started again for initialize`);
+    try {
+      await this.initialize(offer);
+    } catch (e) {
+      if (e instanceof ServerExitedError)
+        throw e.noted(
+          "it was started twice: the first ended after server/discover, and a server that exits on anything before initialize is started again for it",
+        );
+      throw e;
+    }
   }
 
   private async reconnect(connector: Connector, detail: string): Promise<void> {
@@ -1037,7 +1087,7 @@ function codeOutcome(e: unknown): ConnectStep["outcome"] {
         : "error";
   const code = (e as ClosedError | undefined)?.code;
   if (code === ConnectionErrorCode.Timeout) return "timeout";
-  if (code === ConnectionErrorCode.Closed) return "closed";
+  if (code === ConnectionErrorCode.Closed || code === ConnectionErrorCode.ServerExited) return "closed";
   if (code === ConnectionErrorCode.InvalidResponse) return "invalid";
   return "error";
 }

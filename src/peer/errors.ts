@@ -61,6 +61,8 @@ export const ConnectionErrorCode = {
   Spawn: "ERR_MCP_WIRE_SPAWN",
   MethodNotInRevision: "ERR_MCP_WIRE_METHOD_NOT_IN_REVISION",
   Pagination: "ERR_MCP_WIRE_PAGINATION",
+  ServerExited: "ERR_MCP_WIRE_SERVER_EXITED",
+  OpeningTimeout: "ERR_MCP_WIRE_OPENING_TIMEOUT",
 } as const satisfies Readonly<Record<string, LibraryErrorCode>>;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 
@@ -100,10 +102,50 @@ export class TimeoutError extends ConnectionError {
 
 /** The connection closed before an answer came. */
 export class ClosedError extends ConnectionError {
-  override readonly name = "ClosedError";
-  constructor(message = "the connection is closed", options?: { cause?: unknown }) {
-    super(ConnectionErrorCode.Closed, message, options);
+  override readonly name: string = "ClosedError";
+  constructor(
+    message = "the connection is closed",
+    options?: { cause?: unknown },
+    code: ConnectionErrorCode = ConnectionErrorCode.Closed,
+  ) {
+    super(code, message, options);
   }
+}
+
+/**
+ * The process of a stdio server ended: a `ClosedError` that says how (`exitCode` or `signal`)
+ * and what it wrote last to stderr (`stderrTail`, secrets redacted), which is most often why.
+ */
+export class ServerExitedError extends ClosedError {
+  override readonly name = "ServerExitedError";
+  constructor(
+    readonly command: string,
+    readonly exitCode: number | null,
+    readonly signal: string | null,
+    readonly stderrTail: string,
+    /** What else the reader should know (a second start, what the opening had sent). */
+    note?: string,
+  ) {
+    const how = signal !== null ? `was killed by ${signal}` : `exited with status ${exitCode ?? "unknown"}`;
+    const tail = stderrTail.trim();
+    super(
+      `the server (${command}) ${how}${note ? `; ${note}` : ""}${tail ? `; its stderr ends:\n${indent(tail)}` : "; it wrote nothing to stderr"}`,
+      undefined,
+      ConnectionErrorCode.ServerExited,
+    );
+  }
+
+  /** The same exit, with `note` added to what it says. */
+  noted(note: string): ServerExitedError {
+    return new ServerExitedError(this.command, this.exitCode, this.signal, this.stderrTail, note);
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Aggregates } from "../census/store.js";
 import { heading, history, paragraphs } from "./story.js";
 import { classRows, errorCodeRows, revisionRows } from "./tables.js";
 import { CLASSES } from "./vocabulary.js";
+import { printable } from "../codec/printable.js";
 import { counted, digits, quote } from "./words.js";
 
 export interface TextOptions {
@@ -81,14 +82,6 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
     }
   }
   return out.join("\n") + "\n";
-}
-
-/** Text from untrusted input (targets, names, advice quoting a server), with anything a terminal would act on made visible. */
-function printable(s: string): string {
-  return s.replace(
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
 }
 
 type PerTarget = Aggregates["perTarget"][number];

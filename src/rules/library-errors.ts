@@ -27,6 +27,14 @@ export const LIBRARY_ERRORS = {
     class: "ClosedError",
     when: "The connection ended (or was already closed) before an answer came; `cause` says why when something did.",
   },
+  ERR_MCP_WIRE_SERVER_EXITED: {
+    class: "ServerExitedError",
+    when: "The process of a stdio server ended (a `ClosedError`): `exitCode` or `signal` says how, `stderrTail` what it wrote last (secrets redacted), and the message both.",
+  },
+  ERR_MCP_WIRE_OPENING_TIMEOUT: {
+    class: "OpeningTimeoutError",
+    when: "`McpClient.connect` got no usable answer within `openTimeout` (default 30 s): `sent` names the opening requests, `received` counts what came back, `lastReceived` is the last of it, and a stdio server's stderr tail is in the message.",
+  },
   ERR_MCP_WIRE_SPAWN: {
     class: "SpawnError",
     when: "The process of a stdio server could not be started; `osCode` is the operating system's reason (`ENOENT`, `EACCES`).",
@@ -62,6 +70,10 @@ export const LIBRARY_ERRORS = {
   ERR_MCP_WIRE_INPUT_REQUIRED: {
     class: "InputRequiredError",
     when: "A request ended on an `input_required` result the client could not follow; `reason` is `unhandled`, `rounds` or `malformed`.",
+  },
+  ERR_MCP_WIRE_UNKNOWN_REVISION: {
+    class: "UnknownRevisionError",
+    when: "A revision mcp-wire does not know was given where one must be known (`validate`'s `revision`); `revision` is what was given.",
   },
   ERR_MCP_WIRE_METHOD_NOT_IN_REVISION: {
     class: "MethodNotInRevisionError",

@@ -170,6 +170,15 @@ export const RULES: Readonly<Record<Revision, RevisionRules>> = {
   },
 };
 
+/** A revision mcp-wire does not know was given where one is needed to judge or load anything. */
+export class UnknownRevisionError extends Error {
+  readonly code = "ERR_MCP_WIRE_UNKNOWN_REVISION";
+  override readonly name = "UnknownRevisionError";
+  constructor(readonly revision: unknown) {
+    super(`unknown revision ${JSON.stringify(revision) ?? String(revision)}: mcp-wire knows ${REVISIONS.join(", ")}`);
+  }
+}
+
 export function isRevision(value: unknown): value is Revision {
   return typeof value === "string" && Object.hasOwn(RULES, value);
 }

@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import type { Revision } from "../rules/revisions.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
+import { isRevision, UnknownRevisionError, type Revision } from "../rules/revisions.js";
 
 export type Dialect = "draft-07" | "2020-12";
 
@@ -58,7 +59,8 @@ const UNIONS = new Set([
 ]);
 
 export interface RevisionSchema {
-  readonly revision: Revision;
+  /** The revision, or the directory of an extension's schema (`ext-tasks`). */
+  readonly name: string;
   readonly dialect: Dialect;
   /** `definitions` (draft-07) or `$defs` (2020-12). */
   readonly defsKey: "definitions" | "$defs";
@@ -79,11 +81,32 @@ export interface RevisionSchema {
   validator(definition: string, mode: ErrorMode): ValidateFunction;
 }
 
-const loaded = new Map<Revision, RevisionSchema>();
+const loaded = new Map<string, RevisionSchema>();
+
+type Properties = Record<string, { const?: unknown; allOf?: { properties?: { code?: { const?: unknown } } }[] }>;
+
+/** A definition's properties, its own or those of the parts of its `allOf` (how the extension schemas write a request). */
+function ownProperties(definition: Record<string, unknown>): Properties {
+  const own = definition.properties as Properties | undefined;
+  if (own !== undefined) return own;
+  const parts = Array.isArray(definition.allOf) ? (definition.allOf as { properties?: Properties }[]) : [];
+  return Object.assign({}, ...parts.map((part) => part.properties ?? {})) as Properties;
+}
+
+/**
+ * The vendored schemas of the extensions mcp-wire judges, each from its own repository (its
+ * licence beside it): extension id → directory under schema/.
+ */
+const EXTENSION_SCHEMAS: Readonly<Record<string, string>> = { [TASKS_EXTENSION]: "ext-tasks" };
 
 /** The vendored document, unpatched, as the specification repository publishes it. */
 export function officialSchema(revision: Revision): Record<string, unknown> {
-  const url = new URL(`${revision}/schema.json`, SCHEMA_DIR);
+  if (!isRevision(revision)) throw new UnknownRevisionError(revision);
+  return vendored(revision);
+}
+
+function vendored(directory: string): Record<string, unknown> {
+  const url = new URL(`${directory}/schema.json`, SCHEMA_DIR);
   const text = readFileSync(url);
   if (text.length > MAX_SCHEMA_BYTES) throw new Error(`${url.pathname} is larger than ${MAX_SCHEMA_BYTES} bytes`);
   return JSON.parse(text.toString("utf8")) as Record<string, unknown>;
@@ -122,14 +145,25 @@ export function newAjv(dialect: Dialect, options: Options = OPTIONS): Ajv {
   return ajv;
 }
 
+/** `revision`'s official schema, loaded once; an unknown revision throws `UnknownRevisionError`. */
 export function revisionSchema(revision: Revision): RevisionSchema {
-  const known = loaded.get(revision);
+  if (!isRevision(revision)) throw new UnknownRevisionError(revision);
+  return loadedSchema(revision);
+}
+
+/** The official schema of the extension `id`, when mcp-wire vendors one. */
+export function extensionSchema(id: string): RevisionSchema | undefined {
+  return Object.hasOwn(EXTENSION_SCHEMAS, id) ? loadedSchema(EXTENSION_SCHEMAS[id]!) : undefined;
+}
+
+function loadedSchema(name: string): RevisionSchema {
+  const known = loaded.get(name);
   if (known !== undefined) return known;
-  const document = patchErrata(officialSchema(revision));
+  const document = patchErrata(vendored(name));
   const dialect = dialectOf(document);
   const defsKey = "$defs" in document ? "$defs" : "definitions";
   const definitions = document[defsKey] as Record<string, Record<string, unknown>>;
-  const id = `mcp-wire://schema/${revision}/schema.json`;
+  const id = `mcp-wire://schema/${name}/schema.json`;
   const instances: Record<ErrorMode, Ajv | undefined> = { first: undefined, all: undefined };
   const ajvFor = (mode: ErrorMode): Ajv => {
     let ajv = instances[mode];
@@ -146,7 +180,7 @@ export function revisionSchema(revision: Revision): RevisionSchema {
   const errorDefinitions = new Map<number, string>();
   for (const [name, definition] of Object.entries(definitions)) {
     if (UNIONS.has(name)) continue;
-    const properties = (definition.properties ?? {}) as Record<string, { const?: unknown; allOf?: { properties?: { code?: { const?: unknown } } }[] }>;
+    const properties = ownProperties(definition);
     const method = properties.method?.const;
     if (typeof method === "string") {
       methodDefinitions.set(method, name);
@@ -170,25 +204,25 @@ export function revisionSchema(revision: Revision): RevisionSchema {
 
   const validators: Record<ErrorMode, Map<string, ValidateFunction>> = { first: new Map(), all: new Map() };
   const schema: RevisionSchema = {
-    revision,
+    name,
     dialect,
     defsKey,
     definitions,
     methodDefinitions,
     resultDefinitions,
     errorDefinitions,
-    has: (name) => Object.hasOwn(definitions, name),
+    has: (definition) => Object.hasOwn(definitions, definition),
     branchOf: (schemaObject) => branches.get(schemaObject),
-    validator(name, mode) {
-      let validate = validators[mode].get(name);
+    validator(definition, mode) {
+      let validate = validators[mode].get(definition);
       if (validate === undefined) {
-        if (!Object.hasOwn(definitions, name)) throw new Error(`schema ${revision} has no definition ${name}`);
-        validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${name}` });
-        validators[mode].set(name, validate);
+        if (!Object.hasOwn(definitions, definition)) throw new Error(`schema ${name} has no definition ${definition}`);
+        validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+        validators[mode].set(definition, validate);
       }
       return validate;
     },
   };
-  loaded.set(revision, schema);
+  loaded.set(name, schema);
   return schema;
 }

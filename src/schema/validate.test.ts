@@ -91,7 +91,11 @@ describe("validate: defects", () => {
     ]);
     // without the method, only the envelope is judged, and it too requires resultType
     assert.equal(validate({ jsonrpc: "2.0", id: 1, result: {} }, { revision: "2026-07-28" })[0]?.definition, "JSONRPCResultResponse");
-    assert.deepEqual(validate({ jsonrpc: "2.0", id: 1, result: {} }, { revision: "2025-11-25" }), []);
+    // and says that it judged no more than that
+    assert.deepEqual(
+      validate({ jsonrpc: "2.0", id: 1, result: {} }, { revision: "2025-11-25" }).map((d) => [d.code, d.severity, d.path]),
+      [["schema_envelope_only", "info", "/result"]],
+    );
   });
 
   test("2026-07-28: an input_required result validates as InputRequiredResult, not as the method's result", () => {

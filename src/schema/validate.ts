@@ -8,8 +8,9 @@
  */
 import type { ErrorObject } from "ajv";
 import { defect, quote, type Defect } from "../codec/defects.js";
+import { EXTENSIONS } from "../rules/extensions.js";
 import type { Revision } from "../rules/revisions.js";
-import { collectEveryError, revisionSchema, type RevisionSchema } from "./load.js";
+import { collectEveryError, extensionSchema, revisionSchema, type RevisionSchema } from "./load.js";
 
 export type Direction = "request" | "response" | "notification";
 
@@ -25,12 +26,9 @@ export interface ValidateOptions {
 const MAX_DEFECTS = 8;
 
 /**
- * Result types the core protocol leaves to extensions: a result carrying one is not held to the
- * method's core result definition, only to the envelope (the conformance suite reads them so too).
+ * The schema defects (`schema_invalid`, errors) of one decoded message; `[]` when it is sound.
+ * Throws `UnknownRevisionError` for a revision mcp-wire does not know.
  */
-const EXTENSION_RESULT_TYPES = new Set(["task"]);
-
-/** The schema defects (`schema_invalid`, errors) of one decoded message; `[]` when it is sound. */
 export function validate(message: unknown, opts: ValidateOptions): Defect[] {
   const schema = revisionSchema(opts.revision);
   if (Array.isArray(message)) {
@@ -46,8 +44,10 @@ export function validate(message: unknown, opts: ValidateOptions): Defect[] {
 
   if (direction === "request" || direction === "notification") {
     const method = typeof object.method === "string" ? object.method : opts.method;
-    const definition = (method !== undefined ? schema.methodDefinitions.get(method) : undefined) ?? (direction === "request" ? "JSONRPCRequest" : "JSONRPCNotification");
-    return check(schema, definition, message, "");
+    const core = method !== undefined ? schema.methodDefinitions.get(method) : undefined;
+    const extension = core === undefined && method !== undefined ? extensionDefining(opts.revision, method, "method") : undefined;
+    if (extension !== undefined) return check(extension.schema, extension.definition, message, "");
+    return check(schema, core ?? (direction === "request" ? "JSONRPCRequest" : "JSONRPCNotification"), message, "");
   }
 
   if (object.error !== undefined && object.error !== null) {
@@ -58,19 +58,60 @@ export function validate(message: unknown, opts: ValidateOptions): Defect[] {
 
   const result = object.result;
   const resultType = typeof result === "object" && result !== null ? (result as { resultType?: unknown }).resultType : undefined;
-  let definition: string | undefined;
-  if (resultType === "input_required" && schema.has("InputRequiredResult")) definition = "InputRequiredResult";
+  let held: { schema: RevisionSchema; definition: string } | undefined;
+  if (resultType === "input_required" && schema.has("InputRequiredResult")) held = { schema, definition: "InputRequiredResult" };
   // a task-augmented request is answered at once with the task, not the method's result
   // (2025-11-25 basic/utilities/tasks): no core result carries a `task` member otherwise
-  else if (isObject(result) && isObject(result.task) && schema.has("CreateTaskResult")) definition = "CreateTaskResult";
-  else if (!(typeof resultType === "string" && EXTENSION_RESULT_TYPES.has(resultType)) && opts.method !== undefined) {
-    definition = schema.resultDefinitions.get(opts.method);
+  else if (isObject(result) && isObject(result.task) && schema.has("CreateTaskResult")) held = { schema, definition: "CreateTaskResult" };
+  // a result type an extension defines (2026-07-28 "task": the extension's CreateTaskResult)
+  else if (typeof resultType === "string" && resultType !== "complete" && resultType !== "input_required") {
+    held = extensionDefining(opts.revision, resultType, "resultType");
+  } else if (opts.method !== undefined) {
+    const core = schema.resultDefinitions.get(opts.method);
+    held = core !== undefined ? { schema, definition: core } : extensionDefining(opts.revision, opts.method, "result");
   }
-  if (definition !== undefined) {
-    const defects = check(schema, definition, result, "/result");
+  if (held !== undefined) {
+    const defects = check(held.schema, held.definition, result, "/result");
     if (defects.length > 0) return defects;
   }
-  return check(schema, firstOf(schema, "JSONRPCResultResponse", "JSONRPCResponse"), message, "");
+  const envelope = check(schema, firstOf(schema, "JSONRPCResultResponse", "JSONRPCResponse"), message, "");
+  if (envelope.length > 0 || held !== undefined || opts.method !== undefined || resultType === "input_required") return envelope;
+  return [envelopeOnly()];
+}
+
+/**
+ * The extension schema that defines `name` (a method, the result of a method, or a result type)
+ * on `revision`, where mcp-wire vendors one: the `tasks/` methods and `"task"` results of
+ * 2026-07-28, which the core schema leaves to the tasks extension.
+ */
+function extensionDefining(revision: Revision, name: string, what: "method" | "result" | "resultType"): { schema: RevisionSchema; definition: string } | undefined {
+  for (const extension of Object.values(EXTENSIONS)) {
+    if (!extension.revisions.includes(revision)) continue;
+    const schema = extensionSchema(extension.id);
+    if (schema === undefined) continue;
+    const definition =
+      what === "method"
+        ? schema.methodDefinitions.get(name)
+        : what === "result"
+          ? schema.resultDefinitions.get(name)
+          : extension.resultTypes.includes(name) && schema.has(RESULT_TYPE_DEFINITIONS[name] ?? "")
+            ? RESULT_TYPE_DEFINITIONS[name]
+            : undefined;
+    if (definition !== undefined) return { schema, definition };
+  }
+  return undefined;
+}
+
+/** The definition of the result an extension's result type announces. */
+const RESULT_TYPE_DEFINITIONS: Readonly<Record<string, string>> = { task: "CreateTaskResult" };
+
+/** A result whose method was not given: only its envelope could be judged, and the caller is told so. */
+function envelopeOnly(): Defect {
+  return defect(
+    "schema_envelope_only",
+    "/result",
+    "the result was judged against the JSON-RPC envelope alone: the method it answers is not known (validate's `method` option), so its result definition was not applied",
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -4,6 +4,7 @@
  * could send (markup, control characters, a lone surrogate, a Markdown image), and a target URL
  * carrying a secret.
  */
+import { subjectOf } from "../check/subject.js";
 import type { CheckReport, CheckRule, Finding } from "../check/types.js";
 
 export const SECRET = "s3cr3t-key-value";
@@ -40,11 +41,14 @@ export const RULES: readonly CheckRule[] = [
   },
 ];
 
+/** The tools the sample's paths point into. */
+const TOOLS = { result: { tools: [{ name: "search" }, { name: "search docs" }, { name: "fetch" }, { name: "evil" }] } };
+
 const finding = (over: Partial<Finding> & Pick<Finding, "id">): Finding => {
   const rule = RULES.find((r) => r.id === over.id)!;
-  return {
+  const base = {
     severity: rule.severity,
-    revision: "2025-11-25",
+    revision: "2025-11-25" as const,
     method: "tools/list",
     path: "/result/tools/0/inputSchema/type",
     message: 'inputSchema\'s root type is "string", not "object"',
@@ -53,14 +57,18 @@ const finding = (over: Partial<Finding> & Pick<Finding, "id">): Finding => {
     breaks: rule.breaks ?? [],
     ...over,
   };
+  return {
+    ...subjectOf(base.method, base.path, TOOLS),
+    revisions: base.revision === null ? [] : [base.revision],
+    ...base,
+  };
 };
 
 export const HOSTILE = `<script>alert(1)</script> ]]> & "q" 'a' \u0001\u001f \ud800 | ![x](https://evil.example/p.png) **bold** \`tick\``;
 
 export function sampleReport(over: Partial<CheckReport> = {}): CheckReport {
   const findings: Finding[] = [
-    finding({ id: "tool_input_schema_object", revision: "2025-11-25" }),
-    finding({ id: "tool_input_schema_object", revision: "2026-07-28" }),
+    finding({ id: "tool_input_schema_object", revision: "2026-07-28", revisions: ["2026-07-28", "2025-11-25"] }),
     finding({
       id: "tool_input_schema_object",
       revision: "2026-07-28",
@@ -91,7 +99,7 @@ export function sampleReport(over: Partial<CheckReport> = {}): CheckReport {
       "2024-11-05": "refused",
     },
     findings,
-    counts: { error: 3, warning: 1, info: 1 },
+    counts: { error: 2, warning: 1, info: 1 },
     checked: { messages: 41, pages: 3 },
     elapsedMs: 812,
     ran: [

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLI, within } from "./mcp-interop.js";
+import { isHeader } from "../recording/recording.js";
 
 export { CLI, within };
 
@@ -238,11 +239,14 @@ export interface LogRecord {
 }
 
 /** The records a `tap --log` wrote. */
+/** The message records of a tap log: its header and the exchanges that carried no message left out. */
 export function readLog(file: string): LogRecord[] {
   return readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as LogRecord);
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => !isHeader(r) && typeof r.line === "string")
+    .map((r) => r as unknown as LogRecord);
 }
 
 /** `mcp-wire lint --json FILE`: its exit status and every defect, with the line it is on. */

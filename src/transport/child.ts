@@ -4,7 +4,8 @@
  * SIGTERM, wait, SIGKILL.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { SpawnError } from "../peer/errors.js";
+import { ServerExitedError, SpawnError } from "../peer/errors.js";
+import { redact } from "../secrets/redact.js";
 import { StreamTransport, type StreamTransportOptions } from "./stream.js";
 import { endOnWayOut } from "./way-out.js";
 
@@ -34,6 +35,25 @@ export interface ExitStatus {
   error?: Error;
 }
 
+/** How long an ended output waits for the process's exit, and the exit for the rest of stderr. */
+const EXIT_GRACE_MS = 500;
+/** How much of stderr an error shows: the last lines, which say why a server stopped. */
+const STDERR_LINES = 20;
+const STDERR_CHARS = 2000;
+/** Environment names whose values are secrets. */
+const SECRET_NAME = /key|token|secret|password|passwd|auth|credential/i;
+
+function secretValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) out[name] = value;
+  return out;
+}
+
+function lastLines(text: string, lines: number, chars: number): string {
+  const kept = text.trimEnd().split("\n").slice(-lines).join("\n");
+  return kept.length > chars ? `…${kept.slice(kept.length - chars)}` : kept;
+}
+
 export class ChildServer {
   readonly transport: StreamTransport;
   readonly exited: Promise<ExitStatus>;
@@ -42,6 +62,10 @@ export class ChildServer {
   private stderrHeld = 0;
   private exit: ExitStatus | undefined;
   private readonly stderrCap: number;
+  /** Settles once the process has exited and its pipes are closed: all of its stderr has been read. */
+  private readonly done: Promise<void>;
+  /** Values of the environment whose names say they are secrets: hidden wherever stderr shows them. */
+  private readonly secretEnv: Record<string, string>;
   private readonly grouped: boolean;
 
   constructor(
@@ -50,6 +74,7 @@ export class ChildServer {
     options: SpawnOptions = {},
   ) {
     this.stderrCap = options.stderrBytes ?? 64 * 1024;
+    this.secretEnv = secretValues(options.env ?? process.env);
     this.child = spawn(command, args, {
       env: options.env ?? process.env,
       cwd: options.cwd,
@@ -79,13 +104,37 @@ export class ChildServer {
         resolve(this.exit);
       });
     });
+    this.done = new Promise((resolve) => this.child.once("close", () => resolve()));
     this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
     // a server that dies mid-write must not crash us with EPIPE
     this.child.stdin.on("error", () => undefined);
     this.transport = new StreamTransport(this.child.stdout, this.child.stdin, {
       ...options,
       maxLineBytes: options.maxLineBytes ?? CHILD_MAX_LINE_BYTES,
+      explainEnd: () => this.explainEnd(),
+      evidence: () => {
+        const tail = this.redactedStderr();
+        return tail ? `its stderr ends:\n${tail.replace(/^/gm, "  ")}` : "it wrote nothing to stderr";
+      },
     });
+  }
+
+  /**
+   * Why its output ended: the process exited (its status or signal, and the end of its stderr,
+   * read to the last byte unless a grandchild holds the pipe past a grace), or undefined if it
+   * is still running (it closed its stdout and lives on).
+   */
+  private async explainEnd(): Promise<Error | undefined> {
+    if (!this.exit && !(await this.waitExit(EXIT_GRACE_MS))) return undefined;
+    const exit = this.exit!;
+    if (exit.error) return undefined;
+    await Promise.race([this.done, new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())]);
+    return new ServerExitedError([this.command, ...this.args].join(" "), exit.code, exit.signal, this.redactedStderr());
+  }
+
+  /** The last lines of stderr, as an error may show them: secrets redacted. */
+  private redactedStderr(): string {
+    return redact(lastLines(this.stderrTail(), STDERR_LINES, STDERR_CHARS), this.secretEnv);
   }
 
   get pid(): number | undefined {

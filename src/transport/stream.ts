@@ -16,13 +16,23 @@ export interface StreamTransportOptions {
    * they answer fails at once. Default 4 MiB.
    */
   maxLineBytes?: number;
+  /**
+   * Says why the streams ended on their own (a child process's exit status and stderr): the
+   * channel's closing waits for it, and the error it gives is what pending requests fail with.
+   */
+  explainEnd?: () => Promise<Error | undefined>;
+  /** What else is known of the other side, for an error to show (a child process's stderr tail). */
+  evidence?: () => string | undefined;
 }
 
 export class StreamTransport implements Transport {
   private sink: TransportSink | undefined;
   private drained: Promise<void> | undefined;
   private isClosed = false;
+  /** This side closed the channel: its end needs no explaining. */
+  private closing = false;
   private readonly maxLineBytes: number;
+  private readonly explainEnd: (() => Promise<Error | undefined>) | undefined;
   get maxMessageBytes(): number {
     return this.maxLineBytes;
   }
@@ -33,6 +43,15 @@ export class StreamTransport implements Transport {
     options: StreamTransportOptions = {},
   ) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
+    this.explainEnd = options.explainEnd;
+    this.describe = options.evidence;
+  }
+
+  private readonly describe: (() => string | undefined) | undefined;
+
+  /** What else is known of the other side (a child process's stderr tail), for an error message. */
+  evidence(): string | undefined {
+    return this.describe?.();
   }
 
   start(sink: TransportSink): void {
@@ -97,6 +116,7 @@ export class StreamTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (!this.output.writableEnded && !this.output.destroyed) this.output.end();
     this.ended();
   }
@@ -104,6 +124,14 @@ export class StreamTransport implements Transport {
   private ended(error?: Error): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    const explain = this.explainEnd;
+    if (error === undefined && !this.closing && explain !== undefined) {
+      explain().then(
+        (why) => this.sink?.closed(why),
+        () => this.sink?.closed(),
+      );
+      return;
+    }
     this.sink?.closed(error);
   }
 }

@@ -1,0 +1,245 @@
+/**
+ * The gauntlet's costs, each as a ratio against `serve` measured in the same run:
+ *
+ * - round trips: sequential echo `tools/call` through the gauntlet server (every client message
+ *   judged and recorded) against the reference server, ≥ 5,000 calls a round, stdio (in-process
+ *   pipes) and HTTP (loopback) apart, the median of 5 rounds: target ≥ 0.8×;
+ * - per scenario, the model client as fresh processes: the gauntlet's wall time for the scenario,
+ *   less its scripted waits, against a bare connect–list–call–close run against a fresh `serve`:
+ *   target ≤ 1.5× (printed as bare / gauntlet ≥ 0.67);
+ * - `pagination_stuck` against a client that never stops: it ends at the page cap, and the
+ *   server's memory grows ≤ 50 MB over its 1,000 pages.
+ */
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { SCENARIOS, scenarioOf } from "../src/gauntlet/catalogue.js";
+import { buildCore, serveHttp, serveStdio } from "../src/gauntlet/server.js";
+import { Tape } from "../src/gauntlet/tape.js";
+import { Witness } from "../src/gauntlet/witness.js";
+import { McpClient } from "../src/mcp/client.js";
+import { connectHttp } from "../src/mcp/connect-http.js";
+import { createReferenceServer } from "../src/mcp/reference-server.js";
+import { createHttpHandler } from "../src/transport/http/server.js";
+import { StreamTransport } from "../src/transport/stream.js";
+import { VERSION } from "../src/version.js";
+import { fmtBytes, quantile, table, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
+
+const MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const MODEL = fileURLToPath(new URL("../src/testkit/gauntlet-model-client.js", import.meta.url));
+const FLOOD = fileURLToPath(new URL("../src/testkit/gauntlet-clients/flood.js", import.meta.url));
+
+function tape(): Tape {
+  return new Tape({ recording: 1, tool: "mcp-wire", version: VERSION, transport: "stdio", scenario: "lifecycle" });
+}
+
+/** A client on in-process pipes to a server set up by `serve`. */
+async function pipeClient(serve: (input: PassThrough, output: PassThrough) => void): Promise<McpClient> {
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  serve(toServer, toClient);
+  return McpClient.connect(() => new StreamTransport(toClient, toServer), { revision: "2025-11-25" });
+}
+
+async function listen(handle: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
+}
+
+async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Calls per second of `calls` sequential calls of `tool`. */
+async function rate(client: McpClient, tool: string, args: Record<string, unknown>, calls: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) await client.callTool(tool, args);
+  return calls / ((performance.now() - t0) / 1000);
+}
+
+interface Pair {
+  gauntlet: () => Promise<{ client: McpClient; close: () => Promise<void> }>;
+  serve: () => Promise<{ client: McpClient; close: () => Promise<void> }>;
+}
+
+const STDIO: Pair = {
+  gauntlet: async () => {
+    const core = buildCore(scenarioOf("lifecycle")!, ["2025-11-25"], "stdio");
+    const client = await pipeClient((i, o) => serveStdio(core, i, o, new Witness(tape(), "p1")));
+    return { client, close: () => client.close() };
+  },
+  serve: async () => {
+    const client = await pipeClient((i, o) => createReferenceServer().connect(new StreamTransport(i, o)));
+    return { client, close: () => client.close() };
+  },
+};
+
+const HTTP: Pair = {
+  gauntlet: async () => {
+    const core = buildCore(scenarioOf("lifecycle")!, ["2025-11-25"], "http");
+    const front = serveHttp(core, tape(), "/mcp");
+    const { url, server } = await listen((req, res) => {
+      const u = new URL(req.url ?? "/", "http://x");
+      if (!front.handle(req, res, u.pathname, u.searchParams)) res.writeHead(404).end();
+    });
+    const { client } = await connectHttp(url, { revision: "2025-11-25", fresh: true });
+    return { client, close: async () => (await client.close(), front.close(), await closeServer(server)) };
+  },
+  serve: async () => {
+    const handler = createHttpHandler(createReferenceServer());
+    const { url, server } = await listen((req, res) => handler.node(req, res));
+    const { client } = await connectHttp(url, { revision: "2025-11-25", fresh: true });
+    return { client, close: async () => (await client.close(), await handler.close(), await closeServer(server)) };
+  },
+};
+
+async function roundTrips(name: string, pair: Pair, calls: number, rounds: number): Promise<TargetOutcome> {
+  const ratios: number[] = [];
+  const rates = { gauntlet: [] as number[], serve: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    const g = await pair.gauntlet();
+    const gr = await rate(g.client, "gauntlet_lifecycle", {}, calls);
+    await g.close();
+    const s = await pair.serve();
+    const sr = await rate(s.client, "echo", { text: "hi" }, calls);
+    await s.close();
+    rates.gauntlet.push(gr);
+    rates.serve.push(sr);
+    ratios.push(gr / sr);
+  }
+  const median = quantile(ratios, 0.5);
+  console.log(
+    `${name}: gauntlet ${quantile(rates.gauntlet, 0.5).toFixed(0)} calls/s, serve ${quantile(rates.serve, 0.5).toFixed(0)} calls/s (${calls} calls a round, median of ${rounds})`,
+  );
+  return {
+    of: "gauntlet server",
+    versus: `serve (${name})`,
+    atLeast: 0.8,
+    benchmark: "gauntlet",
+    measurement: `sequential echo tools/call, ${name}`,
+    ratio: { median, p25: quantile(ratios, 0.25), p75: quantile(ratios, 0.75) },
+    met: median >= 0.8,
+  };
+}
+
+/** Wall time of a command, in ms. */
+function timed(command: string, args: readonly string[]): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", () => resolve(performance.now() - t0));
+  });
+}
+
+/** A bare connect–list–call–close run of the model client against a fresh `serve --http`. */
+async function bareRun(): Promise<number> {
+  const t0 = performance.now();
+  const serve = spawn(process.execPath, [MAIN, "serve", "--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+  const url = await new Promise<string>((resolve) => {
+    let err = "";
+    serve.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+  });
+  await timed(process.execPath, [MODEL, url]);
+  serve.kill("SIGTERM");
+  await new Promise((resolve) => serve.once("exit", resolve));
+  return performance.now() - t0;
+}
+
+async function perScenario(quick: boolean): Promise<TargetOutcome[]> {
+  const rows: string[][] = [];
+  const out: TargetOutcome[] = [];
+  const scenarios = SCENARIOS.filter((s) => !s.flag && (!s.transports || s.transports.includes("http")));
+  for (const s of quick ? scenarios.slice(0, 3) : scenarios) {
+    const bare = await bareRun();
+    const wall = await timed(process.execPath, [MAIN, "gauntlet", "--scenario", s.id, "--", process.execPath, MODEL]);
+    const net = wall - (s.scriptedMs ?? 0);
+    const ratio = bare / net;
+    rows.push([s.id, wall.toFixed(0), String(s.scriptedMs ?? 0), bare.toFixed(0), (net / bare).toFixed(2)]);
+    out.push({
+      of: `gauntlet ${s.id}`,
+      versus: "bare run against serve",
+      atLeast: 1 / 1.5,
+      benchmark: "gauntlet",
+      measurement: "model client, fresh processes: bare / (gauntlet − scripted waits)",
+      ratio: { median: ratio, p25: ratio, p75: ratio },
+      met: net <= 1.5 * bare,
+    });
+  }
+  console.log(
+    "\n" +
+      table(["scenario (model client)", "gauntlet ms", "scripted ms", "bare ms", "× bare"], rows, [
+        false,
+        true,
+        true,
+        true,
+        true,
+      ]),
+  );
+  return out;
+}
+
+async function stuckMemory(): Promise<TargetOutcome> {
+  const core = buildCore(scenarioOf("pagination_stuck")!, ["2025-11-25"], "http");
+  const t = tape();
+  const front = serveHttp(core, t, "/mcp");
+  const { url, server } = await listen((req, res) => {
+    const u = new URL(req.url ?? "/", "http://x");
+    if (!front.handle(req, res, u.pathname, u.searchParams)) res.writeHead(404).end();
+  });
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage().rss;
+  const t0 = performance.now();
+  await timed(process.execPath, [FLOOD, url]);
+  const ms = performance.now() - t0;
+  (globalThis as { gc?: () => void }).gc?.();
+  const growth = process.memoryUsage().rss - before;
+  const pages = t.entries.filter((e) => e.record.from === "client" && e.record.line?.includes('"tools/list"')).length;
+  front.close();
+  await closeServer(server);
+  console.log(
+    `\npagination_stuck against a client that never stops: ${pages} pages in ${ms.toFixed(0)} ms, the server's RSS grew ${fmtBytes(Math.max(0, growth))}`,
+  );
+  const budget = 50 * 1024 * 1024;
+  return {
+    of: "50 MB budget",
+    versus: "RSS growth over 1,000 stuck pages",
+    atLeast: 1,
+    benchmark: "gauntlet",
+    measurement: "pagination_stuck, memory",
+    ratio: {
+      median: budget / Math.max(growth, 1),
+      p25: budget / Math.max(growth, 1),
+      p75: budget / Math.max(growth, 1),
+    },
+    met: growth <= budget && pages >= 1000,
+  };
+}
+
+async function run(profile: Profile): Promise<TargetOutcome[]> {
+  const calls = profile.quick ? 300 : 5_000;
+  const rounds = profile.quick ? 2 : 5;
+  const outcomes: TargetOutcome[] = [];
+  outcomes.push(await roundTrips("stdio", STDIO, calls, rounds));
+  outcomes.push(await roundTrips("HTTP", HTTP, profile.quick ? 200 : 5_000, rounds));
+  outcomes.push(await stuckMemory());
+  outcomes.push(...(await perScenario(profile.quick)));
+  return outcomes;
+}
+
+export const gauntletBenchmark: Benchmark = {
+  name: "gauntlet",
+  title: "the gauntlet server's round trips, scenario runs and a client that never stops paging",
+  run,
+};
