@@ -52,14 +52,21 @@ result is checked too (\`content\` present, \`structuredContent\` valid against 
 | \`--fail-on error\\|warning\\|never\` | the least severity that fails the run (default \`error\`) |
 | \`--json\` | print one JSON object (below) |
 | \`--junit FILE\` | JUnit XML: one test case per check id and revision that ran |
-| \`--sarif FILE --sarif-location PATH\` | SARIF 2.1.0 for code scanning; every result is shown at PATH, a file of the repository |
+| \`--sarif FILE\` | SARIF 2.1.0 for code scanning: one result per finding, rules with their whole help text |
+| \`--sarif-location PATH\` | the repository file every SARIF result is shown at (code scanning rejects results without one); it must exist; default: \`package.json\`, else \`README.md\` in the working directory (neither: a usage error); only with \`--sarif\` |
 | \`--markdown FILE\` | a summary for a CI job page |
 | \`--baseline FILE\` | accept the findings of an earlier check (\`--update-baseline\` or \`--json\`) for now |
 | \`--update-baseline FILE\` | write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked) |
 | \`--force\` | replace an existing output file mcp-wire did not write |
 
 The output files are written even when the target could not be checked (one failed case saying
-why). An existing file that mcp-wire did not write is refused unless \`--force\`; a symbolic link
+why). JUnit keeps one test case per check id and revision that ran (a finding of several revisions
+fails each of their cases); SARIF holds one result per finding, its fingerprint made of \`id\`,
+\`subject\`, \`method\` and \`subjectPath\` (so an alert is tracked, not reopened, when a list
+changes order), a stale baseline entry as a note rather than an alert, and every bracket a server
+sent escaped so no viewer renders it as a link; Markdown shows a server's text as text in every
+renderer (character references, not backslashes). Every pointer to this page is
+\`mcp-wire explain <id>\`, which prints the id's section from the copy shipped in the package. An existing file that mcp-wire did not write is refused unless \`--force\`; a symbolic link
 is never written through.
 
 **Baseline.** To adopt \`check\` on a server that has findings today, take a baseline once and

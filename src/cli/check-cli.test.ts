@@ -28,8 +28,8 @@ const FINDING_FIELDS = [
   "breaks",
 ];
 
-async function run(args: string[]): Promise<{ status: number | string; stdout: string; stderr: string }> {
-  const child = mcpWire(args);
+async function run(args: string[], cwd?: string): Promise<{ status: number | string; stdout: string; stderr: string }> {
+  const child = mcpWire(args, {}, cwd ? { cwd } : undefined);
   const status = await child.exit(60_000);
   return { status, stdout: child.stdout(), stderr: child.stderr() };
 }
@@ -135,26 +135,34 @@ describe("mcp-wire check", () => {
 
   test("--junit, --sarif and --markdown are written, also for a target that could not be checked", async () => {
     const [junit, sarif, markdown] = ["a.xml", "a.sarif", "a.md"].map((f) => join(dir, f));
-    const r = await run([
-      "check",
-      "--junit",
-      junit!,
-      "--sarif",
-      sarif!,
-      "--sarif-location",
-      "src/server.ts",
-      "--markdown",
-      markdown!,
-      "-r",
-      "2025-06-18",
-      zoo.url("ping-error"),
-    ]);
+    // a repository with a package.json: SARIF results are shown there without --sarif-location
+    const repo = mkdtempSync(join(dir, "repo-"));
+    writeFileSync(join(repo, "package.json"), "{}\n");
+    const r = await run(
+      [
+        "check",
+        "--junit",
+        junit!,
+        "--sarif",
+        sarif!,
+        "--markdown",
+        markdown!,
+        "-r",
+        "2025-06-18",
+        zoo.url("ping-error"),
+      ],
+      repo,
+    );
     assert.equal(r.status, 1, r.stderr);
     assert.match(readFileSync(junit!, "utf8"), /<testcase[^>]*ping_failed/);
-    const log = JSON.parse(readFileSync(sarif!, "utf8")) as { runs: { results: { ruleId: string }[] }[] };
+    const log = JSON.parse(readFileSync(sarif!, "utf8")) as {
+      runs: {
+        results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+      }[];
+    };
     assert.deepEqual(
-      log.runs[0]!.results.map((x) => x.ruleId),
-      ["ping_failed"],
+      log.runs[0]!.results.map((x) => [x.ruleId, x.locations[0]!.physicalLocation.artifactLocation.uri]),
+      [["ping_failed", "package.json"]],
     );
     assert.match(readFileSync(markdown!, "utf8"), /ping_failed/);
     const down = await run(["check", "--force", "--junit", junit!, "http://127.0.0.1:1/mcp"]);
@@ -170,9 +178,68 @@ describe("mcp-wire check", () => {
     assert.match(refused.stderr, /was not written by mcp-wire/);
     assert.equal(readFileSync(mine, "utf8"), "my own notes\n");
     assert.equal(zoo.asked("healthy").length, 0, "the server was not called");
-    const noLocation = await run(["check", "--sarif", join(dir, "b.sarif"), zoo.url("healthy")]);
-    assert.equal(noLocation.status, 2);
-    assert.match(noLocation.stderr, /--sarif needs --sarif-location/);
+    const empty = mkdtempSync(join(dir, "empty-"));
+    const cases: [string[], RegExp][] = [
+      [["--sarif", join(dir, "b.sarif")], /there is no package\.json or README\.md here/],
+      [
+        ["--sarif", join(dir, "b.sarif"), "--sarif-location", "src/server.ts"],
+        /--sarif-location src\/server\.ts: no such file/,
+      ],
+      [["--sarif-location", "README.md"], /--sarif-location applies to --sarif FILE, which was not given/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run(["check", ...args, zoo.url("healthy")], empty);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, message);
+    }
+    assert.equal(zoo.asked("healthy").length, 0, "the server was not called");
+  });
+
+  test("--update-baseline: exit 0 with findings; the baseline holds; a fixed finding fails as stale, naming the command that rewrites it", async () => {
+    const baseline = join(dir, "updated.json");
+    const args = ["-r", "2025-06-18", "-r", "2026-07-28"];
+    const taken = await run(["check", "--update-baseline", baseline, ...args, zoo.url("tool-name")]);
+    assert.equal(taken.status, 0, taken.stdout + taken.stderr);
+    assert.match(taken.stdout, /baseline written to/);
+    const written = JSON.parse(readFileSync(baseline, "utf8")) as { findings: { id: string; subject: string }[] };
+    assert.deepEqual(
+      written.findings.map((f) => [f.id, f.subject]),
+      [["tool_name_format", "tool:echo the text"]],
+    );
+    const held = await run(["check", "--baseline", baseline, ...args, zoo.url("tool-name")]);
+    assert.equal(held.status, 0, held.stdout);
+    const fixed = await run(["check", "--baseline", baseline, ...args, zoo.url("healthy")]);
+    assert.equal(fixed.status, 1, fixed.stdout);
+    const rewrite = new RegExp(
+      `mcp-wire check -r 2025-06-18 -r 2026-07-28 ${zoo.url("healthy").replace(/[.?]/g, "\\$&")} --update-baseline ${baseline.replace(/[.]/g, "\\.")}`,
+    );
+    assert.match(fixed.stdout, rewrite);
+    const rewritten = await run(["check", "--update-baseline", baseline, ...args, zoo.url("healthy")]);
+    assert.equal(rewritten.status, 0);
+    assert.equal((await run(["check", "--baseline", baseline, ...args, zoo.url("healthy")])).status, 0);
+    // a file that is not a baseline is never replaced; a target not checked writes nothing
+    const notes = join(dir, "notes.md");
+    writeFileSync(notes, "# notes\n");
+    const refused = await run(["check", "--update-baseline", notes, zoo.url("healthy")]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /exists and is not a baseline/);
+    const before = readFileSync(baseline, "utf8");
+    const down = await run(["check", "--update-baseline", baseline, "http://127.0.0.1:1/mcp"]);
+    assert.equal(down.status, 3);
+    assert.equal(readFileSync(baseline, "utf8"), before);
+  });
+
+  test("explain prints a finding's page from the package; an unknown id is a usage error", async () => {
+    const page = await run(["explain", "tool_name_format"]);
+    assert.equal(page.status, 0, page.stderr);
+    assert.match(page.stdout, /^### tool_name_format\n\n\*\*/);
+    assert.match(page.stdout, /\*\*Fix:\*\*/);
+    assert.doesNotMatch(page.stdout, /\n### (?!tool_name_format)/, "that id's section only");
+    const all = await run(["explain"]);
+    assert.match(all.stdout, /^schema_invalid +\S/m);
+    const unknown = await run(["explain", "no_such_id"]);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /no finding is named "no_such_id"/);
   });
 
   test("--baseline: accepted findings do not fail; an entry that no longer occurs does", async () => {

@@ -130,13 +130,9 @@ async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: Basel
     const problem = await replaceableBaseline(opts.updateBaseline, opts.force === true);
     if (problem) return problem;
   }
-  if (opts.sarif !== undefined && opts.sarifLocation === undefined)
-    return "--sarif needs --sarif-location FILE: the repository file its results are shown at (code scanning rejects results without one), e.g. --sarif-location src/server.ts";
-  if (opts.sarifLocation !== undefined) {
-    const { sarifLocation } = await import("../check/sarif.js");
-    const location = sarifLocation(opts.sarifLocation);
-    if (typeof location !== "string") return location.error;
-  }
+  const location = await sarifLocationOf(opts);
+  if (typeof location === "object") return location.error;
+  if (location !== undefined) opts.sarifLocation = location;
   const { checkOutput, outputProblem } = await import("./output-file.js");
   const files: [string, string | undefined][] = [
     ["--junit", opts.junit],
@@ -161,6 +157,35 @@ async function prepareOutputs(opts: CheckCliOptions): Promise<{ baseline?: Basel
     if (e instanceof BaselineError) return e.message;
     throw e;
   }
+}
+
+/**
+ * Where SARIF results are shown: `--sarif-location` (a file that exists), else the first of
+ * package.json and README.md in the working directory; a location without `--sarif` is a mistake.
+ */
+async function sarifLocationOf(opts: CheckCliOptions): Promise<string | undefined | { error: string }> {
+  if (opts.sarif === undefined) {
+    return opts.sarifLocation === undefined
+      ? undefined
+      : { error: "--sarif-location applies to --sarif FILE, which was not given" };
+  }
+  const { stat } = await import("node:fs/promises");
+  const isFile = async (path: string) => (await stat(path).catch(() => undefined))?.isFile() === true;
+  const { sarifLocation } = await import("../check/sarif.js");
+  if (opts.sarifLocation !== undefined) {
+    const location = sarifLocation(opts.sarifLocation);
+    if (typeof location !== "string") return location;
+    if (!(await isFile(location)))
+      return {
+        error: `--sarif-location ${location}: no such file here; name a file of the repository, e.g. package.json`,
+      };
+    return location;
+  }
+  for (const candidate of ["package.json", "README.md"]) if (await isFile(candidate)) return candidate;
+  return {
+    error:
+      "--sarif needs a repository file to show its results at (code scanning rejects results without one): there is no package.json or README.md here, so name one with --sarif-location FILE",
+  };
 }
 
 /**

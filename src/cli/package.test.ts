@@ -47,6 +47,8 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     // the official schemas validate() reads at run time, with the licence they come under
     for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"])
       assert.ok(files.includes(f), `${f} is packed`);
+    // the page `mcp-wire explain <id>` prints, which every pointer to documentation names
+    for (const f of ["docs/check.md", "docs/cli.md"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(
       files.filter((f) => /\.test\.(js|d\.ts)/.test(f)),
       [],

@@ -15,8 +15,12 @@ export interface Child {
   exit: (ms?: number) => Promise<number | string>;
 }
 
-/** `as`: run as this user and group (a test running as root, playing a user without root's rights). */
-export function mcpWire(args: string[], env: NodeJS.ProcessEnv = {}, as?: { uid: number; gid: number }): Child {
+/** `as`: run as this user and group (a test running as root, playing a user without root's rights), or in this folder. */
+export function mcpWire(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  as?: { uid: number; gid: number } | { cwd: string },
+): Child {
   const child = spawn(process.execPath, [MAIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
