@@ -278,6 +278,41 @@ program
   );
 
 program
+  .command("replay")
+  .description(
+    "send a recording's requests to a live server and show what changed: replay <recording> -- <command> | <url>",
+  )
+  .argument("<recording>", "the recording to replay")
+  .argument("<target...>", "after --: the server's command, or its URL")
+  .option(
+    "--header <header>",
+    "a header for every HTTP request, 'Name: value' (repeatable; ${VAR} reads the environment)",
+    REPEAT,
+  )
+  .option(
+    "--ignore <pointer>",
+    "leave out of the comparison: a JSON Pointer into every result, or METHOD:POINTER (repeatable)",
+    REPEAT,
+  )
+  .option(
+    "--skip-method <method>",
+    "do not send requests of this method (repeatable): tools/call has side effects",
+    REPEAT,
+  )
+  .option("--json", "print the report as JSON")
+  .option("--update", "write the live answers that differ into the recording (a new file renamed into place)")
+  .action(
+    async (
+      file: string,
+      target: string[],
+      opts: { header?: string[]; ignore?: string[]; skipMethod?: string[]; json?: boolean; update?: boolean },
+    ) => {
+      const { runReplay } = await import("./replay.js");
+      process.exitCode = await runReplay(file, target, opts);
+    },
+  );
+
+program
   .command("census")
   .description(
     "probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume",
