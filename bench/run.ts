@@ -27,6 +27,7 @@ import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
 import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
+import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
@@ -47,6 +48,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   censusContentionBenchmark,
   checkBenchmark,
   gauntletBenchmark,
+  tasksBenchmark,
 ];
 
 function selected(): Benchmark[] {
