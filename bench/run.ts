@@ -26,6 +26,7 @@ import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
 import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
+import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
 import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
@@ -42,6 +43,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   tapBenchmark,
   lintBenchmark,
   schemaBenchmark,
+  hostileSchemaBenchmark,
   censusBenchmark,
   censusCpuBenchmark,
   censusLatencyBenchmark,
