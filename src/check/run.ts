@@ -18,7 +18,7 @@ import type { Received, Recorder } from "./recorder.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
 import { readOnlyPass, type OptIns } from "./session.js";
-import type { CheckReport, RevisionOutcome } from "./types.js";
+import type { CallReport, CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 export interface CheckOptions {
   /** Sent with every HTTP request (credentials): never printed or stored. */
@@ -61,6 +61,8 @@ export class Run {
   revisions: Partial<Record<Revision, RevisionOutcome>> = {};
   messages = 0;
   pages = 0;
+  /** Each `--call`, `--read` and `--get`, as it went. */
+  readonly calls: CallReport[] = [];
   readonly timeout: number;
   readonly optIns: OptIns;
 
@@ -88,7 +90,7 @@ export class Run {
   /** The pass in an open session, then every message it brought validated. */
   async pass(client: McpClient, revision: Revision, attempt: Attempt): Promise<void> {
     try {
-      const { pages } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
+      const { pages } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout, this.calls);
       this.pages += pages;
     } catch (e) {
       // a timeout or a closed connection is the server's; anything else is a bug of mcp-wire's own
@@ -141,7 +143,7 @@ export class Run {
     return { class: verdict.class, detail: verdict.detail, message: verdict.advice };
   }
 
-  report(unchecked: CheckReport["unchecked"]): CheckReport {
+  report(unchecked: CheckReport["unchecked"], stdio: StdioEnd | null = null): CheckReport {
     const findings = this.findings.list;
     return redactFresh(
       {
@@ -154,6 +156,8 @@ export class Run {
         ran: this.findings.ran,
         unchecked,
         stale: [],
+        ...(stdio ? { stdio } : {}),
+        ...(this.calls.length > 0 ? { calls: this.calls } : {}),
       },
       this.options.headers,
     );
