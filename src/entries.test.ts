@@ -41,7 +41,6 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "OverloadedError",
     "REVISIONS",
     "RULES",
-    "RecordingError",
     "ResponseError",
     "RevisionNotSpokenError",
     "SpawnError",
@@ -91,7 +90,14 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
   "mcp-wire/auth": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "parseChallenges", "walkAuth"],
   "mcp-wire/lint": ["LineSplitter", "Linter", "lintStream", "summaryLine"],
   "mcp-wire/check": ["CHECK_RULES", "checkHttp", "checkStdio", "ruleOf"],
-  "mcp-wire/testing": ["createConformanceServer", "defineConformanceFixtures", "startFleet"],
+  "mcp-wire/testing": [
+    "createConformanceServer",
+    "defineConformanceFixtures",
+    "RecordingError",
+    "mockServer",
+    "recordTransport",
+    "startFleet",
+  ],
 };
 
 test("package.json exports each entry, types and module, and they are built", () => {

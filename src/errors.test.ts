@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import * as api from "./index.js";
 import * as client from "./entry/client.js";
+import * as testing from "./entry/testing.js";
 import { ROOT } from "./testkit/typecheck.js";
 
 const { LIBRARY_ERRORS } = api;
@@ -32,7 +33,7 @@ const SAMPLES: readonly Error[] = [
   new client.ServerExitedError("node server.js", 1, null, "Error: OPENAI_API_KEY is not set"),
   new client.OpeningTimeoutError(30_000, [{ method: "server/discover", ms: 0 }], 0, undefined, undefined),
   new api.NotACaptureError("it is an SQLite database"),
-  new api.RecordingError("truncated", "x.ndjson", "cut off", 3),
+  new testing.RecordingError("truncated", "x.ndjson", "cut off", 3),
 ];
 
 /** Errors only the client throws, exported by mcp-wire/client rather than the root. */
@@ -42,6 +43,8 @@ const CLIENT_ONLY = new Set([
   "ServerExitedError",
   "OpeningTimeoutError",
 ]);
+/** Errors only recordings' players throw (`mockServer`), exported by mcp-wire/testing. */
+const TESTING_ONLY = new Set(["RecordingError"]);
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
 const INTERNAL = new Set([
@@ -67,7 +70,7 @@ test("each class the library throws has its own code, the one the table gives it
     assert.equal(LIBRARY_ERRORS[code].class, e.constructor.name, `${String(code)} is ${e.constructor.name}'s`);
     assert.equal(e.name, e.constructor.name);
     // the root keeps the core's; the client's own are the client entry's
-    const entry = CLIENT_ONLY.has(e.constructor.name) ? client : api;
+    const entry = CLIENT_ONLY.has(e.constructor.name) ? client : TESTING_ONLY.has(e.constructor.name) ? testing : api;
     assert.equal(
       (entry as Record<string, unknown>)[e.constructor.name],
       e.constructor,

@@ -77,7 +77,6 @@ export { HttpError } from "./transport/http/error.js";
 export type { HttpFailure } from "./transport/http/error.js";
 export { NegotiationError, RevisionNotSpokenError } from "./mcp/client.js";
 export { InputRequiredError } from "./mcp/mrtr.js";
-export { RecordingError } from "./recording/errors.js";
 export type { InputRequiredReason } from "./mcp/mrtr.js";
 export { NotACaptureError } from "./lint/lint.js";
 export { UnknownRevisionError } from "./rules/revisions.js";

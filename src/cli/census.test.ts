@@ -157,6 +157,17 @@ describe("mcp-wire census", () => {
     assert.match(allowed.stdout(), /ok 1/);
   });
 
+  test("a line without http:// gets probe's 'did you mean', at once, not a 0 % uptime found later", async () => {
+    const bare = fast.url("ok", "bare").replace(/^http:\/\//, "");
+    const run = census([targetsFile([fast.url("ok", "schemed"), bare]), "--db", fresh("db")]);
+    assert.equal(await run.exit(), 0, run.stderr());
+    assert.ok(
+      run.stderr().includes(`census: warning: "${bare}" has no scheme: did you mean http://${bare}?`),
+      run.stderr(),
+    );
+    assert.match(run.stderr(), /recorded as bad_url and not called/);
+  });
+
   test("pasted URLs are unwrapped; the summary says which lines and entries were left out, and why", async () => {
     const file = fresh("txt");
     writeFileSync(file, `# pasted\n"${fast.url("ok", "pasted-1")}",\n\n<${fast.url("ok", "pasted-2")}>\n`);

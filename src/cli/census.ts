@@ -108,6 +108,7 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     if (got.targets.length === 0)
       return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
     list = got;
+    await schemeHints(got);
   } else if (opts.registry !== undefined && !pickUp) {
     const { fetchRegistry } = await import("../census/registry.js");
     const { RegistryPagesReader } = await import("../census/targets.js");
@@ -400,4 +401,26 @@ function usage(message: string): number {
 
 function n(x: number): string {
   return x.toLocaleString("en");
+}
+
+/** How many URLs without a scheme are named with the one they likely meant; the rest are counted. */
+const HINTS_SHOWN = 3;
+
+/**
+ * Lines of a targets file that name a server without `http://` or `https://` are recorded as
+ * `bad_url` (the census calls nothing it cannot read as a URL); the person is told at once what
+ * they likely meant, as `probe` tells them, rather than finding 0 % uptime in the report.
+ */
+async function schemeHints(list: TargetList): Promise<void> {
+  const { serverUrl } = await import("./target-url.js");
+  const hints: string[] = [];
+  for (const t of list.targets) {
+    if (t.invalid !== "bad_url") continue;
+    const said = serverUrl(t.target);
+    if (!(said instanceof URL) && said.error.includes("did you mean")) hints.push(said.error);
+  }
+  for (const hint of hints.slice(0, HINTS_SHOWN))
+    writeErr(`census: warning: ${redact(hint)}; it is recorded as bad_url and not called\n`);
+  if (hints.length > HINTS_SHOWN)
+    writeErr(`census: warning: ${n(hints.length - HINTS_SHOWN)} more lines without http:// or https://\n`);
 }

@@ -242,6 +242,37 @@ program
   );
 
 program
+  .command("mock")
+  .description("serve a recording (tap --log, check --record) as a server: mock <recording> [--listen [HOST:]PORT]")
+  .argument("<recording>", "the recording to serve")
+  .option("--stdio", "serve on standard input and output (the default)")
+  .option("--listen <address>", "serve HTTP on [HOST:]PORT (0: any free port; the URL is printed first)")
+  .addOption(
+    new Option("--match <mode>", "how requests find their recorded answers (default exact)").choices([
+      "exact",
+      "sequence",
+      "method",
+    ]),
+  )
+  .option("--strict", "exit 1 when any request had no recorded answer")
+  .option("--sessions <n>", "with --listen: stop after N sessions ended")
+  .action(
+    async (
+      file: string,
+      opts: {
+        stdio?: boolean;
+        listen?: string;
+        match?: "exact" | "sequence" | "method";
+        strict?: boolean;
+        sessions?: string;
+      },
+    ) => {
+      const { runMock } = await import("./mock.js");
+      process.exitCode = await runMock(file, opts);
+    },
+  );
+
+program
   .command("census")
   .description(
     "probe every target once and store each verdict: census <targets> (URLs one a line, or an MCP Registry export) | --resume",

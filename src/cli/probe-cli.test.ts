@@ -97,6 +97,20 @@ describe("mcp-wire probe: exit status and output", () => {
     assert.equal(r.stderr, "");
   });
 
+  test("ok, yet exit 1 for an error defect: the line under the verdict says why", async () => {
+    const banner = [fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url)), "banner"];
+    const r = await cli(["--stdio", "--", process.execPath, ...banner]);
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^✓ ok \(/m);
+    assert.match(
+      r.stdout,
+      /^ {2}exit 1: the server answers, but broke a rule at error on the way \(the defects below\)/m,
+    );
+    const passed = await cli(["--fail-on", "never", "--stdio", "--", process.execPath, ...banner]);
+    assert.equal(passed.status, 0, passed.stdout + passed.stderr);
+    assert.doesNotMatch(passed.stdout, /exit 1/);
+  });
+
   test("--json: every field docs/probe.md names, for an ok verdict", async () => {
     const { run, v } = await json([fleet.url("modern")]);
     assert.equal(run.status, 0);

@@ -58,12 +58,15 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
     if (!(parsed instanceof URL)) return usage(parsed.error);
     result = await probeHttp(url, { ...common, headers });
   }
-  await writeOut(
-    opts.json ? JSON.stringify(result) + "\n" : render(result, opts.verbose === true, process.stdout.isTTY === true),
-  );
   // an ok verdict that broke a rule on the way (a log line on stdout, a text/plain answer) fails too
   const failOn = opts.failOn ?? "error";
-  return result.class === "ok" && !result.defects.some((d) => atOrAbove(d.severity, failOn)) ? OK : FOUND_PROBLEMS;
+  const failing = result.defects.filter((d) => atOrAbove(d.severity, failOn)).length;
+  await writeOut(
+    opts.json
+      ? JSON.stringify(result) + "\n"
+      : render(result, opts.verbose === true, process.stdout.isTTY === true, { failing, failOn }),
+  );
+  return result.class === "ok" && failing === 0 ? OK : FOUND_PROBLEMS;
 }
 
 function usage(message: string): number {
@@ -71,10 +74,15 @@ function usage(message: string): number {
   return USAGE_ERROR;
 }
 
-function render(r: ProbeResult, verbose: boolean, colour: boolean): string {
+function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { failing: number; failOn: string }): string {
   const ok = r.class === "ok";
   const mark = ok ? paint("green", "✓ ok", colour) : paint("red", `✗ ${r.class}`, colour);
   const lines = [`${mark} (${r.detail})  ${r.target}`];
+  // the verdict is ok, yet the exit status is 1: the reason is said where the verdict is
+  if (ok && gate.failing > 0)
+    lines.push(
+      `  ${paint("red", "exit 1", colour)}: the server answers, but broke ${gate.failing === 1 ? "a rule" : `${gate.failing} rules`} at ${gate.failOn === "error" ? "error" : `${gate.failOn} or above`} on the way (the defects below); --fail-on never passes it anyway`,
+    );
   const evidence: string[] = [];
   if (r.era) evidence.push(`${r.era} era${r.revision ? `, ${r.revision}` : ""}`);
   evidence.push(r.transport);

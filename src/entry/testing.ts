@@ -8,3 +8,9 @@
 export { startFleet } from "../fleet/fleet.js";
 export type { Fleet, FleetOptions, FleetEndpoint, FleetCommand, Expectation } from "../fleet/fleet.js";
 export { createConformanceServer, defineConformanceFixtures } from "../fleet/conformance-server.js";
+export { mockServer } from "../mock/library.js";
+export { RecordingError } from "../recording/errors.js";
+export type { RecordingProblem } from "../recording/errors.js";
+export type { MockServer, MockServerOptions, UnmatchedRequest } from "../mock/library.js";
+export { recordTransport } from "../recording/record-transport.js";
+export type { RecordTransportOptions } from "../recording/record-transport.js";

@@ -83,7 +83,7 @@ function asRecordingPart(d: Decoded): RecordingPart {
   if (d.kind !== "invalid") return undefined;
   const r = recordOf(d.value);
   // the header and the exchanges that carried no message hold nothing to judge
-  if (r.type === "header" || r.type === "exchange") return { skip: true };
+  if (r.type === "header" || r.type === "exchange" || r.type === "event") return { skip: true };
   if (r.type !== "message") return undefined;
   const context: LineContext = { from: r.from };
   if (r.conversation !== undefined) context.conversation = r.conversation;

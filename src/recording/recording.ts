@@ -88,6 +88,8 @@ export interface MessageRecord {
   http?: HttpContext;
   sse?: SseContext;
   defects: readonly Defect[];
+  /** When it crossed (`at`), in milliseconds since the epoch, when the record says. */
+  at?: number;
 }
 
 /** An HTTP exchange that carried no JSON-RPC message. */
@@ -179,6 +181,8 @@ export function recordOf(value: unknown): RecordingLine {
     defects: Array.isArray(v.defects) ? (v.defects as Defect[]) : [],
   };
   if (typeof v.base64 === "string") r.base64 = v.base64;
+  const at = typeof v.at === "string" ? Date.parse(v.at) : NaN;
+  if (!Number.isNaN(at)) r.at = at;
   if (v.overflow === true && typeof v.size === "number") r.overflow = v.size;
   if (typeof v.kind === "string") r.kind = v.kind;
   if (conversation !== undefined) r.conversation = conversation;

@@ -178,6 +178,29 @@ describe("report --csv", () => {
 });
 
 describe("report as text", () => {
+  test("an ok server with an error defect says so beside it, with the code; one without says nothing more", () => {
+    const store = new MemoryStore();
+    const run = store.startRun("list.txt", [], {});
+    const broken = {
+      ...ok("modern", "2026-07-28", 2),
+      defects: [
+        {
+          code: "schema_invalid" as const,
+          severity: "error" as const,
+          path: "/result/tools/0",
+          message: "inputSchema missing",
+        },
+      ],
+    };
+    store.recordAttempt(attempt(run, "https://broken.example/mcp", "2026-08-20T09:00:00Z", broken));
+    store.recordAttempt(
+      attempt(run, "https://clean.example/mcp", "2026-08-20T09:00:01Z", ok("modern", "2026-07-28", 2)),
+    );
+    const text = renderText(store.aggregate(), { width: 100 });
+    assert.match(text, /\n {2}https:\/\/broken\.example\/mcp {2}2 tools {2}but one error defect \(schema_invalid\)\n/);
+    assert.match(text, /\n {2}https:\/\/clean\.example\/mcp {2}2 tools\n/);
+  });
+
   test("the story, the tables and each target under its verdict, with the advice once a group", () => {
     const text = renderText(seedCensus().aggregate(), { width: 100 });
     assert.match(

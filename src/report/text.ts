@@ -77,11 +77,19 @@ export function renderText(agg: Aggregates, options: TextOptions = {}): string {
     if (!ok && first.advice) out.push(wrap(printable(first.advice), width, "    "));
     for (const t of group) {
       const tools = ok && t.latest.tools !== null ? `  ${counted(t.latest.tools, "tool")}` : "";
-      out.push(`  ${printable(t.target)}${t.name ? ` (${printable(t.name)})` : ""}${tools}`);
+      out.push(`  ${printable(t.target)}${t.name ? ` (${printable(t.name)})` : ""}${tools}${ok ? brokenRules(t) : ""}`);
       if (t.attempts > 1) out.push(wrap(history(t), width, "      "));
     }
   }
   return out.join("\n") + "\n";
+}
+
+/** An ok server that broke a rule at error on the way: said beside it, with the codes, so `✓ ok` does not read as clean. */
+function brokenRules(t: PerTarget): string {
+  const errors = t.latest.defects.filter((d) => d.severity === "error");
+  if (errors.length === 0) return "";
+  const codes = [...new Set(errors.map((d) => d.code))];
+  return `  but ${counted(errors.length, "error defect")} (${codes.slice(0, 3).join(", ")}${codes.length > 3 ? ", …" : ""})`;
 }
 
 type PerTarget = Aggregates["perTarget"][number];

@@ -62,10 +62,24 @@ function apiServer(s: ServerSummary) {
 
 const LOOPBACK_NAMES = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
-/** The Host a browser sent, without its port. */
+/**
+ * The Host a browser sent, without its port; "" when it is no `host[:port]` at all (an IPv6
+ * literal with anything after its bracket but a port, such as `[::1]evil.example`).
+ */
 function hostName(req: IncomingMessage): string {
-  const host = req.headers.host ?? "";
-  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "");
+  const m = /^(\[[0-9a-f:.]*\]|[^:[\]]*)(?::\d*)?$/i.exec(req.headers.host ?? "");
+  return m?.[1] ?? "";
+}
+
+/**
+ * Whether `If-None-Match` names `etag`: `*`, or a list of entity tags compared weakly (a `W/`
+ * prefix on either side does not matter), as RFC 9110 §13.1.2 says a GET's must be.
+ */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  const opaque = etag.replace(/^W\//, "");
+  return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => tag.replace(/^W\//, "") === opaque);
 }
 
 class App {
@@ -171,7 +185,7 @@ class App {
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
     res.setHeader("ETag", etag);
     res.setHeader("Cache-Control", cacheControl);
-    if (req.headers["if-none-match"] === etag) {
+    if (noneMatch(req.headers["if-none-match"], etag)) {
       res.writeHead(304).end();
       return;
     }
