@@ -26,6 +26,7 @@ import { roundtripBenchmark } from "./roundtrip.js";
 import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
 import { tapBenchmark } from "./tap.js";
+import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
@@ -45,6 +46,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   censusContentionBenchmark,
   checkBenchmark,
   gauntletBenchmark,
+  tasksBenchmark,
 ];
 
 function selected(): Benchmark[] {

@@ -236,6 +236,16 @@ const OWN: readonly CheckRule[] = [
     example: '{"type":"object","properties":{"q":{"type":"text"}}}',
   },
   {
+    id: "tool_schema_unchecked",
+    severity: "info",
+    title: "A tool's schemas were too large to check",
+    rule: "A tool's inputSchema or outputSchema too large for mcp-wire to compile (over 64 KiB as JSON, or nested past what code generation can hold) is reported as not checked: nothing is known to be wrong with it, and a called tool's structuredContent is not judged against it.",
+    revisions: "all",
+    spec: `${SPEC}/2025-11-25/basic/index#json-schema-usage`,
+    fix: "Nothing to fix for the protocol; a smaller schema (shared definitions, fewer inline properties) lets clients validate it cheaply.",
+    example: '{"type":"object","properties":{"p0":{"type":"string"},"p1":{"type":"string"},…}}  (4,000 properties)',
+  },
+  {
     id: "tool_name_format",
     severity: "warning",
     title: "Tool names follow the naming rule",

@@ -132,6 +132,16 @@ export class Run {
         if (isRuleId(d.code)) this.findings.add(d.code, { revision: null, message: d.message, severity: d.severity });
       }
     }
+    if (verdict.class === "ok" && verdict.revision !== null && this.ladder().includes(verdict.revision as Revision)) {
+      // the probe opened a revision that was asked for: what failed was the session, not the
+      // revision; the server's output says how when it was too large or not JSON-RPC
+      const cause = this.findings.list.find((f) => f.id === "too_large" || f.id === "stdout_not_jsonrpc");
+      return {
+        class: "protocol_violation",
+        detail: cause?.id ?? "session_failed",
+        message: `The server opened ${verdict.revision} for a probe, but the check's session of it failed${cause ? `: ${cause.message}` : ""}.`,
+      };
+    }
     if (verdict.class === "ok") {
       const spoken = verdict.revision ? `; it speaks ${verdict.revision}` : "";
       return {

@@ -13,7 +13,7 @@ import { RULES, type Revision } from "../rules/revisions.js";
 import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
 import type { CallReport } from "./types.js";
-import { conformanceProblems, schemaDialectProblems } from "./schema-checks.js";
+import { conformanceProblems, schemaDialectProblems, schemaUncheckedReason } from "./schema-checks.js";
 import { toolSubject } from "./subject.js";
 
 /** What the user allowed `check` to do beyond reading lists: each is a side effect they chose. */
@@ -350,7 +350,13 @@ async function walkList(
 /** Each tool definition: its schemas, its name. */
 function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: Findings): void {
   if (tools.length === 0) return;
-  for (const id of ["tool_input_schema_not_object", "tool_schema_invalid", "tool_name_format", "tool_name_duplicate"])
+  for (const id of [
+    "tool_input_schema_not_object",
+    "tool_schema_invalid",
+    "tool_schema_unchecked",
+    "tool_name_format",
+    "tool_name_duplicate",
+  ])
     findings.checked(id, revision);
   const names = new Set<string>();
   tools.forEach((tool, i) => {
@@ -376,6 +382,17 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
     for (const member of ["inputSchema", "outputSchema"] as const) {
       const schema = tool[member];
       if (!isObject(schema)) continue;
+      const unchecked = schemaUncheckedReason(schema, revision);
+      if (unchecked !== undefined) {
+        findings.add("tool_schema_unchecked", {
+          revision,
+          method: "tools/list",
+          path: `/result/tools/${i}/${member}`,
+          ...about(`/${member}`),
+          message: `${label}'s ${member} was not checked: ${unchecked}`,
+        });
+        continue;
+      }
       for (const problem of schemaDialectProblems(schema, revision).slice(0, 1)) {
         findings.add("tool_schema_invalid", {
           revision,

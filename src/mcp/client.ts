@@ -31,6 +31,7 @@ import {
   type Revision,
 } from "../rules/revisions.js";
 import { HttpError } from "../transport/http/error.js";
+import { StreamableHttpTransport } from "../transport/http/client.js";
 import { headerParams, paramHeaders, type HeaderParam } from "./tool-headers.js";
 import {
   MODERN_ERROR_CODES,
@@ -745,9 +746,45 @@ export class McpClient<R extends Revision = Revision> {
     params: JsonObject = {},
     options?: RequestOptions,
   ): Promise<T> {
-    if (this.era !== "modern") return this.peer.request<T>(method, params, options);
+    if (this.era !== "modern") return this.sendLegacy<T>(method, params, options);
     return this.sendModern<T>(method, this.withMeta(this.revision, params), params, options);
   }
+
+  /**
+   * A legacy request. Over Streamable HTTP a 404 to a request in a session means the session is
+   * gone: the client "MUST start a new session by sending a new InitializeRequest without a
+   * session ID attached" (2025-03-26 … 2025-11-25 transports), and then sends the request again,
+   * once (the 404 says the server never took it).
+   */
+  private sendLegacy<T extends JsonObject>(method: string, params: JsonObject, options?: RequestOptions): Promise<T> {
+    const answer = this.peer.request<T>(method, params, options);
+    const http = this.http;
+    if (!(http instanceof StreamableHttpTransport) || http.sessionId === undefined) return answer;
+    const session = http.sessionId;
+    return answer.catch(async (e: unknown) => {
+      if (!(e instanceof HttpError) || e.status !== 404) throw e;
+      await this.renewSession(http, session);
+      return this.peer.request<T>(method, params, options);
+    });
+  }
+
+  /** A new session in place of `expired`, once however many requests found it gone. */
+  private renewSession(http: StreamableHttpTransport, expired: string): Promise<void> {
+    if (http.sessionId !== expired) return this.renewing ?? Promise.resolve();
+    http.sessionId = undefined;
+    const t0 = Date.now();
+    this.renewing = this.initialize(this.revision).then(() =>
+      this.record({
+        step: "reconnect",
+        outcome: "ok",
+        detail: "the session expired (HTTP 404): a new one opened with initialize",
+        ms: Date.now() - t0,
+      }),
+    );
+    return this.renewing;
+  }
+
+  private renewing: Promise<void> | undefined;
 
   /**
    * A modern request already carrying its `_meta` (`sent`); `params` is what the caller asked
@@ -1002,8 +1039,7 @@ export class McpClient<R extends Revision = Revision> {
       given = argsOrOptions as CallToolOptions | undefined;
     }
     const options = this.withProgress(given);
-    if (this.era !== "modern")
-      return this.peer.request<CallToolResult>("tools/call", { name, arguments: args }, options);
+    if (this.era !== "modern") return this.sendLegacy<CallToolResult>("tools/call", { name, arguments: args }, options);
     // the params and their `_meta` in one literal: no copy made to add it
     return this.sendModern<CallToolResult>(
       "tools/call",

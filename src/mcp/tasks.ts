@@ -243,7 +243,7 @@ export class TaskStore {
 
   /** Creates a task and starts its work; the task can be got before this returns. */
   create(work: TaskWork, options: TaskOptions, session: SessionLink | undefined): Task {
-    this.sweep();
+    this.sweep(this.tasks.size >= this.maxTasks);
     if (this.tasks.size >= this.maxTasks)
       throw new ResponseError(INTERNAL_ERROR, `Too many tasks: this server keeps at most ${this.maxTasks}`);
     const ttl = options.ttlMs === undefined ? this.ttlMs : options.ttlMs;
@@ -286,9 +286,10 @@ export class TaskStore {
     }
   }
 
-  private sweep(): void {
+  /** Drops expired tasks, at most once a second unless the store is full (`now`). */
+  private sweep(now_ = false): void {
     const now = Date.now();
-    if (now - this.lastSweep < 1000) return;
+    if (!now_ && now - this.lastSweep < 1000) return;
     this.lastSweep = now;
     for (const [id, task] of this.tasks) {
       if (!task.expired(now)) continue;

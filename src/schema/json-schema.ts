@@ -6,7 +6,7 @@
  * explicit `$schema` of draft-07 or 2020-12 is honoured under every revision; any other is reported
  * as unsupported, which the spec asks for rather than guessing.
  */
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Revision } from "../rules/revisions.js";
 import { collectEveryError, newAjv, type Dialect } from "./load.js";
 
@@ -24,6 +24,8 @@ export interface SchemaError {
 export interface SchemaVerdict {
   readonly ok: boolean;
   readonly errors: SchemaError[];
+  /** Why the value could not be checked at all (a schema too large to compile): `ok` is then true. */
+  readonly unchecked?: string;
 }
 
 const DIALECT_URIS: Readonly<Record<string, Dialect>> = {
@@ -41,8 +43,43 @@ const MAX_CACHED = 256;
 const MAX_ERRORS = 20;
 const cache = new Map<string, Compiled>();
 
-/** A usable schema: its validator stopping at the first error, and (compiled when first needed) one collecting every error. */
-type Compiled = { readonly first: ValidateFunction; all(): ValidateFunction } | { readonly problems: string[] };
+/**
+ * A usable schema: its validator stopping at the first error, and (compiled when first needed)
+ * one collecting every error; or why it is not a valid schema; or why it could not be checked.
+ */
+type Compiled =
+  | { readonly first: ValidateFunction; all(): ValidateFunction; release(): void }
+  | { readonly problems: string[] }
+  | { readonly unchecked: string };
+
+/** Peer schemas larger than this (as JSON text) are not compiled: reported as too large to check. */
+const MAX_SCHEMA_CHARS = 64 * 1024;
+
+const compilers = new Map<string, Ajv>();
+function sharedCompiler(dialect: Dialect, allErrors: boolean): Ajv {
+  const key = `${dialect}\u0000${allErrors}`;
+  let ajv = compilers.get(key);
+  if (ajv === undefined) {
+    ajv = newAjv(dialect, { strict: false, allErrors, logger: false, validateSchema: false });
+    compilers.set(key, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * One meta-validator per dialect, shared by every peer schema: compiling a dialect's
+ * meta-schema costs milliseconds, checking a schema against it a fraction of one.
+ */
+const metaValidators = new Map<string, Ajv>();
+function metaValidator(dialect: Dialect, allErrors: boolean): Ajv {
+  const key = `${dialect}\u0000${allErrors}`;
+  let ajv = metaValidators.get(key);
+  if (ajv === undefined) {
+    ajv = newAjv(dialect, { strict: false, allErrors, logger: false });
+    metaValidators.set(key, ajv);
+  }
+  return ajv;
+}
 
 /** The dialect a schema is read in under `revision`, or a sentence saying its `$schema` is not supported. */
 export function dialectFor(schema: unknown, revision: Revision): Dialect | string {
@@ -64,9 +101,16 @@ export function schemaProblems(schema: unknown, opts: SchemaOptions): string[] {
   return "problems" in compiled ? [...compiled.problems] : [];
 }
 
+/** Why `schema` could not be checked at all (too large to compile), or undefined when it could. */
+export function schemaUnchecked(schema: unknown, opts: SchemaOptions): string | undefined {
+  const compiled = compile(schema, opts.revision);
+  return "unchecked" in compiled ? compiled.unchecked : undefined;
+}
+
 /** `value` against `schema` (e.g. a tool result's `structuredContent` against the tool's `outputSchema`). */
 export function validateAgainstSchema(schema: unknown, value: unknown, opts: SchemaOptions): SchemaVerdict {
   const compiled = compile(schema, opts.revision);
+  if ("unchecked" in compiled) return { ok: true, errors: [], unchecked: compiled.unchecked };
   if ("problems" in compiled) {
     return { ok: false, errors: compiled.problems.map((message) => ({ path: "", keyword: "$schema", message: `the schema itself is invalid: ${message}` })) };
   }
@@ -85,14 +129,20 @@ function compile(schema: unknown, revision: Revision): Compiled {
   let text: string;
   try {
     text = JSON.stringify(schema) ?? "undefined";
-  } catch {
+  } catch (error) {
+    if (error instanceof RangeError) return { unchecked: "the schema is too large or too deep to check" };
     return { problems: ["the schema is not JSON"] };
   }
   const key = `${dialect}\u0000${text}`;
   const known = cache.get(key);
   if (known !== undefined) return known;
   const compiled = compileFresh(schema, dialect, text);
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  if (cache.size >= MAX_CACHED) {
+    const oldest = cache.keys().next().value!;
+    const evicted = cache.get(oldest)!;
+    cache.delete(oldest);
+    if ("release" in evicted) evicted.release();
+  }
   cache.set(key, compiled);
   return compiled;
 }
@@ -102,16 +152,37 @@ function compileFresh(schema: unknown, dialect: Dialect | string, text: string):
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     return { problems: [`a JSON Schema is an object or a boolean, not ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`] };
   }
-  // One ajv per schema: a peer's `$id`s must not collide with another peer's, and nothing
-  // accumulates. Every error of the schema itself is collected only for a small one (see ErrorMode).
-  const ajv = newAjv(dialect, { strict: false, allErrors: false, logger: false });
-  const meta = collectEveryError(text) ? newAjv(dialect, { strict: false, allErrors: true, logger: false }) : ajv;
-  if (!meta.validateSchema(schema as object)) return { problems: (meta.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
+  if (text.length > MAX_SCHEMA_CHARS) return { unchecked: `the schema is too large to check: ${text.length} characters as JSON, over the ${MAX_SCHEMA_CHARS} mcp-wire compiles` };
+  // Every error of the schema itself is collected only for a small one (see ErrorMode).
+  const meta = metaValidator(dialect, collectEveryError(text));
   try {
-    const first = ajv.compile(schema as object);
-    let all: ValidateFunction | undefined;
-    return { first, all: () => (all ??= newAjv(dialect as Dialect, { strict: false, allErrors: true, logger: false }).compile(schema as object)) };
+    if (!meta.validateSchema(schema as object)) return { problems: (meta.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
   } catch (error) {
+    if (error instanceof RangeError) return { unchecked: `the schema is too large or too deep to check (${error.message})` };
+    throw error;
+  }
+  // A schema that names `$id`s gets an ajv of its own, so they never collide with another
+  // peer's; the others share one per dialect, each schema removed from it when it leaves the
+  // cache. Neither applies the meta-schema again: the shared meta-validator just did.
+  const own = text.includes('"$id"');
+  const ajvFor = (allErrors: boolean) =>
+    own ? newAjv(dialect, { strict: false, allErrors, logger: false, validateSchema: false }) : sharedCompiler(dialect, allErrors);
+  try {
+    const first = ajvFor(false).compile(schema as object);
+    let all: ValidateFunction | undefined;
+    return {
+      first,
+      all: () => (all ??= ajvFor(true).compile(schema as object)),
+      release: own
+        ? () => undefined
+        : () => {
+            sharedCompiler(dialect, false).removeSchema(schema as object);
+            if (all !== undefined) sharedCompiler(dialect, true).removeSchema(schema as object);
+          },
+    };
+  } catch (error) {
+    // code generation recursing past the stack on a huge schema: the schema's size, not a fault in it
+    if (error instanceof RangeError) return { unchecked: `the schema is too large or too deep to check (${error.message})` };
     const text = error instanceof Error ? error.message : String(error);
     return { problems: [text.startsWith("can't resolve reference") ? `${text} (references to other documents are never fetched)` : text] };
   }

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { RE2JS } from "re2js";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { isRevision, UnknownRevisionError, type Revision } from "../rules/revisions.js";
 
@@ -30,8 +31,13 @@ const ALL_ERRORS_OPTIONS: Options = { ...OPTIONS, verbose: true };
 
 export type ErrorMode = "first" | "all";
 
-/** Values up to this size (as JSON text) get every error collected; larger ones their first. */
-const ALL_ERRORS_MAX_CHARS = 64 * 1024;
+/**
+ * Values up to this size (as JSON text) get every error collected; larger ones their first.
+ * Collecting costs more than linear time in the number of errors (ajv concatenates its error
+ * array at every `$ref`), and a value can carry about one error per three characters, so the
+ * limit keeps the worst case to a few milliseconds.
+ */
+const ALL_ERRORS_MAX_CHARS = 1024;
 
 /** Whether collecting every error of `value` is affordable (see `ErrorMode`). */
 export function collectEveryError(value: unknown): boolean {
@@ -137,11 +143,38 @@ export function patchErrata(document: Record<string, unknown>): Record<string, u
   return patched;
 }
 
+/**
+ * `pattern` on a linear-time engine (RE2): a peer's schema may carry `^(a+)+$`, which a
+ * backtracking engine takes exponential time on, and nothing can interrupt a running RegExp. A
+ * pattern RE2 cannot run (lookaround, backreferences) is not checked: it accepts every string.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string): { test(s: string): boolean; toString(): string } => {
+    // ajv keys the patterns it keeps by this string: each pattern needs its own
+    const toString = () => `/${pattern}/`;
+    try {
+      const re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+      return { test: (s: string) => re.test(s), toString };
+    } catch {
+      return { test: () => true, toString };
+    }
+  },
+  { code: 'require("re2js").RE2JS' },
+);
+
+/** A URL as ajv-formats' `url` reads it, without its regular expression, which is quadratic on some inputs. */
+function isUrl(s: string): boolean {
+  if (s.length > 8192 || !/^(?:https?|ftp):\/\//i.test(s)) return false;
+  return URL.canParse(s);
+}
+
 /** A fresh ajv of `dialect`, with the formats the MCP schemas use. */
 export function newAjv(dialect: Dialect, options: Options = OPTIONS): Ajv {
-  const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options);
+  const withEngine: Options = { ...options, code: { ...options.code, regExp: linearRegExp } };
+  const ajv = dialect === "2020-12" ? new Ajv2020(withEngine) : new Ajv(withEngine);
   addFormats(ajv);
   ajv.addFormat("byte", true);
+  ajv.addFormat("url", isUrl);
   return ajv;
 }
 

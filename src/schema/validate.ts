@@ -147,13 +147,22 @@ function check(schema: RevisionSchema, definition: string, value: unknown, prefi
  * more precise is left at its path.
  */
 function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], definition: string, prefix: string): Defect[] {
-  const unions = new Set(errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.instancePath));
+  // every pass below is one walk over the errors with maps keyed by path: a hostile message can
+  // carry thousands of them, and a scan of the errors per error would be quadratic
+  const unions = new Set(errors.filter(isUnion).map((e) => e.instancePath));
   const missed = new Set<string>();
+  const missedAt = new Map<string, string[]>();
   for (const e of errors) {
     if (e.keyword !== "const" || !e.instancePath.endsWith("/type")) continue;
     const at = e.instancePath.slice(0, -"/type".length);
     const branch = schema.branchOf(e.parentSchema);
-    if (unions.has(at) && branch !== undefined) missed.add(`${at}\u0000${branch}`);
+    if (!unions.has(at) || branch === undefined) continue;
+    const key = `${at}\u0000${branch}`;
+    if (missed.has(key)) continue;
+    missed.add(key);
+    const names = missedAt.get(at);
+    if (names === undefined) missedAt.set(at, [branch]);
+    else names.push(branch);
   }
   const fromMissedBranch = (e: ErrorObject): boolean => {
     const branch = schema.branchOf(e.parentSchema);
@@ -162,13 +171,14 @@ function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], defin
     return missed.has(`${at}\u0000${branch}`);
   };
   let kept = errors.filter((e) => !fromMissedBranch(e));
-  kept = kept.filter((e) => !((e.keyword === "anyOf" || e.keyword === "oneOf") && kept.some((o) => o !== e && o.instancePath === e.instancePath)));
+  const perPath = new Map<string, number>();
+  for (const e of kept) perPath.set(e.instancePath, (perPath.get(e.instancePath) ?? 0) + 1);
+  kept = kept.filter((e) => !(isUnion(e) && perPath.get(e.instancePath)! > 1));
   if (kept.length === 0) kept = [...errors];
   // a union none of whose branches carries the value's `type`: say which types it does take
-  const branchesAt = (at: string): string[] => [...missed].filter((k) => k.startsWith(`${at}\u0000`)).map((k) => k.slice(at.length + 1));
   const describeUnion = (e: ErrorObject): string | undefined => {
-    if (e.keyword !== "anyOf" && e.keyword !== "oneOf") return undefined;
-    const names = branchesAt(e.instancePath);
+    if (!isUnion(e)) return undefined;
+    const names = missedAt.get(e.instancePath) ?? [];
     const type = typeof e.data === "object" && e.data !== null ? (e.data as { type?: unknown }).type : undefined;
     return names.length > 0 && type !== undefined ? `type ${quote(type)} is none of the types this union takes (${names.join(", ")})` : undefined;
   };
@@ -186,6 +196,10 @@ function toDefects(schema: RevisionSchema, errors: readonly ErrorObject[], defin
   }
   if (defects.length === 0) return [schemaDefect(prefix, "$ref", "does not match", definition)];
   return defects;
+}
+
+function isUnion(e: ErrorObject): boolean {
+  return e.keyword === "anyOf" || e.keyword === "oneOf";
 }
 
 function describe(e: ErrorObject): string {

@@ -229,7 +229,10 @@ describe("answers that are not answers: HttpError with the evidence", () => {
     assert.equal(e.failure, "status");
     assert.equal(e.status, 401);
     assert.deepEqual(e.rpcError, { code: -32001, message: "Unauthorized" });
-    assert.match(e.message, /HTTP 401/);
+    assert.equal(
+      e.message,
+      'tools/list: HTTP 401 with JSON-RPC error -32001 "Unauthorized": the server wants sign-in (WWW-Authenticate: Bearer …); pass credentials in the headers option (Authorization: Bearer <token>), or run mcp-wire probe on it to see the sign-in chain',
+    );
   });
 
   test("401 even when the body answers the request: never the server's answer", async () => {

@@ -71,6 +71,12 @@ export interface ExchangeRecord {
 }
 
 const ACCEPT = "application/json, text/event-stream";
+
+/** What a 401 means for the person reading it: the server wants sign-in, and how it asks. */
+function signInWanted(challenge: string | null): string {
+  const scheme = challenge?.trim().split(/\s+/)[0];
+  return `: the server wants sign-in${scheme ? ` (WWW-Authenticate: ${scheme} …)` : ""}; pass credentials in the headers option (Authorization: Bearer <token>), or run mcp-wire probe on it to see the sign-in chain`;
+}
 /** The wait before resuming when the server named none with `retry` (the SSE standard leaves it to the client). */
 const DEFAULT_RETRY_MS = 1000;
 /** How long the DELETE that ends a legacy session may take: it is a courtesy, not worth a long wait. */
@@ -565,7 +571,7 @@ export class StreamableHttpTransport implements HttpTransport {
           ...(rpcError ? { rpcError } : {}),
           ...(challenge ? { wwwAuthenticate: challenge.slice(0, 512) } : {}),
         },
-        `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}`,
+        `HTTP ${status}${rpcError ? ` with JSON-RPC error ${rpcError.code} ${JSON.stringify(rpcError.message)}` : ""}${status === 401 ? signInWanted(challenge) : status === 403 ? ": the server refuses these credentials (or this scope)" : ""}`,
       );
     }
     if (status === 202 || status === 204 || (bytes.length === 0 && status < 300)) {
