@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { runFails } from "../check/fail-on.js";
+import type { CheckOptions } from "../check/check.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
@@ -40,6 +41,8 @@ export interface CheckCliOptions {
   baseline?: string;
   updateBaseline?: string;
   force?: boolean;
+  surface?: string;
+  updateSurface?: boolean;
 }
 
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
@@ -51,9 +54,12 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   // every file is judged before the server is: a refusal costs the user no check
   const outputs = await prepareOutputs(opts);
   if (typeof outputs === "string") return usage(outputs);
+  const { planSurface, writeSurface } = await import("./check-surface.js");
+  const surface = await planSurface(opts.surface, opts.updateSurface);
+  if (typeof surface === "string") return usage(surface);
 
   // a signal ends a spawned server the way it ends every command's (cli/signals.ts)
-  let report = await runCheckEngine();
+  let report = await runCheckEngine(surface ? { surface: surface.before ? { before: surface.before } : {} } : {});
   if (outputs.baseline) {
     const { applyBaseline } = await import("../check/baseline.js");
     report = applyBaseline(report, outputs.baseline);
@@ -62,6 +68,7 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   let written = await writeOutputs(report, failOn, opts, rewrite);
   // a target not checked says nothing about which findings are gone: the old baseline stays
   if (!written && opts.updateBaseline !== undefined && !report.unchecked) written = await updateBaseline(report, opts);
+  written ??= await writeSurface(surface, report);
   await writeOut(
     opts.json
       ? JSON.stringify(jsonOf(report)) + "\n"
@@ -299,7 +306,7 @@ function jsonOf(r: CheckReport): unknown {
 
 interface Parsed {
   failOn: FailOn;
-  runCheckEngine: () => Promise<CheckReport>;
+  runCheckEngine: (extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>;
 }
 
 async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
@@ -363,9 +370,10 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
     return {
       failOn,
-      runCheckEngine: () =>
+      runCheckEngine: (extra) =>
         checkStdio(command, args, {
           ...common,
+          ...extra,
           ...(childEnv ? { env: childEnv } : {}),
           ...(opts.cwd ? { cwd: opts.cwd } : {}),
         }),
@@ -383,7 +391,7 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     return `only http and https URLs can be checked, not ${u.protocol}`;
   if (Object.keys(env).length > 0 || opts.cwd !== undefined)
     return "--env and --cwd are for a stdio server (--stdio -- <command>)";
-  return { failOn, runCheckEngine: () => checkHttp(url, { ...common, headers }) };
+  return { failOn, runCheckEngine: (extra) => checkHttp(url, { ...common, ...extra, headers }) };
 }
 
 /** `NAME` or `NAME=JSON` (the JSON an object of arguments). */

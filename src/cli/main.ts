@@ -139,6 +139,11 @@ program
     "--update-baseline <file>",
     "write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked)",
   )
+  .option(
+    "--surface <file>",
+    "the surface gate: record every tool, resource, template and prompt in FILE, or compare with it when it exists",
+  )
+  .option("--update-surface", "rewrite the --surface file with what the server lists now")
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");
@@ -269,6 +274,41 @@ program
     ) => {
       const { runMock } = await import("./mock.js");
       process.exitCode = await runMock(file, opts);
+    },
+  );
+
+program
+  .command("replay")
+  .description(
+    "send a recording's requests to a live server and show what changed: replay <recording> -- <command> | <url>",
+  )
+  .argument("<recording>", "the recording to replay")
+  .argument("<target...>", "after --: the server's command, or its URL")
+  .option(
+    "--header <header>",
+    "a header for every HTTP request, 'Name: value' (repeatable; ${VAR} reads the environment)",
+    REPEAT,
+  )
+  .option(
+    "--ignore <pointer>",
+    "leave out of the comparison: a JSON Pointer into every result, or METHOD:POINTER (repeatable)",
+    REPEAT,
+  )
+  .option(
+    "--skip-method <method>",
+    "do not send requests of this method (repeatable): tools/call has side effects",
+    REPEAT,
+  )
+  .option("--json", "print the report as JSON")
+  .option("--update", "write the live answers that differ into the recording (a new file renamed into place)")
+  .action(
+    async (
+      file: string,
+      target: string[],
+      opts: { header?: string[]; ignore?: string[]; skipMethod?: string[]; json?: boolean; update?: boolean },
+    ) => {
+      const { runReplay } = await import("./replay.js");
+      process.exitCode = await runReplay(file, target, opts);
     },
   );
 

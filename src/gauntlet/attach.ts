@@ -20,7 +20,7 @@ import type { ScenarioDef } from "./scenario.js";
 import { notRun, scoreRun, scorecard, type Scorecard } from "./score.js";
 import { buildCore, servedRevisions, serveHttp } from "./server.js";
 import { Tape } from "./tape.js";
-import { writeTape } from "./tape-file.js";
+import { LiveRecording } from "./tape-file.js";
 
 /** A 2026-07-28 client's "session" ends after this long without a request. */
 export const MODERN_IDLE_MS = 10_000;
@@ -39,6 +39,7 @@ interface Mounted {
   scenario: ScenarioDef;
   front: GauntletHttp;
   tape: Tape;
+  recording?: { file: string; live: LiveRecording };
 }
 
 function parseListen(value: string): { host: string; port: number } | string {
@@ -86,7 +87,10 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
       scenario.id === "combined" ? "/mcp" : `/${scenario.id}/mcp`,
     );
     front.onSessionEnd = sessionEnded;
-    mounted.set(scenario.id, { scenario, front, tape });
+    const file = options.recordDir ? join(options.recordDir, `${scenario.id}.ndjson`) : undefined;
+    const live = file ? new LiveRecording(file, tape.header) : undefined;
+    live?.follow(tape);
+    mounted.set(scenario.id, { scenario, front, tape, ...(file && live ? { recording: { file, live } } : {}) });
   }
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
@@ -129,7 +133,10 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
   writeErr(`mcp-wire gauntlet: listening on http://${host}:${port}/mcp (every scenario at /<scenario>/mcp)\n`);
   await Promise.race([finished, untilStopped()]);
   for (const t of idle.values()) clearTimeout(t);
-  for (const m of mounted.values()) m.front.close();
+  for (const m of mounted.values()) {
+    m.front.close();
+    await m.recording?.live.close();
+  }
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
@@ -141,13 +148,11 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
       results.push({ ...notRun(scenario, null, whyNot(scenario, options)), messages: 0 });
       continue;
     }
-    const recording = options.recordDir ? join(options.recordDir, `${scenario.id}.ndjson`) : undefined;
-    if (recording) await writeTape(recording, m.tape);
+    const recording = m.recording?.file;
     const revision = options.revisions.length === 1 ? options.revisions[0] : undefined;
     results.push({ ...scoreRun(scenario, m.tape.entries, "http", revision), ...(recording ? { recording } : {}) });
   }
   const combined = mounted.get("combined")!;
-  if (options.recordDir) await writeTape(join(options.recordDir, "combined.ndjson"), combined.tape);
   results.push(...combinedScenario(options.scenarios).scoreAll(combined.tape.entries));
   return scorecard(results, Date.now() - started);
 }

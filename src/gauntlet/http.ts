@@ -390,7 +390,7 @@ export class GauntletHttp {
     const session = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
     const facts = this.facts(req, path, session);
     (session?.witness ?? this.modern()).exchange("client", facts);
-    if (!session) {
+    if (!session || this.options.wire.expired?.(session.alias)) {
       this.answerStatus(res, facts, 404, {}, "Session not found");
       return;
     }

@@ -16,7 +16,7 @@ import type { ScenarioDef, WireKind } from "./scenario.js";
 import { notRun, scoreRun, type ScenarioResult } from "./score.js";
 import { buildCore, servedRevisions, serveHttp } from "./server.js";
 import { Tape } from "./tape.js";
-import { readTape, writeTape } from "./tape-file.js";
+import { LiveRecording, readTape } from "./tape-file.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const SLOW_TIMEOUT_MS = 120_000;
@@ -93,8 +93,7 @@ async function runOne(
   let end: ClientEnd;
   let tape: Tape;
   if (options.transport === "http") {
-    ({ end, tape } = await runHttp(options, scenario, revisions, env, deadline));
-    await writeTape(file, tape);
+    ({ end, tape } = await runHttp(options, scenario, revisions, env, deadline, file));
   } else {
     rmSync(file, { force: true });
     end = await runStdio(options, scenario, revision, env, deadline, file, work);
@@ -133,6 +132,7 @@ async function runHttp(
   revisions: readonly Revision[],
   env: NodeJS.ProcessEnv,
   deadline: number,
+  file: string,
 ): Promise<{ end: ClientEnd; tape: Tape }> {
   const core = buildCore(scenario, revisions, "http");
   const tape = new Tape({
@@ -143,6 +143,8 @@ async function runHttp(
     scenario: scenario.id,
     ...(revisions.length === 1 ? { revision: revisions[0]! } : {}),
   });
+  const recording = new LiveRecording(file, tape.header);
+  recording.follow(tape);
   const front = serveHttp(core, tape, "/mcp");
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
@@ -155,6 +157,7 @@ async function runHttp(
   const end = await client.finish(deadline);
   front.close();
   await close(server);
+  await recording.close();
   return { end, tape };
 }
 

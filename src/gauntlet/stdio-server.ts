@@ -10,7 +10,7 @@ import { VERSION } from "../version.js";
 import type { ScenarioDef } from "./scenario.js";
 import { buildCore, servedRevisions, serveStdio } from "./server.js";
 import { Tape } from "./tape.js";
-import { AppendingRecording } from "./tape-file.js";
+import { LiveRecording } from "./tape-file.js";
 import { Witness } from "./witness.js";
 
 /** How long the server stays after stdin ends. */
@@ -27,9 +27,9 @@ export function runStdioServer(scenario: ScenarioDef, revisions: readonly Revisi
     scenario: scenario.id,
     ...(revisions.length === 1 ? { revision: revisions[0]! } : {}),
   };
-  const recording = new AppendingRecording(file, header);
+  const recording = new LiveRecording(file, header, true);
   const tape = new Tape(header);
-  tape.sink = (record) => recording.write(record);
+  recording.follow(tape);
   const witness = new Witness(tape, `p${process.pid}`);
   const core = buildCore(scenario, served, "stdio");
   serveStdio(core, process.stdin, process.stdout, witness);
@@ -40,8 +40,7 @@ export function runStdioServer(scenario: ScenarioDef, revisions: readonly Revisi
       if (leaving) return;
       leaving = true;
       witness.event("exit");
-      recording.close();
-      resolve(code);
+      void recording.close().then(() => resolve(code));
     };
     process.stdin.once("end", () => {
       witness.event("stdin_end");

@@ -43,22 +43,21 @@ function put(writer: RecordingWriter, r: TapeRecord): void {
   }
 }
 
-/** Writes the whole tape as a new recording at `path`. */
-export async function writeTape(path: string, tape: Tape): Promise<void> {
-  const writer = new RecordingWriter(createWriteStream(path), writerOptions(tape.header));
-  for (const e of tape.entries) put(writer, e.record);
-  await writer.close();
-}
-
-/** A recording a stdio server appends to as records are made, each on disk before the next. */
-export class AppendingRecording {
-  private readonly fd: number;
+/**
+ * A recording written as the tape is made, so each record's time is when it crossed. `sync`: each
+ * record is on disk before the next (a stdio server killed with SIGKILL has still written all it
+ * saw), appended after what an earlier process wrote.
+ */
+export class LiveRecording {
   private readonly writer: RecordingWriter;
+  private readonly fd: number | undefined;
 
-  constructor(path: string, header: TapeHeader) {
-    this.fd = openSync(path, "a");
-    const fd = this.fd;
-    // synchronous writes: a server killed with SIGKILL has still written all it saw
+  constructor(path: string, header: TapeHeader, sync = false) {
+    if (!sync) {
+      this.writer = new RecordingWriter(createWriteStream(path), writerOptions(header));
+      return;
+    }
+    const fd = (this.fd = openSync(path, "a"));
     const out = new Writable({
       write(chunk: Buffer, _encoding, done) {
         writeSync(fd, chunk);
@@ -68,12 +67,14 @@ export class AppendingRecording {
     this.writer = new RecordingWriter(out, writerOptions(header, statSync(path).size > 0));
   }
 
-  write(record: TapeRecord): void {
-    put(this.writer, record);
+  /** Records what the tape keeps from now on. */
+  follow(tape: Tape): void {
+    tape.sink = (record) => put(this.writer, record);
   }
 
-  close(): void {
-    closeSync(this.fd);
+  async close(): Promise<void> {
+    await this.writer.close();
+    if (this.fd !== undefined) closeSync(this.fd);
   }
 }
 

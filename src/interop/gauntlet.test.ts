@@ -5,10 +5,13 @@
  * flood, send garbage or never exit get a verdict and an ended process. `npm run interop` runs it.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { mcpWire } from "../testkit/cli-child.js";
 import { BAD_CLIENTS, DRIVERS, MODEL_CLIENT, gauntlet, outcomeOf, type Card } from "../testkit/gauntlet.js";
 
 type Outcomes = Record<string, string>;
@@ -38,8 +41,8 @@ const MATRIX: { name: string; args: string[]; earns: Outcomes }[] = [
   {
     name: "mcp-wire model client",
     args: [MODEL_CLIENT],
-    // what mcp-wire/client does not do yet: "" read as the last page, no new session on 404, no subscriptions/listen
-    earns: { empty_cursor: "fail", session_expired: "fail", list_changed: "not_observed" },
+    // what mcp-wire/client does not do yet: no new session on 404, no subscriptions/listen
+    earns: { empty_cursor: "pass", session_expired: "fail", list_changed: "not_observed" },
   },
   {
     name: "SDK v1 Client",
@@ -162,6 +165,78 @@ describe("gauntlet: clients that misbehave get a verdict and an ended process", 
         alive = false;
       }
       assert.equal(alive, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("gauntlet: attach mode", () => {
+  test("--listen serves each scenario at /<scenario>/mcp and the tool-triggered ones on /mcp, and scores them after --sessions", async () => {
+    const listener = mcpWire([
+      "gauntlet",
+      "--json",
+      "--listen",
+      "127.0.0.1:0",
+      "--sessions",
+      "2",
+      "-r",
+      "2025-11-25",
+      "--scenario",
+      "pagination,tool_errors",
+    ]);
+    const base = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL: ${listener.stderr()}`)), 20_000);
+      const poll = setInterval(() => {
+        const m = /listening on (http:\/\/\S+)\/mcp/.exec(listener.stderr());
+        if (m) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      }, 50);
+    });
+    for (const path of ["/pagination/mcp", "/mcp"]) {
+      const client = spawn(process.execPath, [MODEL_CLIENT, `${base}${path}`], { stdio: "ignore" });
+      await new Promise((resolve) => client.once("exit", resolve));
+    }
+    assert.equal(await listener.exit(30_000), 0, listener.stderr());
+    const card = JSON.parse(listener.stdout()) as Card;
+    const outcome = (id: string) => card.scenarios.find((s) => s.id === id)?.outcome;
+    assert.equal(outcome("pagination"), "pass");
+    assert.equal(outcome("tool_errors"), "not_observed");
+    assert.equal(outcome("tool_errors@/mcp"), "pass");
+    assert.equal(outcome("pagination@/mcp"), "not_applicable");
+  });
+
+  test("--stdio-server appends a restarted server's records to one file, and --score judges every process", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
+    try {
+      const file = join(dir, "shutdown.ndjson");
+      const config = join(dir, "mcp.json");
+      const main = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            g: { command: process.execPath, args: [main, "gauntlet", "--stdio-server", "shutdown", "--record", file] },
+          },
+        }),
+      );
+      for (let i = 0; i < 2; i++) {
+        const client = spawn(process.execPath, [MODEL_CLIENT, "--stdio", config], { stdio: "ignore" });
+        await new Promise((resolve) => client.once("exit", resolve));
+      }
+      const processes = new Set(
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter((l) => l.includes('"event":"exit"'))
+          .map((l) => (JSON.parse(l) as { conversation: string }).conversation),
+      );
+      assert.equal(processes.size, 2);
+      const scored = await gauntlet(["--score", file]);
+      assert.equal(scored.code, 0, scored.stdout + scored.stderr);
+      assert.equal(outcomeOf(scored.card, "shutdown.clean"), "pass");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,6 +19,8 @@ export interface Played {
   request?: string;
   /** The client's recorded answer to that request, for `replay`. */
   reply?: string;
+  /** The line of the file it was read from, for `replay --update`. */
+  lineNo?: number;
   /** How long after the message before it the server sent it, in ms (capped): a play keeps the server's pace. */
   gap?: number;
   /** The HTTP exchange it came in, and how. */
@@ -103,7 +105,7 @@ class Builder {
       if (typeof m !== "object" || m === null) continue;
       const text = Array.isArray(value) ? JSON.stringify(m) : r.text;
       if (r.from === "client") this.client(c, st, m as Record<string, unknown>, text, r, lineNo);
-      else this.server(st, m as Record<string, unknown>, text, r, gapOf(before, r.at));
+      else this.server(st, m as Record<string, unknown>, text, r, gapOf(before, r.at), lineNo);
     }
   }
 
@@ -169,8 +171,9 @@ class Builder {
     text: string,
     r: Extract<Recorded, { type: "message" }>,
     gap: number | undefined,
+    lineNo: number,
   ): void {
-    const played: Played = { text };
+    const played: Played = { text, lineNo };
     if (gap !== undefined && gap > 0) played.gap = gap;
     if (r.http?.exchange !== undefined) played.exchange = r.http.exchange;
     if (r.sse) played.sse = r.sse;

@@ -1,0 +1,147 @@
+/**
+ * `mcp-wire replay <recording> -- <server command> | <url>`: sends the recorded requests to a
+ * live server and shows every answer that changed, with its path. Exit 0 when all matched (or
+ * with `--update`, once the file holds the live answers), 1 on a difference, 2 for a usage error
+ * or a bad recording, 3 when the server could not be reached.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { RecordingError } from "../recording/errors.js";
+import type { Difference, Ignore } from "../replay/compare.js";
+import type { ReplayReport } from "../replay/replay.js";
+import { redact } from "../secrets/redact.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
+import { parseHeaders } from "./headers.js";
+import { writeErr, writeOut } from "./output.js";
+import { serverUrl } from "./target-url.js";
+
+export interface ReplayCliOptions {
+  header?: string[];
+  ignore?: string[];
+  skipMethod?: string[];
+  json?: boolean;
+  update?: boolean;
+}
+
+function usage(message: string): number {
+  writeErr(`mcp-wire replay: ${message}\n`);
+  return USAGE_ERROR;
+}
+
+export async function runReplay(file: string, target: readonly string[], opts: ReplayCliOptions): Promise<number> {
+  if (target.length === 0)
+    return usage("say which server: mcp-wire replay <recording> -- <server command> [args…] | <url>");
+  const { parseIgnore } = await import("../replay/compare.js");
+  const ignores: Ignore[] = [];
+  for (const raw of opts.ignore ?? []) {
+    const ig = parseIgnore(raw);
+    if (typeof ig === "string") return usage(ig);
+    ignores.push(ig);
+  }
+  const headers = parseHeaders(opts.header ?? []);
+  if (typeof headers === "string") return usage(headers);
+  const isUrl = target.length === 1 && /^https?:\/\//i.test(target[0]!);
+  if (!isUrl && Object.keys(headers).length > 0)
+    return usage("--header goes with a URL: a stdio server takes no headers");
+  let url: URL | undefined;
+  if (isUrl) {
+    const u = serverUrl(target[0]!);
+    if (!(u instanceof URL)) return usage(u.error);
+    url = u;
+  }
+  const { loadScript } = await import("../mock/script.js");
+  let script;
+  try {
+    script = await loadScript(file);
+  } catch (e) {
+    if (e instanceof RecordingError) return usage(`cannot replay ${e.message}`);
+    throw e;
+  }
+  const { replay } = await import("../replay/replay.js");
+  const { ChildServer } = await import("../transport/child.js");
+  const { StreamableHttpTransport } = await import("../transport/http/client.js");
+  const children: InstanceType<typeof ChildServer>[] = [];
+  const connect = url
+    ? () => new StreamableHttpTransport(url.href, { headers })
+    : () => {
+        const child = new ChildServer(target[0]!, target.slice(1));
+        children.push(child);
+        return child.transport;
+      };
+  let report: ReplayReport;
+  try {
+    report = await replay(script, { connect, ignores, skip: new Set(opts.skipMethod ?? []) });
+  } finally {
+    await Promise.all(children.map((c) => c.shutdown(2000).catch(() => undefined)));
+  }
+  if (opts.json) await writeOut(redact(JSON.stringify(forJson(report))) + "\n");
+  else await writeOut(text(report));
+  if (report.unreachable !== undefined) {
+    writeErr(`mcp-wire replay: the server could not be reached: ${redact(report.unreachable)}\n`);
+    return UNCHECKED;
+  }
+  if (opts.update && report.differences > 0) {
+    update(file, report);
+    writeErr(
+      `mcp-wire replay: ${file} now holds the live answers of ${report.differences} request${report.differences === 1 ? "" : "s"}: review the change before committing it\n`,
+    );
+    return OK;
+  }
+  return report.differences > 0 ? FOUND_PROBLEMS : OK;
+}
+
+/** The report as `--json` prints it: without the live answers kept for `--update`. */
+function forJson(report: ReplayReport): unknown {
+  return {
+    ...report,
+    conversations: report.conversations.map((c) => ({
+      id: c.id,
+      requests: c.requests.map(({ live: _, lineNo: __, ...r }) => r),
+    })),
+  };
+}
+
+function shown(v: unknown): string {
+  return v === undefined ? "(absent)" : redact(JSON.stringify(v));
+}
+
+function diffLines(diffs: readonly Difference[]): string {
+  return diffs.map((d) => `      ${d.path}: recorded ${shown(d.recorded)}, live ${shown(d.live)}\n`).join("");
+}
+
+function text(report: ReplayReport): string {
+  let out = "";
+  for (const c of report.conversations) {
+    const n = c.requests.filter((r) => r.status === "different").length;
+    out += `conversation ${c.id || "1"}: ${c.requests.length} request${c.requests.length === 1 ? "" : "s"}, ${n === 0 ? "all as recorded" : `${n} changed`}\n`;
+    for (const r of c.requests) {
+      const mark = r.status === "equal" ? "✓" : r.status === "different" ? "✗" : "-";
+      out += `  ${mark} ${r.method} ${redact(r.params)}${r.status === "skipped" ? " (skipped)" : r.status === "unrecorded" ? " (no recorded answer)" : ""}\n`;
+      out += diffLines(r.differences);
+    }
+  }
+  out +=
+    report.differences === 0
+      ? "every answer as recorded\n"
+      : `${report.differences} answer${report.differences === 1 ? "" : "s"} changed\n`;
+  return out;
+}
+
+/** Writes the live answers over the recorded ones that differ, into a new file renamed into place. */
+function update(file: string, report: ReplayReport): void {
+  const replace = new Map<number, unknown>();
+  for (const c of report.conversations)
+    for (const r of c.requests) if (r.status === "different" && r.lineNo !== undefined) replace.set(r.lineNo, r.live);
+  const lines = readFileSync(file, "utf8").split("\n");
+  for (const [lineNo, live] of replace) {
+    const record = JSON.parse(lines[lineNo - 1]!) as Record<string, unknown>;
+    const recorded = JSON.parse(record.line as string) as Record<string, unknown>;
+    record.line = redact(JSON.stringify({ jsonrpc: "2.0", id: recorded.id, ...(live as object) }));
+    delete record.base64;
+    record.kind = "error" in (live as object) ? "error" : "result";
+    record.defects = [];
+    lines[lineNo - 1] = JSON.stringify(record);
+  }
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, lines.join("\n"));
+  renameSync(temp, file);
+}

@@ -1,0 +1,109 @@
+/**
+ * `mcp-wire replay`: a recording of a real SDK server (made through `tap --log` by the official
+ * SDK v1 client) sent again to the same server is clean; to a changed server (a tool's schema,
+ * a result, a tool removed) each change shows at its path and the exit is 1; `--update` takes
+ * the live answers in; a server that cannot start is exit 3, a file that is no recording 2.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CLI, within } from "../testkit/mcp-interop.js";
+import { fixture } from "../testkit/tap.js";
+
+const dir = mkdtempSync(join(tmpdir(), "mcp-wire-replay-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const recording = join(dir, "fixture.ndjson");
+const SERVER = [process.execPath, fixture("replay-server.mjs")];
+
+function replay(change: string, ...flags: string[]) {
+  return spawnSync(process.execPath, [CLI, "replay", ...flags, "--", ...SERVER], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, REPLAY_CHANGE: change },
+  });
+}
+
+before(async () => {
+  const client = new Client({ name: "replay-test", version: "1.0.0" });
+  await within(
+    client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "tap", "--log", recording, "--", ...SERVER],
+        stderr: "ignore",
+      }),
+    ),
+    "connect through the tap",
+  );
+  await client.listTools();
+  await client.callTool({ name: "echo", arguments: { text: "hi" } });
+  await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+  await client.close();
+});
+
+describe("replay", () => {
+  test("against the same server: every answer as recorded, exit 0", () => {
+    const r = replay("", recording);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /every answer as recorded/);
+  });
+
+  test("against a changed server: each change at its path, exit 1", () => {
+    const schema = replay("schema", recording);
+    assert.equal(schema.status, 1, schema.stderr);
+    assert.match(
+      schema.stdout,
+      /\/result\/tools\/echo\/inputSchema\/properties\/loud: recorded \(absent\), live \{"type":"boolean"\}/,
+    );
+    const result = replay("result", recording, "--json");
+    assert.equal(result.status, 1, result.stderr);
+    const report = JSON.parse(result.stdout) as {
+      differences: number;
+      conversations: {
+        requests: { method: string; differences: { path: string; recorded?: unknown; live?: unknown }[] }[];
+      }[];
+    };
+    assert.equal(report.differences, 1);
+    assert.deepEqual(
+      report.conversations[0]!.requests.flatMap((r) => r.differences),
+      [{ path: "/result/content/0/text", recorded: "5", live: "6" }],
+    );
+    const removed = replay("removed", recording);
+    assert.equal(removed.status, 1);
+    assert.match(removed.stdout, /\/result\/tools\/add: recorded \{"name":"add"/);
+    assert.match(removed.stdout, /live \(absent\)/);
+  });
+
+  test("--ignore and --skip-method leave out what they name; --update takes the live answers in", () => {
+    assert.equal(replay("result", recording, "--ignore", "tools/call:/content/0/text").status, 0);
+    assert.equal(replay("result", recording, "--skip-method", "tools/call").status, 0);
+    const copy = join(dir, "update.ndjson");
+    writeFileSync(copy, readFileSync(recording));
+    const updated = replay("result", copy, "--update");
+    assert.equal(updated.status, 0, updated.stderr);
+    assert.match(updated.stderr, /review the change/);
+    assert.equal(replay("result", copy).status, 0, "the file now holds the live answers");
+    assert.equal(replay("", copy).status, 1, "and the old server differs from them");
+  });
+
+  test("exit 3 when the server cannot start; 2 for a file that is no recording, or no server named", () => {
+    const missing = spawnSync(process.execPath, [CLI, "replay", recording, "--", "/no/such/server"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(missing.status, 3, missing.stdout + missing.stderr);
+    assert.match(missing.stderr, /could not be reached/);
+    const capture = join(dir, "capture.ndjson");
+    writeFileSync(capture, '{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    const bad = replay("", capture);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /cannot replay .*plain capture/);
+    const none = spawnSync(process.execPath, [CLI, "replay", recording], { encoding: "utf8", timeout: 20_000 });
+    assert.equal(none.status, 2);
+  });
+});
