@@ -214,8 +214,9 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
   test("fifty targets at 420 px and 1280 px: no sideways scroll, every target there, a few screens long", async () => {
     const agg = seedFifty().aggregate();
     const { page, problems, requests } = await open("fifty.html", renderHtml(agg));
-    // screenshots stay after the test, for a person to look at
-    const shots = process.env.REPORT_SCREENSHOTS ?? join(tmpdir(), "mcp-wire-report-screenshots");
+    // screenshots stay after the test only where a person asked for them (REPORT_SCREENSHOTS=DIR);
+    // otherwise they go with the test's own temporary folder
+    const shots = process.env.REPORT_SCREENSHOTS ?? join(dir, "screenshots");
     await mkdir(shots, { recursive: true });
     for (const width of [420, 1280]) {
       await page.setViewportSize({ width, height: 900 });
