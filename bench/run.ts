@@ -13,6 +13,7 @@
 import os from "node:os";
 import { censusBenchmark } from "./census.js";
 import { checkBenchmark } from "./check.js";
+import { clientBenchmark } from "./client.js";
 import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
@@ -34,6 +35,7 @@ import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, t
 const BENCHMARKS: readonly Benchmark[] = [
   decodeBenchmark,
   roundtripBenchmark,
+  clientBenchmark,
   httpBenchmark,
   reportBenchmark,
   serveBenchmark,
