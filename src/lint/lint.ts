@@ -340,7 +340,11 @@ export class Linter {
   private schemaDefects(t: Thread, value: unknown, kind: MessageKind, sender: Sender): Defect[] {
     if (kind === "result" || kind === "error") {
       const method = t.conversation.answeredMethod(value, sender);
-      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method });
+      // an answer to no request seen is a conversation defect already: that its result was judged
+      // by the envelope alone adds nothing here
+      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method }).filter(
+        (d) => d.code !== "schema_envelope_only",
+      );
     }
     return validate(value, { revision: t.revision });
   }
