@@ -13,6 +13,7 @@
 import os from "node:os";
 import { censusBenchmark } from "./census.js";
 import { checkBenchmark } from "./check.js";
+import { clientBenchmark } from "./client.js";
 import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
@@ -25,6 +26,7 @@ import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
 import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
+import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
 import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
@@ -33,6 +35,7 @@ import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, t
 const BENCHMARKS: readonly Benchmark[] = [
   decodeBenchmark,
   roundtripBenchmark,
+  clientBenchmark,
   httpBenchmark,
   reportBenchmark,
   serveBenchmark,
@@ -40,6 +43,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   tapBenchmark,
   lintBenchmark,
   schemaBenchmark,
+  hostileSchemaBenchmark,
   censusBenchmark,
   censusCpuBenchmark,
   censusLatencyBenchmark,

@@ -4,21 +4,9 @@
  * stored text with one digest, and a change in any part of it is a change of digest.
  */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../codec/canonical.js";
 import type { Surface } from "../probe/surface.js";
 import type { SurfaceRecord } from "./store.js";
-
-/** JSON with every object's keys in code-point order: one text per value, whatever order it came in. */
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  const parts: string[] = [];
-  for (const k of keys) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${canonicalJson(v)}`);
-  }
-  return `{${parts.join(",")}}`;
-}
 
 /** A short, stable name for a definition's text (the first 32 hex digits of its SHA-256). */
 export function digestOf(definition: string): string {

@@ -6,6 +6,7 @@
  */
 import { RUN_RULES } from "./sarif.js";
 import { MESSAGE_CHECK_RULES, OWN_RULES, SIGNIN_CHECK_RULES } from "./rules.js";
+import { SURFACE_RULES } from "./surface-rules.js";
 import type { CheckRule } from "./types.js";
 
 const INTRO = `# mcp-wire check
@@ -57,6 +58,8 @@ result is checked too (\`content\` present, \`structuredContent\` valid against 
 | \`--markdown FILE\` | a summary for a CI job page |
 | \`--baseline FILE\` | accept the findings of an earlier check (\`--update-baseline\` or \`--json\`) for now |
 | \`--update-baseline FILE\` | write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked) |
+| \`--surface FILE\` | the surface gate (below): record the server's surface in FILE, or compare with it when FILE exists |
+| \`--update-surface\` | with \`--surface\`: rewrite FILE with what the server lists now (no surface finding this run) |
 | \`--force\` | replace an existing output file mcp-wire did not write |
 
 The output files are written even when the target could not be checked (one failed case saying
@@ -93,6 +96,59 @@ run whatever \`--fail-on\` says, so a baseline only shrinks; the output names th
 rewrites it (this check with \`--update-baseline\`). An entry whose check did not run this time
 (another \`-r\`, \`--skip\`) is neither accepted nor stale.
 
+**The surface gate.** A pull request that renames a tool, adds a required parameter or quietly
+rewrites a description breaks (or turns against) the clients already using the server, and no
+test of the server's own sees it. \`--surface FILE\` records the server's surface — the full
+definition of every tool, resource, resource template and prompt, as the newest revision the
+server speaks lists them, each item's members sorted — the first time (FILE does not exist), and
+compares against it on every later run. It sends no request of its own: the lists are the ones
+the check walks anyway. Commit FILE beside the code:
+
+\`\`\`
+mcp-wire check --stdio --surface mcp-surface.json -- node build/server.js                     # records
+mcp-wire check --stdio --surface mcp-surface.json -- node build/server.js                     # the CI step
+mcp-wire check --stdio --surface mcp-surface.json --update-surface -- node build/server.js    # a change you mean
+\`\`\`
+
+Each difference is a finding whose id starts with \`surface_\` (listed below), with \`subject\` the
+item (\`tool:<name>\`…), \`subjectPath\` the pointer inside its definition, \`revision\` the
+revision that listed it, and \`change\`, \`before\` and \`after\` in \`--json\`:
+
+- \`breaking\` (an error): an item removed or renamed; a required parameter or prompt argument
+  added; a parameter narrowed — fewer types, an enum value removed, a tighter
+  \`minimum\`/\`maximum\`/length/\`pattern\`/\`format\`, \`additionalProperties\` closed; an output
+  field removed;
+- \`risky\` (a warning): a description changed (anywhere in the definition); an annotation changed
+  toward harm (\`readOnlyHint\` true → false, \`destructiveHint\` false → true, read with the
+  spec's defaults); a tool added whose annotations say \`destructiveHint: true\`; any other change
+  no rule classes;
+- \`compatible\` (info): an item added, an optional parameter added, a parameter made optional, a
+  parameter widened, annotations changed toward safety.
+
+\`--update-surface\` rewrites FILE and leaves the exit status to the other findings. A target that
+cannot be checked leaves FILE untouched (exit 3). Baselines, \`--only\` and \`--skip\` apply to
+surface findings as to every other.
+
+**Hidden text.** On every check, with or without \`--surface\`, the names, titles and
+descriptions of every listed item (and the descriptions and property names inside a tool's
+schemas, and a prompt's arguments) are read for what a person does not see and a model reads:
+Unicode tag characters, bidirectional controls, zero-width characters, C0/C1 control characters
+(tab and line breaks aside) and terminal escape sequences (\`description_hidden_text\`, a
+warning; the message spells out what tag characters hide).
+
+**Eras over stdio.** Without \`-r\`, one process is opened as a dual-era client opens it:
+\`server/discover\`, and after a second of silence \`initialize\` beside it. A process that
+answers \`initialize\` is served in the legacy revision it negotiated (2026-07-28 versioning: "an
+\`initialize\` request selects legacy semantics, scoped to the stdio process"), so it is judged in
+that revision only; 2026-07-28 is then checked in a fresh process that gets the whole deadline to
+answer \`server/discover\`. A server that starts slowly (\`npx\`, a JVM) is judged the same
+whatever its start-up time. The server runs in a process group of its own, and the whole group
+(what it forked too) is ended when the check ends.
+
+**What check keeps.** Each session keeps at most 32 MiB of listed definitions and 32 MiB of
+messages to validate; past either, the rest is counted, not judged, and \`kept_over_budget\`
+says so. The report files are written whatever the server sends.
+
 **Exit status.** 0: nothing at or above \`--fail-on\`; 1: something was (or a baseline entry is
 stale); 2: a usage error; 3: the target could not be checked at all (unreachable, not MCP,
 asking for sign-in without credentials, or speaking none of the revisions \`-r\` names; its
@@ -127,7 +183,11 @@ that fault (src/check/breaks.test.ts); an empty list means untested, not harmles
 ## Severity
 
 \`error\`: the server breaks a MUST of the revision (or JSON-RPC 2.0). \`warning\`: a SHOULD, or a
-known trap for real clients. \`info\`: worth knowing.
+known trap for real clients. \`info\`: what the spec allows but some clients trip on (a 406 to a
+request that accepts only JSON), and what only the server's SDK can change (the official
+TypeScript SDK answers a malformed cursor with -32603): said once, naming the SDK. A rule whose
+weight differs by revision is weighed per revision: \`list_failed\` is an error on 2026-07-28,
+where a server that declares a list MUST answer it, and a warning before.
 `;
 
 function revisions(r: CheckRule): string {
@@ -161,6 +221,11 @@ function section(r: CheckRule): string {
 export function checkDocs(): string {
   const groups: [string, string, readonly CheckRule[]][] = [
     ["Checks", "What `check` itself asks of a server.", OWN_RULES],
+    [
+      "The surface gate",
+      "Differences between the recorded surface and the one listed now (`--surface FILE`); the severity is the change's class: breaking an error, risky a warning, compatible info.",
+      SURFACE_RULES,
+    ],
     [
       "Message defects",
       "What the codec finds wrong in a message the server sent (the same defects `mcp-wire lint` reports in a capture).",

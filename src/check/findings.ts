@@ -8,7 +8,7 @@ import type { Severity } from "../codec/defects.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
 import { appliesTo, ruleOf } from "./rules.js";
 import { subjectOf, type Subject } from "./subject.js";
-import type { Finding } from "./types.js";
+import type { Finding, SurfaceChange } from "./types.js";
 
 /** Findings of one rule, revision and method past this many are counted, not kept. */
 const MAX_SAME = 20;
@@ -27,6 +27,10 @@ export interface FindingInput {
   /** The message `path` points into, and its place among the answers to `method`, to tell the subject by. */
   value?: unknown;
   page?: number;
+  /** A surface change: its class, and the value before and after it. */
+  change?: SurfaceChange;
+  before?: unknown;
+  after?: unknown;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -105,6 +109,7 @@ export class Findings {
       spec: rule.spec,
       breaks: rule.breaks ?? [],
       pathIn: r === null ? {} : { [r]: path },
+      ...(input.change ? { change: input.change, before: input.before ?? null, after: input.after ?? null } : {}),
     };
     same.push(made);
     this.problems.set(problem, same);

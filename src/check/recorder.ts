@@ -18,7 +18,7 @@ export interface Received {
 
 /** The most messages, and bytes of them, kept per session: the rest are counted, not validated. */
 const MAX_KEPT = 5000;
-const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+export const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 /** How much of a foreign line is kept to recognise it again. */
 const FOREIGN_START = 200;
 
@@ -29,6 +29,8 @@ export class Recorder {
   /** The start of every foreign line (capped), to tell the codec's defects about the same line. */
   private readonly foreignStarts = new Set<string>();
   count = 0;
+  /** Messages past the cap: counted, not kept (nor validated). */
+  dropped = 0;
   private keptBytes = 0;
   private readonly methods = new Map<RequestId, string>();
   private readonly answers = new Map<string, number>();
@@ -125,7 +127,10 @@ export class Recorder {
   private incoming(text: string): void {
     this.count++;
     // a message too large to keep is not parsed either: the codec has judged it already
-    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) return;
+    if (this.received.length >= MAX_KEPT || this.keptBytes + text.length > MAX_KEPT_BYTES) {
+      this.dropped++;
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -13,6 +13,7 @@
 import { DEFECTS, type DefectCode, type Severity } from "../codec/defects.js";
 import { AUTH_DEFECT_CODES, type AuthDefectCode } from "../auth/types.js";
 import type { Revision } from "../rules/revisions.js";
+import { SURFACE_RULES } from "./surface-rules.js";
 import type { CheckRule } from "./types.js";
 
 const SPEC = "https://modelcontextprotocol.io/specification";
@@ -305,6 +306,25 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/basic/lifecycle#stdio`,
     fix: "Exit when stdin ends (listen for its end event, and let no timer or open handle keep the process alive).",
   },
+  {
+    id: "description_hidden_text",
+    severity: "warning",
+    title: "Names and descriptions hide nothing",
+    rule: "The names, titles and descriptions of tools, resources, resource templates and prompts (and the descriptions and property names inside a tool's schemas) carry no text a person does not see and a model reads: no Unicode tag characters, bidirectional controls, zero-width characters, C0/C1 control characters (tab and line breaks aside) or terminal escape sequences. No MUST names them, but a person approves a server by reading these texts while the model reads every character: hidden text is how a description carries instructions the person never saw.",
+    revisions: "all",
+    spec: `${SPEC}/2025-11-25/server/tools#security-considerations`,
+    fix: "Remove the invisible characters: write every name and description in plain visible text.",
+    example: '"description": "Adds two numbers.\u{E0049}\u{E0067}\u{E006E}…"  (tag characters spelling an instruction)',
+  },
+  {
+    id: "kept_over_budget",
+    severity: "warning",
+    title: "The lists fit in what check keeps",
+    rule: "check keeps at most 32 MiB of listed definitions, and 32 MiB of messages to validate, per session: what a server sends past that is counted, not judged (clients that load a whole list choke on such sizes too).",
+    revisions: "all",
+    spec: `${SPEC}/2025-11-25/server/utilities/pagination`,
+    fix: "List fewer or smaller items (a client loads every page of a list into memory).",
+  },
 ];
 
 /** What a server author changes for each codec defect a server's message can carry. */
@@ -561,7 +581,12 @@ export const MESSAGE_CHECK_RULES: readonly CheckRule[] = Object.entries(MESSAGE_
 );
 export const SIGNIN_CHECK_RULES: readonly CheckRule[] = AUTH_DEFECT_CODES.map(authRule);
 
-export const CHECK_RULES: readonly CheckRule[] = [...OWN_RULES, ...MESSAGE_CHECK_RULES, ...SIGNIN_CHECK_RULES];
+export const CHECK_RULES: readonly CheckRule[] = [
+  ...OWN_RULES,
+  ...SURFACE_RULES,
+  ...MESSAGE_CHECK_RULES,
+  ...SIGNIN_CHECK_RULES,
+];
 
 const BY_ID = new Map(CHECK_RULES.map((r) => [r.id, r]));
 

@@ -14,11 +14,12 @@ import type { ChildServer } from "../transport/child.js";
 import { HttpError } from "../transport/http/error.js";
 import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
-import type { Received, Recorder } from "./recorder.js";
+import { MAX_KEPT_BYTES, type Received, type Recorder } from "./recorder.js";
 import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
-import { readOnlyPass, type OptIns } from "./session.js";
+import { readOnlyPass, type Listed, type OptIns } from "./session.js";
+import { compareSurfaces, surfaceOf, type SurfaceFile } from "./surface-gate.js";
 import type { CheckReport, RevisionOutcome } from "./types.js";
 
 export interface CheckOptions {
@@ -44,6 +45,11 @@ export interface CheckOptions {
   lookup?: LookupFunction;
   /** stdio: told of each process started, so a caller can end it on a signal. */
   onSpawn?: (child: ChildServer) => void;
+  /**
+   * The surface gate: the report carries the surface the newest revision listed (`surface`),
+   * and with `before`, every difference from it is a `surface_*` finding.
+   */
+  surface?: { before?: SurfaceFile };
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -66,6 +72,8 @@ export class Run {
   pages = 0;
   readonly timeout: number;
   readonly optIns: OptIns;
+  /** What the newest revision that opened listed, for the surface gate. */
+  private newest: { revision: Revision; listed: Listed } | undefined;
 
   constructor(
     readonly target: string,
@@ -91,8 +99,10 @@ export class Run {
   /** The pass in an open session, then every message it brought validated. */
   async pass(client: McpClient, revision: Revision, attempt: Attempt): Promise<void> {
     try {
-      const { pages } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
+      const { pages, listed } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
       this.pages += pages;
+      if (!this.newest || REVISIONS.indexOf(revision) > REVISIONS.indexOf(this.newest.revision))
+        this.newest = { revision, listed };
     } catch (e) {
       // a timeout or a closed connection is the server's; anything else is a bug of mcp-wire's own
       if (!(e instanceof ConnectionError)) throw e;
@@ -104,6 +114,11 @@ export class Run {
     }
     this.judgeDefects(attempt, revision, this.stdio);
     this.messages += validateReceived(attempt.recorder.received, revision, this.findings);
+    if (attempt.recorder.dropped > 0)
+      this.findings.add("kept_over_budget", {
+        revision,
+        message: `the server sent more than check keeps (${MAX_KEPT_BYTES / 1024 / 1024} MiB of messages a session): ${attempt.recorder.dropped} messages past it were counted, not validated`,
+      });
   }
 
   /** The codec's defects in what the server sent, each a finding of the rule of its code. */
@@ -154,7 +169,17 @@ export class Run {
     return { class: verdict.class, detail: verdict.detail, message: verdict.advice };
   }
 
+  /** The surface gate, once every revision has been checked. */
+  private gate(): SurfaceFile | undefined {
+    if (!this.options.surface || !this.newest) return undefined;
+    const now = surfaceOf(this.newest.listed, this.newest.revision);
+    const before = this.options.surface.before;
+    if (before) compareSurfaces(before, now, this.findings);
+    return now;
+  }
+
   report(unchecked: CheckReport["unchecked"]): CheckReport {
+    const surface = unchecked === null ? this.gate() : undefined;
     const findings = this.findings.list;
     return redactFresh(
       {
@@ -167,6 +192,7 @@ export class Run {
         ran: this.findings.ran,
         unchecked,
         stale: [],
+        ...(surface ? { surface } : {}),
       },
       this.options.headers,
     );

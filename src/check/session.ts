@@ -12,6 +12,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error
 import { RULES, type Revision } from "../rules/revisions.js";
 import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
+import { judgeHiddenText } from "./hidden-text.js";
 import { conformanceProblems, schemaDialectProblems, schemaUncheckedReason } from "./schema-checks.js";
 import { toolSubject } from "./subject.js";
 
@@ -39,8 +40,40 @@ const LISTS = [
   { method: "prompts/list", key: "prompts", capability: "prompts" },
 ] as const;
 
+/** Bytes of listed items one session keeps at most (as JSON): past it, items are counted, not kept. */
+export const KEEP_BUDGET = 32 * 1024 * 1024;
+
+/** What the server lists, item by item, as this session received it (within the budget). */
+export interface Listed {
+  tools: JsonObject[];
+  resources: JsonObject[];
+  resourceTemplates: JsonObject[];
+  prompts: JsonObject[];
+}
+
 export interface SessionOutcome {
   pages: number;
+  listed: Listed;
+}
+
+/** What one session may still keep, and what it counted without keeping. */
+class Budget {
+  dropped = 0;
+  constructor(private left: number) {}
+
+  /** The items of a page, or none once they would pass the budget (then they are counted). */
+  keep(page: readonly unknown[]): readonly unknown[] {
+    if (page.length === 0) return page;
+    // measured only while under the budget: past it nothing is serialised again
+    const size = this.left > 0 ? JSON.stringify(page).length : Infinity;
+    if (size > this.left) {
+      this.left = 0;
+      this.dropped += page.length;
+      return [];
+    }
+    this.left -= size;
+    return page;
+  }
 }
 
 export async function readOnlyPass(
@@ -53,16 +86,25 @@ export async function readOnlyPass(
   const options = { timeout };
   let pages = 0;
   const caps = client.capabilities;
-  let tools: JsonObject[] = [];
+  const items: Listed = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
   const listed: string[] = [];
+  const budget = new Budget(KEEP_BUDGET);
   for (const list of LISTS) {
     if (caps[list.capability] === undefined) continue;
-    const walked = await walkList(client, revision, list.method, list.key, findings, timeout);
+    const walked = await walkList(client, revision, list.method, list.key, findings, timeout, budget);
     pages += walked.pages;
     if (walked.served) listed.push(list.method);
-    if (list.key === "tools") tools = walked.items.filter(isObject);
+    items[list.key] = walked.items.filter(isObject);
   }
+  findings.checked("kept_over_budget", revision);
+  if (budget.dropped > 0)
+    findings.add("kept_over_budget", {
+      revision,
+      message: `the server lists more than check keeps (${KEEP_BUDGET / 1024 / 1024} MiB of definitions a session): ${budget.dropped} items past it were counted, not judged`,
+    });
+  const tools = items.tools;
   judgeTools(tools, revision, findings);
+  judgeHiddenText(items, revision, findings);
 
   // 2026-07-28 removed ping
   if (RULES[revision].era === "legacy") {
@@ -147,7 +189,7 @@ export async function readOnlyPass(
     await optional(() =>
       tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)),
     );
-  return { pages };
+  return { pages, listed: items };
 }
 
 /**
@@ -202,6 +244,7 @@ async function walkList(
   key: string,
   findings: Findings,
   timeout: number,
+  budget: Budget,
 ): Promise<Walked> {
   const items: unknown[] = [];
   const seen = new Set<string>();
@@ -237,7 +280,7 @@ async function walkList(
     }
     pages++;
     const page = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
-    items.push(...page.slice(0, Math.max(0, 100_000 - items.length)));
+    for (const item of budget.keep(page.slice(0, Math.max(0, 100_000 - items.length)))) items.push(item);
     const next = result.nextCursor;
     if (typeof next !== "string") return { items, pages, served: true };
     if (next === "" && !modern) {

@@ -5,6 +5,7 @@
  */
 import type { Severity } from "../codec/defects.js";
 import type { Revision } from "../rules/revisions.js";
+import type { SurfaceFile } from "./surface-gate.js";
 
 /** A client we have seen fail, in this project's tests, against a server with exactly that fault. */
 export type ClientName = "sdk-v1" | "sdk-v2" | "ai-sdk" | "mcp-remote" | "mcp-proxy" | "fastmcp" | "tmcp";
@@ -60,7 +61,14 @@ export interface Finding {
   readonly breaks: readonly ClientName[];
   /** Set when a `--baseline` entry accepts it: reported, but it does not fail the run. */
   readonly accepted?: true;
+  /** A surface finding's class (`--surface`), with the value at `subjectPath` before and after. */
+  readonly change?: SurfaceChange;
+  readonly before?: unknown;
+  readonly after?: unknown;
 }
+
+/** How a change to a server's surface lands on its clients: an error, a warning, or info. */
+export type SurfaceChange = "breaking" | "risky" | "compatible";
 
 /** What one revision's attempt came to: spoken, refused by the server, or not reached at all. */
 export type RevisionOutcome = "ok" | "refused" | "unsupported" | "failed" | "skipped";
@@ -121,6 +129,8 @@ export interface CheckReport {
   readonly stdio?: StdioEnd | null;
   /** Each `--call`, `--read` and `--get`, per revision, in order. */
   readonly calls?: readonly CallReport[];
+  /** With the surface gate asked for (`--surface`): the surface the newest revision listed. */
+  readonly surface?: SurfaceFile;
 }
 
 /**

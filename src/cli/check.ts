@@ -6,8 +6,8 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { runFails } from "../check/fail-on.js";
+import type { CheckOptions } from "../check/check.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
-import type { CheckOptions } from "../check/run.js";
 import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { cannotWrite } from "./file-errors.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
@@ -42,6 +42,8 @@ export interface CheckCliOptions {
   baseline?: string;
   updateBaseline?: string;
   force?: boolean;
+  surface?: string;
+  updateSurface?: boolean;
   /** `--record FILE`: every message of the check written as a recording. */
   record?: string;
 }
@@ -55,9 +57,12 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   // every file is judged before the server is: a refusal costs the user no check
   const outputs = await prepareOutputs(opts);
   if (typeof outputs === "string") return usage(outputs);
+  const { planSurface, writeSurface } = await import("./check-surface.js");
+  const surface = await planSurface(opts.surface, opts.updateSurface);
+  if (typeof surface === "string") return usage(surface);
 
   // a signal ends a spawned server the way it ends every command's (cli/signals.ts)
-  let report = await runCheckEngine();
+  let report = await runCheckEngine(surface ? { surface: surface.before ? { before: surface.before } : {} } : {});
   if (outputs.baseline) {
     const { applyBaseline } = await import("../check/baseline.js");
     report = applyBaseline(report, outputs.baseline);
@@ -66,6 +71,7 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   let written = await writeOutputs(report, failOn, opts, rewrite);
   // a target not checked says nothing about which findings are gone: the old baseline stays
   if (!written && opts.updateBaseline !== undefined && !report.unchecked) written = await updateBaseline(report, opts);
+  written ??= await writeSurface(surface, report);
   await writeOut(
     opts.json
       ? JSON.stringify(jsonOf(report)) + "\n"
@@ -293,7 +299,7 @@ function jsonOf(r: CheckReport): unknown {
 
 interface Parsed {
   failOn: FailOn;
-  runCheckEngine: () => Promise<CheckReport>;
+  runCheckEngine: (extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>;
 }
 
 async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
@@ -355,9 +361,9 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
   if (!recorded) return { failOn, runCheckEngine: engine };
   return {
     failOn,
-    runCheckEngine: async () => {
+    runCheckEngine: async (extra) => {
       try {
-        return await engine();
+        return await engine(extra);
       } finally {
         await recorded.recording.writer.close();
       }
@@ -386,7 +392,7 @@ async function engineOf(
   common: CheckOptions,
   headers: Record<string, string>,
   env: Record<string, string>,
-): Promise<(() => Promise<CheckReport>) | string> {
+): Promise<((extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>) | string> {
   const { checkHttp, checkStdio } = await import("../check/check.js");
   if (opts.stdio) {
     const [command, ...args] = target;
@@ -398,9 +404,10 @@ async function engineOf(
       if (!s?.isDirectory()) return `--cwd ${JSON.stringify(opts.cwd)} is not a directory`;
     }
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
-    return () =>
+    return (extra) =>
       checkStdio(command, args, {
         ...common,
+        ...extra,
         ...(childEnv ? { env: childEnv } : {}),
         ...(opts.cwd ? { cwd: opts.cwd } : {}),
       });
@@ -417,7 +424,7 @@ async function engineOf(
     return `only http and https URLs can be checked, not ${u.protocol}`;
   if (Object.keys(env).length > 0 || opts.cwd !== undefined)
     return "--env and --cwd are for a stdio server (--stdio -- <command>)";
-  return () => checkHttp(url, { ...common, headers });
+  return (extra) => checkHttp(url, { ...common, ...extra, headers });
 }
 
 /** `NAME` or `NAME=JSON` (the JSON an object of arguments). */

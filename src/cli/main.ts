@@ -140,6 +140,11 @@ program
     "--update-baseline <file>",
     "write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked)",
   )
+  .option(
+    "--surface <file>",
+    "the surface gate: record every tool, resource, template and prompt in FILE, or compare with it when it exists",
+  )
+  .option("--update-surface", "rewrite the --surface file with what the server lists now")
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");

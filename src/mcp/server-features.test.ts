@@ -202,6 +202,48 @@ describe("McpServer features", () => {
     await client.close();
   });
 
+  test("notifications/tasks go to a listen stream that named the task (with the extension declared; without it -32021)", async () => {
+    const s = server();
+    const release = signal();
+    s.tools.define(
+      { name: "job", inputSchema: { type: "object" } },
+      (_args, context) =>
+        context.task(async () => {
+          await release.promise;
+          return text("done");
+        }),
+      { taskSupport: "optional" },
+    );
+    const client = connect(s);
+    const created = await within(client.request<JsonObject>("tools/call", modern({ name: "job" }, TASKS)), "call");
+    const taskId = String(created.taskId);
+    assert.equal(
+      (await errorOf(client.request("subscriptions/listen", modern({ notifications: { taskIds: [taskId] } })))).code,
+      -32021,
+    );
+    const acked = signal();
+    const completed = signal();
+    const tasks: JsonObject[] = [];
+    client.onNotification("notifications/subscriptions/acknowledged", (p) => {
+      assert.deepEqual(p?.notifications, { taskIds: [taskId] });
+      acked.fire();
+    });
+    client.onNotification("notifications/tasks", (p) => {
+      tasks.push(p ?? {});
+      if (p?.status === "completed") completed.fire();
+    });
+    const listen = client.request("subscriptions/listen", modern({ notifications: { taskIds: [taskId] } }, TASKS));
+    await within(acked.promise, "the acknowledgement");
+    release.fire();
+    await within(completed.promise, "notifications/tasks");
+    const last = tasks[tasks.length - 1]!;
+    assert.equal(last.taskId, taskId);
+    assert.deepEqual((last.result as JsonObject).content, [{ type: "text", text: "done" }]);
+    s.close();
+    await within(listen, "the graceful end");
+    await client.close();
+  });
+
   test("tasks on 2025-11-25: a call with `task` gets { task }; tasks/result waits and answers as the call; tasks/list; cancel of a finished task is -32602", async () => {
     const s = server();
     const release = signal();
