@@ -14,6 +14,7 @@ import os from "node:os";
 import { censusBenchmark } from "./census.js";
 import { checkBenchmark } from "./check.js";
 import { surfaceBenchmark } from "./surface.js";
+import { clientBenchmark } from "./client.js";
 import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
 import { censusLatencyBenchmark } from "./census-latency.js";
@@ -26,6 +27,7 @@ import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
 import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
+import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
 import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
@@ -34,6 +36,7 @@ import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, t
 const BENCHMARKS: readonly Benchmark[] = [
   decodeBenchmark,
   roundtripBenchmark,
+  clientBenchmark,
   httpBenchmark,
   reportBenchmark,
   serveBenchmark,
@@ -41,6 +44,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   tapBenchmark,
   lintBenchmark,
   schemaBenchmark,
+  hostileSchemaBenchmark,
   censusBenchmark,
   censusCpuBenchmark,
   censusLatencyBenchmark,

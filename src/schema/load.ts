@@ -41,11 +41,34 @@ const ALL_ERRORS_MAX_CHARS = 1024;
 
 /** Whether collecting every error of `value` is affordable (see `ErrorMode`). */
 export function collectEveryError(value: unknown): boolean {
-  try {
-    return (JSON.stringify(value)?.length ?? 0) <= ALL_ERRORS_MAX_CHARS;
-  } catch {
-    return false; // not JSON at all (a cycle, a BigInt): the first error says enough
+  return typeof value === "string" ? value.length <= ALL_ERRORS_MAX_CHARS : jsonSizeAtMost(value, ALL_ERRORS_MAX_CHARS);
+}
+
+/**
+ * Whether `value` as JSON text is about `limit` characters or fewer, walking no more of it than
+ * that (strings counted without their escapes): the answer for a megabyte costs what a kilobyte does.
+ */
+function jsonSizeAtMost(value: unknown, limit: number): boolean {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") size += v.length + 2;
+    else if (typeof v === "number" || typeof v === "boolean" || v === null) size += 5;
+    else if (Array.isArray(v)) {
+      size += 1 + v.length;
+      for (let i = 0; i < v.length && size <= limit; i++) stack.push(v[i]);
+    } else if (typeof v === "object") {
+      size += 2;
+      for (const key in v) {
+        size += key.length + 4;
+        if (size > limit) return false;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    } else return false; // not JSON at all (a BigInt, a function): the first error says enough
+    if (size > limit) return false;
   }
+  return true;
 }
 
 const SCHEMA_DIR = new URL("../../../schema/", import.meta.url);
