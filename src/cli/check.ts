@@ -19,6 +19,7 @@ import { shellQuote } from "../probe/repro.js";
 import { REDACTED, redact } from "../secrets/redact.js";
 import { printable } from "../codec/printable.js";
 import { keyWords } from "../check/baseline.js";
+import { endWords } from "../check/stdio-end.js";
 import { HOMEPAGE, VERSION } from "../version.js";
 
 export interface CheckCliOptions {
@@ -293,7 +294,17 @@ function jsonOf(r: CheckReport): unknown {
     unchecked: r.unchecked,
     stale: r.stale,
     ...(r.stdio ? { stdio: r.stdio } : {}),
-    ...(r.calls && r.calls.length > 0 ? { calls: r.calls } : {}),
+    ...(r.calls && r.calls.length > 0
+      ? {
+          calls: r.calls.map(({ kind, name, revision, outcome, elapsedMs }) => ({
+            kind,
+            name,
+            revision,
+            outcome,
+            elapsedMs,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -476,6 +487,17 @@ function render(
       `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`,
       `  ${printable(r.unchecked.message)}`,
     );
+    if (r.stdio) {
+      lines.push(`  ${endWords(r.stdio)}${r.stdio.stderrTail ? "; its stderr ends:" : "; it wrote nothing to stderr"}`);
+      for (const line of r.stdio.stderrTail.split("\n").filter((l) => l !== "")) lines.push(`    ${printable(line)}`);
+    }
+  }
+  if (r.calls && r.calls.length > 0) {
+    lines.push("");
+    for (const c of r.calls)
+      lines.push(
+        `  --${c.kind} ${printable(c.name)} [${c.revision}]: ${printable(c.outcome)}${c.outcome === "not listed" ? "" : ` (${c.elapsedMs} ms)`}`,
+      );
   }
   const order = { error: 0, warning: 1, info: 2 } as const;
   const sorted = [...r.findings].sort((a, b) => order[a.severity] - order[b.severity]);
