@@ -13,7 +13,7 @@ import { ChildServer } from "../transport/child.js";
 import { Recorder } from "./recorder.js";
 import { settlesWithin } from "../peer/within.js";
 import { DEFAULT_EXIT_WAIT, Run, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
-import type { CheckReport, RevisionOutcome } from "./types.js";
+import type { CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 /** How long `server/discover` goes unanswered in the detection before `initialize` is sent beside it. */
 const DETECTION_PROBE_MS = 1000;
@@ -81,7 +81,7 @@ class StdioCheck {
    * the discover answer, for the modern revisions the server does not speak.
    */
   private async detect(): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true), defects: [] };
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
     try {
@@ -128,7 +128,7 @@ class StdioCheck {
 
   /** A fresh process that speaks exactly `revision`, with the whole deadline for each answer. */
   private async speak(revision: Revision): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true), defects: [] };
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
     try {
@@ -189,6 +189,8 @@ class StdioCheck {
   /** The report; when no revision opened, probe says why while the servers' exits are timed. */
   private async conclude(): Promise<CheckReport> {
     const anyOk = Object.values(this.run.revisions).includes("ok");
+    // how the last server started ended, read before the exits are timed (which end it ourselves)
+    const end = anyOk ? null : this.endOf(this.children.at(-1));
     const [verdict] = await Promise.all([
       anyOk
         ? undefined
@@ -199,6 +201,14 @@ class StdioCheck {
           }),
       Promise.all(this.exits),
     ]);
-    return this.run.report(this.run.unchecked(verdict));
+    return this.run.report(this.run.unchecked(verdict), end);
+  }
+
+  /** A server that opened no revision: its exit status or signal (null, null: still running, it never answered) and its stderr's end. */
+  private endOf(child: ChildServer | undefined): StdioEnd | null {
+    if (!child) return null;
+    const status = child.status;
+    if (status?.error) return null;
+    return { exitCode: status?.code ?? null, signal: status?.signal ?? null, stderrTail: child.redactedStderr() };
   }
 }

@@ -179,6 +179,38 @@ describe("check over HTTP: the zoo", () => {
     assert.ok(!asked.includes("tools/call"));
   });
 
+  test("each --call, --read and --get is reported; a name the server does not list is call_target_unknown, never sent", async () => {
+    const r = await checkHttp(zoo.url("healthy"), {
+      revisions: ["2025-11-25"],
+      optIns: {
+        calls: [
+          { name: "echo", args: { text: "hi" } },
+          { name: "nope", args: {} },
+        ],
+        gets: [{ name: "nope", args: {} }],
+        reads: ["zoo://readme"],
+      },
+    });
+    assert.deepEqual(
+      r.findings.map((f) => [f.id, f.severity, f.subject, f.method]),
+      [
+        ["call_target_unknown", "error", "tool:nope", "tools/call"],
+        ["call_target_unknown", "error", "prompt:nope", "prompts/get"],
+      ],
+    );
+    assert.deepEqual(
+      (r.calls ?? []).map((c) => [c.kind, c.name, c.revision, c.outcome]),
+      [
+        ["call", "echo", "2025-11-25", "ok"],
+        ["call", "nope", "2025-11-25", "not listed"],
+        ["read", "zoo://readme", "2025-11-25", "ok"],
+        ["get", "nope", "2025-11-25", "not listed"],
+      ],
+    );
+    assert.ok((r.calls ?? []).every((c) => c.elapsedMs >= 0 && c.elapsedMs < 60_000));
+    assert.equal(exitStatus(r, "error"), 1);
+  });
+
   test("a list that never ends is followed to the cap of 1,000 pages, and no further", async () => {
     const r = await checkHttp(zoo.url("pagination-endless"), { revisions: ["2025-06-18"] });
     assertCase(r, {

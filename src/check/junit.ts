@@ -8,6 +8,7 @@
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
 import { failing } from "./fail-on.js";
+import { endText, endWords } from "./stdio-end.js";
 import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
 
 export interface JunitOptions {
@@ -57,9 +58,21 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
     failures++;
     const u = report.unchecked;
     parts.push(
-      `    <testcase classname="mcp-wire.check" name="the target can be checked"><failure type="${attr(u.class)}" message="${attr(u.message)}">${text(
-        `${u.message}\nclass: ${u.class}\ndetail: ${u.detail}`,
+      `    <testcase classname="mcp-wire.check" name="the target can be checked"><failure type="${attr(u.class)}" message="${attr(report.stdio ? `${u.message} (${endWords(report.stdio)})` : u.message)}">${text(
+        `${u.message}\nclass: ${u.class}\ndetail: ${u.detail}${report.stdio ? `\n\n${endText(report.stdio)}` : ""}`,
       )}</failure></testcase>`,
+    );
+  }
+  for (const c of report.calls ?? []) {
+    const ok = c.outcome === "ok" || c.outcome === "tool error" || c.outcome.startsWith("error ");
+    if (!ok && c.outcome !== "not listed") failures++;
+    const name = `--${c.kind} ${c.name} (${c.revision})`;
+    parts.push(
+      `    <testcase classname="mcp-wire.check.${c.revision}" name="${attr(name)}" time="${seconds(c.elapsedMs)}">${
+        ok || c.outcome === "not listed"
+          ? `<system-out>${text(c.outcome)}</system-out>`
+          : `<failure type="opt_in_failed" message="${attr(c.outcome)}">${text(c.outcome)}</failure>`
+      }</testcase>`,
     );
   }
   const rewrite = options.rewrite

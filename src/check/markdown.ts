@@ -9,6 +9,7 @@ import { printable } from "../codec/printable.js";
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
 import { failing } from "./fail-on.js";
+import { endWords } from "./stdio-end.js";
 import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
 
 export interface MarkdownOptions {
@@ -52,6 +53,27 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
     `${tally}${accepted.length > 0 ? ` (${accepted.length} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`,
     "",
   );
+
+  if (report.stdio) {
+    const tail = report.stdio.stderrTail;
+    out.push(`${text(endWords(report.stdio))}${tail ? "; its stderr ends:" : "; it wrote nothing to stderr."}`, "");
+    if (tail) {
+      // a fenced block shows its text as it is, with no markup: the fence outruns any backticks in it
+      const shown = tail
+        .replace(/\r/g, "")
+        .split("\n")
+        .map((l) => printable(l))
+        .join("\n");
+      const fence = "`".repeat(Math.max(3, ...(shown.match(/`+/g) ?? []).map((t) => t.length + 1)));
+      out.push(fence, shown, fence, "");
+    }
+  }
+  if (report.calls && report.calls.length > 0) {
+    out.push("| asked | revision | outcome |", "| --- | --- | --- |");
+    for (const c of report.calls.slice(0, maxRows))
+      out.push(`| ${code(`--${c.kind}`)} ${text(c.name)} | ${code(c.revision)} | ${text(c.outcome)} |`);
+    out.push("");
+  }
 
   const revisions = Object.entries(report.revisions);
   if (revisions.length > 0) {

@@ -277,6 +277,16 @@ const OWN: readonly CheckRule[] = [
     breaks: ["sdk-v2", "ai-sdk"],
   },
   {
+    id: "call_target_unknown",
+    severity: "error",
+    title: "What --call, --read and --get name is listed",
+    rule: "A tool named by --call, a prompt named by --get, and a resource named by --read (on a server without resource templates) is one the server lists; otherwise it is not sent, and the run says so rather than passing in silence.",
+    revisions: "all",
+    spec: `${SPEC}/2025-11-25/server/tools#listing-tools`,
+    fix: "Name a tool, prompt or resource the server lists (check the spelling), or list the one the server serves.",
+    example: "mcp-wire check --call serach_notes … (the server lists search_notes)",
+  },
+  {
     id: "tool_structured_content_invalid",
     severity: "error",
     title: "structuredContent conforms to the tool's outputSchema",

@@ -15,13 +15,16 @@ import { HttpError } from "../transport/http/error.js";
 import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
 import { MAX_KEPT_BYTES, type Received, type Recorder } from "./recorder.js";
+import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
 import { readOnlyPass, type Listed, type OptIns } from "./session.js";
 import { compareSurfaces, surfaceOf, type SurfaceFile } from "./surface-gate.js";
-import type { CheckReport, RevisionOutcome } from "./types.js";
+import type { CallReport, CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 export interface CheckOptions {
+  /** Every message of every connection also written to this recording (`check --record`). */
+  record?: ConnectionsRecording;
   /** Sent with every HTTP request (credentials): never printed or stored. */
   headers?: Record<string, string>;
   /** The deadline of each step: opening one revision, each request. Default 10,000 ms. */
@@ -67,6 +70,8 @@ export class Run {
   revisions: Partial<Record<Revision, RevisionOutcome>> = {};
   messages = 0;
   pages = 0;
+  /** Each `--call`, `--read` and `--get`, as it went. */
+  readonly calls: CallReport[] = [];
   readonly timeout: number;
   readonly optIns: OptIns;
   /** What the newest revision that opened listed, for the surface gate. */
@@ -77,6 +82,15 @@ export class Run {
     readonly options: CheckOptions,
     readonly stdio: boolean,
   ) {
+    // a misspelt id would select nothing and pass as an empty check
+    for (const [name, ids] of [
+      ["only", options.only],
+      ["skip", options.skip],
+    ] as const) {
+      const unknown = ids?.find((id) => !isRuleId(id));
+      if (unknown !== undefined)
+        throw new RangeError(`${name}: no check is named ${JSON.stringify(unknown)} (CHECK_RULES lists every id)`);
+    }
     this.findings = new Findings(selection(options.only, options.skip));
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
     this.optIns = {
@@ -96,7 +110,14 @@ export class Run {
   /** The pass in an open session, then every message it brought validated. */
   async pass(client: McpClient, revision: Revision, attempt: Attempt): Promise<void> {
     try {
-      const { pages, listed } = await readOnlyPass(client, revision, this.findings, this.optIns, this.timeout);
+      const { pages, listed } = await readOnlyPass(
+        client,
+        revision,
+        this.findings,
+        this.optIns,
+        this.timeout,
+        this.calls,
+      );
       this.pages += pages;
       if (!this.newest || REVISIONS.indexOf(revision) > REVISIONS.indexOf(this.newest.revision))
         this.newest = { revision, listed };
@@ -175,7 +196,7 @@ export class Run {
     return now;
   }
 
-  report(unchecked: CheckReport["unchecked"]): CheckReport {
+  report(unchecked: CheckReport["unchecked"], stdio: StdioEnd | null = null): CheckReport {
     const surface = unchecked === null ? this.gate() : undefined;
     const findings = this.findings.list;
     return redactFresh(
@@ -189,6 +210,8 @@ export class Run {
         ran: this.findings.ran,
         unchecked,
         stale: [],
+        ...(stdio ? { stdio } : {}),
+        ...(this.calls.length > 0 ? { calls: this.calls } : {}),
         ...(surface ? { surface } : {}),
       },
       this.options.headers,

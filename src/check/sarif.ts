@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import type { Severity } from "../codec/defects.js";
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
+import { endText } from "./stdio-end.js";
 import type { BaselineKey, CheckReport, CheckRule, Finding } from "./types.js";
 
 export const SARIF_SCHEMA =
@@ -132,10 +133,19 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
       ruleId: "unchecked",
       ruleIndex: ruleIndex("unchecked", () => runRule("unchecked")),
       level: "error",
-      message: { text: plain(`${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})`) },
+      message: {
+        text: plain(
+          `${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})${report.stdio ? ` ${endText(report.stdio)}` : ""}`,
+        ),
+      },
       locations: at,
       partialFingerprints: fingerprint(["unchecked", u.class, u.detail]),
-      properties: { target: report.target, class: u.class, detail: u.detail },
+      properties: {
+        target: report.target,
+        class: u.class,
+        detail: u.detail,
+        ...(report.stdio ? { stdio: report.stdio } : {}),
+      },
     });
   }
   // a stale entry is good news that the baseline must catch up with: a note, never an alert
@@ -189,6 +199,7 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
           revisions: report.revisions,
           checked: report.checked,
           elapsedMs: report.elapsedMs,
+          ...(report.calls && report.calls.length > 0 ? { calls: report.calls } : {}),
         },
       },
     ],

@@ -12,6 +12,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error
 import { RULES, type Revision } from "../rules/revisions.js";
 import { quote } from "../codec/defects.js";
 import type { Findings } from "./findings.js";
+import type { CallReport } from "./types.js";
 import { judgeHiddenText } from "./hidden-text.js";
 import { conformanceProblems, schemaDialectProblems, schemaUncheckedReason } from "./schema-checks.js";
 import { toolSubject } from "./subject.js";
@@ -82,6 +83,7 @@ export async function readOnlyPass(
   findings: Findings,
   optIns: OptIns,
   timeout: number,
+  calls: CallReport[] = [],
 ): Promise<SessionOutcome> {
   const options = { timeout };
   let pages = 0;
@@ -182,14 +184,80 @@ export async function readOnlyPass(
     }
   }
 
-  for (const call of optIns.calls) await callTool(client, revision, call, tools, findings, timeout);
-  for (const uri of optIns.reads)
-    await optional(() => tagged("resources/read", client.request("resources/read", { uri }, options)));
-  for (const get of optIns.gets)
-    await optional(() =>
+  const named = (key: "tools" | "prompts" | "resources", member: string) =>
+    new Set((items[key] ?? []).map((i) => i[member]).filter((v): v is string => typeof v === "string"));
+  const optIn = new OptIn(revision, findings, calls);
+  const toolNames = named("tools", "name");
+  for (const call of optIns.calls) {
+    if (!optIn.listed("call", call.name, toolNames.has(call.name))) continue;
+    await optIn.timed("call", call.name, () => callTool(client, revision, call, tools, findings, timeout));
+  }
+  // a resource a template serves need not be listed: only a server with no templates is held to its list
+  const uris = named("resources", "uri");
+  const templated = (items.resourceTemplates ?? []).length > 0;
+  for (const uri of optIns.reads) {
+    if (!optIn.listed("read", uri, uris.has(uri) || templated)) continue;
+    await optIn.timed("read", uri, () => tagged("resources/read", client.request("resources/read", { uri }, options)));
+  }
+  const promptNames = named("prompts", "name");
+  for (const get of optIns.gets) {
+    if (!optIn.listed("get", get.name, promptNames.has(get.name))) continue;
+    await optIn.timed("get", get.name, () =>
       tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)),
     );
+  }
   return { pages, listed: items };
+}
+
+const KIND_WORDS = {
+  call: ["tool", "tools/call", "tools/list"],
+  read: ["resource", "resources/read", "resources/list"],
+  get: ["prompt", "prompts/get", "prompts/list"],
+} as const;
+
+/** What the user asked to call, read or get: each reported with its outcome, a name not listed a finding. */
+class OptIn {
+  constructor(
+    private readonly revision: Revision,
+    private readonly findings: Findings,
+    private readonly calls: CallReport[],
+  ) {}
+
+  /** False (and the finding, and the report) when the server does not list `name`: it is not sent. */
+  listed(kind: CallReport["kind"], name: string, listed: boolean): boolean {
+    this.findings.checked("call_target_unknown", this.revision);
+    if (listed) return true;
+    const [noun, method, list] = KIND_WORDS[kind];
+    this.findings.add("call_target_unknown", {
+      revision: this.revision,
+      method,
+      about: {
+        subject: `${kind === "call" ? "tool" : kind === "get" ? "prompt" : "resource"}:${name}`,
+        subjectPath: null,
+      },
+      message: `--${kind} names the ${noun} ${quote(name, 80)}, which ${list} does not list: it was not sent`,
+    });
+    this.calls.push({ kind, name, revision: this.revision, outcome: "not listed", elapsedMs: 0 });
+    return false;
+  }
+
+  /** Sends it, and reports what came of it: ok, the server's error, or why it failed (then rethrown). */
+  async timed(kind: CallReport["kind"], name: string, send: () => Promise<unknown>): Promise<void> {
+    const started = Date.now();
+    const report = (outcome: string) =>
+      this.calls.push({ kind, name, revision: this.revision, outcome, elapsedMs: Date.now() - started });
+    try {
+      const result = await send();
+      report(kind === "call" && (result as { isError?: unknown } | undefined)?.isError === true ? "tool error" : "ok");
+    } catch (e) {
+      if (e instanceof ResponseError) {
+        report(`error ${e.code} ${quote(e.message, 80)}`);
+        return;
+      }
+      report(`failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+      throw e;
+    }
+  }
 }
 
 /**
@@ -218,15 +286,6 @@ function tagged<T>(method: string, p: Promise<T>): Promise<T> {
       (e as { checkMethod?: string }).checkMethod ??= method;
     throw e;
   });
-}
-
-/** A request the user asked for: an error it gets is the server's answer (validated with the rest), not a failure of the check. */
-async function optional(send: () => Promise<unknown>): Promise<void> {
-  try {
-    await send();
-  } catch (e) {
-    if (!(e instanceof ResponseError)) throw e;
-  }
 }
 
 interface Walked {
@@ -414,14 +473,8 @@ async function callTool(
   tools: readonly JsonObject[],
   findings: Findings,
   timeout: number,
-): Promise<void> {
-  let result: JsonObject;
-  try {
-    result = await tagged("tools/call", client.callTool(call.name, call.args, { timeout }));
-  } catch (e) {
-    if (e instanceof ResponseError) return;
-    throw e;
-  }
+): Promise<JsonObject> {
+  const result = await tagged("tools/call", client.callTool(call.name, call.args, { timeout }));
   findings.checked("tool_result_no_content", revision);
   if (!Array.isArray(result.content))
     findings.add("tool_result_no_content", {
@@ -433,7 +486,7 @@ async function callTool(
     });
   const tool = tools.find((t) => t.name === call.name);
   const outputSchema = tool?.outputSchema;
-  if (!isObject(outputSchema) || result.isError === true) return;
+  if (!isObject(outputSchema) || result.isError === true) return result;
   findings.checked("tool_structured_content_invalid", revision);
   if (result.structuredContent === undefined) {
     findings.add("tool_structured_content_invalid", {
@@ -443,7 +496,7 @@ async function callTool(
       about: toolSubject(call.name, "/result/structuredContent"),
       message: `${JSON.stringify(call.name)} declares an outputSchema but its result has no structuredContent`,
     });
-    return;
+    return result;
   }
   for (const p of conformanceProblems(outputSchema, result.structuredContent, revision).slice(0, 5)) {
     findings.add("tool_structured_content_invalid", {
@@ -454,4 +507,5 @@ async function callTool(
       message: `${JSON.stringify(call.name)}'s structuredContent does not match its outputSchema: ${p.message}`,
     });
   }
+  return result;
 }

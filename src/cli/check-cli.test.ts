@@ -229,6 +229,37 @@ describe("mcp-wire check", () => {
     assert.equal(readFileSync(baseline, "utf8"), before);
   });
 
+  test("a stdio server that dies says why in every output: its exit status and the end of its stderr", async () => {
+    const repo = mkdtempSync(join(dir, "dead-"));
+    writeFileSync(join(repo, "README.md"), "# server\n");
+    const dead = [
+      "--stdio",
+      "--",
+      process.execPath,
+      "-e",
+      "console.error('Error: Cannot find module \\'/srv/build/nope.js\\''); process.exit(1)",
+    ];
+    const files = ["d.xml", "d.sarif", "d.md"].map((f) => join(repo, f));
+    const r = await run(
+      ["check", "--timeout", "5000", "--junit", files[0]!, "--sarif", files[1]!, "--markdown", files[2]!, ...dead],
+      repo,
+    );
+    assert.equal(r.status, 3, r.stderr);
+    assert.match(
+      r.stdout,
+      /the server exited with status 1; its stderr ends:\n {4}Error: Cannot find module '\/srv\/build\/nope\.js'/,
+    );
+    for (const file of files) assert.match(readFileSync(file, "utf8"), /Cannot find module/, file);
+    assert.match(readFileSync(files[0]!, "utf8"), /exited with status 1/);
+    const json = await run(["check", "--json", "--timeout", "5000", ...dead]);
+    assert.equal(json.status, 3);
+    assert.deepEqual((JSON.parse(json.stdout) as { stdio: unknown }).stdio, {
+      exitCode: 1,
+      signal: null,
+      stderrTail: "Error: Cannot find module '/srv/build/nope.js'",
+    });
+  });
+
   test("explain prints a finding's page from the package; an unknown id is a usage error", async () => {
     const page = await run(["explain", "tool_name_format"]);
     assert.equal(page.status, 0, page.stderr);

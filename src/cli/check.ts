@@ -8,6 +8,8 @@ import type { JsonObject } from "../codec/message.js";
 import { runFails } from "../check/fail-on.js";
 import type { CheckOptions } from "../check/check.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
+import type { ConnectionsRecording } from "../recording/record-transport.js";
+import { cannotWrite } from "./file-errors.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
@@ -17,6 +19,7 @@ import { shellQuote } from "../probe/repro.js";
 import { REDACTED, redact } from "../secrets/redact.js";
 import { printable } from "../codec/printable.js";
 import { keyWords } from "../check/baseline.js";
+import { endWords } from "../check/stdio-end.js";
 import { HOMEPAGE, VERSION } from "../version.js";
 
 export interface CheckCliOptions {
@@ -42,6 +45,8 @@ export interface CheckCliOptions {
   force?: boolean;
   surface?: string;
   updateSurface?: boolean;
+  /** `--record FILE`: every message of the check written as a recording. */
+  record?: string;
 }
 
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
@@ -289,7 +294,17 @@ function jsonOf(r: CheckReport): unknown {
     unchecked: r.unchecked,
     stale: r.stale,
     ...(r.stdio ? { stdio: r.stdio } : {}),
-    ...(r.calls && r.calls.length > 0 ? { calls: r.calls } : {}),
+    ...(r.calls && r.calls.length > 0
+      ? {
+          calls: r.calls.map(({ kind, name, revision, outcome, elapsedMs }) => ({
+            kind,
+            name,
+            revision,
+            outcome,
+            elapsedMs,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -346,6 +361,49 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     ...(skip.length > 0 ? { skip } : {}),
     optIns: { calls, gets, reads: opts.read ?? [] },
   };
+  const recorded = opts.record !== undefined ? await openRecording(opts.record, opts.stdio === true) : undefined;
+  if (typeof recorded === "string") return recorded;
+  if (recorded) Object.assign(common, { record: recorded.recording });
+  const engine = await engineOf(target, opts, common, headers, env);
+  if (typeof engine === "string") {
+    await recorded?.recording.writer.close();
+    return engine;
+  }
+  if (!recorded) return { failOn, runCheckEngine: engine };
+  return {
+    failOn,
+    runCheckEngine: async (extra) => {
+      try {
+        return await engine(extra);
+      } finally {
+        await recorded.recording.writer.close();
+      }
+    },
+  };
+}
+
+/** `--record FILE`: the recording every connection of the check is written to. */
+async function openRecording(file: string, stdio: boolean): Promise<{ recording: ConnectionsRecording } | string> {
+  const { createWriteStream } = await import("node:fs");
+  const { RecordingWriter } = await import("../recording/writer.js");
+  const { ConnectionsRecording } = await import("../recording/record-transport.js");
+  const out = createWriteStream(file);
+  const opened = await new Promise<Error | null>((resolve) =>
+    out.once("open", () => resolve(null)).once("error", resolve),
+  );
+  if (opened) return cannotWrite(file, opened);
+  const writer = new RecordingWriter(out, { transport: stdio ? "stdio" : "streamable-http", scenario: "check" });
+  return { recording: new ConnectionsRecording(writer) };
+}
+
+/** The check to run on `target`, or what is wrong with the command line. */
+async function engineOf(
+  target: string[],
+  opts: CheckCliOptions,
+  common: CheckOptions,
+  headers: Record<string, string>,
+  env: Record<string, string>,
+): Promise<((extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>) | string> {
   const { checkHttp, checkStdio } = await import("../check/check.js");
   if (opts.stdio) {
     const [command, ...args] = target;
@@ -357,16 +415,13 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
       if (!s?.isDirectory()) return `--cwd ${JSON.stringify(opts.cwd)} is not a directory`;
     }
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
-    return {
-      failOn,
-      runCheckEngine: (extra) =>
-        checkStdio(command, args, {
-          ...common,
-          ...extra,
-          ...(childEnv ? { env: childEnv } : {}),
-          ...(opts.cwd ? { cwd: opts.cwd } : {}),
-        }),
-    };
+    return (extra) =>
+      checkStdio(command, args, {
+        ...common,
+        ...extra,
+        ...(childEnv ? { env: childEnv } : {}),
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      });
   }
   const url = target[0];
   if (!url || target.length > 1) return "check needs one URL, or --stdio -- <command> [args…]";
@@ -380,7 +435,7 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     return `only http and https URLs can be checked, not ${u.protocol}`;
   if (Object.keys(env).length > 0 || opts.cwd !== undefined)
     return "--env and --cwd are for a stdio server (--stdio -- <command>)";
-  return { failOn, runCheckEngine: (extra) => checkHttp(url, { ...common, ...extra, headers }) };
+  return (extra) => checkHttp(url, { ...common, ...extra, headers });
 }
 
 /** `NAME` or `NAME=JSON` (the JSON an object of arguments). */
@@ -432,6 +487,17 @@ function render(
       `  ${paint("red", `✗ could not be checked: ${r.unchecked.class} (${r.unchecked.detail})`, colour)}`,
       `  ${printable(r.unchecked.message)}`,
     );
+    if (r.stdio) {
+      lines.push(`  ${endWords(r.stdio)}${r.stdio.stderrTail ? "; its stderr ends:" : "; it wrote nothing to stderr"}`);
+      for (const line of r.stdio.stderrTail.split("\n").filter((l) => l !== "")) lines.push(`    ${printable(line)}`);
+    }
+  }
+  if (r.calls && r.calls.length > 0) {
+    lines.push("");
+    for (const c of r.calls)
+      lines.push(
+        `  --${c.kind} ${printable(c.name)} [${c.revision}]: ${printable(c.outcome)}${c.outcome === "not listed" ? "" : ` (${c.elapsedMs} ms)`}`,
+      );
   }
   const order = { error: 0, warning: 1, info: 2 } as const;
   const sorted = [...r.findings].sort((a, b) => order[a.severity] - order[b.severity]);

@@ -133,7 +133,7 @@ export class ChildServer {
   }
 
   /** The last lines of stderr, as an error may show them: secrets redacted. */
-  private redactedStderr(): string {
+  redactedStderr(): string {
     return redact(lastLines(this.stderrTail(), STDERR_LINES, STDERR_CHARS), this.secretEnv);
   }
 
