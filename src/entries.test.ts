@@ -50,7 +50,6 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "describeError",
     "encode",
     "isRevision",
-    "revisionEvidence",
     "rulesFor",
     "schemaProblems",
     "severityOf",
@@ -88,7 +87,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "encodeHeaderValue",
   ],
   "mcp-wire/auth": ["AUTH_DEFECT_CODES", "AUTH_STEPS", "AUTH_VERDICTS", "parseChallenges", "walkAuth"],
-  "mcp-wire/lint": ["LineSplitter", "Linter", "lintStream", "summaryLine"],
+  "mcp-wire/lint": ["LineSplitter", "Linter", "lintStream", "revisionEvidence", "summaryLine"],
   "mcp-wire/check": ["CHECK_RULES", "checkHttp", "checkStdio", "ruleOf"],
   "mcp-wire/testing": [
     "createConformanceServer",

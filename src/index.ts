@@ -54,8 +54,6 @@ export type {
 // Conversations: rules across messages
 export { Conversation } from "./codec/conversation.js";
 export type { ConversationOptions, ObserveOptions, Sender } from "./codec/conversation.js";
-export { revisionEvidence } from "./codec/evidence.js";
-export type { RevisionEvidence } from "./codec/evidence.js";
 
 // Errors: every class the library throws, and the table of their codes (docs/errors.md)
 export { LIBRARY_ERRORS } from "./rules/library-errors.js";

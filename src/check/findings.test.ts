@@ -121,3 +121,16 @@ test("subjects: list items by name or URI, a nameless item by its page, else the
   assert.equal(at("initialize", "/result/capabilities"), "method:initialize /result/capabilities");
   assert.equal(at(null, null), "server null");
 });
+
+test("checkHttp and checkStdio refuse an id no rule has, before any request: a typo is no empty check", async () => {
+  const { checkHttp, checkStdio } = await import("./check.js");
+  // port 9 on loopback: nothing would answer, and nothing is asked
+  await assert.rejects(checkHttp("http://127.0.0.1:9/mcp", { only: ["ping_faild"] }), {
+    name: "RangeError",
+    message: /only: no check is named "ping_faild"/,
+  });
+  await assert.rejects(
+    checkStdio("no-such-command", [], { skip: ["ping_failed", "nope"] }),
+    /skip: no check is named "nope"/,
+  );
+});

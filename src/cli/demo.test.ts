@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 
@@ -62,6 +62,11 @@ describe("mcp-wire demo", () => {
     assert.match(r.stdout, /\nWrote mcp-wire-report\.html: /);
     assert.match(r.stdout, /samples\/legacy-session\.ndjson .*revision 2025-11-25 \(from the initialize request\)/);
     assert.match(r.stdout, /samples\/modern-requests\.ndjson .*revision 2026-07-28 \(from the _meta\)/);
+    // the hint names a file that is there from where the demo ran (a global install has no ./samples)
+    const hinted = /\(mcp-wire lint (\S+) shows each defect\)/.exec(r.stdout)?.[1];
+    assert.ok(hinted && existsSync(isAbsolute(hinted) ? hinted : join(dir, hinted)), `${hinted} exists`);
+    const lint = await run(["lint", hinted]);
+    assert.ok(lint.status === 0 || lint.status === 1, lint.stderr);
 
     assert.ok(existsSync(join(dir, "mcp-wire-demo.db")));
     const html = readFileSync(join(dir, "mcp-wire-report.html"), "utf8");

@@ -5,6 +5,7 @@
  * page, and ends with the bundled sample captures linted. Nothing leaves 127.0.0.1.
  */
 import { createReadStream, existsSync, rmSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCensus } from "../census/census.js";
 import { isPostgresUrl, openStore } from "../census/open-store.js";
@@ -144,14 +145,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     // stopped while the report was being written: no more
     if (stoppedBy) return signalExitCode(stoppedBy);
 
-    await writeOut(`${bold("The bundled sample captures, linted")} (mcp-wire lint FILE shows each defect)\n`);
-    for (const [title, file] of SAMPLES) {
+    // the samples ship with the package: named so that the hint works from wherever it is installed
+    const samples = SAMPLES.map(([title, file]) => {
       const path = fileURLToPath(new URL(`../../../samples/${file}`, import.meta.url));
+      return { title, path, shown: shownPath(path) };
+    });
+    await writeOut(
+      `${bold("The bundled sample captures, linted")} (mcp-wire lint ${shellQuote(samples[0]!.shown)} shows each defect)\n`,
+    );
+    for (const { title, path, shown } of samples) {
       const summary = await lintStream(createReadStream(path), {}, () => undefined);
-      await writeOut(`  samples/${file} (${title}): ${summaryLine(summary)}\n`);
+      await writeOut(`  ${shown} (${title}): ${summaryLine(summary)}\n`);
     }
     return OK;
   });
+}
+
+/** A file as a person can hand it to a command from here: relative below the working directory, else absolute. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }
 
 /** The fleet as census targets: URLs for HTTP, command lines for stdio; names are behaviours. */
