@@ -13,6 +13,7 @@
 import os from "node:os";
 import { censusBenchmark } from "./census.js";
 import { checkBenchmark } from "./check.js";
+import { surfaceBenchmark } from "./surface.js";
 import { clientBenchmark } from "./client.js";
 import { censusCpuBenchmark } from "./census-cpu.js";
 import { censusContentionBenchmark } from "./census-contention.js";
@@ -49,6 +50,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   censusLatencyBenchmark,
   censusContentionBenchmark,
   checkBenchmark,
+  surfaceBenchmark,
   gauntletBenchmark,
   tasksBenchmark,
 ];

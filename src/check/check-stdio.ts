@@ -81,7 +81,7 @@ class StdioCheck {
    * the discover answer, for the modern revisions the server does not speak.
    */
   private async detect(): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true), defects: [] };
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
     try {
@@ -128,7 +128,7 @@ class StdioCheck {
 
   /** A fresh process that speaks exactly `revision`, with the whole deadline for each answer. */
   private async speak(revision: Revision): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true), defects: [] };
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
     try {

@@ -37,7 +37,7 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
   let modernOk: Revision | undefined;
   let legacyStreamable = false;
   for (const revision of run.ladder()) {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(false), defects: [] };
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(false, options.record), defects: [] };
     const exchanges: ExchangeRecord[] = [];
     let channel: Transport | undefined;
     let transport: string | undefined;

@@ -5,6 +5,7 @@
  */
 import type { Message, RequestId } from "../codec/message.js";
 import type { Transport } from "../peer/transport.js";
+import type { ConnectionsRecording } from "../recording/record-transport.js";
 
 /** One message from the server: its JSON value, and the method it is or answers. */
 export interface Received {
@@ -34,10 +35,15 @@ export class Recorder {
   private readonly methods = new Map<RequestId, string>();
   private readonly answers = new Map<string, number>();
 
-  constructor(private readonly stdio: boolean) {}
+  /** `record`: every connection also written to a recording (`check --record`). */
+  constructor(
+    private readonly stdio: boolean,
+    private readonly record?: ConnectionsRecording,
+  ) {}
 
   /** `transport`, with every message both ways passing through this recorder on its way. */
-  wrap(transport: Transport): Transport {
+  wrap(channel: Transport): Transport {
+    const transport = this.record ? this.record.wrap(channel) : channel;
     const wrapped: Transport = {
       start: (sink) =>
         transport.start({

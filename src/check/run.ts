@@ -15,6 +15,7 @@ import { HttpError } from "../transport/http/error.js";
 import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
 import { MAX_KEPT_BYTES, type Received, type Recorder } from "./recorder.js";
+import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
 import { readOnlyPass, type Listed, type OptIns } from "./session.js";
@@ -22,6 +23,8 @@ import { compareSurfaces, surfaceOf, type SurfaceFile } from "./surface-gate.js"
 import type { CallReport, CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 export interface CheckOptions {
+  /** Every message of every connection also written to this recording (`check --record`). */
+  record?: ConnectionsRecording;
   /** Sent with every HTTP request (credentials): never printed or stored. */
   headers?: Record<string, string>;
   /** The deadline of each step: opening one revision, each request. Default 10,000 ms. */

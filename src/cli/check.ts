@@ -8,6 +8,8 @@ import type { JsonObject } from "../codec/message.js";
 import { runFails } from "../check/fail-on.js";
 import type { CheckOptions } from "../check/check.js";
 import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.js";
+import type { ConnectionsRecording } from "../recording/record-transport.js";
+import { cannotWrite } from "./file-errors.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
@@ -43,6 +45,8 @@ export interface CheckCliOptions {
   force?: boolean;
   surface?: string;
   updateSurface?: boolean;
+  /** `--record FILE`: every message of the check written as a recording. */
+  record?: string;
 }
 
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
@@ -357,6 +361,49 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     ...(skip.length > 0 ? { skip } : {}),
     optIns: { calls, gets, reads: opts.read ?? [] },
   };
+  const recorded = opts.record !== undefined ? await openRecording(opts.record, opts.stdio === true) : undefined;
+  if (typeof recorded === "string") return recorded;
+  if (recorded) Object.assign(common, { record: recorded.recording });
+  const engine = await engineOf(target, opts, common, headers, env);
+  if (typeof engine === "string") {
+    await recorded?.recording.writer.close();
+    return engine;
+  }
+  if (!recorded) return { failOn, runCheckEngine: engine };
+  return {
+    failOn,
+    runCheckEngine: async (extra) => {
+      try {
+        return await engine(extra);
+      } finally {
+        await recorded.recording.writer.close();
+      }
+    },
+  };
+}
+
+/** `--record FILE`: the recording every connection of the check is written to. */
+async function openRecording(file: string, stdio: boolean): Promise<{ recording: ConnectionsRecording } | string> {
+  const { createWriteStream } = await import("node:fs");
+  const { RecordingWriter } = await import("../recording/writer.js");
+  const { ConnectionsRecording } = await import("../recording/record-transport.js");
+  const out = createWriteStream(file);
+  const opened = await new Promise<Error | null>((resolve) =>
+    out.once("open", () => resolve(null)).once("error", resolve),
+  );
+  if (opened) return cannotWrite(file, opened);
+  const writer = new RecordingWriter(out, { transport: stdio ? "stdio" : "streamable-http", scenario: "check" });
+  return { recording: new ConnectionsRecording(writer) };
+}
+
+/** The check to run on `target`, or what is wrong with the command line. */
+async function engineOf(
+  target: string[],
+  opts: CheckCliOptions,
+  common: CheckOptions,
+  headers: Record<string, string>,
+  env: Record<string, string>,
+): Promise<((extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>) | string> {
   const { checkHttp, checkStdio } = await import("../check/check.js");
   if (opts.stdio) {
     const [command, ...args] = target;
@@ -368,16 +415,13 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
       if (!s?.isDirectory()) return `--cwd ${JSON.stringify(opts.cwd)} is not a directory`;
     }
     const childEnv = Object.keys(env).length > 0 ? { ...process.env, ...env } : undefined;
-    return {
-      failOn,
-      runCheckEngine: (extra) =>
-        checkStdio(command, args, {
-          ...common,
-          ...extra,
-          ...(childEnv ? { env: childEnv } : {}),
-          ...(opts.cwd ? { cwd: opts.cwd } : {}),
-        }),
-    };
+    return (extra) =>
+      checkStdio(command, args, {
+        ...common,
+        ...extra,
+        ...(childEnv ? { env: childEnv } : {}),
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      });
   }
   const url = target[0];
   if (!url || target.length > 1) return "check needs one URL, or --stdio -- <command> [args…]";
@@ -391,7 +435,7 @@ async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Pa
     return `only http and https URLs can be checked, not ${u.protocol}`;
   if (Object.keys(env).length > 0 || opts.cwd !== undefined)
     return "--env and --cwd are for a stdio server (--stdio -- <command>)";
-  return { failOn, runCheckEngine: (extra) => checkHttp(url, { ...common, ...extra, headers }) };
+  return (extra) => checkHttp(url, { ...common, ...extra, headers });
 }
 
 /** `NAME` or `NAME=JSON` (the JSON an object of arguments). */

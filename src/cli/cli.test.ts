@@ -27,6 +27,17 @@ describe("mcp-wire lint", () => {
     assert.match(r.stdout, /line 1: invalid\n\s+error\s+id_null at \/id: id is null/);
   });
 
+  test("a member name holding terminal and CI control sequences is printed escaped, never raw", () => {
+    const key = "x\u001b]0;owned\u0007\r\n::error::x\n::add-mask::x";
+    const r = run(
+      ["lint", "--revision", "2025-11-25"],
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", [key]: 1 })}\n`,
+    );
+    assert.match(r.stdout, /unexpected_member at \/x\\u001b\]0;owned\\u0007\\u000d\\u000a::error::x/);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(r.stdout), "no control character reaches the terminal");
+    assert.ok(!/^::/m.test(r.stdout), "no line a CI log reads as a workflow command");
+  });
+
   test("warnings alone exit 0", () => {
     const w = run(
       ["lint", "--revision", "2025-11-25"],

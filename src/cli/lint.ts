@@ -1,4 +1,5 @@
 /** `mcp-wire lint`: prints each line's defects and a summary; exit 1 on any defect at or above `--fail-on` (default error). */
+import { printable } from "../codec/printable.js";
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { lintStream, NotACaptureError, summaryLine, type LintRecord } from "../lint/lint.js";
@@ -69,7 +70,8 @@ function formatRecord(r: LintRecord, colour: boolean): string {
         : d.severity === "warning"
           ? paint("yellow", "warning", colour)
           : paint("dim", "info   ", colour);
-    return `  ${sev} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`;
+    // a path is a peer's keys: as able to carry a terminal or CI command as its messages
+    return `  ${sev} ${d.code}${d.path ? ` at ${printable(d.path)}` : ""}: ${printable(d.message)}`;
   });
   return `${head}\n${rows.join("\n")}\n`;
 }

@@ -119,6 +119,7 @@ program
     REPEAT,
   )
   .option("--read <uri>", "read this resource (repeatable)", REPEAT)
+  .option("--record <file>", "write every message of the check as a recording (mcp-wire mock and replay play it)")
   .option("--get <NAME[=JSON]>", "get this prompt (with these arguments) (repeatable)", REPEAT)
   .addOption(
     new Option("--fail-on <severity>", "exit 1 on findings at or above this severity (default error)").choices([

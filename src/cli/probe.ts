@@ -1,4 +1,5 @@
 /** `mcp-wire probe`: one verdict a person can act on, or one JSON object with `--json`. */
+import { printable } from "../codec/printable.js";
 import type { Revision } from "../rules/revisions.js";
 import type { ProbeResult } from "../probe/verdict.js";
 import { authLines } from "../auth/words.js";
@@ -102,7 +103,7 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { faili
   if (r.defects.length > 0) {
     lines.push("", `  ${r.defects.length} defect${r.defects.length === 1 ? "" : "s"} seen:`);
     for (const d of r.defects.slice(0, verbose ? 50 : 5))
-      lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${d.message}`);
+      lines.push(`    ${d.severity} ${d.code}${d.path ? ` at ${printable(d.path)}` : ""}: ${printable(d.message)}`);
   }
   if (r.repro) lines.push("", `  replay: ${r.repro}`);
   if (verbose) {

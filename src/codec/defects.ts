@@ -74,6 +74,8 @@ export const DEFECTS = {
   schema_invalid: { severity: "error", scope: "content" },
   // a result validated without the method it answers: its envelope alone was judged
   schema_envelope_only: { severity: "info", scope: "content" },
+  // a message over the validation budget of lint --schema and tap: not held to the schema at all
+  schema_not_judged: { severity: "info", scope: "content" },
   // conversations
   // an error without an id right after a notification: the same refusal, a warning at most
   response_to_notification: { severity: "error", scope: "conversation", when: { no_id_error: "warning" } },

@@ -78,3 +78,33 @@ describe("lint: the tasks extension, from the exchange", () => {
     assert.deepEqual(lint(records).flat(), []);
   });
 });
+
+describe("lint --schema: a message over the validation budget", () => {
+  test("is said not to be judged (info), its envelope still judged; a small one is validated", () => {
+    const big = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "x", arguments: { blob: "a".repeat(1_100_000) } },
+    };
+    const small = { jsonrpc: "2.0", id: 2, method: "tools/call", params: {} };
+    const found = lint(
+      [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+        },
+        big,
+        small,
+      ],
+      { schema: true },
+    );
+    assert.deepEqual(found[1], ["schema_not_judged "]);
+    assert.ok(
+      found[2]!.some((d) => d.startsWith("schema_invalid /params")),
+      JSON.stringify(found[2]),
+    );
+  });
+});

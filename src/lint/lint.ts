@@ -317,7 +317,9 @@ export class Linter {
       : decoded.defects;
     let schema =
       (this.options.schema ?? recordedSchema) && t.revisionSource !== "assumed" && decoded.kind !== "invalid"
-        ? this.schemaDefects(t, value, decoded.kind, sender)
+        ? text.length > SCHEMA_BUDGET_BYTES
+          ? [notJudged(text.length)]
+          : this.schemaDefects(t, value, decoded.kind, sender)
         : [];
     // the same allowance for the schema's `id` (a RequestId, never null)
     if (refusal && noId(value)) schema = schema.filter((d) => d.path !== "/id");
@@ -338,7 +340,11 @@ export class Linter {
   private schemaDefects(t: Thread, value: unknown, kind: MessageKind, sender: Sender): Defect[] {
     if (kind === "result" || kind === "error") {
       const method = t.conversation.answeredMethod(value, sender);
-      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method });
+      // an answer to no request seen is a conversation defect already: that its result was judged
+      // by the envelope alone adds nothing here
+      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method }).filter(
+        (d) => d.code !== "schema_envelope_only",
+      );
     }
     return validate(value, { revision: t.revision });
   }
@@ -351,6 +357,20 @@ export class Linter {
     else this.s.clean++;
     return record;
   }
+}
+
+/**
+ * Messages larger than this are not held to the schema: judging runs on the tap's forwarding
+ * path, and its cost grows with the message, so past this size the tap says it did not judge.
+ */
+const SCHEMA_BUDGET_BYTES = 1024 * 1024;
+
+function notJudged(size: number): Defect {
+  return defect(
+    "schema_not_judged",
+    "",
+    `a message of ${size} bytes is not held to the schema: over the ${SCHEMA_BUDGET_BYTES}-byte budget of schema validation`,
+  );
 }
 
 /** How one conversation was judged, for a summary. */

@@ -145,3 +145,18 @@ export function recordTransport(transport: Transport, file: string, options: Rec
     closed: () => writer.close(),
   });
 }
+
+/**
+ * One recording of every connection a command opens (`check --record`): each transport it wraps
+ * is a conversation of its own (`c1`, `c2`…), as a new server process or HTTP session is.
+ */
+export class ConnectionsRecording {
+  private opened = 0;
+
+  constructor(readonly writer: RecordingWriter) {}
+
+  wrap(transport: Transport): Transport {
+    const recorder = new ChannelRecorder(this.writer, "client", `c${++this.opened}`);
+    return observeTransport(transport, recorder);
+  }
+}

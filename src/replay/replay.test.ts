@@ -107,3 +107,30 @@ describe("replay", () => {
     assert.equal(none.status, 2);
   });
 });
+
+describe("check --record", () => {
+  test("writes each server process of the check as a conversation, which replay sends again, clean", () => {
+    const file = join(dir, "check.ndjson");
+    const serve = [process.execPath, CLI, "serve", "--stdio"];
+    const check = spawnSync(process.execPath, [CLI, "check", "--record", file, "--stdio", "--", ...serve], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    assert.deepEqual(JSON.parse(lines[0]!), {
+      recording: 1,
+      tool: "mcp-wire",
+      version: (JSON.parse(lines[0]!) as { version: string }).version,
+      transport: "stdio",
+      scenario: "check",
+    });
+    const conversations = new Set(lines.slice(1).map((l) => (JSON.parse(l) as { conversation?: string }).conversation));
+    assert.ok(conversations.size >= 2, `one conversation per server process: ${[...conversations].join(", ")}`);
+    const again = spawnSync(process.execPath, [CLI, "replay", file, "--", ...serve], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(again.status, 0, again.stdout + again.stderr);
+  });
+});

@@ -3,6 +3,7 @@
  * or, with `--log FILE`, every message as an NDJSON record that `mcp-wire lint` reads back; and
  * a summary when the session ends.
  */
+import { printable } from "../codec/printable.js";
 import type { Writable } from "node:stream";
 import type { Sender } from "../codec/conversation.js";
 import type { Defect, DefectCode, Severity } from "../codec/defects.js";
@@ -147,6 +148,6 @@ function s(n: number): string {
 export function liveLines(m: TapMessage): string {
   let out = "";
   for (const d of m.defects)
-    out += `tap: ${ARROW[m.from]} ${redact(m.where)}: ${d.severity} ${d.code}${d.path ? ` at ${d.path}` : ""}: ${redact(d.message)}\n`;
+    out += `tap: ${ARROW[m.from]} ${printable(redact(m.where))}: ${d.severity} ${d.code}${d.path ? ` at ${printable(d.path)}` : ""}: ${printable(redact(d.message))}\n`;
   return out;
 }
