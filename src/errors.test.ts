@@ -57,6 +57,8 @@ const INTERNAL = new Set([
   "OutputRefused",
   "SessionRefused",
   "StoreUnreachable",
+  // a handler's ask on 2026-07-28 unwinding to the core, which answers input_required: never reaches a caller
+  "InputNeeded",
 ]);
 /** The two families' bases: `ResponseError` carries the other side's JSON-RPC code, `ConnectionError` is never thrown as itself. */
 const FAMILIES = new Set(["ResponseError", "ConnectionError"]);

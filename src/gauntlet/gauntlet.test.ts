@@ -2,7 +2,7 @@
  * `mcp-wire gauntlet` end to end, over real processes and loopback: the model client passes the
  * scenarios it can (over HTTP and stdio), one real client we did not write (the official SDK v1
  * `Client`) earns what its code says; the outputs `check` has. Clients that flood, send garbage
- * or never exit, and the full matrix of real clients, are src/interop/gauntlet.test.ts's.
+ * or never exit, and the full matrix of real clients, are interop/gauntlet.test.ts's.
  */
 import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
