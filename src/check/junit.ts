@@ -15,6 +15,8 @@ export interface JunitOptions {
   failOn?: FailOn;
   /** The command that rewrites the baseline, named by each stale entry. */
   rewrite?: string;
+  /** The mcp-wire command the suite is named after (default `check`); only check's ids have an `explain`. */
+  command?: string;
 }
 
 /** The JUnit XML document. Pure: everything it shows passes through the one redaction first. */
@@ -36,7 +38,8 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
   for (const f of report.findings)
     for (const revision of f.revisions.length > 0 ? f.revisions : [null]) caseOf(f.id, revision).findings.push(f);
 
-  const suite = `mcp-wire check ${report.target}`;
+  const command = options.command ?? "check";
+  const suite = `mcp-wire ${command} ${report.target}`;
   const parts: string[] = [];
   let failures = 0;
   for (const c of cases.values()) {
@@ -49,9 +52,9 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
       failures++;
       const first = fails[0]!;
       const message = fails.length === 1 ? first.message : `${first.message} (and ${fails.length - 1} more)`;
-      body += `<failure type="${attr(c.id)}" message="${attr(message)}">${text(headed(title, fails))}</failure>`;
+      body += `<failure type="${attr(c.id)}" message="${attr(message)}">${text(headed(title, fails, command))}</failure>`;
     }
-    if (rest.length > 0) body += `<system-out>${text(headed(title, rest))}</system-out>`;
+    if (rest.length > 0) body += `<system-out>${text(headed(title, rest, command))}</system-out>`;
     parts.push(`    <testcase classname="${attr(classname(c.revision))}" name="${attr(name)}">${body}</testcase>`);
   }
   if (report.unchecked) {
@@ -100,7 +103,7 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<!-- generator: mcp-wire -->`,
-    `<testsuites name="mcp-wire check" tests="${tests}" failures="${failures}" errors="0" time="${time}">`,
+    `<testsuites name="mcp-wire ${command}" tests="${tests}" failures="${failures}" errors="0" time="${time}">`,
     `  <testsuite name="${attr(suite)}" tests="${tests}" failures="${failures}" errors="0" skipped="0" time="${time}">`,
     `    <properties>`,
     properties,
@@ -121,12 +124,12 @@ function seconds(ms: number): string {
 }
 
 /** The rule's title, then each finding. */
-function headed(title: string | undefined, findings: readonly Finding[]): string {
-  return [...(title ? [title] : []), ...findings.map(describe)].join("\n\n");
+function headed(title: string | undefined, findings: readonly Finding[], command: string): string {
+  return [...(title ? [title] : []), ...findings.map((f) => describe(f, command))].join("\n\n");
 }
 
 /** A finding in lines a person reads in a CI system's failure view. */
-function describe(f: Finding): string {
+function describe(f: Finding, command: string): string {
   return [
     `${f.severity}: ${f.message}`,
     `subject: ${f.subject}`,
@@ -135,7 +138,7 @@ function describe(f: Finding): string {
     ...(f.revisions.length > 0 ? [`revisions: ${f.revisions.join(", ")}`] : []),
     `fix: ${f.fix}`,
     `spec: ${f.spec}`,
-    `more: mcp-wire explain ${f.id}`,
+    ...(command === "check" ? [`more: mcp-wire explain ${f.id}`] : []),
     ...(f.breaks.length > 0 ? [`breaks: ${f.breaks.join(", ")}`] : []),
     ...(f.accepted ? ["accepted by the baseline: it does not fail the run"] : []),
   ].join("\n");

@@ -18,6 +18,8 @@ export interface MarkdownOptions {
   rewrite?: string;
   /** Rows of the findings table before the rest are counted instead (default 200). */
   maxRows?: number;
+  /** The mcp-wire command the heading names (default `check`). */
+  command?: string;
 }
 
 const SEVERITY_WORDS = { error: "error", warning: "warning", info: "info" } as const;
@@ -29,7 +31,12 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
   const byId = new Map(rules.map((r) => [r.id, r]));
   const fails = report.findings.filter((f) => failing(f, failOn));
   const accepted = report.findings.filter((f) => f.accepted);
-  const out: string[] = ["<!-- generator: mcp-wire -->", "", `## mcp-wire check: ${text(report.target)}`, ""];
+  const out: string[] = [
+    "<!-- generator: mcp-wire -->",
+    "",
+    `## mcp-wire ${options.command ?? "check"}: ${text(report.target)}`,
+    "",
+  ];
 
   const c = report.counts;
   const tally = `${c.error} ${c.error === 1 ? "error" : "errors"}, ${c.warning} ${c.warning === 1 ? "warning" : "warnings"}, ${c.info} info`;

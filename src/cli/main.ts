@@ -301,12 +301,24 @@ program
     REPEAT,
   )
   .option("--json", "print the report as JSON")
+  .option("--junit <file>", "write JUnit XML: one case per method replayed, a failure per changed answer")
+  .option("--markdown <file>", "write a Markdown summary for a CI job page")
+  .option("--force", "replace an existing --junit/--markdown file that mcp-wire did not write")
   .option("--update", "write the live answers that differ into the recording (a new file renamed into place)")
   .action(
     async (
       file: string,
       target: string[],
-      opts: { header?: string[]; ignore?: string[]; skipMethod?: string[]; json?: boolean; update?: boolean },
+      opts: {
+        header?: string[];
+        ignore?: string[];
+        skipMethod?: string[];
+        json?: boolean;
+        junit?: string;
+        markdown?: string;
+        force?: boolean;
+        update?: boolean;
+      },
     ) => {
       const { runReplay } = await import("./replay.js");
       process.exitCode = await runReplay(file, target, opts);

@@ -19,6 +19,9 @@ export interface ReplayCliOptions {
   ignore?: string[];
   skipMethod?: string[];
   json?: boolean;
+  junit?: string;
+  markdown?: string;
+  force?: boolean;
   update?: boolean;
 }
 
@@ -48,6 +51,8 @@ export async function runReplay(file: string, target: readonly string[], opts: R
     if (!(u instanceof URL)) return usage(u.error);
     url = u;
   }
+  const outputs = await refusedOutput(opts);
+  if (outputs !== undefined) return usage(outputs);
   const { loadScript } = await import("../mock/script.js");
   let script;
   try {
@@ -68,13 +73,19 @@ export async function runReplay(file: string, target: readonly string[], opts: R
         return child.transport;
       };
   let report: ReplayReport;
+  const started = performance.now();
   try {
     report = await replay(script, { connect, ignores, skip: new Set(opts.skipMethod ?? []) });
   } finally {
     await Promise.all(children.map((c) => c.shutdown(2000).catch(() => undefined)));
   }
+  const failed = await writeFiles(report, target.join(" "), performance.now() - started, opts);
   if (opts.json) await writeOut(redact(JSON.stringify(forJson(report))) + "\n");
   else await writeOut(text(report));
+  if (failed !== undefined) {
+    writeErr(`mcp-wire replay: ${failed}\n`);
+    return USAGE_ERROR;
+  }
   if (report.unreachable !== undefined) {
     writeErr(`mcp-wire replay: the server could not be reached: ${redact(report.unreachable)}\n`);
     return UNCHECKED;
@@ -87,6 +98,61 @@ export async function runReplay(file: string, target: readonly string[], opts: R
     return OK;
   }
   return report.differences > 0 ? FOUND_PROBLEMS : OK;
+}
+
+/** A `--junit` or `--markdown` file that may not be written, said before any work; else undefined. */
+async function refusedOutput(opts: ReplayCliOptions): Promise<string | undefined> {
+  if (opts.junit !== undefined && opts.junit === opts.markdown)
+    return "--junit and --markdown each need a file of their own";
+  const { checkOutput, outputProblem } = await import("./output-file.js");
+  for (const [option, path] of [
+    ["--junit", opts.junit],
+    ["--markdown", opts.markdown],
+  ] as const) {
+    if (path === undefined) continue;
+    try {
+      await checkOutput(path, { force: opts.force === true, option });
+    } catch (e) {
+      return outputProblem(path, e);
+    }
+  }
+  return undefined;
+}
+
+/** Writes `--junit` and `--markdown` with check's own writers; what went wrong, if anything. */
+async function writeFiles(
+  replayed: ReplayReport,
+  target: string,
+  elapsedMs: number,
+  opts: ReplayCliOptions,
+): Promise<string | undefined> {
+  if (opts.junit === undefined && opts.markdown === undefined) return undefined;
+  const { asCheckReport, replayRules } = await import("../replay/check-report.js");
+  const { writeOutput, outputProblem } = await import("./output-file.js");
+  const report = asCheckReport(replayed, target, elapsedMs);
+  const rules = replayRules(replayed);
+  const writes: [string, string | undefined, () => Promise<string>][] = [
+    [
+      "--junit",
+      opts.junit,
+      async () => (await import("../check/junit.js")).renderJunit(report, rules, { command: "replay" }),
+    ],
+    [
+      "--markdown",
+      opts.markdown,
+      async () => (await import("../check/markdown.js")).renderMarkdown(report, rules, { command: "replay" }),
+    ],
+  ];
+  let failed: string | undefined;
+  for (const [option, path, render] of writes) {
+    if (path === undefined) continue;
+    try {
+      await writeOutput(path, await render(), { force: opts.force === true, option });
+    } catch (e) {
+      failed = outputProblem(path, e);
+    }
+  }
+  return failed;
 }
 
 /** The report as `--json` prints it: without the live answers kept for `--update`. */

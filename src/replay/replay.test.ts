@@ -106,6 +106,44 @@ describe("replay", () => {
     const none = spawnSync(process.execPath, [CLI, "replay", recording], { encoding: "utf8", timeout: 20_000 });
     assert.equal(none.status, 2);
   });
+
+  test("--junit and --markdown: check's writers, a case per method, a changed answer failing with its path", () => {
+    const junit = join(dir, "replay.xml");
+    const markdown = join(dir, "replay.md");
+    const clean = replay("", recording, "--junit", junit, "--markdown", markdown);
+    assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+    const passed = readFileSync(junit, "utf8");
+    assert.match(passed, /<testsuites name="mcp-wire replay" tests="\d+" failures="0"/);
+    assert.match(passed, /<testcase [^>]*name="replay tools\/list"><\/testcase>/);
+    assert.match(passed, /<testcase [^>]*name="replay tools\/call"><\/testcase>/);
+    assert.match(readFileSync(markdown, "utf8"), /## mcp-wire replay: [^\n]*\n\n\*\*Passed\*\*/);
+
+    const changed = replay("schema", recording, "--junit", junit, "--markdown", markdown);
+    assert.equal(changed.status, 1, changed.stdout + changed.stderr);
+    const failed = readFileSync(junit, "utf8");
+    assert.match(failed, /failures="1"/);
+    assert.match(
+      failed,
+      /<testcase [^>]*name="replay tools\/list"><failure [^>]*message="tools\/list \{\} \(conversation 1\) answered differently at \/result\/tools\/echo\/inputSchema\/properties\/loud"/,
+    );
+    assert.doesNotMatch(failed, /mcp-wire explain/, "replay's cases have no explain section");
+    const summary = readFileSync(markdown, "utf8");
+    assert.match(summary, /\*\*Failed:\*\*/);
+    assert.match(summary, /\/result\/tools\/echo\/inputSchema\/properties\/loud/);
+  });
+
+  test("--junit and --markdown are refused before any work as check refuses them: same file, a file not ours", () => {
+    const same = replay("", recording, "--junit", join(dir, "a"), "--markdown", join(dir, "a"));
+    assert.equal(same.status, 2);
+    assert.match(same.stderr, /each need a file of their own/);
+    const theirs = join(dir, "theirs.xml");
+    writeFileSync(theirs, "not ours\n");
+    const refused = replay("", recording, "--junit", theirs);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /exists and was not written by mcp-wire/);
+    assert.equal(refused.stdout, "", "nothing was replayed");
+    assert.equal(readFileSync(theirs, "utf8"), "not ours\n");
+  });
 });
 
 describe("check --record", () => {
