@@ -5,7 +5,7 @@
  */
 import type { Message, RequestId } from "../codec/message.js";
 import type { Transport } from "../peer/transport.js";
-import type { ConnectionsRecording } from "../recording/record-transport.js";
+import { observeTransport, type ConnectionsRecording } from "../recording/record-transport.js";
 
 /** One message from the server: its JSON value, and the method it is or answers. */
 export interface Received {
@@ -43,53 +43,10 @@ export class Recorder {
 
   /** `transport`, with every message both ways passing through this recorder on its way. */
   wrap(channel: Transport): Transport {
-    const transport = this.record ? this.record.wrap(channel) : channel;
-    const wrapped: Transport = {
-      start: (sink) =>
-        transport.start({
-          ...sink,
-          message: (data, read) => {
-            this.incoming(
-              typeof data === "string"
-                ? data
-                : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"),
-            );
-            sink.message(data, read);
-          },
-          defect: (d, answer) => sink.defect(d, answer),
-          closed: (e) => sink.closed(e),
-        }),
-      send: (text, message, related) => {
-        this.outgoing(message ?? text);
-        return transport.send(text, message, related);
-      },
-      close: () => transport.close(),
-    };
-    // the optional parts the client looks for, as the channel has them (bound to it)
-    for (const key of [
-      "kind",
-      "cancel",
-      "paramHeaders",
-      "negotiated",
-      "openServerStream",
-      "maxMessageBytes",
-    ] as const) {
-      const value = (transport as unknown as Record<string, unknown>)[key];
-      if (value === undefined) continue;
-      if (typeof value === "function")
-        Object.defineProperty(wrapped, key, {
-          value: (value as (...a: unknown[]) => unknown).bind(transport),
-          enumerable: true,
-          writable: true,
-        });
-      else
-        Object.defineProperty(wrapped, key, {
-          get: () => (transport as unknown as Record<string, unknown>)[key],
-          set: (v) => ((transport as unknown as Record<string, unknown>)[key] = v),
-          enumerable: true,
-        });
-    }
-    return wrapped;
+    return observeTransport(this.record ? this.record.wrap(channel) : channel, {
+      received: (text) => this.incoming(text),
+      sent: (text, message) => this.outgoing(message ?? text),
+    });
   }
 
   /** True when `excerpt` (a defect's, cut at 1 KiB) starts a line that was not a JSON-RPC message. */

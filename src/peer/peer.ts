@@ -10,7 +10,6 @@ import type { Role } from "../codec/check.js";
 import type { ErrorObject, JsonObject, Message, RequestId } from "../codec/message.js";
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "../rules/error-codes.js";
 import { RULES, isRevision, type Revision } from "../rules/revisions.js";
-import { validate } from "../schema/validate.js";
 import {
   AbortedError,
   ClosedError,
@@ -24,6 +23,7 @@ import {
 import { settledOn } from "./settlers.js";
 import { keepShape } from "./shapes.js";
 import { OneMap } from "./one-map.js";
+import { loadValidate, loadedValidate, type Validate } from "./lazy-validate.js";
 import {
   isHttpTransport,
   type DroppedAnswer,
@@ -131,6 +131,11 @@ interface Pending {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 function ignoreSettle(): void {}
+
+function settleAnswer(entry: Pending, m: { result?: JsonObject; error?: ErrorObject }): void {
+  if (m.error) entry.reject(ResponseError.received(m.error.code, m.error.message, m.error.data));
+  else entry.resolve(m.result);
+}
 
 /** A pending request's first deadline. */
 function expirePending(entry: Pending): void {
@@ -266,6 +271,8 @@ export class Peer {
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxBytes = options.maxBytes ?? transport.maxMessageBytes;
     this.peerRole = options.role === "client" ? "server" : "client";
+    // started now so the schema layer is usually ready before the first answer arrives
+    if (options.schema === true) void loadValidate().catch(() => undefined);
     transport.start(new PeerSink(this));
   }
 
@@ -664,9 +671,20 @@ export class Peer {
       return;
     }
     this.answered.add(id);
-    if (this.options.schema === true) this.validateAnswer(m, entry.method);
-    if (m.error) entry.reject(ResponseError.received(m.error.code, m.error.message, m.error.data));
-    else entry.resolve(m.result);
+    if (this.options.schema !== true) return settleAnswer(entry, m);
+    const validate = loadedValidate();
+    if (validate !== undefined) {
+      this.validateAnswer(validate, m, entry.method);
+      return settleAnswer(entry, m);
+    }
+    // the schema layer is still loading: the answer is judged before its request settles
+    loadValidate().then(
+      (loaded) => {
+        this.validateAnswer(loaded, m, entry.method);
+        settleAnswer(entry, m);
+      },
+      (error: unknown) => entry.reject(error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   /**
@@ -674,7 +692,7 @@ export class Peer {
    * one it offered, or on the modern era it probed first); one naming no revision mcp-wire knows
    * is left to the negotiation, which reports it.
    */
-  private validateAnswer(m: { result?: JsonObject; error?: ErrorObject }, method: string): void {
+  private validateAnswer(validate: Validate, m: { result?: JsonObject; error?: ErrorObject }, method: string): void {
     let revision: Revision | undefined = this.revision;
     if (method === "initialize" && m.result !== undefined) {
       const chosen = m.result.protocolVersion;

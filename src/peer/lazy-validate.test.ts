@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+// logs every module the child resolves on stderr, from the loader thread
+const HOOK = `import { writeSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  writeSync(2, "resolved " + resolved.url + "\\n");
+  return resolved;
+}`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(
+  `data:text/javascript,${encodeURIComponent(HOOK)}`,
+)});`;
+
+/** The child imports mcp-wire/peer, then has a client with validation on judge one answer. */
+const SCRIPT = `
+const { Peer, createMemoryPair } = await import(${JSON.stringify(new URL("../entry/peer.js", import.meta.url).href)});
+process.stderr.write("imported\\n");
+const [a, b] = createMemoryPair();
+const defects = [];
+const client = new Peer(a, { revision: "2025-11-25", role: "client", schema: true, onDefect: (r) => defects.push(r.defect.code) });
+const server = new Peer(b, { revision: "2025-11-25", role: "server" });
+server.handle("tools/list", () => ({ tools: [{ name: "a", inputSchema: {} }] }));
+await client.request("tools/list", {});
+process.stderr.write("defects " + defects.join(",") + "\\n");
+await client.close();
+await server.close();
+`;
+
+test("importing mcp-wire/peer loads ajv only once a peer with validation on is made", async () => {
+  const { stderr } = await run(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "--input-type=module", "-e", SCRIPT],
+    { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const lines = stderr.split("\n");
+  const imported = lines.indexOf("imported");
+  assert.ok(imported > 0, stderr.slice(0, 2000));
+  const ajv = (l: string) => l.startsWith("resolved ") && l.includes("/ajv/");
+  assert.deepEqual(lines.slice(0, imported).filter(ajv), []);
+  assert.ok(lines.slice(imported).some(ajv), "ajv is loaded once validation is asked for");
+  assert.ok(lines.includes("defects schema_invalid"), stderr.slice(-2000));
+});
