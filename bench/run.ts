@@ -22,6 +22,7 @@ import { decodeBenchmark } from "./decode.js";
 import { gauntletBenchmark } from "./gauntlet.js";
 import { httpBenchmark } from "./http.js";
 import { lintBenchmark } from "./lint.js";
+import { mockBenchmark } from "./mock.js";
 import { queueBenchmark } from "./queue.js";
 import { reportBenchmark } from "./report.js";
 import { roundtripBenchmark } from "./roundtrip.js";
@@ -53,6 +54,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   surfaceBenchmark,
   gauntletBenchmark,
   tasksBenchmark,
+  mockBenchmark,
 ];
 
 function selected(): Benchmark[] {
