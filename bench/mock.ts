@@ -160,7 +160,7 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
       outcome(
         "file size",
         "heap after GC",
-        1 / 3,
+        0.34,
         size / Math.max(held, 1),
         `${exchanges}-exchange recording: heap (≤ 3×)`,
       ),
