@@ -110,7 +110,10 @@ describe("mcp-wire's client answers a legacy server's roots/list on every transp
   }
 });
 
-describe("a modern server that takes 4 s to start is modern", () => {
+// tmcp speaks both eras: probe confirms 2026-07-28 in a fresh process, while a client whose
+// initialize (sent beside the unanswered discover) was answered keeps that process legacy, as
+// the 2026-07-28 versioning page scopes it, and notes what discover named
+describe("a dual-era server that takes 4 s to start", () => {
   const slowTmcp = [fixture("peers/slow-start.mjs"), "4000", fixture("peers/tmcp.mjs"), "stdio"];
   cell("probe --stdio: ok (modern), 2026-07-28", async () => {
     const { status, verdict, raw } = await probe(["--stdio", "--", NODE, ...slowTmcp]);
@@ -119,14 +122,16 @@ describe("a modern server that takes 4 s to start is modern", () => {
     assert.equal(verdict.revision, "2026-07-28");
     assert.equal(status, 0);
   });
-  cell("McpClient.connect: 2026-07-28", async () => {
+  cell("McpClient.connect: the legacy revision its initialize opened, 2026-07-28 noted", async () => {
     let child: ChildServer | undefined;
     const client = await within(
       McpClient.connect(() => (child = new ChildServer(NODE, slowTmcp)).transport, { timeout: STEP_MS }),
       "McpClient.connect to a slow starter",
     );
     try {
-      assert.equal(client.revision, "2026-07-28");
+      assert.equal(client.era, "legacy", JSON.stringify(client.steps));
+      assert.equal(client.discoveredModern, "2026-07-28");
+      assert.equal((await client.listTools()).length > 0, true);
     } finally {
       await client.close().catch(() => undefined);
       await child?.shutdown(2000);
