@@ -5,50 +5,13 @@
  * surface, and a target that cannot be checked leaves the file as it was.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
-import { mcpWire } from "../src/testkit/cli-child.js";
-import { fixture } from "../src/testkit/interop-harness.js";
-
-async function run(args: string[]): Promise<{ status: number | string; stdout: string; stderr: string }> {
-  const child = mcpWire(args);
-  const status = await child.exit(60_000);
-  return { status, stdout: child.stdout(), stderr: child.stderr() };
-}
-
-const V1 = {
-  tools: [
-    {
-      name: "search",
-      description: "Searches notes.",
-      inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
-      annotations: { readOnlyHint: true },
-    },
-  ],
-};
+import { V1, surfaceBench } from "../src/testkit/surface.js";
 
 describe("mcp-wire check --surface", () => {
-  const dir = mkdtempSync(join(tmpdir(), "mcp-wire-surface-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  const definitions = join(dir, "tools.json");
-  const surface = join(dir, "surface.json");
-  const check = (...extra: string[]) =>
-    run([
-      "check",
-      "--json",
-      "-r",
-      "2026-07-28",
-      "--surface",
-      surface,
-      ...extra,
-      "--stdio",
-      "--",
-      process.execPath,
-      fixture("surface-server.mjs"),
-      definitions,
-    ]);
+  const { definitions, surface, check, cleanup } = surfaceBench();
+  after(cleanup);
   const surfaceFindings = (stdout: string) =>
     (JSON.parse(stdout) as { findings: { id: string; change?: string; subject?: string }[] }).findings
       .filter((f) => f.id.startsWith("surface_"))

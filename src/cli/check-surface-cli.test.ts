@@ -5,50 +5,14 @@
  * in its class, is in interop/check-surface.test.ts.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { mcpWire } from "../testkit/cli-child.js";
-import { fixture } from "../testkit/interop-harness.js";
-
-async function run(args: string[]): Promise<{ status: number | string; stdout: string; stderr: string }> {
-  const child = mcpWire(args);
-  const status = await child.exit(60_000);
-  return { status, stdout: child.stdout(), stderr: child.stderr() };
-}
-
-const V1 = {
-  tools: [
-    {
-      name: "search",
-      description: "Searches notes.",
-      inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
-      annotations: { readOnlyHint: true },
-    },
-  ],
-};
+import { V1, run, surfaceBench } from "../testkit/surface.js";
 
 describe("mcp-wire check --surface", () => {
-  const dir = mkdtempSync(join(tmpdir(), "mcp-wire-surface-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  const definitions = join(dir, "tools.json");
-  const surface = join(dir, "surface.json");
-  const check = (...extra: string[]) =>
-    run([
-      "check",
-      "--json",
-      "-r",
-      "2026-07-28",
-      "--surface",
-      surface,
-      ...extra,
-      "--stdio",
-      "--",
-      process.execPath,
-      fixture("surface-server.mjs"),
-      definitions,
-    ]);
+  const { dir, definitions, surface, check, cleanup } = surfaceBench();
+  after(cleanup);
 
   test("recorded; then a target that cannot be checked leaves the file untouched (exit 3); misuse is a usage error", async () => {
     writeFileSync(definitions, JSON.stringify(V1));
