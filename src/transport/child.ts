@@ -56,7 +56,13 @@ function lastLines(text: string, lines: number, chars: number): string {
 
 export class ChildServer {
   readonly transport: StreamTransport;
+  /**
+   * Settles once the process has exited and what it wrote to stderr has been read to the end
+   * (or a grace has passed, if a grandchild holds the pipe): `stderrTail()` is complete then.
+   */
   readonly exited: Promise<ExitStatus>;
+  /** Settles at the exit itself, before the rest of stderr may have been read. */
+  private readonly exitSeen: Promise<ExitStatus>;
   private readonly child: ChildProcessWithoutNullStreams;
   private stderrParts: Buffer[] = [];
   private stderrHeld = 0;
@@ -88,7 +94,7 @@ export class ChildServer {
       this.child.pid === undefined
         ? () => undefined
         : endOnWayOut({ end: (graceMs) => this.terminate(graceMs), kill: () => this.kill("SIGKILL") });
-    this.exited = new Promise<ExitStatus>((resolve) => {
+    this.exitSeen = new Promise<ExitStatus>((resolve) => {
       this.child.on("error", (error) => {
         unregister();
         // spawn failures (ENOENT, EACCES) come here, before the pipes end, and no "exit" follows;
@@ -105,6 +111,11 @@ export class ChildServer {
       });
     });
     this.done = new Promise((resolve) => this.child.once("close", () => resolve()));
+    this.exited = this.exitSeen.then(async (status) => {
+      if (!status.error)
+        await Promise.race([this.done, new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref())]);
+      return status;
+    });
     this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
     // a server that dies mid-write must not crash us with EPIPE
     this.child.stdin.on("error", () => undefined);
@@ -216,7 +227,7 @@ export class ChildServer {
   private waitExit(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
-      void this.exited.then(() => {
+      void this.exitSeen.then(() => {
         clearTimeout(timer);
         resolve(true);
       });
