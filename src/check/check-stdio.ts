@@ -12,7 +12,15 @@ import { RULES, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
 import { Recorder } from "./recorder.js";
 import { settlesWithin } from "../peer/within.js";
-import { DEFAULT_EXIT_WAIT, Run, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
+import {
+  DEFAULT_EXIT_WAIT,
+  Run,
+  clientOptions,
+  discoverRefused,
+  outcomeOf,
+  type Attempt,
+  type CheckOptions,
+} from "./run.js";
 import type { CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 /** How long `server/discover` goes unanswered in the detection before `initialize` is sent beside it. */
@@ -89,19 +97,25 @@ class StdioCheck {
         ...clientOptions(this.run, undefined, attempt),
         probeTimeout: Math.min(DETECTION_PROBE_MS, this.run.timeout),
       });
-    } catch {
+    } catch (e) {
       // a server a dual-era client cannot open (it hangs, exits, or answers nonsense) would
       // fail each revision the same way, once per deadline: probe says why, in the conclusion
       const legacy = this.ladder.find((l) => RULES[l].era === "legacy");
       for (const r of this.ladder) this.run.revisions[r] = r === this.ladder[0] || r === legacy ? "failed" : "skipped";
       this.pending.clear();
       this.judgeStdout(attempt, this.ladder[0]!);
+      await this.finish(client, from, this.ladder[0]!);
+      // both openings refused: a modern server that lacks only server/discover still serves 2026-07-28
+      const modern = this.ladder.find((r) => RULES[r].era === "modern");
+      if (modern && discoverRefused(attempt, e) && (await this.withoutDiscover(modern)) && legacy) {
+        const init = attempt.steps?.find((s) => s.step === "initialize");
+        this.run.revisions[legacy] = init?.outcome === "error" ? "refused" : "failed";
+      }
+      return;
     }
-    if (client) {
-      this.settleDetected(client);
-      await this.pass(client, client.revision, attempt);
-    }
-    await this.finish(client, from, client?.revision ?? this.ladder[0]!);
+    this.settleDetected(client);
+    await this.pass(client, client.revision, attempt);
+    await this.finish(client, from, client.revision);
   }
 
   /** What the detection settled: the revision it opened, and the ones it showed are not spoken. */
@@ -131,15 +145,44 @@ class StdioCheck {
     const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
+    let refused = false;
     try {
       client = await McpClient.connect(this.spawner(attempt.recorder), clientOptions(this.run, revision, attempt));
       attempt.outcome = "ok";
     } catch (e) {
       attempt.outcome = outcomeOf(e);
+      refused = RULES[revision].era === "modern" && discoverRefused(attempt, e);
     }
     this.run.revisions[revision] = attempt.outcome;
     if (client) await this.pass(client, revision, attempt);
     await this.finish(client, from, revision);
+    if (refused) await this.withoutDiscover(revision);
+  }
+
+  /**
+   * A fresh process spoken to in `revision` without `server/discover`, which the server refused:
+   * checked in that revision when it answers as one. True when it did.
+   */
+  private async withoutDiscover(revision: Revision): Promise<boolean> {
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
+    const from = this.children.length;
+    let client: McpClient | undefined;
+    let answers = false;
+    try {
+      client = await McpClient.connect(this.spawner(attempt.recorder), {
+        ...clientOptions(this.run, revision, attempt),
+        discover: false,
+      });
+      answers = await this.run.answersWithoutDiscover(client, revision);
+    } catch {
+      // it does not answer as a 2026-07-28 server either: the refusal stands
+    }
+    if (answers && client) {
+      this.run.revisions[revision] = "ok";
+      await this.pass(client, revision, attempt);
+    }
+    await this.finish(client, from, revision);
+    return answers;
   }
 
   /** The read-only pass in an open session, then what its stdout carried. */

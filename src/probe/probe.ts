@@ -253,6 +253,16 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
         ))
       )
         return undefined;
+      if (
+        modernMayLackDiscover(ev, e, options.revision) &&
+        (await withoutDiscover(ev, timeout, options.surface, async (held) => {
+          const o = { ...connectOptions(LATEST_REVISION), ...held.sinks, discover: false };
+          return (await connectHttp(url, { ...o, transport: "streamable-http" })).client;
+        }))
+      ) {
+        transport = "streamable-http";
+        return undefined;
+      }
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         // the era asked for is not spoken at all: what is, a plain detection says (unrecorded)
         const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
@@ -426,6 +436,13 @@ export async function probeStdio(
         ))
       )
         return { outcome: undefined };
+      if (
+        modernMayLackDiscover(ev, e, options.revision) &&
+        (await withoutDiscover(ev, timeout, options.surface, (held) =>
+          McpClient.connect(connector, { ...clientOptions(LATEST_REVISION), ...held.sinks, discover: false }),
+        ))
+      )
+        return { outcome: undefined };
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
         await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
@@ -582,6 +599,73 @@ async function retryOlderRevisions(
     }
   }
   return false;
+}
+
+/**
+ * An opening that failed after `server/discover` was refused with a JSON-RPC error (and, without
+ * `-r`, `initialize` after it): a server that speaks 2026-07-28 but lacks discover looks so.
+ */
+function modernMayLackDiscover(ev: Evidence, e: unknown, asked: Revision | undefined): boolean {
+  if (asked !== undefined && asked !== LATEST_REVISION) return false;
+  if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length > 0) return false;
+  const discover = ev.steps.find((s) => s.step === "server/discover");
+  if (discover?.outcome !== "error") return false;
+  if (asked !== undefined) return true;
+  return ev.steps.some((s) => s.step === "initialize" && s.outcome !== "ok");
+}
+
+/** What an attempt said, held back until it is known to count. */
+class Held {
+  readonly defects: Defect[] = [];
+  readonly exchanges: ExchangeRecord[] = [];
+  readonly sinks = {
+    onDefect: (r: { defect: Defect }) => void this.defects.push(r.defect),
+    onExchange: (x: ExchangeRecord) => void this.exchanges.push(x),
+  };
+
+  flush(ev: Evidence): void {
+    for (const x of this.exchanges) ev.exchange(x);
+    for (const d of this.defects) ev.defect(d);
+  }
+}
+
+/**
+ * The server spoken to in 2026-07-28 without `server/discover` (`open` makes that client, what it
+ * says going to the sinks of `held`): when a `tools/list` carrying the revision's `_meta` gets a
+ * 2026-07-28 result (`resultType` present, which an SDK v1 server answering in the legacy shape
+ * does not send), the server is modern, its tools are listed, and the missing discover is an
+ * error. Otherwise nothing it said is kept. True when it answered as 2026-07-28.
+ */
+async function withoutDiscover(
+  ev: Evidence,
+  timeout: number,
+  surface: boolean | undefined,
+  open: (held: Held) => Promise<McpClient>,
+): Promise<boolean> {
+  const held = new Held();
+  let client: McpClient | undefined;
+  try {
+    client = await open(held);
+    const first = await client.request("tools/list", {}, { timeout: Math.max(1, timeout - ev.elapsed()) });
+    if (typeof first.resultType !== "string" || !Array.isArray(first.tools)) throw new Error("not a 2026-07-28 result");
+    ev.client = client;
+    await listed(ev, client, timeout, surface);
+  } catch {
+    if (client) await settlesWithin(client.close(), CLOSE_MS);
+    ev.client = undefined;
+    ev.tools = null;
+    ev.surface = undefined;
+    return false;
+  }
+  held.flush(ev);
+  ev.defect(
+    defect(
+      "discover_missing",
+      "",
+      `server/discover was refused, yet the server answers ${client.revision} requests (tools/list with its _meta got a ${client.revision} result): servers MUST implement server/discover (${client.revision} server/discover), and dual-era clients, which send it first, take this server for a legacy one`,
+    ),
+  );
+  return true;
 }
 
 /**
