@@ -14,7 +14,11 @@ const FAULTS = fileURLToPath(new URL("../../../test/fixtures/client-faults-serve
 describe("McpClient.close() over stdio", () => {
   test("a server that ignores stdin closing and SIGTERM is ended by SIGKILL, within the graces", async () => {
     const child = new ChildServer(process.execPath, [FAULTS, "--stubborn"], { graceMs: 300 });
-    const client = await within(McpClient.connect(() => child.transport, { revision: "2025-11-25" }), "connect", 20_000);
+    const client = await within(
+      McpClient.connect(() => child.transport, { revision: "2025-11-25" }),
+      "connect",
+      20_000,
+    );
     assert.equal((await within(client.listResources(), "resources/list", 20_000)).length, 3);
     await within(client.close(), "close()", 20_000);
     assert.deepEqual(child.status, { code: null, signal: "SIGKILL" });
@@ -25,7 +29,11 @@ describe("McpClient.close() over stdio", () => {
 
   test("a server that ends when its stdin closes is gone when close() resolves, and no signal was sent", async () => {
     const child = new ChildServer(process.execPath, [FAULTS], { graceMs: 10_000 });
-    const client = await within(McpClient.connect(() => child.transport, { revision: "2025-11-25" }), "connect", 20_000);
+    const client = await within(
+      McpClient.connect(() => child.transport, { revision: "2025-11-25" }),
+      "connect",
+      20_000,
+    );
     await within(client.close(), "close()", 20_000);
     assert.deepEqual(child.status, { code: 0, signal: null });
     // closing again is harmless

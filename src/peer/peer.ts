@@ -272,7 +272,8 @@ export class Peer {
     private readonly options: PeerOptions,
   ) {
     this.revisionRules = RULES[options.revision];
-    this.extensionIds = options.extensions !== undefined && options.extensions.length > 0 ? options.extensions : undefined;
+    this.extensionIds =
+      options.extensions !== undefined && options.extensions.length > 0 ? options.extensions : undefined;
     this.sharedHandlers = options.handlers !== undefined;
     this.requestHandlers = (options.handlers as Map<string, RequestHandler> | undefined) ?? new Map();
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -421,7 +422,11 @@ export class Peer {
   async notify(method: string, params?: JsonObject, related?: RequestId): Promise<void> {
     if (this.isClosed) throw new ClosedError(undefined, { cause: this.closeError() });
     const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.write(encode(message, { revision: this.revision, role: this.options.role, extensions: this.extensionIds }), message, related);
+    await this.write(
+      encode(message, { revision: this.revision, role: this.options.role, extensions: this.extensionIds }),
+      message,
+      related,
+    );
   }
 
   /** Ends the connection: every pending request rejects at once with `ClosedError`. */
@@ -521,7 +526,12 @@ export class Peer {
     const maxBytes = this.maxBytes ?? DEFAULT_MAX_BYTES;
     const extensions = this.extensionIds;
     if (extensions === undefined)
-      return { decoded: decode(data, { revision, role: this.peerRole, maxBytes }), revision, role: this.peerRole, maxBytes };
+      return {
+        decoded: decode(data, { revision, role: this.peerRole, maxBytes }),
+        revision,
+        role: this.peerRole,
+        maxBytes,
+      };
     return {
       decoded: decode(data, { revision, role: this.peerRole, maxBytes, extensions }),
       revision,
