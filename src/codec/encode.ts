@@ -2,6 +2,7 @@
  * A message → its JSON text, only if `decode` would find no error in it for the revision:
  * mcp-wire never puts an invalid message on the wire.
  */
+import { rulesWithExtensions } from "../rules/extensions.js";
 import { RULES, isRevision, type Revision } from "../rules/revisions.js";
 import { checkValue, type Role } from "./check.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "./decode.js";
@@ -14,6 +15,8 @@ export interface EncodeOptions {
   role?: Role;
   maxBytes?: number;
   maxDepth?: number;
+  /** The extensions in force, as `decode` takes them: what they allow is sent. None by default. */
+  extensions?: readonly string[] | undefined;
 }
 
 /** Thrown by `encode` instead of producing a message that breaks the revision's rules. */
@@ -28,7 +31,12 @@ export class EncodeError extends Error {
 }
 
 export function encode(message: Message | readonly Message[], options: EncodeOptions): string {
-  const rules = isRevision(options.revision) ? RULES[options.revision] : undefined;
+  const extensions = options.extensions;
+  const rules = !isRevision(options.revision)
+    ? undefined
+    : extensions !== undefined && extensions.length > 0
+      ? rulesWithExtensions(options.revision, extensions)
+      : RULES[options.revision];
   if (rules === undefined) {
     throw new EncodeError([defect("parse_error", "", `unknown revision ${JSON.stringify(options.revision)}`)]);
   }

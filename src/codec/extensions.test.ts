@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { Conversation, type Sender } from "./conversation.js";
 import { decode } from "./decode.js";
+import { EncodeError, encode } from "./encode.js";
 import { LEGACY, MODERN, codes, dec, json, notRaised, raised } from "../testkit/codec.js";
 
 // the messages of SEP-2663's example flow (the tasks extension's own text)
@@ -63,6 +64,16 @@ describe("decode: extensions in force", () => {
     );
     // and the calls without it are judged as before, whatever came in between
     raised(dec(text, MODERN), "result_type_unknown");
+  });
+
+  test('encode sends resultType "task" only with the tasks extension in force, as decode reads it', () => {
+    const message = created(1) as Parameters<typeof encode>[0];
+    assert.throws(() => encode(message, { revision: MODERN, role: "server" }), EncodeError);
+    assert.throws(() => encode(message, { revision: MODERN, role: "server", extensions: [] }), EncodeError);
+    assert.equal(
+      encode(message, { revision: MODERN, role: "server", extensions: [TASKS_EXTENSION] }),
+      JSON.stringify(message),
+    );
   });
 
   test("the tasks extension is not defined before 2026-07-28: declaring it changes nothing there", () => {

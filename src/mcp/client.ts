@@ -228,6 +228,7 @@ export class McpClient<R extends Revision = Revision> {
   /** Tools dropped from `listTools` because their `x-mcp-header` annotations break the rules. */
   readonly rejectedTools: string[] = [];
   private peer!: Peer;
+  private transport: Transport | undefined;
   /** The same transport when it is an HTTP one: its means, and how silence reads on it. */
   private http: HttpTransport | undefined;
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
@@ -277,8 +278,10 @@ export class McpClient<R extends Revision = Revision> {
     try {
       await Promise.race([client.open(watched), deadline]);
     } catch (e) {
-      // the caller never gets this client: close what it opened (for stdio, the child's stdin)
+      // the caller never gets this client: close what it opened, and end a stdio server it
+      // started (stdin, SIGTERM, SIGKILL) without holding up the failure
       await client.peer?.close().catch(() => undefined);
+      void client.transport?.shutdown?.().catch(() => undefined);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -293,6 +296,7 @@ export class McpClient<R extends Revision = Revision> {
   }
 
   private newPeer(transport: Transport, revision: Revision): Peer {
+    this.transport = transport;
     this.http = isHttpTransport(transport) ? transport : undefined;
     const peer = new Peer(transport, {
       revision,
@@ -1074,8 +1078,13 @@ export class McpClient<R extends Revision = Revision> {
     return this.peer.closed;
   }
 
-  close(): Promise<void> {
-    return this.peer.close();
+  /**
+   * Ends the connection. Over stdio the server's process goes as every revision says: its input
+   * closed, then SIGTERM, then SIGKILL, each after a grace; this resolves once it is gone.
+   */
+  async close(): Promise<void> {
+    await this.peer.close();
+    await this.transport?.shutdown?.();
   }
 }
 

@@ -85,6 +85,12 @@ export interface PeerOptions {
   revision: Revision;
   /** This side's role. */
   role: Role;
+  /**
+   * The ids of the extensions in force (negotiated by both sides), as `decode` takes them: with
+   * `io.modelcontextprotocol/tasks` a 2026-07-28 answer may be `resultType: "task"`. Can change
+   * later, like the revision. Default none.
+   */
+  extensions?: readonly string[];
   /** Default deadline for outgoing requests, in milliseconds. Default 60,000. */
   timeout?: number;
   /** How many outgoing requests may await an answer at once. Default 10,000. */
@@ -236,6 +242,7 @@ const PROGRESS = "notifications/progress";
 
 export class Peer {
   private revisionRules;
+  private extensionIds: readonly string[] | undefined;
   // the tables below start as one shared empty table, replaced by a table of their own before
   // their first entry: a peer that serves one HTTP request never sends, nor listens to, anything
   private pending: Map<RequestId, Pending> = NO_ENTRIES;
@@ -265,6 +272,8 @@ export class Peer {
     private readonly options: PeerOptions,
   ) {
     this.revisionRules = RULES[options.revision];
+    this.extensionIds =
+      options.extensions !== undefined && options.extensions.length > 0 ? options.extensions : undefined;
     this.sharedHandlers = options.handlers !== undefined;
     this.requestHandlers = (options.handlers as Map<string, RequestHandler> | undefined) ?? new Map();
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -311,6 +320,14 @@ export class Peer {
     this.revisionRules = RULES[revision];
   }
 
+  /** The extensions incoming messages are judged with (see `PeerOptions.extensions`). */
+  get extensions(): readonly string[] {
+    return this.extensionIds ?? [];
+  }
+  set extensions(ids: readonly string[]) {
+    this.extensionIds = ids.length > 0 ? [...ids] : undefined;
+  }
+
   get closed(): boolean {
     return this.isClosed;
   }
@@ -352,7 +369,7 @@ export class Peer {
       params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     let text: string;
     try {
-      text = encode(message, { revision: this.revision, role: this.options.role });
+      text = encode(message, { revision: this.revision, role: this.options.role, extensions: this.extensionIds });
     } catch (e) {
       return Promise.reject(e);
     }
@@ -405,7 +422,11 @@ export class Peer {
   async notify(method: string, params?: JsonObject, related?: RequestId): Promise<void> {
     if (this.isClosed) throw new ClosedError(undefined, { cause: this.closeError() });
     const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.write(encode(message, { revision: this.revision, role: this.options.role }), message, related);
+    await this.write(
+      encode(message, { revision: this.revision, role: this.options.role, extensions: this.extensionIds }),
+      message,
+      related,
+    );
   }
 
   /** Ends the connection: every pending request rejects at once with `ClosedError`. */
@@ -503,11 +524,20 @@ export class Peer {
   private decodeIncoming(data: string | Uint8Array): ReadMessage {
     const revision = this.revision;
     const maxBytes = this.maxBytes ?? DEFAULT_MAX_BYTES;
+    const extensions = this.extensionIds;
+    if (extensions === undefined)
+      return {
+        decoded: decode(data, { revision, role: this.peerRole, maxBytes }),
+        revision,
+        role: this.peerRole,
+        maxBytes,
+      };
     return {
-      decoded: decode(data, { revision, role: this.peerRole, maxBytes }),
+      decoded: decode(data, { revision, role: this.peerRole, maxBytes, extensions }),
       revision,
       role: this.peerRole,
       maxBytes,
+      extensions,
     };
   }
 
@@ -518,7 +548,8 @@ export class Peer {
       read !== undefined &&
       read.revision === this.revision &&
       read.role === this.peerRole &&
-      read.maxBytes === (this.maxBytes ?? DEFAULT_MAX_BYTES)
+      read.maxBytes === (this.maxBytes ?? DEFAULT_MAX_BYTES) &&
+      read.extensions === this.extensionIds
         ? read.decoded
         : this.decodeIncoming(data).decoded;
     for (const d of decoded.defects) this.report(d, data);
@@ -803,7 +834,7 @@ export class Peer {
   /** A handler that returns something unsendable gets -32603 instead of a broken message. */
   private encodeAnswer(answer: Message): string {
     try {
-      return encode(answer, { revision: this.revision, role: this.options.role });
+      return encode(answer, { revision: this.revision, role: this.options.role, extensions: this.extensionIds });
     } catch (e) {
       this.report(
         defect(

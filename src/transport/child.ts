@@ -26,6 +26,8 @@ export interface SpawnOptions extends StreamTransportOptions {
    * (a shell wrapper's server, an `npx` child) ends with it.
    */
   group?: boolean;
+  /** Each wait of `shutdown` (and of `McpClient.close()` over it): after stdin closes, after SIGTERM. Default 2000 ms. */
+  graceMs?: number;
 }
 
 export interface ExitStatus {
@@ -37,6 +39,8 @@ export interface ExitStatus {
 
 /** How long an ended output waits for the process's exit, and the exit for the rest of stderr. */
 const EXIT_GRACE_MS = 500;
+/** The default wait of each graceful step of a shutdown. */
+const DEFAULT_GRACE_MS = 2000;
 /** How much of stderr an error shows: the last lines, which say why a server stopped. */
 const STDERR_LINES = 20;
 const STDERR_CHARS = 2000;
@@ -73,6 +77,7 @@ export class ChildServer {
   /** Values of the environment whose names say they are secrets: hidden wherever stderr shows them. */
   private readonly secretEnv: Record<string, string>;
   private readonly grouped: boolean;
+  private readonly graceMs: number;
 
   constructor(
     readonly command: string,
@@ -80,6 +85,7 @@ export class ChildServer {
     options: SpawnOptions = {},
   ) {
     this.stderrCap = options.stderrBytes ?? 64 * 1024;
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.secretEnv = secretValues(options.env ?? process.env);
     this.child = spawn(command, args, {
       env: options.env ?? process.env,
@@ -123,6 +129,7 @@ export class ChildServer {
       ...options,
       maxLineBytes: options.maxLineBytes ?? CHILD_MAX_LINE_BYTES,
       explainEnd: () => this.explainEnd(),
+      endOther: () => this.shutdown(),
       evidence: () => {
         const tail = this.redactedStderr();
         return tail ? `its stderr ends:\n${tail.replace(/^/gm, "  ")}` : "it wrote nothing to stderr";
@@ -168,7 +175,7 @@ export class ChildServer {
    * (a process stuck in the kernel): never more than three graces in all. Our ends of its pipes
    * are let go as well, so a grandchild that inherited them cannot keep this process alive.
    */
-  async shutdown(graceMs = 2000): Promise<ExitStatus> {
+  async shutdown(graceMs = this.graceMs): Promise<ExitStatus> {
     if (!this.exit) {
       this.child.stdin.end();
       if (!(await this.waitExit(graceMs))) return this.terminate(graceMs);

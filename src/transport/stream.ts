@@ -23,6 +23,8 @@ export interface StreamTransportOptions {
   explainEnd?: () => Promise<Error | undefined>;
   /** What else is known of the other side, for an error to show (a child process's stderr tail). */
   evidence?: () => string | undefined;
+  /** Ends what is behind the streams once they are closed (a child process): `shutdown()` waits for it. */
+  endOther?: () => Promise<unknown>;
 }
 
 export class StreamTransport implements Transport {
@@ -45,7 +47,10 @@ export class StreamTransport implements Transport {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
     this.explainEnd = options.explainEnd;
     this.describe = options.evidence;
+    this.endOther = options.endOther;
   }
+
+  private readonly endOther: (() => Promise<unknown>) | undefined;
 
   private readonly describe: (() => string | undefined) | undefined;
 
@@ -119,6 +124,12 @@ export class StreamTransport implements Transport {
     this.closing = true;
     if (!this.output.writableEnded && !this.output.destroyed) this.output.end();
     this.ended();
+  }
+
+  /** Closes the streams, then waits for what is behind them to end (see `endOther`). */
+  async shutdown(): Promise<void> {
+    await this.close();
+    await this.endOther?.();
   }
 
   private ended(error?: Error): void {
