@@ -93,6 +93,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "createConformanceServer",
     "defineConformanceFixtures",
     "RecordingError",
+    "RecordingWriteError",
     "mockServer",
     "recordTransport",
     "startFleet",
