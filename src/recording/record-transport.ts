@@ -48,7 +48,15 @@ export function observeTransport(transport: Transport, observer: TransportObserv
     },
   };
   // the optional parts the client looks for, as the channel has them (bound to it)
-  for (const key of ["kind", "cancel", "paramHeaders", "negotiated", "openServerStream", "maxMessageBytes"] as const) {
+  for (const key of [
+    "kind",
+    "cancel",
+    "paramHeaders",
+    "negotiated",
+    "openServerStream",
+    "maxMessageBytes",
+    "shutdown",
+  ] as const) {
     const value = (transport as unknown as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (typeof value === "function")
