@@ -25,6 +25,8 @@ import type { CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 /** How long `server/discover` goes unanswered in the detection before `initialize` is sent beside it. */
 const DETECTION_PROBE_MS = 1000;
+/** How long after the exit wait a closed client's shutdown signals the server: past the timing. */
+const SIGNAL_MARGIN_MS = 1000;
 
 export async function checkStdio(
   command: string,
@@ -74,6 +76,8 @@ class StdioCheck {
         ...(this.options.env ? { env: this.options.env } : {}),
         ...(this.options.cwd ? { cwd: this.options.cwd } : {}),
         group: true,
+        // closing the client ends the server too, but only after the wait its exit is timed in
+        graceMs: this.exitWait + SIGNAL_MARGIN_MS,
       });
       this.children.push(child);
       this.options.onSpawn?.(child);
@@ -204,16 +208,21 @@ class StdioCheck {
 
   /** Ends the session, then times the server's exit once its input is closed (in the background). */
   private async finish(client: McpClient | undefined, from: number, revision: Revision): Promise<void> {
+    const inputClosed = Date.now();
     if (client) await settlesWithin(client.close(), 1000);
-    for (const child of this.children.slice(from)) this.exits.push(this.timeExit(child, revision));
+    for (const child of this.children.slice(from)) this.exits.push(this.timeExit(child, revision, inputClosed));
   }
 
-  private async timeExit(child: ChildServer, revision: Revision): Promise<void> {
-    const exitWait = this.options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
+  private get exitWait(): number {
+    return this.options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
+  }
+
+  private async timeExit(child: ChildServer, revision: Revision, inputClosed: number): Promise<void> {
+    const exitWait = this.exitWait;
     this.run.findings.checked("stdio_exit_slow", revision);
     if (child.status) return;
-    // the client's close ended the child's input: now it has `exitWait` to go on its own
-    const exited = await settlesWithin(child.exited, exitWait);
+    // the client's close ended the child's input: it has `exitWait` from then to go on its own
+    const exited = await settlesWithin(child.exited, Math.max(0, inputClosed + exitWait - Date.now()));
     if (!exited && !this.spawnFailed)
       this.run.findings.add("stdio_exit_slow", {
         revision,
