@@ -6,7 +6,7 @@
 import type { LookupFunction } from "node:net";
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
+import { McpClient, RevisionNotSpokenError, type ClientOptions, type ConnectStep } from "../mcp/client.js";
 import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
@@ -239,24 +239,10 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
       const initializeRefused =
         e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
-      if (
-        initializeRefused &&
-        (await retryOlderRevisions(
-          options,
-          ev,
-          outcome,
-          async (revision) => (await connectHttp(url, connectOptions(revision))).client,
-        ))
-      )
-        return undefined;
-      if (
-        modernMayLackDiscover(ev, e, options.revision) &&
-        (await withoutDiscover(ev, timeout, options.surface, async (held) => {
-          const o = { ...connectOptions(LATEST_REVISION), ...held.sinks, discover: false };
-          return (await connectHttp(url, { ...o, transport: "streamable-http" })).client;
-        }))
-      ) {
-        transport = "streamable-http";
+      const open = async (revision: Revision, more: Partial<HttpConnectOptions> = {}) =>
+        (await connectHttp(url, { ...connectOptions(revision), ...more })).client;
+      if (await reopened(ev, e, outcome, options, initializeRefused, open)) {
+        if (ev.client?.era === "modern") transport = "streamable-http";
         return undefined;
       }
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
@@ -425,20 +411,9 @@ export async function probeStdio(
       const outcome = classifyStdioFailure(e, ev, children);
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
-      if (
-        initializeRefused &&
-        (await retryOlderRevisions(options, ev, outcome, (revision) =>
-          McpClient.connect(connector, clientOptions(revision)),
-        ))
-      )
-        return { outcome: undefined };
-      if (
-        modernMayLackDiscover(ev, e, options.revision) &&
-        (await withoutDiscover(ev, timeout, options.surface, (held) =>
-          McpClient.connect(connector, { ...clientOptions(LATEST_REVISION), ...held.sinks, discover: false }),
-        ))
-      )
-        return { outcome: undefined };
+      const open = (revision: Revision, more: Partial<ClientOptions> = {}) =>
+        McpClient.connect(connector, { ...clientOptions(revision), ...more });
+      if (await reopened(ev, e, outcome, options, initializeRefused, open)) return { outcome: undefined };
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
         await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
@@ -595,6 +570,29 @@ async function retryOlderRevisions(
     }
   }
   return false;
+}
+
+/**
+ * After an opening failed, what may still open the server within the deadline (`open` opens a
+ * fresh connection speaking exactly a revision, with more options): each older legacy revision
+ * when `initialize` was refused, and 2026-07-28 without `server/discover` when discover was
+ * refused. True when one worked.
+ */
+async function reopened(
+  ev: Evidence,
+  e: unknown,
+  outcome: Classified,
+  options: ProbeOptions,
+  initializeRefused: boolean,
+  open: (revision: Revision, more?: Partial<ClientOptions>) => Promise<McpClient>,
+): Promise<boolean> {
+  if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, (revision) => open(revision)))) return true;
+  if (!modernMayLackDiscover(ev, e, options.revision)) return false;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  // over HTTP this opens Streamable HTTP: without discover the opening sends nothing that could fail
+  return withoutDiscover(ev, timeout, options.surface, (held) =>
+    open(LATEST_REVISION, { ...held.sinks, discover: false }),
+  );
 }
 
 /**
