@@ -11,7 +11,7 @@ import { digits } from "./words.js";
  * cannot be reached is down, and red says so; grey is for what is not the server's fault
  * (an invalid target) or not known.
  */
-export const CLASS_COLOURS: Record<string, string> = {
+const CLASS_COLOURS: Record<string, string> = {
   ok: "#2f9e44",
   unreachable: "#e03131",
   timeout: "#f59f00",

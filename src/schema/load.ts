@@ -112,6 +112,17 @@ export interface RevisionSchema {
 
 const loaded = new Map<string, RevisionSchema>();
 
+/**
+ * Told before and after a definition is compiled: the validation worker tells its owner, whose
+ * time budget is for judging a message, not for compiling mcp-wire's own schemas.
+ */
+let compileObserver: ((compiling: boolean) => void) | undefined;
+
+/** Sets (or, with undefined, clears) the one observer of compiles. */
+export function observeCompiles(observer: ((compiling: boolean) => void) | undefined): void {
+  compileObserver = observer;
+}
+
 type Properties = Record<string, { const?: unknown; allOf?: { properties?: { code?: { const?: unknown } } }[] }>;
 
 /** A definition's properties, its own or those of the parts of its `allOf` (how the extension schemas write a request). */
@@ -141,7 +152,7 @@ function vendored(directory: string): Record<string, unknown> {
   return JSON.parse(text.toString("utf8")) as Record<string, unknown>;
 }
 
-export function dialectOf(document: Record<string, unknown>): Dialect {
+function dialectOf(document: Record<string, unknown>): Dialect {
   return typeof document.$schema === "string" && document.$schema.includes("2020-12") ? "2020-12" : "draft-07";
 }
 
@@ -215,6 +226,17 @@ export function extensionSchema(id: string): RevisionSchema | undefined {
 function loadedSchema(name: string): RevisionSchema {
   const known = loaded.get(name);
   if (known !== undefined) return known;
+  compileObserver?.(true);
+  try {
+    const schema = freshSchema(name);
+    loaded.set(name, schema);
+    return schema;
+  } finally {
+    compileObserver?.(false);
+  }
+}
+
+function freshSchema(name: string): RevisionSchema {
   const document = patchErrata(vendored(name));
   const dialect = dialectOf(document);
   const defsKey = "$defs" in document ? "$defs" : "definitions";
@@ -275,12 +297,16 @@ function loadedSchema(name: string): RevisionSchema {
       let validate = validators[mode].get(definition);
       if (validate === undefined) {
         if (!Object.hasOwn(definitions, definition)) throw new Error(`schema ${name} has no definition ${definition}`);
-        validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+        compileObserver?.(true);
+        try {
+          validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+        } finally {
+          compileObserver?.(false);
+        }
         validators[mode].set(definition, validate);
       }
       return validate;
     },
   };
-  loaded.set(name, schema);
   return schema;
 }
