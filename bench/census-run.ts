@@ -78,18 +78,17 @@ async function census(list: TargetRecord[]): Promise<void> {
     };
     await runCensus(store, runId, list, { concurrency: C, perHost: C, timeout: T, onAdmission, onAttempt });
   } else {
-    await forEachLimited(
-      list,
-      () => "127.0.0.1",
-      { concurrency: C, perKey: C },
-      async (t) => {
+    await forEachLimited(list, {
+      keyOf: () => "127.0.0.1",
+      limits: { concurrency: C, perKey: C },
+      work: async (t) => {
         const started = new Date();
         const { cls, detail, tools } = await sdkProbe(t.target);
         classes[cls] = (classes[cls] ?? 0) + 1;
         await store.recordAttempt(sdkAttempt(runId, t.target, started, cls, detail, tools));
         pace.done();
       },
-    );
+    });
     await store.finishRun(runId);
   }
 }

@@ -36,6 +36,11 @@ const SAMPLES: readonly Error[] = [
   new client.OpeningTimeoutError(30_000, [{ method: "server/discover", ms: 0 }], 0, undefined, undefined),
   new api.NotACaptureError("it is an SQLite database"),
   new testing.RecordingError("truncated", "x.ndjson", "cut off", 3),
+  new testing.RecordingWriteError(
+    "no_folder",
+    "missing/x.ndjson",
+    Object.assign(new Error("ENOENT"), { code: "ENOENT" }),
+  ),
 ];
 
 /** Errors only the client throws, exported by mcp-wire/client rather than the root. */
@@ -48,7 +53,7 @@ const CLIENT_ONLY = new Set([
   "OpeningTimeoutError",
 ]);
 /** Errors only recordings' players throw (`mockServer`), exported by mcp-wire/testing. */
-const TESTING_ONLY = new Set(["RecordingError"]);
+const TESTING_ONLY = new Set(["RecordingError", "RecordingWriteError"]);
 
 /** Classes that never leave the library's own code: each is caught and turned into one above. */
 const INTERNAL = new Set([

@@ -354,11 +354,10 @@ describe("forEachLimited", () => {
     let peak = 0;
     const peakPerKey = new Map<string, number>();
     const order: string[] = [];
-    await forEachLimited(
-      items,
-      (s) => s[0]!,
-      { concurrency: 3, perKey: 2 },
-      async (s) => {
+    await forEachLimited(items, {
+      keyOf: (s) => s[0]!,
+      limits: { concurrency: 3, perKey: 2 },
+      work: async (s) => {
         const k = s[0]!;
         order.push(s);
         running++;
@@ -369,7 +368,7 @@ describe("forEachLimited", () => {
         running--;
         active.set(k, active.get(k)! - 1);
       },
-    );
+    });
     assert.deepEqual([...order].sort(), [...items].sort());
     assert.ok(peak <= 3);
     for (const [k, n] of peakPerKey) assert.ok(n <= 2, `${k}: ${n} at once`);
@@ -383,37 +382,30 @@ describe("forEachLimited", () => {
   test("an abort starts nothing new and resolves when the work in flight is done", async () => {
     const stop = new AbortController();
     const started: number[] = [];
-    await forEachLimited(
-      [1, 2, 3, 4, 5, 6],
-      () => "k",
-      { concurrency: 2, perKey: 2 },
-      async (n) => {
+    await forEachLimited([1, 2, 3, 4, 5, 6], {
+      keyOf: () => "k",
+      limits: { concurrency: 2, perKey: 2 },
+      work: async (n) => {
         started.push(n);
         if (n === 2) stop.abort();
         await new Promise((r) => setImmediate(r));
       },
-      stop.signal,
-    );
+      signal: stop.signal,
+    });
     assert.deepEqual(started, [1, 2]);
   });
 
   test("no items: resolves at once", async () => {
-    await forEachLimited(
-      [],
-      () => "k",
-      { concurrency: 1, perKey: 1 },
-      async () => {},
-    );
+    await forEachLimited([], { keyOf: () => "k", limits: { concurrency: 1, perKey: 1 }, work: async () => {} });
   });
 
   test("work may take a slot of another host for a request: that host's items wait for it, and it waits for theirs", async () => {
     const slots = new HostSlots(1);
     const log: string[] = [];
-    await forEachLimited(
-      ["a1", "b1", "b2"],
-      (s) => s[0]!,
-      { concurrency: 3, perKey: 1 },
-      async (s) => {
+    await forEachLimited(["a1", "b1", "b2"], {
+      keyOf: (s) => s[0]!,
+      limits: { concurrency: 3, perKey: 1 },
+      work: async (s) => {
         log.push(`start ${s}`);
         if (s === "a1") {
           // a request of a1's to host b, once b1 has started: b1 holds b's slot, so it waits, and
@@ -425,9 +417,8 @@ describe("forEachLimited", () => {
         } else await new Promise((r) => setTimeout(r, 20));
         log.push(`end ${s}`);
       },
-      undefined,
       slots,
-    );
+    });
     assert.deepEqual(log, ["start a1", "start b1", "end b1", "a1's request to b", "start b2", "end a1", "end b2"]);
   });
 

@@ -109,10 +109,9 @@ export async function runCensus(
   admission.start();
   const perHost = positive(options.perHost, DEFAULT_PER_HOST);
   const slots = new HostSlots(perHost);
-  await forEachLimited(
-    callable,
-    hostOf,
-    {
+  await forEachLimited(callable, {
+    keyOf: hostOf,
+    limits: {
       get concurrency() {
         return admission.limit;
       },
@@ -120,16 +119,16 @@ export async function runCensus(
       gapMs: gapOf(options),
       onRaise: (fill) => admission.onRaise(fill),
     },
-    async (t) => {
+    work: async (t) => {
       try {
         await keep(await attemptAt(runId, t, guarded, slots));
       } catch (e) {
         fail(e);
       }
     },
-    AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
+    signal: AbortSignal.any([stopper.signal, ...(options.signal ? [options.signal] : [])]),
     slots,
-  );
+  });
   admission.stop();
   await Promise.all(uncommitted);
   if (failure !== undefined) throw failure;

@@ -79,16 +79,15 @@ describe("--per-host-gap in one process", () => {
     const started: { key: string; at: number }[] = [];
     const ended = new Map<string, number>();
     const items = ["a1", "a2", "a3", "b1", "b2"];
-    await forEachLimited(
-      items,
-      (s) => s[0]!,
-      { concurrency: 4, perKey: 1, gapMs: 80 },
-      async (s) => {
+    await forEachLimited(items, {
+      keyOf: (s) => s[0]!,
+      limits: { concurrency: 4, perKey: 1, gapMs: 80 },
+      work: async (s) => {
         started.push({ key: s, at: performance.now() });
         await new Promise((r) => setTimeout(r, 5));
         ended.set(s, performance.now());
       },
-    );
+    });
     assert.deepEqual(
       started.map((s) => s.key),
       ["a1", "b1", "a2", "b2", "a3"],

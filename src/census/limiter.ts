@@ -106,100 +106,141 @@ function once(f: () => void): () => void {
   };
 }
 
+/** What `forEachLimited` runs, and how. */
+export interface LimitedWork<T> {
+  /** The key (a host) an item's work counts against. */
+  keyOf: (item: T) => string;
+  limits: Limits;
+  /** One item's work; must not reject. */
+  work: (item: T) => Promise<void>;
+  /** Once aborted, nothing new starts. */
+  signal?: AbortSignal | undefined;
+  /**
+   * The per-key count, made from `limits.perKey` when not given: give it to share the hosts'
+   * slots with requests the work makes to other hosts.
+   */
+  slots?: HostSlots;
+}
+
 /**
  * Resolves once every item's work has finished, or, after `signal` aborts, once the work
- * already started has finished (nothing new starts). `work` must not reject. `slots` holds the
- * per-key count (made from `limits.perKey` when not given): give it to share the hosts' slots
- * with requests the work makes to other hosts.
+ * already started has finished (nothing new starts).
  */
-export function forEachLimited<T>(
-  items: readonly T[],
-  keyOf: (item: T) => string,
-  limits: Limits,
-  work: (item: T) => Promise<void>,
-  signal?: AbortSignal,
-  slots = new HostSlots(limits.perKey),
-): Promise<void> {
-  const queues = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    let q = queues.get(key);
-    if (!q) queues.set(key, (q = []));
-    q.push(item);
-  }
-  // hosts with work waiting and a free slot, in the order they became ready (and `inReady`, the
-  // same as a set)
-  const ready: string[] = [...queues.keys()];
-  const inReady = new Set(ready);
-  const gapMs = limits.gapMs !== undefined && Number.isFinite(limits.gapMs) && limits.gapMs > 0 ? limits.gapMs : 0;
-  // hosts in their rest after a finished item: out of the ready list until it ends
-  const resting = new Map<string, ReturnType<typeof setTimeout>>();
-  let running = 0;
+export function forEachLimited<T>(items: readonly T[], plan: LimitedWork<T>): Promise<void> {
+  return new LimitedRun(items, plan).run();
+}
 
-  return new Promise<void>((resolve) => {
-    // eslint-disable-next-line prefer-const -- settle, declared before it, reads it
-    let unsubscribe: (() => void) | undefined;
-    const settle = () => {
-      if (running === 0 && ((ready.length === 0 && resting.size === 0) || signal?.aborted)) {
-        signal?.removeEventListener("abort", settle);
-        unsubscribe?.();
-        slots.onFree = () => undefined;
-        for (const timer of resting.values()) clearTimeout(timer);
-        resting.clear();
-        resolve();
-      }
-    };
-    /** Puts `key` in turn if it has work waiting, a free slot, and no rest to finish. */
-    const reconsider = (key: string) => {
-      const q = queues.get(key);
-      if (!q || q.length === 0 || inReady.has(key) || resting.has(key) || !slots.free(key)) return;
-      ready.push(key);
-      inReady.add(key);
-    };
-    const fill = () => {
-      while (running < limits.concurrency && ready.length > 0 && !signal?.aborted) {
-        const key = ready.shift()!;
-        inReady.delete(key);
-        // its slots may have gone to other work's requests meanwhile: back in turn when one is freed
-        if (!slots.tryTake(key)) continue;
-        const q = queues.get(key)!;
-        const item = q.shift()!;
-        running++;
-        reconsider(key);
-        void work(item).finally(() => {
-          running--;
-          if (gapMs > 0) rest(key, q);
-          slots.release(key);
-          fill();
-          settle();
-        });
-      }
-    };
-    slots.onFree = (key) => {
-      reconsider(key);
-      fill();
-    };
-    /** Takes `key` out of turn until its gap is over, then back in if it has work and room. */
-    const rest = (key: string, q: T[]) => {
-      if (inReady.delete(key)) ready.splice(ready.indexOf(key), 1);
-      clearTimeout(resting.get(key));
-      if (q.length === 0) {
-        resting.delete(key);
-        return;
-      }
-      const timer = setTimeout(() => {
-        resting.delete(key);
-        reconsider(key);
-        fill();
-        settle();
-      }, gapMs);
-      resting.set(key, timer);
-    };
-    signal?.addEventListener("abort", settle);
-    unsubscribe = limits.onRaise?.(fill);
-    fill();
-    settle();
-  });
+/** One `forEachLimited`: the items queued per key, and the keys taking turns. */
+class LimitedRun<T> {
+  private readonly queues = new Map<string, T[]>();
+  /** Keys with work waiting and a free slot, in the order they became ready. */
+  private readonly ready: string[];
+  /** The same keys as `ready`, as a set. */
+  private readonly inReady: Set<string>;
+  /** Keys in their rest after a finished item: out of `ready` until it ends. */
+  private readonly resting = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly slots: HostSlots;
+  private readonly gapMs: number;
+  private readonly signal: AbortSignal | undefined;
+  private running = 0;
+  private resolve: () => void = () => undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    items: readonly T[],
+    private readonly plan: LimitedWork<T>,
+  ) {
+    for (const item of items) {
+      const key = plan.keyOf(item);
+      let q = this.queues.get(key);
+      if (!q) this.queues.set(key, (q = []));
+      q.push(item);
+    }
+    this.ready = [...this.queues.keys()];
+    this.inReady = new Set(this.ready);
+    this.slots = plan.slots ?? new HostSlots(plan.limits.perKey);
+    const gapMs = plan.limits.gapMs;
+    this.gapMs = gapMs !== undefined && Number.isFinite(gapMs) && gapMs > 0 ? gapMs : 0;
+    this.signal = plan.signal;
+  }
+
+  run(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.resolve = resolve;
+      this.slots.onFree = (key) => {
+        this.reconsider(key);
+        this.fill();
+      };
+      this.signal?.addEventListener("abort", this.settle);
+      this.unsubscribe = this.plan.limits.onRaise?.(this.fill);
+      this.fill();
+      this.settle();
+    });
+  }
+
+  /** Resolves once nothing runs and nothing is left to start (or nothing may start any more). */
+  private readonly settle = (): void => {
+    if (this.running > 0) return;
+    if (!((this.ready.length === 0 && this.resting.size === 0) || this.signal?.aborted)) return;
+    this.signal?.removeEventListener("abort", this.settle);
+    this.unsubscribe?.();
+    this.slots.onFree = () => undefined;
+    for (const timer of this.resting.values()) clearTimeout(timer);
+    this.resting.clear();
+    this.resolve();
+  };
+
+  /** Starts work while there is room in all and a key in turn with a free slot. */
+  private readonly fill = (): void => {
+    while (this.running < this.plan.limits.concurrency && this.ready.length > 0 && !this.signal?.aborted) {
+      const key = this.ready.shift()!;
+      this.inReady.delete(key);
+      // its slots may have gone to other work's requests meanwhile: back in turn when one is freed
+      if (this.slots.tryTake(key)) this.start(key);
+    }
+  };
+
+  /** Starts the next item of `key`, whose slot is taken. */
+  private start(key: string): void {
+    const q = this.queues.get(key)!;
+    const item = q.shift()!;
+    this.running++;
+    this.reconsider(key);
+    void this.plan.work(item).finally(() => this.finished(key, q));
+  }
+
+  private finished(key: string, q: T[]): void {
+    this.running--;
+    if (this.gapMs > 0) this.rest(key, q);
+    this.slots.release(key);
+    this.fill();
+    this.settle();
+  }
+
+  /** Puts `key` in turn if it has work waiting, a free slot, and no rest to finish. */
+  private reconsider(key: string): void {
+    const q = this.queues.get(key);
+    if (!q || q.length === 0 || this.inReady.has(key) || this.resting.has(key) || !this.slots.free(key)) return;
+    this.ready.push(key);
+    this.inReady.add(key);
+  }
+
+  /** Takes `key` out of turn until its gap is over, then back in if it has work and room. */
+  private rest(key: string, q: T[]): void {
+    if (this.inReady.delete(key)) this.ready.splice(this.ready.indexOf(key), 1);
+    clearTimeout(this.resting.get(key));
+    if (q.length === 0) {
+      this.resting.delete(key);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.resting.delete(key);
+      this.reconsider(key);
+      this.fill();
+      this.settle();
+    }, this.gapMs);
+    this.resting.set(key, timer);
+  }
 }
 
 /**

@@ -259,7 +259,17 @@ export interface SharedRun {
  */
 export class StoreRefused extends Error {
   override name = "StoreRefused";
-  readonly code = "ERR_MCP_WIRE_STORE_REFUSED";
+  readonly code: string = "ERR_MCP_WIRE_STORE_REFUSED";
+}
+
+/**
+ * The database driver the census needs is not installed, or not usable: `better-sqlite3` and
+ * `pg` are optional peers of the package, so a program that only decodes or connects never
+ * installs them. The message names the command that installs the one missing.
+ */
+export class DriverMissing extends StoreRefused {
+  override name = "DriverMissing";
+  override readonly code = "ERR_MCP_WIRE_DRIVER_MISSING";
 }
 
 /**

@@ -5,6 +5,7 @@
  * or a bad recording, 3 when the server could not be reached.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import type { Transport } from "../peer/transport.js";
 import { RecordingError } from "../recording/errors.js";
 import type { Difference, Ignore } from "../replay/compare.js";
 import type { ReplayReport } from "../replay/replay.js";
@@ -63,19 +64,20 @@ export async function runReplay(file: string, target: readonly string[], opts: R
   }
   const { replay } = await import("../replay/replay.js");
   const { ChildServer } = await import("../transport/child.js");
-  const { StreamableHttpTransport } = await import("../transport/http/client.js");
   const children: InstanceType<typeof ChildServer>[] = [];
-  const connect = url
-    ? () => new StreamableHttpTransport(url.href, { headers })
-    : () => {
-        const child = new ChildServer(target[0]!, target.slice(1));
-        children.push(child);
-        return child.transport;
+  const ways = url
+    ? await httpWays(url.href, headers, script.legacy)
+    : {
+        connect: () => {
+          const child = new ChildServer(target[0]!, target.slice(1));
+          children.push(child);
+          return child.transport;
+        },
       };
   let report: ReplayReport;
   const started = performance.now();
   try {
-    report = await replay(script, { connect, ignores, skip: new Set(opts.skipMethod ?? []) });
+    report = await replay(script, { ...ways, ignores, skip: new Set(opts.skipMethod ?? []) });
   } finally {
     await Promise.all(children.map((c) => c.shutdown(2000).catch(() => undefined)));
   }
@@ -98,6 +100,22 @@ export async function runReplay(file: string, target: readonly string[], opts: R
     return OK;
   }
   return report.differences > 0 ? FOUND_PROBLEMS : OK;
+}
+
+/**
+ * The two HTTP transports to a URL, the recording's own first: a URL may speak Streamable HTTP or
+ * HTTP+SSE whatever the recording was made over, and only the server can say which.
+ */
+async function httpWays(
+  url: string,
+  headers: Record<string, string>,
+  legacy: boolean,
+): Promise<{ connect: () => Transport; fallback: () => Transport }> {
+  const { StreamableHttpTransport } = await import("../transport/http/client.js");
+  const { SseClientTransport } = await import("../transport/http/sse-client.js");
+  const streamable = () => new StreamableHttpTransport(url, { headers });
+  const sse = () => new SseClientTransport(url, { headers });
+  return legacy ? { connect: sse, fallback: streamable } : { connect: streamable, fallback: sse };
 }
 
 /** A `--junit` or `--markdown` file that may not be written, said before any work; else undefined. */

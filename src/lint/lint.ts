@@ -5,11 +5,11 @@
 import type { Readable } from "node:stream";
 import { BoundedMap } from "../codec/bounded.js";
 import { Conversation, type Sender } from "../codec/conversation.js";
-import { decode, DEFAULT_MAX_BYTES, type Decoded } from "../codec/decode.js";
+import { decode, DEFAULT_MAX_BYTES, type DecodeOptions, type Decoded } from "../codec/decode.js";
 import { defect, pointerToken, worstSeverity, type Defect } from "../codec/defects.js";
 import { revisionEvidence, type RevisionEvidence } from "../codec/evidence.js";
 import { LineSplitter, type Line } from "../codec/lines.js";
-import { validate } from "../schema/validate.js";
+import { validate, type ValidateOptions } from "../schema/validate.js";
 import type { MessageKind, RequestId } from "../codec/message.js";
 import { recordOf, recordedLine, type HttpContext } from "../recording/recording.js";
 import { LATEST_REVISION, META_PROTOCOL_VERSION, isRevision, type Revision } from "../rules/revisions.js";
@@ -102,6 +102,70 @@ interface Thread {
   exchanges: BoundedMap<number, RequestId[]>;
 }
 
+/**
+ * What a message is held to the schema by: its text (for a judge on another thread), its decoded
+ * value (for one on this), and the options of `validate`. `answer`: an answer, whose
+ * `schema_envelope_only` says nothing its conversation defect does not. `refusalWithoutId`: a
+ * transport's refusal, whose missing id the schema must not hold against it.
+ */
+export interface SchemaQuestion {
+  readonly text: string | Buffer;
+  readonly value: unknown;
+  readonly options: ValidateOptions;
+  readonly answer: boolean;
+  readonly refusalWithoutId: boolean;
+}
+
+/** A message judged but for its schema (see `Linter.lineDeferred`). */
+export interface DeferredRecord {
+  /** Every defect but the schema's; complete only once settled. */
+  readonly record: LintRecord;
+  readonly question?: SchemaQuestion;
+  /** Puts the schema's defects (what `validate` found for `question`; `[]` without one) in the record, and counts it. */
+  settle(found: readonly Defect[]): LintRecord;
+}
+
+/** A judged message and where its schema's defects go among its others. */
+interface Judged {
+  readonly record: LintRecord;
+  readonly at: number;
+  readonly question?: SchemaQuestion;
+}
+
+function schemaQuestion(
+  t: Thread,
+  text: string | Buffer,
+  value: unknown,
+  kind: MessageKind,
+  sender: Sender,
+  refusalWithoutId: boolean,
+): SchemaQuestion {
+  const answer = kind === "result" || kind === "error";
+  const method = answer ? t.conversation.answeredMethod(value, sender) : undefined;
+  const options = method === undefined ? { revision: t.revision } : { revision: t.revision, method };
+  return { text, value, options, answer, refusalWithoutId };
+}
+
+/** What `validate` found for `q`, less what the conversation already says. */
+export function schemaAnswer(q: SchemaQuestion, found: readonly Defect[]): Defect[] {
+  return found.filter(
+    (d) =>
+      // an answer to no request seen is a conversation defect already: that its result was
+      // judged by the envelope alone adds nothing here
+      !(q.answer && d.code === "schema_envelope_only") &&
+      // the allowance a refusal has for its id, for the schema's `id` (a RequestId, never null)
+      !(q.refusalWithoutId && d.path === "/id"),
+  );
+}
+
+function revisionUnknown(t: Thread, unknown: { version: string; path: string }): Defect {
+  return defect(
+    "revision_unknown",
+    unknown.path,
+    `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`,
+  );
+}
+
 /** Conversations followed at once; past it the oldest is forgotten (a log of any length stays bounded). */
 const MAX_THREADS = 10_000;
 
@@ -161,7 +225,7 @@ export class Linter {
    * (`tap`): the line is then the message itself, never read as a `tap --log` record.
    */
   line(line: Line, from?: Sender | LineContext): LintRecord {
-    return this.read(line, from) ?? this.judge(this.lineNo, line, line.bytes, undefined);
+    return this.read(line, from) ?? this.judgedHere(this.judge(this.lineNo, line, line.bytes, undefined));
   }
 
   /**
@@ -171,14 +235,15 @@ export class Linter {
   read(line: Line, from?: Sender | LineContext): LintRecord | undefined {
     const n = ++this.lineNo;
     const context = typeof from === "string" ? { from } : from;
-    if (context !== undefined || line.overflow || isBlank(line.bytes)) return this.judge(n, line, line.bytes, context);
+    if (context !== undefined || line.overflow || isBlank(line.bytes))
+      return this.judgedHere(this.judge(n, line, line.bytes, context));
     const decoded = decode(line.bytes, { revision: this.main.revision, maxBytes: this.maxBytes });
     const part = asRecordingPart(decoded);
     if (part && "skip" in part) return undefined;
-    if (!part) return this.judge(n, line, line.bytes, undefined, decoded);
+    if (!part) return this.judgedHere(this.judge(n, line, line.bytes, undefined, decoded));
     const tap = part.tap;
     if (line.crlf) tap.line.crlf = true;
-    return this.judge(n, tap.line, tap.text, tap.context, undefined, tap.schema);
+    return this.judgedHere(this.judge(n, tap.line, tap.text, tap.context, undefined, tap.schema));
   }
 
   /** How a conversation is judged so far; undefined for one not seen (or forgotten). */
@@ -231,6 +296,37 @@ export class Linter {
     return this.options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   }
 
+  /**
+   * Judges the next message a caller knows the sender of (`tap`), leaving its schema to the
+   * caller: the record holds every other defect, and `settle` adds the schema's and counts it.
+   * `question` is what to hold to the schema (absent when there is nothing to: `settle([])`).
+   */
+  lineDeferred(line: Line, from: Sender | LineContext): DeferredRecord {
+    const n = ++this.lineNo;
+    const judged = this.judge(n, line, line.bytes, typeof from === "string" ? { from } : from);
+    return {
+      record: judged.record,
+      ...(judged.question !== undefined ? { question: judged.question } : {}),
+      settle: (found) => this.settle(judged, found),
+    };
+  }
+
+  /** The schema's defects (`found`, from `validate`) put in their place in the record, which is counted. */
+  private settle(judged: Judged, found: readonly Defect[]): LintRecord {
+    const { record, question, at } = judged;
+    if (question !== undefined) {
+      const schema = schemaAnswer(question, found);
+      if (schema.length > 0) record.defects.splice(at, 0, ...schema);
+    }
+    return record.kind === "blank" ? record : this.count(record);
+  }
+
+  /** A judged message, its schema judged here and now. */
+  private judgedHere(judged: Judged): LintRecord {
+    const q = judged.question;
+    return this.settle(judged, q === undefined ? [] : validate(q.value, q.options));
+  }
+
   private judge(
     n: number,
     line: Line,
@@ -238,51 +334,25 @@ export class Linter {
     context: LineContext | undefined,
     decoded?: Decoded,
     recordedSchema = false,
-  ): LintRecord {
+  ): Judged {
     if (line.crlf) this.s.crlf++;
-    const maxBytes = this.maxBytes;
     const from = context?.from;
     const withFrom = (record: LintRecord): LintRecord => {
       if (from) record.from = from;
       return record;
     };
     if (line.overflow) {
-      return this.count(
-        withFrom({
-          line: n,
-          kind: "invalid",
-          defects: [
-            defect("too_large", "", `a line of ${line.size} bytes, over the ${maxBytes}-byte limit: not parsed`),
-          ],
-        }),
-      );
+      const message = `a line of ${line.size} bytes, over the ${this.maxBytes}-byte limit: not parsed`;
+      return { record: withFrom({ line: n, kind: "invalid", defects: [defect("too_large", "", message)] }), at: 1 };
     }
     if (isBlank(line.bytes)) {
       this.s.blank++;
-      return withFrom({ line: n, kind: "blank", defects: [] });
+      return { record: withFrom({ line: n, kind: "blank", defects: [] }), at: 0 };
     }
     const t = this.threadOf(context);
     t.messages++;
     if (decoded !== undefined && t.revision !== this.main.revision) decoded = undefined;
-    decoded ??= decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}) });
-    if (!this.options.revision) {
-      const evidence = revisionEvidence(decoded);
-      if (
-        evidence &&
-        (evidence.revision !== t.revision ||
-          t.revisionSource === "assumed" ||
-          t.revisionSource === "earlier initialize result" ||
-          t.revisionSource === "MCP-Protocol-Version header")
-      ) {
-        t.revision = evidence.revision;
-        t.revisionSource = evidence.source;
-        t.conversation.revision = evidence.revision;
-        decoded = decode(text, { revision: evidence.revision, maxBytes, ...(from ? { role: from } : {}) });
-      }
-      if (evidence?.source === "initialize result") this.settled = evidence.revision;
-    }
-    this.s.revision = t.revision;
-    this.s.revisionSource = t.revisionSource;
+    decoded = this.adoptRevision(t, decoded ?? decode(text, this.decodeOptions(t.revision, from)), text, from);
     // A plain capture has no direction: the conversation tells who sent what (see senderOf).
     let value = decoded.message ?? decoded.value;
     const sender = from ?? t.conversation.senderOf(value);
@@ -290,7 +360,7 @@ export class Linter {
     if (decoded.defects.some((d) => d.code === "result_type_unknown")) {
       const extensions = t.conversation.extensionsFor(value, sender);
       if (extensions.length > 0) {
-        decoded = decode(text, { revision: t.revision, maxBytes, ...(from ? { role: from } : {}), extensions });
+        decoded = decode(text, { ...this.decodeOptions(t.revision, from), extensions });
         value = decoded.message ?? decoded.value;
       }
     }
@@ -315,38 +385,46 @@ export class Linter {
           (d) => d.code !== "error_code_legacy" && !(noId(value) && (d.code === "id_null" || d.code === "id_missing")),
         )
       : decoded.defects;
-    let schema =
-      (this.options.schema ?? recordedSchema) && t.revisionSource !== "assumed" && decoded.kind !== "invalid"
-        ? text.length > SCHEMA_BUDGET_BYTES
-          ? [notJudged(text.length)]
-          : this.schemaDefects(t, value, decoded.kind, sender)
-        : [];
-    // the same allowance for the schema's `id` (a RequestId, never null)
-    if (refusal && noId(value)) schema = schema.filter((d) => d.path !== "/id");
+    const judgeSchema =
+      (this.options.schema ?? recordedSchema) && t.revisionSource !== "assumed" && decoded.kind !== "invalid";
+    // asked before the conversation sees the message: an answer closes the request it answers
+    const question =
+      judgeSchema && text.length <= SCHEMA_BUDGET_BYTES
+        ? schemaQuestion(t, text, value, decoded.kind, sender, refusal && noId(value))
+        : undefined;
+    const schema = judgeSchema && question === undefined ? [notJudged(text.length)] : [];
     const defects = own.concat(t.conversation.observe(decoded, sender, answers ? { answers } : {}), schema);
+    const at = defects.length;
     const unknown = this.options.revision ? undefined : unknownVersion(decoded);
-    if (unknown) {
-      defects.push(
-        defect(
-          "revision_unknown",
-          unknown.path,
-          `names protocol version ${JSON.stringify(unknown.version)}, which mcp-wire does not know: judged as ${t.revision} (${t.revisionSource === "assumed" ? "assumed" : `from the ${t.revisionSource}`}); pass --revision`,
-        ),
-      );
-    }
-    return this.count(withFrom({ line: n, kind: decoded.kind, defects }));
+    if (unknown) defects.push(revisionUnknown(t, unknown));
+    return { record: withFrom({ line: n, kind: decoded.kind, defects }), at, ...(question ? { question } : {}) };
   }
 
-  private schemaDefects(t: Thread, value: unknown, kind: MessageKind, sender: Sender): Defect[] {
-    if (kind === "result" || kind === "error") {
-      const method = t.conversation.answeredMethod(value, sender);
-      // an answer to no request seen is a conversation defect already: that its result was judged
-      // by the envelope alone adds nothing here
-      return validate(value, method === undefined ? { revision: t.revision } : { revision: t.revision, method }).filter(
-        (d) => d.code !== "schema_envelope_only",
-      );
+  private decodeOptions(revision: Revision, from: Sender | undefined): DecodeOptions {
+    return { revision, maxBytes: this.maxBytes, ...(from ? { role: from } : {}) };
+  }
+
+  /** `t` takes up the revision `decoded` shows, unless one was given; `decoded` again by it when it changed. */
+  private adoptRevision(t: Thread, decoded: Decoded, text: string | Buffer, from: Sender | undefined): Decoded {
+    if (!this.options.revision) {
+      const evidence = revisionEvidence(decoded);
+      if (
+        evidence &&
+        (evidence.revision !== t.revision ||
+          t.revisionSource === "assumed" ||
+          t.revisionSource === "earlier initialize result" ||
+          t.revisionSource === "MCP-Protocol-Version header")
+      ) {
+        t.revision = evidence.revision;
+        t.revisionSource = evidence.source;
+        t.conversation.revision = evidence.revision;
+        decoded = decode(text, this.decodeOptions(evidence.revision, from));
+      }
+      if (evidence?.source === "initialize result") this.settled = evidence.revision;
     }
-    return validate(value, { revision: t.revision });
+    this.s.revision = t.revision;
+    this.s.revisionSource = t.revisionSource;
+    return decoded;
   }
 
   private count(record: LintRecord): LintRecord {

@@ -50,7 +50,7 @@ const INSTEAD: Readonly<Record<string, string>> = {
   "resources/subscribe": "on 2026-07-28 use listen({ resourceSubscriptions: [uri] })",
   "resources/unsubscribe": "on 2026-07-28 close the listen() subscription",
   "subscriptions/listen":
-    "before 2026-07-28 list-changed notifications come unasked, and resources/subscribe asks for updates",
+    "before 2026-07-28 use listen(), which subscribes resources and opens the GET stream of a Streamable HTTP session",
   "tasks/result": "on 2026-07-28 tasks/get carries a finished task's result (or awaitTask follows it to its end)",
   "tasks/list": "the 2026-07-28 tasks extension has no tasks/list: keep the ids of the tasks you start",
   "tasks/update":

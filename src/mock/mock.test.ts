@@ -2,7 +2,7 @@
  * `mcp-wire mock` and `mockServer`: a recording of a real server (server-everything, recorded
  * through `tap --log` by the official SDK v1 client) played to the SDK v2 client over stdio and
  * to v1 over HTTP gives each the same answers as the server (tools, a call, progress, a sampling
- * request of the server's); what no recording answers is -32601 naming the closest, and counted.
+ * request of the server's), and to the AI SDK's client over HTTP; what no recording answers is -32601 naming the closest, and counted.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -49,6 +49,29 @@ describe("mock", () => {
       assertSame(await everythingSession("v1", { url: http.url }), real);
     } finally {
       http.stop();
+    }
+  });
+
+  test("mockServer over HTTP to the AI SDK's client: the recorded listing and call, nothing unmatched", async () => {
+    const { createMCPClient } = await import("@ai-sdk/mcp");
+    const mock = await mockServer(recording, { http: true });
+    try {
+      const client = await within(createMCPClient({ transport: { type: "http", url: mock.url! } }), "AI SDK connect");
+      try {
+        const listed = (await within(client.listTools(), "tools/list")).tools.map((t) => t.name).sort();
+        assert.deepEqual(listed, real.tools);
+        const echo = (await within(client.tools(), "tools")).echo!;
+        const answer = (await within(
+          Promise.resolve(echo.execute!({ message: "hi" }, { toolCallId: "mock-1", messages: [] })),
+          "echo",
+        )) as { content?: unknown };
+        assert.deepEqual(answer.content, (real.echo as { content?: unknown }).content);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      const { unmatched } = await mock.close();
+      assert.deepEqual(unmatched, []);
     }
   });
 

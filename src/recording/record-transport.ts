@@ -3,12 +3,13 @@
  * `tap --log` writes them, while the transport works as before. `observeTransport` is the seeing
  * through alone, for a caller that keeps what it sees itself (`check`).
  */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, openSync } from "node:fs";
 import type { Sender } from "../codec/conversation.js";
 import type { Message, RequestId } from "../codec/message.js";
 import type { Transport } from "../peer/transport.js";
 import { isHttpTransport } from "../peer/transport.js";
 import { StreamTransport } from "../transport/stream.js";
+import { RecordingWriteError } from "./errors.js";
 import type { RecordedTransport } from "./recording.js";
 import { RecordingWriter } from "./writer.js";
 
@@ -47,7 +48,15 @@ export function observeTransport(transport: Transport, observer: TransportObserv
     },
   };
   // the optional parts the client looks for, as the channel has them (bound to it)
-  for (const key of ["kind", "cancel", "paramHeaders", "negotiated", "openServerStream", "maxMessageBytes"] as const) {
+  for (const key of [
+    "kind",
+    "cancel",
+    "paramHeaders",
+    "negotiated",
+    "openServerStream",
+    "maxMessageBytes",
+    "shutdown",
+  ] as const) {
     const value = (transport as unknown as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (typeof value === "function")
@@ -124,15 +133,24 @@ export interface RecordTransportOptions {
 
 /**
  * `transport`, recording every message to `file` (created, or emptied) in the record format
- * `tap --log` writes; closing it closes the file. Returned at once: the file opens meanwhile.
+ * `tap --log` writes; closing it closes the file. The file is opened before this returns: one
+ * that cannot be written (a folder, a missing folder, no permission) throws a
+ * `RecordingWriteError` at once, and a write that fails later rejects `close()` with one.
  */
 export function recordTransport(transport: Transport, file: string, options: RecordTransportOptions = {}): Transport {
   const kind: RecordedTransport =
     options.transport ??
     (isHttpTransport(transport) ? "streamable-http" : transport instanceof StreamTransport ? "stdio" : "memory");
-  const out = createWriteStream(file);
-  // a file that cannot be written must not bring the process down: the transport goes on unrecorded
-  out.on("error", () => undefined);
+  let fd: number;
+  try {
+    fd = openSync(file, "w");
+  } catch (e) {
+    throw RecordingWriteError.of(file, e, true);
+  }
+  const out = createWriteStream("", { fd });
+  // the traffic goes on (the writer never holds it up); the failure is the answer of close()
+  let failed: RecordingWriteError | undefined;
+  out.on("error", (e) => (failed ??= RecordingWriteError.of(file, e, false)));
   const writer = new RecordingWriter(out, {
     transport: kind,
     ...(options.revision !== undefined ? { revision: options.revision } : {}),
@@ -142,7 +160,11 @@ export function recordTransport(transport: Transport, file: string, options: Rec
   return observeTransport(transport, {
     sent: (text) => recorder.sent(text),
     received: (text) => recorder.received(text),
-    closed: () => writer.close(),
+    closed: async () => {
+      const error = await writer.finish();
+      failed ??= error ? RecordingWriteError.of(file, error, false) : undefined;
+      if (failed) throw failed;
+    },
   });
 }
 

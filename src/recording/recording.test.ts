@@ -4,15 +4,29 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { after, describe, test } from "node:test";
 import type { Line } from "../codec/lines.js";
 import { Linter, lintStream, type LintRecord } from "../lint/lint.js";
+import { createMemoryPair } from "../transport/memory.js";
 import { within } from "../testkit/within.js";
-import { RecordingError } from "./errors.js";
+import { RecordingError, RecordingWriteError } from "./errors.js";
+import { recordTransport } from "./record-transport.js";
 import { readRecording, type Recorded } from "./reader.js";
 import { RecordingWriter } from "./writer.js";
 
@@ -210,5 +224,67 @@ describe("lint of a recording", () => {
     );
     assert.equal(summary.withErrors, 1);
     assert.equal(judged[0]!.line, 2, "line numbers are the file's");
+  });
+});
+
+describe("recordTransport to a file it cannot write", () => {
+  const refusedAtOnce = (file: string, reason: string): void => {
+    const [client] = createMemoryPair();
+    assert.throws(
+      () => recordTransport(client, file),
+      (e: unknown) => {
+        assert.ok(e instanceof RecordingWriteError, String(e));
+        assert.equal(e.code, "ERR_MCP_WIRE_RECORDING_WRITE");
+        assert.equal(e.reason, reason, e.message);
+        assert.equal(e.file, file);
+        assert.ok(e.message.startsWith(`${file}: the recording cannot be written`), e.message);
+        return true;
+      },
+    );
+  };
+
+  test("a folder, a missing folder, no permission: a RecordingWriteError before anything is sent", () => {
+    const folder = join(dir, "a-folder");
+    mkdirSync(folder);
+    refusedAtOnce(folder, "is_a_folder");
+    refusedAtOnce(join(dir, "missing", "session.ndjson"), "no_folder");
+    // root writes wherever the mode bits say no: the kernel's own sysfs refuses a new file even to root
+    const locked = join(dir, "locked");
+    mkdirSync(locked);
+    chmodSync(locked, 0o500);
+    const denied = process.getuid?.() === 0 ? "/sys/mcp-wire-recording.ndjson" : join(locked, "session.ndjson");
+    refusedAtOnce(denied, "permission_denied");
+    assert.equal(existsSync(denied), false);
+  });
+
+  test("a write that fails on the way (a full disk) rejects close() once the transport has closed", async () => {
+    const [client, server] = createMemoryPair();
+    server.start({ message: () => undefined, defect: () => undefined, closed: () => undefined });
+    const recorded = recordTransport(client, "/dev/full");
+    recorded.start({ message: () => undefined, defect: () => undefined, closed: () => undefined });
+    await recorded.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const e = await within(
+      recorded.close().then(
+        () => assert.fail("closed without error"),
+        (e: unknown) => e,
+      ),
+      "close",
+    );
+    assert.ok(e instanceof RecordingWriteError, String(e));
+    assert.equal(e.reason, "write_failed");
+    assert.equal(e.osCode, "ENOSPC");
+  });
+
+  test("a file it can write is written, header first", async () => {
+    const [client, server] = createMemoryPair();
+    server.start({ message: () => undefined, defect: () => undefined, closed: () => undefined });
+    const file = join(dir, "written.ndjson");
+    const recorded = recordTransport(client, file);
+    recorded.start({ message: () => undefined, defect: () => undefined, closed: () => undefined });
+    await recorded.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await recorded.close();
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    assert.equal(lines.length, 2);
+    assert.equal((JSON.parse(lines[0]!) as { transport: string }).transport, "memory");
   });
 });

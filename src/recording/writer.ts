@@ -104,12 +104,18 @@ export class RecordingWriter {
   }
 
   /** Ends the file once everything is written; never rejects. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.finish();
+  }
+
+  /** `close`, resolving with the error a write met, when one did. */
+  finish(): Promise<Error | undefined> {
     const out = this.out;
-    if (out.writableEnded) return Promise.resolve();
+    if (out.writableEnded) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      out.once("error", () => resolve());
-      out.end(() => resolve());
+      out.once("error", (e) => resolve(e));
+      // a failed write reaches this callback before the stream's `error` event
+      out.end((e?: Error | null) => resolve(e ?? undefined));
     });
   }
 

@@ -5,7 +5,7 @@
  * the live answers in; a server that cannot start is exit 3, a file that is no recording 2.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,8 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, within } from "../testkit/mcp-interop.js";
-import { fixture } from "../testkit/tap.js";
+import { everythingSession, throughHttpTap } from "../testkit/recordings.js";
+import { fixture, startEverythingHttp } from "../testkit/tap.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-replay-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -143,6 +144,41 @@ describe("replay", () => {
     assert.match(refused.stderr, /exists and was not written by mcp-wire/);
     assert.equal(refused.stdout, "", "nothing was replayed");
     assert.equal(readFileSync(theirs, "utf8"), "not ours\n");
+  });
+});
+
+describe("replay to an HTTP+SSE URL", () => {
+  test("server-everything's HTTP+SSE session sent again to it is clean; a stdio recording reaches the same URL", async () => {
+    const server = await startEverythingHttp("sse");
+    try {
+      const log = join(dir, "sse.ndjson");
+      // the official SDK v1 client over HTTP+SSE: a listing, calls, progress, a sampling request
+      const seen = await throughHttpTap(server.url, log, (url) => everythingSession("v1", { url, sse: true }));
+      assert.equal(seen.asked, 1, "the server asked the client for a sample");
+      const run = (file: string) =>
+        new Promise<{ status: number | null; out: string }>((resolve) => {
+          const child = spawn(process.execPath, [CLI, "replay", file, "--", server.url]);
+          let out = "";
+          child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+          child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+          child.once("close", (status) => resolve({ status, out }));
+        });
+      const again = await within(run(log), "replay of the HTTP+SSE recording", 60_000);
+      assert.equal(again.status, 0, again.out);
+      assert.match(again.out, /5 requests, all as recorded/);
+      assert.match(
+        again.out,
+        /✓ tools\/call \{"arguments":\{"maxTokens":10,"prompt":"hi"\},"name":"trigger-sampling-request"\}/,
+      );
+      // a stdio recording (of another server) tries Streamable HTTP first, which the URL refuses,
+      // and is sent over HTTP+SSE instead: that server's differences, not "unreachable"
+      const stdio = await within(run(recording), "replay of a stdio recording to the HTTP+SSE URL", 60_000);
+      assert.equal(stdio.status, 1, stdio.out);
+      assert.match(stdio.out, /\/result\/tools\/get-sum: recorded \(absent\), live \{"name":"get-sum"/);
+      assert.doesNotMatch(stdio.out, /could not be reached/);
+    } finally {
+      server.stop();
+    }
   });
 });
 

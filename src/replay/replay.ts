@@ -15,6 +15,12 @@ import { comparable, differences, type Difference, type Ignore } from "./compare
 export interface ReplayOptions {
   /** Opens a fresh connection to the server for one conversation. */
   connect: () => Transport;
+  /**
+   * Another way to the same server, tried when the first conversation cannot reach it through
+   * `connect` (a URL that speaks the other HTTP transport); used for every conversation after
+   * it when it could.
+   */
+  fallback?: () => Transport;
   ignores: readonly Ignore[];
   /** Methods whose requests are not sent (side effects). */
   skip: ReadonlySet<string>;
@@ -49,8 +55,14 @@ export interface ReplayReport {
 /** Replays every conversation of `script`, one after another. */
 export async function replay(script: Script, options: ReplayOptions): Promise<ReplayReport> {
   const report: ReplayReport = { conversations: [], differences: 0 };
+  let connect = options.connect;
   for (const c of script.conversations) {
-    const done = await replayConversation(c, options);
+    let done = await replayConversation(c, connect, options);
+    if (done.unreachable !== undefined && report.conversations.length === 0 && options.fallback) {
+      const other = await replayConversation(c, options.fallback, options);
+      // when neither reaches it, the first way's refusal is the better evidence of what is wrong
+      if (other.unreachable === undefined) [done, connect] = [other, options.fallback];
+    }
     report.conversations.push(done.conversation);
     report.differences += done.conversation.requests.filter((r) => r.status === "different").length;
     if (done.unreachable !== undefined) {
@@ -70,10 +82,11 @@ function unreachable(e: unknown, answered: number): string | undefined {
 
 async function replayConversation(
   c: ScriptConversation,
+  connect: () => Transport,
   options: ReplayOptions,
 ): Promise<{ conversation: ReplayedConversation; unreachable?: string }> {
   const out: ReplayedConversation = { id: c.id, requests: [] };
-  const transport = options.connect();
+  const transport = connect();
   const peer = new Peer(transport, { revision: revisionOf(c), role: "client", timeout: options.timeout ?? 30_000 });
   answerAsRecorded(peer, c);
   let answered = 0;

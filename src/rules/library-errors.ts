@@ -99,6 +99,10 @@ export const LIBRARY_ERRORS = {
     class: "RecordingError",
     when: "A file given to play or replay is not a recording this build can read: `reason` is `not_a_recording`, `truncated`, `unknown_version`, `not_a_file` (a FIFO), `line_too_large`, `too_large`, `invalid_json`, `out_of_order`, `id_collision` or `unreadable`; `file` and `line` say where.",
   },
+  ERR_MCP_WIRE_RECORDING_WRITE: {
+    class: "RecordingWriteError",
+    when: "`recordTransport` was given a file it cannot write: thrown at once when it cannot be opened (`reason` `is_a_folder`, `no_folder`, `permission_denied`), or by the recorded transport's `close()` when a write failed on the way (`write_failed`); `file` and `osCode` say which.",
+  },
 } as const satisfies Readonly<Record<`ERR_MCP_WIRE_${string}`, LibraryError>>;
 
 export type LibraryErrorCode = keyof typeof LIBRARY_ERRORS;

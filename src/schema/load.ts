@@ -112,6 +112,17 @@ export interface RevisionSchema {
 
 const loaded = new Map<string, RevisionSchema>();
 
+/**
+ * Told before and after a definition is compiled: the validation worker tells its owner, whose
+ * time budget is for judging a message, not for compiling mcp-wire's own schemas.
+ */
+let compileObserver: ((compiling: boolean) => void) | undefined;
+
+/** Sets (or, with undefined, clears) the one observer of compiles. */
+export function observeCompiles(observer: ((compiling: boolean) => void) | undefined): void {
+  compileObserver = observer;
+}
+
 type Properties = Record<string, { const?: unknown; allOf?: { properties?: { code?: { const?: unknown } } }[] }>;
 
 /** A definition's properties, its own or those of the parts of its `allOf` (how the extension schemas write a request). */
@@ -215,6 +226,17 @@ export function extensionSchema(id: string): RevisionSchema | undefined {
 function loadedSchema(name: string): RevisionSchema {
   const known = loaded.get(name);
   if (known !== undefined) return known;
+  compileObserver?.(true);
+  try {
+    const schema = freshSchema(name);
+    loaded.set(name, schema);
+    return schema;
+  } finally {
+    compileObserver?.(false);
+  }
+}
+
+function freshSchema(name: string): RevisionSchema {
   const document = patchErrata(vendored(name));
   const dialect = dialectOf(document);
   const defsKey = "$defs" in document ? "$defs" : "definitions";
@@ -224,7 +246,9 @@ function loadedSchema(name: string): RevisionSchema {
   const ajvFor = (mode: ErrorMode): Ajv => {
     let ajv = instances[mode];
     if (ajv === undefined) {
-      ajv = newAjv(dialect, mode === "first" ? FIRST_ERROR_OPTIONS : ALL_ERRORS_OPTIONS);
+      // the vendored document is held to its meta-schema by the tests; checking it again in
+      // every process compiled the dialect's meta-schema first, most of the cost of a first verdict
+      ajv = newAjv(dialect, { ...(mode === "first" ? FIRST_ERROR_OPTIONS : ALL_ERRORS_OPTIONS), validateSchema: false });
       ajv.addSchema({ ...document, $id: id });
       instances[mode] = ajv;
     }
@@ -273,12 +297,16 @@ function loadedSchema(name: string): RevisionSchema {
       let validate = validators[mode].get(definition);
       if (validate === undefined) {
         if (!Object.hasOwn(definitions, definition)) throw new Error(`schema ${name} has no definition ${definition}`);
-        validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+        compileObserver?.(true);
+        try {
+          validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+        } finally {
+          compileObserver?.(false);
+        }
         validators[mode].set(definition, validate);
       }
       return validate;
     },
   };
-  loaded.set(name, schema);
   return schema;
 }

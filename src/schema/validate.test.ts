@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { DEFECTS } from "../codec/defects.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
-import { officialSchema, patchErrata, revisionSchema } from "./load.js";
+import { readFileSync } from "node:fs";
+import { dialectOf, newAjv, officialSchema, patchErrata, revisionSchema } from "./load.js";
 import { validate } from "./validate.js";
 
 const LEGACY: Revision[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -21,6 +22,19 @@ describe("validate: the vendored schemas", () => {
       for (const name of schema.methodDefinitions.values()) assert.doesNotMatch(name, /^(Client|Server)(Request|Notification)$/);
     });
   }
+
+  // validators compile them without checking them again, so every one is held to its meta-schema here
+  test("every vendored schema, patched, is valid under its dialect's meta-schema", () => {
+    const extension = JSON.parse(readFileSync(new URL("../../../schema/ext-tasks/schema.json", import.meta.url), "utf8")) as Record<string, unknown>;
+    for (const [name, document] of [...REVISIONS.map((r) => [r, officialSchema(r)] as const), ["ext-tasks", extension] as const]) {
+      const ajv = newAjv(dialectOf(document));
+      assert.equal(ajv.validateSchema(patchErrata(document)), true, `${name}: ${ajv.errorsText(ajv.errors)}`);
+    }
+    const broken = structuredClone(officialSchema("2025-11-25")) as { $defs: Record<string, unknown> };
+    broken.$defs.Tool = { type: 42 };
+    const ajv = newAjv("2020-12");
+    assert.equal(ajv.validateSchema(broken), false);
+  });
 
   test("the NumberSchema errata are patched to number wherever a schema says integer", () => {
     const doc = officialSchema("2025-11-25");

@@ -25,6 +25,9 @@ export interface ConversationEvents {
 
 export class Conversations {
   private opened = 0;
+  /** Tasks queued and not yet run, over every conversation. */
+  private running = 0;
+  private readonly idlers: (() => void)[] = [];
   /** Legacy sessions by `Mcp-Session-Id`. */
   private readonly sessions: BoundedMap<string, Conversation>;
   /** HTTP+SSE sessions by the endpoint's `sessionId` query, or else its path. */
@@ -94,11 +97,36 @@ export class Conversations {
 
   /** Runs `task` in `c`'s order. */
   inOrder(c: Conversation, task: () => void | Promise<void>): void {
-    c.queue = c.queue.then(task).catch((e: unknown) => this.events.failed(e));
+    this.running++;
+    c.queue = c.queue
+      .then(task)
+      .catch((e: unknown) => this.events.failed(e))
+      .finally(() => {
+        if (--this.running === 0) for (const idle of this.idlers.splice(0)) idle();
+      });
+  }
+
+  /** Resolves once no task of any conversation is queued, or after `waitMs` at most. */
+  idle(waitMs: number): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      this.idlers.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Ends `c` once what is queued before has run. */
   end(c: Conversation): void {
     this.inOrder(c, () => this.events.ended(c.id));
+  }
+
+  /** Ends `c` once what is queued before has run, unless that bound it to a session. */
+  endUnbound(c: Conversation): void {
+    this.inOrder(c, () => {
+      if (!c.bound) this.events.ended(c.id);
+    });
   }
 }

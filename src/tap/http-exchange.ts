@@ -59,9 +59,8 @@ export class Exchange {
     // the answer analysed to its end (or given up on): only then may the exchange's conversation end
     const answerAnalysed = new Promise<void>((resolve) => (this.analysed = resolve));
     // an exchange of its own ends with its answer: its requests are closed, its ids free again
-    void Promise.all([this.requestJudged, answerAnalysed]).then(() => {
-      if (!this.conversation.bound) conversations.end(this.conversation);
-    });
+    // (asked in the conversation's order: the answer to initialize, judged before, may bind it)
+    void Promise.all([this.requestJudged, answerAnalysed]).then(() => conversations.endUnbound(this.conversation));
     this.up.on("response", (ures) => this.answered(ures));
     this.up.on("error", (e) => this.failed(e));
     // the client went away (a closed SSE stream, a cancelled request): so does the upstream exchange
@@ -121,7 +120,9 @@ export class Exchange {
         ...(this.sessionId !== undefined ? { session: this.sessionId } : {}),
       };
       this.bodiless = r.line.size === 0 && !r.line.overflow;
-      this.initialize = tap.judge.request(this.conversation, r).initialize;
+      const verdict = tap.judge.request(this.conversation, r);
+      this.initialize = verdict.initialize;
+      return verdict.judged;
     };
     return new Promise<void>((judged) => {
       tap.judge.conversations.inOrder(this.conversation, async () => {
@@ -129,9 +130,12 @@ export class Exchange {
         const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), BODY_WAIT_MS)));
         const ready = await Promise.race([bodyReady, late]);
         clearTimeout(timer);
-        if (ready === true) judge();
-        else if (ready === "late") void bodyReady.then((ok) => ok && judge());
+        let record: Promise<void> | undefined;
+        if (ready === true) record = judge();
+        else if (ready === "late") void bodyReady.then((ok) => (ok ? judge() : undefined));
         judged();
+        // the conversation's next message waits until this one's record is complete
+        await record;
       });
     });
   }
@@ -148,11 +152,15 @@ export class Exchange {
     const type = (ures.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const answerSession = ures.headers[H_SESSION_ID] as string | undefined;
     const session = sessionId ?? answerSession;
+    // The answer to initialize names the session the conversation goes on in: bound as soon as
+    // the request is known to be initialize, not once it is judged, for the client's next
+    // request names that session as soon as it has this answer.
+    if (sessionId === undefined && answerSession !== undefined)
+      void this.requestJudged.then(() => {
+        if (this.initialize && !c.bound) conversations.bindSession(answerSession, c);
+      });
     conversations.inOrder(c, async () => {
       await this.requestJudged;
-      // the answer to initialize names the session the conversation goes on in
-      if (this.initialize && sessionId === undefined && answerSession !== undefined && !c.bound)
-        conversations.bindSession(answerSession, c);
       if (this.bodiless) tap.judge.bodilessRequest(c, this.http(status, type), session);
     });
     if (method === "DELETE" && sessionId !== undefined && status < 300) conversations.endSession(sessionId, c);

@@ -8,7 +8,7 @@ import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import { bytesCannotBeJson, parseJson } from "../codec/parse.js";
-import { Linter } from "../lint/lint.js";
+import type { Linter, LintRecord } from "../lint/lint.js";
 import type { HttpContext, SseContext } from "../recording/recording.js";
 import type { Revision } from "../rules/revisions.js";
 import { SseReader } from "../transport/http/sse-events.js";
@@ -16,6 +16,7 @@ import { answerContentTypeDefect } from "../transport/http/content-type.js";
 import { BodyCopy, IGNORED, type Sink } from "./body-copy.js";
 import { Conversations, type Conversation } from "./conversations.js";
 import { checkRequestHeaders } from "./header-checks.js";
+import { TapJudging } from "./judging.js";
 import type { TapReport } from "./report.js";
 
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
@@ -50,6 +51,7 @@ export interface JudgedAnswer {
 
 export class HttpJudge {
   readonly conversations: Conversations;
+  private readonly judging: TapJudging;
   private readonly linter: Linter;
   private readonly counted: Record<Sender, number> = { client: 0, server: 0 };
 
@@ -57,13 +59,15 @@ export class HttpJudge {
   constructor(
     private readonly report: TapReport,
     readonly cap: number,
-    options: { revision?: Revision; maxSessions: number; schema?: boolean },
+    options: { revision?: Revision; maxSessions: number; schema?: boolean; schemaBudgetMs?: number },
   ) {
-    this.linter = new Linter({
+    this.judging = new TapJudging({
       ...(options.revision ? { revision: options.revision } : {}),
       maxLineBytes: cap,
       schema: options.schema ?? true,
+      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
     });
+    this.linter = this.judging.linter;
     this.conversations = new Conversations(options.maxSessions, {
       ended: (id) => this.linter.end(id),
       failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
@@ -75,8 +79,21 @@ export class HttpJudge {
     return this.linter.revisions();
   }
 
-  /** Judges a request of `c`'s now (its turn in `c`'s order has come); says whether it is `initialize`. */
-  request(c: Conversation, r: JudgedRequest): { initialize: boolean } {
+  /**
+   * Lets what is being judged finish, for a while (`waitMs`), then ends the validation thread:
+   * what is still waiting is reported as not judged.
+   */
+  async close(waitMs: number): Promise<void> {
+    await this.conversations.idle(waitMs);
+    await this.judging.close();
+    await this.conversations.idle(waitMs);
+  }
+
+  /**
+   * Judges a request of `c`'s now (its turn in `c`'s order has come); says whether it is
+   * `initialize`, and, in `judged`, when its record is complete (its schema judged).
+   */
+  request(c: Conversation, r: JudgedRequest): { initialize: boolean; judged?: Promise<void> } {
     const { line } = r;
     let parsed: unknown;
     if (!line.overflow && line.size > 0) {
@@ -94,8 +111,8 @@ export class HttpJudge {
     const extra = r.streamable
       ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) })
       : [];
-    this.observe(c, "client", line, r.http, r.where, extra, r.session);
-    return { initialize };
+    const judged = this.observe(c, "client", line, r.http, r.where, extra, r.session);
+    return judged ? { initialize, judged } : { initialize };
   }
 
   /** Where the copy of an answer of `c`'s goes. */
@@ -137,22 +154,28 @@ export class HttpJudge {
     extra: Defect[] = [],
     session?: string,
     sse?: SseContext,
-  ): void {
+  ): Promise<void> | undefined {
     const no = ++this.counted[from];
-    const r = this.linter.line(line, { from, conversation: c.id, http });
-    const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
-    this.report.message({
-      from,
-      no,
-      where: `message ${no} (${where})`,
-      line,
-      kind: r.kind,
-      defects,
-      http,
-      conversation: c.id,
-      ...(session !== undefined ? { session } : {}),
-      ...(sse !== undefined ? { sse } : {}),
-    });
+    const report = (r: LintRecord) => {
+      const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
+      this.report.message({
+        from,
+        no,
+        where: `message ${no} (${where})`,
+        line,
+        kind: r.kind,
+        defects,
+        http,
+        conversation: c.id,
+        ...(session !== undefined ? { session } : {}),
+        ...(sse !== undefined ? { sse } : {}),
+      });
+    };
+    // the conversation's next message waits for this one's record: records keep their order
+    const r = this.judging.judge(line, { from, conversation: c.id, http });
+    if (r instanceof Promise) return r.then(report);
+    report(r);
+    return undefined;
   }
 
   /** Judges a message from the server in `c`'s order. */

@@ -30,6 +30,8 @@ export interface HttpTapOptions {
   maxBodyBytes?: number;
   /** Legacy sessions followed at once; past it the oldest is forgotten. Default 1,000. */
   maxSessions?: number;
+  /** How long judging one message's schema may take, off the forwarding path, before it is `schema_not_judged`. Default 1 s. */
+  schemaBudgetMs?: number;
 }
 
 export interface HttpTap {
@@ -45,6 +47,9 @@ export interface HttpTap {
 export function shown(text: string): string {
   return redact(text);
 }
+
+/** Once the tap closes, how long the messages still being judged get before they are reported as not judged. */
+const JUDGING_DRAIN_MS = 5000;
 
 /**
  * The tap: a loopback server whose every request (one whose Host and target it serves) is an
@@ -63,6 +68,7 @@ class HttpTapServer implements HttpTap {
       ...(options.revision ? { revision: options.revision } : {}),
       maxSessions: options.maxSessions ?? 1000,
       schema: options.schema ?? true,
+      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
     });
     this.parts = { upstream: new Upstream(options.upstream), judge, report: options.report };
     this.server = createServer((req, res) => this.serve(req, res));
@@ -96,6 +102,7 @@ class HttpTapServer implements HttpTap {
       this.server.closeAllConnections();
     });
     this.parts.upstream.close();
+    await this.parts.judge.close(JUDGING_DRAIN_MS);
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {

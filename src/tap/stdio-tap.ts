@@ -9,8 +9,9 @@ import type { Readable, Writable } from "node:stream";
 import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { LineSplitter } from "../codec/lines.js";
-import { Linter } from "../lint/lint.js";
+import type { Linter } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
+import { InOrder, TapJudging } from "./judging.js";
 import type { TapReport } from "./report.js";
 
 export interface StdioTapOptions {
@@ -21,6 +22,8 @@ export interface StdioTapOptions {
   revision?: Revision;
   /** Validate each message against its revision's official schema.json (`schema_invalid`). Default true. */
   schema?: boolean;
+  /** How long judging one message's schema may take, off the forwarding path, before it is `schema_not_judged`. Default 1 s. */
+  schemaBudgetMs?: number;
   /** Longest line analysed; longer ones pass through and are reported as `too_large`. Default 4 MiB. */
   maxLineBytes?: number;
   /** How long the server gets to exit once its input is closed, and again after SIGTERM. Default 2 s. */
@@ -42,6 +45,8 @@ export interface TapExit {
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 /** After the server exits, how long its stdout may stay open (a grandchild holding it) before we stop waiting. */
 const DRAIN_MS = 1000;
+/** After the session, how long the messages still being judged get before they are reported as not judged. */
+const JUDGING_DRAIN_MS = 5000;
 
 /** The exit status a shell would show for the server's end: its code, or 128 + the signal's number. */
 export function exitCodeOf(exit: TapExit): number {
@@ -57,17 +62,22 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const graceMs = options.graceMs ?? 2000;
-  const linter = new Linter({
+  const judging = new TapJudging({
     ...(options.revision ? { revision: options.revision } : {}),
     maxLineBytes,
     schema: options.schema ?? true,
+    ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
   });
+  const inOrder = new InOrder((e) =>
+    options.report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
+  );
   const lineNo: Record<Sender, number> = { client: 0, server: 0 };
   const splitter = (from: Sender) =>
     new LineSplitter(maxLineBytes, (line) => {
       const no = ++lineNo[from];
-      const r = linter.line(line, from);
-      options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
+      inOrder.deliver(judging.judge(line, from), (r) =>
+        options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects }),
+      );
     });
   const fromClient = splitter("client");
   const fromServer = splitter("server");
@@ -129,9 +139,13 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
       fromClient.end();
       input.pause();
     }
+    // every message judged before the summary counts them; what is still waiting after a while is not judged
+    await waitFor(inOrder.drained(), JUDGING_DRAIN_MS);
+    await judging.close();
+    await inOrder.drained();
     return { ...status, endedBy };
   })();
-  return { linter, done };
+  return { linter: judging.linter, done };
 }
 
 /** Copies each chunk as it comes, pausing only when the destination pushes back, and shows it to `splitter`. */

@@ -14,7 +14,8 @@ import {
   StreamableHTTPClientTransport as V2Http,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
-import { STEP_MS, within } from "./mcp-interop.js";
+import { CLI, STEP_MS, within } from "./mcp-interop.js";
+import { startPrinting } from "./tap.js";
 
 export type SdkEndpoint = { stdio: readonly string[] } | { url: string; sse?: boolean };
 
@@ -68,4 +69,28 @@ export async function everythingSession(sdk: "v1" | "v2", endpoint: SdkEndpoint)
   );
   await c.close();
   return seen;
+}
+
+/**
+ * `session` run against `mcp-wire tap --listen 0 --upstream <upstream> --log <log>` (the tap's URL
+ * with the upstream's path), the tap ended with SIGINT once it is done so the log is complete.
+ */
+export async function throughHttpTap<T>(
+  upstream: string,
+  log: string,
+  session: (url: string) => Promise<T>,
+): Promise<T> {
+  const tap = await startPrinting(
+    [CLI, "tap", "--listen", "0", "--upstream", upstream, "--log", log],
+    /listening on (http:\/\/\S+)/,
+  );
+  const exited = new Promise<void>((resolve) => tap.child.once("exit", () => resolve()));
+  try {
+    const url = new URL(tap.url);
+    url.pathname = new URL(upstream).pathname;
+    return await session(url.href);
+  } finally {
+    tap.child.kill("SIGINT");
+    await within(exited, "the tap to exit on SIGINT").catch(() => tap.stop());
+  }
 }

@@ -37,8 +37,11 @@ export function describeDb(url: string): string {
   return bare(url) ? `${url} (PGHOST, PGDATABASE… from the environment)` : rememberDatabaseUrl(url);
 }
 
-/** pgpass, the password-file reader `pg` itself uses (a dependency of pg, without types). */
-const pgpass = createRequire(import.meta.url)("pgpass") as (
+/**
+ * pgpass, the password-file reader `pg` itself uses (without types): a dependency of pg, not of
+ * mcp-wire (pg is an optional peer), so it is found from pg's own folder.
+ */
+const pgpass = createRequire(createRequire(import.meta.url).resolve("pg"))("pgpass") as (
   params: PasswordLookup,
   found: (password: string | undefined) => void,
 ) => void;

@@ -152,90 +152,127 @@ export function fetchHandle(
   request: Request,
   handle: (req: HttpRequestLike, res: HttpResponder) => Promise<void>,
 ): Promise<Response> {
-  const reader = request.body?.getReader();
-  const encoder = new TextEncoder();
-  let respond!: (response: Response) => void;
-  const response = new Promise<Response>((resolve) => (respond = resolve));
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let ended = false;
-  let aborted = false;
-  let abortListener: (() => void) | undefined;
-  let waiting: (() => void)[] = [];
-  const release = () => {
-    for (const w of waiting) w();
-    waiting = [];
-  };
-  let responded = false;
-  const abort = () => {
-    if (ended || aborted) return;
-    aborted = true;
-    release();
-    abortListener?.();
-    // nobody reads it, but the promise must settle: 499, nginx's "client closed request"
-    if (!responded) respond(new Response(null, { status: 499 }));
-  };
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start: (c) => {
-        controller = c;
-      },
-      pull: release,
-      cancel: abort,
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
-  request.signal?.addEventListener("abort", abort, { once: true });
-  const url = (() => {
+  const res = new FetchOutgoing(request);
+  void handle(new FetchIncoming(request), res);
+  return res.response;
+}
+
+const encoder = new TextEncoder();
+
+/** A Fetch-API request as the handler reads it. */
+class FetchIncoming implements HttpRequestLike {
+  readonly method: string;
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(private readonly request: Request) {
+    this.method = request.method;
+    this.reader = request.body?.getReader();
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? (name === "host" ? this.host() : undefined);
+  }
+
+  headerNames(): readonly string[] {
+    return [...this.request.headers.keys()];
+  }
+
+  async read(): Promise<Uint8Array | undefined> {
+    if (!this.reader) return undefined;
+    const { value, done } = await this.reader.read();
+    return done ? undefined : value;
+  }
+
+  stopReading(): void {
+    this.reader?.cancel().catch(() => undefined);
+  }
+
+  /** A Fetch-API server may leave Host out of the headers: the request's URL has it. */
+  private host(): string | undefined {
     try {
-      return new URL(request.url);
+      return new URL(this.request.url).host;
     } catch {
       return undefined;
     }
-  })();
+  }
+}
 
-  const req: HttpRequestLike = {
-    method: request.method,
-    header: (name) => request.headers.get(name) ?? (name === "host" ? url?.host : undefined),
-    headerNames: () => [...request.headers.keys()],
-    async read() {
-      if (!reader) return undefined;
-      const { value, done } = await reader.read();
-      return done ? undefined : value;
-    },
-    stopReading() {
-      reader?.cancel().catch(() => undefined);
-    },
+/**
+ * The response side of a Fetch-API exchange: the Response is given as soon as its status is
+ * known, its body a stream the handler writes to, which pulls (the client reading) release.
+ */
+class FetchOutgoing implements HttpResponder {
+  readonly response: Promise<Response>;
+  private respond!: (response: Response) => void;
+  private readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private ended = false;
+  private aborted = false;
+  private responded = false;
+  private abortListener: (() => void) | undefined;
+  /** Writers waiting for the client to read. */
+  private waiting: (() => void)[] = [];
+
+  constructor(private readonly request: Request) {
+    this.response = new Promise<Response>((resolve) => (this.respond = resolve));
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        pull: () => this.release(),
+        cancel: () => this.abort(),
+      },
+      { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+    );
+    request.signal?.addEventListener("abort", this.abort, { once: true });
+  }
+
+  start(status: number, headers: Record<string, string>): void {
+    // these statuses never carry a body, and the Response constructor refuses one
+    const bodiless = status === 202 || status === 204 || status === 304;
+    this.responded = true;
+    this.respond(new Response(bodiless ? null : this.body, { status, headers }));
+  }
+
+  write(chunk: string): boolean {
+    if (this.ended || this.aborted) return true;
+    this.controller.enqueue(encoder.encode(chunk));
+    return (this.controller.desiredSize ?? 1) > 0;
+  }
+
+  drained(): Promise<void> {
+    if (this.aborted || this.ended || (this.controller.desiredSize ?? 1) > 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  end(chunk?: string): void {
+    if (this.ended) return;
+    if (chunk !== undefined && !this.aborted) this.controller.enqueue(encoder.encode(chunk));
+    this.ended = true;
+    this.request.signal?.removeEventListener("abort", this.abort);
+    if (!this.aborted) this.controller.close();
+  }
+
+  onAbort(listener: () => void): void {
+    if (this.aborted) listener();
+    else this.abortListener = listener;
+  }
+
+  private release(): void {
+    for (const w of this.waiting) w();
+    this.waiting = [];
+  }
+
+  /** The client went away (its signal, or it cancelled the body). */
+  private readonly abort = (): void => {
+    if (this.ended || this.aborted) return;
+    this.aborted = true;
+    this.release();
+    this.abortListener?.();
+    // nobody reads it, but the promise must settle: 499, nginx's "client closed request"
+    if (!this.responded) this.respond(new Response(null, { status: 499 }));
   };
-  const res: HttpResponder = {
-    start(status, headers) {
-      // these statuses never carry a body, and the Response constructor refuses one
-      const bodiless = status === 202 || status === 204 || status === 304;
-      responded = true;
-      respond(new Response(bodiless ? null : body, { status, headers }));
-    },
-    write(chunk) {
-      if (ended || aborted) return true;
-      controller.enqueue(encoder.encode(chunk));
-      return (controller.desiredSize ?? 1) > 0;
-    },
-    drained() {
-      if (aborted || ended || (controller.desiredSize ?? 1) > 0) return Promise.resolve();
-      return new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    end(chunk) {
-      if (ended) return;
-      if (chunk !== undefined && !aborted) controller.enqueue(encoder.encode(chunk));
-      ended = true;
-      request.signal?.removeEventListener("abort", abort);
-      if (!aborted) controller.close();
-    },
-    onAbort(listener) {
-      if (aborted) listener();
-      else abortListener = listener;
-    },
-  };
-  void handle(req, res);
-  return response;
 }
 
 /** The deadlines of a node:http server in front of the handler. */

@@ -1,0 +1,28 @@
+/**
+ * The validation worker's own thread: each message it is given, parsed and held to its
+ * revision's schema, one after another. Its owner (validation-worker.ts) ends it when one takes
+ * longer than the budget, which nothing inside a synchronous ajv or RegExp call could do.
+ */
+import { parentPort } from "node:worker_threads";
+import { parseJson } from "../../codec/parse.js";
+import { observeCompiles } from "../load.js";
+import { validate } from "../validate.js";
+import type { JobMessage, WorkerMessage } from "./protocol.js";
+
+const port = parentPort;
+if (port === null) throw new Error("the validation worker runs only as a worker thread");
+const post = (m: WorkerMessage) => port.postMessage(m);
+const decoder = new TextDecoder("utf-8");
+
+observeCompiles((compiling) => post({ compiling }));
+port.on("message", (job: JobMessage) => {
+  try {
+    let text = typeof job.text === "string" ? job.text : decoder.decode(job.text);
+    // the codec judged a byte order mark already; the value behind it is what the schema judges
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    post({ id: job.id, defects: validate(parseJson(text), job.options) });
+  } catch (error) {
+    post({ id: job.id, failed: error instanceof Error ? error.message : String(error) });
+  }
+});
+post({ ready: true });
