@@ -62,7 +62,7 @@ interface Pending {
 }
 
 /** One task: its state, and the context its work runs with. */
-export class Task implements TaskContext {
+class Task implements TaskContext {
   state: TaskStatus = "working";
   statusMessage: string | undefined;
   readonly createdAt = Date.now();
