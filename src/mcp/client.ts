@@ -346,7 +346,7 @@ export class McpClient<R extends Revision = Revision> {
       // the caller never gets this client: close what it opened, and end a stdio server it
       // started (stdin, SIGTERM, SIGKILL) without holding up the failure
       await client.peer?.close().catch(() => undefined);
-      void shutdownOf(client.transport)?.catch(() => undefined);
+      void client.transport?.shutdown?.().catch(() => undefined);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -1371,7 +1371,7 @@ export class McpClient<R extends Revision = Revision> {
    */
   async close(): Promise<void> {
     await this.peer.close();
-    await shutdownOf(this.transport);
+    await this.transport?.shutdown?.();
   }
 }
 
@@ -1387,15 +1387,6 @@ function isHttpLegacyEvidence(e: unknown): boolean {
   if (s === undefined || s === 401 || s === 403 || s >= 500) return false;
   if (e.failure === "status") return s >= 400;
   return e.failure === "no_response";
-}
-
-/**
- * Ends what stands behind a channel, where there is something (a stdio server's process, which
- * `StreamTransport.shutdown` ends through its `ChildServer`); undefined for any other channel.
- */
-function shutdownOf(transport: Transport | undefined): Promise<void> | undefined {
-  const shutdown = (transport as { shutdown?: unknown } | undefined)?.shutdown;
-  return typeof shutdown === "function" ? (shutdown as () => Promise<void>).call(transport) : undefined;
 }
 
 function answerPing(): JsonObject {

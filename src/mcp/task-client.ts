@@ -250,6 +250,9 @@ export interface TaskChannel {
 export class TaskWait {
   private readonly deadlineAt: number;
   private readonly taskTimeout: number;
+  /** Aborted by the caller's signal or the task's deadline: ends the pause and the request in flight. */
+  private readonly stop = new AbortController();
+  private deadlinePassed = false;
   /** Input keys already answered: a server repeats them until it has taken the answers. */
   private readonly answered = new Set<string>();
   /** Wakes the current pause early: a notification about this task came. */
@@ -266,7 +269,18 @@ export class TaskWait {
   }
 
   async run(first: AnyTask): Promise<CallToolResult> {
-    const stop = this.channel.onStatus((params) => {
+    const outer = this.options.signal;
+    const onAbort = () => this.stop.abort(outer?.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(
+      () => {
+        this.deadlinePassed = true;
+        this.stop.abort(new TimeoutError(`task ${this.taskId}`, this.taskTimeout));
+      },
+      Math.min(this.taskTimeout, MAX_TIMER),
+    );
+    const unlisten = this.channel.onStatus((params) => {
       if (params.taskId !== this.taskId || typeof params.status !== "string") return;
       this.latest = params as AnyTask;
       this.wake?.();
@@ -274,18 +288,16 @@ export class TaskWait {
     try {
       return await this.follow(first);
     } catch (e) {
-      const signal = this.options.signal;
-      if (signal?.aborted) {
-        await this.cancel();
-        throw new AbortedError(`tools/call (task ${this.taskId})`, signal.reason);
-      }
-      if (e instanceof TimeoutError && this.remaining() <= 0) {
-        await this.cancel();
-        throw new TimeoutError(`tools/call (task ${this.taskId})`, this.taskTimeout);
-      }
-      throw e;
+      if (!this.stop.signal.aborted) throw e;
+      // the task is no longer wanted: the server is told, then the caller
+      await this.cancel();
+      const method = `tools/call (task ${this.taskId})`;
+      if (this.deadlinePassed) throw new TimeoutError(method, this.taskTimeout);
+      throw new AbortedError(method, outer?.reason);
     } finally {
-      stop();
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+      unlisten();
     }
   }
 
@@ -346,11 +358,8 @@ export class TaskWait {
           task as unknown as JsonObject,
           `task ${this.taskId} asks for ${isObject(request) ? String(request.method) : "something malformed"} (${JSON.stringify(key)}), which the client has no handler for`,
         );
-      const signal = this.options.signal;
-      answers.push([
-        key,
-        await handler(isObject(request.params) ? request.params : {}, { key, ...(signal ? { signal } : {}) }),
-      ]);
+      const params = isObject(request.params) ? request.params : {};
+      answers.push([key, await handler(params, { key, signal: this.stop.signal })]);
     }
     // keys are the server's: each becomes an own property, even "__proto__"
     const inputResponses = Object.fromEntries(answers) as JsonObject;
@@ -365,40 +374,35 @@ export class TaskWait {
     return ms ?? this.options.pollInterval ?? DEFAULT_POLL_INTERVAL;
   }
 
-  private remaining(): number {
-    return this.deadlineAt - Date.now();
-  }
-
-  /** Waits `ms` (at most until the deadline), or less if a notification about the task comes. */
+  /** Waits `ms`, or less if a notification about the task comes; rejects once the wait is stopped. */
   private pause(ms: number): Promise<void> {
-    const signal = this.options.signal;
-    if (signal?.aborted) return Promise.reject(new AbortedError("tasks/get", signal.reason));
-    const left = this.remaining();
-    if (left <= 0) return Promise.reject(new TimeoutError("tasks/get", this.taskTimeout));
+    const stop = this.stop.signal;
+    if (stop.aborted) return Promise.reject(stop.reason);
     if (this.latest !== undefined) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const finish = (error?: Error) => {
+      const finish = (error?: unknown) => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
+        stop.removeEventListener("abort", onStop);
         this.wake = undefined;
-        if (error) reject(error);
+        if (error !== undefined) reject(error);
         else resolve();
       };
-      const onAbort = () => finish(new AbortedError("tasks/get", signal?.reason));
-      const timer = setTimeout(
-        () => (ms >= left ? finish(new TimeoutError("tasks/get", this.taskTimeout)) : finish()),
-        Math.min(ms, left, MAX_TIMER),
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const onStop = () => finish(stop.reason ?? new Error("stopped"));
+      const timer = setTimeout(() => finish(), Math.min(ms, MAX_TIMER));
+      stop.addEventListener("abort", onStop, { once: true });
       this.wake = () => finish();
     });
   }
 
-  /** A request's options: the caller's signal, and a deadline no later than the task's. */
+  /**
+   * A request's options: stopped with the wait, and its own deadline. `tasks/result` waits for
+   * the task's end, so it may take as long as the task has left (the wait's deadline comes first).
+   */
   private requestOptions(wholeWait = false): RequestOptions {
-    const left = Math.min(MAX_TIMER, Math.max(1, this.remaining()));
-    const timeout = wholeWait ? left : Math.min(this.options.timeout ?? this.channel.timeout, left);
-    return this.options.signal ? { signal: this.options.signal, timeout } : { timeout };
+    const timeout = wholeWait
+      ? Math.min(MAX_TIMER, Math.max(1, this.deadlineAt - Date.now()) + 1000)
+      : (this.options.timeout ?? this.channel.timeout);
+    return { signal: this.stop.signal, timeout };
   }
 
   /** Best effort: the server is told the task is no longer wanted, within a short bound. */

@@ -73,6 +73,13 @@ export interface Transport {
    */
   send(text: string, message?: Message | readonly Message[], related?: RequestId): void | Promise<void>;
   close(): Promise<void>;
+  /**
+   * Closes the channel and ends what is behind it, as its transport says: a stdio server's
+   * process gets its input closed, then SIGTERM, then SIGKILL. Resolves once it is gone (or,
+   * for a process stuck in the kernel, after the last grace). A channel with nothing behind it
+   * to end closes, or has no such method.
+   */
+  shutdown?(): Promise<void>;
 }
 
 /**
