@@ -44,7 +44,7 @@ export function buildCore(scenario: ScenarioDef, revisions: readonly Revision[],
   return { server, wire, revisions };
 }
 
-export function speaksModern(core: Core): boolean {
+function speaksModern(core: Core): boolean {
   return core.revisions.some((r) => RULES[r].era === "modern");
 }
 

@@ -59,9 +59,9 @@ export interface TapeHeader {
 }
 
 /** Records past this many are counted, not kept. */
-export const MAX_RECORDS = 20_000;
+const MAX_RECORDS = 20_000;
 /** Nor past this many bytes of message text. */
-export const MAX_TAPE_BYTES = 96 * 1024 * 1024;
+const MAX_TAPE_BYTES = 96 * 1024 * 1024;
 
 /** One entry of the tape with its parsed message, as scorers read it. */
 export interface Entry {

@@ -76,7 +76,7 @@ export function observeTransport(transport: Transport, observer: TransportObserv
 }
 
 /** A JSON-RPC message's kind, as the record names it, read from its shape alone. */
-export function kindOf(text: string): string {
+function kindOf(text: string): string {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -91,7 +91,7 @@ export function kindOf(text: string): string {
 }
 
 /** Writes each message of a channel to a `RecordingWriter`, numbered per direction. */
-export class ChannelRecorder implements TransportObserver {
+class ChannelRecorder implements TransportObserver {
   private readonly no: Record<Sender, number> = { client: 0, server: 0 };
 
   constructor(
