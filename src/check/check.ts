@@ -45,6 +45,8 @@ export async function checkHttp(url: string, options: CheckOptions = {}): Promis
       const connection = await connectHttp(url, {
         ...clientOptions(run, revision, attempt),
         fresh: true,
+        // a 401 is probe's to walk, under its guard
+        readSignIn: false,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.lookup ? { lookup: options.lookup } : {}),
         onExchange: (x) => {
