@@ -23,7 +23,7 @@ export interface FleetProcess {
 }
 
 /** Starts bench/census-fleet.ts in a child process with `args` (its delay options). */
-export async function startFleetProcess(args: readonly string[] = []): Promise<FleetProcess> {
+async function startFleetProcess(args: readonly string[] = []): Promise<FleetProcess> {
   const child = spawn(process.execPath, [FLEET, ...args], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const waiting: ((s: FleetStats) => void)[] = [];

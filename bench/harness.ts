@@ -292,7 +292,7 @@ export function loadLine(): string {
 // Peers
 
 /** How long opening or closing one connection may take before a benchmark gives up on it. */
-export const SETUP_MS = 15_000;
+const SETUP_MS = 15_000;
 
 /** `promise`, or a rejection naming `what` once `ms` have passed: a peer that hangs ends the run, not the machine. */
 export function within<T>(promise: Promise<T>, what: string, ms = SETUP_MS): Promise<T> {

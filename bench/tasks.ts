@@ -153,7 +153,11 @@ async function run(profile: Profile): Promise<TargetOutcome[]> {
   console.log(
     table(
       ["server", "tasks/s (median)", "spread"],
-      m.results.map((r) => [r.name, Math.round(r.median).toLocaleString("en"), `${(r.spread * 100).toFixed(0)}%`]),
+      m.results.map((r) => [
+        r.name,
+        Math.round(r.median * CYCLES).toLocaleString("en"),
+        `${(r.spread * 100).toFixed(0)}%`,
+      ]),
     ),
   );
   const vsV1 = ratio(m, "mcp-wire 2025-11-25", "SDK v1 server 2025-11-25");

@@ -93,6 +93,7 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "createConformanceServer",
     "defineConformanceFixtures",
     "RecordingError",
+    "RecordingWriteError",
     "mockServer",
     "recordTransport",
     "startFleet",
@@ -159,7 +160,7 @@ new StreamTransport(process.stdin, process.stdout, { maxLineBytes: 1 << 20 });
 void answer;
 // the core interface stays as small as a JSON-RPC channel; what only HTTP does is HttpTransport's
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const core: Same<keyof Transport, "maxMessageBytes" | "start" | "send" | "close"> = true;
+const core: Same<keyof Transport, "maxMessageBytes" | "start" | "send" | "close" | "shutdown"> = true;
 const http: Same<Exclude<keyof HttpTransport, keyof Transport>, "kind" | "cancel" | "paramHeaders" | "negotiated" | "openServerStream"> = true;
 const narrowed = (t: Transport): boolean => (isHttpTransport(t) ? t.cancel?.(1) ?? false : false);
 void core; void http; void narrowed;

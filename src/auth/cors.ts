@@ -9,7 +9,7 @@ import type { AuthRules } from "./discovery.js";
 import { PROBE_ORIGIN, type Fetched, type Fetcher } from "./fetcher.js";
 import type { AuthDefect } from "./types.js";
 
-export const PREFLIGHT_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-session-id"];
+const PREFLIGHT_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-session-id"];
 
 function headerList(value: string | null | undefined): string[] {
   return (value ?? "")
@@ -18,7 +18,7 @@ function headerList(value: string | null | undefined): string[] {
     .filter((s) => s !== "");
 }
 
-export function allowsOrigin(f: Fetched): boolean {
+function allowsOrigin(f: Fetched): boolean {
   const v = f.headers?.get("access-control-allow-origin")?.trim();
   return v === "*" || v === PROBE_ORIGIN;
 }

@@ -103,7 +103,7 @@ export function isInsecure(url: string): boolean {
   }
 }
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   return h === "localhost" || h.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(h) || h === "::1";
 }

@@ -28,7 +28,7 @@ export interface LenientOutcome {
 type Get = (url: string, step: string) => Promise<Fetched>;
 
 /** The challenge parameters as the SDK reads them. */
-export function sdkChallengeParams(header: string | null): { resourceMetadataUrl?: string; scope?: string } {
+function sdkChallengeParams(header: string | null): { resourceMetadataUrl?: string; scope?: string } {
   if (!header) return {};
   const [type, scheme] = header.split(" ");
   if (!type || !["bearer", "dpop"].includes(type.toLowerCase()) || !scheme) return {};

@@ -4,13 +4,13 @@
  */
 import type { AuthDefect, AuthResult, AuthSide, AuthStep, AuthVerdict } from "./types.js";
 
-export const SIDE_WORDS: Record<AuthSide, string> = {
+const SIDE_WORDS: Record<AuthSide, string> = {
   mcp_server: "the MCP server",
   authorization_server: "its authorization server",
   proxy: "a proxy in front",
 };
 
-export const STEP_WORDS: Record<AuthStep, string> = {
+const STEP_WORDS: Record<AuthStep, string> = {
   challenge: "the 401 challenge",
   resource_metadata: "the protected resource metadata",
   authorization_server: "the authorization server metadata",
@@ -26,7 +26,7 @@ const STEP_LABEL: Record<string, string> = {
 };
 
 /** One sentence for the verdict. */
-export function verdictWords(a: AuthResult): string {
+function verdictWords(a: AuthResult): string {
   const by: Record<AuthVerdict, string> = {
     ready: "a standard OAuth client can start sign-in",
     manual_registration: "the chain holds, but a client must be registered by hand first",

@@ -11,7 +11,7 @@ import { isIP, type LookupFunction } from "node:net";
 /** Every address a host name resolves to. Injectable, so tests never ask a real resolver. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
+const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The addresses a connection made with `lookup` (as node:net takes one) would go to. */
@@ -63,7 +63,7 @@ export async function vetUrl(url: string, resolve: Resolver): Promise<AddressVer
 }
 
 /** The failure of a connection whose host resolved to an address the private-address rule refuses. */
-export class PrivateAddressError extends Error {
+class PrivateAddressError extends Error {
   override readonly name = "PrivateAddressError";
   readonly code = "ERR_PRIVATE_ADDRESS";
   constructor(

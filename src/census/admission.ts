@@ -101,7 +101,7 @@ interface Thresholds {
  * deadline in the probe's window, in all or in one stall (one close to the deadline leaves the
  * answers that came meanwhile unread when the deadline fires).
  */
-export function thresholdsFor(timeoutMs: number): Thresholds {
+function thresholdsFor(timeoutMs: number): Thresholds {
   const t = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
   const behindMs = clamp(t / 40, 50, 250);
   return {

@@ -6,7 +6,7 @@
 import { LATENCY_BOUNDS_MS, type Aggregates, type RunRecord } from "./store.js";
 
 /** How many distinct messages an error code keeps as examples (as the memory store does). */
-export const MESSAGES_PER_CODE = 5;
+const MESSAGES_PER_CODE = 5;
 
 export interface AggregateRows {
   runs: RunRecord[];

@@ -20,7 +20,7 @@ import type { TargetRecord } from "./store.js";
 const CLOCK_SLACK_MS = 2;
 
 /** Per probe (the requests of one target path): its first arrival and its last answer's end. */
-export function probeSpans(
+function probeSpans(
   requests: Fleet["requests"],
   paths: readonly string[],
 ): { path: string; start: number; end: number }[] {

@@ -31,7 +31,7 @@ import type {
 } from "./store.js";
 
 /** How each target is known to the store: its redacted form, numbered when two collide. */
-export function storedNames(targets: readonly TargetRecord[]): string[] {
+function storedNames(targets: readonly TargetRecord[]): string[] {
   const seen = new Map<string, number>();
   return targets.map((t) => {
     const shown = redact(t.target);

@@ -12,7 +12,7 @@ export interface Migration {
   up: (db: Database.Database) => void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     why: "runs, targets, the targets of each run, and one attempt per target per run",

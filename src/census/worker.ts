@@ -20,7 +20,7 @@ import { hostOf } from "./host-of.js";
 import { HostSlots } from "./limiter.js";
 import type { AttemptRecord, SharedRun, Store, TargetRecord } from "./store.js";
 
-export const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_LEASE_MS = 30_000;
 /** Targets claimed at once: enough to keep a round trip per claim cheap, few enough to share out. */
 const CLAIM_BATCH = 32;
 /** How often an idle worker looks for work that others freed (a finished host slot, an expired lease). */

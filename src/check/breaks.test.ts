@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startZoo, type RunningZoo, type ZooFault } from "../testkit/zoo-server.js";
 import { connectClient, type Endpoint, type InteropClient } from "../testkit/interop-clients.js";
-import { CHECK_RULES, ruleOf } from "./rules.js";
+import { CHECK_RULES, ruleOf, type CheckRuleId } from "./rules.js";
 import type { ClientName } from "./types.js";
 
 const ZOO = fileURLToPath(new URL("../testkit/zoo-server.js", import.meta.url));
@@ -31,7 +31,7 @@ const call =
   };
 
 interface Evidence {
-  rule: string;
+  rule: CheckRuleId;
   fault: ZooFault;
   transport: "http" | "stdio";
   use: Use;
@@ -114,7 +114,7 @@ describe("breaks: which real clients each fault breaks", () => {
   }
 
   test("no rule claims a client this file does not show breaking", () => {
-    const shown = new Set(EVIDENCE.map((e) => e.rule));
+    const shown = new Set<string>(EVIDENCE.map((e) => e.rule));
     for (const rule of CHECK_RULES) if (!shown.has(rule.id)) assert.deepEqual(rule.breaks ?? [], [], rule.id);
   });
 });

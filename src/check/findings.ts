@@ -6,7 +6,7 @@
  */
 import type { Severity } from "../codec/defects.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
-import { appliesTo, ruleOf } from "./rules.js";
+import { appliesTo, ruleOf, type CheckRuleId } from "./rules.js";
 import { subjectOf, type Subject } from "./subject.js";
 import type { Finding, SurfaceChange } from "./types.js";
 
@@ -56,7 +56,7 @@ export class Findings {
   }
 
   /** Records that rule `id` was checked for `revision` (found or not). */
-  checked(id: string, revision: Revision | null): void {
+  checked(id: CheckRuleId, revision: Revision | null): void {
     if (!this.wanted(id) || !appliesTo(ruleOf(id), revision)) return;
     const key = `${id}|${revision}`;
     if (this.ranKeys.has(key)) return;
@@ -64,7 +64,7 @@ export class Findings {
     this.ran.push({ id, revision });
   }
 
-  add(id: string, input: FindingInput): void {
+  add(id: CheckRuleId, input: FindingInput): void {
     if (!this.wanted(id)) return;
     const rule = ruleOf(id);
     if (!appliesTo(rule, input.revision)) return;

@@ -44,7 +44,7 @@ export interface RawAnswer {
 }
 
 /** One HTTP request of check's own; undefined when no answer came (refused, reset, the deadline). */
-export async function raw(
+async function raw(
   url: string,
   method: "GET" | "POST" | "DELETE",
   headers: Record<string, string>,

@@ -24,7 +24,7 @@ const MODERN: readonly Revision[] = ["2026-07-28"];
 const NAMING: readonly Revision[] = ["2025-11-25", "2026-07-28"];
 
 /** The rules of `check` itself. */
-const OWN: readonly CheckRule[] = [
+const OWN = [
   {
     id: "schema_invalid",
     severity: "error",
@@ -335,12 +335,17 @@ const OWN: readonly CheckRule[] = [
     spec: `${SPEC}/2025-11-25/server/utilities/pagination`,
     fix: "List fewer or smaller items (a client loads every page of a list into memory).",
   },
-];
+] as const satisfies readonly CheckRule[];
+
+interface MessageRule {
+  title: string;
+  fix: string;
+  spec: string;
+  revisions?: readonly Revision[];
+}
 
 /** What a server author changes for each codec defect a server's message can carry. */
-const MESSAGE_RULES: Partial<
-  Record<DefectCode, { title: string; fix: string; spec: string; revisions?: readonly Revision[] }>
-> = {
+const MESSAGE_RULES = {
   parse_error: {
     title: "Every message is JSON",
     fix: "Send each message as one JSON text.",
@@ -525,7 +530,7 @@ const MESSAGE_RULES: Partial<
     fix: "Publish the endpoint's exact URL (with or without the trailing slash the server wants): many clients do not follow a redirected POST.",
     spec: `${SPEC}/2025-11-25/basic/transports`,
   },
-};
+} satisfies Partial<Record<DefectCode, MessageRule>>;
 
 /** The sign-in walk's defects: who fixes what is in each finding's message. */
 const AUTH_TITLES: Record<AuthDefectCode, string> = {
@@ -587,7 +592,7 @@ function authRule(code: AuthDefectCode): CheckRule {
 /** The rules of `check` itself, the codec's message defects, the sign-in walk's defects: docs/check.md shows them apart. */
 export const OWN_RULES: readonly CheckRule[] = OWN;
 export const MESSAGE_CHECK_RULES: readonly CheckRule[] = Object.entries(MESSAGE_RULES).map(([code, m]) =>
-  messageRule(code as DefectCode, m!),
+  messageRule(code as DefectCode, m as MessageRule),
 );
 export const SIGNIN_CHECK_RULES: readonly CheckRule[] = AUTH_DEFECT_CODES.map(authRule);
 
@@ -600,14 +605,18 @@ export const CHECK_RULES: readonly CheckRule[] = [
 
 const BY_ID = new Map(CHECK_RULES.map((r) => [r.id, r]));
 
+/** The id of every rule of the catalogue: a finding is made by naming one, so a typo does not compile. */
+export type CheckRuleId =
+  (typeof OWN)[number]["id"] | (typeof SURFACE_RULES)[number]["id"] | keyof typeof MESSAGE_RULES | AuthDefectCode;
+
 /** The rule of `id`; throws for an id the catalogue lacks (a bug: every finding comes from here). */
-export function ruleOf(id: string): CheckRule {
+export function ruleOf(id: CheckRuleId): CheckRule {
   const rule = BY_ID.get(id);
   if (!rule) throw new Error(`no check rule ${JSON.stringify(id)}`);
   return rule;
 }
 
-export function isRuleId(id: string): boolean {
+export function isRuleId(id: string): id is CheckRuleId {
   return BY_ID.has(id);
 }
 

@@ -28,7 +28,7 @@ export interface OptIns {
 }
 
 /** The pages of one list followed at most: a list that goes on past it is a finding (docs/check.md). */
-export const PAGE_CAP = 1000;
+const PAGE_CAP = 1000;
 /** The method no server has: its answer must be -32601. */
 export const UNKNOWN_METHOD = "mcp-wire/check-unknown-method";
 /** Tool names the 2025-11-25 naming rule allows. */
@@ -42,7 +42,7 @@ const LISTS = [
 ] as const;
 
 /** Bytes of listed items one session keeps at most (as JSON): past it, items are counted, not kept. */
-export const KEEP_BUDGET = 32 * 1024 * 1024;
+const KEEP_BUDGET = 32 * 1024 * 1024;
 
 /** What the server lists, item by item, as this session received it (within the budget). */
 export interface Listed {
@@ -317,7 +317,7 @@ async function walkList(
     "pagination_not_advancing",
     "pagination_page_cap",
     "pagination_empty_cursor",
-  ])
+  ] as const)
     findings.checked(id, revision);
   for (;;) {
     let result: JsonObject;
@@ -397,7 +397,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
     "tool_schema_unchecked",
     "tool_name_format",
     "tool_name_duplicate",
-  ])
+  ] as const)
     findings.checked(id, revision);
   const names = new Set<string>();
   tools.forEach((tool, i) => {

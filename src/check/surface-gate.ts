@@ -9,12 +9,13 @@ import { canonicalJson } from "../codec/canonical.js";
 import type { JsonObject } from "../codec/message.js";
 import { isObject } from "../mcp/meta.js";
 import { isRevision, type Revision } from "../rules/revisions.js";
+import type { SurfaceRuleId } from "./surface-rules.js";
 import type { Findings } from "./findings.js";
 import type { Listed } from "./session.js";
 import type { SurfaceChange } from "./types.js";
 
 /** The file format's version: a file of another is refused rather than misread. */
-export const SURFACE_FORMAT = 1;
+const SURFACE_FORMAT = 1;
 
 type Kind = "tools" | "resources" | "resourceTemplates" | "prompts";
 
@@ -39,7 +40,7 @@ const ITEMS: readonly { kind: Kind; key: string; subject: string; method: string
 ];
 
 /** The rule each class of change is found under, with its class. */
-const CLASS: Record<string, SurfaceChange> = {
+const CLASS: Record<SurfaceRuleId, SurfaceChange> = {
   surface_item_removed: "breaking",
   surface_item_renamed: "breaking",
   surface_required_added: "breaking",
@@ -57,7 +58,7 @@ const CLASS: Record<string, SurfaceChange> = {
 };
 
 /** Every `surface_*` rule id. */
-export const SURFACE_RULE_IDS: readonly string[] = Object.keys(CLASS);
+export const SURFACE_RULE_IDS = Object.keys(CLASS) as readonly SurfaceRuleId[];
 
 /** Schema nesting compared member by member; deeper, a difference is one `surface_definition_changed`. */
 const MAX_DEPTH = 32;
@@ -172,7 +173,7 @@ class KindComparison {
       this.report(key, "surface_definition_changed", "", before, after, "changed");
       return;
     }
-    const at = (pointer: string, id: string, b: unknown, a: unknown, what: string) =>
+    const at = (pointer: string, id: SurfaceRuleId, b: unknown, a: unknown, what: string) =>
       this.report(key, id, pointer, b, a, what);
     for (const member of new Set([...Object.keys(before), ...Object.keys(after)])) {
       const b = before[member];
@@ -197,8 +198,8 @@ class KindComparison {
     return canonicalJson(rest);
   }
 
-  private report(key: string, id: string, pointer: string, before: unknown, after: unknown, what: string): void {
-    const change = CLASS[id]!;
+  private report(key: string, id: SurfaceRuleId, pointer: string, before: unknown, after: unknown, what: string): void {
+    const change = CLASS[id];
     this.findings.add(id, {
       revision: this.revision,
       method: this.item.method,
@@ -211,7 +212,7 @@ class KindComparison {
   }
 }
 
-type Report = (pointer: string, id: string, before: unknown, after: unknown, what: string) => void;
+type Report = (pointer: string, id: SurfaceRuleId, before: unknown, after: unknown, what: string) => void;
 
 /**
  * Tool annotations read with the spec's defaults (readOnlyHint false, destructiveHint true): a

@@ -10,7 +10,7 @@ const ALL = "all" as const;
 const TOOLS = `${SPEC}/2025-11-25/server/tools`;
 const KEEP = "If the change is meant, record the new surface with --update-surface and say so to the server's users.";
 
-export const SURFACE_RULES: readonly CheckRule[] = [
+export const SURFACE_RULES = [
   {
     id: "surface_item_removed",
     severity: "error",
@@ -137,4 +137,7 @@ export const SURFACE_RULES: readonly CheckRule[] = [
     spec: `${TOOLS}#tool`,
     fix: KEEP,
   },
-];
+] as const satisfies readonly CheckRule[];
+
+/** The id of each surface rule. */
+export type SurfaceRuleId = (typeof SURFACE_RULES)[number]["id"];

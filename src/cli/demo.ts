@@ -25,8 +25,8 @@ import { stoppable } from "./signals.js";
 import { endEverything } from "../transport/way-out.js";
 
 /** The demo's own database: a user's census lives in mcp-wire.db, which the demo never opens. */
-export const DEMO_DB = "mcp-wire-demo.db";
-export const DEMO_HTML = "mcp-wire-report.html";
+const DEMO_DB = "mcp-wire-demo.db";
+const DEMO_HTML = "mcp-wire-report.html";
 /** What the demo calls its runs: a database holding any other run is a user's census, not ours to reset. */
 const DEMO_SOURCE = "demo fleet";
 /**

@@ -13,6 +13,3 @@ export const UNCHECKED = 3;
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (constants.signals[signal] ?? 0);
 }
-
-/** A command stopped by Ctrl-C (SIGINT); `kill PID` (SIGTERM) gives 143. */
-export const INTERRUPTED = signalExitCode("SIGINT");

@@ -37,7 +37,7 @@ export async function runExplain(id: string | undefined): Promise<number> {
 }
 
 /** Each `### <id>` section of the page, by id, with its heading. */
-export function sectionsOf(page: string): Map<string, string> {
+function sectionsOf(page: string): Map<string, string> {
   const out = new Map<string, string>();
   const parts = page.split(/\n(?=#{2,3} )/);
   for (const part of parts) {

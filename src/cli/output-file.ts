@@ -19,7 +19,7 @@ import { basename, dirname, join } from "node:path";
 import { cannotWrite } from "./file-errors.js";
 
 /** What marks a file as mcp-wire's own, in each format's way of saying who made it. */
-export const GENERATOR = "mcp-wire";
+const GENERATOR = "mcp-wire";
 
 /** The mark as a comment, for HTML, XML and Markdown. */
 export function generatorComment(): string {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
+import { isTestCode, reachable, sourceFiles } from "../testkit/house.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -69,6 +70,16 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
       files.filter((f) => f.startsWith("src/") || f.startsWith("bench/") || f.startsWith("dist/bench/")),
       [],
       "no source or bench file is packed",
+    );
+    // a module no entry and not the command loads is a test's or a script's: it stays out
+    const shipped = sourceFiles("src").filter((f) => !isTestCode(f));
+    const loaded = reachable(["src/index.ts", ...sourceFiles("src/entry"), "src/cli/main.ts"], shipped);
+    assert.deepEqual(
+      files
+        .filter((f) => /^dist\/src\/.*\.js$/.test(f))
+        .filter((f) => !loaded.has(f.replace(/^dist\//, "").replace(/\.js$/, ".ts"))),
+      [],
+      "every packed module is loaded by the package",
     );
   });
 });

@@ -54,7 +54,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   return runServeHttp(port, options.host ?? "127.0.0.1", options.conformance);
 }
 
-export async function runServeStdio(conformance?: boolean): Promise<number> {
+async function runServeStdio(conformance?: boolean): Promise<number> {
   const peer = build(conformance).connect(new StreamTransport(process.stdin, process.stdout));
   await peer.ended;
   return 0;
@@ -64,7 +64,7 @@ function isLoopback(host: string): boolean {
   return LOOPBACK_HOSTS.includes(host) || host === "::1" || host.startsWith("127.");
 }
 
-export async function runServeHttp(port: number, host: string, conformance?: boolean): Promise<number> {
+async function runServeHttp(port: number, host: string, conformance?: boolean): Promise<number> {
   const server = build(conformance);
   const handler = createHttpHandler(server, {
     // bound to loopback, the Host header must name loopback too: a rebound DNS name is refused

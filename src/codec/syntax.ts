@@ -11,7 +11,7 @@ const IN_ARRAY = 1;
 const IN_OBJECT = 2;
 
 /** Where and why a text stops being JSON, worded as JSON.parse words it. */
-export class JsonSyntaxError extends SyntaxError {
+class JsonSyntaxError extends SyntaxError {
   constructor(
     message: string,
     readonly position: number,

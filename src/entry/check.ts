@@ -4,5 +4,5 @@
  */
 export { checkHttp, checkStdio } from "../check/check.js";
 export type { CheckOptions } from "../check/check.js";
-export { CHECK_RULES, ruleOf } from "../check/rules.js";
+export { CHECK_RULES, ruleOf, type CheckRuleId } from "../check/rules.js";
 export type { CheckReport, CheckRule, Finding, RevisionOutcome, BaselineKey, ClientName } from "../check/types.js";

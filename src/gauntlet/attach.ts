@@ -23,7 +23,7 @@ import { Tape } from "./tape.js";
 import { LiveRecording } from "./tape-file.js";
 
 /** A 2026-07-28 client's "session" ends after this long without a request. */
-export const MODERN_IDLE_MS = 10_000;
+const MODERN_IDLE_MS = 10_000;
 
 export interface ListenOptions {
   listen: string;

@@ -41,7 +41,7 @@ export function scenarioOf(id: string): ScenarioDef | undefined {
 }
 
 /** `<scenario>.client_messages`: every message the client sent, judged as `tap` judges it. */
-export function clientMessages(scenario: string): CheckDef {
+function clientMessages(scenario: string): CheckDef {
   return {
     id: `${scenario}.client_messages`,
     severity: "error",

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeOnWayOut } from "../cli/signals.js";
 
 /** What the client gets to close what it opened, after it exits or its deadline passes. */
-export const GRACE_MS = 5_000;
+const GRACE_MS = 5_000;
 const TAIL_BYTES = 4096;
 const POLL_MS = 50;
 

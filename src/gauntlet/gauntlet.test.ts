@@ -1,6 +1,7 @@
 /**
- * `mcp-wire gauntlet` end to end, over real processes and loopback: the model client passes the
- * scenarios it can (over HTTP and stdio), one real client we did not write (the official SDK v1
+ * `mcp-wire gauntlet` end to end, over real processes and loopback: the model client passes
+ * every check of the scenarios run here (over HTTP and stdio; every scenario in every revision is
+ * interop/gauntlet.test.ts's), one real client we did not write (the official SDK v1
  * `Client`) earns what its code says; the outputs `check` has. Clients that flood, send garbage
  * or never exit, and the full matrix of real clients, are interop/gauntlet.test.ts's.
  */
@@ -9,26 +10,62 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { DRIVERS, MODEL_CLIENT, gauntlet, outcomeOf, outcomes } from "../testkit/gauntlet.js";
+import { BAD_CLIENTS, DRIVERS, MODEL_CLIENT, gauntlet, outcomeOf, outcomes } from "../testkit/gauntlet.js";
 
-test("the model client passes every check of these scenarios over HTTP, and the scorecard names it", async () => {
+test("the model client passes every check of these scenarios over HTTP, the scorecard names it, and --score gives the same from the recordings", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
+  try {
+    const run = await gauntlet([
+      "--scenario",
+      "lifecycle,pagination,server_requests,sse_resume,list_changed",
+      "--record",
+      dir,
+      "--",
+      process.execPath,
+      MODEL_CLIENT,
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.deepEqual(run.card?.client, { name: "mcp-wire-model-client", version: "1.0.0" });
+    assert.match(run.card!.catalogue, /\S/);
+    // no fail, warn or not_observed wherever a check applies
+    for (const s of run.card!.scenarios) {
+      assert.ok(["pass", "not_applicable"].includes(s.outcome), `${s.id}: ${JSON.stringify(s.checks)}`);
+      for (const c of s.checks)
+        assert.ok(c.outcome === "pass" || c.outcome === "not_applicable", `${c.id}: ${c.message}`);
+    }
+    assert.equal(outcomeOf(run.card, "pagination.last_page_called"), "pass");
+    assert.equal(outcomeOf(run.card, "sse_resume.resumed"), "pass");
+    assert.equal(outcomeOf(run.card, "sse_resume.retry_respected"), "pass");
+    // 2026-07-28 announces the new tool only on the subscriptions/listen stream the client opened
+    assert.equal(run.card!.scenarios.find((s) => s.id === "list_changed")?.revision, "2026-07-28");
+    assert.equal(outcomeOf(run.card, "list_changed.new_tool_called"), "pass");
+    const scored = await gauntlet(["--score", dir]);
+    assert.equal(scored.code, 0, scored.stdout + scored.stderr);
+    assert.deepEqual(outcomes(scored.card)["sse_resume@2025-11-25"], outcomes(run.card)["sse_resume@2025-11-25"]);
+    assert.equal(outcomeOf(scored.card, "sse_resume.retry_respected"), "pass");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a dual-era client whose probe timed out sends initialize beside server/discover: a 2026-07-28 server refuses it, and the conversation is judged modern", async () => {
   const run = await gauntlet([
+    "--stdio",
+    "-r",
+    "2026-07-28",
     "--scenario",
-    "lifecycle,pagination,server_requests,sse_resume",
+    "lifecycle",
     "--",
     process.execPath,
-    MODEL_CLIENT,
+    join(BAD_CLIENTS, "eager-probe.js"),
+    "--stdio",
+    "{config}",
   ]);
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.deepEqual(run.card?.client, { name: "mcp-wire-model-client", version: "1.0.0" });
-  assert.match(run.card!.catalogue, /\S/);
-  for (const s of run.card!.scenarios) {
-    assert.ok(["pass", "not_applicable"].includes(s.outcome), `${s.id}: ${JSON.stringify(s.checks)}`);
-    for (const c of s.checks)
-      assert.ok(c.outcome === "pass" || c.outcome === "not_applicable", `${c.id}: ${c.message}`);
-  }
-  assert.equal(outcomeOf(run.card, "pagination.last_page_called"), "pass");
-  assert.equal(outcomeOf(run.card, "sse_resume.resumed"), "pass");
+  const o = outcomes(run.card)["lifecycle@2026-07-28"];
+  assert.equal(o?.["lifecycle.initialized_sent"], "not_applicable");
+  assert.equal(o?.["lifecycle.request_meta"], "pass");
+  assert.equal(o?.["lifecycle.version_kept"], "pass");
 });
 
 test("over stdio the client starts the server from {config}; the model client closes stdin first, and --record keeps the recording", async () => {

@@ -24,7 +24,7 @@ import { Witness } from "./witness.js";
 const MAX_BODY = 8 * 1024 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
 const MAX_SESSIONS = 200;
-export const METADATA_PATH = "/.well-known/oauth-protected-resource";
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
 /** Where one conversation's messages go back: the answer streams of its POSTs, or its GET stream. */
 class SessionTransport implements Transport {

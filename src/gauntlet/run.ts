@@ -42,7 +42,7 @@ export interface RunOptions {
 type Result = ReturnType<typeof scoreRun>;
 
 /** One planned run, or the reason it is not run. */
-export function plan(options: Pick<RunOptions, "scenarios" | "revisions" | "transport" | "slow" | "auth">) {
+function plan(options: Pick<RunOptions, "scenarios" | "revisions" | "transport" | "slow" | "auth">) {
   const runs: { scenario: ScenarioDef; revision: Revision | undefined; skip?: string }[] = [];
   for (const scenario of options.scenarios) {
     const revisions = options.revisions.length > 0 ? options.revisions : [undefined];
@@ -194,7 +194,7 @@ async function runStdio(
 }
 
 /** The client's arguments with the URL where `{url}` is, or last. */
-export function withUrl(args: readonly string[], url: string): string[] {
+function withUrl(args: readonly string[], url: string): string[] {
   return args.some((a) => a.includes("{url}")) ? args.map((a) => a.split("{url}").join(url)) : [...args, url];
 }
 

@@ -48,7 +48,7 @@ export interface Scorecard {
 /** Worst first: a scenario's outcome is the first of these its checks have. */
 const WORST: readonly Outcome[] = ["fail", "warn", "info", "not_observed", "pass", "not_applicable"];
 
-export function worst(outcomes: readonly Outcome[]): Outcome {
+function worst(outcomes: readonly Outcome[]): Outcome {
   for (const o of WORST) if (outcomes.includes(o)) return o;
   return "not_applicable";
 }

@@ -44,7 +44,7 @@ export function buildCore(scenario: ScenarioDef, revisions: readonly Revision[],
   return { server, wire, revisions };
 }
 
-export function speaksModern(core: Core): boolean {
+function speaksModern(core: Core): boolean {
   return core.revisions.some((r) => RULES[r].era === "modern");
 }
 
@@ -66,7 +66,8 @@ class WitnessedStream implements Transport {
     const { witness, wire } = this;
     this.inner.start({
       message(data) {
-        const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+        const text =
+          typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8");
         const judged = witness.message(text, "client", undefined, undefined, MAX_LINE);
         // the peer takes the verdict when it would have read the message the same way
         const read = {

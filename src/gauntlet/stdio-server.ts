@@ -14,7 +14,7 @@ import { LiveRecording } from "./tape-file.js";
 import { Witness } from "./witness.js";
 
 /** How long the server stays after stdin ends. */
-export const LINGER_MS = 500;
+const LINGER_MS = 500;
 const SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
 
 export function runStdioServer(scenario: ScenarioDef, revisions: readonly Revision[], file: string): Promise<number> {

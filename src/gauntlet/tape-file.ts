@@ -79,7 +79,9 @@ export class LiveRecording {
 }
 
 function tapeRecord(r: Recorded): TapeRecord {
-  const base = { at: "", from: r.from, ...(r.conversation !== undefined ? { conversation: r.conversation } : {}) };
+  // the time it crossed, which checks that measure a wait (sse_resume.retry_respected) need
+  const at = r.at === undefined ? "" : new Date(r.at).toISOString();
+  const base = { at, from: r.from, ...(r.conversation !== undefined ? { conversation: r.conversation } : {}) };
   if (r.type === "event") return { ...base, no: 0, event: r.event };
   if (r.type === "exchange") return { ...base, no: 0, http: r.http };
   return {

@@ -52,9 +52,9 @@ export interface TapeHeader {
 }
 
 /** Records past this many are counted, not kept. */
-export const MAX_RECORDS = 20_000;
+const MAX_RECORDS = 20_000;
 /** Nor past this many bytes of message text. */
-export const MAX_TAPE_BYTES = 96 * 1024 * 1024;
+const MAX_TAPE_BYTES = 96 * 1024 * 1024;
 
 /** One entry of the tape with its parsed message, as scorers read it. */
 export interface Entry {
@@ -77,8 +77,11 @@ export class Tape {
 
   constructor(readonly header: TapeHeader) {}
 
-  /** Adds a record; returns its line number, or 0 when the tape was full. */
-  add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, value?: unknown): number {
+  /**
+   * Adds a record; returns its line number, or 0 when the tape was full. `judged`: the line was
+   * read as a message (a leading byte-order mark skipped), so its value is read the same way.
+   */
+  add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, judged = false): number {
     const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
     const size = record.line?.length ?? 0;
     if (this.entries.length >= MAX_RECORDS || this.bytes + size > MAX_TAPE_BYTES) {
@@ -86,17 +89,53 @@ export class Tape {
       return 0;
     }
     this.bytes += size;
-    const full: TapeRecord = { at: new Date().toISOString(), ...record, no };
+    const full: TapeRecord = { at: isoNow(), ...record, no };
     const line = this.entries.length + 2;
-    this.entries.push({ record: full, line, value: value ?? parseLine(full.line) });
+    this.entries.push(new TapeEntry(full, line, judged));
     this.sink?.(full);
     return line;
   }
 
   /** Adds records read from a file, keeping their line numbers. */
   adopt(record: TapeRecord, line: number): void {
-    this.entries.push({ record, line, value: parseLine(record.line) });
+    this.entries.push(new TapeEntry(record, line, false));
   }
+}
+
+/**
+ * An entry whose value is parsed when a scorer first asks: a run keeps only its lines, not a
+ * second copy of every message as objects, which the collector would have to carry meanwhile.
+ */
+class TapeEntry implements Entry {
+  private parsed: unknown;
+  private read = false;
+
+  constructor(
+    readonly record: TapeRecord,
+    readonly line: number,
+    private readonly skipBom: boolean,
+  ) {}
+
+  get value(): unknown {
+    if (!this.read) {
+      this.read = true;
+      const text = this.record.line;
+      this.parsed = parseLine(this.skipBom && text?.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    }
+    return this.parsed;
+  }
+}
+
+// many records cross in one millisecond: its ISO string is made once
+let isoMs = -1;
+let isoText = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
 }
 
 function parseLine(line: string | undefined): unknown {

@@ -105,9 +105,20 @@ export class View {
     return undefined;
   }
 
-  /** Whether the client spoke only 2026-07-28 (no `initialize`). */
+  /**
+   * Whether the client spoke 2026-07-28: no `initialize` opened a session. A dual-era client
+   * whose `server/discover` went unanswered past its probe timeout sends `initialize` (the
+   * fallback 2026-07-28 stdio asks for); a modern server refuses that one, and the conversation
+   * stays modern.
+   */
   modern(): boolean {
-    return this.requests("initialize").length === 0 && this.revision() === "2026-07-28";
+    return (
+      this.revision() === "2026-07-28" &&
+      !this.requests("initialize").some((e) => {
+        const answer = this.answerTo(e);
+        return answer !== undefined && msg(answer)?.result !== undefined;
+      })
+    );
   }
 
   /** The first `clientInfo` the client sent. */

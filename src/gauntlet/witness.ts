@@ -5,7 +5,7 @@
  */
 import type { Sender } from "../codec/conversation.js";
 import { Judge, type Judged } from "./judge.js";
-import type { HttpFacts, Tape } from "./tape.js";
+import type { HttpFacts, Tape, TapeRecord } from "./tape.js";
 
 export class Witness {
   readonly judge = new Judge();
@@ -24,19 +24,14 @@ export class Witness {
     maxBytes?: number,
   ): Judged {
     const judged = this.judge.message(text, from, maxBytes);
-    this.tape.add(
-      {
-        from,
-        // as it crossed: the recording's writer redacts secrets on the way to the file
-        line: text,
-        kind: judged.decoded.kind,
-        ...(this.conversation !== undefined ? { conversation: this.conversation } : {}),
-        ...(http ? { http } : {}),
-        ...(sse ? { sse } : {}),
-        defects: judged.defects,
-      },
-      judged.decoded.message ?? judged.decoded.value,
-    );
+    // built member by member, in the order the recording lists them
+    const record: Omit<TapeRecord, "at" | "no"> = { from, line: text, kind: judged.decoded.kind };
+    if (this.conversation !== undefined) record.conversation = this.conversation;
+    if (http) record.http = http;
+    if (sse) record.sse = sse;
+    record.defects = judged.defects;
+    // as it crossed: the recording's writer redacts secrets on the way to the file
+    this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
     return judged;
   }
 

@@ -456,7 +456,7 @@ function describe(t: { revision: Revision; revisionSource: RevisionSource }): st
   return `${t.revision} (${howChosen(t.revisionSource)})`;
 }
 
-export function howChosen(source: RevisionSource): string {
+function howChosen(source: RevisionSource): string {
   return source === "given"
     ? "as given"
     : source === "assumed"

@@ -116,18 +116,36 @@ describe("every client method against server-everything over stdio", () => {
     assert.match(await text("trigger-elicitation-request"), /Ada/);
   });
 
-  test("subscriptions/listen is not a method of a legacy revision: a named error, nothing sent", async () => {
+  test("listen on a legacy revision sends no subscriptions/listen: it agrees what the capabilities promise, subscribes each resource, and close() unsubscribes", async () => {
     const { client } = conn;
     const before = conn.sent.length;
-    await assert.rejects(
-      client.listen({ toolsListChanged: true }),
-      (e: unknown) =>
-        e instanceof MethodNotInRevisionError &&
-        e.code === "ERR_MCP_WIRE_METHOD_NOT_IN_REVISION" &&
-        e.method === "subscriptions/listen" &&
-        e.revision === "2025-11-25",
+    const uri = "demo://resource/static/document/architecture.md";
+    const subscription = await within(
+      client.listen({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [uri] }),
+      "listen",
     );
-    assert.equal(conn.sent.length, before);
+    assert.equal(subscription.id, undefined);
+    const caps = client.capabilities as Record<string, { listChanged?: boolean; subscribe?: boolean } | undefined>;
+    assert.equal(subscription.notifications.toolsListChanged, caps.tools?.listChanged === true ? true : undefined);
+    assert.equal(subscription.notifications.promptsListChanged, caps.prompts?.listChanged === true ? true : undefined);
+    assert.equal(caps.resources?.subscribe, true, "server-everything declares resource subscriptions");
+    assert.deepEqual(subscription.notifications.resourceSubscriptions, [uri]);
+    const sent = () =>
+      conn.sent.slice(before).map((t) => JSON.parse(t) as { method?: string; params?: { uri?: string } });
+    assert.deepEqual(
+      sent().map((m) => [m.method, m.params?.uri]),
+      [["resources/subscribe", uri]],
+    );
+    subscription.close();
+    await within(subscription.ended, "the subscription's end");
+    await within(
+      (async () => {
+        while (!sent().some((m) => m.method === "resources/unsubscribe" && m.params?.uri === uri))
+          await new Promise((r) => setTimeout(r, 10));
+      })(),
+      "resources/unsubscribe",
+    );
+    assert.ok(!sent().some((m) => m.method === "subscriptions/listen"));
   });
 });
 

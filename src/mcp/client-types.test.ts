@@ -1,7 +1,8 @@
 /**
  * The client's type narrows by revision, as a user's strict program sees it through the
  * package's `exports`: a client opened on exactly 2026-07-28 has no `ping`, `setLoggingLevel` or
- * resource subscriptions; one opened on a legacy revision has no `listen`; one whose revision is
+ * resource subscriptions, and its `listen` subscription has a request id; one opened on a legacy
+ * revision has the legacy methods, and its subscription has no id; one whose revision is
  * settled at connect time has every method, checked when called, and `isModern()` /
  * `isLegacy()` narrow it. Each `@ts-expect-error` fails the compile if the call it marks type-checks.
  */
@@ -20,6 +21,7 @@ export async function modern(): Promise<void> {
   const tools: Tool[] = await client.listTools();
   const page: ListToolsResult = await client.listToolsPage({ cursor: "" });
   const subscription = await client.listen({ toolsListChanged: true });
+  const id: string | number = subscription.id;
   subscription.close();
   // @ts-expect-error 2026-07-28 has no ping
   await client.ping();
@@ -27,7 +29,7 @@ export async function modern(): Promise<void> {
   await client.setLoggingLevel("info");
   // @ts-expect-error nor resources/subscribe
   await client.subscribeResource({ uri: "file:///a" });
-  void tools; void page;
+  void tools; void page; void id;
 }
 
 export async function legacy(): Promise<void> {
@@ -35,10 +37,13 @@ export async function legacy(): Promise<void> {
   await client.ping();
   await client.setLoggingLevel("debug");
   await client.subscribeResource({ uri: "file:///a" });
-  // @ts-expect-error subscriptions/listen is 2026-07-28's
-  await client.listen({ toolsListChanged: true });
+  const subscription = await client.listen({ toolsListChanged: true });
+  const none: undefined = subscription.id;
+  // @ts-expect-error no subscriptions/listen request is sent before 2026-07-28: no id
+  const id: string | number = subscription.id;
   // @ts-expect-error a log level is one of RFC 5424's
   await client.setLoggingLevel("verbose");
+  void none; void id;
 }
 
 export async function either(): Promise<void> {
@@ -53,9 +58,15 @@ export async function either(): Promise<void> {
     // @ts-expect-error narrowed to 2026-07-28
     await client.ping();
   }
+  const either = await client.listen({});
+  // @ts-expect-error a subscription's id is known only once the revision is
+  const id: string | number = either.id;
+  void id;
   if (client.isLegacy()) {
-    // @ts-expect-error narrowed to the legacy revisions
-    await client.listen({});
+    const legacy = await client.listen({});
+    // @ts-expect-error narrowed to the legacy revisions, whose subscriptions have no id
+    const narrowed: string | number = legacy.id;
+    void narrowed;
   }
   // @ts-expect-error not a list
   client.pages("tools/call");

@@ -55,12 +55,11 @@ import {
   type Tool,
 } from "./meta.js";
 import { NotificationEvents, type NotificationListener } from "./events.js";
-import { Subscriptions, type ListenFilter, type Subscription } from "./listen.js";
+import { Subscriptions, listenLegacy, type ListenFilter, type Subscription } from "./listen.js";
 import {
   MethodNotInRevisionError,
   revisionHas,
   type IfLegacy,
-  type IfModern,
   type LegacyRevision,
   type ModernRevision,
 } from "./methods.js";
@@ -677,7 +676,7 @@ export class McpClient<R extends Revision = Revision> {
     // a server can only ask what the client declared it may, and over Streamable HTTP it can
     // only ask on a stream the client opened
     if (SERVER_REQUEST_CAPABILITIES.some((c) => this.clientCapabilities[c] !== undefined))
-      this.http?.openServerStream?.();
+      void this.http?.openServerStream?.();
   }
 
   /**
@@ -963,14 +962,24 @@ export class McpClient<R extends Revision = Revision> {
   }
 
   /**
-   * Opens a `subscriptions/listen` stream (2026-07-28): resolves once the server acknowledged it,
-   * with what it agreed to send. The notifications arrive through `on`; `close()` ends the stream.
+   * Listens for what the server sends unasked: list changes, resource updates. Resolves once
+   * the server will send them, with what it agreed to (a part of `filter`); the notifications
+   * arrive through `on`, and `close()` ends it. On 2026-07-28 a `subscriptions/listen` stream,
+   * acknowledged by the server (`options.timeout` bounds the wait for that). Before, nothing is
+   * sent for list changes (the server's `listChanged` capabilities say which come),
+   * `resources/subscribe` asks for each of `resourceSubscriptions`, and over Streamable HTTP the
+   * session's GET stream is opened first, the one channel a server has for what is tied to no
+   * request (it stays open until the client closes, and a new session after a 404 gets a new one).
    */
-  listen(this: IfModern<R, McpClient<R>>, filter: ListenFilter, options: RequestOptions = {}): Promise<Subscription> {
-    const self = this as McpClient;
-    if (!revisionHas(self.revision, "subscriptions/listen"))
-      return Promise.reject(new MethodNotInRevisionError("subscriptions/listen", self.revision));
-    return self.subscriptions.open(filter, options);
+  listen(filter: ListenFilter, options: RequestOptions = {}): Promise<Subscription<R>> {
+    if (this.era === "modern")
+      return this.subscriptions.open(filter, options) as Promise<Subscription> as Promise<Subscription<R>>;
+    return listenLegacy(filter, {
+      capabilities: this.capabilities,
+      subscribe: (method, uri) => this.request(method, { uri }, options),
+      openServerStream: this.http?.openServerStream?.bind(this.http),
+      closed: this.peer.ended,
+    }) as Promise<Subscription> as Promise<Subscription<R>>;
   }
 
   /** Whether the connection speaks 2026-07-28 (narrows the client's type to it). */

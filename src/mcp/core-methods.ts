@@ -161,10 +161,11 @@ export class CoreMethods {
   private async taskResult(params: JsonObject, context: ServeContext): Promise<JsonObject> {
     this.gate(context);
     const task = this.server.taskStore.get(params, sessionOf(context));
-    await Promise.race([
-      task.done,
-      new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason))),
-    ]);
+    if (!task.terminal)
+      await Promise.race([
+        task.done,
+        new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason))),
+      ]);
     const related = { [META_RELATED_TASK]: { taskId: task.taskId } };
     if (task.state === "completed" && task.result) {
       const meta = isObject(task.result._meta) ? task.result._meta : {};

@@ -5,7 +5,6 @@
  * modern-only). Era, revision and transport; tools/list, a call, progress, cancellation.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ResponseError } from "../peer/errors.js";
@@ -13,63 +12,12 @@ import type { McpClient } from "./client.js";
 import { probeHttp } from "../probe/probe.js";
 import { connectHttp, forgetHttpEras, type HttpConnectOptions, type HttpTransportName } from "./connect-http.js";
 import { within } from "../testkit/mcp-interop.js";
+import { HttpFixture } from "../testkit/http-fixture.js";
 import { EVERYTHING_TOOLS, isLegacy, textOf, toolChecks, v2Tools } from "../testkit/client-tool-checks.js";
 
 const EVERYTHING_HTTP = fileURLToPath(new URL("../../../test/fixtures/everything-http.mjs", import.meta.url));
 const V2_SDK_HTTP = fileURLToPath(new URL("../../../test/fixtures/v2-sdk-http-server.mjs", import.meta.url));
 const TIMEOUT = 10_000;
-
-/** A fixture server as a child process: started, its port read from "PORT <n>", stopped. */
-class HttpFixture {
-  private child: ChildProcess | undefined;
-  private err = "";
-  port = 0;
-
-  constructor(
-    private readonly script: string,
-    private readonly args: readonly string[],
-  ) {}
-
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, [this.script, ...this.args], { stdio: ["pipe", "pipe", "pipe"] });
-    this.child = child;
-    child.stderr!.setEncoding("utf8").on("data", (d: string) => (this.err = (this.err + d).slice(-8192)));
-    let out = "";
-    this.port = await within(
-      new Promise<number>((resolve, reject) => {
-        child.stdout!.setEncoding("utf8").on("data", (d: string) => {
-          out += d;
-          const m = /PORT (\d+)/.exec(out);
-          if (m) resolve(Number(m[1]));
-        });
-        child.once("exit", (code) =>
-          reject(new Error(`${this.script} exited (${code}) before listening: ${this.err}`)),
-        );
-        child.once("error", reject);
-      }),
-      `${this.script} listening`,
-    );
-  }
-
-  url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
-  }
-
-  stderr(): string {
-    return this.err;
-  }
-
-  /** Ends its stdin (the fixtures exit then); SIGKILL if it is still there after a second. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.stdin!.end();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 1000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
 
 const V2_TOOLS = v2Tools("v2-sdk-http-fixture");
 

@@ -1,14 +1,20 @@
 /**
- * `subscriptions/listen` (2026-07-28): one long-lived request per stream of notifications. The
- * server acknowledges it first (`notifications/subscriptions/acknowledged`, carrying the
- * request's id as the subscription's), then sends what was asked for, and ends it with a
- * result; the client ends it by cancelling the request.
+ * Listening for what a server sends unasked (a list changed, a resource updated), the way each
+ * revision has it. 2026-07-28: `subscriptions/listen`, one long-lived request per stream of
+ * notifications; the server acknowledges it first (`notifications/subscriptions/acknowledged`,
+ * carrying the request's id as the subscription's), then sends what was asked for, and ends it
+ * with a result; the client ends it by cancelling the request. Before: list changes come
+ * unasked where the server's capabilities say `listChanged`, resource updates after
+ * `resources/subscribe`, and over Streamable HTTP what is tied to no request of the client's
+ * comes only on the GET stream the client opens.
  */
 import type { JsonObject, RequestId } from "../codec/message.js";
 import { AbortedError, ClosedError, TimeoutError } from "../peer/errors.js";
 import type { RequestOptions } from "../peer/peer.js";
+import type { Revision } from "../rules/revisions.js";
 import type { NotificationEvents } from "./events.js";
 import { isObject } from "./meta.js";
+import type { LegacyRevision, ModernRevision } from "./methods.js";
 
 /** Which notifications a stream carries (all optional: left out is not asked for). */
 export interface ListenFilter {
@@ -18,25 +24,39 @@ export interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
+/**
+ * A subscription's id in revision `R`: the id of its `subscriptions/listen` request on
+ * 2026-07-28; none before, where nothing is sent to open one.
+ */
+export type SubscriptionId<R extends Revision> = [R] extends [ModernRevision]
+  ? RequestId
+  : [R] extends [LegacyRevision]
+    ? undefined
+    : RequestId | undefined;
+
 const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** The longest a timer can wait (setTimeout fires at once past it): a stream lasts until someone ends it. */
 const FOREVER = 2_147_483_647;
 const DEFAULT_ACK_MS = 60_000;
 
-/** An open stream. `ended` resolves when it ends (by the server's result, or `close()`), rejects if the connection fails it. */
-export class Subscription {
+/**
+ * What a client listens to. `ended` resolves when it ends (by the server's result, `close()`,
+ * or, before 2026-07-28, the connection's end), rejects if the connection fails a 2026-07-28 stream.
+ */
+export class Subscription<R extends Revision = Revision> {
   constructor(
-    /** The JSON-RPC id of its `subscriptions/listen` request, which every notification on it carries. */
-    readonly id: RequestId,
+    /** The JSON-RPC id of its `subscriptions/listen` request, which every notification on it carries (2026-07-28). */
+    readonly id: SubscriptionId<R>,
     /** What the server agreed to send: a part of what was asked for. */
     readonly notifications: ListenFilter,
     readonly ended: Promise<void>,
-    private readonly controller: AbortController,
+    private readonly stop: () => void,
   ) {}
 
+  /** Ends it: cancels the `subscriptions/listen` request (2026-07-28), or unsubscribes its resources (before). */
   close(): void {
-    this.controller.abort(new Error("closed by the client"));
+    this.stop();
   }
 }
 
@@ -62,7 +82,7 @@ export class Subscriptions {
   }
 
   /** Opens a stream; resolves once it is acknowledged, rejects if it ends or the deadline passes first. */
-  open(filter: ListenFilter, options: RequestOptions): Promise<Subscription> {
+  open(filter: ListenFilter, options: RequestOptions): Promise<Subscription<ModernRevision>> {
     const controller = new AbortController();
     const outer = options.signal;
     if (outer?.aborted) controller.abort(outer.reason);
@@ -108,7 +128,72 @@ export class Subscriptions {
     });
     endedFirst.catch(() => undefined);
     return Promise.race([acknowledged, deadline, endedFirst])
-      .then((agreed) => new Subscription(id!, agreed, ended, controller))
+      .then(
+        (agreed) =>
+          new Subscription<ModernRevision>(id!, agreed, ended, () =>
+            controller.abort(new Error("closed by the client")),
+          ),
+      )
       .finally(() => clearTimeout(timer));
   }
+}
+
+/** What a legacy connection offers `listen`. */
+export interface LegacyListenMeans {
+  /** The server's capabilities, from `initialize`. */
+  capabilities: JsonObject;
+  /** Sends `resources/subscribe` or `resources/unsubscribe` for `uri`. */
+  subscribe(method: "resources/subscribe" | "resources/unsubscribe", uri: string): Promise<unknown>;
+  /** Opens the GET stream of a Streamable HTTP session (absent on channels that need none). */
+  openServerStream: (() => Promise<boolean>) | undefined;
+  /** Settles when the connection ends. */
+  closed: Promise<unknown>;
+}
+
+const LIST_CAPABILITIES = [
+  ["toolsListChanged", "tools"],
+  ["promptsListChanged", "prompts"],
+  ["resourcesListChanged", "resources"],
+] as const;
+
+/**
+ * `listen` before 2026-07-28: what the filter asks for and the server's capabilities promise is
+ * agreed, resources are subscribed one by one (where the server declares `resources.subscribe`),
+ * and over Streamable HTTP the GET stream is opened before it resolves, so that nothing sent
+ * after is missed. A subscription that fails part way unsubscribes what it had subscribed.
+ */
+export async function listenLegacy(
+  filter: ListenFilter,
+  means: LegacyListenMeans,
+): Promise<Subscription<LegacyRevision>> {
+  const agreed: ListenFilter = {};
+  for (const [key, capability] of LIST_CAPABILITIES) {
+    const declared = means.capabilities[capability];
+    if (filter[key] === true && isObject(declared) && declared.listChanged === true) agreed[key] = true;
+  }
+  const resources = means.capabilities.resources;
+  const uris: string[] = [];
+  if (filter.resourceSubscriptions?.length && isObject(resources) && resources.subscribe === true) {
+    try {
+      for (const uri of filter.resourceSubscriptions) {
+        await means.subscribe("resources/subscribe", uri);
+        uris.push(uri);
+      }
+    } catch (e) {
+      for (const uri of uris) void means.subscribe("resources/unsubscribe", uri).catch(() => undefined);
+      throw e;
+    }
+    agreed.resourceSubscriptions = uris;
+  }
+  if (Object.keys(agreed).length > 0) await means.openServerStream?.();
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const ended = Promise.race([stopped, means.closed.then(() => undefined)]);
+  let closed = false;
+  return new Subscription<LegacyRevision>(undefined, agreed, ended, () => {
+    if (closed) return;
+    closed = true;
+    stop();
+    for (const uri of uris) void means.subscribe("resources/unsubscribe", uri).catch(() => undefined);
+  });
 }

@@ -42,7 +42,7 @@ const INSTEAD: Readonly<Record<string, string>> = {
   "resources/subscribe": "on 2026-07-28 use listen({ resourceSubscriptions: [uri] })",
   "resources/unsubscribe": "on 2026-07-28 close the listen() subscription",
   "subscriptions/listen":
-    "before 2026-07-28 list-changed notifications come unasked, and resources/subscribe asks for updates",
+    "before 2026-07-28 use listen(), which subscribes resources and opens the GET stream of a Streamable HTTP session",
 };
 
 export function revisionHas(revision: Revision, method: string): boolean {

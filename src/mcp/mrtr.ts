@@ -79,25 +79,10 @@ export interface InputRoundsOptions {
 }
 
 /**
- * Sends `params` through `send` and, while the answer is `input_required`, answers its inputs
- * and sends again. A result without `resultType` is complete (servers before 2026-07-28 send
- * none), and so is one of a type this client does not know: the caller sees it as it came.
- */
-export function withInputRounds(
-  method: string,
-  params: JsonObject,
-  send: (params: JsonObject) => Promise<JsonObject>,
-  options: () => InputRoundsOptions,
-): Promise<JsonObject> {
-  // nearly every answer is complete: the rounds' machinery is made only for one that is not
-  return send(params).then((result) =>
-    result.resultType === "input_required" ? inputRounds(method, params, result, send, options()) : result,
-  );
-}
-
-/**
- * `withInputRounds` from its first answer on, for a caller that sent `params` itself and found
- * the answer `input_required`.
+ * Answers the inputs of an `input_required` answer (`first`, to `params` the caller sent) and
+ * sends again, while the answer is `input_required`. A result without `resultType` is complete
+ * (servers before 2026-07-28 send none), and so is one of a type this client does not know: the
+ * caller sees it as it came.
  */
 export async function inputRounds(
   method: string,

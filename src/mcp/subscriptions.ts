@@ -13,7 +13,7 @@ import { isObject, missingCapabilities } from "./meta.js";
 export type ListKind = "tools" | "resources" | "prompts";
 
 /** `_meta` key naming the `subscriptions/listen` request a message belongs to. */
-export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /** A legacy session as the hub sees it. */
 export interface SessionListener {

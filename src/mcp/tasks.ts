@@ -62,17 +62,21 @@ interface Pending {
 }
 
 /** One task: its state, and the context its work runs with. */
-export class Task implements TaskContext {
+class Task implements TaskContext {
   state: TaskStatus = "working";
   statusMessage: string | undefined;
   readonly createdAt = Date.now();
   lastUpdatedAt = this.createdAt;
+  // a task is listed at every poll: its times are written out once, not at each listing
+  private readonly createdIso = new Date(this.createdAt).toISOString();
+  private updatedIso = { at: this.createdAt, text: this.createdIso };
   result: JsonObject | undefined;
   error: JsonObject | undefined;
   readonly pending = new Map<string, Pending>();
-  private readonly controller = new AbortController();
-  private readonly settled: Promise<void>;
-  private settle!: () => void;
+  // made when first asked for: most tasks end without anyone watching their signal or end
+  private controller: AbortController | undefined;
+  private settled: Promise<void> | undefined;
+  private settle: (() => void) | undefined;
 
   constructor(
     readonly taskId: string,
@@ -81,12 +85,10 @@ export class Task implements TaskContext {
     /** The session of a 2025-11-25 task (which it asks and notifies, and which alone sees it). */
     readonly session: SessionLink | undefined,
     private readonly changed: (task: Task) => void,
-  ) {
-    this.settled = new Promise((resolve) => (this.settle = resolve));
-  }
+  ) {}
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return (this.controller ??= new AbortController()).signal;
   }
 
   get terminal(): boolean {
@@ -95,7 +97,8 @@ export class Task implements TaskContext {
 
   /** Resolves when the task reaches a terminal status. */
   get done(): Promise<void> {
-    return this.settled;
+    if (this.terminal) return Promise.resolve();
+    return (this.settled ??= new Promise((resolve) => (this.settle = resolve)));
   }
 
   expired(now: number): boolean {
@@ -112,7 +115,7 @@ export class Task implements TaskContext {
     if (this.terminal) {
       for (const p of this.pending.values()) p.reject(new ResponseError(INVALID_PARAMS, `Task ${status}`));
       this.pending.clear();
-      this.settle();
+      this.settle?.();
     }
     this.changed(this);
   }
@@ -159,16 +162,28 @@ export class Task implements TaskContext {
   cancel(): void {
     if (this.terminal) return;
     this.moveTo("cancelled", { message: "The task was cancelled by request." });
-    this.controller.abort(new Error("task cancelled"));
+    (this.controller ??= new AbortController()).abort(new Error("task cancelled"));
   }
 
+  /** Starts `work` once the caller has the task in hand; it ends as soon as the work's promise settles. */
   run(work: TaskWork): void {
-    Promise.resolve()
-      .then(() => work(this))
-      .then(
-        (result) => this.moveTo("completed", { result: result as JsonObject }),
-        (e: unknown) => this.moveTo("failed", { error: errorObject(e) }),
-      );
+    const fail = (e: unknown) => this.moveTo("failed", { error: errorObject(e) });
+    queueMicrotask(() => {
+      let outcome: CallToolResult | Promise<CallToolResult>;
+      try {
+        outcome = work(this);
+      } catch (e) {
+        fail(e);
+        return;
+      }
+      Promise.resolve(outcome).then((result) => this.moveTo("completed", { result: result as JsonObject }), fail);
+    });
+  }
+
+  private lastUpdatedIso(): string {
+    if (this.updatedIso.at !== this.lastUpdatedAt)
+      this.updatedIso = { at: this.lastUpdatedAt, text: new Date(this.lastUpdatedAt).toISOString() };
+    return this.updatedIso.text;
   }
 
   /** The task as 2026-07-28 lists it: `ttlMs`, `pollIntervalMs`. */
@@ -176,8 +191,8 @@ export class Task implements TaskContext {
     const t: JsonObject = {
       taskId: this.taskId,
       status: this.state,
-      createdAt: new Date(this.createdAt).toISOString(),
-      lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(),
+      createdAt: this.createdIso,
+      lastUpdatedAt: this.lastUpdatedIso(),
       ttlMs: this.ttlMs,
     };
     if (this.pollIntervalMs > 0) t.pollIntervalMs = this.pollIntervalMs;
@@ -200,8 +215,8 @@ export class Task implements TaskContext {
     const t: JsonObject = {
       taskId: this.taskId,
       status: this.state,
-      createdAt: new Date(this.createdAt).toISOString(),
-      lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(),
+      createdAt: this.createdIso,
+      lastUpdatedAt: this.lastUpdatedIso(),
       ttl: this.ttlMs,
     };
     if (this.pollIntervalMs > 0) t.pollInterval = this.pollIntervalMs;

@@ -11,8 +11,6 @@ import type { ScriptConversation, Turn } from "./script.js";
 
 export type MatchMode = "exact" | "sequence" | "method";
 
-export const MATCH_MODES: readonly MatchMode[] = ["exact", "sequence", "method"];
-
 const BY_METHOD_ALONE = new Set(["initialize", "server/discover"]);
 
 /** JSON with object keys sorted, and the params' own `_meta` left out. */
@@ -74,7 +72,7 @@ function distance(a: unknown, b: unknown): number {
 }
 
 /** Whether `turn` answers a request of `method` with canonical params `key`. */
-export function turnMatches(turn: Turn, method: string, key: string): boolean {
+function turnMatches(turn: Turn, method: string, key: string): boolean {
   if (turn.method !== method) return false;
   if (BY_METHOD_ALONE.has(method) || turn.key === key) return true;
   return turn.wild && like(JSON.parse(turn.key), JSON.parse(key));

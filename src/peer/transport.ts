@@ -102,9 +102,10 @@ export interface HttpTransport extends Transport {
   /**
    * Opens the channel's way for the other side to reach this one unasked, where it needs opening
    * (a legacy Streamable HTTP session's GET stream): called once the session is open, by a
-   * client that declared capabilities the server may call on (`roots`, `sampling`, `elicitation`).
+   * client that declared capabilities the server may call on (`roots`, `sampling`, `elicitation`)
+   * or that listens for notifications. Resolves true once it is open, false if the server offers none.
    */
-  openServerStream?(): void;
+  openServerStream?(): Promise<boolean>;
 }
 
 /** Whether `transport` is an HTTP channel, with `HttpTransport`'s means. */

@@ -33,7 +33,7 @@ const AUTH_WORDS =
   /\b(api[ _-]?key|apikey|token|auth\w*|unauthori[sz]ed|forbidden|credential\w*|bearer|log ?in|sign ?in|permission|access denied|not allowed|x-api-key)\b/i;
 const VERSION_WORDS = /\bversion\b/i;
 
-export function rpcErrorSeen(code: number, message: string, revision: Revision = LATEST_REVISION): RpcErrorSeen {
+function rpcErrorSeen(code: number, message: string, revision: Revision = LATEST_REVISION): RpcErrorSeen {
   return { code, message, range: describeError(code, revision).range };
 }
 
@@ -193,7 +193,7 @@ export function classifyFailure(
 }
 
 /** "does not speak 2024-11-05; it chose 2025-03-26", in the probe's words. */
-export function notSpokenNote(requested: string, speaks: readonly string[], why: string): string {
+function notSpokenNote(requested: string, speaks: readonly string[], why: string): string {
   if (speaks.length === 1) return `The server does not speak ${requested}; it chose ${speaks[0]}.`;
   if (speaks.length > 1) return `The server does not speak ${requested}; it speaks ${speaks.join(", ")}.`;
   return `The server does not speak ${requested} (${why}).`;

@@ -180,10 +180,6 @@ class Evidence {
   }
 }
 
-export async function probe(target: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-  return probeHttp(target, options);
-}
-
 /** How long a probe waits, once its deadline has passed, for the aborted work to say where it stood. */
 const SETTLE_MS = 200;
 /** How much of a stdio probe's deadline is kept for ending the server process (at most). */

@@ -48,7 +48,15 @@ export function observeTransport(transport: Transport, observer: TransportObserv
     },
   };
   // the optional parts the client looks for, as the channel has them (bound to it)
-  for (const key of ["kind", "cancel", "paramHeaders", "negotiated", "openServerStream", "maxMessageBytes"] as const) {
+  for (const key of [
+    "kind",
+    "cancel",
+    "paramHeaders",
+    "negotiated",
+    "openServerStream",
+    "maxMessageBytes",
+    "shutdown",
+  ] as const) {
     const value = (transport as unknown as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (typeof value === "function")
@@ -68,7 +76,7 @@ export function observeTransport(transport: Transport, observer: TransportObserv
 }
 
 /** A JSON-RPC message's kind, as the record names it, read from its shape alone. */
-export function kindOf(text: string): string {
+function kindOf(text: string): string {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -83,7 +91,7 @@ export function kindOf(text: string): string {
 }
 
 /** Writes each message of a channel to a `RecordingWriter`, numbered per direction. */
-export class ChannelRecorder implements TransportObserver {
+class ChannelRecorder implements TransportObserver {
   private readonly no: Record<Sender, number> = { client: 0, server: 0 };
 
   constructor(

@@ -98,6 +98,8 @@ export interface ExchangeRecord {
   from: Sender;
   conversation?: string;
   http: HttpContext;
+  /** When it crossed (`at`), in milliseconds since the epoch, when the record says. */
+  at?: number;
 }
 
 /**
@@ -110,6 +112,8 @@ export interface EventRecord {
   conversation?: string;
   event: string;
   http?: undefined;
+  /** When it happened (`at`), in milliseconds since the epoch, when the record says. */
+  at?: number;
 }
 
 export type RecordingLine =
@@ -165,11 +169,13 @@ export function recordOf(value: unknown): RecordingLine {
   const from: Sender = v.from;
   const http = asHttp(v.http);
   const conversation = typeof v.conversation === "string" ? v.conversation : undefined;
+  const parsed = typeof v.at === "string" ? Date.parse(v.at) : NaN;
+  const at = Number.isNaN(parsed) ? {} : { at: parsed };
   if (v.line === undefined) {
     if (!http && typeof v.event === "string")
-      return { type: "event", from, event: v.event, ...(conversation !== undefined ? { conversation } : {}) };
+      return { type: "event", from, event: v.event, ...(conversation !== undefined ? { conversation } : {}), ...at };
     if (!http) return { type: "other" };
-    return { type: "exchange", from, http, ...(conversation !== undefined ? { conversation } : {}) };
+    return { type: "exchange", from, http, ...(conversation !== undefined ? { conversation } : {}), ...at };
   }
   if (typeof v.line !== "string") return { type: "other" };
   const r: MessageRecord = {
@@ -179,10 +185,9 @@ export function recordOf(value: unknown): RecordingLine {
     text: v.line,
     crlf: v.crlf === true,
     defects: Array.isArray(v.defects) ? (v.defects as Defect[]) : [],
+    ...at,
   };
   if (typeof v.base64 === "string") r.base64 = v.base64;
-  const at = typeof v.at === "string" ? Date.parse(v.at) : NaN;
-  if (!Number.isNaN(at)) r.at = at;
   if (v.overflow === true && typeof v.size === "number") r.overflow = v.size;
   if (typeof v.kind === "string") r.kind = v.kind;
   if (conversation !== undefined) r.conversation = conversation;

@@ -7,7 +7,7 @@ import { esc } from "./escape.js";
 import { digits } from "./words.js";
 
 /** A colour per class; a class not listed (a newer census) falls back to grey. */
-export const CLASS_COLOURS: Record<string, string> = {
+const CLASS_COLOURS: Record<string, string> = {
   ok: "#2f9e44",
   unreachable: "#868e96",
   timeout: "#f59f00",

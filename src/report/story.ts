@@ -13,7 +13,6 @@ import { signinSentences } from "./signin.js";
 import { Count, count, counted, digits, list, moment, noun, quote, span } from "./words.js";
 
 type PerTarget = Aggregates["perTarget"][number];
-type Latest = PerTarget["latest"];
 
 /** A title for the selection: which run, or how many, and when. */
 export function heading(agg: Aggregates): string {
@@ -306,15 +305,4 @@ export function history(t: PerTarget): string {
   const head = `${digits(t.attempts)} ${noun(t.attempts, "attempt")} ${when}`;
   if (failures.length === 0) return `${head}: ${t.attempts === 1 ? "it answered" : "all answered"} and listed tools.`;
   return `${head}: ${failures.join(", ")}.`;
-}
-
-/** A verdict in a few words: "ok (legacy, 2025-06-18, 3 tools)", "web_page (text/html)". */
-export function verdict(latest: Latest): string {
-  if (latest.class !== "ok") return `${latest.class} (${latest.detail})`;
-  const facts = [
-    latest.era ?? latest.detail,
-    ...(latest.revision ? [latest.revision] : []),
-    ...(latest.tools !== null ? [counted(latest.tools, "tool")] : []),
-  ];
-  return `ok (${facts.join(", ")})`;
 }

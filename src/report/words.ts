@@ -31,7 +31,7 @@ export function Count(n: number): string {
   return capitalize(count(n));
 }
 
-export function capitalize(s: string): string {
+function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 

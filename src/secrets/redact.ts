@@ -59,7 +59,7 @@ export function rememberSecrets(headers: SecretHeaders): void {
 }
 
 /** The strings to hide for these headers: each whole value, and each word of it (the token in "Bearer …"). */
-export function secretsOf(headers: SecretHeaders): string[] {
+function secretsOf(headers: SecretHeaders): string[] {
   const found = new Set<string>();
   for (const value of allValues(headers)) {
     for (const s of [value, ...value.split(/\s+/)])

@@ -56,7 +56,7 @@ export interface TapReportOptions {
   maxLogBacklog?: number;
 }
 
-export const ARROW: Record<Sender, string> = { client: "client→server", server: "server→client" };
+const ARROW: Record<Sender, string> = { client: "client→server", server: "server→client" };
 
 export class TapReport {
   private readonly messages: Record<Sender, number> = { client: 0, server: 0 };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here, or false when they can. */
 export const chromiumMissing: string | false = existsSync(CHROMIUM)

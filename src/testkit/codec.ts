@@ -25,12 +25,12 @@ export function codes(d: { defects: readonly Defect[] }): DefectCode[] {
   return d.defects.map((x) => x.code);
 }
 
-export function find(d: { defects: readonly Defect[] }, code: DefectCode): Defect | undefined {
+function find(d: { defects: readonly Defect[] }, code: DefectCode): Defect | undefined {
   return d.defects.find((x) => x.code === code);
 }
 
 /** RFC 6901: "" or a sequence of "/token", where "~" only appears as "~0" or "~1". */
-export function isJsonPointer(p: string): boolean {
+function isJsonPointer(p: string): boolean {
   return p === "" || /^(\/([^~/]|~[01])*)+$/.test(p);
 }
 
@@ -104,7 +104,7 @@ export function hasError(d: { defects: readonly Defect[] }): boolean {
 }
 
 /** A 2026-07-28 request's required `_meta`. */
-export const META = {
+const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };

@@ -1,8 +1,9 @@
 /**
  * The gauntlet's model client: what a client that does everything right does, written with
  * mcp-wire/client's public API alone and no knowledge of scenarios (it never reads MCP_WIRE_*).
- * It connects, lists every tool, calls each `gauntlet_` tool once with its schema's defaults,
- * lists again when the server says its list can change, calls what is new, and closes.
+ * It connects, listens for list changes where the server says its list can change, lists every
+ * tool, calls each `gauntlet_` tool once with its schema's defaults, lists again when told the
+ * list changed, calls what is new, and closes.
  *
  *   node gauntlet-model-client.js <url>             Streamable HTTP (HTTP+SSE found by itself)
  *   node gauntlet-model-client.js --stdio <config>  the server an mcp.json names
@@ -36,27 +37,50 @@ function defaults(tool: Tool): Record<string, unknown> {
   return args;
 }
 
+/**
+ * How long the client stays after its work when the server said its tool list can change: a
+ * 2026-07-28 change arrives on the listen stream, a connection apart from the call that caused it.
+ */
+const LINGER_MS = 1000;
+
 async function exercise(client: McpClient): Promise<void> {
   const called = new Set<string>();
+  let changed = false;
+  let heard: (() => void) | undefined;
+  client.on("notifications/tools/list_changed", () => {
+    changed = true;
+    heard?.();
+  });
+  const mayChange = (client.capabilities.tools as { listChanged?: boolean } | undefined)?.listChanged === true;
+  // the server sends list changes only where the client listens: a subscriptions/listen stream
+  // (2026-07-28), the session's GET stream (Streamable HTTP before it)
+  const subscription = mayChange ? await client.listen({ toolsListChanged: true }).catch(() => undefined) : undefined;
   const round = async () => {
+    changed = false;
     let tools: Tool[];
     try {
       tools = (await client.listTools()) as Tool[];
     } catch {
-      return false;
+      return;
     }
-    let any = false;
     for (const tool of tools) {
       if (!tool.name.startsWith("gauntlet_") || called.has(tool.name)) continue;
       called.add(tool.name);
-      any = true;
       await client.callTool(tool.name, defaults(tool) as never).catch(() => undefined);
     }
-    return any;
   };
   await round();
-  const changes = (client.capabilities.tools as { listChanged?: boolean } | undefined)?.listChanged === true;
-  if (changes) await round();
+  while (mayChange) {
+    if (!changed)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, LINGER_MS);
+        heard = () => (clearTimeout(timer), resolve());
+      });
+    heard = undefined;
+    if (!changed) break;
+    await round();
+  }
+  subscription?.close();
 }
 
 async function main(): Promise<void> {

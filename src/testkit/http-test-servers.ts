@@ -14,11 +14,11 @@ import type { Tool } from "../mcp/meta.js";
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** `echo` {text} answers its text; `slow` streams progress until the client goes away. */
-export const ECHO_TOOL: Tool = {
+const ECHO_TOOL: Tool = {
   name: "echo",
   inputSchema: { type: "object", properties: { text: { type: "string" } } },
 };
-export const SLOW_TOOL: Tool = {
+const SLOW_TOOL: Tool = {
   name: "slow",
   inputSchema: { type: "object", properties: { steps: { type: "integer" } } },
 };

@@ -32,7 +32,7 @@ export type Call = PeerRow["call"];
  * run as `todo`, so the suite stays green while the gap stays visible. Remove a line once its
  * cell passes.
  */
-export const KNOWN_GAPS: Readonly<Record<string, string>> = {};
+const KNOWN_GAPS: Readonly<Record<string, string>> = {};
 
 /** `test`, or a `todo` test when the cell is a known gap. */
 export function cell(name: string, fn: () => Promise<void>): void {
@@ -75,7 +75,7 @@ export async function listAndCall(client: InteropClient, call: Call, who: string
 }
 
 /** `mcp-wire probe` as a process: `ok`, exit 0, and no defect but those `expected` (by code). */
-export async function probeIsClean(peer: RunningPeer, expected: readonly string[] = []): Promise<void> {
+async function probeIsClean(peer: RunningPeer, expected: readonly string[] = []): Promise<void> {
   const saved: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(peer.env ?? {})) {
     saved[k] = process.env[k];

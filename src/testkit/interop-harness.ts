@@ -14,7 +14,7 @@ import { isHeader } from "../recording/recording.js";
 export { CLI, within };
 
 /** The repository root, from `dist/src/interop/`. */
-export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const fixture = (path: string): string => join(ROOT, "test/fixtures", path);
 export const modulePath = (path: string): string => join(ROOT, "node_modules", path);
 export const NODE = process.execPath;

@@ -81,13 +81,13 @@ const EVERYTHING_ECHO = { tool: "echo", args: { message: "héllo, wire" }, expec
 const MEMORY_READ = { tool: "read_graph", args: {}, expect: /entities/ };
 
 export const SERVER_EVERYTHING = modulePath("@modelcontextprotocol/server-everything/dist/index.js");
-export const SERVER_MEMORY = modulePath("@modelcontextprotocol/server-memory/dist/index.js");
+const SERVER_MEMORY = modulePath("@modelcontextprotocol/server-memory/dist/index.js");
 export const SERVER_FILESYSTEM = modulePath("@modelcontextprotocol/server-filesystem/dist/index.js");
 const SERVER_THINKING = modulePath("@modelcontextprotocol/server-sequential-thinking/dist/index.js");
 export const MCP_PROXY = modulePath("mcp-proxy/dist/bin/mcp-proxy.mjs");
 
 /** server-memory keeps its graph in a file; never the one inside the shared install. */
-export const memoryEnv = (dir: string): Record<string, string> => ({ MEMORY_FILE_PATH: join(dir, "memory.jsonl") });
+const memoryEnv = (dir: string): Record<string, string> => ({ MEMORY_FILE_PATH: join(dir, "memory.jsonl") });
 
 export const PEERS: readonly PeerRow[] = [
   {

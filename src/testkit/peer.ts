@@ -91,9 +91,9 @@ export interface Channel {
   pair(): [Transport, Transport];
 }
 
-export const MEMORY: Channel = { name: "memory pair", pair: createMemoryPair };
+const MEMORY: Channel = { name: "memory pair", pair: createMemoryPair };
 
-export const STREAMS: Channel = {
+const STREAMS: Channel = {
   name: "stream pipes",
   pair() {
     const aToB = new PassThrough();

@@ -83,7 +83,7 @@ export const fail = (cls: string, detail: string, extra: Partial<Shape> = {}): S
 });
 
 /** The mix of the 1,100-server census docs/report.md tells of (its six refusals as told). */
-export const SEED_CENSUS: [Shape, number][] = [
+const SEED_CENSUS: [Shape, number][] = [
   [ok("modern", "2026-07-28"), 700],
   [ok("legacy", "2025-06-18"), 250],
   [ok("legacy", "2025-03-26"), 50],
@@ -105,7 +105,7 @@ export const SEED_CENSUS: [Shape, number][] = [
   [fail("protocol_violation", "id_null", { httpStatus: 200, contentType: "application/json" }), 4],
 ];
 
-export const SEED_DAY = "2026-08-20";
+const SEED_DAY = "2026-08-20";
 
 /** One run on 20 August 2026 calling 1,100 servers once each. */
 export function seedCensus(store = new MemoryStore(() => new Date(`${SEED_DAY}T09:00:00Z`))): MemoryStore {

@@ -35,7 +35,7 @@ export interface SdkClient {
   stderr?(): string;
 }
 
-export function textOf(result: { content: unknown[] }): string {
+function textOf(result: { content: unknown[] }): string {
   const first = result.content[0] as { type?: string; text?: string } | undefined;
   assert.equal(first?.type, "text");
   return first.text ?? "";

@@ -27,7 +27,7 @@ export const TARGETS: TargetRecord[] = [
   { target: C, kind: "http", name: null, invalid: "template" },
 ];
 
-export const legacyCode: Defect = {
+const legacyCode: Defect = {
   code: "error_code_legacy",
   severity: "warning",
   path: "/error/code",
@@ -78,7 +78,7 @@ export function surfaceOf(
   );
 }
 
-export const refusal = (runId: number, target: string, at: string, message: string) =>
+const refusal = (runId: number, target: string, at: string, message: string) =>
   attempt(runId, target, at, {
     class: "auth_required",
     detail: "rpc_error_instead_of_401",

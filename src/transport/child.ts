@@ -14,7 +14,7 @@ import { endOnWayOut } from "./way-out.js";
  * base64-encoded on one line, often past 4 MiB (a 5 MiB text file is a 5.2 MB line), so the
  * client reads up to 64 MiB; past it the request fails at once, never after its deadline.
  */
-export const CHILD_MAX_LINE_BYTES = 64 * 1024 * 1024;
+const CHILD_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface SpawnOptions extends StreamTransportOptions {
   env?: NodeJS.ProcessEnv;

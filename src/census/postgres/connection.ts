@@ -19,7 +19,7 @@ import { settlesWithin } from "../../peer/within.js";
  * `statement_timeout`), and the client gives up on one the server never answers a little later.
  * A report over millions of attempts answers well within it.
  */
-export const DEFAULT_DEADLINE_MS = 60_000;
+const DEFAULT_DEADLINE_MS = 60_000;
 /** The client waits this much past the server's deadline, so a slow statement is cancelled by the server, cleanly. */
 const CLIENT_MARGIN_MS = 2_000;
 /** Connecting: the TCP connection, the sign-in and the server's first answers. */
@@ -28,7 +28,7 @@ const CONNECT_MS = 10_000;
 const CLOSE_MS = 2_000;
 
 /** `--db postgres:` alone: every connection setting from PGHOST, PGUSER, PGPASSWORD… */
-export function bare(url: string): boolean {
+function bare(url: string): boolean {
   return /^postgres(ql)?:$/i.test(url);
 }
 
@@ -155,7 +155,7 @@ export function lostServer(e: unknown): boolean {
 }
 
 /** `e` as a StoreUnreachable when it says the server is gone, else as it is. */
-export function unreachable(e: unknown, where: string): unknown {
+function unreachable(e: unknown, where: string): unknown {
   if (!lostServer(e) || e instanceof StoreUnreachable) return e;
   const message = e instanceof Error ? e.message : String(e);
   const reason = /Query read timeout/i.test(message)

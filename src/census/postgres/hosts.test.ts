@@ -26,7 +26,7 @@ const PER_HOST = 2;
 const SELF = fileURLToPath(import.meta.url);
 
 /** `hN.test` is the host listening on 127.0.0.(N+1); any other name is not found (the test never reaches a resolver). */
-export const loopbackLookup: LookupFunction = (hostname, options, callback) => {
+const loopbackLookup: LookupFunction = (hostname, options, callback) => {
   const done = callback as (
     error: NodeJS.ErrnoException | null,
     address: string | { address: string; family: number }[],

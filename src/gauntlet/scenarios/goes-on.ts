@@ -21,7 +21,7 @@ function goesOn(def: Omit<CheckDef, "score">, name: string, what: string): Check
 }
 
 /** 3.5 MiB of text in characters of two, three and four bytes, so any split lands inside one. */
-export const LARGE_BYTES = 3.5 * 1024 * 1024;
+const LARGE_BYTES = 3.5 * 1024 * 1024;
 function largeText(): string {
   const unit = "é€😀"; // 2 + 3 + 4 bytes
   return unit.repeat(Math.floor(LARGE_BYTES / 9));

@@ -8,9 +8,9 @@ import { ALL, plainTool, tool } from "./common.js";
 
 const PAGINATION = `${SPEC}/2025-11-25/server/utilities/pagination`;
 /** Pages a stuck cursor is followed for before the client counts as looping. */
-export const STUCK_LIMIT = 100;
+const STUCK_LIMIT = 100;
 /** The stuck server stops giving a cursor here, so a looping client cannot hang the run. */
-export const STUCK_CAP = 1000;
+const STUCK_CAP = 1000;
 
 function cursorOf(e: { value: unknown }): unknown {
   return msg(e as never)?.params?.cursor;

@@ -78,7 +78,7 @@ export const listChanged: ScenarioDef = {
 };
 
 /** How long the slow tool takes, and how often it reports. */
-export const SLOW_MS = 70_000;
+const SLOW_MS = 70_000;
 const PROGRESS_EVERY = 5_000;
 
 export const progress: ScenarioDef = {

@@ -11,7 +11,7 @@ import { LEGACY, plainTool } from "./common.js";
 
 const NEGOTIATION = `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`;
 /** A version no revision has: the client cannot speak it. */
-export const UNKNOWN_VERSION = "2099-01-01";
+const UNKNOWN_VERSION = "2099-01-01";
 
 /** The legacy revision just older than `requested` (the newest legacy one for anything else). */
 function olderThan(requested: unknown): string | undefined {

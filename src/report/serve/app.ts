@@ -75,7 +75,7 @@ function hostName(req: IncomingMessage): string {
  * Whether `If-None-Match` names `etag`: `*`, or a list of entity tags compared weakly (a `W/`
  * prefix on either side does not matter), as RFC 9110 §13.1.2 says a GET's must be.
  */
-export function noneMatch(header: string | undefined, etag: string): boolean {
+function noneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === "*") return true;
   const opaque = etag.replace(/^W\//, "");

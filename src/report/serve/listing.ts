@@ -4,9 +4,9 @@
  */
 import type { ServerSummary } from "./model.js";
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
-export const SORTS = ["target", "status", "uptime24h", "uptime7d", "uptime30d", "p95", "lastChecked"] as const;
+const SORTS = ["target", "status", "uptime24h", "uptime7d", "uptime30d", "p95", "lastChecked"] as const;
 export type Sort = (typeof SORTS)[number];
 
 export interface ListQuery {

@@ -123,8 +123,9 @@ export class StreamableHttpTransport implements HttpTransport {
   private isClosed = false;
   /** A legacy `initialize` settled the session (see `cancel`). */
   private legacy = false;
-  /** The GET stream for the server's own messages is open (see `openServerStream`). */
-  private listening = false;
+  /** The GET stream for the server's own messages, and the session it belongs to (see `openServerStream`). */
+  private serverStream:
+    { session: string | undefined; open: Promise<boolean>; controller: AbortController } | undefined;
   /** `onOuterAbort` listens to the caller's signal (see `follow`). */
   private following = false;
   /** The one timer that ends overdue exchanges (see `sweep`), while any exchange is under way. */
@@ -230,20 +231,31 @@ export class StreamableHttpTransport implements HttpTransport {
   /**
    * Opens the GET stream of a legacy session, on which the server sends what is not tied to one
    * of our requests: the requests it makes of the client (`roots/list`, `sampling/createMessage`,
-   * `elicitation/create`) among them. A server that offers none answers 405, which is fine. The
-   * stream lives until the transport closes (it is a channel, not a wait for an answer: close()
-   * ends it); it is not reopened if the server ends it.
+   * `elicitation/create`) and the notifications it sends unasked (a list changed, a resource
+   * updated). Resolves true once the stream is open, false when the server offers none (405 is
+   * fine) or it could not be opened. The stream lives until the transport closes (it is a
+   * channel, not a wait for an answer); it is not reopened if the server ends it, but a new
+   * session (after a 404) gets a new one.
    */
-  openServerStream(): void {
-    if (this.isClosed || this.listening) return;
-    this.listening = true;
+  openServerStream(): Promise<boolean> {
+    if (this.isClosed) return Promise.resolve(false);
+    const current = this.serverStream;
+    if (current && current.session === this.sessionId) return current.open;
+    current?.controller.abort(new ClosedError("the session it belonged to ended"));
     const controller = new AbortController();
     this.follow(controller);
     this.others.add(controller);
-    void this.readServerStream(controller.signal).finally(() => this.others.delete(controller));
+    let opened!: (open: boolean) => void;
+    const open = new Promise<boolean>((resolve) => (opened = resolve));
+    this.serverStream = { session: this.sessionId, open, controller };
+    void this.readServerStream(controller.signal, opened).finally(() => {
+      this.others.delete(controller);
+      opened(false);
+    });
+    return open;
   }
 
-  private async readServerStream(signal: AbortSignal): Promise<void> {
+  private async readServerStream(signal: AbortSignal, opened: (open: boolean) => void): Promise<void> {
     const headers: Record<string, string> = { accept: "text/event-stream", ...this.options.headers };
     if (this.sessionId) headers[H_SESSION_ID] = this.sessionId;
     if (this.protocolVersion) headers[H_PROTOCOL_VERSION] = this.protocolVersion;
@@ -268,6 +280,7 @@ export class StreamableHttpTransport implements HttpTransport {
         response.body.cancel();
         return;
       }
+      opened(true);
       const reader = new SseReader(this.maxBytes, {
         event: (event) => {
           if ((event.event === undefined || event.event === "message") && event.data.length > 0)

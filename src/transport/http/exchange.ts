@@ -58,14 +58,14 @@ const JSON_TYPE = "application/json";
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The headers of every SSE stream: no caching, and no buffering by proxies (nginx honours this one). */
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
+const SSE_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 };
 
 /** One SSE event carrying one JSON-RPC message (the text is JSON: it holds no line break). */
-export function sseEvent(text: string): string {
+function sseEvent(text: string): string {
   return `event: message\ndata: ${text}\n\n`;
 }
 

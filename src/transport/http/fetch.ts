@@ -25,7 +25,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * What `fetch` offers: servers behind CDNs and frameworks compress when asked, and a few
  * compress whatever is asked, so a client that cannot decode reads them as garbage.
  */
-export const ACCEPT_ENCODING = "gzip, deflate, br";
+const ACCEPT_ENCODING = "gzip, deflate, br";
 
 /**
  * A connection that does not open in time fails as undici's did (a deadline, not a hang). Armed
@@ -635,7 +635,7 @@ export async function followRedirects(
 }
 
 /** Only a trailing slash added or removed: the commonest redirect in front of an MCP endpoint. */
-export function isTrailingSlashRedirect(r: Redirect): boolean {
+function isTrailingSlashRedirect(r: Redirect): boolean {
   const from = new URL(r.from);
   const to = new URL(r.to);
   if (from.origin !== to.origin || from.search !== to.search) return false;

@@ -20,7 +20,7 @@ function isResponse(m: Message): m is Message & { id: RequestId } {
 }
 
 /** One session's channel: messages in from POST bodies, out to the exchanges they belong to. */
-export class SessionTransport implements HttpTransport {
+class SessionTransport implements HttpTransport {
   readonly kind = "http";
   private sink: TransportSink | undefined;
   /** Exchanges awaiting answers, by request id (several ids share one for a 2025-03-26 batch). */
