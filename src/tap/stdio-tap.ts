@@ -62,28 +62,7 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const graceMs = options.graceMs ?? 2000;
-  const failed = (e: unknown) =>
-    options.report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
-  const judging = new JudgeThread(
-    {
-      ...(options.revision ? { revision: options.revision } : {}),
-      maxLineBytes,
-      schema: options.schema ?? true,
-      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
-    },
-    failed,
-  );
-  const inOrder = new InOrder(failed);
-  const lineNo: Record<Sender, number> = { client: 0, server: 0 };
-  const splitter = (from: Sender) =>
-    new LineSplitter(maxLineBytes, (line) => {
-      const no = ++lineNo[from];
-      inOrder.deliver(judging.judge(line, { from }), (r) => {
-        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
-      });
-    });
-  const fromClient = splitter("client");
-  const fromServer = splitter("server");
+  const { judging, inOrder, fromClient, fromServer } = judgedLines(options, maxLineBytes);
 
   // the server's stderr is ours: inherited, so it arrives exactly as written and unbuffered
   const child = spawn(options.command, [...options.args], { stdio: ["pipe", "pipe", "inherit"] });
@@ -149,6 +128,34 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
     return { ...status, endedBy };
   })();
   return { revisions: () => judging.revisions(), done };
+}
+
+/**
+ * Each direction's copy split into lines, each line handed to the judging thread and its record
+ * reported once judged, in the order the lines came.
+ */
+function judgedLines(options: StdioTapOptions, maxLineBytes: number) {
+  const failed = (e: unknown) =>
+    options.report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
+  const judging = new JudgeThread(
+    {
+      ...(options.revision ? { revision: options.revision } : {}),
+      maxLineBytes,
+      schema: options.schema ?? true,
+      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
+    },
+    failed,
+  );
+  const inOrder = new InOrder(failed);
+  const lineNo: Record<Sender, number> = { client: 0, server: 0 };
+  const splitter = (from: Sender) =>
+    new LineSplitter(maxLineBytes, (line) => {
+      const no = ++lineNo[from];
+      inOrder.deliver(judging.judge(line, { from }), (r) => {
+        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
+      });
+    });
+  return { judging, inOrder, fromClient: splitter("client"), fromServer: splitter("server") };
 }
 
 /** Copies each chunk as it comes, pausing only when the destination pushes back, and shows it to `splitter`. */
