@@ -235,7 +235,8 @@ class PeerSink implements TransportSink {
   }
 }
 
-const DEFAULT_TIMEOUT = 60_000;
+/** A request's deadline when neither it nor the peer names one. */
+export const DEFAULT_TIMEOUT = 60_000;
 const DEFAULT_MAX_IN_FLIGHT = 10_000;
 const CANCELLED = "notifications/cancelled";
 const PROGRESS = "notifications/progress";

@@ -30,7 +30,7 @@ import {
   type HttpRequestInit,
   type HttpResponse,
 } from "./fetch.js";
-import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, NAME_SOURCE, encodeHeaderValue } from "./headers.js";
 import { SseReader } from "./sse-events.js";
 import { answerContentTypeDefect } from "./content-type.js";
 
@@ -380,12 +380,8 @@ export class StreamableHttpTransport implements HttpTransport {
     if (typeof modernVersion === "string") {
       headers[H_PROTOCOL_VERSION] = modernVersion;
       headers[H_METHOD] = method;
-      const name =
-        method === "resources/read"
-          ? m.params?.uri
-          : method === "tools/call" || method === "prompts/get"
-            ? m.params?.name
-            : undefined;
+      const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method]! : undefined;
+      const name = source === undefined ? undefined : m.params?.[source];
       if (typeof name === "string") headers[H_NAME] = encodeHeaderValue(name);
       const extra = this.paramHeaders?.(m);
       if (extra) Object.assign(headers, extra);
