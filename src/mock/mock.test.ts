@@ -151,8 +151,15 @@ describe("mock", () => {
         .split("\n")
         .map(
           (l) =>
-            JSON.parse(l) as { id: number; result?: { content?: unknown; tools?: unknown }; error?: { code: number } },
+            JSON.parse(l) as {
+              id: number;
+              method?: string;
+              result?: { content?: unknown; tools?: unknown };
+              error?: { code: number };
+            },
         )
+        // the answers, without the server's own notifications played between them
+        .filter((m) => m.method === undefined)
         .sort((a, b) => a.id - b.id);
     // recorded: initialize, tools/list, then the calls; a call first is out of that order
     const sequence = answers("--match", "sequence");
