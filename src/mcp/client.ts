@@ -121,6 +121,12 @@ export interface ClientOptions<R extends Revision = Revision> {
   /** The channel carries only the legacy era (HTTP+SSE): `initialize` at once, any legacy revision accepted. */
   legacyOnly?: boolean;
   /**
+   * `false`, with a modern `revision`: send no `server/discover` and take the server to speak that
+   * revision (a client "is free to invoke any RPC inline", 2026-07-28 versioning). The server's
+   * capabilities are then unknown (`{}`). With any other `revision`, `connect` throws a `TypeError`.
+   */
+  discover?: boolean;
+  /**
    * Over a stream: how long `server/discover` may go unanswered before `initialize` is sent
    * beside it (both then stay open, and the first proper answer decides). Default 1 s.
    */
@@ -391,6 +397,12 @@ export class McpClient<R extends Revision = Revision> {
 
   private async open(connector: Connector): Promise<void> {
     const forced = this.options.revision;
+    if (this.options.discover === false) {
+      if (!forced || RULES[forced].era !== "modern")
+        throw new TypeError("discover: false needs a modern revision to speak (the revision option)");
+      this.peer = this.newPeer(await connector(), forced);
+      return this.settleModern(forced);
+    }
     if (forced && RULES[forced].era === "legacy") {
       this.peer = this.newPeer(await connector(), forced);
       return this.initialize(forced);
