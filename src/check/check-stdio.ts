@@ -66,6 +66,9 @@ class StdioCheck {
         ...(this.options.env ? { env: this.options.env } : {}),
         ...(this.options.cwd ? { cwd: this.options.cwd } : {}),
         group: true,
+        // the client's close ends the input, then leaves the server as long as `timeExit` measures
+        // before it signals: an exit forced by SIGTERM must not pass for a timely one
+        graceMs: this.options.exitWaitMs ?? DEFAULT_EXIT_WAIT,
       });
       this.children.push(child);
       this.options.onSpawn?.(child);
@@ -171,7 +174,8 @@ class StdioCheck {
     if (child.status) return;
     // the client's close ended the child's input: now it has `exitWait` to go on its own
     const exited = await settlesWithin(child.exited, exitWait);
-    if (!exited && !this.spawnFailed)
+    // the client's own shutdown signals a server that outstays its grace: that exit is not timely
+    if ((!exited || child.forced) && !this.spawnFailed)
       this.run.findings.add("stdio_exit_slow", {
         revision,
         message: `the server was still running ${exitWait / 1000} s after its input closed: clients then kill it`,
