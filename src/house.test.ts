@@ -38,7 +38,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/fleet/fleet.ts startFleet": 111,
   "src/cli/census.ts census": 109,
   "src/mcp/client.ts openStream": 108,
-  "src/lint/lint.ts judge": 105,
   "src/cli/demo.ts runDemo": 103,
   "src/probe/probe.ts probeHttp": 103,
   "src/cli/report.ts report": 101,
@@ -55,7 +54,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/census/postgres/store.ts insertAttempts": 83,
   "src/report/html.ts targetTable": 83,
   "src/gauntlet/http.ts post": 82,
-  "src/tap/stdio-tap.ts runStdioTap": 81,
 };
 
 describe("the house", () => {

@@ -56,12 +56,9 @@ export function exitCodeOf(exit: TapExit): number {
   return n === undefined ? 1 : 128 + n;
 }
 
-/** Runs the session to its end. Resolves with how the server ended; never rejects. */
-export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: Promise<TapExit> } {
-  const input = options.input ?? process.stdin;
-  const output = options.output ?? process.stdout;
+/** Each side's lines, judged off the forwarding path and reported in the order they came. */
+function judgeLines(options: StdioTapOptions) {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
-  const graceMs = options.graceMs ?? 2000;
   const judging = new TapJudging({
     ...(options.revision ? { revision: options.revision } : {}),
     maxLineBytes,
@@ -79,8 +76,15 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
         options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects }),
       );
     });
-  const fromClient = splitter("client");
-  const fromServer = splitter("server");
+  return { judging, inOrder, fromClient: splitter("client"), fromServer: splitter("server") };
+}
+
+/** Runs the session to its end. Resolves with how the server ended; never rejects. */
+export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: Promise<TapExit> } {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const graceMs = options.graceMs ?? 2000;
+  const { judging, inOrder, fromClient, fromServer } = judgeLines(options);
 
   // the server's stderr is ours: inherited, so it arrives exactly as written and unbuffered
   const child = spawn(options.command, [...options.args], { stdio: ["pipe", "pipe", "inherit"] });
