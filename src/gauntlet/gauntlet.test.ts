@@ -68,6 +68,23 @@ test("a dual-era client whose probe timed out sends initialize beside server/dis
   assert.equal(o?.["lifecycle.version_kept"], "pass");
 });
 
+test("progress: a 2026-07-28 client that gives up closes the call's stream, which cancels it (no notifications/cancelled expected)", async () => {
+  const run = await gauntlet([
+    "--slow",
+    "-r",
+    "2026-07-28",
+    "--scenario",
+    "progress",
+    "--",
+    process.execPath,
+    join(BAD_CLIENTS, "impatient.js"),
+  ]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const check = run.card?.scenarios[0]?.checks.find((c) => c.id === "progress.waited");
+  assert.equal(check?.outcome, "pass", check?.message);
+  assert.match(check!.message, /closed the call's stream/);
+});
+
 test("over stdio the client starts the server from {config}; the model client closes stdin first, and --record keeps the recording", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
   try {

@@ -79,6 +79,14 @@ export const LIBRARY_ERRORS = {
     class: "MethodNotInRevisionError",
     when: "The client was asked for a method the connection's negotiated revision does not have (`ping` on 2026-07-28, `listen` before it): nothing was sent; `method` and `revision` say which.",
   },
+  ERR_MCP_WIRE_TASKS_NOT_NEGOTIATED: {
+    class: "TasksNotNegotiatedError",
+    when: "A task method or a call as a task was asked for where tasks are not negotiated: `reason` is `revision` (it has none), `client` (the client did not declare them), `server` (the server did not, or not that operation) or `tool` (its listing forbids it); nothing was sent.",
+  },
+  ERR_MCP_WIRE_TASK_CANCELLED: {
+    class: "TaskCancelledError",
+    when: "A task the client was waiting on ended `cancelled`, not by this wait's own signal or deadline (which give `AbortedError` and `TimeoutError`); `taskId` and `statusMessage` say which and why.",
+  },
   ERR_MCP_WIRE_PAGINATION: {
     class: "PaginationError",
     when: "A list walk stopped: the server gave a cursor it had already given (`reason: repeated_cursor`, it would loop), more pages than `maxPages` allows (`page_cap`), or a page without its array (`not_a_page`); `pages` counts what came.",

@@ -14,13 +14,23 @@ if (port === null) throw new Error("the validation worker runs only as a worker 
 const post = (m: WorkerMessage) => port.postMessage(m);
 const decoder = new TextDecoder("utf-8");
 
-observeCompiles((compiling) => post({ compiling }));
+/** Milliseconds spent compiling during the job at hand, and since when the compile running now. */
+let compiled = 0;
+let compiling = 0;
+observeCompiles((begins) => {
+  if (begins) compiling = performance.now();
+  else compiled += performance.now() - compiling;
+  post({ compiling: begins });
+});
 port.on("message", (job: JobMessage) => {
   try {
+    const start = performance.now();
+    compiled = 0;
     let text = typeof job.text === "string" ? job.text : decoder.decode(job.text);
     // the codec judged a byte order mark already; the value behind it is what the schema judges
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    post({ id: job.id, defects: validate(parseJson(text), job.options) });
+    const defects = validate(parseJson(text), job.options);
+    post({ id: job.id, defects, ms: performance.now() - start - compiled });
   } catch (error) {
     post({ id: job.id, failed: error instanceof Error ? error.message : String(error) });
   }
