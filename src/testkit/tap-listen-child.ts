@@ -10,7 +10,7 @@ import { isRevision } from "../rules/revisions.js";
 import { startHttpTap } from "../tap/http-tap.js";
 import { TapReport } from "../tap/report.js";
 
-const TAP_LISTEN_CHILD = fileURLToPath(import.meta.url);
+export const TAP_LISTEN_CHILD = fileURLToPath(import.meta.url);
 
 async function main(): Promise<void> {
   const [upstream, revision, budget] = process.argv.slice(2);
