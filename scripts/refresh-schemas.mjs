@@ -119,9 +119,14 @@ if (extTasks !== undefined) {
         `https://github.com/modelcontextprotocol/ext-tasks commit ${commit} ${EXT_TASKS_SCHEMA} (the tasks extension, io.modelcontextprotocol/tasks; Apache-2.0, see LICENSE here)\n`,
       ),
     );
-  else process.stderr.write("refresh-schemas: the ext-tasks source is not a git repository: schema/ext-tasks/SOURCE left as it was\n");
+  else
+    process.stderr.write(
+      "refresh-schemas: the ext-tasks source is not a git repository: schema/ext-tasks/SOURCE left as it was\n",
+    );
 } else {
-  process.stderr.write("refresh-schemas: schema/ext-tasks left as it was (--ext-tasks PATH refreshes it from the ext-tasks repository)\n");
+  process.stderr.write(
+    "refresh-schemas: schema/ext-tasks left as it was (--ext-tasks PATH refreshes it from the ext-tasks repository)\n",
+  );
 }
 
 let changed = 0;
