@@ -50,6 +50,8 @@ async function openHttp(
     const connection = await connectHttp(url, {
       ...clientOptions(run, revision, attempt),
       fresh: true,
+      // a 401 is probe's to walk, under its guard
+      readSignIn: false,
       ...(discover ? {} : { discover: false, transport: "streamable-http" as const }),
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.lookup ? { lookup: options.lookup } : {}),
