@@ -16,8 +16,9 @@ test("the model client passes every check of these scenarios over HTTP, the scor
   const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
   try {
     const run = await gauntlet([
+      "--auth",
       "--scenario",
-      "lifecycle,pagination,server_requests,sse_resume,list_changed",
+      "lifecycle,pagination,server_requests,sse_resume,list_changed,auth_challenge",
       "--record",
       dir,
       "--",
@@ -39,6 +40,8 @@ test("the model client passes every check of these scenarios over HTTP, the scor
     // 2026-07-28 announces the new tool only on the subscriptions/listen stream the client opened
     assert.equal(run.card!.scenarios.find((s) => s.id === "list_changed")?.revision, "2026-07-28");
     assert.equal(outcomeOf(run.card, "list_changed.new_tool_called"), "pass");
+    // a 401 is read for where to sign in: the protected-resource metadata is fetched
+    assert.equal(outcomeOf(run.card, "auth_challenge.metadata_fetched"), "pass");
     const scored = await gauntlet(["--score", dir]);
     assert.equal(scored.code, 0, scored.stdout + scored.stderr);
     assert.deepEqual(outcomes(scored.card)["sse_resume@2025-11-25"], outcomes(run.card)["sse_resume@2025-11-25"]);

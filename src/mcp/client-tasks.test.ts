@@ -193,6 +193,10 @@ describe("what is refused before anything is sent", () => {
         }
         // undeclared, the server answers with the tool's result itself
         assert.equal(text(await within(plain.client.callTool("compute", {}), "compute")), "computed");
+        if (plain.client.isModern()) {
+          const e = await rejection(plain.client.listen({ taskIds: ["t"] }), "listen for a task's status");
+          assert.ok(e instanceof TasksNotNegotiatedError && e.reason === "client", String(e));
+        }
       } finally {
         await plain.client.close();
       }

@@ -1124,8 +1124,12 @@ export class McpClient<R extends Revision = Revision> {
    * request (it stays open until the client closes, and a new session after a 404 gets a new one).
    */
   listen(filter: ListenFilter, options: RequestOptions = {}): Promise<Subscription<R>> {
-    if (this.era === "modern")
+    if (this.era === "modern") {
+      // task status notifications are the tasks extension's: asked for only where it is negotiated
+      const refused = filter.taskIds?.length ? taskRefusal("notifications/tasks", this.terms()) : undefined;
+      if (refused) return Promise.reject(refused);
       return this.subscriptions.open(filter, options) as Promise<Subscription> as Promise<Subscription<R>>;
+    }
     return listenLegacy(filter, {
       capabilities: this.capabilities,
       subscribe: (method, uri) => this.request(method, { uri }, options),

@@ -214,6 +214,8 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
       onStep: (step: ConnectStep) => void ev.steps.push(step),
       schema: true,
+      // the sign-in walk reads the metadata itself, under the census's guard
+      readSignIn: false,
     };
     if (options.headers) o.headers = options.headers;
     if (revision) o.revision = revision;

@@ -65,7 +65,7 @@ export const LIBRARY_ERRORS = {
   },
   ERR_MCP_WIRE_HTTP: {
     class: "HttpError",
-    when: "An HTTP exchange gave no JSON-RPC answer: no connection, a status without one, a body that is not JSON-RPC, a redirect elsewhere, a body over the cap; `failure`, `status`, `contentType` and `bodyExcerpt` say which.",
+    when: "An HTTP exchange gave no JSON-RPC answer: no connection, a status without one, a body that is not JSON-RPC, a redirect elsewhere, a body over the cap; `failure`, `status`, `contentType` and `bodyExcerpt` say which. A 401 carries `wwwAuthenticate`, and from `connectHttp` the `resourceMetadataUrl` and `authorizationServers` where the server publishes them.",
   },
   ERR_MCP_WIRE_INPUT_REQUIRED: {
     class: "InputRequiredError",
