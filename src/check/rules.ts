@@ -240,7 +240,7 @@ const OWN = [
     id: "tool_schema_unchecked",
     severity: "info",
     title: "A tool's schemas were too large to check",
-    rule: "A tool's inputSchema or outputSchema too large for mcp-wire to compile (over 64 KiB as JSON, or nested past what code generation can hold) is reported as not checked: nothing is known to be wrong with it, and a called tool's structuredContent is not judged against it.",
+    rule: "A tool's inputSchema or outputSchema too large for mcp-wire to compile (over 64 KiB as JSON, or nested past what code generation can hold), or that takes past its time budget (250 ms against its meta-schema, 10 s for all of one listing's schemas), is reported as not checked: nothing is known to be wrong with it, and a called tool's structuredContent is not judged against it.",
     revisions: "all",
     spec: `${SPEC}/2025-11-25/basic/index#json-schema-usage`,
     fix: "Nothing to fix for the protocol; a smaller schema (shared definitions, fewer inline properties) lets clients validate it cheaply.",

@@ -4,6 +4,7 @@
  * 300,000 objects takes a quarter of a second to parse) ever holds up the forwarding thread. The
  * schema's own thread, which a budget can end, is started from here (judging.ts).
  */
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { parseJson } from "../codec/parse.js";
 import type { Line } from "../codec/lines.js";
@@ -16,6 +17,14 @@ import type { FromJudge, JudgeThreadOptions, MirroredHeaders, ToJudge } from "./
 const port = parentPort;
 if (port === null) throw new Error("the tap's judging thread runs only as a worker thread");
 const post = (m: FromJudge) => port.postMessage(m);
+// Judging yields the CPU to the thread that forwards: on a busy machine it falls behind, never
+// the bytes. (On Linux a priority set with pid 0 is the calling thread's alone; where it cannot
+// be lowered, judging runs at the process's.)
+try {
+  setPriority(0, 10);
+} catch {
+  // not permitted here: no harm
+}
 const judging = new TapJudging(workerData as JudgeThreadOptions);
 
 const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);

@@ -3,6 +3,7 @@
  * revision's schema, one after another. Its owner (validation-worker.ts) ends it when one takes
  * longer than the budget, which nothing inside a synchronous ajv or RegExp call could do.
  */
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { parseJson } from "../../codec/parse.js";
 import { observeCompiles } from "../load.js";
@@ -12,6 +13,14 @@ import type { JobMessage, WorkerMessage } from "./protocol.js";
 const port = parentPort;
 if (port === null) throw new Error("the validation worker runs only as a worker thread");
 const post = (m: WorkerMessage) => port.postMessage(m);
+// Judging yields the CPU to the thread that forwards: on a busy machine it falls behind, never
+// the bytes. (On Linux a priority set with pid 0 is the calling thread's alone; where it cannot
+// be lowered, judging runs at the process's.)
+try {
+  setPriority(0, 10);
+} catch {
+  // not permitted here: no harm
+}
 const decoder = new TextDecoder("utf-8");
 
 /** Milliseconds spent compiling during the job at hand, and since when the compile running now. */
