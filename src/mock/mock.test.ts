@@ -184,7 +184,7 @@ describe("mock", () => {
     // past the first part the reader takes: the mock has answered before it reaches the bad line
     const filler = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", from: "server", event: "stdin_end" }) + "\n";
     const long = join(dir, "long.ndjson");
-    writeFileSync(long, readFileSync(recording, "utf8") + filler.repeat(20_000) + "not JSON\n" + filler);
+    writeFileSync(long, readFileSync(recording, "utf8") + filler.repeat(6_000) + "not JSON\n" + filler);
     const mock = await mockServer(long);
     const client = await within(
       McpClient.connect(() => mock.transport(), { timeout: STEP_MS }),
@@ -196,11 +196,21 @@ describe("mock", () => {
     const cli = spawnSync(process.execPath, [CLI, "mock", long], { input: "", encoding: "utf8", timeout: 20_000 });
     assert.equal(cli.status, 2, cli.stderr);
     assert.match(cli.stderr, /cannot play .*long\.ndjson, line \d+: not JSON/);
+    const replayed = spawnSync(
+      process.execPath,
+      [CLI, "replay", long, "--", process.execPath, SERVER_EVERYTHING, "stdio"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    assert.equal(replayed.status, 2, replayed.stdout + replayed.stderr);
+    assert.match(replayed.stderr, /cannot replay .*long\.ndjson, line \d+: not JSON/);
     // cut off at its end: refused before anything is served, with the line named
     const cut = join(dir, "cut.ndjson");
     writeFileSync(
       cut,
-      readFileSync(recording, "utf8") + filler.repeat(20_000) + '{"at":"2026-01-01T00:00:00.000Z","from":',
+      readFileSync(recording, "utf8") + filler.repeat(6_000) + '{"at":"2026-01-01T00:00:00.000Z","from":',
     );
     await assert.rejects(
       mockServer(cut),
