@@ -147,7 +147,7 @@ function schemaQuestion(
 }
 
 /** What `validate` found for `q`, less what the conversation already says. */
-export function schemaAnswer(q: SchemaQuestion, found: readonly Defect[]): Defect[] {
+function schemaAnswer(q: SchemaQuestion, found: readonly Defect[]): Defect[] {
   return found.filter(
     (d) =>
       // an answer to no request seen is a conversation defect already: that its result was
