@@ -99,6 +99,9 @@ async function replayConversation(
       }
       if (turn.kind === "notification") {
         await peer.notify(turn.method, params);
+        // where the recorded client opened its GET stream: a server may send its own requests only there
+        if (turn.method === "notifications/initialized" && c.getStream === 200 && isHttpTransport(transport))
+          transport.openServerStream?.();
         continue;
       }
       let live: unknown;
