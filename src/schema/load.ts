@@ -152,7 +152,7 @@ function vendored(directory: string): Record<string, unknown> {
   return JSON.parse(text.toString("utf8")) as Record<string, unknown>;
 }
 
-export function dialectOf(document: Record<string, unknown>): Dialect {
+function dialectOf(document: Record<string, unknown>): Dialect {
   return typeof document.$schema === "string" && document.$schema.includes("2020-12") ? "2020-12" : "draft-07";
 }
 
