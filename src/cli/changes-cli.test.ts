@@ -127,12 +127,16 @@ describe("report --changes over two censuses of a real SDK server", () => {
     assert.match(missing.stderr(), /no census database at/);
   });
 
-  test("--changes with --csv or --html, --serve with another output, and --port without --serve are usage errors", async () => {
+  test("--changes with --csv or --html, --serve with another output, --port or --public-url without --serve, and a --public-url that is no http(s) address are usage errors", async () => {
     for (const [args, said] of [
       [["--changes", "--csv"], /--changes prints what changed/],
       [["--changes", "--html", join(dir, "x.html")], /--changes prints what changed/],
       [["--serve", "--json"], /--serve serves the census/],
-      [["--port", "8080"], /--port and --host are for --serve/],
+      [["--port", "8080"], /--port, --host and --public-url are for --serve/],
+      [["--public-url", "https://status.example.com/"], /--port, --host and --public-url are for --serve/],
+      [["--serve", "--public-url", "status.example.com"], /--public-url takes the address people open/],
+      [["--serve", "--public-url", "ftp://status.example.com/"], /--public-url takes an http:\/\/ or https:\/\//],
+      [["--serve", "--public-url", "https://me:pw@status.example.com/"], /must not carry a user name or password/],
     ] as const) {
       const run = mcpWire(["report", "--db", db, ...args]);
       assert.equal(await run.exit(), 2, args.join(" "));

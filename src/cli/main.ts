@@ -397,6 +397,10 @@ program
   )
   .option("--port <n>", "with --serve: the port to listen on (default 8484; 0 picks a free one)")
   .option("--host <address>", "with --serve: the address to listen on (default 127.0.0.1, loopback only)")
+  .option(
+    "--public-url <url>",
+    "with --serve: the address people reach the pages at (a reverse proxy's https://…), named in badge snippets",
+  )
   .action(async (opts) => {
     const { runReport } = await import("./report.js");
     process.exitCode = await runReport(opts);

@@ -35,6 +35,7 @@ export interface ReportCliOptions {
   serve?: boolean;
   port?: string;
   host?: string;
+  publicUrl?: string;
 }
 
 /** How far back `--changes` (and `--json`'s changes) look when `--since` does not say. */
@@ -60,8 +61,13 @@ async function report(opts: ReportCliOptions): Promise<number> {
     );
   if (opts.serve && (opts.json || opts.csv || opts.html !== undefined || opts.changes))
     return usage("--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes");
-  if (!opts.serve && (opts.port !== undefined || opts.host !== undefined))
-    return usage("--port and --host are for --serve");
+  if (!opts.serve && (opts.port !== undefined || opts.host !== undefined || opts.publicUrl !== undefined))
+    return usage("--port, --host and --public-url are for --serve");
+  if (opts.publicUrl !== undefined) {
+    const { publicUrlProblem } = await import("../report/serve/app.js");
+    const problem = publicUrlProblem(opts.publicUrl);
+    if (problem) return usage(problem);
+  }
   const runs = parseRuns(opts.run ?? []);
   if (typeof runs === "string") return usage(runs);
   let since: string | undefined;
@@ -190,7 +196,11 @@ async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
   const { serveReport } = await import("../report/serve/app.js");
   let server: Awaited<ReturnType<typeof serveReport>>;
   try {
-    server = await serveReport(store, { port, ...(opts.host !== undefined ? { host: opts.host } : {}) });
+    server = await serveReport(store, {
+      port,
+      ...(opts.host !== undefined ? { host: opts.host } : {}),
+      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+    });
   } catch (e) {
     await store.close();
     const code = (e as NodeJS.ErrnoException).code;

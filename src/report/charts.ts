@@ -6,13 +6,17 @@
 import { esc } from "./escape.js";
 import { digits } from "./words.js";
 
-/** A colour per class; a class not listed (a newer census) falls back to grey. */
+/**
+ * A colour per class; a class not listed (a newer census) falls back to grey. A server that
+ * cannot be reached is down, and red says so; grey is for what is not the server's fault
+ * (an invalid target) or not known.
+ */
 const CLASS_COLOURS: Record<string, string> = {
   ok: "#2f9e44",
-  unreachable: "#868e96",
+  unreachable: "#e03131",
   timeout: "#f59f00",
   auth_required: "#7048e8",
-  http_error: "#e03131",
+  http_error: "#862e9c",
   web_page: "#1c7ed6",
   not_json: "#a05a2c",
   not_jsonrpc: "#f76707",

@@ -187,6 +187,46 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
     assert.deepEqual(requests(), []);
   });
 
+  test("no heading stands over nothing: a clean census has no protocol errors section, nor a link to one", async () => {
+    const clean = new MemoryStore(() => new Date("2026-08-20T09:00:00Z"));
+    const targets = Array.from({ length: 6 }, (_, i) => ({
+      target: `https://mcp${i}.example.com/mcp`,
+      kind: "http" as const,
+      name: null,
+    }));
+    const run = clean.startRun("clean.txt", targets, {});
+    targets.forEach((t, i) =>
+      clean.recordAttempt(
+        attempt(
+          run,
+          t.target,
+          `2026-08-20T09:00:0${i}Z`,
+          i % 3 ? ok("modern", "2026-07-28") : fail("unreachable", "refused"),
+        ),
+      ),
+    );
+    clean.finishRun(run);
+    for (const [name, agg] of [
+      ["clean", clean.aggregate()],
+      ["census", seedCensus().aggregate()],
+    ] as const) {
+      const { page, problems } = await open(`${name}.html`, renderHtml(agg));
+      const empty = await page.evaluate(() =>
+        Array.from(document.querySelectorAll("h2"))
+          .filter((h) => {
+            const next = (h as unknown as { nextElementSibling: PageElement | null }).nextElementSibling;
+            return !next || /^(H2|FOOTER)$/.test(next.tagName) || (next.textContent ?? "").trim() === "";
+          })
+          .map((h) => h.textContent),
+      );
+      assert.deepEqual(empty, [], `${name}: headings with nothing under them`);
+      const section = await page.evaluate(() => document.querySelectorAll("#defects, a[href='#defects']").length);
+      if (name === "clean") assert.equal(section, 0, "no protocol errors, no section and no link to it");
+      else assert.ok(section >= 2, "protocol errors: the section, and the story's link to it");
+      assert.deepEqual(problems, []);
+    }
+  });
+
   test("hostile strings are shown as text and never run", async () => {
     const { page, problems, requests } = await open("hostile.html", renderHtml(hostileStore().aggregate()));
     const dom = await page.evaluate(() => ({

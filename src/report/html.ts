@@ -142,9 +142,9 @@ function problemOrder(a: TargetSummary, b: TargetSummary): number {
   );
 }
 
-/** The story; a paragraph that counts protocol errors points at the list of them. */
+/** The story; a paragraph that counts protocol errors points at the list of them, when there is one. */
 function story(agg: Aggregates): string {
-  const listed = defectKinds(agg).length > 0 || agg.defects.length > 0;
+  const listed = hasDefectsSection(agg);
   return paragraphs(agg)
     .map((p) => {
       const text = p.join(" ");
@@ -332,7 +332,7 @@ function linkDefects(escaped: string): string {
 function defectKinds(agg: Aggregates): { detail: string; count: number }[] {
   const rows = new Map<string, { detail: string; count: number }>();
   for (const c of agg.classes) {
-    if (!PROTOCOL_ERROR_CLASSES.includes(c.class)) continue;
+    if (!PROTOCOL_ERROR_CLASSES.includes(c.class) || c.count <= 0) continue;
     const row = rows.get(c.detail) ?? { detail: c.detail, count: 0 };
     row.count += c.count;
     rows.set(c.detail, row);
@@ -341,9 +341,19 @@ function defectKinds(agg: Aggregates): { detail: string; count: number }[] {
 }
 
 /** Each kind listed with the servers whose latest answer was of that kind, and the defect codes recorded in any answer. */
+/** The defect codes recorded in the answers, each seen at least once. */
+function recordedDefects(agg: Aggregates): Aggregates["defects"] {
+  return agg.defects.filter((d) => d.count > 0);
+}
+
+/** Whether the page has a list of protocol errors and defects: never a heading over nothing. */
+function hasDefectsSection(agg: Aggregates): boolean {
+  return defectKinds(agg).length > 0 || recordedDefects(agg).length > 0;
+}
+
 function defectsSection(agg: Aggregates, sections: TargetSections): string {
+  if (!hasDefectsSection(agg)) return "";
   const rows = defectKinds(agg);
-  if (rows.length === 0 && agg.defects.length === 0) return "";
   const kinds = rows
     .map((r, i) => {
       const targets = sections.defectTargets.get(r.detail);
@@ -354,7 +364,7 @@ function defectsSection(agg: Aggregates, sections: TargetSections): string {
       );
     })
     .join("");
-  const codes = agg.defects
+  const codes = recordedDefects(agg)
     .map((d) => {
       const severity = (DEFECTS as Record<string, { severity: string } | undefined>)[d.code]?.severity ?? "";
       return `<tr><td><code>${esc(d.code)}</code></td><td data-label="severity">${esc(severity)}</td><td class="num" data-label="times">${esc(digits(d.count))}</td></tr>`;

@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { SqliteStore } from "../../census/sqlite-store.js";
 import { attempt } from "../../testkit/store-contract.js";
 import { fillHistory, historyUrl } from "../../testkit/census-history.js";
-import { serveReport, type ReportServer } from "./app.js";
+import { publicUrlProblem, serveReport, type ReportServer } from "./app.js";
 import { serverId } from "./model.js";
 
 const NOW = Date.parse("2026-12-03T12:00:00.000Z");
@@ -166,6 +166,39 @@ describe("report --serve", () => {
       assert.equal(await withHost(host), 421, host);
     for (const host of ["127.0.0.1", "localhost:8484", "[::1]:8484"]) assert.equal(await withHost(host), 200, host);
     assert.equal((await get("/nothing/here")).status, 404);
+  });
+
+  test("--public-url: the badge snippet names it, and a request naming its host is answered on loopback", async () => {
+    const id = serverId(historyUrl(7));
+    const local = await (await get(`/server/${id}`)).text();
+    assert.match(local, /\[!\[MCP status\]\(http:\/\/127\.0\.0\.1:\d+\/badge\/[0-9a-f]{16}\.svg\)\]/);
+    assert.match(local, /is this machine&#39;s own address: start the server with --public-url/);
+    const proxied = await serveReport(store, { now: () => clock, publicUrl: "https://Status.example.com/census/" });
+    try {
+      const html = await (await fetch(new URL(`/server/${id}`, proxied.url))).text();
+      const snippet = /<p class="badge-code"><code>([^<]*)<\/code>/.exec(html)![1];
+      assert.equal(
+        snippet,
+        `[![MCP status](https://status.example.com/census/badge/${id}.svg)](https://status.example.com/census/server/${id})`,
+      );
+      assert.doesNotMatch(html, /own address/);
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) =>
+          request(new URL("/api/servers", proxied.url), { headers: { Host: host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+            .on("error", reject)
+            .end(),
+        );
+      assert.equal(await status("status.example.com"), 200);
+      assert.equal(await status("other.example.com"), 421);
+    } finally {
+      await proxied.close();
+    }
+    await assert.rejects(serveReport(store, { publicUrl: "javascript:alert(1)" }), /http:\/\/ or https:\/\//);
+    assert.equal(publicUrlProblem("https://status.example.com"), undefined);
+    assert.match(publicUrlProblem("https://status.example.com/?x=1")!, /no \?query/);
   });
 
   test("attempts stored while it runs appear at the next request after the refresh interval", async () => {

@@ -26,6 +26,12 @@ const CSP =
 export interface ServeOptions {
   host?: string;
   port?: number;
+  /**
+   * Where people reach the pages (a reverse proxy's `https://status.example.com/`): the badge
+   * snippets name it instead of the address listened on, and a request that names its host is
+   * answered even when listening on loopback. See `publicUrlProblem`.
+   */
+  publicUrl?: string;
   /** The clock, for tests that place attempts in time. */
   now?: () => number;
 }
@@ -82,16 +88,58 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => tag.replace(/^W\//, "") === opaque);
 }
 
+/**
+ * Why `url` cannot be the address people reach the pages at, or undefined when it can: an
+ * absolute http(s) URL, without credentials (a badge shows it to everyone), a query or a fragment.
+ */
+export function publicUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `--public-url takes the address people open the pages at, such as https://status.example.com/, not ${JSON.stringify(url)}`;
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:")
+    return `--public-url takes an http:// or https:// address, not ${JSON.stringify(url)}`;
+  if (u.username !== "" || u.password !== "")
+    return "--public-url must not carry a user name or password: every badge snippet shows it";
+  if (u.search !== "" || u.hash !== "") return "--public-url is where the pages start: no ?query or #fragment";
+  return undefined;
+}
+
+/** Where a request reached the pages: the public address when one was given, else the Host it named. */
+interface Addresses {
+  /** Listening on loopback: only a loopback Host (or the public address's) is answered. */
+  loopback: boolean;
+  /** The public address without its trailing slash, when given. */
+  publicBase: string | undefined;
+}
+
 class App {
   #refreshing: Promise<void> | undefined;
   #refreshedAt: number;
+  readonly #publicHost: string | undefined;
 
   constructor(
     private readonly model: ServeModel,
     private readonly now: () => number,
-    private readonly loopback: boolean,
+    private readonly addresses: Addresses,
   ) {
     this.#refreshedAt = now();
+    this.#publicHost = addresses.publicBase && new URL(addresses.publicBase).hostname.toLowerCase();
+  }
+
+  /** A Host this server answers: any unless on loopback, where a page on another site could rebind its name. */
+  #answers(req: IncomingMessage): boolean {
+    if (!this.addresses.loopback) return true;
+    const name = hostName(req);
+    return LOOPBACK_NAMES.test(name) || (this.#publicHost !== undefined && name.toLowerCase() === this.#publicHost);
+  }
+
+  /** The base the badge snippet names, and whether it is this machine's own (loopback) address. */
+  #badgeBase(req: IncomingMessage): { base: string; local: boolean } {
+    if (this.addresses.publicBase) return { base: this.addresses.publicBase, local: false };
+    return { base: `http://${req.headers.host ?? "localhost"}`, local: LOOPBACK_NAMES.test(hostName(req)) };
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -99,7 +147,7 @@ class App {
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Referrer-Policy", "no-referrer");
     // a page on another site that rebinds its name to 127.0.0.1 must not read the census
-    if (this.loopback && !LOOPBACK_NAMES.test(hostName(req)))
+    if (!this.#answers(req))
       return this.#send(res, 421, "text/plain; charset=utf-8", "This server answers only at a loopback address.\n");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
@@ -132,12 +180,7 @@ class App {
     if (server) {
       const detail = await this.model.server(server[1]!, now);
       if (!detail) return this.#send(res, 404, "text/html; charset=utf-8", notFoundPage());
-      return this.#send(
-        res,
-        200,
-        "text/html; charset=utf-8",
-        serverPage(detail, now, `http://${req.headers.host ?? "localhost"}`),
-      );
+      return this.#send(res, 200, "text/html; charset=utf-8", serverPage(detail, now, this.#badgeBase(req)));
     }
     const api = /^\/api\/servers\/([0-9a-f]{16})$/.exec(path);
     if (api) {
@@ -200,11 +243,14 @@ class App {
 
 /** Loads the last 30 days of `store` and serves them; the store stays open until `close`. */
 export async function serveReport(store: Store, options: ServeOptions = {}): Promise<ReportServer> {
+  const problem = options.publicUrl === undefined ? undefined : publicUrlProblem(options.publicUrl);
+  if (problem) throw new TypeError(problem);
   const now = options.now ?? Date.now;
   const model = await ServeModel.load(store, now());
   const host = options.host ?? "127.0.0.1";
   const loopback = LOOPBACK_NAMES.test(host.includes(":") ? `[${host}]` : host);
-  const app = new App(model, now, loopback);
+  const publicBase = options.publicUrl === undefined ? undefined : new URL(options.publicUrl).href.replace(/\/+$/, "");
+  const app = new App(model, now, { loopback, publicBase });
   const server: Server = createServer((req, res) => {
     app.handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });

@@ -6,7 +6,7 @@ import type { ServerSummary } from "./model.js";
 
 const PAGE_SIZE = 100;
 
-const SORTS = ["target", "status", "uptime24h", "uptime7d", "uptime30d", "p95", "lastChecked"] as const;
+export const SORTS = ["target", "status", "uptime24h", "uptime7d", "uptime30d", "p95", "lastChecked"] as const;
 export type Sort = (typeof SORTS)[number];
 
 export interface ListQuery {

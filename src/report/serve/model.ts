@@ -20,6 +20,16 @@ const UP = new Set(["ok", "auth_required"]);
 /** No answer at all: these have no latency worth a percentile. */
 const UNANSWERED = new Set(["unreachable", "timeout", "invalid_target"]);
 
+/** Whether an attempt of this class answered, so that its elapsed time is a latency. */
+export function answered(cls: string): boolean {
+  return !UNANSWERED.has(cls);
+}
+
+/** The `q` quantile of ascending `sorted` by nearest rank; null when it is empty. */
+export function nearestRank(sorted: readonly number[], q: number): number | null {
+  return sorted.length === 0 ? null : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
 /**
  * How far back a refresh reads before the newest attempt it has seen: an attempt is stamped when
  * its probe started and stored when it ended, so one stored later may carry an earlier time.
@@ -194,17 +204,18 @@ function seen(samples: readonly Sample[], runId: number, from: number): boolean 
 function stats(samples: readonly Sample[], from: number): WindowStats {
   let attempts = 0;
   let up = 0;
-  const answered: number[] = [];
+  const elapsed: number[] = [];
   for (const s of samples) {
     if (s.at < from) continue;
     attempts++;
     if (UP.has(s.cls)) up++;
-    if (!UNANSWERED.has(s.cls)) answered.push(s.elapsedMs);
+    if (answered(s.cls)) elapsed.push(s.elapsedMs);
   }
-  answered.sort((a, b) => a - b);
+  elapsed.sort((a, b) => a - b);
+  const p95 = nearestRank(elapsed, 0.95);
   return {
     attempts,
     uptimePct: attempts === 0 ? null : Math.round((up / attempts) * 1000) / 10,
-    p95LatencyMs: answered.length === 0 ? null : Math.round(answered[Math.ceil(0.95 * answered.length) - 1]!),
+    p95LatencyMs: p95 === null ? null : Math.round(p95),
   };
 }

@@ -10,7 +10,8 @@ import { esc } from "../escape.js";
 import { PAGE_CSS } from "../page-assets.js";
 import { chainDetails } from "../signin.js";
 import { counted, digits, moment } from "../words.js";
-import { queryString, type Listed, type ListQuery, type Sort } from "./listing.js";
+import { latencyChart } from "./latency-chart.js";
+import { queryString, SORTS, type Listed, type ListQuery, type Sort } from "./listing.js";
 import type { ServerDetail, ServerSummary, WindowName } from "./model.js";
 
 export const STYLESHEET = `${PAGE_CSS}
@@ -28,6 +29,16 @@ header h1 { overflow-wrap: anywhere; }
 ul.changes, ul.steps, ul.fixes { padding-left: 1.1em; }
 ul.changes li { overflow-wrap: anywhere; }
 .badge-code { overflow-wrap: anywhere; }
+figure.latency { border: 0; margin: 0; padding: 8px 0 0; display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 4px 8px; max-width: 720px; }
+.lat-y { display: flex; flex-direction: column; justify-content: space-between; height: 160px; font-size: 12px; color: var(--muted); text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.lat-y span { line-height: 0; }
+svg.lat-plot { width: 100%; height: 160px; display: block; overflow: visible; }
+svg.lat-plot .grid { stroke: #d8dee4; vector-effect: non-scaling-stroke; }
+svg.lat-plot .median { fill: #4263eb; }
+svg.lat-plot .p95 { stroke: #1b2a78; stroke-width: 2px; vector-effect: non-scaling-stroke; }
+figure.latency .span-labels, figure.latency .legend { grid-column: 2; }
+.key { display: inline-block; width: 10px; height: 10px; margin-right: 5px; vertical-align: -1px; border-radius: 2px; background: #4263eb; }
+.key.p95 { width: 2px; height: 12px; border-radius: 0; background: #1b2a78; margin: 0 6px 0 4px; }
 `;
 
 const WINDOW_NAMES: readonly WindowName[] = ["24h", "7d", "30d"];
@@ -92,14 +103,16 @@ export function indexPage(
     listed.pages > 1
       ? `<nav class="pages">${listed.page > 1 ? `<a href="/${esc(queryString(q, { page: listed.page - 1 }))}">← previous</a>` : ""}<span>page ${listed.page} of ${listed.pages}</span>${listed.page < listed.pages ? `<a href="/${esc(queryString(q, { page: listed.page + 1 }))}">next →</a>` : ""}</nav>`
       : "";
-  const sortKeep =
-    q.sort !== "target"
-      ? `<input type="hidden" name="sort" value="${esc(q.sort)}">${q.desc ? '<input type="hidden" name="dir" value="desc">' : ""}`
-      : "";
+  // the column heads sort a wide table; as cards (a narrow screen) they are hidden, and this does it
+  const sortBy = SORTS.map(
+    (k) => `<option value="${k}"${k === q.sort ? " selected" : ""}>${esc(`sort by ${SORT_LABEL[k]}`)}</option>`,
+  ).join("");
+  const order = `<option value=""${q.desc ? "" : " selected"}>ascending</option><option value="desc"${q.desc ? " selected" : ""}>descending</option>`;
+  const sortControl = `<select name="sort" aria-label="Sort by">${sortBy}</select><select name="dir" aria-label="Order">${order}</select>`;
   return page(
     "MCP servers — mcp-wire",
     `<header><h1>MCP servers</h1><p>${esc(counted(all.length, "server"))} checked in the last 30 days; ${esc(counted(up, "server"))} up at the last check (an answer, or a request to sign in).</p></header><main>` +
-      `<form class="filter" method="get" action="/"><input type="search" name="q" value="${esc(q.q)}" placeholder="URL or name" aria-label="Filter by URL or name"><select name="status" aria-label="Status">${options}</select>${sortKeep}<button type="submit">Filter</button></form>` +
+      `<form class="filter" method="get" action="/"><input type="search" name="q" value="${esc(q.q)}" placeholder="URL or name" aria-label="Filter by URL or name"><select name="status" aria-label="Status">${options}</select>${sortControl}<button type="submit">Show</button></form>` +
       `<p class="muted">${esc(counted(listed.total, "server"))} match${listed.total === 1 ? "es" : ""}.</p>${nav}` +
       `<table id="servers" class="cards"><thead><tr>${header(q, "target")}${header(q, "status")}${header(q, "uptime24h", true)}${header(q, "uptime7d", true)}${header(q, "uptime30d", true)}${header(q, "p95", true)}${header(q, "lastChecked")}<th>Changed</th></tr></thead><tbody>${rows}</tbody></table>${nav}` +
       `<footer>mcp-wire report --serve · <a href="/api/servers">/api/servers</a></footer></main>`,
@@ -110,7 +123,9 @@ export function indexPage(
 function timeline(samples: readonly { at: number; cls: string }[], from: number, to: number): string {
   const W = 600;
   const span = Math.max(1, to - from);
-  const marks = samples
+  // the answers first, so a failure between two of them is drawn over them, never hidden
+  const marks = [...samples]
+    .sort((a, b) => Number(a.cls !== "ok") - Number(b.cls !== "ok"))
     .map((s) => {
       const x = ((s.at - from) / span) * (W - 4);
       return `<rect x="${x.toFixed(1)}" y="4" width="4" height="26" fill="${esc(colourOf(s.cls))}"><title>${esc(`${moment(new Date(s.at).toISOString())}: ${s.cls}`)}</title></rect>`;
@@ -119,29 +134,19 @@ function timeline(samples: readonly { at: number; cls: string }[], from: number,
   return `<svg class="timeline" role="img" aria-label="Class of each attempt over 30 days" viewBox="0 0 ${W} 34" preserveAspectRatio="none"><rect x="0" y="15" width="${W}" height="4" fill="#eaeef2"/>${marks}</svg><div class="span-labels"><span>30 days ago</span><span>now</span></div>`;
 }
 
-/** Elapsed time of each attempt that answered, as points over the window. */
-function latencyPoints(
-  samples: readonly { at: number; cls: string; elapsedMs: number }[],
-  from: number,
-  to: number,
-): string {
-  const W = 600;
-  const H = 160;
-  const answered = samples.filter((s) => s.cls !== "unreachable" && s.cls !== "timeout" && s.cls !== "invalid_target");
-  if (answered.length === 0) return `<p class="muted">No attempt answered in the last 30 days.</p>`;
-  const max = Math.max(1, ...answered.map((s) => s.elapsedMs));
-  const span = Math.max(1, to - from);
-  const points = answered
-    .map((s) => {
-      const x = 30 + ((s.at - from) / span) * (W - 40);
-      const y = H - 16 - (s.elapsedMs / max) * (H - 30);
-      return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="2.5" fill="#4263eb"><title>${esc(`${moment(new Date(s.at).toISOString())}: ${digits(Math.round(s.elapsedMs))} ms`)}</title></circle>`;
-    })
-    .join("");
-  return `<svg class="points" role="img" aria-label="Latency of each answered attempt" viewBox="0 0 ${W} ${H}"><text font-size="11" fill="#59636e" x="2" y="12">${esc(digits(Math.round(max)))} ms</text><line class="grid" x1="30" x2="${W - 10}" y1="${H - 16}" y2="${H - 16}"/>${points}</svg>`;
+/**
+ * The Markdown a server's README embeds: the badge, linking to the server's page. An address of
+ * this machine is no use in a README, and the page says how to name the public one.
+ */
+function badgeSection(id: string, at: { base: string; local: boolean }): string {
+  const snippet = `[![MCP status](${at.base}/badge/${id}.svg)](${at.base}/server/${id})`;
+  const hint = at.local
+    ? `<p class="muted">${esc(`${at.base.replace(/^https?:\/\//, "")} is this machine's own address: start the server with --public-url and the address people reach it at (report --serve --public-url https://status.example.com/) to name that here.`)}</p>`
+    : "";
+  return `<h2>Badge</h2><p><img src="/badge/${esc(id)}.svg" alt="status badge"></p><p class="badge-code"><code>${esc(snippet)}</code></p>${hint}`;
 }
 
-export function serverPage(detail: ServerDetail, now: number, origin: string): string {
+export function serverPage(detail: ServerDetail, now: number, at: { base: string; local: boolean }): string {
   const { summary: s, latest, samples, changes } = detail;
   const from = now - 30 * 86_400_000;
   const stats = WINDOW_NAMES.map(
@@ -157,7 +162,6 @@ export function serverPage(detail: ServerDetail, now: number, origin: string): s
           .reverse()
           .map((c) => `<li>${esc(changeLine(c))}</li>`)
           .join("")}</ul>`;
-  const badge = `${origin}/badge/${s.id}.svg`;
   return page(
     `${s.target} — mcp-wire`,
     `<header><h1>${esc(s.target)}</h1><p>${statusCell(s)} · last checked ${esc(moment(s.lastChecked))}${s.revision ? ` · speaks ${esc(s.revision)}` : ""}</p></header><main>` +
@@ -165,10 +169,10 @@ export function serverPage(detail: ServerDetail, now: number, origin: string): s
       (latest.advice ? `<p>${esc(latest.advice)}</p>` : "") +
       `<h2>Uptime and latency</h2><table class="small"><thead><tr><th>Window</th><th class="num">Attempts</th><th class="num">Uptime</th><th class="num">p95</th></tr></thead><tbody>${stats}</tbody></table>` +
       `<h2>Class of each attempt</h2>${timeline(samples, from, now)}` +
-      `<h2>Latency</h2>${latencyPoints(samples, from, now)}` +
+      `<h2>Latency</h2>${latencyChart(samples, now)}` +
       signin +
       `<h2>Changes</h2>${log}` +
-      `<h2>Badge</h2><p><img src="/badge/${esc(s.id)}.svg" alt="status badge"></p><p class="badge-code"><code>${esc(`![MCP status](${badge})`)}</code></p>` +
+      badgeSection(s.id, at) +
       `<footer><a href="/api/servers/${esc(s.id)}">/api/servers/${esc(s.id)}</a></footer></main>`,
   );
 }
