@@ -25,10 +25,7 @@ export interface DayLatency {
 }
 
 /** The answered attempts since `now - 30 days`, a summary per day that has any. */
-function dailyLatency(
-  samples: readonly { at: number; cls: string; elapsedMs: number }[],
-  now: number,
-): DayLatency[] {
+function dailyLatency(samples: readonly { at: number; cls: string; elapsedMs: number }[], now: number): DayLatency[] {
   const start = now - DAYS * DAY_MS;
   const days = new Map<number, number[]>();
   for (const s of samples) {
