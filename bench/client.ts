@@ -12,10 +12,12 @@ import { LATEST_LEGACY_REVISION } from "../src/rules/revisions.js";
 import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
 import { startListening, startServeHttp, type Proc } from "../src/testkit/interop-harness.js";
 import { SERVE_ARGS } from "../src/testkit/mcp-interop.js";
+import { FloorHttp, FloorStdio } from "./floor.js";
 import {
   checkTargets,
   echoed,
   fmtBytes,
+  formatMeasurement,
   formatTargets,
   gcExposed,
   measure,
@@ -32,7 +34,8 @@ const TEXT = "héllo, bench";
 const V2_STDIO = fileURLToPath(new URL("../../test/fixtures/v2-sdk-server.mjs", import.meta.url));
 const V2_HTTP = fileURLToPath(new URL("../../test/fixtures/v2-sdk-http-server.mjs", import.meta.url));
 const PAGES = fileURLToPath(new URL("../../test/fixtures/client-faults-server.mjs", import.meta.url));
-const TARGETS: readonly Target[] = [{ of: "mcp-wire", versus: "sdk-v2", atLeast: 5 }];
+// the floor (bench/floor.ts) bounds what any client can reach against the same server
+const TARGETS: readonly Target[] = [{ of: "mcp-wire", versus: "sdk-v2", atLeast: 5, bound: "floor" }];
 const MAX_GROWTH = 20 * 1024 * 1024;
 
 type Call = () => Promise<unknown>;
@@ -51,15 +54,18 @@ interface Server {
   label: string;
   stdio: readonly string[];
   http: () => Promise<{ proc: Proc; url: string }>;
+  /** Whether the floor runs beside the clients (where the target is checked). */
+  floor: boolean;
 }
 
 /** mcp-wire's own `serve`, whose cost per call is small enough for the clients' own to show; and the SDK v2 server. */
 const SERVERS: readonly Server[] = [
-  { label: "mcp-wire serve", stdio: SERVE_ARGS, http: startServeHttp },
+  { label: "mcp-wire serve", stdio: SERVE_ARGS, http: startServeHttp, floor: true },
   {
     label: "the SDK v2 server",
     stdio: [V2_STDIO, "legacy"],
     http: () => startListening(process.execPath, [V2_HTTP, "legacy"]),
+    floor: false,
   },
 ];
 
@@ -74,15 +80,20 @@ async function stdioContenders(server: Server): Promise<{ contenders: Contender[
     theirs.connect(new V2StdioClientTransport({ command: process.execPath, args: [...server.stdio] })),
     "SDK v2 over stdio",
   );
+  const floor = server.floor
+    ? await within(FloorStdio.open(process.execPath, server.stdio), "the floor over stdio")
+    : undefined;
   return {
     contenders: [
       { name: "mcp-wire", pass: sequential(() => ours.callTool("echo", { text: TEXT })) },
       { name: "sdk-v2", pass: sequential(() => theirs.callTool({ name: "echo", arguments: { text: TEXT } })) },
+      ...(floor ? [{ name: "floor", pass: sequential(() => floor.callTool("echo", { text: TEXT })) }] : []),
     ],
     close: async () => {
       await ours.close();
       await child.shutdown(1000);
       await theirs.close();
+      floor?.close();
     },
   };
 }
@@ -95,14 +106,17 @@ async function httpContenders(server: Server): Promise<{ contenders: Contender[]
   );
   const theirs = new V2Client({ name: "bench-v2", version: "1.0.0" });
   await within(theirs.connect(new V2HttpClientTransport(new URL(url))), "SDK v2 over HTTP");
+  const floor = server.floor ? await within(FloorHttp.open(url), "the floor over HTTP") : undefined;
   return {
     contenders: [
       { name: "mcp-wire", pass: sequential(() => ours.callTool("echo", { text: TEXT })) },
       { name: "sdk-v2", pass: sequential(() => theirs.callTool({ name: "echo", arguments: { text: TEXT } })) },
+      ...(floor ? [{ name: "floor", pass: sequential(() => floor.callTool("echo", { text: TEXT })) }] : []),
     ],
     close: async () => {
       await ours.close();
       await theirs.close();
+      floor?.close();
       await (proc as Proc).stop(1000);
     },
   };
@@ -145,6 +159,7 @@ export const clientBenchmark: Benchmark = {
         const { contenders, close } = await open(server);
         try {
           const m = await measure(`sequential tools/call over ${label}, ${server.label}`, work, contenders, profile);
+          console.log(`\n${m.title}\n${formatMeasurement(m, "sdk-v2")}`);
           // the target is set against the fast server: against a slow one its cost caps any client's ratio
           if (server === SERVERS[0]) outcomes.push(...checkTargets("client", m, TARGETS));
           else console.log(`(against ${server.label}, no target: the server's own cost bounds the ratio)`);

@@ -30,6 +30,7 @@ import { serveBenchmark } from "./serve.js";
 import { schemaBenchmark } from "./schema.js";
 import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
+import { tapHostileBenchmark } from "./tap-hostile.js";
 import { tasksBenchmark } from "./tasks.js";
 import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
 
@@ -46,6 +47,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   lintBenchmark,
   schemaBenchmark,
   hostileSchemaBenchmark,
+  tapHostileBenchmark,
   censusBenchmark,
   censusCpuBenchmark,
   censusLatencyBenchmark,

@@ -104,7 +104,7 @@ describe("gauntlet: the model client, every scenario in every revision", () => {
   ] as const)
     test(`over ${transport}: no fail, warn or not_observed wherever a check applies`, async () => {
       const [first, ...rest] = args;
-      const flags = first === "--stdio" ? ["--stdio"] : [];
+      const flags = first === "--stdio" ? ["--stdio"] : ["--auth"];
       const client = first === "--stdio" ? rest : args;
       const run = await gauntlet(
         [...flags, ...revisions, "--timeout", "20000", "--", process.execPath, ...client],
@@ -122,6 +122,96 @@ describe("gauntlet: the model client, every scenario in every revision", () => {
         }
       assert.ok(applied > 100, `${applied} checks passed`);
     });
+});
+
+/**
+ * `--slow` and `--auth`, each client once (no -r: the revision it picks), all at once since the
+ * runs mostly wait on the 70 s tool. What each earns, and why, is docs/gauntlet.md's table.
+ */
+const FLAGGED: { name: string; args: string[]; progress: string; auth?: string }[] = [
+  { name: "mcp-wire model client", args: [MODEL_CLIENT], progress: "pass", auth: "pass" },
+  { name: "SDK v1 Client", args: [join(DRIVERS, "sdk-v1.js")], progress: "info", auth: "fail" },
+  { name: "SDK v2 Client", args: [join(DRIVERS, "sdk-v2.js")], progress: "info", auth: "fail" },
+  {
+    name: "SDK v2 Client, version negotiation",
+    args: [join(DRIVERS, "sdk-v2.js"), "--negotiate"],
+    progress: "pass",
+    auth: "fail",
+  },
+  { name: "AI SDK", args: [join(DRIVERS, "ai-sdk.js")], progress: "pass", auth: "fail" },
+  { name: "LangChain MCP adapters", args: [join(DRIVERS, "langchain.js")], progress: "info", auth: "fail" },
+  { name: "mcp-remote bridge", args: [join(DRIVERS, "mcp-remote.js")], progress: "info", auth: "pass" },
+  // gives up after 1.5 s: notifications/cancelled on a legacy revision, the stream closed on 2026-07-28
+  { name: "an impatient mcp-wire client (2025-11-25)", args: [join(BAD_CLIENTS, "impatient.js")], progress: "pass" },
+];
+
+describe("gauntlet: progress (--slow) and auth_challenge (--auth), real clients", () => {
+  const cards = new Map<string, Card | undefined>();
+  test("every client runs both", async () => {
+    await Promise.all(
+      FLAGGED.map(async (client) => {
+        const scenarios = client.auth ? "progress,auth_challenge" : "progress";
+        const revision = client.name.includes("2025-11-25") ? ["-r", "2025-11-25"] : [];
+        const run = await gauntlet(
+          ["--slow", "--auth", ...revision, "--scenario", scenarios, "--", process.execPath, ...client.args],
+          600_000,
+        );
+        assert.ok(run.code === 0 || run.code === 1, `${client.name}: exit ${run.code}: ${run.stderr}`);
+        cards.set(client.name, run.card);
+      }),
+    );
+  });
+  for (const client of FLAGGED)
+    test(`${client.name}: progress ${client.progress}${client.auth ? `, auth_challenge ${client.auth}` : ""}`, () => {
+      const card = cards.get(client.name);
+      const outcome = (id: string) => card?.scenarios.find((s) => s.id === id);
+      assert.equal(outcome("progress")?.outcome, client.progress, JSON.stringify(outcome("progress")?.checks));
+      if (client.auth)
+        assert.equal(
+          outcome("auth_challenge")?.outcome,
+          client.auth,
+          JSON.stringify(outcome("auth_challenge")?.checks),
+        );
+    });
+});
+
+describe("gauntlet: HTTP+SSE (2024-11-05), the SDK v1 SSEClientTransport", () => {
+  test("the same URL serves the deprecated transport: its GET stream and POSTs to /messages, and the verdicts Streamable HTTP gives", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
+    try {
+      const run = await gauntlet(
+        ["-r", "2024-11-05", "--record", dir, "--", process.execPath, join(DRIVERS, "sdk-v1.js"), "--sse"],
+        300_000,
+      );
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      const earned = Object.fromEntries(run.card!.scenarios.map((s) => [s.id, s.outcome]));
+      assert.deepEqual(earned, {
+        ...PASSES,
+        empty_cursor: "not_applicable",
+        session_expired: "not_applicable",
+        sse_resume: "not_applicable",
+        batch: "not_applicable",
+        // SDK v1 lists one page and does not list again unless told to, whatever the transport
+        pagination: "fail",
+        list_changed: "warn",
+      });
+      for (const s of run.card!.scenarios)
+        for (const c of s.checks.filter((c) => c.id.endsWith(".client_messages")))
+          assert.notEqual(c.outcome, "fail", `${c.id}: ${c.message}`);
+      // every message went over the event stream's session: a GET that opened it, POSTs to /mcp/messages
+      const records = readFileSync(join(dir, "tool_errors.2024-11-05.ndjson"), "utf8")
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => JSON.parse(l) as { from: string; line?: string; http?: { method: string; path: string } });
+      assert.ok(records.some((r) => r.from === "client" && r.http?.method === "GET" && r.http.path === "/mcp"));
+      const sent = records.filter((r) => r.from === "client" && r.line !== undefined);
+      assert.ok(sent.length >= 4);
+      for (const r of sent) assert.deepEqual([r.http?.method, r.http?.path], ["POST", "/mcp/messages"], r.line);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("gauntlet: the SDK v1 Client over stdio", () => {

@@ -63,6 +63,8 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "ChildServer",
     "DEFAULT_MAX_PAGES",
     "DEFAULT_OPEN_TIMEOUT",
+    "DEFAULT_POLL_INTERVAL",
+    "DEFAULT_TASK_TIMEOUT",
     "INPUT_METHODS",
     "McpClient",
     "MethodNotInRevisionError",
@@ -70,6 +72,8 @@ const ENTRIES: Readonly<Record<string, readonly string[]>> = {
     "PaginationError",
     "ServerExitedError",
     "Subscription",
+    "TaskCancelledError",
+    "TasksNotNegotiatedError",
     "connectHttp",
   ],
   "mcp-wire/server": [

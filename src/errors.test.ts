@@ -29,6 +29,8 @@ const SAMPLES: readonly Error[] = [
   new api.InputRequiredError("unhandled", "tools/call", {}, "no handler"),
   new api.UnknownRevisionError("2099-01-01"),
   new client.MethodNotInRevisionError("ping", "2026-07-28"),
+  new client.TasksNotNegotiatedError("tasks/get", "server", "the server did not declare tasks"),
+  new client.TaskCancelledError("786512e2", "The task was cancelled by request."),
   new client.PaginationError("repeated_cursor", "tools/list", 2, "cursor repeated"),
   new client.ServerExitedError("node server.js", 1, null, "Error: OPENAI_API_KEY is not set"),
   new client.OpeningTimeoutError(30_000, [{ method: "server/discover", ms: 0 }], 0, undefined, undefined),
@@ -44,6 +46,8 @@ const SAMPLES: readonly Error[] = [
 /** Errors only the client throws, exported by mcp-wire/client rather than the root. */
 const CLIENT_ONLY = new Set([
   "MethodNotInRevisionError",
+  "TasksNotNegotiatedError",
+  "TaskCancelledError",
   "PaginationError",
   "ServerExitedError",
   "OpeningTimeoutError",

@@ -12,11 +12,21 @@ import { RULES, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
 import { Recorder } from "./recorder.js";
 import { settlesWithin } from "../peer/within.js";
-import { DEFAULT_EXIT_WAIT, Run, clientOptions, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
+import {
+  DEFAULT_EXIT_WAIT,
+  Run,
+  clientOptions,
+  discoverRefused,
+  outcomeOf,
+  type Attempt,
+  type CheckOptions,
+} from "./run.js";
 import type { CheckReport, RevisionOutcome, StdioEnd } from "./types.js";
 
 /** How long `server/discover` goes unanswered in the detection before `initialize` is sent beside it. */
 const DETECTION_PROBE_MS = 1000;
+/** How long after the exit wait a closed client's shutdown signals the server: past the timing. */
+const SIGNAL_MARGIN_MS = 1000;
 
 export async function checkStdio(
   command: string,
@@ -66,6 +76,8 @@ class StdioCheck {
         ...(this.options.env ? { env: this.options.env } : {}),
         ...(this.options.cwd ? { cwd: this.options.cwd } : {}),
         group: true,
+        // closing the client ends the server too, but only after the wait its exit is timed in
+        graceMs: this.exitWait + SIGNAL_MARGIN_MS,
       });
       this.children.push(child);
       this.options.onSpawn?.(child);
@@ -89,19 +101,25 @@ class StdioCheck {
         ...clientOptions(this.run, undefined, attempt),
         probeTimeout: Math.min(DETECTION_PROBE_MS, this.run.timeout),
       });
-    } catch {
+    } catch (e) {
       // a server a dual-era client cannot open (it hangs, exits, or answers nonsense) would
       // fail each revision the same way, once per deadline: probe says why, in the conclusion
       const legacy = this.ladder.find((l) => RULES[l].era === "legacy");
       for (const r of this.ladder) this.run.revisions[r] = r === this.ladder[0] || r === legacy ? "failed" : "skipped";
       this.pending.clear();
       this.judgeStdout(attempt, this.ladder[0]!);
+      await this.finish(client, from, this.ladder[0]!);
+      // both openings refused: a modern server that lacks only server/discover still serves 2026-07-28
+      const modern = this.ladder.find((r) => RULES[r].era === "modern");
+      if (modern && discoverRefused(attempt, e) && (await this.withoutDiscover(modern)) && legacy) {
+        const init = attempt.steps?.find((s) => s.step === "initialize");
+        this.run.revisions[legacy] = init?.outcome === "error" ? "refused" : "failed";
+      }
+      return;
     }
-    if (client) {
-      this.settleDetected(client);
-      await this.pass(client, client.revision, attempt);
-    }
-    await this.finish(client, from, client?.revision ?? this.ladder[0]!);
+    this.settleDetected(client);
+    await this.pass(client, client.revision, attempt);
+    await this.finish(client, from, client.revision);
   }
 
   /** What the detection settled: the revision it opened, and the ones it showed are not spoken. */
@@ -131,15 +149,44 @@ class StdioCheck {
     const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
     const from = this.children.length;
     let client: McpClient | undefined;
+    let refused = false;
     try {
       client = await McpClient.connect(this.spawner(attempt.recorder), clientOptions(this.run, revision, attempt));
       attempt.outcome = "ok";
     } catch (e) {
       attempt.outcome = outcomeOf(e);
+      refused = RULES[revision].era === "modern" && discoverRefused(attempt, e);
     }
     this.run.revisions[revision] = attempt.outcome;
     if (client) await this.pass(client, revision, attempt);
     await this.finish(client, from, revision);
+    if (refused) await this.withoutDiscover(revision);
+  }
+
+  /**
+   * A fresh process spoken to in `revision` without `server/discover`, which the server refused:
+   * checked in that revision when it answers as one. True when it did.
+   */
+  private async withoutDiscover(revision: Revision): Promise<boolean> {
+    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
+    const from = this.children.length;
+    let client: McpClient | undefined;
+    let answers = false;
+    try {
+      client = await McpClient.connect(this.spawner(attempt.recorder), {
+        ...clientOptions(this.run, revision, attempt),
+        discover: false,
+      });
+      answers = await this.run.answersWithoutDiscover(client, revision);
+    } catch {
+      // it does not answer as a 2026-07-28 server either: the refusal stands
+    }
+    if (answers && client) {
+      this.run.revisions[revision] = "ok";
+      await this.pass(client, revision, attempt);
+    }
+    await this.finish(client, from, revision);
+    return answers;
   }
 
   /** The read-only pass in an open session, then what its stdout carried. */
@@ -161,16 +208,21 @@ class StdioCheck {
 
   /** Ends the session, then times the server's exit once its input is closed (in the background). */
   private async finish(client: McpClient | undefined, from: number, revision: Revision): Promise<void> {
+    const inputClosed = Date.now();
     if (client) await settlesWithin(client.close(), 1000);
-    for (const child of this.children.slice(from)) this.exits.push(this.timeExit(child, revision));
+    for (const child of this.children.slice(from)) this.exits.push(this.timeExit(child, revision, inputClosed));
   }
 
-  private async timeExit(child: ChildServer, revision: Revision): Promise<void> {
-    const exitWait = this.options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
+  private get exitWait(): number {
+    return this.options.exitWaitMs ?? DEFAULT_EXIT_WAIT;
+  }
+
+  private async timeExit(child: ChildServer, revision: Revision, inputClosed: number): Promise<void> {
+    const exitWait = this.exitWait;
     this.run.findings.checked("stdio_exit_slow", revision);
     if (child.status) return;
-    // the client's close ended the child's input: now it has `exitWait` to go on its own
-    const exited = await settlesWithin(child.exited, exitWait);
+    // the client's close ended the child's input: it has `exitWait` from then to go on its own
+    const exited = await settlesWithin(child.exited, Math.max(0, inputClosed + exitWait - Date.now()));
     if (!exited && !this.spawnFailed)
       this.run.findings.add("stdio_exit_slow", {
         revision,

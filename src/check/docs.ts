@@ -145,6 +145,17 @@ answer \`server/discover\`. A server that starts slowly (\`npx\`, a JVM) is judg
 whatever its start-up time. The server runs in a process group of its own, and the whole group
 (what it forked too) is ended when the check ends.
 
+**A 2026-07-28 server without \`server/discover\`.** When 2026-07-28's opening has its
+\`server/discover\` refused with a JSON-RPC error (and, in the stdio detection, \`initialize\` is
+refused too), the revision is opened once more without discover (over stdio in a fresh
+process), and \`tools/list\` is sent with the revision's \`_meta\`. A 2026-07-28 result
+(\`resultType\` present) means the server speaks the revision: \`discover_missing\` (an error)
+is reported, and the revision is checked as any other, its capabilities unknown, so its tools
+are listed and judged (not its resources or prompts), and the HTTP refusals that are asked with
+\`server/discover\` are not asked. An answer in the legacy shape (the official SDK v1 server
+answers any request so) does not count: the revision stays refused. A server that opened with
+\`initialize\` is not asked this way.
+
 **What check keeps.** Each session keeps at most 32 MiB of listed definitions and 32 MiB of
 messages to validate; past either, the rest is counted, not judged, and \`kept_over_budget\`
 says so. The report files are written whatever the server sends.

@@ -240,7 +240,7 @@ const OWN = [
     id: "tool_schema_unchecked",
     severity: "info",
     title: "A tool's schemas were too large to check",
-    rule: "A tool's inputSchema or outputSchema too large for mcp-wire to compile (over 64 KiB as JSON, or nested past what code generation can hold) is reported as not checked: nothing is known to be wrong with it, and a called tool's structuredContent is not judged against it.",
+    rule: "A tool's inputSchema or outputSchema too large for mcp-wire to compile (over 64 KiB as JSON, or nested past what code generation can hold), or that takes past its time budget (250 ms against its meta-schema, 10 s for all of one listing's schemas), is reported as not checked: nothing is known to be wrong with it, and a called tool's structuredContent is not judged against it.",
     revisions: "all",
     spec: `${SPEC}/2025-11-25/basic/index#json-schema-usage`,
     fix: "Nothing to fix for the protocol; a smaller schema (shared definitions, fewer inline properties) lets clients validate it cheaply.",
@@ -337,11 +337,14 @@ const OWN = [
   },
 ] as const satisfies readonly CheckRule[];
 
+/** What a server author changes for a codec defect; `rule` where the codec's generic sentence would mislead. */
 interface MessageRule {
   title: string;
   fix: string;
   spec: string;
   revisions?: readonly Revision[];
+  rule?: string;
+  example?: string;
 }
 
 /** What a server author changes for each codec defect a server's message can carry. */
@@ -525,6 +528,15 @@ const MESSAGE_RULES = {
     spec: `${SPEC}/2025-11-25/basic/lifecycle#version-negotiation`,
     revisions: LEGACY,
   },
+  discover_missing: {
+    title: "A 2026-07-28 server serves server/discover",
+    rule: "A server that answers 2026-07-28 requests (a 2026-07-28 result, resultType present, to a request carrying its _meta) MUST implement server/discover, the request a dual-era client sends first to learn the server's versions, capabilities and identity. One that refuses it is taken for a legacy server by such clients, and its initialize refusal leaves them nothing to use; check goes on in 2026-07-28 without it, the capabilities then unknown (only the tools are listed).",
+    fix: "Serve server/discover: answer it with the supported versions, the capabilities and the server's identity (DiscoverResult).",
+    spec: `${SPEC}/2026-07-28/server/discover`,
+    revisions: MODERN,
+    example:
+      '{"method":"server/discover"} → {"error":{"code":-32601,"message":"Method not found"}}, then tools/list with _meta → {"result":{"resultType":"complete","tools":[…]}}',
+  },
   redirect: {
     title: "The endpoint answers without a redirect",
     fix: "Publish the endpoint's exact URL (with or without the trailing slash the server wants): many clients do not follow a redirected POST.",
@@ -553,18 +565,18 @@ const AUTH_TITLES: Record<AuthDefectCode, string> = {
 };
 const AUTH_SPEC = `${SPEC}/2025-11-25/basic/authorization`;
 
-function messageRule(
-  code: DefectCode,
-  m: { title: string; fix: string; spec: string; revisions?: readonly Revision[] },
-): CheckRule {
+function messageRule(code: DefectCode, m: MessageRule): CheckRule {
   return {
     id: code,
     severity: DEFECTS[code].severity as Severity,
     title: m.title,
-    rule: `The codec's ${code} defect, in a message the server sent: the codec's reading of every message (mcp-wire lint reports the same defect in a capture).`,
+    rule:
+      m.rule ??
+      `The codec's ${code} defect, in a message the server sent: the codec's reading of every message (mcp-wire lint reports the same defect in a capture).`,
     revisions: m.revisions ?? "all",
     spec: m.spec,
     fix: m.fix,
+    ...(m.example ? { example: m.example } : {}),
   };
 }
 

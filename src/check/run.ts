@@ -4,7 +4,8 @@
  * and outcomes.
  */
 import type { LookupFunction } from "node:net";
-import { RevisionNotSpokenError, type ClientOptions, type McpClient } from "../mcp/client.js";
+import type { JsonObject } from "../codec/message.js";
+import { RevisionNotSpokenError, type ClientOptions, type ConnectStep, type McpClient } from "../mcp/client.js";
 import { ConnectionError, ResponseError } from "../peer/errors.js";
 import type { DefectReport } from "../peer/peer.js";
 import type { ProbeResult } from "../probe/verdict.js";
@@ -61,6 +62,18 @@ export interface Attempt {
   client?: McpClient;
   recorder: Recorder;
   defects: DefectReport[];
+  /** The opening's steps, as the client recorded them (kept also when the opening failed). */
+  steps?: ConnectStep[];
+}
+
+/**
+ * True when an opening that failed had its `server/discover` refused with a JSON-RPC error
+ * naming no versions: the one case where a server may still answer 2026-07-28 requests sent
+ * without it (a -32022 that lists versions, silence or a closed pipe say something else).
+ */
+export function discoverRefused(attempt: Attempt, e: unknown): boolean {
+  if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length > 0) return false;
+  return (attempt.steps ?? []).some((s) => s.step === "server/discover" && s.outcome === "error");
 }
 
 /** The parts of a check both transports share. */
@@ -137,6 +150,31 @@ export class Run {
         revision,
         message: `the server sent more than check keeps (${MAX_KEPT_BYTES / 1024 / 1024} MiB of messages a session): ${attempt.recorder.dropped} messages past it were counted, not validated`,
       });
+  }
+
+  /**
+   * A session opened without `server/discover` (which the server refused): it counts as
+   * 2026-07-28 only if the server answers a 2026-07-28 request with a 2026-07-28 result
+   * (`resultType` present; an SDK v1 server answers in the legacy shape). Then the missing
+   * discover is a finding and the session goes on with the tools, the one list it showed it serves.
+   */
+  async answersWithoutDiscover(client: McpClient, revision: Revision): Promise<boolean> {
+    this.findings.checked("discover_missing", revision);
+    let result: JsonObject;
+    try {
+      result = await client.request("tools/list", {}, { timeout: this.timeout });
+    } catch {
+      return false;
+    }
+    if (typeof result.resultType !== "string" || !Array.isArray(result.tools)) return false;
+    this.findings.add("discover_missing", {
+      revision,
+      method: "server/discover",
+      message: `server/discover was refused, yet the server answers ${revision} requests (tools/list with its _meta got a ${revision} result): servers MUST implement server/discover, and a dual-era client that sends it first takes this server for a legacy one`,
+    });
+    // what the server showed it serves: its capabilities are otherwise unknown without discover
+    client.capabilities = { tools: {} };
+    return true;
   }
 
   /** The codec's defects in what the server sent, each a finding of the rule of its code. */
@@ -261,6 +299,9 @@ export function clientOptions(run: Run, revision: Revision | undefined, attempt:
     ...(revision ? { revision } : {}),
     onDefect: (report) => {
       if (attempt.defects.length < 500) attempt.defects.push(report);
+    },
+    onStep: (step) => {
+      (attempt.steps ??= []).push(step);
     },
   };
 }

@@ -4,7 +4,7 @@
  * a called tool's `structuredContent`, judged against its `outputSchema`.
  */
 import type { Revision } from "../rules/revisions.js";
-import { schemaProblems, schemaUnchecked, validateAgainstSchema } from "../schema/json-schema.js";
+import { schemaProblems, schemaUnchecked, validateAgainstSchema, type SchemaBudget } from "../schema/json-schema.js";
 import { validate } from "../schema/validate.js";
 import type { Findings } from "./findings.js";
 import type { Received } from "./recorder.js";
@@ -40,13 +40,13 @@ export function validateMessage(
 }
 
 /** Why `schema` is not a valid JSON Schema under `revision`'s dialect (empty when it is one). */
-export function schemaDialectProblems(schema: unknown, revision: Revision): string[] {
-  return schemaProblems(schema, { revision });
+export function schemaDialectProblems(schema: unknown, revision: Revision, budget?: SchemaBudget): string[] {
+  return schemaProblems(schema, { revision, ...(budget ? { budget } : {}) });
 }
 
-/** Why `schema` could not be checked at all (too large to compile), or undefined. */
-export function schemaUncheckedReason(schema: unknown, revision: Revision): string | undefined {
-  return schemaUnchecked(schema, { revision });
+/** Why `schema` could not be checked at all (too large to compile, or past the listing's budget), or undefined. */
+export function schemaUncheckedReason(schema: unknown, revision: Revision, budget?: SchemaBudget): string | undefined {
+  return schemaUnchecked(schema, { revision, ...(budget ? { budget } : {}) });
 }
 
 /** Where `value` breaks `schema`, as one line each (empty when it conforms). */

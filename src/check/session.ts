@@ -15,6 +15,7 @@ import type { Findings } from "./findings.js";
 import type { CallReport } from "./types.js";
 import { judgeHiddenText } from "./hidden-text.js";
 import { conformanceProblems, schemaDialectProblems, schemaUncheckedReason } from "./schema-checks.js";
+import { SchemaBudget } from "../schema/json-schema.js";
 import { toolSubject } from "./subject.js";
 
 /** What the user allowed `check` to do beyond reading lists: each is a side effect they chose. */
@@ -388,6 +389,9 @@ async function walkList(
   }
 }
 
+/** Time for checking and compiling one listing's tool schemas; past it the rest are tool_schema_unchecked. */
+const TOOL_SCHEMAS_BUDGET_MS = 10_000;
+
 /** Each tool definition: its schemas, its name. */
 function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: Findings): void {
   if (tools.length === 0) return;
@@ -400,6 +404,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
   ] as const)
     findings.checked(id, revision);
   const names = new Set<string>();
+  const budget = new SchemaBudget(TOOL_SCHEMAS_BUDGET_MS);
   tools.forEach((tool, i) => {
     const name = typeof tool.name === "string" ? tool.name : undefined;
     const label = name === undefined ? `tool ${i}` : `tool ${JSON.stringify(name.slice(0, 80))}`;
@@ -423,7 +428,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
     for (const member of ["inputSchema", "outputSchema"] as const) {
       const schema = tool[member];
       if (!isObject(schema)) continue;
-      const unchecked = schemaUncheckedReason(schema, revision);
+      const unchecked = schemaUncheckedReason(schema, revision, budget);
       if (unchecked !== undefined) {
         findings.add("tool_schema_unchecked", {
           revision,
@@ -434,7 +439,7 @@ function judgeTools(tools: readonly JsonObject[], revision: Revision, findings: 
         });
         continue;
       }
-      for (const problem of schemaDialectProblems(schema, revision).slice(0, 1)) {
+      for (const problem of schemaDialectProblems(schema, revision, budget).slice(0, 1)) {
         findings.add("tool_schema_invalid", {
           revision,
           method: "tools/list",

@@ -47,20 +47,42 @@ export async function runMock(file: string, opts: MockCliOptions): Promise<numbe
   }
   const address = opts.listen !== undefined ? listenAddress(opts.listen) : undefined;
   if (address && "error" in address) return usage(address.error);
-  const { loadScript } = await import("../mock/script.js");
+  const { openScript } = await import("../mock/script.js");
   const { MockPlayer } = await import("../mock/player.js");
   let player;
   try {
-    player = new MockPlayer(await loadScript(file), opts.match ?? "exact");
+    player = new MockPlayer(await openScript(file), opts.match ?? "exact");
   } catch (e) {
     if (e instanceof RecordingError) return usage(`cannot play ${e.message}`);
     throw e;
   }
+  // the mock answers while the rest of the file is read: what it holds wrong ends the mock
+  const script = player.script;
+  const broken = (async () => {
+    while (!script.complete) await script.more();
+    return new Promise<never>(() => undefined);
+  })();
+  try {
+    return await Promise.race([broken, serve(player, address, sessions, opts)]);
+  } catch (e) {
+    if (e instanceof RecordingError) return usage(`cannot play ${e.message}`);
+    throw e;
+  }
+}
+
+async function serve(
+  player: InstanceType<typeof import("../mock/player.js").MockPlayer>,
+  address: { host: string; port: number } | undefined,
+  sessions: number | undefined,
+  opts: MockCliOptions,
+): Promise<number> {
   if (!address) {
     const { playOverStream } = await import("../mock/stdio.js");
     process.stdout.removeAllListeners("error");
     process.stdout.on("error", () => undefined);
     await playOverStream(player, process.stdin, process.stdout);
+    // a client that left before the file was all read: the exit status says whether it was sound
+    while (!player.script.complete) await player.script.more();
     return finish(player.unmatched, opts.strict === true);
   }
   const { MockHttpServer } = await import("../mock/http.js");

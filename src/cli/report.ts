@@ -52,22 +52,27 @@ export async function runReport(opts: ReportCliOptions): Promise<number> {
   }
 }
 
-async function report(opts: ReportCliOptions): Promise<number> {
-  if (opts.json && opts.csv) return usage("--json and --csv each print the whole report: choose one");
+/** Why the flags given together cannot apply, if they cannot. */
+async function flagProblem(opts: ReportCliOptions): Promise<string | undefined> {
+  if (opts.json && opts.csv) return "--json and --csv each print the whole report: choose one";
   // what would be silently left out otherwise: --changes prints text or JSON, --serve prints nothing
   if (opts.changes && (opts.csv || opts.html !== undefined))
-    return usage(
-      "--changes prints what changed as text, or under targets[].changes with --json: not with --csv or --html",
-    );
+    return "--changes prints what changed as text, or under targets[].changes with --json: not with --csv or --html";
   if (opts.serve && (opts.json || opts.csv || opts.html !== undefined || opts.changes))
-    return usage("--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes");
+    return "--serve serves the census as pages and JSON: give it without --json, --csv, --html or --changes";
   if (!opts.serve && (opts.port !== undefined || opts.host !== undefined || opts.publicUrl !== undefined))
-    return usage("--port, --host and --public-url are for --serve");
+    return "--port, --host and --public-url are for --serve";
   if (opts.publicUrl !== undefined) {
     const { publicUrlProblem } = await import("../report/serve/app.js");
     const problem = publicUrlProblem(opts.publicUrl);
-    if (problem) return usage(problem);
+    if (problem) return problem;
   }
+  return undefined;
+}
+
+async function report(opts: ReportCliOptions): Promise<number> {
+  const problem = await flagProblem(opts);
+  if (problem !== undefined) return usage(problem);
   const runs = parseRuns(opts.run ?? []);
   if (typeof runs === "string") return usage(runs);
   let since: string | undefined;

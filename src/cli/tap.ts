@@ -79,7 +79,7 @@ async function tapStdio(
   // our stdout is the client's pipe: when the client stops reading, the session ends and the
   // server is shut down, rather than the whole process exiting as other commands do on EPIPE
   process.stdout.removeAllListeners("error");
-  const { linter, done } = runStdioTap({
+  const { revisions, done } = runStdioTap({
     command: command[0]!,
     args: command.slice(1),
     report,
@@ -92,7 +92,7 @@ async function tapStdio(
       `cannot start ${JSON.stringify(command[0])}: ${(exit.error as NodeJS.ErrnoException).code ?? exit.error.message}`,
     );
   } else {
-    process.stderr.write(report.summary(linter.revisions()));
+    process.stderr.write(report.summary(revisions()));
     report.note(
       `${exit.endedBy === "client" ? "the client closed the session; " : ""}the server ${exit.signal ? `ended by ${exit.signal}` : `exited with code ${exit.code}`}`,
     );

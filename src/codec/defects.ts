@@ -89,6 +89,8 @@ export const DEFECTS = {
   initialize_version_not_latest: { severity: "warning", scope: "conversation" },
   revision_unknown: { severity: "warning", scope: "conversation" },
   version_not_negotiated: { severity: "warning", scope: "conversation" },
+  // a server that answers 2026-07-28 requests but refuses server/discover, which it MUST implement
+  discover_missing: { severity: "error", scope: "conversation" },
   // the channel: 2026-07-28 Streamable HTTP headers against the body they mirror
   header_missing: { severity: "error", scope: "transport" },
   header_mismatch: { severity: "error", scope: "transport" },

@@ -9,12 +9,41 @@ export type {
   Connector,
   ConnectStep,
   CallToolOptions,
+  CallToolTaskOptions,
   ListMethod,
   ListOptions,
   ListResults,
 } from "../mcp/client.js";
 export { MethodNotInRevisionError } from "../mcp/methods.js";
-export type { IfLegacy, IfModern, LegacyRevision, ModernRevision } from "../mcp/methods.js";
+export type {
+  IfAnyTasks,
+  IfLegacy,
+  IfModern,
+  IfTasks,
+  LegacyRevision,
+  ModernRevision,
+  TaskRevision,
+} from "../mcp/methods.js";
+export {
+  TaskCancelledError,
+  TasksNotNegotiatedError,
+  DEFAULT_POLL_INTERVAL,
+  DEFAULT_TASK_TIMEOUT,
+} from "../mcp/task-client.js";
+export type {
+  AnyTask,
+  CancelTaskResultOf,
+  CreateTaskResultOf,
+  LegacyCreateTaskResult,
+  LegacyTask,
+  ListTasksResult,
+  ModernCreateTaskResult,
+  ModernTask,
+  TaskOf,
+  TaskStatus,
+  TaskWaitOptions,
+  TasksRefusal,
+} from "../mcp/task-client.js";
 export { PaginationError, DEFAULT_MAX_PAGES } from "../mcp/pages.js";
 export { OpeningTimeoutError, DEFAULT_OPEN_TIMEOUT } from "../mcp/opening.js";
 export type { SentRequest } from "../mcp/opening.js";

@@ -16,8 +16,9 @@ test("the model client passes every check of these scenarios over HTTP, the scor
   const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
   try {
     const run = await gauntlet([
+      "--auth",
       "--scenario",
-      "lifecycle,pagination,server_requests,sse_resume,list_changed",
+      "lifecycle,pagination,server_requests,sse_resume,list_changed,auth_challenge",
       "--record",
       dir,
       "--",
@@ -39,6 +40,8 @@ test("the model client passes every check of these scenarios over HTTP, the scor
     // 2026-07-28 announces the new tool only on the subscriptions/listen stream the client opened
     assert.equal(run.card!.scenarios.find((s) => s.id === "list_changed")?.revision, "2026-07-28");
     assert.equal(outcomeOf(run.card, "list_changed.new_tool_called"), "pass");
+    // a 401 is read for where to sign in: the protected-resource metadata is fetched
+    assert.equal(outcomeOf(run.card, "auth_challenge.metadata_fetched"), "pass");
     const scored = await gauntlet(["--score", dir]);
     assert.equal(scored.code, 0, scored.stdout + scored.stderr);
     assert.deepEqual(outcomes(scored.card)["sse_resume@2025-11-25"], outcomes(run.card)["sse_resume@2025-11-25"]);
@@ -66,6 +69,23 @@ test("a dual-era client whose probe timed out sends initialize beside server/dis
   assert.equal(o?.["lifecycle.initialized_sent"], "not_applicable");
   assert.equal(o?.["lifecycle.request_meta"], "pass");
   assert.equal(o?.["lifecycle.version_kept"], "pass");
+});
+
+test("progress: a 2026-07-28 client that gives up closes the call's stream, which cancels it (no notifications/cancelled expected)", async () => {
+  const run = await gauntlet([
+    "--slow",
+    "-r",
+    "2026-07-28",
+    "--scenario",
+    "progress",
+    "--",
+    process.execPath,
+    join(BAD_CLIENTS, "impatient.js"),
+  ]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const check = run.card?.scenarios[0]?.checks.find((c) => c.id === "progress.waited");
+  assert.equal(check?.outcome, "pass", check?.message);
+  assert.match(check!.message, /closed the call's stream/);
 });
 
 test("over stdio the client starts the server from {config}; the model client closes stdin first, and --record keeps the recording", async () => {

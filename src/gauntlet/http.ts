@@ -18,7 +18,7 @@ import { decodeHeaderValue } from "../transport/http/headers.js";
 import { AnswerStream } from "./http-stream.js";
 import type { WireHooks } from "./scenario.js";
 import { RETRY_MS } from "./scenarios/http-only.js";
-import type { HttpFacts, Tape } from "./tape.js";
+import { STREAM_CLOSED, type HttpFacts, type Tape } from "./tape.js";
 import { Witness } from "./witness.js";
 
 const MAX_BODY = 8 * 1024 * 1024;
@@ -248,6 +248,13 @@ export class GauntletHttp {
     }
     const stream = this.stream(req, res);
     const transport = new RequestTransport(witness, stream, facts, this.options.wire.outgoing);
+    // on 2026-07-28 a client that closes a request's stream has cancelled the request (the
+    // server MUST take it so): recorded, since no notifications/cancelled will say it
+    res.once("close", () => {
+      if (stream.done) return;
+      witness.event(`${STREAM_CLOSED}${JSON.stringify(one.id)}`);
+      void transport.close();
+    });
     this.options.server.connectRequest(transport);
     if (this.options.wire.incoming) transport.deliver(JSON.stringify(this.options.wire.incoming(one)));
     else transport.deliver(text, readOf(judged));

@@ -47,7 +47,9 @@ export class Judge {
     }
     const message = decoded.message ?? decoded.value;
     const answered = this.conversation.answeredMethod(message, from);
-    const defects = [...decoded.defects, ...this.conversation.observe(decoded, from)];
+    // `observe` gives a list of its own: the decoder's stays as the peer reads it
+    const observed = this.conversation.observe(decoded, from);
+    const defects = decoded.defects.length === 0 ? observed : [...decoded.defects, ...observed];
     if (from === "client" && decoded.kind !== "invalid" && decoded.message !== undefined) {
       defects.push(...validate(decoded.message, { revision, ...(answered ? { method: answered } : {}) }));
     }

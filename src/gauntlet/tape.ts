@@ -37,10 +37,17 @@ export interface TapeRecord {
   conversation?: string;
   http?: HttpFacts;
   sse?: { id?: string; retry?: number };
-  /** What the server saw of its own end: `stdin_end`, `signal:SIGTERM`, `exit`. */
+  /**
+   * What the server saw that carried no message: its own end (`stdin_end`, `signal:SIGTERM`,
+   * `exit`), or a client that closed a 2026-07-28 request's stream before its answer
+   * (`STREAM_CLOSED` and the request's id as JSON).
+   */
   event?: string;
   defects?: readonly Defect[];
 }
+
+/** The event of a 2026-07-28 request's stream closed by the client before its answer: a cancellation. */
+export const STREAM_CLOSED = "stream_closed:";
 
 export interface TapeHeader {
   recording: 1;

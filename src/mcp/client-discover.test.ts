@@ -34,3 +34,42 @@ test("a server/discover answered with {} (no DiscoverResult) falls back to initi
     await client.close();
   }
 });
+
+test("discover: false with a modern revision sends no server/discover: the first request is the caller's, with its _meta", async () => {
+  const asked: string[] = [];
+  const client = await McpClient.connect(
+    () => {
+      const [a, b] = createMemoryPair();
+      const server = new Peer(b, { revision: "2026-07-28", role: "server" });
+      server.handle("tools/list", (params) => {
+        asked.push(
+          `tools/list ${String((params?._meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"])}`,
+        );
+        return { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "public" };
+      });
+      return a;
+    },
+    { revision: "2026-07-28", discover: false },
+  );
+  try {
+    assert.deepEqual(
+      [client.era, client.revision, client.steps, client.capabilities],
+      ["modern", "2026-07-28", [], {}],
+    );
+    assert.deepEqual(await client.listTools(), []);
+    assert.deepEqual(asked, ["tools/list 2026-07-28"]);
+  } finally {
+    await client.close();
+  }
+});
+
+test("discover: false without a modern revision is refused before anything is opened", async () => {
+  let opened = 0;
+  const connector = () => {
+    opened++;
+    return createMemoryPair()[0];
+  };
+  await assert.rejects(McpClient.connect(connector, { discover: false }), TypeError);
+  await assert.rejects(McpClient.connect(connector, { revision: "2025-11-25", discover: false }), TypeError);
+  assert.equal(opened, 0);
+});

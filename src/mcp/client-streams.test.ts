@@ -1,7 +1,8 @@
 /**
  * The streams a legacy Streamable HTTP session has besides its POSTs, against an official SDK v1
  * server with the SDK's own event store: a call whose stream the server closes (its
- * closeSSEStream) is resumed with GET and Last-Event-ID after the server's `retry:`, and `listen`
+ * closeSSEStream) is resumed with GET and Last-Event-ID after the server's `retry:`, a call that
+ * reports progress outlives the timeout, and `listen`
  * opens the session's GET stream, the one channel the SDK announces a tool added on.
  */
 import assert from "node:assert/strict";
@@ -62,6 +63,25 @@ describe("McpClient → SDK v1 server with an event store (Streamable HTTP, 2025
     const { client } = await open({ resumeAttempts: 0 });
     const e = await rejection(client.callTool("cut"), 10_000);
     assert.ok(e instanceof HttpError && e.failure === "no_response", `${e.name}: ${e.message}`);
+  });
+
+  test("a call that reports progress outlives the timeout: each progress restarts the request's deadline and its stream's", async () => {
+    // the call takes 1.5 s, three times the timeout, with progress every 100 ms
+    const { client, exchanges } = await open({ timeout: 500 });
+    const seen: number[] = [];
+    const result = await within(
+      client.callTool("slow", {}, { onProgress: (p) => void seen.push(p.progress) }),
+      "tools/call slow",
+    );
+    assert.deepEqual(result.content, [{ type: "text", text: "slow: done" }]);
+    assert.ok(seen.length >= 10, `${seen.length} progress notifications`);
+    // without progress the same timeout ends it, and the server is told even if the app closes
+    // at once (a legacy server learns of it only from notifications/cancelled)
+    const e = await rejection(client.callTool("slow", {}, { progress: false }), 10_000);
+    assert.equal(e.name, "TimeoutError", e.message);
+    await within(client.close(), "close");
+    const cancelled = exchanges.find((x) => x.record.method === "notifications/cancelled");
+    assert.equal(cancelled?.record.status, 202, JSON.stringify(exchanges.map((x) => x.record.method)));
   });
 
   test("listen opens the session's GET stream before it resolves: a tool added is announced there", async () => {

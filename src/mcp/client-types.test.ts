@@ -13,7 +13,10 @@ import { typeErrors } from "../testkit/typecheck.js";
 test("the methods a client's type offers follow its revision", () => {
   const errors = typeErrors({
     "narrow.ts": `
-import { McpClient, ChildServer, connectHttp, type Tool, type Resource, type ListToolsResult } from "mcp-wire/client";
+import {
+  McpClient, ChildServer, connectHttp, type Tool, type Resource, type ListToolsResult,
+  type LegacyTask, type ModernTask, type AnyTask,
+} from "mcp-wire/client";
 const connector = () => new ChildServer("server").transport;
 
 export async function modern(): Promise<void> {
@@ -29,7 +32,34 @@ export async function modern(): Promise<void> {
   await client.setLoggingLevel("info");
   // @ts-expect-error nor resources/subscribe
   await client.subscribeResource({ uri: "file:///a" });
+  // the tasks extension: tasks/get (the result inlined), tasks/update, tasks/cancel
+  const task: ModernTask = await client.getTask("t");
+  await client.updateTask("t", { ok: { action: "accept" } });
+  await client.cancelTask("t");
+  const created = await client.callToolTask({ name: "long" });
+  if ("resultType" in created && created.resultType === "task") void created.ttlMs;
+  // @ts-expect-error the extension has no tasks/result: tasks/get carries the result
+  await client.getTaskResult("t");
+  // @ts-expect-error nor tasks/list
+  await client.listTasks();
+  const ttl: number | null = task.ttlMs;
+  void ttl;
   void tools; void page; void id;
+}
+
+export async function tasks2025(): Promise<void> {
+  const client = await McpClient.connect(connector, { revision: "2025-11-25", tasks: true });
+  const task: LegacyTask = await client.getTask("t");
+  const listed: LegacyTask[] = await client.listTasks();
+  const cancelled: LegacyTask = await client.cancelTask("t");
+  await client.getTaskResult("t");
+  const created = await client.callToolTask({ name: "long" }, { ttl: 60_000 });
+  // a tool's result has content, a task does not
+  if (!("content" in created)) void created.task.pollInterval;
+  await client.callTool("long", {}, { task: { ttl: 1000 }, taskTimeout: 5000, onTaskStatus: (t: AnyTask) => void t.status });
+  // @ts-expect-error tasks/update is the 2026-07-28 extension's
+  await client.updateTask("t", {});
+  void task; void listed; void cancelled;
 }
 
 export async function legacy(): Promise<void> {
@@ -41,6 +71,10 @@ export async function legacy(): Promise<void> {
   const none: undefined = subscription.id;
   // @ts-expect-error no subscriptions/listen request is sent before 2026-07-28: no id
   const id: string | number = subscription.id;
+  // @ts-expect-error 2025-06-18 has no tasks
+  await client.getTask("t");
+  // @ts-expect-error nor tasks/cancel
+  await client.cancelTask("t");
   // @ts-expect-error a log level is one of RFC 5424's
   await client.setLoggingLevel("verbose");
   void none; void id;
@@ -54,9 +88,13 @@ export async function either(): Promise<void> {
     const resources: Resource[] = page.resources;
     void resources;
   }
+  const any: AnyTask = await client.getTask("t");
+  void any;
   if (client.isModern()) {
     // @ts-expect-error narrowed to 2026-07-28
     await client.ping();
+    const narrowed: ModernTask = await client.getTask("t");
+    void narrowed;
   }
   const either = await client.listen({});
   // @ts-expect-error a subscription's id is known only once the revision is

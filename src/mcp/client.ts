@@ -16,7 +16,12 @@ import {
   ServerExitedError,
   SpawnError,
 } from "../peer/errors.js";
-import { Peer, type DefectReport, type RequestOptions } from "../peer/peer.js";
+import {
+  DEFAULT_TIMEOUT as DEFAULT_REQUEST_TIMEOUT,
+  Peer,
+  type DefectReport,
+  type RequestOptions,
+} from "../peer/peer.js";
 import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import { METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION } from "../rules/error-codes.js";
 import {
@@ -59,10 +64,30 @@ import { Subscriptions, listenLegacy, type ListenFilter, type Subscription } fro
 import {
   MethodNotInRevisionError,
   revisionHas,
+  type IfAnyTasks,
   type IfLegacy,
+  type IfModern,
+  type IfTasks,
   type LegacyRevision,
   type ModernRevision,
 } from "./methods.js";
+import { TASKS_EXTENSION } from "../rules/extensions.js";
+import {
+  TaskWait,
+  TasksNotNegotiatedError,
+  taskRefusal,
+  tasksNegotiated,
+  toolRefusal,
+  type AnyTask,
+  type CancelTaskResultOf,
+  type CreateTaskResultOf,
+  type LegacyTask,
+  type ListTasksResult,
+  type TaskMethod,
+  type TaskOf,
+  type TaskTerms,
+  type TaskWaitOptions,
+} from "./task-client.js";
 import { walkPages, type WalkOptions } from "./pages.js";
 import { DEFAULT_OPEN_TIMEOUT, OpeningWatch } from "./opening.js";
 import {
@@ -96,10 +121,23 @@ export interface ClientOptions<R extends Revision = Revision> {
   /** The channel carries only the legacy era (HTTP+SSE): `initialize` at once, any legacy revision accepted. */
   legacyOnly?: boolean;
   /**
+   * `false`, with a modern `revision`: send no `server/discover` and take the server to speak that
+   * revision (a client "is free to invoke any RPC inline", 2026-07-28 versioning). The server's
+   * capabilities are then unknown (`{}`). With any other `revision`, `connect` throws a `TypeError`.
+   */
+  discover?: boolean;
+  /**
    * Over a stream: how long `server/discover` may go unanswered before `initialize` is sent
    * beside it (both then stay open, and the first proper answer decides). Default 1 s.
    */
   probeTimeout?: number;
+  /**
+   * Declare tasks: on 2026-07-28 the `io.modelcontextprotocol/tasks` extension in each request's
+   * capabilities, on 2025-11-25 the `tasks` capability (empty: this client runs no tasks of its
+   * own). Where the server declares them too, `callTool` follows a task to its result, and the
+   * task methods (`getTask`, `cancelTask`, …) may be used. Default off.
+   */
+  tasks?: boolean;
   /** Default deadline of each request. Default 60 s. */
   timeout?: number;
   /**
@@ -181,6 +219,7 @@ const LIST_KEYS = {
   "resources/list": "resources",
   "resources/templates/list": "resourceTemplates",
   "prompts/list": "prompts",
+  "tasks/list": "tasks",
 } as const;
 export type ListMethod = keyof typeof LIST_KEYS;
 export interface ListResults {
@@ -188,12 +227,14 @@ export interface ListResults {
   "resources/list": ListResourcesResult;
   "resources/templates/list": ListResourceTemplatesResult;
   "prompts/list": ListPromptsResult;
+  "tasks/list": ListTasksResult;
 }
 interface ListItems {
   "tools/list": Tool;
   "resources/list": Resource;
   "resources/templates/list": ResourceTemplate;
   "prompts/list": Prompt;
+  "tasks/list": LegacyTask;
 }
 
 /** A request's options, and where a whole-list walk starts and how many pages it may take. */
@@ -202,6 +243,24 @@ export type ListOptions = RequestOptions & WalkOptions;
 export interface CallToolOptions extends RequestOptions {
   /** `false`: ask for no progress (no `progressToken`), so only `timeout` bounds the call. Default: asked for. */
   progress?: boolean;
+  /**
+   * Run the call as a task and follow it to its result (tasks negotiated). On 2025-11-25 the
+   * call asks for one (`ttl`: how long the server should keep it, in ms); on 2026-07-28 the server
+   * decides, and a task it makes of any call is followed anyway. Default: not asked for, though a
+   * 2025-11-25 tool listed with `execution.taskSupport: "required"` runs as one.
+   */
+  task?: boolean | { ttl?: number };
+  /** The longest a call that became a task may take in all, in ms (see `TaskWaitOptions`). Default 30 minutes. */
+  taskTimeout?: number;
+  /** Between polls of a task whose server suggests no interval, in ms. Default 1000. */
+  pollInterval?: number;
+  /** Each state of the task the call became, as the client sees it. */
+  onTaskStatus?: (task: AnyTask) => void;
+}
+
+/** How a task is started by `callToolTask`: `ttl` asks a 2025-11-25 server to keep it that long (ms). */
+export interface CallToolTaskOptions extends RequestOptions {
+  ttl?: number;
 }
 
 function ignoreProgress(): void {}
@@ -238,12 +297,24 @@ export class McpClient<R extends Revision = Revision> {
   private opening = true;
   private readonly clientInfo: Implementation;
   private readonly clientCapabilities: JsonObject;
+  /** What each era's requests declare: with tasks, the extension (modern) or the capability (2025-11-25). */
+  private readonly modernCapabilities: JsonObject;
+  private readonly taskCapabilities: JsonObject;
+  /** How each tool listed by a 2025-11-25 server may run as a task (`execution.taskSupport`, null when absent). */
+  private readonly toolTasks = new Map<string, string | null>();
   private readonly events = new NotificationEvents();
   private readonly subscriptions: Subscriptions;
 
   private constructor(private readonly options: ClientOptions<R>) {
     this.clientInfo = options.clientInfo ?? DEFAULT_INFO;
     this.clientCapabilities = { ...inputCapabilities(options.inputHandlers), ...options.capabilities };
+    const base = this.clientCapabilities;
+    // what the caller declared itself wins over what the tasks option adds
+    this.modernCapabilities =
+      options.tasks === true
+        ? { ...base, extensions: { [TASKS_EXTENSION]: {}, ...(isObject(base.extensions) ? base.extensions : {}) } }
+        : base;
+    this.taskCapabilities = options.tasks === true && base.tasks === undefined ? { ...base, tasks: {} } : base;
     this.subscriptions = new Subscriptions(
       (params, requestOptions) => this.request("subscriptions/listen", params, requestOptions),
       this.events,
@@ -326,6 +397,12 @@ export class McpClient<R extends Revision = Revision> {
 
   private async open(connector: Connector): Promise<void> {
     const forced = this.options.revision;
+    if (this.options.discover === false) {
+      if (!forced || RULES[forced].era !== "modern")
+        throw new TypeError("discover: false needs a modern revision to speak (the revision option)");
+      this.peer = this.newPeer(await connector(), forced);
+      return this.settleModern(forced);
+    }
     if (forced && RULES[forced].era === "legacy") {
       this.peer = this.newPeer(await connector(), forced);
       return this.initialize(forced);
@@ -366,6 +443,8 @@ export class McpClient<R extends Revision = Revision> {
     this.era = "modern";
     this.revision = revision as R;
     this.peer.revision = revision;
+    // a task is a sound answer only where both sides declared the extension
+    if (tasksNegotiated(this.terms())) this.peer.extensions = [TASKS_EXTENSION];
   }
 
   /** `initialize` after `server/discover` said legacy, on this connection or, if it died, a fresh one. */
@@ -623,7 +702,12 @@ export class McpClient<R extends Revision = Revision> {
   }
 
   private initializeParams(offer: Revision): JsonObject {
-    return { protocolVersion: offer, capabilities: this.clientCapabilities, clientInfo: this.clientInfo };
+    return { protocolVersion: offer, capabilities: this.legacyCapabilities(offer), clientInfo: this.clientInfo };
+  }
+
+  /** The capabilities an `initialize` offering `revision` declares: tasks only where it has them. */
+  private legacyCapabilities(revision: Revision): JsonObject {
+    return revision === "2025-11-25" ? this.taskCapabilities : this.clientCapabilities;
   }
 
   /** Judges the answer to an `initialize` already sent, and completes the legacy opening. */
@@ -718,7 +802,7 @@ export class McpClient<R extends Revision = Revision> {
     if (!base) {
       base = {
         [META_PROTOCOL_VERSION]: revision,
-        [META_CLIENT_CAPABILITIES]: this.clientCapabilities,
+        [META_CLIENT_CAPABILITIES]: this.modernCapabilities,
         [META_CLIENT_INFO]: this.clientInfo,
       };
       this.metaByRevision.set(revision, base);
@@ -799,12 +883,75 @@ export class McpClient<R extends Revision = Revision> {
     params: JsonObject,
     options: RequestOptions | undefined,
   ): Promise<T> {
-    // nearly every answer is complete: the rounds' machinery is made only for one that is not
+    // nearly every answer is complete: the rounds' and the tasks' machinery is made only for one that is not
     return this.peer
       .request(method, sent, options)
       .then((result) =>
-        result.resultType === "input_required" ? this.inputRounds(method, params, result, options) : result,
+        result.resultType === "input_required"
+          ? this.inputRounds(method, params, result, options).then((last) => this.taskOrResult(method, last, options))
+          : result.resultType === "task"
+            ? this.taskOrResult(method, result, options)
+            : result,
       ) as Promise<T>;
+  }
+
+  /**
+   * A 2026-07-28 call the server made a task is followed to its result, where tasks were
+   * negotiated (the peer reports a task answer anywhere else, and it is given as it came).
+   */
+  private taskOrResult(
+    method: string,
+    result: JsonObject,
+    options: CallToolOptions | undefined,
+  ): Promise<JsonObject> | JsonObject {
+    if (result.resultType !== "task" || method !== "tools/call" || typeof result.taskId !== "string") return result;
+    if (!tasksNegotiated(this.terms())) return result;
+    return this.followTask(result as unknown as AnyTask, options ?? {});
+  }
+
+  /** Follows `first` to its end with the wait options a call carries. */
+  private followTask(first: AnyTask, options: CallToolOptions & TaskWaitOptions): Promise<CallToolResult> {
+    const wait: TaskWaitOptions = {};
+    if (options.signal) wait.signal = options.signal;
+    if (options.taskTimeout !== undefined) wait.taskTimeout = options.taskTimeout;
+    if (options.pollInterval !== undefined) wait.pollInterval = options.pollInterval;
+    const onStatus = options.onStatus ?? options.onTaskStatus;
+    if (onStatus) wait.onStatus = onStatus;
+    if (options.timeout !== undefined) wait.timeout = options.timeout;
+    return new TaskWait(
+      {
+        era: this.era,
+        request: (method, params, requestOptions) => this.taskCall(method as TaskMethod, params, requestOptions),
+        onStatus: (listener) => this.onTaskStatus(listener as (task: AnyTask) => void),
+        handlers: this.options.inputHandlers,
+        timeout: this.options.timeout ?? DEFAULT_REQUEST_TIMEOUT,
+      },
+      first.taskId,
+      wait,
+    ).run(first);
+  }
+
+  /** What each side declared, which decides which task methods may be sent. */
+  private terms(): TaskTerms {
+    return {
+      revision: this.revision,
+      client: this.era === "modern" ? this.modernCapabilities : this.legacyCapabilities(this.revision),
+      server: this.capabilities,
+    };
+  }
+
+  /** Whether both sides declared tasks: the extension on 2026-07-28, the capability on 2025-11-25. */
+  get tasksNegotiated(): boolean {
+    return tasksNegotiated(this.terms());
+  }
+
+  /** Sends a task method if the revision has it and tasks are negotiated; refuses before sending otherwise. */
+  private taskCall<T extends JsonObject>(method: TaskMethod, params: JsonObject, options?: RequestOptions): Promise<T> {
+    if (method !== "tools/call" && !revisionHas(this.revision, method))
+      return Promise.reject(new MethodNotInRevisionError(method, this.revision));
+    const refused = taskRefusal(method, this.terms());
+    if (refused) return Promise.reject(refused);
+    return this.request<T>(method, params, options);
   }
 
   private inputRounds(
@@ -845,8 +992,13 @@ export class McpClient<R extends Revision = Revision> {
     cursor: string | undefined,
     options: RequestOptions | undefined,
   ): Promise<ListResults[M]> {
-    const result = await this.call<ListResults[M]>(method, cursor === undefined ? {} : { cursor }, options);
+    const params = cursor === undefined ? {} : { cursor };
+    const result =
+      method === "tasks/list"
+        ? await this.taskCall<ListResults[M]>(method, params, options)
+        : await this.call<ListResults[M]>(method, params, options);
     if (method === "tools/list" && Array.isArray(result.tools)) {
+      if (this.revision === "2025-11-25") this.learnTaskSupport(result.tools as Tool[]);
       const tools = (result.tools as Tool[]).filter((tool) => this.acceptTool(tool));
       if (tools.length !== result.tools.length) return { ...result, tools };
     }
@@ -972,8 +1124,12 @@ export class McpClient<R extends Revision = Revision> {
    * request (it stays open until the client closes, and a new session after a 404 gets a new one).
    */
   listen(filter: ListenFilter, options: RequestOptions = {}): Promise<Subscription<R>> {
-    if (this.era === "modern")
+    if (this.era === "modern") {
+      // task status notifications are the tasks extension's: asked for only where it is negotiated
+      const refused = filter.taskIds?.length ? taskRefusal("notifications/tasks", this.terms()) : undefined;
+      if (refused) return Promise.reject(refused);
       return this.subscriptions.open(filter, options) as Promise<Subscription> as Promise<Subscription<R>>;
+    }
     return listenLegacy(filter, {
       capabilities: this.capabilities,
       subscribe: (method, uri) => this.request(method, { uri }, options),
@@ -998,6 +1154,151 @@ export class McpClient<R extends Revision = Revision> {
    */
   on(method: string, listener: NotificationListener): () => void {
     return this.events.on(method, listener);
+  }
+
+  /**
+   * Listens for the status notifications of tasks (2025-11-25 `notifications/tasks/status`,
+   * 2026-07-28 `notifications/tasks`, which a `listen({ taskIds })` stream carries): each gives
+   * the whole task as it stands. Returns the way to stop.
+   */
+  onTaskStatus(listener: (task: AnyTask) => void): () => void {
+    const deliver = (params: JsonObject) => {
+      if (typeof params.taskId === "string" && typeof params.status === "string") listener(params as AnyTask);
+    };
+    const stops = [
+      this.events.on("notifications/tasks/status", deliver),
+      this.events.on("notifications/tasks", deliver),
+    ];
+    return () => stops.forEach((stop) => stop());
+  }
+
+  /** `tasks/get`: a task as it stands (on 2026-07-28 with its result, error or input requests inlined). */
+  getTask(this: IfAnyTasks<R, McpClient<R>>, taskId: string, options?: RequestOptions): Promise<TaskOf<R>> {
+    return (this as McpClient).taskCall("tasks/get", { taskId }, options) as Promise<TaskOf<R>>;
+  }
+
+  /** `tasks/result` (2025-11-25): waits for the task's end, then answers as the call would have. */
+  getTaskResult(this: IfTasks<R, McpClient<R>>, taskId: string, options?: RequestOptions): Promise<CallToolResult> {
+    return (this as McpClient).taskCall("tasks/result", { taskId }, options);
+  }
+
+  /** Every task the server holds for this client (2025-11-25 `tasks/list`), all pages (see `pages`). */
+  listTasks(this: IfTasks<R, McpClient<R>>, options: ListOptions = {}): Promise<LegacyTask[]> {
+    return (this as McpClient).listAll("tasks/list", options);
+  }
+
+  /** One page of `tasks/list` (2025-11-25). */
+  listTasksPage(
+    this: IfTasks<R, McpClient<R>>,
+    params: { cursor?: string } = {},
+    options?: RequestOptions,
+  ): Promise<ListTasksResult> {
+    return (this as McpClient).page("tasks/list", params.cursor, options);
+  }
+
+  /** `tasks/cancel`: 2025-11-25 answers with the cancelled task, 2026-07-28 acknowledges (cancelling is cooperative there). */
+  cancelTask(
+    this: IfAnyTasks<R, McpClient<R>>,
+    taskId: string,
+    options?: RequestOptions,
+  ): Promise<CancelTaskResultOf<R>> {
+    return (this as McpClient).taskCall("tasks/cancel", { taskId }, options) as Promise<CancelTaskResultOf<R>>;
+  }
+
+  /** `tasks/update` (2026-07-28): answers a task's input requests, keyed as they were asked. */
+  async updateTask(
+    this: IfModern<R, McpClient<R>>,
+    taskId: string,
+    inputResponses: JsonObject,
+    options?: RequestOptions,
+  ): Promise<void> {
+    await (this as McpClient).taskCall("tasks/update", { taskId, inputResponses }, options);
+  }
+
+  /**
+   * Starts `tools/call` as a task and gives the server's first answer without waiting: the task
+   * (`{ task }` on 2025-11-25, the task with `resultType: "task"` on 2026-07-28), or the tool's
+   * result when the server answered at once instead (on 2026-07-28 the server decides). Refused
+   * before anything is sent where tasks are not negotiated, or the tool's listing forbids it.
+   */
+  callToolTask(
+    this: IfAnyTasks<R, McpClient<R>>,
+    params: { name: string; arguments?: JsonObject },
+    options: CallToolTaskOptions = {},
+  ): Promise<CreateTaskResultOf<R> | CallToolResult> {
+    return (this as McpClient).startTask(params.name, params.arguments ?? {}, options) as Promise<
+      CreateTaskResultOf<R> | CallToolResult
+    >;
+  }
+
+  /**
+   * Follows a task to its end and gives what the call would have answered: polls `tasks/get` at
+   * the interval the server suggests (sooner when a status notification for it comes), answers a
+   * 2026-07-28 task's input requests through `inputHandlers` and `tasks/update`, and on
+   * 2025-11-25 takes the result from `tasks/result`. A `failed` task rejects with the call's
+   * `ResponseError`, a `cancelled` one with a `TaskCancelledError`; the `signal` or `taskTimeout`
+   * sends `tasks/cancel` and rejects with an `AbortedError` or `TimeoutError`.
+   */
+  async awaitTask(
+    this: IfAnyTasks<R, McpClient<R>>,
+    task: string | AnyTask | CreateTaskResultOf<R>,
+    options: TaskWaitOptions = {},
+  ): Promise<CallToolResult> {
+    const self = this as McpClient;
+    let first: AnyTask;
+    if (typeof task === "string") first = await self.taskCall<AnyTask>("tasks/get", { taskId: task }, options);
+    else if (isObject((task as { task?: unknown }).task)) first = (task as { task: AnyTask }).task;
+    else first = task as AnyTask;
+    const refused = taskRefusal("tasks/get", self.terms());
+    if (refused) throw refused;
+    return self.followTask(first, options);
+  }
+
+  /** Sends `tools/call` as a task, once what is negotiated allows it. */
+  private startTask(name: string, args: JsonObject, options: CallToolTaskOptions): Promise<JsonObject> {
+    const refused = taskRefusal("tools/call", this.terms()) ?? toolRefusal(name, this.toolTasks.get(name));
+    if (refused) return Promise.reject(refused);
+    const { ttl, ...requestOptions } = options;
+    if (this.era === "modern") {
+      if (ttl !== undefined)
+        return Promise.reject(
+          new TasksNotNegotiatedError(
+            "tools/call",
+            "revision",
+            "2026-07-28 has no ttl a client may ask for: the server decides whether a call becomes a task, and for how long",
+          ),
+        );
+      // the first answer as it came, once any input it asks for is given: a task, or the tool's result
+      const params = { name, arguments: args };
+      return this.peer
+        .request("tools/call", this.withMeta(this.revision, params), requestOptions)
+        .then((first) =>
+          first.resultType === "input_required" ? this.inputRounds("tools/call", params, first, requestOptions) : first,
+        );
+    }
+    const task: JsonObject = ttl === undefined ? {} : { ttl };
+    return this.sendLegacy("tools/call", { name, arguments: args, task }, requestOptions);
+  }
+
+  /** A call as a task, followed to its end. */
+  private async callAsTask(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
+    const { task, taskTimeout: _t, pollInterval: _p, onTaskStatus: _s, progress: _g, ...requestOptions } = options;
+    const ttl = typeof task === "object" ? task.ttl : undefined;
+    const first = await this.startTask(name, args, ttl === undefined ? requestOptions : { ...requestOptions, ttl });
+    if (this.era === "modern") return this.taskOrResult("tools/call", first, options) as Promise<CallToolResult>;
+    return isObject(first.task) && typeof first.task.taskId === "string"
+      ? this.followTask(first.task as unknown as AnyTask, options)
+      : (first as CallToolResult);
+  }
+
+  /** Remembers how each tool listed by a 2025-11-25 server may run as a task. */
+  private learnTaskSupport(tools: readonly Tool[]): void {
+    for (const tool of tools) {
+      if (typeof tool?.name !== "string") continue;
+      const execution = (tool as { execution?: unknown }).execution;
+      const support = isObject(execution) ? execution.taskSupport : undefined;
+      this.toolTasks.set(tool.name, typeof support === "string" ? support : null);
+    }
   }
 
   /**
@@ -1051,6 +1352,8 @@ export class McpClient<R extends Revision = Revision> {
       args = nameOrParams.arguments ?? {};
       given = argsOrOptions as CallToolOptions | undefined;
     }
+    if (given?.task || (this.toolTasks.size > 0 && this.toolTasks.get(name) === "required" && this.tasksNegotiated))
+      return this.callAsTask(name, args, given ?? {});
     const options = this.withProgress(given);
     if (this.era !== "modern") return this.sendLegacy<CallToolResult>("tools/call", { name, arguments: args }, options);
     // the params and their `_meta` in one literal: no copy made to add it

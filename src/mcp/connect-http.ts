@@ -1,7 +1,8 @@
 /**
  * Opening an MCP server by URL, as the 2026-07-28 specification tells a dual-era client to:
  * a modern request first; `initialize` over Streamable HTTP on a 4xx without a modern error
- * body; the deprecated HTTP+SSE transport if that too is refused with 400, 404 or 405. What
+ * body; the deprecated HTTP+SSE transport if that too is refused with 400, 404 or 405; a 401
+ * read for where to sign in (sign-in.ts). What
  * worked is remembered per origin (the era is a property of the server) and tried first next
  * time, with a full detection again if it no longer works.
  */
@@ -12,6 +13,7 @@ import { SseClientTransport } from "../transport/http/sse-client.js";
 import type { Revision } from "../rules/revisions.js";
 import type { Transport } from "../peer/transport.js";
 import { McpClient, type ClientOptions } from "./client.js";
+import { withSignIn } from "./sign-in.js";
 
 export type HttpTransportName = "streamable-http" | "http+sse";
 
@@ -20,6 +22,12 @@ export interface HttpConnectOptions<R extends Revision = Revision> extends Clien
   transport?: HttpTransportName;
   /** Detect afresh, and leave the per-origin memory of what worked as it was. */
   fresh?: boolean;
+  /**
+   * On a 401, read the protected-resource metadata for where to sign in (see sign-in.ts).
+   * Default true; a tool that walks the sign-in chain itself, under its own guard (probe,
+   * check), turns it off.
+   */
+  readSignIn?: boolean;
   /** Sees each channel opened before the client does (`check` records every message through it). */
   wrap?: (transport: Transport) => Transport;
   /**
@@ -108,9 +116,16 @@ async function open<R extends Revision>(
     return options.wrap ? options.wrap(channel) : channel;
   };
   // HTTP+SSE carries only the legacy era: initialize at once, accepting any legacy revision
-  const client = await McpClient.connect(
-    connector,
-    transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options,
-  );
-  return { client, transport };
+  try {
+    const client = await McpClient.connect(
+      connector,
+      transport === "http+sse" && !options.revision ? { ...options, legacyOnly: true } : options,
+    );
+    return { client, transport };
+  } catch (e) {
+    // a server that wants sign-in: the error says where, from the metadata it publishes
+    if (e instanceof HttpError && e.status === 401 && options.readSignIn !== false)
+      throw await withSignIn(e, options.lookup);
+    throw e;
+  }
 }

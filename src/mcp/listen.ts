@@ -22,6 +22,8 @@ export interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` for these tasks (the tasks extension negotiated). */
+  taskIds?: string[];
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Which client-to-server methods each revision has, read from its schema.json: 2026-07-28 has no
  * `ping`, `logging/setLevel` or resource subscriptions (a `subscriptions/listen` stream replaces
- * them), and only 2025-11-25 has the experimental `tasks/*` methods in its core. A method the
- * negotiated revision lacks fails here, before anything is sent.
+ * them); 2025-11-25 has the experimental `tasks/*` methods in its core, and the 2026-07-28 tasks
+ * extension `tasks/get`, `tasks/update` and `tasks/cancel` (no `tasks/result`, no `tasks/list`).
+ * A method the negotiated revision lacks fails here, before anything is sent.
  */
 import { ConnectionError, ConnectionErrorCode } from "../peer/errors.js";
 import { RULES, type Revision } from "../rules/revisions.js";
@@ -18,8 +19,12 @@ export type LegacyRevision = Exclude<Revision, ModernRevision>;
 export type IfLegacy<R extends Revision, C> = [R] extends [ModernRevision] ? never : C;
 /** The client `C` where revision `R` may have a 2026-07-28 method, `never` where it surely lacks it. */
 export type IfModern<R extends Revision, C> = [R] extends [LegacyRevision] ? never : C;
-/** The client `C` where revision `R` may have the 2025-11-25 `tasks/*` methods. */
+/** The client `C` where revision `R` may have the 2025-11-25 `tasks/*` methods (`tasks/result`, `tasks/list`). */
 export type IfTasks<R extends Revision, C> = [R] extends [Exclude<Revision, "2025-11-25">] ? never : C;
+/** The revisions with tasks: 2025-11-25's experimental ones, 2026-07-28's extension. */
+export type TaskRevision = "2025-11-25" | ModernRevision;
+/** The client `C` where revision `R` may have tasks at all (`tasks/get`, `tasks/cancel`, calls as tasks). */
+export type IfAnyTasks<R extends Revision, C> = [R] extends [Exclude<Revision, TaskRevision>] ? never : C;
 
 /** The revisions that have a method, where not all do. */
 const ONLY_IN: Readonly<Record<string, (revision: Revision) => boolean>> = {
@@ -28,10 +33,13 @@ const ONLY_IN: Readonly<Record<string, (revision: Revision) => boolean>> = {
   "resources/subscribe": (r) => RULES[r].era === "legacy",
   "resources/unsubscribe": (r) => RULES[r].era === "legacy",
   "subscriptions/listen": (r) => RULES[r].era === "modern",
-  "tasks/get": (r) => r === "2025-11-25",
+  // 2025-11-25's experimental tasks, and the 2026-07-28 tasks extension (which has no
+  // tasks/result or tasks/list, and adds tasks/update)
+  "tasks/get": (r) => r === "2025-11-25" || RULES[r].era === "modern",
+  "tasks/cancel": (r) => r === "2025-11-25" || RULES[r].era === "modern",
   "tasks/result": (r) => r === "2025-11-25",
   "tasks/list": (r) => r === "2025-11-25",
-  "tasks/cancel": (r) => r === "2025-11-25",
+  "tasks/update": (r) => RULES[r].era === "modern",
 };
 
 /** What to use instead, for a person who called a method the revision lacks. */
@@ -43,6 +51,12 @@ const INSTEAD: Readonly<Record<string, string>> = {
   "resources/unsubscribe": "on 2026-07-28 close the listen() subscription",
   "subscriptions/listen":
     "before 2026-07-28 use listen(), which subscribes resources and opens the GET stream of a Streamable HTTP session",
+  "tasks/result": "on 2026-07-28 tasks/get carries a finished task's result (or awaitTask follows it to its end)",
+  "tasks/list": "the 2026-07-28 tasks extension has no tasks/list: keep the ids of the tasks you start",
+  "tasks/update":
+    "before 2026-07-28 a task's server asks for input with requests of its own, answered by inputHandlers",
+  "tasks/get": "only 2025-11-25 and the 2026-07-28 tasks extension have tasks",
+  "tasks/cancel": "only 2025-11-25 and the 2026-07-28 tasks extension have tasks",
 };
 
 export function revisionHas(revision: Revision, method: string): boolean {

@@ -38,21 +38,30 @@ export class MockHttpServer {
   private readonly server: Server;
   private readonly sessions = new Map<string, HttpSession>();
   private readonly legacy: boolean;
-  /** Where a stdio recording, or one without sessions, is still given one: so the order of its answers holds. */
-  private readonly mintSessions: boolean;
   url = "";
 
   constructor(
     private readonly player: MockPlayer,
     private readonly options: MockHttpOptions = {},
   ) {
-    const transport = player.script.header.transport;
     this.legacy = player.script.legacy;
-    this.mintSessions =
-      transport === "stdio" ||
-      transport === "memory" ||
-      player.script.conversations.some((c) => c.turns.some((t) => t.http?.session !== undefined));
     this.server = createServer((req, res) => void this.serve(req, res).catch(() => res.destroy()));
+  }
+
+  /**
+   * Whether a session is given to a client that opens with `initialize`: for a stdio recording
+   * (so the order of its answers holds) and for one whose HTTP sessions were recorded, which a
+   * file still being read may show only further on.
+   */
+  private async mintSessions(): Promise<boolean> {
+    const script = this.player.script;
+    const transport = script.header.transport;
+    if (transport === "stdio" || transport === "memory") return true;
+    for (;;) {
+      if (script.conversations.some((c) => c.turns.some((t) => t.http?.session !== undefined))) return true;
+      if (script.complete) return false;
+      await script.more();
+    }
   }
 
   async listen(): Promise<string> {
@@ -133,7 +142,7 @@ export class MockHttpServer {
   }
 
   private async notification(s: HttpSession, res: ServerResponse, method: string, params: unknown): Promise<void> {
-    const { turn } = s.play.find("notification", method, params);
+    const { turn } = await s.play.find("notification", method, params);
     res.writeHead(turn?.bodilessStatus ?? 202).end();
     if (turn) await s.play.play([...turn.before, ...turn.after], (text, p) => this.toStream(s, text, p), undefined);
   }
@@ -147,12 +156,12 @@ export class MockHttpServer {
     params: unknown,
     opening: boolean,
   ): Promise<void> {
-    const found = s.play.find("request", method, params);
+    const found = await s.play.find("request", method, params);
     const { key } = found;
     // an answer given again past its recorded times comes alone: its notifications happened once
     const turn = found.turn && found.repeated ? { ...found.turn, before: [], after: [] } : found.turn;
     const headers: Record<string, string> = {};
-    if (opening && method === "initialize" && this.mintSessions) {
+    if (opening && method === "initialize" && (await this.mintSessions())) {
       this.sessions.set(s.id, s);
       headers[H_SESSION_ID] = s.id;
     }

@@ -9,7 +9,7 @@ import { createMemoryPair } from "../transport/memory.js";
 import { MockHttpServer } from "./http.js";
 import type { MatchMode } from "./match.js";
 import { MockPlayer, type UnmatchedRequest } from "./player.js";
-import { loadScript } from "./script.js";
+import { openScript } from "./script.js";
 
 export interface MockServerOptions {
   /** How requests find their recorded answers. Default "exact". */
@@ -29,9 +29,15 @@ export interface MockServer {
 
 export type { UnmatchedRequest };
 
-/** Serves the recording in `file`; rejects with a `RecordingError` when it is not one this build can play. */
+/**
+ * Serves the recording in `file`, answering while the rest of a long file is read; rejects with a
+ * `RecordingError` when it is not one this build can play (not a recording, cut off at its end, a
+ * FIFO). What a file holds wrong further on (an invalid line, ids that collide) makes `close()`
+ * reject with its `RecordingError`.
+ */
 export async function mockServer(file: string, options: MockServerOptions = {}): Promise<MockServer> {
-  const player = new MockPlayer(await loadScript(file), options.match ?? "exact");
+  const script = await openScript(file);
+  const player = new MockPlayer(script, options.match ?? "exact");
   const open: Transport[] = [];
   let http: MockHttpServer | undefined;
   let url: string | undefined;
@@ -64,6 +70,8 @@ export async function mockServer(file: string, options: MockServerOptions = {}):
     async close() {
       await Promise.all(open.map((t) => t.close()));
       await http?.close();
+      // a recording found broken further on than the mock had read when it started
+      while (!script.complete) await script.more();
       return { unmatched: [...player.unmatched] };
     },
   };

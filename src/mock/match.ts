@@ -98,17 +98,70 @@ export function opens(c: ScriptConversation, mode: MatchMode, method: string, ke
   return first !== undefined && (mode === "method" ? first.method === method : turnMatches(first, method, key));
 }
 
-/** One session's place in its conversation: what it has been answered so far. */
+/** What `take` says while the recording is still being read and the answer may lie further on. */
+export const PENDING = Symbol("pending");
+
+/**
+ * One session's place in its conversation: what it has been answered so far. The conversation
+ * may still be growing (its file is being read): turns are taken in as they come, and `take`
+ * says `PENDING` where what is read so far cannot yet give the answer the whole file would.
+ */
 export class Matcher {
   private readonly served = new Map<string, number>();
   private position = 0;
   private readonly groups = new Map<string, Turn[]>();
+  private readonly requests: Turn[] = [];
+  private absorbed = 0;
+  private ordered = false;
 
   constructor(
     readonly conversation: ScriptConversation,
     private readonly mode: MatchMode,
-  ) {
-    for (const t of conversation.turns) {
+    /** Whether the whole recording has been read, and whether a turn of it is all read. */
+    private readonly read: { complete(): boolean; settled(turn: Turn): boolean } = {
+      complete: () => true,
+      settled: () => true,
+    },
+  ) {}
+
+  /** Whether the last `take` gave a turn again, past the times it was recorded: its answer alone is played. */
+  repeated = false;
+
+  /** The turn that answers this request (or notification), and moves the session on; undefined when none does. */
+  take(kind: Turn["kind"], method: string, key: string): Turn | undefined | typeof PENDING {
+    this.absorb();
+    this.repeated = false;
+    const complete = this.read.complete();
+    if (this.mode === "sequence" && kind === "request") {
+      const next = this.requests[this.position];
+      if (!next) return complete ? undefined : PENDING;
+      if (!this.read.settled(next)) return PENDING;
+      if (!turnMatches(next, method, key)) return undefined;
+      this.position++;
+      return next;
+    }
+    // `method` prefers a result to an error among all the recorded answers: it needs them all
+    if (this.mode === "method" && !complete) return PENDING;
+    const g = this.groupOf(kind, method, key);
+    if (!g) return complete ? undefined : PENDING;
+    const [name, list] = g;
+    const n = this.served.get(name) ?? 0;
+    if (n >= list.length && !complete) return PENDING;
+    const turn = list[Math.min(n, list.length - 1)]!;
+    if (!this.read.settled(turn)) return PENDING;
+    this.served.set(name, n + 1);
+    // a notification's messages are played once; a request's last answer again and again
+    if (kind === "notification" && n >= list.length) return undefined;
+    this.repeated = n >= list.length;
+    return turn;
+  }
+
+  /** Takes in the turns read since the last look. */
+  private absorb(): void {
+    const turns = this.conversation.turns;
+    for (; this.absorbed < turns.length; this.absorbed++) {
+      const t = turns[this.absorbed]!;
+      if (t.kind === "request") this.requests.push(t);
       const bare = this.mode === "method" || BY_METHOD_ALONE.has(t.method) || t.kind === "notification";
       const g = `${t.kind} ${t.method} ${bare ? "" : t.key}`;
       let list = this.groups.get(g);
@@ -116,32 +169,10 @@ export class Matcher {
       list.push(t);
     }
     // `method`: a recorded result before a recorded error
-    if (mode === "method")
+    if (this.mode === "method" && !this.ordered && this.read.complete()) {
       for (const list of this.groups.values()) list.sort((a, b) => Number(a.error) - Number(b.error));
-  }
-
-  /** Whether the last `take` gave a turn again, past the times it was recorded: its answer alone is played. */
-  repeated = false;
-
-  /** The turn that answers this request (or notification), and moves the session on; undefined when none does. */
-  take(kind: Turn["kind"], method: string, key: string): Turn | undefined {
-    this.repeated = false;
-    if (this.mode === "sequence" && kind === "request") {
-      const requests = this.conversation.turns.filter((t) => t.kind === "request");
-      const next = requests[this.position];
-      if (!next || !turnMatches(next, method, key)) return undefined;
-      this.position++;
-      return next;
+      this.ordered = true;
     }
-    const g = this.groupOf(kind, method, key);
-    if (!g) return undefined;
-    const [name, list] = g;
-    const n = this.served.get(name) ?? 0;
-    this.served.set(name, n + 1);
-    // a notification's messages are played once; a request's last answer again and again
-    if (kind === "notification" && n >= list.length) return undefined;
-    this.repeated = n >= list.length;
-    return list[Math.min(n, list.length - 1)];
   }
 
   private groupOf(kind: Turn["kind"], method: string, key: string): [string, Turn[]] | undefined {

@@ -135,6 +135,79 @@ describe("mock", () => {
     assert.match(usage.stderr, /--sessions counts HTTP sessions/);
   });
 
+  test("--match sequence answers only the recorded order; --match method answers by the method alone", () => {
+    const init =
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}\n';
+    const list = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n';
+    const other =
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"other"}}}\n';
+    const answers = (...flags: string[]) =>
+      spawnSync(process.execPath, [CLI, "mock", recording, ...flags], {
+        input: init + other + list,
+        encoding: "utf8",
+        timeout: 20_000,
+      })
+        .stdout.trim()
+        .split("\n")
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              id: number;
+              method?: string;
+              result?: { content?: unknown; tools?: unknown };
+              error?: { code: number };
+            },
+        )
+        // the answers, without the server's own notifications played between them
+        .filter((m) => m.method === undefined)
+        .sort((a, b) => a.id - b.id);
+    // recorded: initialize, tools/list, then the calls; a call first is out of that order
+    const sequence = answers("--match", "sequence");
+    assert.deepEqual(
+      sequence.map((a) => [a.id, a.error?.code]),
+      [
+        [0, undefined],
+        [1, undefined],
+        [2, -32601],
+      ],
+    );
+    const method = answers("--match", "method");
+    assert.equal(method[2]!.error, undefined, "any tools/call has an answer");
+    assert.deepEqual(
+      method[2]!.result?.content,
+      (real.echo as { content?: unknown }).content,
+      "the first recorded one",
+    );
+  });
+
+  test("a long recording answers before it is all read; what it holds wrong further on still fails it", async () => {
+    // past the first part the reader takes: the mock has answered before it reaches the bad line
+    const filler = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", from: "server", event: "stdin_end" }) + "\n";
+    const long = join(dir, "long.ndjson");
+    writeFileSync(long, readFileSync(recording, "utf8") + filler.repeat(20_000) + "not JSON\n" + filler);
+    const mock = await mockServer(long);
+    const client = await within(
+      McpClient.connect(() => mock.transport(), { timeout: STEP_MS }),
+      "connect",
+    );
+    assert.deepEqual(await client.callTool("echo", { message: "hi" }), real.echo);
+    await client.close();
+    await assert.rejects(mock.close(), (e) => e instanceof RecordingError && e.reason === "invalid_json");
+    const cli = spawnSync(process.execPath, [CLI, "mock", long], { input: "", encoding: "utf8", timeout: 20_000 });
+    assert.equal(cli.status, 2, cli.stderr);
+    assert.match(cli.stderr, /cannot play .*long\.ndjson, line \d+: not JSON/);
+    // cut off at its end: refused before anything is served, with the line named
+    const cut = join(dir, "cut.ndjson");
+    writeFileSync(
+      cut,
+      readFileSync(recording, "utf8") + filler.repeat(20_000) + '{"at":"2026-01-01T00:00:00.000Z","from":',
+    );
+    await assert.rejects(
+      mockServer(cut),
+      (e) => e instanceof RecordingError && e.reason === "truncated" && e.line !== undefined,
+    );
+  });
+
   test("mockServer rejects a file that is no recording with a RecordingError", async () => {
     const capture = join(dir, "capture.ndjson");
     writeFileSync(capture, '{"jsonrpc":"2.0","id":1,"method":"ping"}\n');

@@ -7,8 +7,8 @@
  */
 import type { RequestId } from "../codec/message.js";
 import { redact } from "../secrets/redact.js";
-import { canonical, closest, Matcher, opens, type MatchMode } from "./match.js";
-import type { Played, Script, ScriptConversation, Turn } from "./script.js";
+import { canonical, closest, Matcher, opens, PENDING, type MatchMode } from "./match.js";
+import { settled, type Played, type Script, type ScriptConversation, type Turn } from "./script.js";
 
 /** A request no recording answered. */
 export interface UnmatchedRequest {
@@ -41,13 +41,24 @@ export class MockPlayer {
     return new MockSession(this);
   }
 
-  /** The conversation a new session opening with this request plays: the least played of those it opens. */
-  choose(method: string, key: string): ScriptConversation | undefined {
+  /** A session's view of how far the recording has been read. */
+  readonly read = {
+    complete: () => this.script.complete,
+    settled: (turn: Turn) => settled(this.script, turn),
+  };
+
+  /**
+   * The conversation a new session opening with this request plays: the least played of those it
+   * opens; `PENDING` while one further on in a file still being read might be the one.
+   */
+  choose(method: string, key: string): ScriptConversation | undefined | typeof PENDING {
     let best: ScriptConversation | undefined;
     for (const c of this.script.conversations) {
       if (!opens(c, this.mode, method, key)) continue;
       if (!best || (this.plays.get(c) ?? 0) < (this.plays.get(best) ?? 0)) best = c;
     }
+    // one never played is the first such in the file, wherever the reading is
+    if (!this.script.complete && (!best || (this.plays.get(best) ?? 0) > 0)) return PENDING;
     if (best) this.plays.set(best, (this.plays.get(best) ?? 0) + 1);
     return best;
   }
@@ -75,23 +86,47 @@ export class MockSession {
     return this.primary?.conversation;
   }
 
-  /** The turn for a request or notification from the client; undefined when nothing recorded matches. */
-  find(kind: Turn["kind"], method: string, params: unknown): { turn?: Turn; key: string; repeated?: boolean } {
+  /**
+   * The turn for a request or notification from the client; undefined when nothing recorded
+   * matches. While the file is still being read it waits for as much of it as the answer needs;
+   * rejects with the `RecordingError` the rest of the file holds.
+   */
+  async find(
+    kind: Turn["kind"],
+    method: string,
+    params: unknown,
+  ): Promise<{ turn?: Turn; key: string; repeated?: boolean }> {
     const key = canonical(params);
+    for (;;) {
+      const found = this.lookUp(kind, method, key);
+      if (found !== PENDING) return found;
+      await this.player.script.more();
+    }
+  }
+
+  private lookUp(
+    kind: Turn["kind"],
+    method: string,
+    key: string,
+  ): { turn?: Turn; key: string; repeated?: boolean } | typeof PENDING {
     if (!this.primary) {
       const c = this.player.choose(method, key);
-      if (c) this.primary = new Matcher(c, this.player.mode);
+      if (c === PENDING) return PENDING;
+      if (c) this.primary = new Matcher(c, this.player.mode, this.player.read);
     }
     const turn = this.primary?.take(kind, method, key);
+    if (turn === PENDING) return PENDING;
     if (turn) return { turn, key, repeated: this.primary!.repeated };
     if (this.player.mode === "sequence") return { key };
-    // what its own conversation lacks, another may hold (a sessionless client's requests are each one)
+    // what its own conversation lacks, another may hold (a sessionless client's requests are each
+    // one): looked for once the whole file is read
+    if (!this.player.script.complete) return PENDING;
     for (const c of this.player.script.conversations) {
       if (c === this.primary?.conversation || !c.turns.some((t) => t.method === method)) continue;
       let m = this.others.get(c);
       if (!m) this.others.set(c, (m = new Matcher(c, this.player.mode)));
       const t = m.take(kind, method, key);
-      if (t) return { turn: t, key, repeated: m.repeated };
+      if (t !== PENDING && t) return { turn: t, key, repeated: m.repeated };
     }
     return { key };
   }
@@ -106,7 +141,7 @@ export class MockSession {
     const m = message as { id?: RequestId; method?: unknown; params?: unknown };
     if (typeof m.method !== "string") return void this.reply(m.id);
     const kind = m.id === undefined ? "notification" : "request";
-    const { turn, key, repeated } = this.find(kind, m.method, m.params);
+    const { turn, key, repeated } = await this.find(kind, m.method, m.params);
     const token = progressTokenOf(m.params);
     if (kind === "notification") {
       if (turn) await this.play([...turn.before, ...turn.after], out, token);

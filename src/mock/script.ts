@@ -7,7 +7,14 @@
  */
 import type { RequestId } from "../codec/message.js";
 import { RecordingError } from "../recording/errors.js";
-import { readRecording, type ReadLimits, type Recorded } from "../recording/reader.js";
+import { open, stat, type FileHandle } from "node:fs/promises";
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINE,
+  readRecording,
+  type ReadLimits,
+  type Recorded,
+} from "../recording/reader.js";
 import type { RecordingHeader, SseContext } from "../recording/recording.js";
 import { canonical } from "./match.js";
 
@@ -47,6 +54,8 @@ export interface Turn {
   http?: { exchange?: number; status?: number; contentType?: string; session?: string };
   /** Over HTTP, the status a bodiless answer (a 202) had. */
   bodilessStatus?: number;
+  /** The client spoke again after it in its conversation: what the server sent after it is all read. */
+  closed?: boolean;
 }
 
 export interface ScriptConversation {
@@ -61,6 +70,7 @@ export interface ScriptConversation {
 export interface Script {
   file: string;
   header: RecordingHeader;
+  /** The conversations with a request of the client's, in the file's order: all of them once `complete`. */
   conversations: ScriptConversation[];
   /**
    * HTTP+SSE, whatever the header says (a tap in front of an HTTP server learns which transport
@@ -69,14 +79,32 @@ export interface Script {
   legacy: boolean;
   /** The path of the first POST, where the mock takes its own. */
   postPath?: string;
+  /** The whole file has been read: what is not in `conversations` now is not in the recording. */
+  complete: boolean;
+  /** Resolves once more of the file has been read (or all of it); rejects with the `RecordingError` the rest of the file holds. */
+  more(): Promise<void>;
+}
+
+/** Whether a turn is all read: answered (or a notification) and closed, or the file read to its end. */
+export function settled(script: Script, turn: Turn): boolean {
+  return script.complete || (turn.closed === true && (turn.kind === "notification" || turn.answer !== undefined));
 }
 
 /** Messages the client sent with the same id while one was still open, per conversation: a recording that cannot be played. */
 class Builder {
   readonly conversations = new Map<string, ScriptConversation>();
+  /** The conversations holding a request of the client's, in the order their first turn came. */
+  readonly playable: ScriptConversation[] = [];
   private readonly state = new Map<
     string,
-    { open: Map<string, Turn>; used: Set<string>; anchor?: Turn; serverRequests: Map<string, Played>; at?: number }
+    {
+      open: Map<string, Turn>;
+      used: Set<string>;
+      anchor?: Turn;
+      serverRequests: Map<string, Played>;
+      at?: number;
+      unclosed: Turn[];
+    }
   >();
 
   constructor(private readonly file: string) {}
@@ -87,7 +115,7 @@ class Builder {
     if (!c) {
       c = { id: cid, turns: [] };
       this.conversations.set(cid, c);
-      this.state.set(cid, { open: new Map(), used: new Set(), serverRequests: new Map() });
+      this.state.set(cid, { open: new Map(), used: new Set(), serverRequests: new Map(), unclosed: [] });
     }
     const st = this.state.get(cid)!;
     if (r.type === "exchange") return this.exchange(c, st, r);
@@ -119,7 +147,13 @@ class Builder {
 
   private client(
     c: ScriptConversation,
-    st: { open: Map<string, Turn>; used: Set<string>; anchor?: Turn; serverRequests: Map<string, Played> },
+    st: {
+      open: Map<string, Turn>;
+      used: Set<string>;
+      anchor?: Turn;
+      serverRequests: Map<string, Played>;
+      unclosed: Turn[];
+    },
     m: Record<string, unknown>,
     text: string,
     r: Extract<Recorded, { type: "message" }>,
@@ -161,7 +195,10 @@ class Builder {
       turn.id = m.id as RequestId;
       st.open.set(k, turn);
     }
+    for (const t of st.unclosed) t.closed = true;
+    st.unclosed = [turn];
     c.turns.push(turn);
+    if (c.turns.length === 1) this.playable.push(c);
     st.anchor = turn;
   }
 
@@ -229,30 +266,121 @@ function idKey(id: unknown): string {
   return typeof id === "string" ? `s${id}` : `n${String(id)}`;
 }
 
-/** Reads `file` as a script; rejects with a `RecordingError`. */
+/** Reads `file` as a script, all of it; rejects with a `RecordingError`. */
 export async function loadScript(file: string, limits: ReadLimits = {}): Promise<Script> {
+  const script = await openScript(file, limits);
+  while (!script.complete) await script.more();
+  return script;
+}
+
+/**
+ * Opens `file` as a script that goes on reading in the background: it resolves once the file is
+ * known to be a recording (its first lines are records, its last line is whole, it is no FIFO)
+ * and its first conversation can be played, so a mock answers before a long file is all read.
+ * What the rest of the file holds wrong (an invalid line, records out of order, colliding ids)
+ * makes `more()` reject with its `RecordingError`.
+ */
+export async function openScript(file: string, limits: ReadLimits = {}): Promise<Script> {
+  await refuseTruncated(file, limits);
   const b = new Builder(file);
-  let legacy = false;
-  let postPath: string | undefined;
-  const { header } = await readRecording(
+  // a log written before the header existed has its transport inferred at the end: it is read whole first
+  let headed = false;
+  let wake: (() => void)[] = [];
+  let failure: unknown;
+  const script: Script = {
+    file,
+    header: { recording: 1, tool: "mcp-wire", version: "", transport: "stdio" },
+    conversations: b.playable,
+    legacy: false,
+    complete: false,
+    more: () =>
+      failure !== undefined
+        ? Promise.reject(failure)
+        : script.complete
+          ? Promise.resolve()
+          : new Promise<void>((resolve, reject) =>
+              wake.push(() => (failure !== undefined ? reject(failure) : resolve())),
+            ),
+  };
+  const progressed = () => {
+    const waiting = wake;
+    wake = [];
+    for (const w of waiting) w();
+  };
+  const read = readRecording(
     file,
     (r, n) => {
       if (r.http?.method === "POST") {
-        postPath ??= r.http.path.split("?")[0];
-        if (/[?&]sessionId=/.test(r.http.path)) legacy = true;
+        script.postPath ??= r.http.path.split("?")[0]!;
+        if (/[?&]sessionId=/.test(r.http.path)) script.legacy = true;
       }
       b.add(r, n);
     },
     limits,
-  );
-  const conversations = [...b.conversations.values()].filter((c) => c.turns.length > 0);
-  if (conversations.length === 0)
-    throw new RecordingError("not_a_recording", file, "it holds no request of a client's: nothing to play");
-  return {
-    file,
-    header,
-    conversations,
-    legacy: legacy || header.transport === "http+sse",
-    ...(postPath !== undefined ? { postPath } : {}),
-  };
+    progressed,
+    (header) => {
+      script.header = header;
+      headed = true;
+      if (header.transport === "http+sse") script.legacy = true;
+    },
+  ).then(({ header }) => {
+    script.header = header;
+    if (header.transport === "http+sse") script.legacy = true;
+    if (b.playable.length === 0)
+      throw new RecordingError("not_a_recording", file, "it holds no request of a client's: nothing to play");
+    script.complete = true;
+  });
+  read.catch((e: unknown) => (failure = e)).finally(progressed);
+  // playable: a conversation to play and, over HTTP, the path its POSTs went to
+  const stream = () => script.header.transport === "stdio" || script.header.transport === "memory";
+  while (!script.complete && !(headed && b.playable.length > 0 && (stream() || script.postPath !== undefined)))
+    await script.more();
+  return script;
+}
+
+/**
+ * A recording whose last line is cut off is refused before anything is played: only its tail is
+ * read (a line at most), and the whole file only to name the line when it is cut.
+ */
+async function refuseTruncated(file: string, limits: ReadLimits): Promise<void> {
+  let handle: FileHandle;
+  try {
+    const s = await stat(file);
+    // the reader names what is wrong with a file that is not a regular one, or too large
+    if (!s.isFile() || s.size === 0 || s.size > (limits.maxBytes ?? DEFAULT_MAX_BYTES)) return;
+    handle = await open(file, "r");
+  } catch {
+    return; // the reader says why it cannot be read
+  }
+  try {
+    const size = (await handle.stat()).size;
+    const maxLine = limits.maxLineBytes ?? DEFAULT_MAX_LINE;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return;
+    const span = Math.min(size, maxLine + 1);
+    const tail = Buffer.alloc(span);
+    await handle.read(tail, 0, span, size - span);
+    const cut = tail.lastIndexOf(0x0a);
+    // a last line over the reader's limit is the reader's to name
+    if (cut === -1 && span < size) return;
+    const text = tail.subarray(cut + 1).toString("utf8");
+    if (text.trim() === "") return;
+    try {
+      JSON.parse(text);
+      return;
+    } catch {
+      const whole = await handle.readFile();
+      let lines = 1;
+      for (let i = whole.indexOf(0x0a); i !== -1; i = whole.indexOf(0x0a, i + 1)) lines++;
+      throw new RecordingError(
+        "truncated",
+        file,
+        "the recording ends in the middle of a record (was the recorder stopped?)",
+        lines,
+      );
+    }
+  } finally {
+    await handle.close();
+  }
 }

@@ -63,6 +63,8 @@ export const ConnectionErrorCode = {
   Pagination: "ERR_MCP_WIRE_PAGINATION",
   ServerExited: "ERR_MCP_WIRE_SERVER_EXITED",
   OpeningTimeout: "ERR_MCP_WIRE_OPENING_TIMEOUT",
+  TasksNotNegotiated: "ERR_MCP_WIRE_TASKS_NOT_NEGOTIATED",
+  TaskCancelled: "ERR_MCP_WIRE_TASK_CANCELLED",
 } as const satisfies Readonly<Record<string, LibraryErrorCode>>;
 export type ConnectionErrorCode = (typeof ConnectionErrorCode)[keyof typeof ConnectionErrorCode];
 

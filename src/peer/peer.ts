@@ -235,7 +235,8 @@ class PeerSink implements TransportSink {
   }
 }
 
-const DEFAULT_TIMEOUT = 60_000;
+/** A request's deadline when neither it nor the peer names one. */
+export const DEFAULT_TIMEOUT = 60_000;
 const DEFAULT_MAX_IN_FLIGHT = 10_000;
 const CANCELLED = "notifications/cancelled";
 const PROGRESS = "notifications/progress";
@@ -412,9 +413,13 @@ export class Peer {
     const written = this.write(text, message, options?.relatedTo);
     // a write that fails fails the request; most are done at once, and over HTTP the write is the whole exchange
     if (written !== RESOLVED)
-      written.then(undefined, (e: unknown) =>
-        this.settle(id)?.reject(e instanceof Error ? e : new ClosedError(String(e))),
-      );
+      written.then(undefined, (e: unknown) => {
+        const error = e instanceof Error ? e : new ClosedError(String(e));
+        // the channel's deadline for the exchange (HTTP's) is the request's own: the other side
+        // is told it was given up on, as when the peer's timer fires first
+        if (error instanceof TimeoutError) this.abandon(id, error, `timed out after ${error.timeoutMs} ms`);
+        else this.settle(id)?.reject(error);
+      });
     return answer;
   }
 

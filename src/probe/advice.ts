@@ -137,5 +137,8 @@ export function adviceFor(cls: ProbeClass, context: Context): string {
     context.transport === "stdio" && codes.includes("parse_error")
       ? ` A line on stdout was not JSON: ${LOG_TO_STDERR}`
       : "";
-  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.${stdout}`;
+  const discover = codes.includes("discover_missing")
+    ? " It refuses server/discover, which a 2026-07-28 server MUST implement: dual-era clients send it first and take the server for a legacy one; serve it (DiscoverResult: supported versions, capabilities, identity)."
+    : "";
+  return `${advice} ${NOT_CLEANLY}: ${codes.slice(0, 4).join(", ")}${codes.length > 4 ? ", …" : ""} (see the defects); a stricter client may fail where this one coped.${stdout}${discover}`;
 }

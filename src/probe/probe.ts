@@ -6,7 +6,7 @@
 import type { LookupFunction } from "node:net";
 import { defect, type Defect } from "../codec/defects.js";
 import type { JsonObject } from "../codec/message.js";
-import { McpClient, RevisionNotSpokenError, type ConnectStep } from "../mcp/client.js";
+import { McpClient, RevisionNotSpokenError, type ClientOptions, type ConnectStep } from "../mcp/client.js";
 import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
@@ -214,6 +214,8 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
       onStep: (step: ConnectStep) => void ev.steps.push(step),
       schema: true,
+      // the sign-in walk reads the metadata itself, under the census's guard
+      readSignIn: false,
     };
     if (options.headers) o.headers = options.headers;
     if (revision) o.revision = revision;
@@ -239,16 +241,12 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
       const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
       const initializeRefused =
         e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
-      if (
-        initializeRefused &&
-        (await retryOlderRevisions(
-          options,
-          ev,
-          outcome,
-          async (revision) => (await connectHttp(url, connectOptions(revision))).client,
-        ))
-      )
+      const open = async (revision: Revision, more: Partial<HttpConnectOptions> = {}) =>
+        (await connectHttp(url, { ...connectOptions(revision), ...more })).client;
+      if (await reopened(ev, e, outcome, options, initializeRefused, open)) {
+        if (ev.client?.era === "modern") transport = "streamable-http";
         return undefined;
+      }
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         // the era asked for is not spoken at all: what is, a plain detection says (unrecorded)
         const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
@@ -415,13 +413,9 @@ export async function probeStdio(
       const outcome = classifyStdioFailure(e, ev, children);
       const last = ev.steps[ev.steps.length - 1];
       const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
-      if (
-        initializeRefused &&
-        (await retryOlderRevisions(options, ev, outcome, (revision) =>
-          McpClient.connect(connector, clientOptions(revision)),
-        ))
-      )
-        return { outcome: undefined };
+      const open = (revision: Revision, more: Partial<ClientOptions> = {}) =>
+        McpClient.connect(connector, { ...clientOptions(revision), ...more });
+      if (await reopened(ev, e, outcome, options, initializeRefused, open)) return { outcome: undefined };
       if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
         const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
         await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
@@ -578,6 +572,96 @@ async function retryOlderRevisions(
     }
   }
   return false;
+}
+
+/**
+ * After an opening failed, what may still open the server within the deadline (`open` opens a
+ * fresh connection speaking exactly a revision, with more options): each older legacy revision
+ * when `initialize` was refused, and 2026-07-28 without `server/discover` when discover was
+ * refused. True when one worked.
+ */
+async function reopened(
+  ev: Evidence,
+  e: unknown,
+  outcome: Classified,
+  options: ProbeOptions,
+  initializeRefused: boolean,
+  open: (revision: Revision, more?: Partial<ClientOptions>) => Promise<McpClient>,
+): Promise<boolean> {
+  if (initializeRefused && (await retryOlderRevisions(options, ev, outcome, (revision) => open(revision)))) return true;
+  if (!modernMayLackDiscover(ev, e, options.revision)) return false;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  // over HTTP this opens Streamable HTTP: without discover the opening sends nothing that could fail
+  return withoutDiscover(ev, timeout, options.surface, (held) =>
+    open(LATEST_REVISION, { ...held.sinks, discover: false }),
+  );
+}
+
+/**
+ * An opening that failed after `server/discover` was refused with a JSON-RPC error (and, without
+ * `-r`, `initialize` after it): a server that speaks 2026-07-28 but lacks discover looks so.
+ */
+function modernMayLackDiscover(ev: Evidence, e: unknown, asked: Revision | undefined): boolean {
+  if (asked !== undefined && asked !== LATEST_REVISION) return false;
+  if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length > 0) return false;
+  const discover = ev.steps.find((s) => s.step === "server/discover");
+  if (discover?.outcome !== "error") return false;
+  if (asked !== undefined) return true;
+  return ev.steps.some((s) => s.step === "initialize" && s.outcome !== "ok");
+}
+
+/** What an attempt said, held back until it is known to count. */
+class Held {
+  readonly defects: Defect[] = [];
+  readonly exchanges: ExchangeRecord[] = [];
+  readonly sinks = {
+    onDefect: (r: { defect: Defect }) => void this.defects.push(r.defect),
+    onExchange: (x: ExchangeRecord) => void this.exchanges.push(x),
+  };
+
+  flush(ev: Evidence): void {
+    for (const x of this.exchanges) ev.exchange(x);
+    for (const d of this.defects) ev.defect(d);
+  }
+}
+
+/**
+ * The server spoken to in 2026-07-28 without `server/discover` (`open` makes that client, what it
+ * says going to the sinks of `held`): when a `tools/list` carrying the revision's `_meta` gets a
+ * 2026-07-28 result (`resultType` present, which an SDK v1 server answering in the legacy shape
+ * does not send), the server is modern, its tools are listed, and the missing discover is an
+ * error. Otherwise nothing it said is kept. True when it answered as 2026-07-28.
+ */
+async function withoutDiscover(
+  ev: Evidence,
+  timeout: number,
+  surface: boolean | undefined,
+  open: (held: Held) => Promise<McpClient>,
+): Promise<boolean> {
+  const held = new Held();
+  let client: McpClient | undefined;
+  try {
+    client = await open(held);
+    const first = await client.request("tools/list", {}, { timeout: Math.max(1, timeout - ev.elapsed()) });
+    if (typeof first.resultType !== "string" || !Array.isArray(first.tools)) throw new Error("not a 2026-07-28 result");
+    ev.client = client;
+    await listed(ev, client, timeout, surface);
+  } catch {
+    if (client) await settlesWithin(client.close(), CLOSE_MS);
+    ev.client = undefined;
+    ev.tools = null;
+    ev.surface = undefined;
+    return false;
+  }
+  held.flush(ev);
+  ev.defect(
+    defect(
+      "discover_missing",
+      "",
+      `server/discover was refused, yet the server answers ${client.revision} requests (tools/list with its _meta got a ${client.revision} result): servers MUST implement server/discover (${client.revision} server/discover), and dual-era clients, which send it first, take this server for a legacy one`,
+    ),
+  );
+  return true;
 }
 
 /**

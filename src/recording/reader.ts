@@ -35,18 +35,24 @@ export interface RecordingRead {
 
 export type Recorded = MessageRecord | ExchangeRecord | EventRecord;
 
-const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
-const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+/** How much is read at a time: small enough that a player has the first conversation soon. */
+const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Reads `file`, handing each record to `visit` in order (with its line number), and resolves
  * with the header (read or inferred). Rejects with a `RecordingError`; a symbolic link is
- * followed, a FIFO refused before it is opened.
+ * followed, a FIFO refused before it is opened. `chunk` is called after each part of the file
+ * has been visited, `header` when the header line has been read: a caller may act on what it has
+ * before the whole file is read.
  */
 export async function readRecording(
   file: string,
   visit: (record: Recorded, lineNo: number) => void,
   limits: ReadLimits = {},
+  chunk?: () => void,
+  header?: (header: RecordingHeader) => void,
 ): Promise<RecordingRead> {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   let size: number;
@@ -62,13 +68,13 @@ export async function readRecording(
   }
   if (size > maxBytes)
     throw new RecordingError("too_large", file, `${size} bytes, over the ${maxBytes}-byte limit for a recording`);
-  const reader = new LineReader(file, visit);
+  const reader = new LineReader(file, visit, header);
   const splitter = new LineSplitter(limits.maxLineBytes ?? DEFAULT_MAX_LINE, (line) => reader.line(line));
   let read = 0;
   let last = -1;
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-      const bytes = chunk as Buffer;
+    for await (const part of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
+      const bytes = part as Buffer;
       read += bytes.length;
       if (read > maxBytes)
         throw new RecordingError(
@@ -78,6 +84,7 @@ export async function readRecording(
         );
       if (bytes.length > 0) last = bytes[bytes.length - 1]!;
       splitter.push(bytes);
+      chunk?.();
     }
   } catch (e) {
     if (e instanceof RecordingError) throw e;
@@ -111,6 +118,7 @@ class LineReader {
   constructor(
     private readonly file: string,
     private readonly visit: (record: Recorded, lineNo: number) => void,
+    private readonly seen?: (header: RecordingHeader) => void,
   ) {}
 
   line(line: Line): void {
@@ -176,7 +184,10 @@ class LineReader {
       );
     if (this.header === undefined && this.records > 0)
       throw this.fail("not_a_recording", "a header after records: the header is the first line", n);
-    this.header ??= header;
+    if (this.header === undefined) {
+      this.header = header;
+      this.seen?.(header);
+    }
   }
 
   private fail(reason: RecordingError["reason"], message: string, line?: number): RecordingError {

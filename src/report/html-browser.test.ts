@@ -268,6 +268,19 @@ describe("report --html in headless Chromium", { skip: chromiumMissing !== false
         healthyOpen: document.querySelector("#healthy")?.open ?? null,
       }));
       assert.ok(seen.scrollWidth <= seen.innerWidth, `${width} px: the page is ${seen.scrollWidth} px wide`);
+      if (width === 420) {
+        // text in an SVG is drawn at its size times the drawing's scale
+        const sizes = await page.evaluate(() =>
+          Array.from(
+            document.querySelectorAll("svg.chart text"),
+            (t) =>
+              parseFloat(getComputedStyle(t).fontSize) *
+              ((t as unknown as { ownerSVGElement: { getScreenCTM(): { d: number } } }).ownerSVGElement.getScreenCTM()
+                .d ?? 1),
+          ),
+        );
+        assert.ok(sizes.length > 10 && Math.min(...sizes) >= 10, `chart labels at ${Math.min(...sizes)} px`);
+      }
       assert.deepEqual(
         new Set(seen.targets),
         new Set(agg.perTarget.map((t) => t.target)),

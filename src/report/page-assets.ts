@@ -79,8 +79,11 @@ footer { color: var(--muted); font-size: 12px; margin-top: 40px; }
   #targets td.target, #targets td.history, #targets td.advice { min-width: 0; width: 100%; }
   .hint { display: none; }
 }
-/* a phone: less margin, and text that wraps anywhere it must */
+/* a phone: less margin, and text that wraps anywhere it must; a chart keeps the width at which
+   its labels read (10 px and more) and scrolls within its frame instead of shrinking them */
 @media (max-width: 760px) {
+  figure { overflow-x: auto; }
+  svg.chart { min-width: 600px; }
   header { padding: 18px 14px 12px; }
   main { padding: 4px 14px 32px; }
   .story { font-size: 16px; }

@@ -65,7 +65,7 @@ export const LIBRARY_ERRORS = {
   },
   ERR_MCP_WIRE_HTTP: {
     class: "HttpError",
-    when: "An HTTP exchange gave no JSON-RPC answer: no connection, a status without one, a body that is not JSON-RPC, a redirect elsewhere, a body over the cap; `failure`, `status`, `contentType` and `bodyExcerpt` say which.",
+    when: "An HTTP exchange gave no JSON-RPC answer: no connection, a status without one, a body that is not JSON-RPC, a redirect elsewhere, a body over the cap; `failure`, `status`, `contentType` and `bodyExcerpt` say which. A 401 carries `wwwAuthenticate`, and from `connectHttp` the `resourceMetadataUrl` and `authorizationServers` where the server publishes them.",
   },
   ERR_MCP_WIRE_INPUT_REQUIRED: {
     class: "InputRequiredError",
@@ -78,6 +78,14 @@ export const LIBRARY_ERRORS = {
   ERR_MCP_WIRE_METHOD_NOT_IN_REVISION: {
     class: "MethodNotInRevisionError",
     when: "The client was asked for a method the connection's negotiated revision does not have (`ping` on 2026-07-28, `listen` before it): nothing was sent; `method` and `revision` say which.",
+  },
+  ERR_MCP_WIRE_TASKS_NOT_NEGOTIATED: {
+    class: "TasksNotNegotiatedError",
+    when: "A task method or a call as a task was asked for where tasks are not negotiated: `reason` is `revision` (it has none), `client` (the client did not declare them), `server` (the server did not, or not that operation) or `tool` (its listing forbids it); nothing was sent.",
+  },
+  ERR_MCP_WIRE_TASK_CANCELLED: {
+    class: "TaskCancelledError",
+    when: "A task the client was waiting on ended `cancelled`, not by this wait's own signal or deadline (which give `AbortedError` and `TimeoutError`); `taskId` and `statusMessage` say which and why.",
   },
   ERR_MCP_WIRE_PAGINATION: {
     class: "PaginationError",

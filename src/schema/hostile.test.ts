@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { schemaProblems, schemaUnchecked, validateAgainstSchema } from "./json-schema.js";
+import { SchemaBudget, schemaProblems, schemaUnchecked, validateAgainstSchema } from "./json-schema.js";
 import { validate } from "./validate.js";
 
 const elapsed = <T>(run: () => T): { value: T; ms: number } => {
@@ -78,5 +78,28 @@ describe("validation under hostile input", () => {
     const nested = schemaUnchecked(deep, { revision: "2025-06-18" });
     assert.ok(nested === undefined || /too large|too deep/.test(nested), nested);
     assert.deepEqual(schemaProblems(deep, { revision: "2025-06-18" }), []);
+  });
+
+  test("2,000 distinct tool schemas of one listing are checked within the listing's time budget: the rest are not checked, never invalid", () => {
+    const budget = new SchemaBudget(150);
+    const verdicts: ("checked" | "unchecked")[] = [];
+    const { ms } = elapsed(() => {
+      for (let i = 0; i < 2000; i++) {
+        // broken ones too: past the budget, not even a broken schema is judged
+        const schema = { type: "object", properties: { [`budget_${i}`]: { type: i % 2 === 0 ? "string" : "text" } } };
+        const unchecked = schemaUnchecked(schema, { revision: "2025-11-25", budget });
+        if (unchecked !== undefined) {
+          assert.match(unchecked, /150 ms budget for checking this listing's schemas was spent/);
+          assert.deepEqual(schemaProblems(schema, { revision: "2025-11-25", budget }), []);
+          verdicts.push("unchecked");
+        } else verdicts.push("checked");
+      }
+    });
+    assert.ok(verdicts.includes("checked") && verdicts.includes("unchecked"), `${verdicts.filter((v) => v === "checked").length} checked`);
+    // once spent, everything after is unchecked: the budget is never spent twice
+    assert.ok(verdicts.indexOf("unchecked") > verdicts.lastIndexOf("checked"));
+    assert.ok(ms < 5000, `${ms.toFixed(0)} ms`);
+    // a later listing with its own budget checks what this one could not
+    assert.ok(schemaProblems({ type: "object", properties: { budget_1999: { type: "text" } } }, { revision: "2025-11-25", budget: new SchemaBudget(10_000) }).length > 0);
   });
 });

@@ -12,7 +12,25 @@ import { collectEveryError, newAjv, type Dialect } from "./load.js";
 
 export interface SchemaOptions {
   readonly revision: Revision;
+  /** Time shared by the schemas of one listing: once spent, a schema not compiled yet is not checked. */
+  readonly budget?: SchemaBudget;
 }
+
+/**
+ * Time for checking and compiling peers' schemas, shared by the calls a caller gives it (a
+ * server's tool list): ajv is synchronous and nothing interrupts it, so a listing of thousands
+ * of distinct schemas is checked until the budget is spent and the rest are not checked.
+ */
+export class SchemaBudget {
+  spentMs = 0;
+  constructor(readonly ms: number) {}
+  get exhausted(): boolean {
+    return this.spentMs >= this.ms;
+  }
+}
+
+/** One schema against its meta-schema longer than this is not checked: its verdict would cost more than it says. */
+const META_BUDGET_MS = 250;
 
 export interface SchemaError {
   /** JSON Pointer into the validated value. */
@@ -97,19 +115,19 @@ export function dialectFor(schema: unknown, revision: Revision): Dialect | strin
  * reported as unresolvable.
  */
 export function schemaProblems(schema: unknown, opts: SchemaOptions): string[] {
-  const compiled = compile(schema, opts.revision);
+  const compiled = compile(schema, opts.revision, opts.budget);
   return "problems" in compiled ? [...compiled.problems] : [];
 }
 
 /** Why `schema` could not be checked at all (too large to compile), or undefined when it could. */
 export function schemaUnchecked(schema: unknown, opts: SchemaOptions): string | undefined {
-  const compiled = compile(schema, opts.revision);
+  const compiled = compile(schema, opts.revision, opts.budget);
   return "unchecked" in compiled ? compiled.unchecked : undefined;
 }
 
 /** `value` against `schema` (e.g. a tool result's `structuredContent` against the tool's `outputSchema`). */
 export function validateAgainstSchema(schema: unknown, value: unknown, opts: SchemaOptions): SchemaVerdict {
-  const compiled = compile(schema, opts.revision);
+  const compiled = compile(schema, opts.revision, opts.budget);
   if ("unchecked" in compiled) return { ok: true, errors: [], unchecked: compiled.unchecked };
   if ("problems" in compiled) {
     return { ok: false, errors: compiled.problems.map((message) => ({ path: "", keyword: "$schema", message: `the schema itself is invalid: ${message}` })) };
@@ -124,7 +142,7 @@ export function validateAgainstSchema(schema: unknown, value: unknown, opts: Sch
   return { ok: false, errors };
 }
 
-function compile(schema: unknown, revision: Revision): Compiled {
+function compile(schema: unknown, revision: Revision, budget: SchemaBudget | undefined): Compiled {
   const dialect = dialectFor(schema, revision);
   let text: string;
   try {
@@ -136,7 +154,11 @@ function compile(schema: unknown, revision: Revision): Compiled {
   const key = `${dialect}\u0000${text}`;
   const known = cache.get(key);
   if (known !== undefined) return known;
+  // not kept: with time to spare, another listing checks it
+  if (budget?.exhausted) return { unchecked: `the ${budget.ms} ms budget for checking this listing's schemas was spent before it` };
+  const start = performance.now();
   const compiled = compileFresh(schema, dialect, text);
+  if (budget !== undefined) budget.spentMs += performance.now() - start;
   if (cache.size >= MAX_CACHED) {
     const oldest = cache.keys().next().value!;
     const evicted = cache.get(oldest)!;
@@ -156,7 +178,12 @@ function compileFresh(schema: unknown, dialect: Dialect | string, text: string):
   // Every error of the schema itself is collected only for a small one (see ErrorMode).
   const meta = metaValidator(dialect, collectEveryError(text));
   try {
-    if (!meta.validateSchema(schema as object)) return { problems: (meta.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
+    const start = performance.now();
+    const valid = meta.validateSchema(schema as object);
+    const ms = performance.now() - start;
+    // past the budget is past it, errors found or not: what took that long is not judged on it
+    if (ms > META_BUDGET_MS) return { unchecked: `checking it against its meta-schema took ${ms.toFixed(0)} ms, past the ${META_BUDGET_MS} ms budget` };
+    if (!valid) return { problems: (meta.errors ?? []).slice(0, MAX_ERRORS).map(metaProblem) };
   } catch (error) {
     if (error instanceof RangeError) return { unchecked: `the schema is too large or too deep to check (${error.message})` };
     throw error;

@@ -8,15 +8,15 @@ import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import { bytesCannotBeJson, parseJson } from "../codec/parse.js";
-import type { Linter, LintRecord } from "../lint/lint.js";
 import type { HttpContext, SseContext } from "../recording/recording.js";
 import type { Revision } from "../rules/revisions.js";
 import { SseReader } from "../transport/http/sse-events.js";
 import { answerContentTypeDefect } from "../transport/http/content-type.js";
 import { BodyCopy, IGNORED, type Sink } from "./body-copy.js";
 import { Conversations, type Conversation } from "./conversations.js";
-import { checkRequestHeaders } from "./header-checks.js";
-import { TapJudging } from "./judging.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION } from "../transport/http/headers.js";
+import type { MirroredHeaders } from "./judge-protocol.js";
+import { JudgeThread } from "./judge-thread.js";
 import type { TapReport } from "./report.js";
 
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
@@ -49,10 +49,12 @@ export interface JudgedAnswer {
   session?: string;
 }
 
+/** Request bodies larger than this are not read for `initialize` on the forwarding thread: no initialize is that large. */
+const INITIALIZE_MAX_BYTES = 64 * 1024;
+
 export class HttpJudge {
   readonly conversations: Conversations;
-  private readonly judging: TapJudging;
-  private readonly linter: Linter;
+  private readonly judging: JudgeThread;
   private readonly counted: Record<Sender, number> = { client: 0, server: 0 };
 
   /** `cap`: the largest body (or SSE event) analysed. */
@@ -61,26 +63,29 @@ export class HttpJudge {
     readonly cap: number,
     options: { revision?: Revision; maxSessions: number; schema?: boolean; schemaBudgetMs?: number },
   ) {
-    this.judging = new TapJudging({
-      ...(options.revision ? { revision: options.revision } : {}),
-      maxLineBytes: cap,
-      schema: options.schema ?? true,
-      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
-    });
-    this.linter = this.judging.linter;
+    const failed = (e: unknown) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
+    this.judging = new JudgeThread(
+      {
+        ...(options.revision ? { revision: options.revision } : {}),
+        maxLineBytes: cap,
+        schema: options.schema ?? true,
+        ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
+      },
+      failed,
+    );
     this.conversations = new Conversations(options.maxSessions, {
-      ended: (id) => this.linter.end(id),
-      failed: (e) => report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
+      ended: (id) => this.judging.end(id),
+      failed,
     });
   }
 
   /** The revision each conversation was judged by, for the summary. */
   revisions(): string {
-    return this.linter.revisions();
+    return this.judging.revisions();
   }
 
   /**
-   * Lets what is being judged finish, for a while (`waitMs`), then ends the validation thread:
+   * Lets what is being judged finish, for a while (`waitMs`), then ends the judging thread:
    * what is still waiting is reported as not judged.
    */
   async close(waitMs: number): Promise<void> {
@@ -91,12 +96,12 @@ export class HttpJudge {
 
   /**
    * Judges a request of `c`'s now (its turn in `c`'s order has come); says whether it is
-   * `initialize`, and, in `judged`, when its record is complete (its schema judged).
+   * `initialize`, and, in `judged`, when its record is reported.
    */
   request(c: Conversation, r: JudgedRequest): { initialize: boolean; judged?: Promise<void> } {
     const { line } = r;
     let parsed: unknown;
-    if (!line.overflow && line.size > 0) {
+    if (!line.overflow && line.size > 0 && line.size <= INITIALIZE_MAX_BYTES) {
       try {
         parsed = parseJson(line.bytes.toString("utf8"));
       } catch {
@@ -106,13 +111,23 @@ export class HttpJudge {
     const initialize =
       typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
     if (line.size === 0 && !line.overflow) return { initialize }; // GET, DELETE: nothing was sent
-    const s = this.linter.revisionOf(c.id);
-    const negotiated = s?.revisionSource === "initialize result" ? s.revision : undefined;
-    const extra = r.streamable
-      ? checkRequestHeaders(parsed, { header: r.header, ...(negotiated ? { negotiated } : {}) })
-      : [];
-    const judged = this.observe(c, "client", line, r.http, r.where, extra, r.session);
-    return judged ? { initialize, judged } : { initialize };
+    const headers: Record<string, string> = {};
+    for (const name of [H_PROTOCOL_VERSION, H_METHOD, H_NAME]) {
+      const value = r.header(name);
+      if (value !== undefined) headers[name] = value;
+    }
+    const judged = this.observe(
+      c,
+      "client",
+      line,
+      r.http,
+      r.where,
+      [],
+      r.session,
+      undefined,
+      r.streamable ? headers : undefined,
+    );
+    return { initialize, judged };
   }
 
   /** Where the copy of an answer of `c`'s goes. */
@@ -145,7 +160,8 @@ export class HttpJudge {
     this.report.exchange({ from: "client", http, conversation: c.id, ...(session !== undefined ? { session } : {}) });
   }
 
-  private observe(
+  /** Judges one message in `c`'s order; resolves once it is reported. `headers`: a Streamable HTTP request's, checked against it. */
+  private async observe(
     c: Conversation,
     from: Sender,
     line: Line,
@@ -154,28 +170,24 @@ export class HttpJudge {
     extra: Defect[] = [],
     session?: string,
     sse?: SseContext,
-  ): Promise<void> | undefined {
+    headers?: MirroredHeaders,
+  ): Promise<void> {
     const no = ++this.counted[from];
-    const report = (r: LintRecord) => {
-      const defects = extra.length > 0 ? r.defects.concat(extra) : r.defects;
-      this.report.message({
-        from,
-        no,
-        where: `message ${no} (${where})`,
-        line,
-        kind: r.kind,
-        defects,
-        http,
-        conversation: c.id,
-        ...(session !== undefined ? { session } : {}),
-        ...(sse !== undefined ? { sse } : {}),
-      });
-    };
-    // the conversation's next message waits for this one's record: records keep their order
-    const r = this.judging.judge(line, { from, conversation: c.id, http });
-    if (r instanceof Promise) return r.then(report);
-    report(r);
-    return undefined;
+    // the conversation's next message waits for this one's verdict: records keep their order
+    const r = await this.judging.judge(line, { from, conversation: c.id, http }, headers);
+    if (r === undefined) return;
+    this.report.message({
+      from,
+      no,
+      where: `message ${no} (${where})`,
+      line,
+      kind: r.kind,
+      defects: extra.length > 0 ? r.defects.concat(extra) : r.defects,
+      http,
+      conversation: c.id,
+      ...(session !== undefined ? { session } : {}),
+      ...(sse !== undefined ? { sse } : {}),
+    });
   }
 
   /** Judges a message from the server in `c`'s order. */

@@ -156,6 +156,8 @@ describe("HTTP tap: the pass-through", () => {
     assert.equal(received, sent.join(""), "the stream arrives as written");
     await until(() => report.summary("").includes("2 server→client"), "the tap judging both events");
     assert.deepEqual(liveDefects(live.text), []);
+    // how each conversation was judged is known for certain once the tap has closed
+    await tap.close();
     assert.match(
       report.summary(tap.revisions()),
       /1 message client→server, 2 server→client; revision 2026-07-28 \(from the _meta\)/,
@@ -560,6 +562,7 @@ describe("HTTP tap: 2026-07-28 headers against the body", () => {
       ["message 3 (POST /mcp) header_mismatch"],
     );
     assert.match(live.text, /"2025-11-25" is not "2025-06-18", the version initialize settled on/);
+    await tap.close();
     assert.match(tap.revisions(), /^revision 2025-06-18 \(from the initialize result\)$/);
   });
 });

@@ -37,7 +37,7 @@ export interface HttpTapOptions {
 export interface HttpTap {
   /** What the client should call instead of the upstream: the tap's origin, the upstream's path. */
   readonly url: string;
-  /** The revision each conversation was judged by, for the summary. */
+  /** The revision each conversation was judged by, for the summary: as last heard from the judging thread, final once closed. */
   revisions(): string;
   /** Stops listening and ends every open exchange. */
   close(): Promise<void>;
@@ -120,6 +120,11 @@ class HttpTapServer implements HttpTap {
 
 export async function startHttpTap(options: HttpTapOptions): Promise<HttpTap> {
   const tap = new HttpTapServer(options);
-  await tap.listen(options.port);
+  try {
+    await tap.listen(options.port);
+  } catch (e) {
+    await tap.close();
+    throw e;
+  }
   return tap;
 }

@@ -9,9 +9,9 @@ import type { Readable, Writable } from "node:stream";
 import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { LineSplitter } from "../codec/lines.js";
-import type { Linter } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
-import { InOrder, TapJudging } from "./judging.js";
+import { JudgeThread } from "./judge-thread.js";
+import { InOrder } from "./judging.js";
 import type { TapReport } from "./report.js";
 
 export interface StdioTapOptions {
@@ -57,30 +57,12 @@ export function exitCodeOf(exit: TapExit): number {
 }
 
 /** Runs the session to its end. Resolves with how the server ended; never rejects. */
-export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: Promise<TapExit> } {
+export function runStdioTap(options: StdioTapOptions): { revisions(): string; done: Promise<TapExit> } {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const graceMs = options.graceMs ?? 2000;
-  const judging = new TapJudging({
-    ...(options.revision ? { revision: options.revision } : {}),
-    maxLineBytes,
-    schema: options.schema ?? true,
-    ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
-  });
-  const inOrder = new InOrder((e) =>
-    options.report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`),
-  );
-  const lineNo: Record<Sender, number> = { client: 0, server: 0 };
-  const splitter = (from: Sender) =>
-    new LineSplitter(maxLineBytes, (line) => {
-      const no = ++lineNo[from];
-      inOrder.deliver(judging.judge(line, from), (r) =>
-        options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects }),
-      );
-    });
-  const fromClient = splitter("client");
-  const fromServer = splitter("server");
+  const { judging, inOrder, fromClient, fromServer } = judgedLines(options, maxLineBytes);
 
   // the server's stderr is ours: inherited, so it arrives exactly as written and unbuffered
   const child = spawn(options.command, [...options.args], { stdio: ["pipe", "pipe", "inherit"] });
@@ -145,7 +127,35 @@ export function runStdioTap(options: StdioTapOptions): { linter: Linter; done: P
     await inOrder.drained();
     return { ...status, endedBy };
   })();
-  return { linter: judging.linter, done };
+  return { revisions: () => judging.revisions(), done };
+}
+
+/**
+ * Each direction's copy split into lines, each line handed to the judging thread and its record
+ * reported once judged, in the order the lines came.
+ */
+function judgedLines(options: StdioTapOptions, maxLineBytes: number) {
+  const failed = (e: unknown) =>
+    options.report.note(`the analysis failed: ${e instanceof Error ? e.message : String(e)}`);
+  const judging = new JudgeThread(
+    {
+      ...(options.revision ? { revision: options.revision } : {}),
+      maxLineBytes,
+      schema: options.schema ?? true,
+      ...(options.schemaBudgetMs !== undefined ? { schemaBudgetMs: options.schemaBudgetMs } : {}),
+    },
+    failed,
+  );
+  const inOrder = new InOrder(failed);
+  const lineNo: Record<Sender, number> = { client: 0, server: 0 };
+  const splitter = (from: Sender) =>
+    new LineSplitter(maxLineBytes, (line) => {
+      const no = ++lineNo[from];
+      inOrder.deliver(judging.judge(line, { from }), (r) => {
+        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
+      });
+    });
+  return { judging, inOrder, fromClient: splitter("client"), fromServer: splitter("server") };
 }
 
 /** Copies each chunk as it comes, pausing only when the destination pushes back, and shows it to `splitter`. */

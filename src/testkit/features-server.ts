@@ -2,10 +2,13 @@
  * A server on McpServer that uses every feature of the core, for tests with real clients:
  * 250 notes (three pages of 100), a note template with completion, a prompt, a tool reporting
  * progress, one waiting to be cancelled, one asking the client for sampling, elicitation and
- * roots, and one running as a task. Run as a program it serves stdio.
+ * roots, and tasks: one that computes, one that fails, one that runs until it is cancelled (a
+ * status message each 20 ms, ending by itself after a minute), and one that asks the client to
+ * confirm. Run as a program it serves stdio.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import { ResponseError } from "../peer/errors.js";
 import { McpServer } from "../mcp/server.js";
 import { StreamTransport } from "../transport/stream.js";
 
@@ -76,6 +79,44 @@ export function createFeaturesServer(): McpServer {
       context.task(async (task) => {
         await sleep(20, undefined, { signal: task.signal });
         return { content: [{ type: "text", text: "computed" }] };
+      }),
+    { taskSupport: "optional" },
+  );
+  server.tools.define(
+    { name: "fail", inputSchema: object },
+    (_args, context) =>
+      context.task(async () => {
+        await sleep(10);
+        throw new ResponseError(-32603, "the upstream service refused the job", { retryAfter: 60 });
+      }),
+    { taskSupport: "required" },
+  );
+  server.tools.define(
+    { name: "long", inputSchema: object },
+    (_args, context) =>
+      context.task(async (task) => {
+        for (let i = 1; i <= 3000 && !task.signal.aborted; i++) {
+          task.status(`step ${i}`);
+          await sleep(20, undefined, { signal: task.signal }).catch(() => undefined);
+        }
+        return { content: [{ type: "text", text: "long done" }] };
+      }),
+    { taskSupport: "optional" },
+  );
+  server.tools.define(
+    { name: "confirm", inputSchema: object },
+    (_args, context) =>
+      context.task(async (task) => {
+        const { ok } = await task.input({
+          ok: {
+            method: "elicitation/create",
+            params: {
+              message: "go?",
+              requestedSchema: { type: "object", properties: { go: { type: "boolean" } } },
+            },
+          },
+        });
+        return { content: [{ type: "text", text: `confirmed ${String(ok?.action)}` }] };
       }),
     { taskSupport: "optional" },
   );

@@ -32,6 +32,8 @@ export const ZOO_FAULTS = [
   "tool-name",
   "no-content",
   "structured-invalid",
+  // 2026-07-28 only, and server/discover answered "method not found"
+  "no-discover",
   // stdio only
   "log-line",
   "slow-exit",
@@ -85,7 +87,9 @@ export class Zoo {
   constructor(readonly fault: ZooFault) {}
 
   private revisions(): string[] {
-    return this.fault === "modern-only" || this.fault === "modern-only-get" ? [MODERN] : [MODERN, ...LEGACY];
+    return this.fault === "modern-only" || this.fault === "modern-only-get" || this.fault === "no-discover"
+      ? [MODERN]
+      : [MODERN, ...LEGACY];
   }
 
   private capabilities(): Record<string, unknown> {
@@ -135,7 +139,7 @@ export class Zoo {
         };
       }
       case "server/discover":
-        if (!modern) break;
+        if (!modern || this.fault === "no-discover") break;
         return listed({
           supportedVersions: this.revisions(),
           capabilities: this.capabilities(),

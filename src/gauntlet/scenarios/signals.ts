@@ -6,6 +6,7 @@ import { REVISIONS } from "../../rules/revisions.js";
 import { SPEC, check, notObserved, pass, type ScenarioDef } from "../scenario.js";
 import { msg } from "../view.js";
 import { plainTool, text, tool } from "./common.js";
+import { STREAM_CLOSED } from "../tape.js";
 
 export const listChanged: ScenarioDef = {
   id: "list_changed",
@@ -96,10 +97,13 @@ export const progress: ScenarioDef = {
       async (_a, context) => {
         for (let t = PROGRESS_EVERY; t <= SLOW_MS; t += PROGRESS_EVERY) {
           await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, PROGRESS_EVERY);
-            context.signal.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("cancelled"))), {
-              once: true,
-            });
+            const cancelled = () => (clearTimeout(timer), reject(new Error("cancelled")));
+            // one listener at a time: fourteen steps would otherwise leave fourteen on the signal
+            const timer = setTimeout(() => {
+              context.signal.removeEventListener("abort", cancelled);
+              resolve();
+            }, PROGRESS_EVERY);
+            context.signal.addEventListener("abort", cancelled, { once: true });
           });
           await context.progress(t, SLOW_MS, "working");
         }
@@ -113,7 +117,7 @@ export const progress: ScenarioDef = {
         id: "progress.waited",
         severity: "info",
         title: "A call that reports progress is waited for, or cancelled",
-        rule: "A client may reset its timeout on progress; one that gives up sends notifications/cancelled (SHOULD); giving up silently is noted.",
+        rule: "A client may reset its timeout on progress; one that gives up cancels the call (SHOULD): notifications/cancelled, or on 2026-07-28 over HTTP closing the call's stream; giving up silently is noted.",
         spec: `${SPEC}/2025-11-25/basic/utilities/progress`,
         bug: "Clients with a fixed 60 s request timeout give up on a long tool that is reporting progress.",
       },
@@ -126,6 +130,16 @@ export const progress: ScenarioDef = {
         const id = msg(call)?.id;
         const cancel = view.notifications("notifications/cancelled").find((e) => msg(e)?.params?.requestId === id);
         if (cancel) return pass("the client gave up and said so", [call.line, cancel.line]);
+        // 2026-07-28 Streamable HTTP: closing the request's stream is the cancellation, and no
+        // notifications/cancelled is expected
+        const closed = view.entries.find(
+          (e) =>
+            e.line > call.line &&
+            e.record.conversation === call.record.conversation &&
+            e.record.event === `${STREAM_CLOSED}${JSON.stringify(id)}`,
+        );
+        if (closed)
+          return pass("the client gave up and closed the call's stream, which cancels it", [call.line, closed.line]);
         return fault("the client gave up without notifications/cancelled", [call.line]);
       },
     ),

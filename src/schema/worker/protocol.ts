@@ -17,6 +17,7 @@ export type WorkerMessage =
   | { readonly ready: true }
   /** The worker began (true) or ended (false) compiling one of mcp-wire's own schemas: not the message's cost. */
   | { readonly compiling: boolean }
-  | { readonly id: number; readonly defects: Defect[] }
+  /** `ms`: how long judging it took, compiling aside. */
+  | { readonly id: number; readonly defects: Defect[]; readonly ms: number }
   /** The text could not be judged at all (it did not parse here as it did in the codec). */
   | { readonly id: number; readonly failed: string };

@@ -85,8 +85,6 @@ class Thread {
 
   constructor(maxHeapMb: number, events: { message(m: WorkerMessage): void; failed(why: string): void }) {
     this.worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
-    // the owner's own handles (a server, a pipe) keep the process alive; an idle thread must not
-    this.worker.unref();
     this.worker.on("message", (m: WorkerMessage) => {
       if (!this.ended) events.message(m);
     });
@@ -96,6 +94,9 @@ class Thread {
     this.worker.on("exit", (code) => {
       if (!this.ended) events.failed(`the validation thread exited (code ${code})`);
     });
+    // The owner's own handles (a server, a pipe) keep the process alive; an idle thread must
+    // not. After the listeners: adding a "message" listener takes the thread's handle back.
+    this.worker.unref();
   }
 
   end(): Promise<void> {
@@ -208,7 +209,10 @@ export class ValidationWorker {
     const job = this.jobs[0];
     // answers come in the order the jobs were sent
     if (job === undefined || job.message.id !== m.id) return;
-    this.settle(job, "defects" in m ? m.defects : [notJudged(`it could not be read: ${m.failed}`)]);
+    // Past the budget is past it, whether or not the thread had to be ended: the verdict would
+    // otherwise depend on how busy this thread was when the timer was due.
+    if ("failed" in m) this.settle(job, [notJudged(`it could not be read: ${m.failed}`)]);
+    else this.settle(job, m.ms > this.budgetMs ? [notJudged(this.overBudgetWhy())] : m.defects);
   }
 
   /** The head job's verdict is in: the next job's clock starts. */
@@ -227,10 +231,12 @@ export class ValidationWorker {
     const head = this.jobs[0];
     if (head === undefined) return;
     const thread = this.thread!;
-    const why = thread.ready
-      ? `judging it ran past the ${this.budgetMs} ms budget, and was stopped`
-      : "the validation thread did not start in time";
+    const why = thread.ready ? this.overBudgetWhy() : "the validation thread did not start in time";
     this.restartAfter(head, why);
+  }
+
+  private overBudgetWhy(): string {
+    return `judging it ran past the ${this.budgetMs} ms budget`;
   }
 
   private failed(why: string): void {

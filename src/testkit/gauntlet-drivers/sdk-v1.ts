@@ -15,6 +15,8 @@ if (argv[0] === "--stdio") {
   const config = JSON.parse(readFileSync(argv[1]!, "utf8"));
   const server = Object.values(config.mcpServers)[0] as { command: string; args: string[] };
   await client.connect(new StdioClientTransport(server));
+} else if (argv[0] === "--sse") {
+  await client.connect(new SSEClientTransport(new URL(argv[argv.length - 1]!)));
 } else {
   const url = new URL(argv[argv.length - 1]!);
   try {

@@ -30,7 +30,7 @@ import {
   type HttpRequestInit,
   type HttpResponse,
 } from "./fetch.js";
-import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, encodeHeaderValue } from "./headers.js";
+import { H_METHOD, H_NAME, H_PROTOCOL_VERSION, H_SESSION_ID, NAME_SOURCE, encodeHeaderValue } from "./headers.js";
 import { SseReader } from "./sse-events.js";
 import { answerContentTypeDefect } from "./content-type.js";
 
@@ -120,6 +120,8 @@ export class StreamableHttpTransport implements HttpTransport {
   private readonly inFlight = new Map<RequestId, Abort>();
   /** Every other exchange under way (notifications, the GET stream, the DELETE): these and `inFlight` end at close. */
   private readonly others = new Set<Abort | AbortController>();
+  /** The notifications being sent: close() lets them arrive (within a bound) before it ends the rest. */
+  private readonly notifying = new Set<Promise<void>>();
   private isClosed = false;
   /** A legacy `initialize` settled the session (see `cancel`). */
   private legacy = false;
@@ -149,7 +151,14 @@ export class StreamableHttpTransport implements HttpTransport {
 
   send(text: string, message?: Message | readonly Message[]): Promise<void> {
     if (this.isClosed) throw new ClosedError("the HTTP transport is closed");
-    return this.exchange(text, this.describe(message ?? (JSON.parse(text) as Message)));
+    const out = this.describe(message ?? (JSON.parse(text) as Message));
+    const sent = this.exchange(text, out);
+    if (!out.isRequest) {
+      this.notifying.add(sent);
+      const done = () => void this.notifying.delete(sent);
+      sent.then(done, done);
+    }
+    return sent;
   }
 
   /**
@@ -187,7 +196,7 @@ export class StreamableHttpTransport implements HttpTransport {
    * Ends the exchanges past their deadline, and waits for the next deadline if any exchange is
    * left. One timer for the transport instead of one per exchange: a timer set and cleared per
    * exchange cost more than the rest of the exchange's bookkeeping. Each exchange still ends at
-   * its own deadline (they all have the same length, so the oldest is due first). Unref'd: an
+   * its own deadline (the soonest is waited for; a stream that brings messages moves its own on). Unref'd: an
    * exchange under way holds its connection, which keeps the process alive meanwhile.
    */
   private readonly sweep = (): void => {
@@ -214,9 +223,11 @@ export class StreamableHttpTransport implements HttpTransport {
   /** Closing a request's stream is how Streamable HTTP cancels it. */
   cancel(id: RequestId): boolean {
     const controller = this.inFlight.get(id);
-    if (!controller) return false;
-    controller.abort(new ClosedError("cancelled"));
-    this.inFlight.delete(id);
+    // on 2026-07-28 a stream already closed (its deadline passed) has cancelled the request too
+    if (controller) {
+      controller.abort(new ClosedError("cancelled"));
+      this.inFlight.delete(id);
+    }
     // Before 2026-07-28 a disconnect is not a cancellation ("To cancel, the client SHOULD
     // explicitly send an MCP CancelledNotification", 2025-03-26 … 2025-11-25 transports):
     // false makes the peer send one too.
@@ -312,7 +323,12 @@ export class StreamableHttpTransport implements HttpTransport {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    if (this.inFlight.size > 0 || this.others.size > 0) this.abortAll(new ClosedError("the HTTP transport is closed"));
+    const closed = new ClosedError("the HTTP transport is closed");
+    for (const c of this.inFlight.values()) c.abort(closed);
+    // what was said before closing reaches the server: a notifications/cancelled sent as a call
+    // gave up, just before the app closed, is the one way a legacy server learns of it
+    if (this.notifying.size > 0) await settledWithin([...this.notifying], DELETE_TIMEOUT_MS);
+    for (const c of this.others) c.abort(closed);
     if (this.sessionId) {
       // a legacy session is ended explicitly; a server that does not allow it answers 405
       const headers: Record<string, string> = { ...this.options.headers, [H_SESSION_ID]: this.sessionId };
@@ -364,12 +380,8 @@ export class StreamableHttpTransport implements HttpTransport {
     if (typeof modernVersion === "string") {
       headers[H_PROTOCOL_VERSION] = modernVersion;
       headers[H_METHOD] = method;
-      const name =
-        method === "resources/read"
-          ? m.params?.uri
-          : method === "tools/call" || method === "prompts/get"
-            ? m.params?.name
-            : undefined;
+      const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method]! : undefined;
+      const name = source === undefined ? undefined : m.params?.[source];
       if (typeof name === "string") headers[H_NAME] = encodeHeaderValue(name);
       const extra = this.paramHeaders?.(m);
       if (extra) Object.assign(headers, extra);
@@ -643,6 +655,9 @@ export class StreamableHttpTransport implements HttpTransport {
         // an empty event (a priming event, 2025-11-25) only moves the cursor
         if (event.data.length === 0) return;
         cursor.messages++;
+        // a stream that brings messages is alive: the exchange's deadline starts again (the
+        // request's own timeout, which only progress restarts, and its maximum still bound it)
+        if (signal instanceof Deadlined) signal.deadline = performance.now() + this.timeout;
         const read = this.sink?.decode?.(event.data);
         this.sink?.message(event.data, read);
         if (
@@ -754,7 +769,8 @@ export class StreamableHttpTransport implements HttpTransport {
 /** An exchange's switch, with when it is due to end and the step it is (for the timeout's error). */
 class Deadlined extends Abort {
   constructor(
-    readonly deadline: number,
+    /** Moved on while the answer's stream brings messages (see `readEvents`). */
+    public deadline: number,
     readonly step: string,
   ) {
     super();
@@ -764,6 +780,15 @@ class Deadlined extends Abort {
 /** What an HttpError about a body carries: the exchange and the body's first bytes. */
 function evidenceOf(base: HttpErrorInit, bytes: Uint8Array): HttpErrorInit {
   return { ...base, bodyExcerpt: excerpt(bytes) };
+}
+
+/** Resolves once every promise has settled, or after `ms`, whichever comes first. */
+function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    Promise.allSettled(promises).then(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it fires. */

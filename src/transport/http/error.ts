@@ -40,6 +40,10 @@ export interface HttpErrorInit {
   defects?: readonly Defect[];
   /** The challenge of a 401 (OAuth servers name their authorization server here). */
   wwwAuthenticate?: string;
+  /** For a 401: the protected-resource metadata (RFC 9728) the client read. */
+  resourceMetadataUrl?: string;
+  /** For a 401: the authorization servers that metadata names, where to sign in. */
+  authorizationServers?: readonly string[];
 }
 
 export class HttpError extends ConnectionError {
@@ -55,6 +59,8 @@ export class HttpError extends ConnectionError {
   readonly location: string | undefined;
   readonly defects: readonly Defect[];
   readonly wwwAuthenticate: string | undefined;
+  readonly resourceMetadataUrl: string | undefined;
+  readonly authorizationServers: readonly string[] | undefined;
 
   constructor(init: HttpErrorInit, message: string, options?: { cause?: unknown }) {
     // A refused server/discover is how every legacy server answers a dual-era client's opening
@@ -76,6 +82,8 @@ export class HttpError extends ConnectionError {
     this.location = init.location;
     this.defects = init.defects ?? [];
     this.wwwAuthenticate = init.wwwAuthenticate;
+    this.resourceMetadataUrl = init.resourceMetadataUrl;
+    this.authorizationServers = init.authorizationServers;
   }
 }
 

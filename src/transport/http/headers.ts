@@ -10,6 +10,17 @@ export const H_NAME = "mcp-name";
 export const H_SESSION_ID = "mcp-session-id";
 export const H_PARAM_PREFIX = "mcp-param-";
 
+/** The body field `Mcp-Name` mirrors, for the methods that must carry it. */
+export const NAME_SOURCE: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  // the tasks extension routes a task's requests to the instance holding it
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
 const SENTINEL_START = "=?base64?";
 const SENTINEL_END = "?=";
 

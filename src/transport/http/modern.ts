@@ -7,7 +7,7 @@
 import type { ErrorObject, JsonObject } from "../../codec/message.js";
 import { HEADER_MISMATCH, INVALID_PARAMS } from "../../rules/error-codes.js";
 import { LATEST_REVISION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RULES } from "../../rules/revisions.js";
-import { H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, decodeHeaderValue } from "./headers.js";
+import { H_METHOD, H_NAME, H_PARAM_PREFIX, H_PROTOCOL_VERSION, NAME_SOURCE, decodeHeaderValue } from "./headers.js";
 
 /** A tool parameter mirrored in an `Mcp-Param-{name}` header, found at `path` in the arguments. */
 export interface ParamHeader {
@@ -19,17 +19,6 @@ export interface ParamHeader {
 export interface ModernHeaders {
   header(name: string): string | undefined;
 }
-
-/** The body field `Mcp-Name` mirrors, for the methods that must carry it. */
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  // the tasks extension routes a task's requests to the instance holding it
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);

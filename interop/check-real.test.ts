@@ -1,0 +1,59 @@
+/**
+ * `npm run interop`: `check` and `probe` against the official servers installed as
+ * devDependencies, as their users run them. The heavier half of what src/check/*.test.ts shows on
+ * one fast representative each.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { checkHttp, checkStdio } from "../src/check/check.js";
+import { probeHttp, probeStdio } from "../src/probe/probe.js";
+import { NODE, fixture, scratch, within } from "../src/testkit/interop-harness.js";
+import { peer } from "../src/testkit/interop-peers.js";
+
+describe("discover_missing stays silent on real servers that do not speak 2026-07-28", () => {
+  test("probe -r 2026-07-28 against the official SDK v1 server: unsupported_version, no defect", async () => {
+    const p = await within(
+      probeStdio(NODE, [fixture("replay-server.mjs")], { revision: "2026-07-28" }),
+      "probe",
+      30_000,
+    );
+    assert.deepEqual([p.class, p.detail], ["rpc_error", "unsupported_version"]);
+    assert.deepEqual(p.defects, []);
+  });
+
+  for (const name of ["server-everything stdio", "server-everything streamableHttp"]) {
+    test(`${name}: check and probe -r 2026-07-28 find no discover_missing`, async () => {
+      const dir = scratch();
+      const running = await peer(name).start(dir.dir);
+      try {
+        const e = running.endpoint;
+        const options = { revisions: ["2026-07-28" as const] };
+        const r = await within(
+          e.kind === "stdio" ? checkStdio(e.command, e.args, options) : checkHttp(e.url, options),
+          "check",
+          60_000,
+        );
+        assert.notEqual(r.revisions["2026-07-28"], "ok");
+        // over stdio the SDK refuses discover with -32601 and is asked again without it; over HTTP
+        // its transport refuses a request without a session (400, no id): no method was refused
+        assert.equal(
+          r.ran.some((x) => x.id === "discover_missing"),
+          e.kind === "stdio",
+        );
+        assert.deepEqual(r.findings, []);
+        const p = await within(
+          e.kind === "stdio"
+            ? probeStdio(e.command, e.args, { revision: "2026-07-28" })
+            : probeHttp(e.url, { revision: "2026-07-28" }),
+          "probe",
+          30_000,
+        );
+        assert.equal(p.class, "rpc_error");
+        assert.ok(!p.defects.some((d) => d.code === "discover_missing"), JSON.stringify(p.defects));
+      } finally {
+        await running.stop();
+        dir.cleanup();
+      }
+    });
+  }
+});
