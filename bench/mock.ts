@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { ChildServer, McpClient, connectHttp } from "../src/entry/client.js";
 import { mockServer } from "../src/mock/library.js";
-import { loadScript } from "../src/mock/script.js";
+import { openScript } from "../src/mock/script.js";
 import { replay } from "../src/replay/replay.js";
 import { recordTransport } from "../src/recording/record-transport.js";
 import { fmtBytes, gcExposed, table, within, type Benchmark, type Profile, type TargetOutcome } from "./harness.js";
@@ -108,7 +108,7 @@ async function timeReplay(file: string, calls: number): Promise<{ replayMs: numb
   const r0 = performance.now();
   const children: ChildServer[] = [];
   try {
-    const report = await replay(await loadScript(file), {
+    const report = await replay(await openScript(file), {
       connect: () => {
         const c = new ChildServer(process.execPath, [CLI, "serve", "--stdio"]);
         children.push(c);

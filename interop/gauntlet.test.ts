@@ -12,7 +12,15 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { mcpWire } from "../src/testkit/cli-child.js";
-import { BAD_CLIENTS, DRIVERS, MODEL_CLIENT, gauntlet, outcomeOf, type Card } from "../src/testkit/gauntlet.js";
+import {
+  BAD_CLIENTS,
+  DRIVERS,
+  MODEL_CLIENT,
+  gauntlet,
+  outcomeOf,
+  outcomes,
+  type Card,
+} from "../src/testkit/gauntlet.js";
 
 type Outcomes = Record<string, string>;
 
@@ -229,6 +237,45 @@ describe("gauntlet: the SDK v1 Client over stdio", () => {
     assert.equal(outcomeOf(run.card, "shutdown.clean"), "pass", run.stdout);
     assert.equal(outcomeOf(run.card, "pagination.all_pages"), "fail");
     assert.equal(outcomeOf(run.card, "tool_errors.after_tool_error"), "pass");
+  });
+});
+
+describe("gauntlet: mcp-wire clients configured to give up early", () => {
+  test("a dual-era client whose probe timed out sends initialize beside server/discover: a 2026-07-28 server refuses it, and the conversation is judged modern", async () => {
+    const run = await gauntlet([
+      "--stdio",
+      "-r",
+      "2026-07-28",
+      "--scenario",
+      "lifecycle",
+      "--",
+      process.execPath,
+      join(BAD_CLIENTS, "eager-probe.js"),
+      "--stdio",
+      "{config}",
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const o = outcomes(run.card)["lifecycle@2026-07-28"];
+    assert.equal(o?.["lifecycle.initialized_sent"], "not_applicable");
+    assert.equal(o?.["lifecycle.request_meta"], "pass");
+    assert.equal(o?.["lifecycle.version_kept"], "pass");
+  });
+
+  test("progress: a 2026-07-28 client that gives up closes the call's stream, which cancels it (no notifications/cancelled expected)", async () => {
+    const run = await gauntlet([
+      "--slow",
+      "-r",
+      "2026-07-28",
+      "--scenario",
+      "progress",
+      "--",
+      process.execPath,
+      join(BAD_CLIENTS, "impatient.js"),
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const check = run.card?.scenarios[0]?.checks.find((c) => c.id === "progress.waited");
+    assert.equal(check?.outcome, "pass", check?.message);
+    assert.match(check!.message, /closed the call's stream/);
   });
 });
 

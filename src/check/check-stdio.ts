@@ -10,7 +10,7 @@ import type { Transport } from "../peer/transport.js";
 import { probeStdio } from "../probe/probe.js";
 import { RULES, type Revision } from "../rules/revisions.js";
 import { ChildServer } from "../transport/child.js";
-import { Recorder } from "./recorder.js";
+import type { Recorder } from "./recorder.js";
 import { settlesWithin } from "../peer/within.js";
 import {
   DEFAULT_EXIT_WAIT,
@@ -93,7 +93,7 @@ class StdioCheck {
    * the discover answer, for the modern revisions the server does not speak.
    */
   private async detect(): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
+    const attempt = this.run.attempt(undefined);
     const from = this.children.length;
     let client: McpClient | undefined;
     try {
@@ -146,7 +146,7 @@ class StdioCheck {
 
   /** A fresh process that speaks exactly `revision`, with the whole deadline for each answer. */
   private async speak(revision: Revision): Promise<void> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
+    const attempt = this.run.attempt(revision);
     const from = this.children.length;
     let client: McpClient | undefined;
     let refused = false;
@@ -168,7 +168,7 @@ class StdioCheck {
    * checked in that revision when it answers as one. True when it did.
    */
   private async withoutDiscover(revision: Revision): Promise<boolean> {
-    const attempt: Attempt = { outcome: "failed", recorder: new Recorder(true, this.options.record), defects: [] };
+    const attempt = this.run.attempt(revision);
     const from = this.children.length;
     let client: McpClient | undefined;
     let answers = false;
@@ -251,9 +251,16 @@ class StdioCheck {
             ...(this.options.env ? { env: this.options.env } : {}),
             ...(this.options.cwd ? { cwd: this.options.cwd } : {}),
           }),
-      Promise.all(this.exits),
+      this.exitsTimed(),
     ]);
     return this.run.report(this.run.unchecked(verdict), end);
+  }
+
+  /** Every server's exit timed (stdio_exit_slow), the check saying meanwhile that it waits for them. */
+  private async exitsTimed(): Promise<void> {
+    this.options.onWait?.({ what: "the servers' exit once their input closed" });
+    await Promise.all(this.exits);
+    this.options.onWait?.(null);
   }
 
   /** A server that opened no revision: its exit status or signal (null, null: still running, it never answered) and its stderr's end. */

@@ -19,12 +19,11 @@ import {
   modernOnlyChecks,
   type RawOptions,
 } from "./http-checks.js";
-import { Recorder } from "./recorder.js";
 import { settlesWithin } from "../peer/within.js";
 import { Run, clientOptions, discoverRefused, outcomeOf, type Attempt, type CheckOptions } from "./run.js";
 import type { CheckReport } from "./types.js";
 
-export type { CheckOptions } from "./run.js";
+export type { CheckOptions, CheckWait } from "./run.js";
 export { checkStdio } from "./check-stdio.js";
 
 /** One HTTP opening of `revision`, seen through the attempt's recorder, with what it exchanged. */
@@ -44,7 +43,7 @@ async function openHttp(
   options: CheckOptions,
   discover = true,
 ): Promise<HttpOpening> {
-  const attempt: Attempt = { outcome: "failed", recorder: new Recorder(false, options.record), defects: [] };
+  const attempt = run.attempt(revision);
   const opening: HttpOpening = { attempt, exchanges: [], channel: undefined, transport: undefined };
   try {
     const connection = await connectHttp(url, {

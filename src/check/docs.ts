@@ -58,6 +58,7 @@ result is checked too (\`content\` present, \`structuredContent\` valid against 
 | \`--markdown FILE\` | a summary for a CI job page |
 | \`--baseline FILE\` | accept the findings of an earlier check (\`--update-baseline\` or \`--json\`) for now |
 | \`--update-baseline FILE\` | write this run's findings as the baseline and exit 0 (3, writing nothing, when the target cannot be checked) |
+| \`--progress\`, \`--no-progress\` | while a step waits (past a second), one line on stderr says what for (\`mcp-wire check: waiting for tools/list (2025-11-25) (3 s)\`): on a terminal rewritten in place and erased when done, by default; elsewhere (a CI log) only with \`--progress\`, as a plain line when a wait passes 2 s and each 10 s after; \`--no-progress\` never. Never on stdout |
 | \`--surface FILE\` | the surface gate (below): record the server's surface in FILE, or compare with it when FILE exists |
 | \`--update-surface\` | with \`--surface\`: rewrite FILE with what the server lists now (no surface finding this run) |
 | \`--force\` | replace an existing output file mcp-wire did not write |

@@ -35,10 +35,17 @@ export class Recorder {
   private readonly methods = new Map<RequestId, string>();
   private readonly answers = new Map<string, number>();
 
-  /** `record`: every connection also written to a recording (`check --record`). */
+  /** Requests sent and not answered yet. */
+  private readonly pending = new Set<RequestId>();
+
+  /**
+   * `record`: every connection also written to a recording (`check --record`). `onWait`: told of
+   * each request sent (its method: what is now awaited) and, with null, when none is awaited.
+   */
   constructor(
     private readonly stdio: boolean,
     private readonly record?: ConnectionsRecording,
+    private readonly onWait?: (method: string | null) => void,
   ) {}
 
   /** `transport`, with every message both ways passing through this recorder on its way. */
@@ -76,9 +83,17 @@ export class Recorder {
     }
     for (const m of Array.isArray(message) ? message : [message]) {
       const o = m as { id?: unknown; method?: unknown };
-      if ((typeof o.id === "string" || typeof o.id === "number") && typeof o.method === "string")
+      if ((typeof o.id === "string" || typeof o.id === "number") && typeof o.method === "string") {
         this.methods.set(o.id, o.method);
+        if (this.onWait && this.pending.size < 1000) this.pending.add(o.id);
+        this.onWait?.(o.method);
+      }
     }
+  }
+
+  private answered(id: unknown): void {
+    if (!this.onWait || (typeof id !== "string" && typeof id !== "number") || !this.pending.delete(id)) return;
+    if (this.pending.size === 0) this.onWait(null);
   }
 
   private incoming(text: string): void {
@@ -110,6 +125,7 @@ export class Recorder {
             ? this.methods.get(o.id)
             : undefined;
       const answer = typeof o?.method !== "string" && method !== undefined;
+      if (answer) this.answered(o.id);
       const page = answer ? (this.answers.get(method) ?? 0) + 1 : undefined;
       if (answer) this.answers.set(method, page!);
       this.received.push({ value: m, method, ...(page !== undefined ? { page } : {}) });

@@ -15,7 +15,7 @@ import type { ChildServer } from "../transport/child.js";
 import { HttpError } from "../transport/http/error.js";
 import { CLIENT_INFO } from "./http-checks.js";
 import { Findings, selection } from "./findings.js";
-import { MAX_KEPT_BYTES, type Received, type Recorder } from "./recorder.js";
+import { MAX_KEPT_BYTES, Recorder, type Received } from "./recorder.js";
 import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { isRuleId } from "./rules.js";
 import { validateReceived } from "./schema-checks.js";
@@ -51,6 +51,17 @@ export interface CheckOptions {
    * and with `before`, every difference from it is a `surface_*` finding.
    */
   surface?: { before?: SurfaceFile };
+  /**
+   * Told what the check waits for as it goes (each request sent, the stdio servers' exit) and,
+   * with null, when it waits for nothing: for a progress line while a step waits.
+   */
+  onWait?: (wait: CheckWait | null) => void;
+}
+
+/** What the check is waiting for: a request's method or another step, in a revision if one is known. */
+export interface CheckWait {
+  what: string;
+  revision?: Revision;
 }
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -111,6 +122,15 @@ export class Run {
       reads: options.optIns?.reads ?? [],
       gets: options.optIns?.gets ?? [],
     };
+  }
+
+  /** A fresh attempt at opening `revision` (undefined: the detection), its recorder telling `onWait`. */
+  attempt(revision: Revision | undefined): Attempt {
+    const onWait = this.options.onWait;
+    const told = onWait
+      ? (what: string | null) => onWait(what === null ? null : { what, ...(revision ? { revision } : {}) })
+      : undefined;
+    return { outcome: "failed", recorder: new Recorder(this.stdio, this.options.record, told), defects: [] };
   }
 
   /** The revisions to try, newest first. */

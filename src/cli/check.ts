@@ -21,6 +21,7 @@ import { printable } from "../codec/printable.js";
 import { keyWords } from "../check/baseline.js";
 import { endWords } from "../check/stdio-end.js";
 import { HOMEPAGE, VERSION } from "../version.js";
+import { ProgressLine } from "./progress-line.js";
 
 export interface CheckCliOptions {
   stdio?: boolean;
@@ -47,6 +48,8 @@ export interface CheckCliOptions {
   updateSurface?: boolean;
   /** `--record FILE`: every message of the check written as a recording. */
   record?: string;
+  /** `--progress` (true), `--no-progress` (false), neither: a progress line on a terminal only. */
+  progress?: boolean;
 }
 
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
@@ -63,7 +66,16 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   if (typeof surface === "string") return usage(surface);
 
   // a signal ends a spawned server the way it ends every command's (cli/signals.ts)
-  let report = await runCheckEngine(surface ? { surface: surface.before ? { before: surface.before } : {} } : {});
+  const line = progressLine(opts.progress, process.stderr.isTTY === true);
+  let report: CheckReport;
+  try {
+    report = await runCheckEngine({
+      ...(surface ? { surface: surface.before ? { before: surface.before } : {} } : {}),
+      ...(line ? { onWait: (w) => line.waiting(w && `${w.what}${w.revision ? ` (${w.revision})` : ""}`) } : {}),
+    });
+  } finally {
+    line?.stop();
+  }
   if (outputs.baseline) {
     const { applyBaseline } = await import("../check/baseline.js");
     report = applyBaseline(report, outputs.baseline);
@@ -84,6 +96,15 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
   }
   if (opts.updateBaseline !== undefined && !report.unchecked) return OK;
   return exitStatus(report, failOn);
+}
+
+/**
+ * The line saying what a step waits for: on a terminal unless `--no-progress`; elsewhere (a CI
+ * log) only with `--progress`, as plain lines.
+ */
+export function progressLine(flag: boolean | undefined, tty: boolean): ProgressLine | undefined {
+  if (flag === false || (flag === undefined && !tty)) return undefined;
+  return new ProgressLine("mcp-wire check", { tty });
 }
 
 /** Writes the findings as the new baseline (the `--json` object); a line saying what failed, if anything did. */
@@ -310,7 +331,7 @@ function jsonOf(r: CheckReport): unknown {
 
 interface Parsed {
   failOn: FailOn;
-  runCheckEngine: (extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>;
+  runCheckEngine: (extra: Pick<CheckOptions, "surface" | "onWait">) => Promise<CheckReport>;
 }
 
 async function parseOptions(target: string[], opts: CheckCliOptions): Promise<Parsed | string> {
@@ -403,7 +424,7 @@ async function engineOf(
   common: CheckOptions,
   headers: Record<string, string>,
   env: Record<string, string>,
-): Promise<((extra: Pick<CheckOptions, "surface">) => Promise<CheckReport>) | string> {
+): Promise<((extra: Pick<CheckOptions, "surface" | "onWait">) => Promise<CheckReport>) | string> {
   const { checkHttp, checkStdio } = await import("../check/check.js");
   if (opts.stdio) {
     const [command, ...args] = target;

@@ -146,6 +146,8 @@ program
   )
   .option("--update-surface", "rewrite the --surface file with what the server lists now")
   .option("--force", "replace an existing --junit/--sarif/--markdown file that mcp-wire did not write")
+  .option("--progress", "say on stderr what a step waits for, also when stderr is not a terminal (a CI log)")
+  .option("--no-progress", "no progress line, even on a terminal")
   .action(async (target: string[], opts) => {
     const { runCheck } = await import("./check.js");
     process.exitCode = await runCheck(target, opts);

@@ -54,10 +54,10 @@ export async function runReplay(file: string, target: readonly string[], opts: R
   }
   const outputs = await refusedOutput(opts);
   if (outputs !== undefined) return usage(outputs);
-  const { loadScript } = await import("../mock/script.js");
+  const { openScript } = await import("../mock/script.js");
   let script;
   try {
-    script = await loadScript(file);
+    script = await openScript(file);
   } catch (e) {
     if (e instanceof RecordingError) return usage(`cannot replay ${e.message}`);
     throw e;
@@ -78,6 +78,10 @@ export async function runReplay(file: string, target: readonly string[], opts: R
   const started = performance.now();
   try {
     report = await replay(script, { ...ways, ignores, skip: new Set(opts.skipMethod ?? []) });
+  } catch (e) {
+    // what the recording holds wrong further on than was read when the replay began
+    if (e instanceof RecordingError) return usage(`cannot replay ${e.message}`);
+    throw e;
   } finally {
     await Promise.all(children.map((c) => c.shutdown(2000).catch(() => undefined)));
   }

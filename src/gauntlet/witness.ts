@@ -4,8 +4,12 @@
  * The server's transports call it as messages cross, so the recording is the wire's order.
  */
 import type { Sender } from "../codec/conversation.js";
+import type { Defect } from "../codec/defects.js";
 import { Judge, type Judged } from "./judge.js";
 import type { HttpFacts, Tape, TapeRecord } from "./tape.js";
+
+/** What a sound message's record holds: one list for all of them, not one kept per record. */
+const NO_DEFECTS: readonly Defect[] = Object.freeze([]);
 
 export class Witness {
   readonly judge = new Judge();
@@ -29,7 +33,7 @@ export class Witness {
     if (this.conversation !== undefined) record.conversation = this.conversation;
     if (http) record.http = http;
     if (sse) record.sse = sse;
-    record.defects = judged.defects;
+    record.defects = judged.defects.length > 0 ? judged.defects : NO_DEFECTS;
     // as it crossed: the recording's writer redacts secrets on the way to the file
     this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
     return judged;

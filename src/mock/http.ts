@@ -37,6 +37,8 @@ const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-
 export class MockHttpServer {
   private readonly server: Server;
   private readonly sessions = new Map<string, HttpSession>();
+  /** Per connection, how many requests came on it without a session (see `loose`). */
+  private readonly unnamed = new WeakMap<Socket, number>();
   private readonly legacy: boolean;
   url = "";
 
@@ -104,8 +106,11 @@ export class MockHttpServer {
     let session = named !== undefined ? this.sessions.get(named) : undefined;
     if (named !== undefined && !session)
       return json(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
-    session ??= this.newSession(req);
-    this.seen(session, req);
+    if (session) this.seen(session, req);
+    else {
+      session = this.newSession();
+      this.loose(req.socket);
+    }
     const m = message as { id?: RequestId; method?: unknown; params?: unknown };
     if (typeof m !== "object" || m === null || Array.isArray(m) || typeof m.method !== "string") {
       if (typeof m === "object" && m !== null) session.play.reply((m as { id?: unknown }).id);
@@ -115,10 +120,24 @@ export class MockHttpServer {
     return this.request(session, req, res, m.id, m.method, m.params, named === undefined);
   }
 
-  private newSession(req: IncomingMessage): HttpSession {
-    const s: HttpSession = { id: randomUUID(), play: this.player.session(), sockets: new Set(), ended: false };
-    this.seen(s, req);
-    return s;
+  private newSession(): HttpSession {
+    return { id: randomUUID(), play: this.player.session(), sockets: new Set(), ended: false };
+  }
+
+  /**
+   * A request that came without a session: it is one of its own, ended with its connection. A
+   * count per connection, not a listener per request, so a client's thousands of requests on one
+   * kept-alive connection hold nothing.
+   */
+  private loose(socket: Socket): void {
+    const n = this.unnamed.get(socket);
+    this.unnamed.set(socket, (n ?? 0) + 1);
+    if (n !== undefined) return;
+    socket.once("close", () => {
+      const ended = this.unnamed.get(socket) ?? 0;
+      this.unnamed.delete(socket);
+      for (let i = 0; i < ended; i++) this.options.sessionEnded?.();
+    });
   }
 
   /** A session ends when its last connection closes, unless DELETE ended it first. */
@@ -163,6 +182,8 @@ export class MockHttpServer {
     const headers: Record<string, string> = {};
     if (opening && method === "initialize" && (await this.mintSessions())) {
       this.sessions.set(s.id, s);
+      this.seen(s, req);
+      this.unnamed.set(req.socket, (this.unnamed.get(req.socket) ?? 1) - 1);
       headers[H_SESSION_ID] = s.id;
     }
     if (!turn) return json(res, 200, JSON.parse(s.play.unmatched(id, method, key)), headers);
@@ -223,7 +244,8 @@ export class MockHttpServer {
 
   /** HTTP+SSE: the GET opens a session, its first event names the endpoint to POST to. */
   private openLegacy(res: ServerResponse, req: IncomingMessage): void {
-    const s = this.newSession(req);
+    const s = this.newSession();
+    this.seen(s, req);
     this.sessions.set(s.id, s);
     s.stream = res;
     res.writeHead(200, SSE_HEADERS);

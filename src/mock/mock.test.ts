@@ -196,6 +196,16 @@ describe("mock", () => {
     const cli = spawnSync(process.execPath, [CLI, "mock", long], { input: "", encoding: "utf8", timeout: 20_000 });
     assert.equal(cli.status, 2, cli.stderr);
     assert.match(cli.stderr, /cannot play .*long\.ndjson, line \d+: not JSON/);
+    const replayed = spawnSync(
+      process.execPath,
+      [CLI, "replay", long, "--", process.execPath, SERVER_EVERYTHING, "stdio"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    assert.equal(replayed.status, 2, replayed.stdout + replayed.stderr);
+    assert.match(replayed.stderr, /cannot replay .*long\.ndjson, line \d+: not JSON/);
     // cut off at its end: refused before anything is served, with the line named
     const cut = join(dir, "cut.ndjson");
     writeFileSync(

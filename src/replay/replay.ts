@@ -6,10 +6,11 @@
  */
 import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
+import { RecordingError } from "../recording/errors.js";
 import { Peer } from "../peer/peer.js";
 import { isHttpTransport, type Transport } from "../peer/transport.js";
 import { isRevision, LATEST_REVISION, type Revision } from "../rules/revisions.js";
-import type { ScriptConversation, Script, Turn } from "../mock/script.js";
+import { settled, type ScriptConversation, type Script, type Turn } from "../mock/script.js";
 import { comparable, differences, type Difference, type Ignore } from "./compare.js";
 
 export interface ReplayOptions {
@@ -52,14 +53,20 @@ export interface ReplayReport {
   unreachable?: string;
 }
 
-/** Replays every conversation of `script`, one after another. */
+/**
+ * Replays every conversation of `script`, one after another. A script still being read
+ * (`openScript`) is replayed as it is read: each request is sent once its recorded answer is in.
+ */
 export async function replay(script: Script, options: ReplayOptions): Promise<ReplayReport> {
   const report: ReplayReport = { conversations: [], differences: 0 };
   let connect = options.connect;
-  for (const c of script.conversations) {
-    let done = await replayConversation(c, connect, options);
+  for (let i = 0; ; i++) {
+    while (i >= script.conversations.length && !script.complete) await script.more();
+    const c = script.conversations[i];
+    if (!c) break;
+    let done = await replayConversation(script, c, connect, options);
     if (done.unreachable !== undefined && report.conversations.length === 0 && options.fallback) {
-      const other = await replayConversation(c, options.fallback, options);
+      const other = await replayConversation(script, c, options.fallback, options);
       // when neither reaches it, the first way's refusal is the better evidence of what is wrong
       if (other.unreachable === undefined) [done, connect] = [other, options.fallback];
     }
@@ -81,6 +88,7 @@ function unreachable(e: unknown, answered: number): string | undefined {
 }
 
 async function replayConversation(
+  script: Script,
   c: ScriptConversation,
   connect: () => Transport,
   options: ReplayOptions,
@@ -91,7 +99,10 @@ async function replayConversation(
   answerAsRecorded(peer, c);
   let answered = 0;
   try {
-    for (const turn of c.turns) {
+    for (let i = 0; ; i++) {
+      while ((i >= c.turns.length || !settled(script, c.turns[i]!)) && !script.complete) await script.more();
+      const turn = c.turns[i];
+      if (!turn) break;
       const params = paramsOf(turn);
       if (options.skip.has(turn.method)) {
         if (turn.kind === "request") out.requests.push(entry(turn, "skipped"));
@@ -123,6 +134,8 @@ async function replayConversation(
       out.requests.push(compare(turn, live, options.ignores));
     }
   } catch (e) {
+    // the rest of the recording is broken: not the server's doing
+    if (e instanceof RecordingError) throw e;
     const why = e instanceof Error ? e.message : String(e);
     out.requests.push({
       method: "(connection)",
@@ -182,21 +195,25 @@ function hasProgress(turn: Turn): boolean {
   return turn.text.includes('"progressToken"');
 }
 
-/** The server's own requests get the answers the recorded client gave, method by method, in order. */
+/**
+ * The server's own requests get the answers the recorded client gave, method by method, in
+ * order: looked up when asked, among the turns read so far (a request is sent only once its turn
+ * is all read, and what the server asks during it was recorded within it).
+ */
 function answerAsRecorded(peer: Peer, c: ScriptConversation): void {
-  const replies = new Map<string, unknown[]>();
-  for (const t of c.turns)
-    for (const p of [...t.before, ...t.after]) {
-      if (!p.request || p.reply === undefined) continue;
-      const list = replies.get(p.request) ?? [];
-      list.push(JSON.parse(p.reply));
-      replies.set(p.request, list);
-    }
+  const replies = (method: string): string[] => {
+    const list: string[] = [];
+    for (const t of c.turns)
+      for (const p of [...t.before, ...t.after]) if (p.request === method && p.reply !== undefined) list.push(p.reply);
+    return list;
+  };
   peer.handle("ping", () => ({}));
-  for (const [method, list] of replies) {
+  for (const method of SERVER_REQUESTS) {
     let n = 0;
     peer.handle(method, () => {
-      const r = list[Math.min(n++, list.length - 1)] as {
+      const list = replies(method);
+      if (list.length === 0) throw new ResponseError(-32601, `the recording holds no answer to ${method}`);
+      const r = JSON.parse(list[Math.min(n++, list.length - 1)]!) as {
         result?: unknown;
         error?: { code: number; message: string; data?: unknown };
       };
@@ -205,6 +222,9 @@ function answerAsRecorded(peer: Peer, c: ScriptConversation): void {
     });
   }
 }
+
+/** What a legacy server asks of its client: the requests a replay answers as recorded. */
+const SERVER_REQUESTS = ["sampling/createMessage", "elicitation/create", "roots/list"] as const;
 
 /** Over HTTP, the revision `initialize` settled on goes in every later request's header. */
 function negotiated(transport: Transport, result: unknown): void {

@@ -1,7 +1,8 @@
 /**
  * Judging never holds up forwarding: a server whose answers take long to judge, behind the same
- * `tap --listen` as another client's pings. The tap runs in a process of its own with a small
- * schema budget, so that each hostile answer (~0.2 s of validation) is past it.
+ * `tap --listen` as another client's pings (the tap in a process of its own with a small schema
+ * budget, so that each hostile answer, ~0.2 s to judge, is past it), and over stdio in front of
+ * the answer after it.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -9,7 +10,7 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, test } from "node:test";
 import { TAP_LISTEN_CHILD } from "../testkit/tap-listen-child.js";
-import { liveDefects, within } from "../testkit/tap.js";
+import { liveDefects, TapProcess, within } from "../testkit/tap.js";
 
 const BLOCKS = 300_000;
 
@@ -123,5 +124,40 @@ describe("tap: judging off the forwarding path", () => {
     } finally {
       child.kill("SIGKILL");
     }
+  });
+});
+
+describe("tap over stdio: judging off the forwarding path", () => {
+  test("a server's slow-to-judge answer does not hold up the answer after it; a member name's control sequences reach stderr escaped", async () => {
+    // answers tools/call with ~900 KB of content blocks that match no content type, anything else
+    // with {}, and hostile/name with a member whose name would retitle a terminal and write CI commands
+    const server = [
+      'const rl = require("node:readline").createInterface({ input: process.stdin });',
+      'rl.on("line", (l) => { const m = JSON.parse(l); let out;',
+      '  if (m.method === "tools/call") out = `{"jsonrpc":"2.0","id":${m.id},"result":{"content":[${"{},".repeat(300000)}{}]}}`;',
+      '  else if (m.method === "hostile/name") out = JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {}, ["x\\u001b]0;owned\\u0007\\r\\n::error::x"]: 1 });',
+      '  else out = JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {} });',
+      '  process.stdout.write(out + "\\n"); });',
+    ].join("\n");
+    const tap = new TapProcess(["--revision", "2025-11-25", "--", process.execPath, "-e", server]);
+    const start = performance.now();
+    await tap.write(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blocks","arguments":{}}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n',
+    );
+    await tap.untilLines(2, "both answers through the tap");
+    // generous: a quadratic judge on the forwarding path held the answer after it for 40 s and more
+    assert.ok(performance.now() - start < 10_000, `${(performance.now() - start).toFixed(0)} ms`);
+    assert.equal(tap.lines()[1], '{"jsonrpc":"2.0","id":2,"result":{}}');
+    await tap.write('{"jsonrpc":"2.0","id":3,"method":"hostile/name"}\n');
+    await tap.untilLines(3);
+    const { code } = await tap.end();
+    assert.equal(code, 0, tap.stderr);
+    assert.doesNotMatch(tap.stderr, /\u001b|\u0007|\r|^::error::/m);
+    assert.match(
+      tap.stderr,
+      /server→client line 3: warning unexpected_member at \/x\\u001b\]0;owned\\u0007\\u000d\\u000a::error::x/,
+    );
+    // the slow answer is judged or, past the budget, said not to be: never silently passed
+    assert.match(tap.stderr, /server→client line 1: (error schema_invalid|info schema_not_judged)/);
   });
 });
