@@ -332,8 +332,9 @@ describe("check over stdio: the zoo", () => {
     assert.ok(r.findings.some((f) => f.id === "unknown_method_not_32601" && f.revisions.includes("2025-11-25")));
   });
 
-  test("a server still running 5 s after its input closed: stdio_exit_slow, a warning; it is ended anyway", async () => {
-    const r = await stdio("slow-exit", { revisions: ["2025-11-25"] });
+  test("a server still running past the exit wait once its input closed: stdio_exit_slow, a warning; it is ended anyway", async () => {
+    // the wait is 5 s by default; a second shows the same
+    const r = await stdio("slow-exit", { revisions: ["2025-11-25"], exitWaitMs: 1000 });
     assertCase(r, { fault: "slow-exit", id: "stdio_exit_slow", severity: "warning", revisions: ["2025-11-25"] });
   });
 

@@ -189,7 +189,7 @@ first, \`revision\` is the newest, and \`counts\` counts findings. \`subject\` i
 it), \`null\` where there is none. \`breaks\` names the real clients
 (\`sdk-v1\`: \`@modelcontextprotocol/sdk\`'s Client; \`sdk-v2\`: \`@modelcontextprotocol/client\`;
 \`ai-sdk\`: \`@ai-sdk/mcp\`; \`mcp-remote\`: the stdio bridge to a remote server) that this project's tests show failing against a server with exactly
-that fault (src/check/breaks.test.ts); an empty list means untested, not harmless.
+that fault (src/testkit/breaks.ts); an empty list means untested, not harmless.
 \`unchecked\` is \`{ "class", "detail", "message" }\` (the \`probe\` class) when exit is 3.
 
 ## Severity
@@ -224,7 +224,7 @@ function section(r: CheckRule): string {
     r.spec.startsWith("https://") ? `**Spec:** <${r.spec}>` : `**See:** ${r.spec}`,
   ];
   if (r.breaks && r.breaks.length > 0)
-    lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/check/breaks.test.ts)`);
+    lines.push("", `**Breaks:** ${r.breaks.join(", ")} (shown by src/testkit/breaks.ts)`);
   if (r.example) lines.push("", "Example:", "", "```", r.example, "```");
   return lines.join("\n");
 }

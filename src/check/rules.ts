@@ -3,7 +3,7 @@
  * come from. docs/check.md is generated from this list (scripts/check-docs.ts), and a test fails
  * when the two disagree.
  *
- * `breaks` names only the clients src/check/breaks.test.ts shows failing against a server with
+ * `breaks` names only the clients the evidence in src/testkit/breaks.ts shows failing against a server with
  * exactly that fault (and working against the same server without it).
  *
  * Three kinds of rule: the checks of this module (HTTP semantics, pagination, tool definitions,

@@ -184,7 +184,7 @@ describe("mock", () => {
     // past the first part the reader takes: the mock has answered before it reaches the bad line
     const filler = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", from: "server", event: "stdin_end" }) + "\n";
     const long = join(dir, "long.ndjson");
-    writeFileSync(long, readFileSync(recording, "utf8") + filler.repeat(20_000) + "not JSON\n" + filler);
+    writeFileSync(long, readFileSync(recording, "utf8") + filler.repeat(6_000) + "not JSON\n" + filler);
     const mock = await mockServer(long);
     const client = await within(
       McpClient.connect(() => mock.transport(), { timeout: STEP_MS }),
@@ -210,7 +210,7 @@ describe("mock", () => {
     const cut = join(dir, "cut.ndjson");
     writeFileSync(
       cut,
-      readFileSync(recording, "utf8") + filler.repeat(20_000) + '{"at":"2026-01-01T00:00:00.000Z","from":',
+      readFileSync(recording, "utf8") + filler.repeat(6_000) + '{"at":"2026-01-01T00:00:00.000Z","from":',
     );
     await assert.rejects(
       mockServer(cut),
