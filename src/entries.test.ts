@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { exportsOf, isTestCode, sourceFiles, wordsOf } from "./testkit/house.js";
 import { ROOT, typeErrors } from "./testkit/typecheck.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -119,22 +120,95 @@ test("package.json exports each entry, types and module, and they are built", ()
   }
 });
 
-test("each entry holds its values, and docs/library.md names every one under the entry's heading", async () => {
-  const doc = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
+test("each entry holds exactly its values", async () => {
   for (const [entry, names] of Object.entries(ENTRIES)) {
-    const subpath = entry === "mcp-wire" ? "." : `.${entry.slice("mcp-wire".length)}`;
-    const module = (await import(join(ROOT, (pkg.exports[subpath] as { import: string }).import))) as Record<
+    const module = (await import(join(ROOT, "dist", sourceOf(entry).replace(/\.ts$/, ".js")))) as Record<
       string,
       unknown
     >;
     assert.deepEqual(Object.keys(module).sort(), [...names].sort(), entry);
-    const start = doc.indexOf(`## \`${entry}\``);
-    assert.ok(start !== -1, `docs/library.md has a section on ${entry}`);
-    const end = doc.indexOf("\n## ", start + 1);
-    const section = doc.slice(start, end === -1 ? undefined : end);
-    for (const name of names)
-      assert.ok(section.includes(`\`${name}`), `docs/library.md's ${entry} section names ${name}`);
   }
+});
+
+/** The source module of each entry, as package.json's `exports` names its build. */
+function sourceOf(entry: string): string {
+  const subpath = entry === "mcp-wire" ? "." : `.${entry.slice("mcp-wire".length)}`;
+  return (pkg.exports[subpath] as { import: string }).import.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+}
+
+/** The part of docs/library.md under `## \`entry\``, code blocks left out (they show use, not the list). */
+function sectionOf(doc: string, entry: string): string {
+  const start = doc.indexOf(`## \`${entry}\``);
+  const end = doc.indexOf("\n## ", start + 1);
+  return doc.slice(start, end === -1 ? undefined : end).replace(/```[\s\S]*?```/g, "");
+}
+
+/**
+ * The names a section of docs/library.md gives as the library's: each backticked identifier
+ * (alone, or called, or with a member: `McpClient`, `decode(text)`, `ERROR_CODES.PARSE_ERROR`).
+ * Wire words (`tools/list`, `_meta`, `WWW-Authenticate`, `--only`) are not identifiers and are left out.
+ */
+function namesIn(section: string): string[] {
+  return [...section.matchAll(/`([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*(?=[`(<])/g)].map((m) => m[1]!);
+}
+
+/**
+ * What is wrong with docs/library.md against the entries: a value an entry exports that its
+ * section does not name, and a name the page gives that nothing of the library has — a capitalised
+ * one (a class, type or constant) must be exported by an entry, or be a member of an exported
+ * constant, or JavaScript's own (`Map`); any other must be a word the library's code uses (a
+ * member, an option, a value it gives: `listTools`, `timeout`, `repeated_cursor`).
+ */
+async function libraryPageProblems(doc: string): Promise<string[]> {
+  const problems: string[] = [];
+  const exported = new Set<string>();
+  const words = wordsOf(sourceFiles("src").filter((f) => !isTestCode(f)));
+  const constantMembers = new Set<string>();
+  const modules = new Map<string, Record<string, unknown>>();
+  for (const entry of Object.keys(ENTRIES)) {
+    const module = (await import(join(ROOT, "dist", sourceOf(entry).replace(/\.ts$/, ".js")))) as Record<
+      string,
+      unknown
+    >;
+    modules.set(entry, module);
+    for (const name of Object.keys(module)) exported.add(name);
+    for (const e of exportsOf(sourceOf(entry))) exported.add(e.name);
+    // the members of an exported constant are named with it (`ERROR_CODES.PARSE_ERROR`, or alone after it)
+    for (const value of Object.values(module))
+      if (value && typeof value === "object" && !Array.isArray(value))
+        for (const k of Object.keys(value)) constantMembers.add(k);
+  }
+  for (const [entry, module] of modules) {
+    const start = doc.indexOf(`## \`${entry}\``);
+    if (start === -1) {
+      problems.push(`no section on ${entry}`);
+      continue;
+    }
+    const section = sectionOf(doc, entry);
+    const named = new Set(namesIn(section));
+    for (const name of Object.keys(module)) if (!named.has(name)) problems.push(`${entry}: ${name} is not named`);
+    for (const name of named) {
+      if (exported.has(name) || constantMembers.has(name) || name in globalThis || name === "null") continue;
+      if (/^[A-Z]/.test(name) || !words.has(name)) problems.push(`${entry}: ${name} is named but is not the library's`);
+    }
+  }
+  return problems;
+}
+
+test("docs/library.md names every value of each entry under its heading, and nothing the library does not have", async () => {
+  const doc = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
+  assert.deepEqual(await libraryPageProblems(doc), []);
+});
+
+test("the page check names a value left out and a name the library does not have", async () => {
+  const doc = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
+  const without = doc.replace("`isHttpTransport` tells one", "one can tell");
+  assert.deepEqual(await libraryPageProblems(without), ["mcp-wire/peer: isHttpTransport is not named"]);
+  const invented = doc.replace("## `mcp-wire/lint`\n", "## `mcp-wire/lint`\n\n`LintSession` and `lintFile(path)`.\n");
+  assert.deepEqual(await libraryPageProblems(invented), [
+    "mcp-wire/lint: LintSession is named but is not the library's",
+    "mcp-wire/lint: lintFile is named but is not the library's",
+  ]);
 });
 
 test("a program written against each entry type-checks under --strict", () => {
@@ -230,14 +304,24 @@ async function run(): Promise<string> {
 }
 void run;
 `,
+    "rule.ts": `
+import { ruleOf, type CheckRuleId } from "mcp-wire/check";
+const id: CheckRuleId = "schema_invalid";
+ruleOf(id);
+ruleOf("schema_invallid");
+`,
     "moved.ts": `
 import { createConformanceServer, forgetHttpEras, encodeHeaderValue, Peer, McpClient, walkAuth, lintStream, PARSE_ERROR } from "mcp-wire";
 import { forgetHttpEras as reset } from "mcp-wire/testing";
 `,
   });
   const moved = errors.filter((e) => e.startsWith("moved.ts:"));
+  // a rule is named by its id, and a misspelt one does not compile
+  const rule = errors.filter((e) => e.startsWith("rule.ts:"));
+  assert.equal(rule.length, 1, rule.join("\n"));
+  assert.match(rule[0]!, /^rule\.ts:5:\d+ TS2345 .*"schema_invallid"/);
   assert.deepEqual(
-    errors.filter((e) => !e.startsWith("moved.ts:")),
+    errors.filter((e) => !e.startsWith("moved.ts:") && !e.startsWith("rule.ts:")),
     [],
   );
   // the test server, the global reset, the header codec, the engine and the client are not the root's

@@ -266,13 +266,6 @@ function idKey(id: unknown): string {
   return typeof id === "string" ? `s${id}` : `n${String(id)}`;
 }
 
-/** Reads `file` as a script, all of it; rejects with a `RecordingError`. */
-export async function loadScript(file: string, limits: ReadLimits = {}): Promise<Script> {
-  const script = await openScript(file, limits);
-  while (!script.complete) await script.more();
-  return script;
-}
-
 /**
  * Opens `file` as a script that goes on reading in the background: it resolves once the file is
  * known to be a recording (its first lines are records, its last line is whole, it is no FIFO)

@@ -192,7 +192,7 @@ export interface Export {
 }
 
 /** The names `path` exports itself (`export function f`, `export { a, b }`, `export { c } from`). */
-function exportsOf(path: string): Export[] {
+export function exportsOf(path: string): Export[] {
   const sf = parse(path);
   const out: Export[] = [];
   const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
@@ -253,4 +253,21 @@ export function reachable(roots: readonly string[], files: readonly string[]): S
     for (const next of imports.get(file)?.keys() ?? []) queue.push(next);
   }
   return seen;
+}
+
+/**
+ * Every identifier and every string `files` use: what a page may name as a member (`listTools`),
+ * an option (`timeout`) or a value the library gives (`repeated_cursor`).
+ */
+export function wordsOf(files: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  for (const path of files) {
+    const visit = (node: ts.Node) => {
+      if (ts.isIdentifier(node) || ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+        words.add(node.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(parse(path));
+  }
+  return words;
 }
