@@ -19,7 +19,7 @@ const CLOSE_MS = 2000;
  * The whole rest of the conversation, not just one message, so that a skipped request can never
  * make its answer look unasked for.
  */
-export const MAX_BEHIND_BYTES = 64 * 1024 * 1024;
+const MAX_BEHIND_BYTES = 64 * 1024 * 1024;
 
 /** What the judging thread found in one message. */
 export interface Judgement {
