@@ -99,6 +99,16 @@ for (const transport of ["stdio", "http"] as const) {
           assert.equal(failed.message, "the upstream service refused the job");
           assert.deepEqual(failed.data, { retryAfter: 60 });
 
+          // a tool's own error is its result; 2025-11-25 calls such a task failed, the extension completed
+          const statuses: AnyTask[] = [];
+          const refused = await within(
+            client.callTool("refuse", {}, { task: true, onTaskStatus: (t) => statuses.push(t) }),
+            "refuse as a task",
+          );
+          assert.equal(refused.isError, true);
+          assert.equal(text(refused), "no such city");
+          assert.equal(statuses.at(-1)!.status, revision === "2025-11-25" ? "failed" : "completed");
+
           // 2026-07-28 through tasks/update, 2025-11-25 by the task's own request in the session
           assert.equal(
             text(await within(client.callTool("confirm", {}, { task: true }), "confirm")),

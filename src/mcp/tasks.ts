@@ -210,17 +210,23 @@ class Task implements TaskContext {
     return t;
   }
 
-  /** The task as 2025-11-25 lists it: `ttl`, `pollInterval`. */
+  /**
+   * The task as 2025-11-25 lists it: `ttl`, `pollInterval`. There a tool call whose result has
+   * `isError` is a `failed` task (its result still what `tasks/result` answers); the extension
+   * keeps `failed` for JSON-RPC errors, so the distinction is made here, in the older view only.
+   */
   legacy(): JsonObject {
+    const toolError = this.state === "completed" && this.result?.isError === true;
     const t: JsonObject = {
       taskId: this.taskId,
-      status: this.state,
+      status: toolError ? "failed" : this.state,
       createdAt: this.createdIso,
       lastUpdatedAt: this.lastUpdatedIso(),
       ttl: this.ttlMs,
     };
     if (this.pollIntervalMs > 0) t.pollInterval = this.pollIntervalMs;
     if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
+    else if (toolError) t.statusMessage = "The tool call returned a result with isError set.";
     return t;
   }
 }

@@ -49,7 +49,7 @@ export function shown(text: string): string {
 }
 
 /** Once the tap closes, how long the messages still being judged get before they are reported as not judged. */
-const JUDGING_DRAIN_MS = 5000;
+const JUDGING_DRAIN_MS = 2000;
 
 /**
  * The tap: a loopback server whose every request (one whose Host and target it serves) is an

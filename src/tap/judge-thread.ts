@@ -11,8 +11,8 @@ import type { LineContext, LintRecord } from "../lint/lint.js";
 import type { FromJudge, JudgeThreadOptions, MirroredHeaders, ToJudge } from "./judge-protocol.js";
 
 const ENTRY = new URL("./judge-worker.js", import.meta.url);
-/** How long the judging thread gets to end its own validation thread when the tap closes. */
-const CLOSE_MS = 5000;
+/** How long the judging thread gets, when the tap closes, to catch up and end its validation thread. */
+const CLOSE_MS = 2000;
 
 /** What the judging thread found in one message. */
 export interface Judgement {
@@ -78,10 +78,14 @@ export class JudgeThread {
   /** Asks how each conversation was judged, then ends the thread; what still waits is not judged. */
   async close(): Promise<void> {
     if (this.gone === undefined) {
-      await this.askRevisions();
+      // both answers come after every message handed over before them: one deadline for the two
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS)));
-      await Promise.race([this.ask({ type: "close", seq: ++this.seq }), late]);
+      const closed = (async () => {
+        await this.askRevisions();
+        await this.ask({ type: "close", seq: ++this.seq });
+      })();
+      await Promise.race([closed, late]);
       clearTimeout(timer);
     }
     this.gone ??= "the tap closed";

@@ -1,14 +1,22 @@
 /**
- * How the tap judges a message without holding up the bytes it forwards: the codec and the
- * conversation on this thread (their cost is linear in the message and small), the schema on
- * the validation thread, which a time budget can end (src/schema/worker). A message's record
+ * How the tap's judging thread (judge-worker.ts) judges a message: the codec, the conversation
+ * and a small message's schema here; a large message's schema on the validation thread, which a
+ * time budget can end (src/schema/worker). A message's record
  * is complete once its schema is judged; records are reported in the order their messages came.
  */
 import type { Sender } from "../codec/conversation.js";
 import type { Line } from "../codec/lines.js";
 import { Linter, type LineContext, type LintRecord } from "../lint/lint.js";
 import type { Revision } from "../rules/revisions.js";
+import { validate } from "../schema/validate.js";
 import { ValidationWorker } from "../schema/worker/validation-worker.js";
+
+/**
+ * Messages up to this size are held to the schema on the judging thread itself: validation is
+ * linear and stops at the first error past 1 KiB, so it costs little, and a hop to the
+ * validation thread would cost more than it does. Larger ones go where a budget can end them.
+ */
+const HERE_MAX_BYTES = 16 * 1024;
 
 export interface TapJudgingOptions {
   revision?: Revision;
@@ -35,11 +43,16 @@ export class TapJudging {
       );
   }
 
-  /** `line`'s record: at once when nothing of it is left to judge, else once its schema is. */
+  /**
+   * `line`'s record: at once when nothing of it is left to judge or it is small (its validation
+   * costs well under a millisecond, and this is not the forwarding thread), else once the
+   * validation thread has judged its schema.
+   */
   judge(line: Line, from: Sender | LineContext): LintRecord | Promise<LintRecord> {
     const deferred = this.linter.lineDeferred(line, from);
     const q = deferred.question;
     if (q === undefined || this.worker === undefined) return deferred.settle([]);
+    if (q.text.length <= HERE_MAX_BYTES) return deferred.settle(validate(q.value, q.options));
     return this.worker.validate(q.text, q.options).then((found) => deferred.settle(found));
   }
 

@@ -46,7 +46,7 @@ const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGH
 /** After the server exits, how long its stdout may stay open (a grandchild holding it) before we stop waiting. */
 const DRAIN_MS = 1000;
 /** After the session, how long the messages still being judged get before they are reported as not judged. */
-const JUDGING_DRAIN_MS = 5000;
+const JUDGING_DRAIN_MS = 2000;
 
 /** The exit status a shell would show for the server's end: its code, or 128 + the signal's number. */
 export function exitCodeOf(exit: TapExit): number {

@@ -92,6 +92,15 @@ export function createFeaturesServer(): McpServer {
     { taskSupport: "required" },
   );
   server.tools.define(
+    { name: "refuse", inputSchema: object },
+    (_args, context) =>
+      context.task(async () => {
+        await sleep(10);
+        return { content: [{ type: "text", text: "no such city" }], isError: true };
+      }),
+    { taskSupport: "optional" },
+  );
+  server.tools.define(
     { name: "long", inputSchema: object },
     (_args, context) =>
       context.task(async (task) => {

@@ -77,7 +77,6 @@ export class ChildServer {
   /** Values of the environment whose names say they are secrets: hidden wherever stderr shows them. */
   private readonly secretEnv: Record<string, string>;
   private readonly grouped: boolean;
-  private signalled = false;
   private readonly graceMs: number;
 
   constructor(
@@ -208,13 +207,7 @@ export class ChildServer {
     this.signal(signal);
   }
 
-  /** Whether this side has signalled the process: an exit after that was not the server's own doing. */
-  get forced(): boolean {
-    return this.signalled;
-  }
-
   private signal(signal: NodeJS.Signals): void {
-    if (this.exit === undefined) this.signalled = true;
     const pid = this.child.pid;
     if (this.grouped && pid !== undefined) {
       try {
