@@ -4,11 +4,14 @@
  * one fast representative each.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { checkHttp, checkStdio } from "../src/check/check.js";
 import { probeHttp, probeStdio } from "../src/probe/probe.js";
 import { NODE, fixture, scratch, within } from "../src/testkit/interop-harness.js";
 import { peer } from "../src/testkit/interop-peers.js";
+import { mcpWire } from "../src/testkit/cli-child.js";
 
 describe("discover_missing stays silent on real servers that do not speak 2026-07-28", () => {
   test("probe -r 2026-07-28 against the official SDK v1 server: unsupported_version, no defect", async () => {
@@ -56,4 +59,39 @@ describe("discover_missing stays silent on real servers that do not speak 2026-0
       }
     });
   }
+});
+
+describe("a baseline against the official SDK v1 server, as its author keeps one", () => {
+  test("taken with --update-baseline; an unrelated change to a tool, still green; nothing stale", async () => {
+    const dir = scratch();
+    try {
+      const baseline = join(dir.dir, "baseline.json");
+      const args = (more: string[]) => [
+        "check",
+        "--json",
+        ...more,
+        "-r",
+        "2025-11-25",
+        "--stdio",
+        "--",
+        NODE,
+        fixture("replay-server.mjs"),
+      ];
+      const taken = mcpWire(args(["--update-baseline", baseline]));
+      assert.equal(await taken.exit(60_000), 0, taken.stderr());
+      const entries = (JSON.parse(readFileSync(baseline, "utf8")) as { findings: unknown[] }).findings;
+      assert.ok(entries.length > 0, "the SDK's own finding (bad params answered -32603) is in the baseline");
+      // echo's input schema gains a property: nothing the baseline accepted is about it
+      const changed = mcpWire(args(["--baseline", baseline]), { REPLAY_CHANGE: "schema" });
+      assert.equal(await changed.exit(60_000), 0, changed.stderr());
+      const r = JSON.parse(changed.stdout()) as { stale: unknown[]; findings: { accepted?: boolean }[] };
+      assert.deepEqual(r.stale, []);
+      assert.ok(
+        r.findings.every((f) => f.accepted === true),
+        changed.stdout(),
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
 });

@@ -25,6 +25,8 @@ const REAL_ERRORS: Record<string, readonly string[]> = {
 
 export const CHECKED_PEERS = [
   "server-everything stdio",
+  "server-filesystem stdio",
+  "server-memory stdio",
   "server-everything streamableHttp",
   "server-everything sse",
   "SDK v2 server stdio (dual)",
