@@ -421,77 +421,14 @@ export class SqliteStore implements Store {
   aggregateNow(query: AttemptQuery = {}, options: AggregateOptions = {}): Aggregates {
     this.#flush();
     const where = whereOf(query);
-    const all = <T>(sql: string) => this.db.prepare(sql).all(...where.params) as T[];
-    const and = where.sql ? `${where.sql} AND` : "WHERE";
-
-    // One scan of the attempts_by_run index, grouped in its own order (so SQLite never sorts),
-    // gives runs, classes, classes per run, revisions and latency: a pass over narrow index
-    // entries, with nothing computed per row.
-    const groups = all<{
-      runId: number;
-      class: string;
-      detail: string;
-      era: string | null;
-      revision: string | null;
-      bucket: number;
-      n: number;
-    }>(
-      `SELECT run_id AS runId, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
-       FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,
-    );
-
-    // apart, each is one seek at an end of attempts_by_time; together SQLite would scan it all
-    const span = this.db
-      .prepare(
-        `SELECT (SELECT MIN(a.at) FROM attempts a ${where.sql}) AS first, (SELECT MAX(a.at) FROM attempts a ${where.sql}) AS last`,
-      )
-      .get(...where.params, ...where.params) as { first: number | null; last: number | null };
-
-    const rpcGroups = all<{
-      code: number;
-      range: string | null;
-      class: string;
-      detail: string;
-      message: string | null;
-      n: number;
-    }>(
-      `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, COUNT(*) AS n, MIN(at) AS first
-       FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first, message`,
-    );
-
-    const httpStatuses = all<{ status: number; count: number }>(
-      `SELECT http_status AS status, COUNT(*) AS count FROM attempts a ${and} class <> 'ok' AND http_status IS NOT NULL GROUP BY http_status`,
-    );
-
-    // attempt_defects is keyed (code, attempt): grouped in key order, each code once per attempt
-    const defects = all<{ code: string; count: number }>(
-      where.sql
-        ? `SELECT code, COUNT(*) AS count FROM attempt_defects WHERE attempt_id IN (SELECT a.id FROM attempts a ${where.sql}) GROUP BY code`
-        : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
-    );
-
-    // a server once, by its latest walk; the chain's first error: the walk lists defects in
-    // chain order, errors first at each step
-    const signin = all<SigninGroup>(
-      `SELECT verdict, firstError, lenient, COUNT(*) AS n FROM (
-         SELECT json_extract(a.auth, '$.verdict') AS verdict,
-           (SELECT json_extract(d.value, '$.code') FROM json_each(a.auth, '$.defects') d
-            WHERE json_extract(d.value, '$.severity') = 'error' ORDER BY CAST(d.key AS INTEGER) LIMIT 1) AS firstError,
-           json_extract(a.auth, '$.clients.lenient') AS lenient,
-           ROW_NUMBER() OVER (PARTITION BY a.target_id ORDER BY a.at DESC, a.id DESC) AS k
-         FROM attempts a ${and} a.auth IS NOT NULL)
-       WHERE k = 1 GROUP BY 1, 2, 3`,
-    );
-
+    const span = this.#span(where);
     return assemble({
-      signin,
+      signin: this.#signin(where),
       runs: this.#runs(),
-      groups,
+      groups: this.#groups(where),
       firstAt: span.first === null ? null : iso(span.first),
       lastAt: span.last === null ? null : iso(span.last),
-      rpcGroups,
-      httpStatuses,
-      defects,
+      ...this.#failures(where),
       ...(options.perTarget === false
         ? {
             perTarget: [],
@@ -502,6 +439,89 @@ export class SqliteStore implements Store {
           }
         : { perTarget: this.#perTarget(where) }),
     });
+  }
+
+  #all<T>(where: Where, sql: string): T[] {
+    return this.db.prepare(sql).all(...where.params) as T[];
+  }
+
+  /**
+   * One scan of the attempts_by_run index, grouped in its own order (so SQLite never sorts),
+   * gives runs, classes, classes per run, revisions and latency: a pass over narrow index
+   * entries, with nothing computed per row.
+   */
+  #groups(where: Where) {
+    return this.#all<{
+      runId: number;
+      class: string;
+      detail: string;
+      era: string | null;
+      revision: string | null;
+      bucket: number;
+      n: number;
+    }>(
+      where,
+      `SELECT run_id AS runId, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
+       FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,
+    );
+  }
+
+  /** The first and last attempt's time. */
+  #span(where: Where): { first: number | null; last: number | null } {
+    // apart, each is one seek at an end of attempts_by_time; together SQLite would scan it all
+    return this.db
+      .prepare(
+        `SELECT (SELECT MIN(a.at) FROM attempts a ${where.sql}) AS first, (SELECT MAX(a.at) FROM attempts a ${where.sql}) AS last`,
+      )
+      .get(...where.params, ...where.params) as { first: number | null; last: number | null };
+  }
+
+  /** What went wrong: JSON-RPC errors, HTTP statuses of failures, message defects. */
+  #failures(where: Where) {
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    const rpcGroups = this.#all<{
+      code: number;
+      range: string | null;
+      class: string;
+      detail: string;
+      message: string | null;
+      n: number;
+    }>(
+      where,
+      `SELECT rpc_code AS code, rpc_range AS range, class, detail, rpc_message AS message, COUNT(*) AS n, MIN(at) AS first
+       FROM attempts a ${and} rpc_code IS NOT NULL GROUP BY rpc_code, rpc_range, class, detail, rpc_message ORDER BY first, message`,
+    );
+    const httpStatuses = this.#all<{ status: number; count: number }>(
+      where,
+      `SELECT http_status AS status, COUNT(*) AS count FROM attempts a ${and} class <> 'ok' AND http_status IS NOT NULL GROUP BY http_status`,
+    );
+    // attempt_defects is keyed (code, attempt): grouped in key order, each code once per attempt
+    const defects = this.#all<{ code: string; count: number }>(
+      where,
+      where.sql
+        ? `SELECT code, COUNT(*) AS count FROM attempt_defects WHERE attempt_id IN (SELECT a.id FROM attempts a ${where.sql}) GROUP BY code`
+        : "SELECT code, COUNT(*) AS count FROM attempt_defects GROUP BY code",
+    );
+    return { rpcGroups, httpStatuses, defects };
+  }
+
+  /**
+   * A server once, by its latest walk; the chain's first error: the walk lists defects in chain
+   * order, errors first at each step.
+   */
+  #signin(where: Where): SigninGroup[] {
+    const and = where.sql ? `${where.sql} AND` : "WHERE";
+    return this.#all<SigninGroup>(
+      where,
+      `SELECT verdict, firstError, lenient, COUNT(*) AS n FROM (
+         SELECT json_extract(a.auth, '$.verdict') AS verdict,
+           (SELECT json_extract(d.value, '$.code') FROM json_each(a.auth, '$.defects') d
+            WHERE json_extract(d.value, '$.severity') = 'error' ORDER BY CAST(d.key AS INTEGER) LIMIT 1) AS firstError,
+           json_extract(a.auth, '$.clients.lenient') AS lenient,
+           ROW_NUMBER() OVER (PARTITION BY a.target_id ORDER BY a.at DESC, a.id DESC) AS k
+         FROM attempts a ${and} a.auth IS NOT NULL)
+       WHERE k = 1 GROUP BY 1, 2, 3`,
+    );
   }
 
   /**
