@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import Ajv04Module from "ajv-draft-04";
+import addFormatsModule from "ajv-formats";
+import { CHECK_RULES } from "../src/check/rules.js";
+import { sarifLog } from "../src/check/sarif.js";
 import { checkHttp, checkStdio } from "../src/check/check.js";
 import { probeHttp, probeStdio } from "../src/probe/probe.js";
 import { NODE, fixture, scratch, within } from "../src/testkit/interop-harness.js";
@@ -91,6 +95,37 @@ describe("a baseline against the official SDK v1 server, as its author keeps one
         changed.stdout(),
       );
     } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe("SARIF of a real server that speaks five revisions", () => {
+  test("the official SDK v2 server: valid against the vendored SARIF 2.1.0 schema, one result per problem", async () => {
+    const dir = scratch();
+    const running = await peer("SDK v2 server stdio (dual)").start(dir.dir);
+    try {
+      const e = running.endpoint;
+      if (e.kind !== "stdio") throw new Error("a stdio row");
+      const report = await within(checkStdio(e.command, e.args), "check", 90_000);
+      assert.equal(Object.values(report.revisions).filter((o) => o === "ok").length, 5);
+      const spread = report.findings.filter((f) => f.revisions.length > 1);
+      assert.ok(spread.length > 0, "a problem seen in several revisions (the SDK's -32603 for a bad cursor)");
+      const log = sarifLog(report, CHECK_RULES, { location: "package.json" }) as unknown as {
+        runs: { results: { ruleId: string; partialFingerprints: Record<string, string> }[] }[];
+      };
+      const schema = JSON.parse(readFileSync(fixture("sarif/sarif-schema-2.1.0.json"), "utf8"));
+      const ajv = new Ajv04Module.default({ allErrors: true, strict: false });
+      addFormatsModule.default(ajv);
+      const validate = ajv.compile(schema as object);
+      assert.ok(validate(log), JSON.stringify(validate.errors?.slice(0, 3)));
+      const results = log.runs[0]!.results;
+      assert.equal(results.length, report.findings.length, "one result per finding, not one per revision");
+      const prints = results.map((r) => JSON.stringify(r.partialFingerprints));
+      assert.equal(new Set(prints).size, prints.length, "each problem its own fingerprint");
+      for (const f of spread) assert.equal(results.filter((r) => r.ruleId === f.id).length, 1, f.id);
+    } finally {
+      await running.stop();
       dir.cleanup();
     }
   });

@@ -13,6 +13,13 @@ import type { FromJudge, JudgeThreadOptions, MirroredHeaders, ToJudge } from "./
 const ENTRY = new URL("./judge-worker.js", import.meta.url);
 /** How long the judging thread gets, when the tap closes, to catch up and end its validation thread. */
 const CLOSE_MS = 2000;
+/**
+ * How far judging may fall behind the traffic, in bytes handed over and not yet judged. Past it a
+ * conversation is judged no further: its messages still cross, unjudged, and memory stays bounded.
+ * The whole rest of the conversation, not just one message, so that a skipped request can never
+ * make its answer look unasked for.
+ */
+const MAX_BEHIND_BYTES = 64 * 1024 * 1024;
 
 /** What the judging thread found in one message. */
 export interface Judgement {
@@ -27,11 +34,16 @@ export class JudgeThread {
   private known: string;
   /** Why the thread is gone, once it is: nothing more is judged. */
   private gone: string | undefined;
+  /** Bytes handed over whose verdict has not come back. */
+  private behind = 0;
+  /** Conversations judged no further because judging fell too far behind ("" for stdio's one). */
+  private readonly dropped = new Set<string>();
 
-  /** `failed` hears once that the thread failed, and why. */
+  /** `failed` hears once that the thread failed, and why (and once per conversation left unjudged). */
   constructor(
     options: JudgeThreadOptions,
     private readonly failed: (why: string) => void,
+    private readonly maxBehindBytes = MAX_BEHIND_BYTES,
   ) {
     this.known = options.revision ? `revision ${options.revision} (as given)` : "no message judged";
     this.worker = new Worker(ENTRY, { workerData: options });
@@ -45,6 +57,18 @@ export class JudgeThread {
 
   /** The verdict on `line`; undefined when the thread is gone (the failure is told once, elsewhere). */
   judge(line: Line, context: LineContext, headers?: MirroredHeaders): Promise<Judgement | undefined> {
+    const conversation = context.conversation ?? "";
+    if (this.dropped.has(conversation)) return Promise.resolve(undefined);
+    const size = line.bytes.length + (line.prefix?.length ?? 0) + (line.suffix?.length ?? 0);
+    if (this.behind + size > this.maxBehindBytes && this.behind > 0) {
+      this.dropped.add(conversation);
+      if (context.conversation !== undefined) this.end(context.conversation);
+      this.failed(
+        `judging fell ${Math.round(this.behind / 1048576)} MiB behind the traffic: the rest of ${context.conversation === undefined ? "the session" : `conversation ${context.conversation}`} crosses unjudged`,
+      );
+      return Promise.resolve(undefined);
+    }
+    this.behind += size;
     // the thread gets copies of its own: the line stays the forwarding side's, for the report
     const bytes = new Uint8Array(line.bytes);
     const m: ToJudge = {
@@ -59,9 +83,10 @@ export class JudgeThread {
       context,
       ...(headers ? { headers } : {}),
     };
-    return this.ask(m, [bytes.buffer as ArrayBuffer]).then((a) =>
-      a !== undefined && "kind" in a ? { kind: a.kind, defects: a.defects } : undefined,
-    );
+    return this.ask(m, [bytes.buffer as ArrayBuffer]).then((a) => {
+      this.behind -= size;
+      return a !== undefined && "kind" in a ? { kind: a.kind, defects: a.defects } : undefined;
+    });
   }
 
   /** The conversation is over: the thread drops what it kept of it. */
