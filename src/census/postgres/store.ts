@@ -549,6 +549,44 @@ class PgWorker implements SharedRun {
  * lease ran out, racing the one that took over); `error` refuses it, as SQLite's key does.
  * Returns the targets whose attempt was stored.
  */
+/** An attempt as a row of the `input` the insert reads (snake_case, as the table's columns). */
+function attemptRow(a: AttemptRecord) {
+  if (!Number.isFinite(Date.parse(a.at)))
+    throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
+  return {
+    target: a.target,
+    at: a.at,
+    class: a.class,
+    detail: a.detail,
+    era: a.era,
+    revision: a.revision,
+    transport: a.transport,
+    http_status: a.httpStatus,
+    content_type: a.contentType,
+    rpc_code: a.rpcCode,
+    rpc_message: a.rpcMessage,
+    rpc_range: a.rpcRange,
+    tools: a.tools,
+    server_name: a.serverName,
+    server_version: a.serverVersion,
+    defects: a.defects,
+    elapsed_ms: Math.round(a.elapsedMs),
+    latency_bucket: latencyBucket(a.elapsedMs),
+    repro: a.repro,
+    advice: a.advice,
+    auth: a.auth ?? null,
+    ...surfaceColumns(a),
+  };
+}
+
+/** Each tool definition of a batch once, however many of its attempts list it: digest → definition. */
+function definitionsOf(attempts: readonly AttemptRecord[]): Map<string, string> {
+  const definitions = new Map<string, string>();
+  for (const a of attempts)
+    for (const t of a.surface?.tools ?? []) if (t.definition !== undefined) definitions.set(t.digest, t.definition);
+  return definitions;
+}
+
 async function insertAttempts(
   c: Pick<pg.Pool, "query">,
   runId: number,
@@ -556,38 +594,8 @@ async function insertAttempts(
   conflict: "skip" | "error",
   gapMs = 0,
 ): Promise<Set<string>> {
-  const rows = attempts.map((a) => {
-    if (!Number.isFinite(Date.parse(a.at)))
-      throw new Error(`attempt of ${a.target}: "at" is not a time: ${JSON.stringify(a.at)}`);
-    return {
-      target: a.target,
-      at: a.at,
-      class: a.class,
-      detail: a.detail,
-      era: a.era,
-      revision: a.revision,
-      transport: a.transport,
-      http_status: a.httpStatus,
-      content_type: a.contentType,
-      rpc_code: a.rpcCode,
-      rpc_message: a.rpcMessage,
-      rpc_range: a.rpcRange,
-      tools: a.tools,
-      server_name: a.serverName,
-      server_version: a.serverVersion,
-      defects: a.defects,
-      elapsed_ms: Math.round(a.elapsedMs),
-      latency_bucket: latencyBucket(a.elapsedMs),
-      repro: a.repro,
-      advice: a.advice,
-      auth: a.auth ?? null,
-      ...surfaceColumns(a),
-    };
-  });
-  // each definition once, however many attempts of the batch list it
-  const definitions = new Map<string, string>();
-  for (const a of attempts)
-    for (const t of a.surface?.tools ?? []) if (t.definition !== undefined) definitions.set(t.digest, t.definition);
+  const rows = attempts.map(attemptRow);
+  const definitions = definitionsOf(attempts);
   const r = await c.query<{ target: string }>(
     `WITH input AS (
        SELECT x.*, t.id AS target_id FROM jsonb_to_recordset($2::jsonb) AS x(
