@@ -100,6 +100,63 @@ describe("a baseline against the official SDK v1 server, as its author keeps one
   });
 });
 
+describe("a baseline against the official SDK v1 server, through a fix and an unrelated addition", () => {
+  const args = (more: string[]) => [
+    "check",
+    "--json",
+    ...more,
+    "-r",
+    "2025-11-25",
+    "--stdio",
+    "--",
+    NODE,
+    fixture("replay-server.mjs"),
+  ];
+  const run = async (more: string[], change: string) => {
+    const child = mcpWire(args(more), { REPLAY_CHANGE: change });
+    const status = await child.exit(60_000);
+    return { status, out: child.stdout(), err: child.stderr() };
+  };
+
+  test("a tool added ahead of the others: still green; a finding fixed: stale, named; --update-baseline: green", async () => {
+    const dir = scratch();
+    try {
+      const baseline = join(dir.dir, "baseline.json");
+      const taken = await run(["--update-baseline", baseline], "hidden");
+      assert.equal(taken.status, 0, taken.err);
+      const ids = (JSON.parse(readFileSync(baseline, "utf8")) as { findings: { id: string }[] }).findings.map(
+        (f) => f.id,
+      );
+      assert.ok(ids.includes("description_hidden_text"), ids.join());
+
+      // the hidden character still there, a tool listed ahead of echo: every index shifts, nothing new
+      const shifted = await run(["--baseline", baseline], "hidden-added");
+      assert.equal(shifted.status, 0, shifted.err);
+      const s = JSON.parse(shifted.out) as { stale: unknown[]; findings: { accepted?: boolean }[] };
+      assert.deepEqual(s.stale, []);
+      assert.ok(s.findings.length > 0 && s.findings.every((f) => f.accepted === true), shifted.out);
+
+      // the author removes the character: the accepted entry is stale, the run fails and says how to rewrite
+      const fixed = await run(["--baseline", baseline], "");
+      assert.equal(fixed.status, 1, fixed.err);
+      const f = JSON.parse(fixed.out) as { stale: { id: string }[] };
+      assert.deepEqual(
+        f.stale.map((x) => x.id),
+        ["description_hidden_text"],
+      );
+      assert.match(fixed.out + fixed.err, /--update-baseline/);
+
+      const rewritten = await run(["--update-baseline", baseline], "");
+      assert.equal(rewritten.status, 0, rewritten.err);
+      const green = await run(["--baseline", baseline], "");
+      assert.equal(green.status, 0, green.err);
+      assert.deepEqual((JSON.parse(green.out) as { stale: unknown[] }).stale, []);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
 describe("SARIF of a real server that speaks five revisions", () => {
   test("the official SDK v2 server: valid against the vendored SARIF 2.1.0 schema, one result per problem", async () => {
     const dir = scratch();

@@ -94,7 +94,8 @@ findings had subjects (\`id\`, \`revision\`, \`method\`, \`path\`) still matches
 read, so an edited subset works too. Accepted findings are reported (marked \`accepted\`) but do
 not fail the run. An entry that no longer occurs (the finding was fixed) is stale and fails the
 run whatever \`--fail-on\` says, so a baseline only shrinks; the output names the command that
-rewrites it (this check with \`--update-baseline\`). An entry whose check did not run this time
+rewrites it (this check with \`--update-baseline\`; with \`--json\` on stderr, stdout staying one
+JSON object). An entry whose check did not run this time
 (another \`-r\`, \`--skip\`) is neither accepted nor stale.
 
 **The surface gate.** A pull request that renames a tool, adds a required parameter or quietly

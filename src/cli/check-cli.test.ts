@@ -214,6 +214,11 @@ describe("mcp-wire check", () => {
       `mcp-wire check -r 2025-06-18 -r 2026-07-28 ${zoo.url("healthy").replace(/[.?]/g, "\\$&")} --update-baseline ${baseline.replace(/[.]/g, "\\.")}`,
     );
     assert.match(fixed.stdout, rewrite);
+    // with --json the person reading the log is told on stderr, stdout staying one JSON object
+    const fixedJson = await run(["check", "--json", "--baseline", baseline, ...args, zoo.url("healthy")]);
+    assert.equal(fixedJson.status, 1);
+    assert.equal((JSON.parse(fixedJson.stdout) as { stale: unknown[] }).stale.length, 1);
+    assert.match(fixedJson.stderr, /1 baseline entry no longer occurs .*\n  mcp-wire check --json .*--update-baseline/);
     const rewritten = await run(["check", "--update-baseline", baseline, ...args, zoo.url("healthy")]);
     assert.equal(rewritten.status, 0);
     assert.equal((await run(["check", "--baseline", baseline, ...args, zoo.url("healthy")])).status, 0);

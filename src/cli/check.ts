@@ -95,6 +95,11 @@ export async function runCheck(target: string[], opts: CheckCliOptions): Promise
     return USAGE_ERROR;
   }
   if (opts.updateBaseline !== undefined && !report.unchecked) return OK;
+  // the JSON on stdout is for a program; the person reading the CI log learns why the run failed
+  if (opts.json && rewrite !== undefined && report.stale.length > 0)
+    writeErr(
+      `mcp-wire check: ${report.stale.length} baseline ${report.stale.length === 1 ? "entry no longer occurs" : "entries no longer occur"} (stale entries fail the run); rewrite the baseline with:\n  ${rewrite}\n`,
+    );
   return exitStatus(report, failOn);
 }
 
