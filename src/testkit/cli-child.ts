@@ -30,8 +30,9 @@ export function mcpWire(
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
   child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
+  // "close", not "exit": the exit can come before the last of stdout and stderr has been read
   const exited = new Promise<number | string>((resolve) =>
-    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "?")),
   );
   return {
     process: child,
