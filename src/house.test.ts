@@ -48,7 +48,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/tap/header-checks.ts checkRequestHeaders": 94,
   "src/fleet/signin.ts startSigninServer": 93,
   "src/check/session.ts walkList": 91,
-  "src/auth/challenge.ts parseChallenges": 90,
   "src/transport/http/client.ts exchange": 90,
   "src/report/html.ts targetTable": 83,
   "src/gauntlet/http.ts post": 82,

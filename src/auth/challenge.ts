@@ -20,93 +20,118 @@ const TOKEN68_CHAR = /[A-Za-z0-9\-._~+/]/;
 /** Every challenge in the header; a part that cannot be read ends the list rather than throwing. */
 export function parseChallenges(header: string | null | undefined): Challenge[] {
   if (!header) return [];
-  const s = header;
-  let i = 0;
-  const out: Challenge[] = [];
-  const skipWs = () => {
-    while (i < s.length && (s[i] === " " || s[i] === "\t")) i++;
-  };
-  const token = (): string => {
-    const start = i;
-    while (i < s.length && TCHAR.test(s[i]!)) i++;
-    return s.slice(start, i);
-  };
-  const quoted = (): string | undefined => {
-    if (s[i] !== '"') return undefined;
-    i++;
+  return new ChallengeReader(header).challenges();
+}
+
+/** The header read left to right, in the grammar's steps (RFC 9110 §11.6.1); `i` is where it stands. */
+class ChallengeReader {
+  private i = 0;
+
+  constructor(private readonly s: string) {}
+
+  challenges(): Challenge[] {
+    const out: Challenge[] = [];
+    while (this.i < this.s.length) {
+      this.skipCommas();
+      if (this.i >= this.s.length) break;
+      const scheme = this.token();
+      if (!scheme) break;
+      const challenge: Challenge = { scheme, params: {} };
+      out.push(challenge);
+      this.skipWs();
+      const t68 = this.token68();
+      if (t68) challenge.token68 = t68;
+      else this.params(challenge);
+    }
+    return out;
+  }
+
+  private skipWs(): void {
+    const s = this.s;
+    while (this.i < s.length && (s[this.i] === " " || s[this.i] === "\t")) this.i++;
+  }
+
+  private skipCommas(): void {
+    this.skipWs();
+    while (this.s[this.i] === ",") {
+      this.i++;
+      this.skipWs();
+    }
+  }
+
+  private token(): string {
+    const start = this.i;
+    while (this.i < this.s.length && TCHAR.test(this.s[this.i]!)) this.i++;
+    return this.s.slice(start, this.i);
+  }
+
+  /** A quoted string at `i`, unescaped; an unterminated one keeps what came. */
+  private quoted(): string {
+    const s = this.s;
+    this.i++;
     let value = "";
-    while (i < s.length) {
-      const c = s[i]!;
-      if (c === "\\" && i + 1 < s.length) {
-        value += s[i + 1];
-        i += 2;
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (c === "\\" && this.i + 1 < s.length) {
+        value += s[this.i + 1];
+        this.i += 2;
         continue;
       }
       if (c === '"') {
-        i++;
+        this.i++;
         return value;
       }
       value += c;
-      i++;
+      this.i++;
     }
-    return value; // an unterminated string: what came is kept
-  };
+    return value;
+  }
 
-  while (i < s.length) {
-    skipWs();
-    while (s[i] === ",") {
-      i++;
-      skipWs();
-    }
-    if (i >= s.length) break;
-    const scheme = token();
-    if (!scheme) break;
-    const challenge: Challenge = { scheme, params: {} };
-    out.push(challenge);
-    skipWs();
-    // a token68 ("Negotiate abc==") is a run of its characters, then '='s, then the end or a comma
-    const save = i;
-    while (i < s.length && TOKEN68_CHAR.test(s[i]!)) i++;
-    while (s[i] === "=") i++;
-    const t68 = s.slice(save, i);
-    skipWs();
-    if (t68 && (i >= s.length || s[i] === ",")) {
-      challenge.token68 = t68;
-      continue;
-    }
-    i = save;
-    // auth-params until a name that is not followed by '=' (the next challenge's scheme)
+  /**
+   * A token68 ("Negotiate abc=="): a run of its characters, then '='s, then the end or a comma.
+   * Returns it, or "" (and `i` unmoved) when what follows is auth-params instead.
+   */
+  private token68(): string {
+    const s = this.s;
+    const save = this.i;
+    while (this.i < s.length && TOKEN68_CHAR.test(s[this.i]!)) this.i++;
+    while (s[this.i] === "=") this.i++;
+    const t68 = s.slice(save, this.i);
+    this.skipWs();
+    if (t68 && (this.i >= s.length || s[this.i] === ",")) return t68;
+    this.i = save;
+    return "";
+  }
+
+  /** Auth-params until a name that is not followed by '=' (the next challenge's scheme). */
+  private params(challenge: Challenge): void {
+    const s = this.s;
     for (;;) {
-      skipWs();
-      while (s[i] === ",") {
-        i++;
-        skipWs();
-      }
-      if (i >= s.length) break;
-      const start = i;
-      const name = token();
+      this.skipCommas();
+      if (this.i >= s.length) return;
+      const start = this.i;
+      const name = this.token();
       if (!name) {
-        i = s.length; // unreadable: stop here
-        break;
+        this.i = s.length; // unreadable: stop here
+        return;
       }
-      skipWs();
-      if (s[i] !== "=") {
-        i = start; // the next challenge begins
-        break;
+      this.skipWs();
+      if (s[this.i] !== "=") {
+        this.i = start; // the next challenge begins
+        return;
       }
-      i++;
-      skipWs();
-      const value = s[i] === '"' ? (quoted() ?? "") : token();
+      this.i++;
+      this.skipWs();
+      const value = s[this.i] === '"' ? this.quoted() : this.token();
       const key = name.toLowerCase();
       if (!(key in challenge.params)) challenge.params[key] = value;
-      skipWs();
-      if (i < s.length && s[i] !== ",") {
-        i = s.length;
-        break;
+      this.skipWs();
+      if (this.i < s.length && s[this.i] !== ",") {
+        this.i = s.length;
+        return;
       }
     }
   }
-  return out;
 }
 
 /** The first challenge of `scheme` (case-insensitive). */
