@@ -218,7 +218,10 @@ describe("mcp-wire check", () => {
     const fixedJson = await run(["check", "--json", "--baseline", baseline, ...args, zoo.url("healthy")]);
     assert.equal(fixedJson.status, 1);
     assert.equal((JSON.parse(fixedJson.stdout) as { stale: unknown[] }).stale.length, 1);
-    assert.match(fixedJson.stderr, /1 baseline entry no longer occurs .*\n  mcp-wire check --json .*--update-baseline/);
+    assert.match(
+      fixedJson.stderr,
+      /1 baseline entry no longer occurs .*\n {2}mcp-wire check --json .*--update-baseline/,
+    );
     const rewritten = await run(["check", "--update-baseline", baseline, ...args, zoo.url("healthy")]);
     assert.equal(rewritten.status, 0);
     assert.equal((await run(["check", "--baseline", baseline, ...args, zoo.url("healthy")])).status, 0);
