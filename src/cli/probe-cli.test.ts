@@ -97,6 +97,29 @@ describe("mcp-wire probe: exit status and output", () => {
     assert.equal(r.stderr, "");
   });
 
+  test("a server's own strings reach the terminal as text: its name cannot retitle it or write a CI command", async () => {
+    const server = join(scratch, "hostile-name.mjs");
+    writeFileSync(
+      server,
+      `import { createInterface } from "node:readline";
+const name = "evil\\u001b]0;pwned\\u0007\\n::error::injected";
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  const answer = (result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\\n");
+  if (m.method === "initialize")
+    answer({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name, version: "1\\r\\u009b2J" } });
+  else if (m.method === "tools/list") answer({ tools: [] });
+  else process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no" } }) + "\\n");
+});
+`,
+    );
+    const r = await cli(["-v", "--stdio", "--", process.execPath, server]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /server evil\\u001b\]0;pwned\\u0007\\u000a::error::injected 1\\u000d\\u009b2J/);
+    assert.doesNotMatch(r.stdout, /[\u001b\u0007\r\u009b]|\n::error::/);
+  });
+
   test("ok, yet exit 1 for an error defect: the line under the verdict says why", async () => {
     const banner = [fileURLToPath(new URL("../fleet/stdio-server.js", import.meta.url)), "banner"];
     const r = await cli(["--stdio", "--", process.execPath, ...banner]);

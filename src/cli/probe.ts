@@ -87,7 +87,9 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { faili
   const evidence: string[] = [];
   if (r.era) evidence.push(`${r.era} era${r.revision ? `, ${r.revision}` : ""}`);
   evidence.push(r.transport);
-  if (r.server) evidence.push(`server ${r.server.name}${r.server.version ? ` ${r.server.version}` : ""}`);
+  // the server names itself: shown as text, never acted on by the terminal or a CI log
+  if (r.server)
+    evidence.push(`server ${printable(r.server.name)}${r.server.version ? ` ${printable(r.server.version)}` : ""}`);
   if (r.tools !== null) evidence.push(`${r.tools} tool${r.tools === 1 ? "" : "s"}`);
   if (r.http && !ok) evidence.push(`HTTP ${r.http.status}${r.http.contentType ? ` ${r.http.contentType}` : ""}`);
   if (r.rpcError)
@@ -98,7 +100,7 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { faili
   // a stdio trace keeps what the server wrote on stderr, not a body
   const label = r.transport === "stdio" ? "stderr" : "body";
   if (body) lines.push(`  ${label}: ${JSON.stringify(body.length > 160 ? `${body.slice(0, 160)}…` : body)}`);
-  lines.push("", wrap(r.advice, 2));
+  lines.push("", wrap(printable(r.advice), 2));
   if (r.auth) lines.push("", ...authLines(r.auth).map((l) => (l ? `  ${l}` : l)));
   if (r.defects.length > 0) {
     lines.push("", `  ${r.defects.length} defect${r.defects.length === 1 ? "" : "s"} seen:`);
@@ -110,7 +112,7 @@ function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { faili
     lines.push("", "  trace:");
     for (const t of r.trace) {
       lines.push(
-        `    ${t.step}${t.status !== undefined ? ` → HTTP ${t.status}` : ""}${t.contentType ? ` ${t.contentType}` : ""} (${t.ms} ms)${t.error ? `: ${t.error}` : ""}`,
+        `    ${t.step}${t.status !== undefined ? ` → HTTP ${t.status}` : ""}${t.contentType ? ` ${printable(t.contentType)}` : ""} (${t.ms} ms)${t.error ? `: ${printable(t.error)}` : ""}`,
       );
       if (t.bodyExcerpt) lines.push(`      ${JSON.stringify(t.bodyExcerpt.slice(0, 200))}`);
     }
