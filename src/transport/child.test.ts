@@ -99,6 +99,17 @@ describe("ChildServer", () => {
     assert.ok(later instanceof ClosedError && later.cause === e, "a later request is refused, naming the same cause");
   });
 
+  test("a command that does not exist, connected only after its failure: the peer still hears SpawnError at once", async () => {
+    const server = new ChildServer("/nonexistent/mcp-wire-no-such-server", []);
+    // a busy program (a census) may attach its peer after the spawn has already failed
+    await within(server.exited);
+    const { peer } = connect(server);
+    const e = await rejection(peer.request("echo", {}), 5_000);
+    assert.ok(e instanceof SpawnError, `${e.name}: ${e.message}`);
+    assert.equal(e.osCode, "ENOENT");
+    assert.ok((await within(peer.ended)) instanceof SpawnError);
+  });
+
   test("a file that is not executable: SpawnError with EACCES", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-wire-child-"));
     try {

@@ -29,6 +29,8 @@ export interface StreamTransportOptions {
 
 export class StreamTransport implements Transport {
   private sink: TransportSink | undefined;
+  /** How the channel ended, when it ended before `start`: told to the sink as it starts. */
+  private closedEarly: { why: Error | undefined } | undefined;
   private drained: Promise<void> | undefined;
   private isClosed = false;
   /** This side closed the channel: its end needs no explaining. */
@@ -61,6 +63,12 @@ export class StreamTransport implements Transport {
 
   start(sink: TransportSink): void {
     this.sink = sink;
+    // ended before anyone listened (a command that could not be started fails at once): said now
+    if (this.closedEarly !== undefined) {
+      const why = this.closedEarly.why;
+      queueMicrotask(() => sink.closed(why));
+      return;
+    }
     const splitter = new LineSplitter(this.maxLineBytes, (line) => {
       if (line.overflow) {
         const head = line.prefix ? peekEnvelope(line.prefix) : {};
@@ -138,12 +146,17 @@ export class StreamTransport implements Transport {
     const explain = this.explainEnd;
     if (error === undefined && !this.closing && explain !== undefined) {
       explain().then(
-        (why) => this.sink?.closed(why),
-        () => this.sink?.closed(),
+        (why) => this.tellClosed(why),
+        () => this.tellClosed(undefined),
       );
       return;
     }
-    this.sink?.closed(error);
+    this.tellClosed(error);
+  }
+
+  private tellClosed(why: Error | undefined): void {
+    if (this.sink) this.sink.closed(why);
+    else this.closedEarly = { why };
   }
 }
 
