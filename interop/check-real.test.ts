@@ -17,6 +17,19 @@ import { NODE, fixture, scratch, within } from "../src/testkit/interop-harness.j
 import { peer } from "../src/testkit/interop-peers.js";
 import { mcpWire } from "../src/testkit/cli-child.js";
 
+/** `mcp-wire check --json … -r 2025-11-25` of the SDK v1 fixture server over stdio, with `more` flags. */
+const args = (more: string[]) => [
+  "check",
+  "--json",
+  ...more,
+  "-r",
+  "2025-11-25",
+  "--stdio",
+  "--",
+  NODE,
+  fixture("replay-server.mjs"),
+];
+
 describe("discover_missing stays silent on real servers that do not speak 2026-07-28", () => {
   test("probe -r 2026-07-28 against the official SDK v1 server: unsupported_version, no defect", async () => {
     const p = await within(
@@ -70,17 +83,6 @@ describe("a baseline against the official SDK v1 server, as its author keeps one
     const dir = scratch();
     try {
       const baseline = join(dir.dir, "baseline.json");
-      const args = (more: string[]) => [
-        "check",
-        "--json",
-        ...more,
-        "-r",
-        "2025-11-25",
-        "--stdio",
-        "--",
-        NODE,
-        fixture("replay-server.mjs"),
-      ];
       const taken = mcpWire(args(["--update-baseline", baseline]));
       assert.equal(await taken.exit(60_000), 0, taken.stderr());
       const entries = (JSON.parse(readFileSync(baseline, "utf8")) as { findings: unknown[] }).findings;
@@ -101,17 +103,6 @@ describe("a baseline against the official SDK v1 server, as its author keeps one
 });
 
 describe("a baseline against the official SDK v1 server, through a fix and an unrelated addition", () => {
-  const args = (more: string[]) => [
-    "check",
-    "--json",
-    ...more,
-    "-r",
-    "2025-11-25",
-    "--stdio",
-    "--",
-    NODE,
-    fixture("replay-server.mjs"),
-  ];
   const run = async (more: string[], change: string) => {
     const child = mcpWire(args(more), { REPLAY_CHANGE: change });
     const status = await child.exit(60_000);
