@@ -10,6 +10,7 @@ import type { BaselineKey, FailOn } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { wholeNumber, MAX_TIMEOUT_MS } from "./numbers.js";
+import type { OutputJob } from "./output-file.js";
 import { writeErr, writeOut } from "./output.js";
 import type { ScenarioDef } from "../gauntlet/scenario.js";
 import type { Scorecard } from "../gauntlet/score.js";
@@ -265,9 +266,9 @@ async function finish(
     for (const s of card.scenarios)
       for (const c of s.checks) if (accepted.has(`${c.id}|${s.revision}`)) c.accepted = true;
   }
-  const { writeOutput, outputProblem } = await import("./output-file.js");
+  const { writeOutputs } = await import("./output-file.js");
   const rules = gauntletRules();
-  const writes: [string, string | undefined, () => Promise<string>][] = [
+  const writes: OutputJob[] = [
     ["--junit", opts.junit, async () => (await import("../check/junit.js")).renderJunit(report, rules, { failOn })],
     [
       "--markdown",
@@ -275,15 +276,7 @@ async function finish(
       async () => (await import("../check/markdown.js")).renderMarkdown(report, rules, { failOn }),
     ],
   ];
-  let failed: string | undefined;
-  for (const [option, path, render] of writes) {
-    if (path === undefined) continue;
-    try {
-      await writeOutput(path, await render(), { force: opts.force === true, option });
-    } catch (e) {
-      failed = outputProblem(path, e);
-    }
-  }
+  const failed = await writeOutputs(writes, opts.force === true);
   await writeOut(opts.json ? renderJson(card) : renderText(card));
   for (const s of report.stale)
     writeErr(

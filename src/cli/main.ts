@@ -3,6 +3,7 @@
  * The `mcp-wire` command: parses arguments and hands each subcommand to its module, loaded only
  * when that subcommand runs so start-up stays fast.
  */
+import type { ReplayCliOptions } from "./replay.js";
 import { Command, CommanderError, Option } from "commander";
 import { REVISIONS } from "../rules/revisions.js";
 import { FOUND_PROBLEMS, USAGE_ERROR } from "./exit.js";
@@ -307,25 +308,10 @@ program
   .option("--markdown <file>", "write a Markdown summary for a CI job page")
   .option("--force", "replace an existing --junit/--markdown file that mcp-wire did not write")
   .option("--update", "write the live answers that differ into the recording (a new file renamed into place)")
-  .action(
-    async (
-      file: string,
-      target: string[],
-      opts: {
-        header?: string[];
-        ignore?: string[];
-        skipMethod?: string[];
-        json?: boolean;
-        junit?: string;
-        markdown?: string;
-        force?: boolean;
-        update?: boolean;
-      },
-    ) => {
-      const { runReplay } = await import("./replay.js");
-      process.exitCode = await runReplay(file, target, opts);
-    },
-  );
+  .action(async (file: string, target: string[], opts: ReplayCliOptions) => {
+    const { runReplay } = await import("./replay.js");
+    process.exitCode = await runReplay(file, target, opts);
+  });
 
 program
   .command("census")

@@ -121,6 +121,23 @@ export async function writeOutput(
   }
 }
 
+/** One output file a command may write: its option, the path given (if any), and how to make it. */
+export type OutputJob = readonly [option: string, path: string | undefined, render: () => Promise<string>];
+
+/** Writes each job whose path was given; the line saying what failed, if one did (the others are still written). */
+export async function writeOutputs(jobs: readonly OutputJob[], force: boolean): Promise<string | undefined> {
+  let failed: string | undefined;
+  for (const [option, path, render] of jobs) {
+    if (path === undefined) continue;
+    try {
+      await writeOutput(path, await render(), { force, option });
+    } catch (e) {
+      failed = outputProblem(path, e);
+    }
+  }
+  return failed;
+}
+
 /** One line for a person: the refusal itself, or what the file system said. */
 export function outputProblem(path: string, e: unknown): string {
   return e instanceof OutputRefused ? e.message : cannotWrite(path, e);

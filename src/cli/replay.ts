@@ -12,6 +12,7 @@ import type { ReplayReport } from "../replay/replay.js";
 import { redact } from "../secrets/redact.js";
 import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
 import { parseHeaders } from "./headers.js";
+import type { OutputJob } from "./output-file.js";
 import { writeErr, writeOut } from "./output.js";
 import { serverUrl } from "./target-url.js";
 
@@ -150,10 +151,10 @@ async function writeFiles(
 ): Promise<string | undefined> {
   if (opts.junit === undefined && opts.markdown === undefined) return undefined;
   const { asCheckReport, replayRules } = await import("../replay/check-report.js");
-  const { writeOutput, outputProblem } = await import("./output-file.js");
+  const { writeOutputs } = await import("./output-file.js");
   const report = asCheckReport(replayed, target, elapsedMs);
   const rules = replayRules(replayed);
-  const writes: [string, string | undefined, () => Promise<string>][] = [
+  const writes: OutputJob[] = [
     [
       "--junit",
       opts.junit,
@@ -165,16 +166,7 @@ async function writeFiles(
       async () => (await import("../check/markdown.js")).renderMarkdown(report, rules, { command: "replay" }),
     ],
   ];
-  let failed: string | undefined;
-  for (const [option, path, render] of writes) {
-    if (path === undefined) continue;
-    try {
-      await writeOutput(path, await render(), { force: opts.force === true, option });
-    } catch (e) {
-      failed = outputProblem(path, e);
-    }
-  }
-  return failed;
+  return writeOutputs(writes, opts.force === true);
 }
 
 /** The report as `--json` prints it: without the live answers kept for `--update`. */
