@@ -94,6 +94,9 @@ function metaValidator(dialect: Dialect, allErrors: boolean): Ajv {
   let ajv = metaValidators.get(key);
   if (ajv === undefined) {
     ajv = newAjv(dialect, { strict: false, allErrors, logger: false });
+    // ajv compiles the meta-schema on its first use: done here, its cost (hundreds of ms on a
+    // busy machine) never counts against the first peer schema's budget
+    ajv.validateSchema({});
     metaValidators.set(key, ajv);
   }
   return ajv;
