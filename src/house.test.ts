@@ -37,7 +37,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/auth/walk.ts checkAuthorizationServer": 114,
   "src/fleet/fleet.ts startFleet": 111,
   "src/cli/census.ts census": 109,
-  "src/mcp/client.ts openStream": 108,
   "src/cli/demo.ts runDemo": 103,
   "src/probe/probe.ts probeHttp": 103,
   "src/cli/report.ts report": 101,
