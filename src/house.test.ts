@@ -36,7 +36,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/cli/gauntlet.ts runGauntlet": 125,
   "src/fleet/fleet.ts startFleet": 111,
   "src/cli/census.ts census": 109,
-  "src/mcp/client.ts openStream": 108,
   "src/cli/demo.ts runDemo": 103,
   "src/cli/report.ts report": 101,
   "src/gauntlet/attach.ts runListen": 100,
