@@ -114,7 +114,7 @@ class Attached {
     );
     front.onSessionEnd = this.sessionEnded;
     const file = options.recordDir ? join(options.recordDir, `${scenario.id}.ndjson`) : undefined;
-    const live = file ? new LiveRecording(file, tape.header) : undefined;
+    const live = file ? new LiveRecording(file, () => ({ ...tape.header, transport: front.transport() })) : undefined;
     live?.follow(tape);
     this.mounted.set(scenario.id, { scenario, front, tape, ...(file && live ? { recording: { file, live } } : {}) });
   }

@@ -89,6 +89,7 @@ export class GauntletHttp {
   private opened = 0;
   private streams = 0;
   private challenged = false;
+  private firstKind: Session["kind"] | undefined;
   /** One conversation for every stateless 2026-07-28 request. */
   private modernWitness: Witness | undefined;
   /** How many sessions have ended (for `--sessions N`). */
@@ -454,8 +455,17 @@ export class GauntletHttp {
     res.writeHead(200, { "content-type": "application/json" }).end(body);
   }
 
+  /**
+   * The transport the client chose: HTTP+SSE when the first session it opened was one, else
+   * Streamable HTTP (which a 2026-07-28 client, opening none, speaks too).
+   */
+  transport(): "streamable-http" | "http+sse" {
+    return this.firstKind === "sse" ? "http+sse" : "streamable-http";
+  }
+
   private open(kind: Session["kind"]): Session | undefined {
     if (this.sessions.size >= MAX_SESSIONS) return undefined;
+    this.firstKind ??= kind;
     const alias = `s${++this.opened}`;
     const session = { alias, id: randomUUID(), kind } as Session;
     session.witness = new Witness(this.options.tape, alias);
