@@ -106,7 +106,7 @@ export async function untilRecorded(
   what: string,
 ): Promise<void> {
   const written = () => {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch {
