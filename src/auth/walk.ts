@@ -561,6 +561,12 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
+/**
+ * The authorization server metadata a client found, judged the way the revision's discovery
+ * reads it: a JSON object, the fields RFC 8414 (or OpenID Connect Discovery) requires, the issuer
+ * it was looked up for, then what a client needs of it to sign in: PKCE S256, HTTPS endpoints, a
+ * way to register. Null when there is no document to read.
+ */
 function checkAuthorizationServer(
   found: Findings,
   rules: AuthRules,
@@ -579,20 +585,34 @@ function checkAuthorizationServer(
     );
     return null;
   }
+  const seen = authorizationServerSeen(rules, f.url, doc);
+  checkRequiredMetadata(found, where, f.url, doc);
+  checkIssuer(found, issuer, doc.issuer);
+  checkPkce(found, rules, doc.code_challenge_methods_supported, seen.pkce);
+  checkHttpsEndpoints(found, doc);
+  checkRegistration(found, rules, seen.registration);
+  return seen;
+}
+
+/** What the document offers a client, as the diagnosis shows it. */
+function authorizationServerSeen(rules: AuthRules, url: string, doc: Record<string, unknown>): AuthServerSeen {
   const str = (v: unknown) => (typeof v === "string" ? v : null);
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
   const registration: ("dcr" | "cimd")[] = [];
   if (isAbsoluteHttpUrl(doc.registration_endpoint)) registration.push("dcr");
   if (rules.cimd && doc.client_id_metadata_document_supported === true) registration.push("cimd");
-  const seen: AuthServerSeen = {
-    url: f.url,
+  return {
+    url,
     issuer: str(doc.issuer),
     authorizationEndpoint: str(doc.authorization_endpoint),
     tokenEndpoint: str(doc.token_endpoint),
     registration,
     pkce: list(doc.code_challenge_methods_supported),
   };
+}
 
+/** RFC 8414 section 2, and OpenID Connect Discovery's own required fields for a document found at its URL. */
+function checkRequiredMetadata(found: Findings, where: DiscoveryUrl, url: string, doc: Record<string, unknown>): void {
   const problems: string[] = [];
   if (typeof doc.issuer !== "string") problems.push("`issuer` is missing");
   if (!isAbsoluteHttpUrl(doc.authorization_endpoint)) problems.push("`authorization_endpoint` is missing or not a URL");
@@ -609,24 +629,32 @@ function checkAuthorizationServer(
       "error",
       "authorization_server",
       "authorization_server",
-      `The authorization server metadata at ${f.url} is not usable: ${problems.join("; ")}. Fix the document.`,
+      `The authorization server metadata at ${url} is not usable: ${problems.join("; ")}. Fix the document.`,
     );
   }
+}
 
-  if (typeof doc.issuer === "string" && doc.issuer !== issuer) {
-    const v2 = doc.issuer === issuer || (issuer.endsWith("/") && doc.issuer === issuer.slice(0, -1));
-    const slashOnly = doc.issuer.replace(/\/$/, "") === issuer.replace(/\/$/, "");
-    found.add(
-      "issuer_mismatch",
-      "error",
-      "authorization_server",
-      "mcp_server",
-      `issuer is \`${doc.issuer}\` but the metadata was found for \`${issuer}\`: make them identical (list the issuer exactly as the authorization server states it in authorization_servers, or fix the issuer)${slashOnly ? `; strict clients refuse this, the TypeScript SDK ${v2 ? "accepts it" : "refuses it too (it forgives only a trailing slash on the listed URL)"}` : "; clients must not use metadata whose issuer differs (RFC 8414 section 3.3)"}.`,
-    );
-  }
+/**
+ * RFC 8414 section 3.3: the document's issuer must be identical to the one its URL was built
+ * from, or a client must not use it. A difference of a trailing slash only is told apart, as the
+ * TypeScript SDK forgives one case of it.
+ */
+function checkIssuer(found: Findings, issuer: string, stated: unknown): void {
+  if (typeof stated !== "string" || stated === issuer) return;
+  const v2 = issuer.endsWith("/") && stated === issuer.slice(0, -1);
+  const slashOnly = stated.replace(/\/$/, "") === issuer.replace(/\/$/, "");
+  found.add(
+    "issuer_mismatch",
+    "error",
+    "authorization_server",
+    "mcp_server",
+    `issuer is \`${stated}\` but the metadata was found for \`${issuer}\`: make them identical (list the issuer exactly as the authorization server states it in authorization_servers, or fix the issuer)${slashOnly ? `; strict clients refuse this, the TypeScript SDK ${v2 ? "accepts it" : "refuses it too (it forgives only a trailing slash on the listed URL)"}` : "; clients must not use metadata whose issuer differs (RFC 8414 section 3.3)"}.`,
+  );
+}
 
-  const pkce = seen.pkce;
-  if (doc.code_challenge_methods_supported === undefined) {
+/** Clients must use PKCE with S256; revisions differ on whether the metadata must say it is supported. */
+function checkPkce(found: Findings, rules: AuthRules, listed: unknown, pkce: readonly string[]): void {
+  if (listed === undefined) {
     found.add(
       "pkce_s256_missing",
       rules.pkceMustBeListed ? "error" : "warning",
@@ -643,7 +671,10 @@ function checkAuthorizationServer(
       `The authorization server supports PKCE methods ${JSON.stringify(pkce)} but not S256, which clients must use: add "S256".`,
     );
   }
+}
 
+/** Every authorization server endpoint must be served over HTTPS (loopback aside). */
+function checkHttpsEndpoints(found: Findings, doc: Record<string, unknown>): void {
   for (const [name, value] of [
     ["issuer", doc.issuer],
     ["authorization_endpoint", doc.authorization_endpoint],
@@ -660,20 +691,21 @@ function checkAuthorizationServer(
       );
     }
   }
+}
 
-  if (registration.length === 0) {
-    const how = rules.cimd
-      ? "a registration_endpoint (dynamic client registration) or client_id_metadata_document_supported: true"
-      : "a registration_endpoint (dynamic client registration)";
-    found.add(
-      "no_registration",
-      "warning",
-      "authorization_server",
-      "authorization_server",
-      `The authorization server offers no way for a client to register itself: each user must register a client by hand and give its ID to their client. Offer ${how}.`,
-    );
-  }
-  return seen;
+/** Without a way to register, each user registers a client by hand: not broken, but worth saying. */
+function checkRegistration(found: Findings, rules: AuthRules, registration: readonly string[]): void {
+  if (registration.length > 0) return;
+  const how = rules.cimd
+    ? "a registration_endpoint (dynamic client registration) or client_id_metadata_document_supported: true"
+    : "a registration_endpoint (dynamic client registration)";
+  found.add(
+    "no_registration",
+    "warning",
+    "authorization_server",
+    "authorization_server",
+    `The authorization server offers no way for a client to register itself: each user must register a client by hand and give its ID to their client. Offer ${how}.`,
+  );
 }
 
 /**

@@ -200,6 +200,24 @@ const DEFAULT_PROBE_TIMEOUT = 1000;
 type DiscoverVerdict =
   { era: "modern"; revision: Revision } | { era: "legacy"; why: string; legacyRevision?: Revision };
 
+/**
+ * A stream's opening when `server/discover` went unanswered long enough that `initialize` was
+ * sent beside it: both requests in flight, and what each needs to finish or be withdrawn.
+ */
+interface OpeningRace {
+  connector: Connector;
+  preferred: Revision;
+  /** The revision `initialize` offered. */
+  offer: Revision;
+  /** When discover and initialize were sent. */
+  t0: number;
+  tInit: number;
+  discovering: Promise<JsonObject>;
+  discoverAbort: AbortController;
+  initializing: Promise<JsonObject>;
+  initAbort: AbortController;
+}
+
 /** True if `p` settles (either way) within `ms`. */
 function answeredWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -491,6 +509,22 @@ export class McpClient<R extends Revision = Revision> {
       detail: `no answer within ${waitMs} ms yet: initialize sent beside it, and the first proper answer decides`,
       ms: Date.now() - t0,
     });
+    const race = this.initializeBeside({ connector, preferred, t0, discovering, discoverAbort });
+    const first = await Promise.race([
+      discovering.then(
+        () => "discover" as const,
+        () => "discover" as const,
+      ),
+      race.initializing.then(
+        () => "initialize" as const,
+        () => "initialize" as const,
+      ),
+    ]);
+    return first === "initialize" ? this.initializeAnsweredFirst(race) : this.discoverAnsweredFirst(race);
+  }
+
+  /** Sends `initialize` beside a `server/discover` still unanswered. */
+  private initializeBeside(discover: Omit<OpeningRace, "offer" | "tInit" | "initializing" | "initAbort">): OpeningRace {
     const offer = LEGACY_REVISIONS[0]!;
     const initAbort = new AbortController();
     const tInit = Date.now();
@@ -503,47 +537,46 @@ export class McpClient<R extends Revision = Revision> {
       this.waitOptions(initAbort.signal),
     );
     initializing.catch(() => undefined);
-    const first = await Promise.race([
-      discovering.then(
-        () => "discover" as const,
-        () => "discover" as const,
-      ),
-      initializing.then(
-        () => "initialize" as const,
-        () => "initialize" as const,
-      ),
-    ]);
-    if (first === "initialize") {
-      const refused = await initializing.then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      // A modern-only server may refuse initialize while its discover answer is on the way:
-      // only a refusal in modern terms (or "no such method") waits for it.
-      const modernRefusal =
-        refused instanceof ResponseError && (MODERN_ERROR_CODES.has(refused.code) || refused.code === METHOD_NOT_FOUND);
-      if (refused === undefined || !modernRefusal) {
-        try {
-          await this.finishInitialize(offer, initializing, tInit);
-        } catch (e) {
-          discoverAbort.abort(new Error("initialize failed"));
-          if (!(e instanceof ClosedError)) throw e;
-          return this.initializeAgain(connector, "the server closed after server/discover", offer);
-        }
-        // the session is open: the discover request it never answered is withdrawn
-        discoverAbort.abort(new Error("the server answered initialize instead"));
-        return;
-      }
-      let verdict: DiscoverVerdict;
+    return { ...discover, offer, tInit, initializing, initAbort };
+  }
+
+  /** The race of discover and initialize, won by initialize's answer. */
+  private async initializeAnsweredFirst(race: OpeningRace): Promise<void> {
+    const { connector, preferred, offer, t0, tInit, discovering, discoverAbort, initializing } = race;
+    const refused = await initializing.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // A modern-only server may refuse initialize while its discover answer is on the way:
+    // only a refusal in modern terms (or "no such method") waits for it.
+    const modernRefusal =
+      refused instanceof ResponseError && (MODERN_ERROR_CODES.has(refused.code) || refused.code === METHOD_NOT_FOUND);
+    if (refused === undefined || !modernRefusal) {
       try {
-        verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);
-      } catch (e) {
         await this.finishInitialize(offer, initializing, tInit);
-        throw e;
+      } catch (e) {
+        discoverAbort.abort(new Error("initialize failed"));
+        if (!(e instanceof ClosedError)) throw e;
+        return this.initializeAgain(connector, "the server closed after server/discover", offer);
       }
-      if (verdict.era === "modern") return this.settleModern(verdict.revision);
-      return this.finishInitialize(offer, initializing, tInit);
+      // the session is open: the discover request it never answered is withdrawn
+      discoverAbort.abort(new Error("the server answered initialize instead"));
+      return;
     }
+    let verdict: DiscoverVerdict;
+    try {
+      verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);
+    } catch (e) {
+      await this.finishInitialize(offer, initializing, tInit);
+      throw e;
+    }
+    if (verdict.era === "modern") return this.settleModern(verdict.revision);
+    return this.finishInitialize(offer, initializing, tInit);
+  }
+
+  /** The race of discover and initialize, won by discover's answer. */
+  private async discoverAnsweredFirst(race: OpeningRace): Promise<void> {
+    const { connector, preferred, offer, t0, tInit, discovering, initializing, initAbort } = race;
     let verdict: DiscoverVerdict;
     try {
       verdict = await this.judgeDiscover(discovering, preferred, false, false, t0);

@@ -11,7 +11,7 @@ import { connectHttp, type HttpConnectOptions } from "../mcp/connect-http.js";
 import { ClosedError, ResponseError, SpawnError, TimeoutError } from "../peer/errors.js";
 import { LATEST_LEGACY_REVISION, LATEST_REVISION, LEGACY_REVISIONS, type Revision } from "../rules/revisions.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
-import { ChildServer } from "../transport/child.js";
+import { ChildServer, type SpawnOptions } from "../transport/child.js";
 import { isHttpTransport, type HttpTransport, type Transport } from "../peer/transport.js";
 import type { ExchangeRecord } from "../transport/http/client.js";
 import { HttpError } from "../transport/http/error.js";
@@ -192,23 +192,117 @@ const CLOSE_MS = 200;
 const PROBE_OVER = new Error("the probe is over");
 
 export async function probeHttp(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  const ev = new Evidence(options.onProgress);
-  const bad = badUrl(url);
-  if (bad) {
-    const result = finish(url, options.transport ?? "streamable-http", ev, { class: "unreachable", detail: "bad_url" });
-    result.trace.push({ step: "connect", ms: 0, error: bad });
-    return redactFresh(result, options.headers);
+  return new HttpProbe(url, options).run();
+}
+
+export async function probeStdio(
+  command: string,
+  args: readonly string[],
+  options: ProbeOptions = {},
+): Promise<ProbeResult> {
+  return new StdioProbe(command, args, options).run();
+}
+
+/**
+ * One probe over named steps: open the server and list what it offers; when that fails, what may
+ * still open it, else why it failed; then the verdict. How each step goes over its channel (and
+ * what a channel adds: the sign-in walk, the server's process) is the subclass's.
+ */
+abstract class Probe {
+  protected readonly timeout: number;
+  protected readonly ev: Evidence;
+
+  constructor(protected readonly options: ProbeOptions) {
+    this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.ev = new Evidence(options.onProgress);
   }
-  // what the deadline ends: an AbortController (an EventTarget) cost several microseconds a probe
-  const deadline = new Abort();
-  const connectOptions = (revision: Revision | undefined): HttpConnectOptions => {
+
+  /** Opens the server speaking what was asked, and lists what it offers. */
+  protected abstract openAndList(): Promise<void>;
+
+  /** Why the opening failed with `e`, when nothing could still open the server; undefined when something did. */
+  protected abstract recover(e: unknown): Promise<Classified | undefined>;
+
+  /** A fresh client speaking exactly `revision` (without one, whatever the server speaks), what it says kept as evidence. */
+  protected abstract open(revision: Revision | undefined, more?: Partial<ClientOptions>): Promise<McpClient>;
+
+  /** The same, with nothing it says kept: only to learn what the server speaks. */
+  protected abstract openUnrecorded(): Promise<McpClient>;
+
+  /** Resolves with why the probe failed, or undefined when the server opened and listed its tools. */
+  protected async attempt(): Promise<Classified | undefined> {
+    try {
+      await this.openAndList();
+      return undefined;
+    } catch (e) {
+      return this.recover(e);
+    }
+  }
+
+  /**
+   * After a failed opening, what may still open the server (true when one did); else, when the
+   * revision asked for is not spoken at all, what the server does speak, noted in `outcome`.
+   */
+  protected async fallBack(e: unknown, outcome: Classified, initializeRefused: boolean): Promise<boolean> {
+    const open = (revision: Revision, more?: Partial<ClientOptions>) => this.open(revision, more);
+    if (await reopened(this.ev, e, outcome, this.options, initializeRefused, open)) return true;
+    if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0)
+      await learnSpoken(outcome, e.requested, () => this.openUnrecorded());
+    return false;
+  }
+
+  /** What the verdict says failed: nothing once the tools were listed, whatever the way there met. */
+  protected failedWith(outcome: Classified | undefined, echoed: boolean): Classified | undefined {
+    if (this.ev.tools !== null) return undefined;
+    return echoed ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" });
+  }
+}
+
+/** A probe over HTTP: one deadline ends every exchange, and a refusal to sign in is followed by the sign-in walk. */
+class HttpProbe extends Probe {
+  // an AbortController (an EventTarget) cost several microseconds a probe
+  private readonly deadline = new Abort();
+  private transport: ProbeTransport;
+
+  constructor(
+    private readonly url: string,
+    options: ProbeOptions,
+  ) {
+    super(options);
+    this.transport = options.transport ?? "streamable-http";
+  }
+
+  async run(): Promise<ProbeResult> {
+    const bad = badUrl(this.url);
+    if (bad) return this.badUrlResult(bad);
+    const outcome = await withDeadline(this.attempt(), this.timeout, this.deadline, () => this.late());
+    const result = await this.verdict(outcome);
+    // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
+    if (this.ev.client) await settlesWithin(this.ev.client.close(), CLOSE_MS);
+    this.deadline.abort(PROBE_OVER);
+    if (result.class === "auth_required") await this.walkSignIn(result);
+    return redactFresh(result, this.options.headers);
+  }
+
+  /** Nothing is sent to what is not an http(s) URL. */
+  private badUrlResult(why: string): ProbeResult {
+    const result = finish(this.url, this.transport, this.ev, { class: "unreachable", detail: "bad_url" });
+    result.trace.push({ step: "connect", ms: 0, error: why });
+    return redactFresh(result, this.options.headers);
+  }
+
+  private late(): Classified {
+    return { class: "timeout", detail: stalledStep(this.ev) };
+  }
+
+  private connectOptions(revision: Revision | undefined): HttpConnectOptions {
+    const { ev, options } = this;
     // a literal, then what is optional: V8 builds an object that starts with a spread and then
     // takes more properties through a slow path
     const o: HttpConnectOptions = {
       fresh: true,
-      timeout: Math.max(1, timeout - ev.elapsed()),
-      signal: deadline,
+      timeout: Math.max(1, this.timeout - ev.elapsed()),
+      signal: this.deadline,
       clientInfo: CLIENT_INFO,
       onExchange: (x: ExchangeRecord) => ev.exchange(x),
       onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
@@ -223,65 +317,67 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     if (options.maxBytes) o.maxBytes = options.maxBytes;
     if (options.lookup) o.lookup = options.lookup;
     return o;
-  };
-  let transport: ProbeTransport = options.transport ?? "streamable-http";
-  const late = () => ({ class: "timeout", detail: stalledStep(ev) }) as Classified;
-  const work = (async (): Promise<Classified | undefined> => {
-    try {
-      const connection = await connectHttp(url, connectOptions(options.revision));
-      transport = connection.transport;
-      ev.client = connection.client;
-      await listed(ev, connection.client, timeout, options.surface);
-      return undefined;
-    } catch (caught) {
-      // a deadline that the HTTP exchange saw run out carries its evidence (step, status)
-      const e = caught instanceof TimeoutError && caught.cause instanceof HttpError ? caught.cause : caught;
-      ev.failure = e;
-      if (e instanceof HttpError && e.step === "GET stream") transport = "http+sse";
-      const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
-      const initializeRefused =
-        e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
-      const open = async (revision: Revision, more: Partial<HttpConnectOptions> = {}) =>
-        (await connectHttp(url, { ...connectOptions(revision), ...more })).client;
-      if (await reopened(ev, e, outcome, options, initializeRefused, open)) {
-        if (ev.client?.era === "modern") transport = "streamable-http";
-        return undefined;
-      }
-      if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
-        // the era asked for is not spoken at all: what is, a plain detection says (unrecorded)
-        const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = connectOptions(undefined);
-        await learnSpoken(
-          outcome,
-          e.requested,
-          async () => (await connectHttp(url, { ...quiet, timeout: Math.max(1, timeout - ev.elapsed()) })).client,
-        );
-      }
-      // past the deadline, a fallback or a retry cut short by it must not leave an earlier
-      // refusal standing in for the silence that ran the clock out
-      return deadline.aborted && outcome.class !== "timeout" ? late() : outcome;
-    }
-  })();
-  const outcome = await withDeadline(work, timeout, deadline, late);
-  // an answer on an SSE stream is read before that exchange is over (its stream still has to be
-  // let go of): the trace waits a moment for it
-  // (nearly always it is in already: then no timer and no race)
-  if (ev.tools !== null && !ev.hasRecorded("tools/list")) await settlesWithin(ev.recorded("tools/list"), 100);
-  const echo = ev.exchanges.some((x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim());
-  const failed =
-    ev.tools === null ? (echo ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
-  const result = finish(url, transport, ev, failed, options.trace !== false);
-  if (failed) {
-    const record = failingExchange(ev.exchanges);
-    if (record) result.repro = curlRepro(record, options.headers);
   }
-  // a legacy session ends with a DELETE: polite, but not worth outliving the deadline for
-  if (ev.client) await settlesWithin(ev.client.close(), CLOSE_MS);
-  deadline.abort(PROBE_OVER);
-  if (result.class === "auth_required") {
+
+  protected async openAndList(): Promise<void> {
+    const connection = await connectHttp(this.url, this.connectOptions(this.options.revision));
+    this.transport = connection.transport;
+    this.ev.client = connection.client;
+    await listed(this.ev, connection.client, this.timeout, this.options.surface);
+  }
+
+  protected async open(revision: Revision | undefined, more: Partial<HttpConnectOptions> = {}): Promise<McpClient> {
+    return (await connectHttp(this.url, { ...this.connectOptions(revision), ...more })).client;
+  }
+
+  protected async openUnrecorded(): Promise<McpClient> {
+    const { onExchange: _x, onDefect: _d, onStep: _s, ...quiet } = this.connectOptions(undefined);
+    return (await connectHttp(this.url, quiet)).client;
+  }
+
+  protected async recover(caught: unknown): Promise<Classified | undefined> {
+    const { ev } = this;
+    // a deadline that the HTTP exchange saw run out carries its evidence (step, status)
+    const e = caught instanceof TimeoutError && caught.cause instanceof HttpError ? caught.cause : caught;
+    ev.failure = e;
+    if (e instanceof HttpError && e.step === "GET stream") this.transport = "http+sse";
+    const outcome = classifyFailure(e, ev.defectsOf(e), ev.sawValidMessage);
+    const initializeRefused =
+      e instanceof ResponseError && ev.exchanges[ev.exchanges.length - 1]?.method === "initialize";
+    if (await this.fallBack(e, outcome, initializeRefused)) {
+      if (ev.client?.era === "modern") this.transport = "streamable-http";
+      return undefined;
+    }
+    // past the deadline, a fallback or a retry cut short by it must not leave an earlier
+    // refusal standing in for the silence that ran the clock out
+    return this.deadline.aborted && outcome.class !== "timeout" ? this.late() : outcome;
+  }
+
+  private async verdict(outcome: Classified | undefined): Promise<ProbeResult> {
+    const { ev } = this;
+    // an answer on an SSE stream is read before that exchange is over (its stream still has to be
+    // let go of): the trace waits a moment for it
+    // (nearly always it is in already: then no timer and no race)
+    if (ev.tools !== null && !ev.hasRecorded("tools/list")) await settlesWithin(ev.recorded("tools/list"), 100);
+    const echo = ev.exchanges.some(
+      (x) => x.requestBody !== undefined && x.bodyExcerpt?.trim() === x.requestBody.trim(),
+    );
+    const failed = this.failedWith(outcome, echo);
+    const result = finish(this.url, this.transport, ev, failed, this.options.trace !== false);
+    if (failed) {
+      const record = failingExchange(ev.exchanges);
+      if (record) result.repro = curlRepro(record, this.options.headers);
+    }
+    return result;
+  }
+
+  /** What a client signing in would meet, from the refusal on, within what is left of the deadline. */
+  private async walkSignIn(result: ProbeResult): Promise<void> {
+    const { ev, options } = this;
     result.auth = await walkAuth({
-      ...refusalOf(ev, url),
+      ...refusalOf(ev, this.url),
       rules: authRulesRevision(options, ev),
-      timeout: timeout - ev.elapsed(),
+      timeout: this.timeout - ev.elapsed(),
       ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
       ...(options.urlGuard ? { guard: options.urlGuard } : {}),
       ...(options.hostSlot ? { hostSlot: options.hostSlot } : {}),
@@ -290,7 +386,6 @@ export async function probeHttp(url: string, options: ProbeOptions = {}): Promis
     result.elapsedMs = ev.elapsed();
     result.advice = adviceFor(result.class, result);
   }
-  return redactFresh(result, options.headers);
 }
 
 /** The refusal the sign-in walk starts from: its status, its challenge, its JSON-RPC error. */
@@ -354,101 +449,127 @@ function badUrl(url: string): string | undefined {
     : `only http and https URLs can be probed, not ${parsed.protocol}`;
 }
 
-export async function probeStdio(
-  command: string,
-  args: readonly string[],
-  options: ProbeOptions = {},
-): Promise<ProbeResult> {
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  const ev = new Evidence(options.onProgress);
-  const children: ChildServer[] = [];
-  const target = [command, ...args].join(" ");
-  // the probe's --max-bytes cap holds over stdio as over HTTP, per line (docs/probe.md); a client
-  // library may read more
-  const spawnOptions = {
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-    group: true,
-  };
-  let over = false;
-  let spawnError: unknown;
-  let echoed = false;
-  const connector = () => {
-    // past the deadline the opening may still try to restart the server: it must not
-    if (over) throw new ClosedError("the probe is over");
+/**
+ * A probe over stdio: every process the opening starts is kept, to say how it ended and to end it
+ * within the deadline.
+ */
+class StdioProbe extends Probe {
+  private readonly children: ChildServer[] = [];
+  private readonly spawnOptions: SpawnOptions;
+  /** How much of the deadline is kept for ending the processes. */
+  private readonly cleanupMs: number;
+  /** Past the deadline the opening may still try to restart the server: it must not. */
+  private over = false;
+  private spawnError: unknown;
+  private echoed = false;
+
+  constructor(
+    private readonly command: string,
+    private readonly args: readonly string[],
+    options: ProbeOptions,
+  ) {
+    super(options);
+    // the probe's --max-bytes cap holds over stdio as over HTTP, per line (docs/probe.md); a client
+    // library may read more
+    this.spawnOptions = {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      maxLineBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      group: true,
+    };
+    // the deadline covers the cleanup too: the work stops early enough for a server that ignores
+    // stdin closing and SIGTERM to be killed before it passes
+    this.cleanupMs = Math.min(STDIO_CLEANUP_MS, Math.floor(this.timeout / 10));
+  }
+
+  async run(): Promise<ProbeResult> {
+    const workMs = Math.max(1, this.timeout - this.cleanupMs - EXIT_STATUS_MS);
+    const outcome = await withDeadline(this.attempt(), workMs, undefined, () => stalledStdio(this.ev, this.children));
+    this.over = true;
+    const result = await this.verdict(outcome);
+    // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
+    await Promise.all(this.children.map((c) => c.shutdown(Math.max(1, Math.floor(this.cleanupMs / 3)))));
+    // a command line may carry a URL with a password, and a server's stderr may echo it
+    return redactFresh(result, this.options.headers);
+  }
+
+  /** A fresh server process, its output watched for an echo. */
+  private spawn(): Transport {
+    if (this.over) throw new ClosedError("the probe is over");
     let child: ChildServer;
     try {
-      child = new ChildServer(command, args, spawnOptions);
+      child = new ChildServer(this.command, this.args, this.spawnOptions);
     } catch (e) {
       // spawn throws at once for what it can tell without trying (an empty command, a NUL byte)
-      spawnError ??= e;
+      this.spawnError ??= e;
       throw e;
     }
-    children.push(child);
-    return watchEcho(child.transport, () => (echoed = true));
-  };
-  const clientOptions = (revision: Revision | undefined) => ({
-    clientInfo: CLIENT_INFO,
-    timeout: Math.max(1, timeout - ev.elapsed()),
-    // after this much silence initialize goes beside server/discover; both stay open, so a
-    // legacy server that ignores discover opens quickly and a slow modern one is still modern
-    probeTimeout: Math.min(1000, Math.floor(timeout / 3)),
-    ...(revision ? { revision } : {}),
-    onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
-    onStep: (step: ConnectStep) => ev.step(step),
-    schema: true,
-  });
-  const work = (async (): Promise<{ outcome: Classified | undefined; error?: unknown }> => {
-    try {
-      ev.client = await McpClient.connect(connector, clientOptions(options.revision));
-      await listed(ev, ev.client, timeout, options.surface);
-      await freshModern(ev, timeout, options.surface, (revision) =>
-        McpClient.connect(connector, clientOptions(revision)),
-      );
-      return { outcome: undefined };
-    } catch (e) {
-      if (spawnError !== undefined)
-        return { outcome: { class: "unreachable", detail: "spawn", note: spawnNote(command, spawnError) }, error: e };
-      const outcome = classifyStdioFailure(e, ev, children);
-      const last = ev.steps[ev.steps.length - 1];
-      const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
-      const open = (revision: Revision, more: Partial<ClientOptions> = {}) =>
-        McpClient.connect(connector, { ...clientOptions(revision), ...more });
-      if (await reopened(ev, e, outcome, options, initializeRefused, open)) return { outcome: undefined };
-      if (e instanceof RevisionNotSpokenError && e.serverSpeaks.length === 0) {
-        const { onDefect: _d, onStep: _s, ...quiet } = clientOptions(undefined);
-        await learnSpoken(outcome, e.requested, () => McpClient.connect(connector, quiet));
-      }
-      return { outcome, error: e };
-    }
-  })();
-  // the deadline covers the cleanup too: the work stops early enough for a server that ignores
-  // stdin closing and SIGTERM to be killed before it passes
-  const cleanupMs = Math.min(STDIO_CLEANUP_MS, Math.floor(timeout / 10));
-  const { outcome } = await withDeadline(work, Math.max(1, timeout - cleanupMs - EXIT_STATUS_MS), undefined, () => ({
-    outcome: stalledStdio(ev, children),
-  }));
-  over = true;
-  const failed =
-    ev.tools === null ? (echoed ? ECHO : (outcome ?? { class: "protocol_violation", detail: "other" })) : undefined;
-  // a process whose output just ended is usually a moment from its exit status: wait for it
-  // briefly, so the trace says how it ended
-  if (failed) await settlesWithin(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
-  const result = finish(target, "stdio", ev, failed);
-  result.trace = stdioTrace(ev.steps, children, ev);
-  if (spawnError !== undefined)
-    result.trace.push({
-      step: "spawn",
-      ms: 0,
-      error: spawnError instanceof Error ? spawnError.message : String(spawnError),
-    });
-  if (failed)
-    result.repro = stdioRepro(command, args, { ...replayOf(failed, ev, options.revision), clientInfo: CLIENT_INFO });
-  // stdin closed, then SIGTERM, then SIGKILL, a third of the cleanup's time apart
-  await Promise.all(children.map((c) => c.shutdown(Math.max(1, Math.floor(cleanupMs / 3)))));
-  // a command line may carry a URL with a password, and a server's stderr may echo it
-  return redactFresh(result, options.headers);
+    this.children.push(child);
+    return watchEcho(child.transport, () => (this.echoed = true));
+  }
+
+  private clientOptions(revision: Revision | undefined): ClientOptions {
+    const { ev } = this;
+    return {
+      clientInfo: CLIENT_INFO,
+      timeout: Math.max(1, this.timeout - ev.elapsed()),
+      // after this much silence initialize goes beside server/discover; both stay open, so a
+      // legacy server that ignores discover opens quickly and a slow modern one is still modern
+      probeTimeout: Math.min(1000, Math.floor(this.timeout / 3)),
+      ...(revision ? { revision } : {}),
+      onDefect: (r: { defect: Defect }) => ev.defect(r.defect),
+      onStep: (step: ConnectStep) => ev.step(step),
+      schema: true,
+    };
+  }
+
+  protected async openAndList(): Promise<void> {
+    const { ev, options } = this;
+    ev.client = await this.open(options.revision);
+    await listed(ev, ev.client, this.timeout, options.surface);
+    await freshModern(ev, this.timeout, options.surface, (revision) => this.open(revision));
+  }
+
+  protected open(revision: Revision | undefined, more: Partial<ClientOptions> = {}): Promise<McpClient> {
+    return McpClient.connect(() => this.spawn(), { ...this.clientOptions(revision), ...more });
+  }
+
+  protected openUnrecorded(): Promise<McpClient> {
+    const { onDefect: _d, onStep: _s, ...quiet } = this.clientOptions(undefined);
+    return McpClient.connect(() => this.spawn(), quiet);
+  }
+
+  protected async recover(e: unknown): Promise<Classified | undefined> {
+    const { ev } = this;
+    if (this.spawnError !== undefined)
+      return { class: "unreachable", detail: "spawn", note: spawnNote(this.command, this.spawnError) };
+    const outcome = classifyStdioFailure(e, ev, this.children);
+    const last = ev.steps[ev.steps.length - 1];
+    const initializeRefused = e instanceof ResponseError && last?.step === "initialize" && last.outcome === "error";
+    return (await this.fallBack(e, outcome, initializeRefused)) ? undefined : outcome;
+  }
+
+  private async verdict(outcome: Classified | undefined): Promise<ProbeResult> {
+    const { ev, children, spawnError } = this;
+    const failed = this.failedWith(outcome, this.echoed);
+    // a process whose output just ended is usually a moment from its exit status: wait for it
+    // briefly, so the trace says how it ended
+    if (failed) await settlesWithin(Promise.all(children.map((c) => c.exited)), EXIT_STATUS_MS);
+    const result = finish([this.command, ...this.args].join(" "), "stdio", ev, failed);
+    result.trace = stdioTrace(ev.steps, children, ev);
+    if (spawnError !== undefined)
+      result.trace.push({
+        step: "spawn",
+        ms: 0,
+        error: spawnError instanceof Error ? spawnError.message : String(spawnError),
+      });
+    if (failed)
+      result.repro = stdioRepro(this.command, this.args, {
+        ...replayOf(failed, ev, this.options.revision),
+        clientInfo: CLIENT_INFO,
+      });
+    return result;
+  }
 }
 
 /** The operating system's reason a command could not start, as the sentence that leads the advice. */
