@@ -156,7 +156,7 @@ class ClientWaits {
   }
   /** The milliseconds it waited since the last take. */
   take(): number {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(this.file, "utf8");
     } catch {
