@@ -2,8 +2,9 @@
  * The gauntlet's costs, each as a ratio against `serve` measured in the same run:
  *
  * - round trips: sequential echo `tools/call` through the gauntlet server (every client message
- *   judged and recorded) against the reference server, ≥ 5,000 calls a round, stdio (in-process
- *   pipes) and HTTP (loopback) apart, the median of 5 rounds: target ≥ 0.8×;
+ *   judged and recorded) against the reference server, ≥ 5,000 calls a side a round (in slices
+ *   each side takes in turn, both servers up), stdio (in-process pipes) and HTTP (loopback)
+ *   apart, the median of 5 rounds: target ≥ 0.8×;
  * - per scenario, the model client as fresh processes: the gauntlet's wall time for the scenario,
  *   less its scripted waits, against a bare connect–list–call–close run against a fresh `serve`,
  *   the model client's own idle wait for list changes (which it reports) left out of both:
@@ -62,11 +63,11 @@ async function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Calls per second of `calls` sequential calls of `tool`. */
-async function rate(client: McpClient, tool: string, args: Record<string, unknown>, calls: number): Promise<number> {
+/** Milliseconds of `calls` sequential calls of `tool`. */
+async function spent(client: McpClient, tool: string, args: Record<string, unknown>, calls: number): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < calls; i++) await client.callTool(tool, args);
-  return calls / ((performance.now() - t0) / 1000);
+  return performance.now() - t0;
 }
 
 interface Pair {
@@ -105,23 +106,48 @@ const HTTP: Pair = {
   },
 };
 
+/** Slices a round's calls are cut into, taken by each side in turn. */
+const SLICES = 10;
+
+/**
+ * One round: both servers up at once, `calls` calls to each in slices taken in turn, so that a
+ * neighbour's burst on this shared machine slows both sides alike instead of one of them.
+ */
+async function round(pair: Pair, calls: number, r: number): Promise<{ gauntlet: number; serve: number }> {
+  const g = await pair.gauntlet();
+  const s = await pair.serve();
+  const sides = [
+    { ms: 0, call: (n: number) => spent(g.client, "gauntlet_lifecycle", {}, n) },
+    { ms: 0, call: (n: number) => spent(s.client, "echo", { text: "hi" }, n) },
+  ];
+  try {
+    for (const side of sides) await side.call(Math.min(200, calls));
+    const slice = Math.ceil(calls / SLICES);
+    for (let k = 0; k < SLICES; k++)
+      for (let j = 0; j < sides.length; j++) {
+        const side = sides[(r + k + j) % sides.length]!;
+        side.ms += await side.call(slice);
+      }
+  } finally {
+    await g.close();
+    await s.close();
+  }
+  const total = Math.ceil(calls / SLICES) * SLICES;
+  return { gauntlet: total / (sides[0]!.ms / 1000), serve: total / (sides[1]!.ms / 1000) };
+}
+
 async function roundTrips(name: string, pair: Pair, calls: number, rounds: number): Promise<TargetOutcome> {
   const ratios: number[] = [];
   const rates = { gauntlet: [] as number[], serve: [] as number[] };
   for (let r = 0; r < rounds; r++) {
-    const g = await pair.gauntlet();
-    const gr = await rate(g.client, "gauntlet_lifecycle", {}, calls);
-    await g.close();
-    const s = await pair.serve();
-    const sr = await rate(s.client, "echo", { text: "hi" }, calls);
-    await s.close();
-    rates.gauntlet.push(gr);
-    rates.serve.push(sr);
-    ratios.push(gr / sr);
+    const { gauntlet, serve } = await round(pair, calls, r);
+    rates.gauntlet.push(gauntlet);
+    rates.serve.push(serve);
+    ratios.push(gauntlet / serve);
   }
   const median = quantile(ratios, 0.5);
   console.log(
-    `${name}: gauntlet ${quantile(rates.gauntlet, 0.5).toFixed(0)} calls/s, serve ${quantile(rates.serve, 0.5).toFixed(0)} calls/s (${calls} calls a round, median of ${rounds})`,
+    `${name}: gauntlet ${quantile(rates.gauntlet, 0.5).toFixed(0)} calls/s, serve ${quantile(rates.serve, 0.5).toFixed(0)} calls/s (${calls} calls a side a round in ${SLICES} slices taken in turn, median of ${rounds})`,
   );
   return {
     of: "gauntlet server",
