@@ -30,8 +30,12 @@ function run(args: string[], deadlineMs = 120_000): Promise<{ status: number | n
 const demo = (...args: string[]) => run(["demo", ...args]);
 
 const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-/** The servers the report names, in its order: the same fleet on the same ports reads the same. */
-const urls = (out: string) => [...out.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S*/g)].map((m) => m[0]).sort();
+/**
+ * The servers the report names, their ports left out: the demo prefers the same ports each run,
+ * but takes others when something else holds them (another demo in the same test run does).
+ */
+const urls = (out: string) =>
+  [...out.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S*/g)].map((m) => m[0].replace(/:\d+\//, ":<port>/")).sort();
 
 describe("mcp-wire demo", () => {
   let first = "";
@@ -88,7 +92,7 @@ describe("mcp-wire demo", () => {
     assert.equal(stored.runs[0].source, "demo fleet");
     assert.equal(stored.targets.length, servers);
   });
-  test("a second run starts its database afresh: one run, the same servers on the same ports, never appended", async () => {
+  test("a second run starts its database afresh: one run, the same servers, never appended", async () => {
     assert.ok(first, "the first demo ran");
     const r = await demo();
     assert.equal(r.status, 0, r.stderr);
