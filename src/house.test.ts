@@ -40,7 +40,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   "src/check/junit.ts renderJunit": 94,
   "src/fleet/signin.ts startSigninServer": 93,
   "src/check/session.ts walkList": 91,
-  "src/transport/http/client.ts exchange": 90,
   "src/report/html.ts targetTable": 83,
   "src/gauntlet/http.ts post": 82,
 };
