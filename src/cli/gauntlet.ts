@@ -43,129 +43,159 @@ function usage(message: string): number {
 }
 
 export async function runGauntlet(command: string[], opts: GauntletCliOptions): Promise<number> {
+  const modeProblem = oneMode(command, opts);
+  if (modeProblem) return usage(modeProblem);
+  const revisions = readRevisions(opts.revision ?? []);
+  if (typeof revisions === "string") return usage(revisions);
+  const failOn = (opts.failOn ?? "error") as FailOn;
+  if (!FAIL_ON_CHOICES.includes(failOn))
+    return usage(`--fail-on takes ${FAIL_ON_CHOICES.join(", ")}, not ${JSON.stringify(opts.failOn)}`);
+  if (opts.stdioServer !== undefined) return stdioServerMode(opts.stdioServer, opts, revisions);
+
+  const scenarios = await chosenScenarios(opts);
+  if (typeof scenarios === "string") return usage(scenarios);
+  const outputs = await prepareOutputs(opts);
+  if (typeof outputs === "string") return usage(outputs);
+  const card =
+    opts.score !== undefined
+      ? await scoreMode(opts.score, opts, revisions)
+      : opts.listen !== undefined
+        ? await listenMode(opts.listen, opts, scenarios, revisions)
+        : await runMode(command, opts, scenarios, revisions);
+  if (typeof card === "string") return usage(card);
+  return finish(card, command.join(" ") || opts.listen || "recordings", failOn, opts, outputs.baseline);
+}
+
+/** Exactly one of the four modes, or what is wrong. */
+function oneMode(command: readonly string[], opts: GauntletCliOptions): string | undefined {
   const modes = [
     command.length > 0,
     opts.listen !== undefined,
     opts.stdioServer !== undefined,
     opts.score !== undefined,
   ].filter(Boolean).length;
-  if (modes !== 1)
-    return usage(
-      modes === 0
-        ? "give a client command after --, or --listen, --stdio-server or --score"
-        : "a client command, --listen, --stdio-server and --score are separate modes: give one",
-    );
-  const { SCENARIOS, scenarioOf } = await import("../gauntlet/catalogue.js");
+  if (modes === 1) return undefined;
+  return modes === 0
+    ? "give a client command after --, or --listen, --stdio-server or --score"
+    : "a client command, --listen, --stdio-server and --score are separate modes: give one";
+}
+
+/** `-r`, repeatable and comma-separated, each once. */
+function readRevisions(values: readonly string[]): Revision[] | string {
   const revisions: Revision[] = [];
-  for (const r of (opts.revision ?? []).flatMap((v) => v.split(",")).map((v) => v.trim())) {
-    if (!isRevision(r)) return usage(`-r takes a revision (${REVISIONS.join(", ")}), not ${JSON.stringify(r)}`);
+  for (const r of values.flatMap((v) => v.split(",")).map((v) => v.trim())) {
+    if (!isRevision(r)) return `-r takes a revision (${REVISIONS.join(", ")}), not ${JSON.stringify(r)}`;
     if (!revisions.includes(r)) revisions.push(r);
   }
-  const failOn = (opts.failOn ?? "error") as FailOn;
-  if (!FAIL_ON_CHOICES.includes(failOn))
-    return usage(`--fail-on takes ${FAIL_ON_CHOICES.join(", ")}, not ${JSON.stringify(opts.failOn)}`);
+  return revisions;
+}
 
-  if (opts.stdioServer !== undefined) {
-    const misplaced = misplacedFor("--stdio-server", opts, [
-      "listen",
-      "sessions",
-      "score",
-      "scenario",
-      "stdio",
-      "timeout",
-      "slow",
-      "auth",
-      "json",
-      "junit",
-      "markdown",
-      "baseline",
-      "failOn",
-    ]);
-    if (misplaced) return usage(misplaced);
-    const scenario = scenarioOf(opts.stdioServer);
-    if (!scenario)
-      return usage(`no scenario is named ${JSON.stringify(opts.stdioServer)} (docs/gauntlet.md lists them)`);
-    if (opts.record === undefined) return usage("--stdio-server needs --record FILE, the recording --score reads");
-    if (scenario.transports && !scenario.transports.includes("stdio"))
-      return usage(`${scenario.id} is an HTTP scenario; use --listen`);
-    const { runStdioServer } = await import("../gauntlet/stdio-server.js");
-    // stdin may still be open when a signal ends the server: nothing else is to run
-    process.exit(await runStdioServer(scenario, revisions, opts.record));
-  }
+async function stdioServerMode(id: string, opts: GauntletCliOptions, revisions: readonly Revision[]): Promise<number> {
+  const misplaced = misplacedFor("--stdio-server", opts, [
+    "listen",
+    "sessions",
+    "score",
+    "scenario",
+    "stdio",
+    "timeout",
+    "slow",
+    "auth",
+    "json",
+    "junit",
+    "markdown",
+    "baseline",
+    "failOn",
+  ]);
+  if (misplaced) return usage(misplaced);
+  const { scenarioOf } = await import("../gauntlet/catalogue.js");
+  const scenario = scenarioOf(id);
+  if (!scenario) return usage(`no scenario is named ${JSON.stringify(id)} (docs/gauntlet.md lists them)`);
+  if (opts.record === undefined) return usage("--stdio-server needs --record FILE, the recording --score reads");
+  if (scenario.transports && !scenario.transports.includes("stdio"))
+    return usage(`${scenario.id} is an HTTP scenario; use --listen`);
+  const { runStdioServer } = await import("../gauntlet/stdio-server.js");
+  // stdin may still be open when a signal ends the server: nothing else is to run
+  process.exit(await runStdioServer(scenario, revisions, opts.record));
+}
 
-  let scenarios: ScenarioDef[] = [...SCENARIOS];
-  if (opts.scenario !== undefined) {
-    const ids = opts.scenario
-      .flatMap((v) => v.split(","))
-      .map((v) => v.trim())
-      .filter((v) => v !== "");
-    const unknown = ids.find((id) => !SCENARIOS.some((s) => s.id === id || s.id.startsWith(`${id}.`)));
-    if (unknown !== undefined)
-      return usage(`--scenario: no scenario is named ${JSON.stringify(unknown)} (docs/gauntlet.md lists them)`);
-    scenarios = SCENARIOS.filter((s) => ids.some((id) => s.id === id || s.id.startsWith(`${id}.`)));
-    const flagged = scenarios.find((s) => (s.flag === "slow" && !opts.slow) || (s.flag === "auth" && !opts.auth));
-    if (flagged) return usage(`--scenario ${flagged.id} runs only with --${flagged.flag}`);
-  }
-  const outputs = await prepareOutputs(opts);
-  if (typeof outputs === "string") return usage(outputs);
+/** The scenarios `--scenario` names (an id, or the prefix of a family's), or all of them. */
+async function chosenScenarios(opts: GauntletCliOptions): Promise<ScenarioDef[] | string> {
+  const { SCENARIOS } = await import("../gauntlet/catalogue.js");
+  if (opts.scenario === undefined) return [...SCENARIOS];
+  const ids = opts.scenario
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+  const named = (s: ScenarioDef, id: string) => s.id === id || s.id.startsWith(`${id}.`);
+  const unknown = ids.find((id) => !SCENARIOS.some((s) => named(s, id)));
+  if (unknown !== undefined)
+    return `--scenario: no scenario is named ${JSON.stringify(unknown)} (docs/gauntlet.md lists them)`;
+  const scenarios = SCENARIOS.filter((s) => ids.some((id) => named(s, id)));
+  const flagged = scenarios.find((s) => (s.flag === "slow" && !opts.slow) || (s.flag === "auth" && !opts.auth));
+  if (flagged) return `--scenario ${flagged.id} runs only with --${flagged.flag}`;
+  return scenarios;
+}
 
+async function scoreMode(
+  paths: readonly string[],
+  opts: GauntletCliOptions,
+  revisions: readonly Revision[],
+): Promise<Scorecard | string> {
+  const misplaced = misplacedFor("--score", opts, ["listen", "sessions", "record", "stdio", "timeout", "slow", "auth"]);
+  return misplaced ?? scoreFiles(paths, revisions);
+}
+
+async function listenMode(
+  listen: string,
+  opts: GauntletCliOptions,
+  scenarios: readonly ScenarioDef[],
+  revisions: readonly Revision[],
+): Promise<Scorecard | string> {
+  const misplaced = misplacedFor("--listen", opts, ["stdio", "timeout"]);
+  if (misplaced) return misplaced;
+  const { runListen } = await import("../gauntlet/attach.js");
+  return runListen({
+    listen,
+    sessions: opts.sessions,
+    scenarios,
+    revisions,
+    recordDir: opts.record,
+    slow: opts.slow === true,
+    auth: opts.auth === true,
+  });
+}
+
+/** Run mode: the client command once per scenario (and `-r` revision). */
+async function runMode(
+  command: readonly string[],
+  opts: GauntletCliOptions,
+  scenarios: readonly ScenarioDef[],
+  revisions: readonly Revision[],
+): Promise<Scorecard | string> {
+  if (opts.sessions !== undefined) return "--sessions goes with --listen";
+  const timeout =
+    opts.timeout === undefined
+      ? undefined
+      : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "per scenario");
+  if (typeof timeout === "object") return timeout.error;
+  if (opts.record !== undefined && !isDirectory(opts.record))
+    return `--record ${opts.record}: not a directory (run mode keeps one recording per scenario there)`;
   const started = Date.now();
-  let card: Scorecard;
-  if (opts.score !== undefined) {
-    const misplaced = misplacedFor("--score", opts, [
-      "listen",
-      "sessions",
-      "record",
-      "stdio",
-      "timeout",
-      "slow",
-      "auth",
-    ]);
-    if (misplaced) return usage(misplaced);
-    const scored = await scoreFiles(opts.score, revisions);
-    if (typeof scored === "string") return usage(scored);
-    card = scored;
-  } else if (opts.listen !== undefined) {
-    const misplaced = misplacedFor("--listen", opts, ["stdio", "timeout"]);
-    if (misplaced) return usage(misplaced);
-    const { runListen } = await import("../gauntlet/attach.js");
-    const listened = await runListen({
-      listen: opts.listen,
-      sessions: opts.sessions,
-      scenarios,
-      revisions,
-      recordDir: opts.record,
-      slow: opts.slow === true,
-      auth: opts.auth === true,
-    });
-    if (typeof listened === "string") return usage(listened);
-    card = listened;
-  } else {
-    if (opts.sessions !== undefined) return usage("--sessions goes with --listen");
-    const timeout =
-      opts.timeout === undefined
-        ? undefined
-        : wholeNumber("--timeout", opts.timeout, 1, MAX_TIMEOUT_MS, "milliseconds", "per scenario");
-    if (typeof timeout === "object") return usage(timeout.error);
-    if (opts.record !== undefined && !isDirectory(opts.record))
-      return usage(`--record ${opts.record}: not a directory (run mode keeps one recording per scenario there)`);
-    const { runAll, DEFAULT_TIMEOUT_MS, SLOW_TIMEOUT_MS } = await import("../gauntlet/run.js");
-    const { scorecard } = await import("../gauntlet/score.js");
-    const results = await runAll({
-      scenarios,
-      revisions,
-      transport: opts.stdio ? "stdio" : "http",
-      command: command[0]!,
-      args: command.slice(1),
-      timeoutMs: timeout ?? (opts.slow ? SLOW_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
-      ...(opts.record !== undefined ? { recordDir: opts.record } : {}),
-      self: { command: process.execPath, args: [process.argv[1]!] },
-      slow: opts.slow === true,
-      auth: opts.auth === true,
-    });
-    card = scorecard(results, Date.now() - started);
-  }
-  return finish(card, command.join(" ") || opts.listen || "recordings", failOn, opts, outputs.baseline);
+  const { runAll, DEFAULT_TIMEOUT_MS, SLOW_TIMEOUT_MS } = await import("../gauntlet/run.js");
+  const { scorecard } = await import("../gauntlet/score.js");
+  const results = await runAll({
+    scenarios,
+    revisions,
+    transport: opts.stdio ? "stdio" : "http",
+    command: command[0]!,
+    args: command.slice(1),
+    timeoutMs: timeout ?? (opts.slow ? SLOW_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
+    ...(opts.record !== undefined ? { recordDir: opts.record } : {}),
+    self: { command: process.execPath, args: [process.argv[1]!] },
+    slow: opts.slow === true,
+    auth: opts.auth === true,
+  });
+  return scorecard(results, Date.now() - started);
 }
 
 /** A flag that cannot apply to a mode is a usage error, never ignored. */

@@ -222,29 +222,55 @@ function nestedArray(rules: RevisionRules): Checked {
 }
 
 function checkObject(o: Record<string, unknown>, f: Findings, path: string, role?: Role): SingleKind | "invalid" {
-  const rules = f.rules;
   const { jsonrpc, id, method, params, result, error } = o;
   const hasMethod = method !== undefined;
   const hasResult = result !== undefined;
   const hasError = error !== undefined;
   const hasId = id !== undefined;
-
   if (jsonrpc === undefined && !hasMethod && !hasResult && !hasError && !hasId) {
-    const keys = Object.keys(o);
-    const shown = keys
-      .slice(0, 3)
-      .map((k) => quote(k))
-      .join(", ");
-    add(
-      f,
-      "no_envelope",
-      path,
-      keys.length === 0
-        ? `an empty object: no jsonrpc, id, method, result or error ${ref(rules)}`
-        : `no JSON-RPC envelope: an object with ${shown}${keys.length > 3 ? ", …" : ""} but no jsonrpc, id, method, result or error, as if a bare result were sent ${ref(rules)}`,
-    );
+    noEnvelope(o, f, path);
     return "invalid";
   }
+  checkJsonrpc(jsonrpc, f, path);
+  let kind: SingleKind;
+  if (hasMethod) {
+    const answer = hasResult ? "result" : hasError ? "error" : undefined;
+    kind = checkCall(method, params, id, answer, f, path, role);
+  } else if (hasResult || hasError) {
+    kind = checkResponse(id, result, error, f, path);
+  } else {
+    neitherCallNorResponse(params, f, path);
+    return "invalid";
+  }
+  // counting allocates nothing: the members are listed only when one is left over
+  const known =
+    (jsonrpc === undefined ? 0 : 1) +
+    (hasId ? 1 : 0) +
+    (hasMethod ? 1 + (params !== undefined ? 1 : 0) : 0) +
+    (hasResult ? 1 : 0) +
+    (hasError ? 1 : 0);
+  if (countKeys(o) > known) unexpectedMembers(o, f, path, kind);
+  return kind;
+}
+
+/** An object with none of the envelope's members: most often a bare result sent as it is. */
+function noEnvelope(o: Record<string, unknown>, f: Findings, path: string): void {
+  const keys = Object.keys(o);
+  const shown = keys
+    .slice(0, 3)
+    .map((k) => quote(k))
+    .join(", ");
+  add(
+    f,
+    "no_envelope",
+    path,
+    keys.length === 0
+      ? `an empty object: no jsonrpc, id, method, result or error ${ref(f.rules)}`
+      : `no JSON-RPC envelope: an object with ${shown}${keys.length > 3 ? ", …" : ""} but no jsonrpc, id, method, result or error, as if a bare result were sent ${ref(f.rules)}`,
+  );
+}
+
+function checkJsonrpc(jsonrpc: unknown, f: Findings, path: string): void {
   if (jsonrpc === undefined) {
     add(
       f,
@@ -260,128 +286,148 @@ function checkObject(o: Record<string, unknown>, f: Findings, path: string, role
       `"jsonrpc" is ${quote(jsonrpc)}: it must be exactly the string "2.0" (${JSONRPC_SPEC} §4)`,
     );
   }
+}
 
-  let kind: SingleKind;
-  let known = jsonrpc === undefined ? 0 : 1;
-  if (hasMethod) {
-    if (hasResult || hasError) {
+/** A request or a notification; `answer` names the response member it also carries, if any. */
+function checkCall(
+  method: unknown,
+  params: unknown,
+  id: unknown,
+  answer: "result" | "error" | undefined,
+  f: Findings,
+  path: string,
+  role: Role | undefined,
+): SingleKind {
+  if (answer !== undefined) {
+    add(
+      f,
+      "ambiguous_kind",
+      path,
+      `has "method" and also "${answer}": a message is either a request or a response (${JSONRPC_SPEC} §4-5)`,
+    );
+  }
+  checkMethod(method, f, path);
+  if (params !== undefined && !isPlainObject(params)) {
+    add(
+      f,
+      "params_not_object",
+      `${path}/params`,
+      `"params" is ${describeType(params)}: MCP params are always an object ${ref(f.rules)}`,
+    );
+  }
+  if (id === undefined) return "notification";
+  checkId(id, f, path, "request");
+  if (f.rules.requiredRequestMeta.length > 0 && role !== "server" && typeof method === "string") {
+    checkRequestMeta(params, f, path);
+  }
+  return "request";
+}
+
+function checkMethod(method: unknown, f: Findings, path: string): void {
+  // an empty name is a well-formed call of a method nobody has: answered -32601, not -32600
+  if (typeof method !== "string") {
+    add(
+      f,
+      "method_invalid",
+      `${path}/method`,
+      `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`,
+    );
+  } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
+    add(
+      f,
+      "method_invalid",
+      `${path}/method`,
+      `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`,
+    );
+  }
+}
+
+/** A response: a result, or an error when it carries one (with a result too, that is a defect of its own). */
+function checkResponse(id: unknown, result: unknown, error: unknown, f: Findings, path: string): "result" | "error" {
+  if (result !== undefined && error !== undefined) {
+    add(
+      f,
+      "result_and_error",
+      path,
+      `has both "result" and "error": a response carries exactly one (${JSONRPC_SPEC} §5)`,
+    );
+  }
+  if (error === undefined) {
+    if (id === undefined)
       add(
         f,
-        "ambiguous_kind",
-        path,
-        `has "method" and also "${hasResult ? "result" : "error"}": a message is either a request or a response (${JSONRPC_SPEC} §4-5)`,
-      );
-    }
-    kind = hasId ? "request" : "notification";
-    known += 1 + (hasId ? 1 : 0) + (params !== undefined ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
-    // an empty name is a well-formed call of a method nobody has: answered -32601, not -32600
-    if (typeof method !== "string") {
-      add(
-        f,
-        "method_invalid",
-        `${path}/method`,
-        `"method" is ${describeType(method)}: it must be a string (${JSONRPC_SPEC} §4)`,
-      );
-    } else if (method.charCodeAt(0) === 114 /* r */ && method.startsWith("rpc.")) {
-      add(
-        f,
-        "method_invalid",
-        `${path}/method`,
-        `"method" ${quote(method)} starts with "rpc.", which JSON-RPC reserves for itself (${JSONRPC_SPEC} §4)`,
-      );
-    }
-    if (params !== undefined && !isPlainObject(params)) {
-      add(
-        f,
-        "params_not_object",
-        `${path}/params`,
-        `"params" is ${describeType(params)}: MCP params are always an object ${ref(rules)}`,
-      );
-    }
-    if (hasId) checkId(id, f, path, "request");
-    if (kind === "request" && rules.requiredRequestMeta.length > 0 && role !== "server" && typeof method === "string") {
-      checkRequestMeta(params, f, path);
-    }
-  } else if (hasResult || hasError) {
-    known += (hasId ? 1 : 0) + (hasResult ? 1 : 0) + (hasError ? 1 : 0);
-    if (hasResult && hasError) {
-      add(
-        f,
-        "result_and_error",
-        path,
-        `has both "result" and "error": a response carries exactly one (${JSONRPC_SPEC} §5)`,
-      );
-    }
-    kind = hasError ? "error" : "result";
-    if (hasResult && !hasError) {
-      if (!hasId)
-        add(
-          f,
-          "id_missing",
-          `${path}`,
-          `a result with no "id": a response must carry the id of the request it answers ${ref(rules)}`,
-        );
-      else checkId(id, f, path, "result");
-      checkResult(result, f, path);
-    } else {
-      if (!hasId) {
-        if (!rules.errorIdOptional) {
-          // an error without an id is a warning at most (a transport's refusal reads this way too)
-          add(
-            f,
-            "id_missing",
-            `${path}`,
-            `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`,
-            "error_response",
-          );
-        }
-      } else if (id === null) {
-        // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id
-        add(
-          f,
-          "id_null",
-          `${path}/id`,
-          `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`,
-          "error_response",
-        );
-      } else {
-        checkId(id, f, path, "error");
-      }
-      checkError(error, f, path);
-    }
-  } else {
-    if (params !== undefined) {
-      add(
-        f,
-        "method_invalid",
+        "id_missing",
         `${path}`,
-        `has "params" but no "method": a request or notification must name its method (${JSONRPC_SPEC} §4)`,
+        `a result with no "id": a response must carry the id of the request it answers ${ref(f.rules)}`,
       );
-    } else {
-      add(
-        f,
-        "neither_result_nor_error",
-        path,
-        `no "method", "result" or "error": the message is neither a request nor a response (${JSONRPC_SPEC} §5)`,
-      );
-    }
-    return "invalid";
+    else checkId(id, f, path, "result");
+    checkResult(result, f, path);
+    return "result";
   }
+  checkErrorId(id, f, path);
+  checkError(error, f, path);
+  return "error";
+}
 
-  if (countKeys(o) > known) {
-    for (const k of Object.keys(o)) {
-      if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
-      // a response has no method (that would be ambiguous_kind) and no params
-      if ((k === "method" || k === "params") && (kind === "request" || kind === "notification")) continue;
+function checkErrorId(id: unknown, f: Findings, path: string): void {
+  const rules = f.rules;
+  if (id === undefined) {
+    if (!rules.errorIdOptional) {
+      // an error without an id is a warning at most (a transport's refusal reads this way too)
       add(
         f,
-        "unexpected_member",
-        `${path}/${pointerToken(k)}`,
-        `unexpected member ${quote(k)}: a ${kind} carries only ${kind === "request" || kind === "notification" ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`,
+        "id_missing",
+        `${path}`,
+        `an error with no "id": ${rules.revision} requires the request's id (null if it could not be read) ${ref(rules)}`,
+        "error_response",
       );
     }
+  } else if (id === null) {
+    // JSON-RPC's own mark for an unreadable request id: legal, but MCP's schema has no null id
+    add(
+      f,
+      "id_null",
+      `${path}/id`,
+      `error "id" is null: JSON-RPC's mark for an unreadable request id; MCP ${rules.errorIdOptional ? "omits the id instead" : "expects the request's id"} ${ref(rules)}`,
+      "error_response",
+    );
+  } else {
+    checkId(id, f, path, "error");
   }
-  return kind;
+}
+
+/** Neither a call nor a response: params without a method reads as a call that lost its name. */
+function neitherCallNorResponse(params: unknown, f: Findings, path: string): void {
+  if (params !== undefined) {
+    add(
+      f,
+      "method_invalid",
+      `${path}`,
+      `has "params" but no "method": a request or notification must name its method (${JSONRPC_SPEC} §4)`,
+    );
+  } else {
+    add(
+      f,
+      "neither_result_nor_error",
+      path,
+      `no "method", "result" or "error": the message is neither a request nor a response (${JSONRPC_SPEC} §5)`,
+    );
+  }
+}
+
+function unexpectedMembers(o: Record<string, unknown>, f: Findings, path: string, kind: SingleKind): void {
+  const call = kind === "request" || kind === "notification";
+  for (const k of Object.keys(o)) {
+    if (k === "jsonrpc" || k === "id" || k === "result" || k === "error") continue;
+    // a response has no method (that would be ambiguous_kind) and no params
+    if ((k === "method" || k === "params") && call) continue;
+    add(
+      f,
+      "unexpected_member",
+      `${path}/${pointerToken(k)}`,
+      `unexpected member ${quote(k)}: a ${kind} carries only ${call ? "jsonrpc, id, method and params" : "jsonrpc, id and " + kind} (${JSONRPC_SPEC} §4-5)`,
+    );
+  }
 }
 
 function checkId(id: unknown, f: Findings, path: string, what: "request" | "result" | "error"): void {

@@ -8,7 +8,7 @@ import { META_CLIENT_CAPABILITIES, RULES, isRevision, type Revision, type Revisi
 import { BoundedMap, BoundedSet } from "./bounded.js";
 import type { Checked } from "./check.js";
 import { defect, quote, type Defect } from "./defects.js";
-import type { Message, MessageKind, RequestId } from "./message.js";
+import type { Message, MessageKind, RequestId, RequestMessage } from "./message.js";
 
 export type Sender = "client" | "server";
 
@@ -231,104 +231,158 @@ export class Conversation {
     options: ObserveOptions,
   ): void {
     const me = this.sides[from];
-    const peer = this.sides[from === "client" ? "server" : "client"];
-    const rev = this.rules.revision;
     if (kind === "notification") {
       me.lastWasNotification = true;
       if ((m as { method: string }).method === CANCELLED) this.cancelled(me, (m as { params?: unknown }).params);
-      return;
-    }
-    if (kind === "request") {
+    } else if (kind === "request") {
       me.lastWasNotification = false;
-      const { id, method } = m as { id: RequestId; method: string };
-      if (me.pending.has(id)) {
-        found.push(
-          defect(
-            "id_reused_in_flight",
-            `${path}/id`,
-            `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id)!.method)} request, still awaiting its answer (${rev} basic/index)`,
-          ),
-        );
-      } else if (this.rules.idReuse === "session" && me.used.has(id)) {
-        found.push(
-          defect(
-            "id_reused_in_session",
-            `${path}/id`,
-            `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`,
-          ),
-        );
-      }
-      const declared = requestExtensions(m, this.rules);
-      me.pending.set(
-        id,
-        declared === undefined ? { method, turn: this.turn++ } : { method, turn: this.turn++, extensions: declared },
-      );
-      if (declared !== undefined) me.extensions = union(me.extensions, declared);
-      me.cancelled.delete(id);
-      if (this.rules.idReuse === "session") me.used.add(id);
-      if (method === "initialize" && from === "client") {
-        const v = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
-        this.requestedVersion = typeof v === "string" ? v : undefined;
-        me.extensions = declaredExtensions((m as { params?: { capabilities?: unknown } }).params?.capabilities);
-      }
-      return;
+      this.request(m as RequestMessage, from, path, found);
+    } else {
+      this.response(m, kind, from, path, found, options);
     }
-    // a response: it answers one of the peer's requests
-    const wasAfterNotification = peer.lastWasNotification;
-    me.lastWasNotification = false;
+  }
+
+  /** A request: its id must be free, and it awaits an answer from now on. */
+  private request(m: RequestMessage, from: Sender, path: string, found: Defect[]): void {
+    const me = this.sides[from];
+    const { id, method } = m;
+    this.idReused(me, id, from, path, found);
+    const declared = requestExtensions(m, this.rules);
+    me.pending.set(
+      id,
+      declared === undefined ? { method, turn: this.turn++ } : { method, turn: this.turn++, extensions: declared },
+    );
+    if (declared !== undefined) me.extensions = union(me.extensions, declared);
+    me.cancelled.delete(id);
+    if (this.rules.idReuse === "session") me.used.add(id);
+    if (method === "initialize" && from === "client") {
+      const v = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+      this.requestedVersion = typeof v === "string" ? v : undefined;
+      me.extensions = declaredExtensions((m as { params?: { capabilities?: unknown } }).params?.capabilities);
+    }
+  }
+
+  /** An id still awaiting its answer, or (where the revision says so) used before in the session. */
+  private idReused(me: Side, id: RequestId, from: Sender, path: string, found: Defect[]): void {
+    const rev = this.rules.revision;
+    if (me.pending.has(id)) {
+      found.push(
+        defect(
+          "id_reused_in_flight",
+          `${path}/id`,
+          `id ${quote(id)} repeats the id of this ${from}'s ${quote(me.pending.get(id)!.method)} request, still awaiting its answer (${rev} basic/index)`,
+        ),
+      );
+    } else if (this.rules.idReuse === "session" && me.used.has(id)) {
+      found.push(
+        defect(
+          "id_reused_in_session",
+          `${path}/id`,
+          `id ${quote(id)} was already used by this ${from} in the session; ${rev} forbids reusing an id within a session (${rev === "2024-11-05" ? "2024-11-05 schema" : `${rev} basic/index`})`,
+        ),
+      );
+    }
+  }
+
+  /** A response: it answers one of the peer's requests. */
+  private response(
+    m: Message,
+    kind: MessageKind,
+    from: Sender,
+    path: string,
+    found: Defect[],
+    options: ObserveOptions,
+  ): void {
+    const peer = this.sides[from === "client" ? "server" : "client"];
+    this.sides[from].lastWasNotification = false;
     const id = (m as { id?: RequestId | null }).id;
     if (id === undefined || id === null) {
-      const error: unknown = kind === "error" ? (m as { error?: unknown }).error : undefined;
-      // a broken message can get here too (see readableShape), its error need not be an object
-      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-      if (kind === "error" && options.answers) {
-        for (const answered of options.answers) this.settle(peer, answered);
-        return;
-      }
-      if (code === PARSE_ERROR || code === INVALID_REQUEST) return; // the request's id could not be read
-      if (wasAfterNotification) {
-        // an error without an id is a warning at most, wherever it comes
-        found.push(
-          defect(
-            "response_to_notification",
-            path || "",
-            `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`,
-            kind === "error" ? "no_id_error" : undefined,
-          ),
-        );
-      } else if (kind === "error") {
-        // JSON-RPC's answer to a request it could not read, or a refusal before ids were read:
-        // worth a note, never a broken conversation (the same in the peer)
-        found.push(
-          defect(
-            "unknown_response_id",
-            `${path}/id`,
-            `an error with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`,
-            "no_id_error",
-          ),
-        );
-      } else {
-        found.push(
-          defect(
-            "unknown_response_id",
-            `${path}/id`,
-            `a result with ${id === null ? "a null" : "no"} id answers no request`,
-          ),
-        );
-      }
+      this.responseWithoutId(m, kind, id, peer, path, found, options);
       return;
     }
     const awaited = peer.pending.get(id);
-    if (awaited) {
-      this.settle(peer, id);
-      if (kind === "result" && awaited.method === "initialize" && from === "server")
-        this.initializeAnswered(m, path, found);
-      if (kind === "error" && awaited.method !== "initialize") this.learnVersions(m);
-      if (kind === "result" && awaited.method === "server/discover") this.learnVersions(m);
-      if (kind === "result" && (awaited.method === "server/discover" || awaited.method === "initialize"))
-        me.extensions = declaredExtensions((m as { result?: { capabilities?: unknown } }).result?.capabilities);
+    if (awaited) this.answered(m, kind, from, awaited.method, id, path, found);
+    else this.unawaitedResponse(kind, from, id, path, found);
+  }
+
+  /**
+   * A response with no id (or a null one): it settles what an HTTP error status answers, is
+   * JSON-RPC's answer to what could not be read, or answers nothing.
+   */
+  private responseWithoutId(
+    m: Message,
+    kind: MessageKind,
+    id: undefined | null,
+    peer: Side,
+    path: string,
+    found: Defect[],
+    options: ObserveOptions,
+  ): void {
+    const error: unknown = kind === "error" ? (m as { error?: unknown }).error : undefined;
+    // a broken message can get here too (see readableShape), its error need not be an object
+    const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+    if (kind === "error" && options.answers) {
+      for (const answered of options.answers) this.settle(peer, answered);
       return;
     }
+    if (code === PARSE_ERROR || code === INVALID_REQUEST) return; // the request's id could not be read
+    const rev = this.rules.revision;
+    if (peer.lastWasNotification) {
+      // an error without an id is a warning at most, wherever it comes
+      found.push(
+        defect(
+          "response_to_notification",
+          path || "",
+          `${article(kind)} with ${id === null ? "a null" : "no"} id right after a notification: notifications must never be answered (${rev} basic/index)`,
+          kind === "error" ? "no_id_error" : undefined,
+        ),
+      );
+    } else if (kind === "error") {
+      // JSON-RPC's answer to a request it could not read, or a refusal before ids were read:
+      // worth a note, never a broken conversation (the same in the peer)
+      found.push(
+        defect(
+          "unknown_response_id",
+          `${path}/id`,
+          `an error with ${id === null ? "a null" : "no"} id answers no request: a refusal of something whose id was not read`,
+          "no_id_error",
+        ),
+      );
+    } else {
+      found.push(
+        defect(
+          "unknown_response_id",
+          `${path}/id`,
+          `a result with ${id === null ? "a null" : "no"} id answers no request`,
+        ),
+      );
+    }
+  }
+
+  /** The answer to a request awaiting it: settles it, and learns what an opening exchange tells. */
+  private answered(
+    m: Message,
+    kind: MessageKind,
+    from: Sender,
+    method: string,
+    id: RequestId,
+    path: string,
+    found: Defect[],
+  ): void {
+    this.settle(this.sides[from === "client" ? "server" : "client"], id);
+    if (kind === "result" && method === "initialize" && from === "server") this.initializeAnswered(m, path, found);
+    if (kind === "error" && method !== "initialize") this.learnVersions(m);
+    if (kind === "result" && method === "server/discover") this.learnVersions(m);
+    if (kind === "result" && (method === "server/discover" || method === "initialize"))
+      this.sides[from].extensions = declaredExtensions(
+        (m as { result?: { capabilities?: unknown } }).result?.capabilities,
+      );
+  }
+
+  /** A response to nothing awaiting one: to a cancelled request, a second answer, or a stranger. */
+  private unawaitedResponse(kind: MessageKind, from: Sender, id: RequestId, path: string, found: Defect[]): void {
+    const peer = this.sides[from === "client" ? "server" : "client"];
+    const rev = this.rules.revision;
     if (peer.cancelled.delete(id)) {
       peer.answered.add(id);
       found.push(

@@ -5,7 +5,7 @@
  * the scorecard. `/mcp` serves one server with a `gauntlet_<scenario>` tool per scenario, for a
  * host driven by a model (see combined.ts).
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { cannotListen } from "../cli/listen-error.js";
@@ -63,16 +63,42 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
     options.sessions === undefined ? undefined : wholeNumber("--sessions", options.sessions, 1, 1_000_000, "a count");
   if (typeof wanted === "object") return wanted.error;
   const started = Date.now();
-  const mounted = new Map<string, Mounted>();
-  let ended = 0;
-  let done: (() => void) | undefined;
-  const finished = new Promise<void>((resolve) => (done = resolve));
-  const sessionEnded = () => {
-    if (wanted !== undefined && ++ended >= wanted) done?.();
+  const attached = new Attached(options, wanted);
+  const problem = await attached.listen(where.host, where.port);
+  if (problem !== undefined) return problem;
+  await Promise.race([attached.finished, untilStopped()]);
+  await attached.close();
+  return scorecard(attached.results(), Date.now() - started);
+}
+
+/**
+ * The servers of one attach run: every runnable scenario mounted at its path with its tape and
+ * recording, the sessions counted as they end (`--sessions N`), and a 2026-07-28 client's idle
+ * time, which ends its "session".
+ */
+class Attached {
+  private readonly mounted = new Map<string, Mounted>();
+  private readonly idle = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly server = createServer((req, res) => this.route(req, res));
+  private ended = 0;
+  private done: (() => void) | undefined;
+  /** Resolves once `--sessions N` sessions have ended. */
+  readonly finished = new Promise<void>((resolve) => (this.done = resolve));
+
+  constructor(
+    private readonly options: ListenOptions,
+    private readonly wanted: number | undefined,
+  ) {
+    const all = [...options.scenarios.filter((s) => runnable(s, options)), combinedScenario(options.scenarios)];
+    for (const scenario of all) this.mount(scenario);
+  }
+
+  private readonly sessionEnded = (): void => {
+    if (this.wanted !== undefined && ++this.ended >= this.wanted) this.done?.();
   };
-  const idle = new Map<string, ReturnType<typeof setTimeout>>();
-  const all = [...options.scenarios.filter((s) => runnable(s, options)), combinedScenario(options.scenarios)];
-  for (const scenario of all) {
+
+  private mount(scenario: ScenarioDef): void {
+    const { options } = this;
     const tape = new Tape({
       recording: 1,
       tool: "mcp-wire",
@@ -86,19 +112,20 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
       tape,
       scenario.id === "combined" ? "/mcp" : `/${scenario.id}/mcp`,
     );
-    front.onSessionEnd = sessionEnded;
+    front.onSessionEnd = this.sessionEnded;
     const file = options.recordDir ? join(options.recordDir, `${scenario.id}.ndjson`) : undefined;
-    const live = file ? new LiveRecording(file, tape.header) : undefined;
+    const live = file ? new LiveRecording(file, () => ({ ...tape.header, transport: front.transport() })) : undefined;
     live?.follow(tape);
-    mounted.set(scenario.id, { scenario, front, tape, ...(file && live ? { recording: { file, live } } : {}) });
+    this.mounted.set(scenario.id, { scenario, front, tape, ...(file && live ? { recording: { file, live } } : {}) });
   }
-  const server = createServer((req, res) => {
+
+  private route(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
     const id =
       url.pathname === "/mcp" || url.pathname.startsWith("/mcp/") ? "combined" : (url.pathname.split("/")[1] ?? "");
     const m =
-      mounted.get(id) ??
-      [...mounted.values()].find(
+      this.mounted.get(id) ??
+      [...this.mounted.values()].find(
         (x) => url.pathname.startsWith("/.well-known/") && url.pathname.endsWith(`/${x.scenario.id}/mcp`),
       );
     if (!m || !m.front.handle(req, res, url.pathname, url.searchParams)) {
@@ -107,54 +134,65 @@ export async function runListen(options: ListenOptions): Promise<Scorecard | str
         .end("Not Found: the gauntlet serves /<scenario>/mcp and /mcp\n");
       return;
     }
-    if (req.headers["mcp-session-id"] === undefined && req.method === "POST") {
-      clearTimeout(idle.get(id));
-      idle.set(
-        id,
-        setTimeout(
-          () =>
-            m.tape.entries.some((e) => e.record.conversation === "modern" && e.record.from === "client") &&
-            sessionEnded(),
-          MODERN_IDLE_MS,
-        ),
-      );
+    if (req.headers["mcp-session-id"] === undefined && req.method === "POST") this.stillThere(id, m);
+  }
+
+  /** A sessionless request: the 2026-07-28 client's "session" ends after a while without one. */
+  private stillThere(id: string, m: Mounted): void {
+    clearTimeout(this.idle.get(id));
+    const spoke = () => m.tape.entries.some((e) => e.record.conversation === "modern" && e.record.from === "client");
+    this.idle.set(
+      id,
+      setTimeout(() => spoke() && this.sessionEnded(), MODERN_IDLE_MS),
+    );
+  }
+
+  /** Listens, and says where; a port that cannot be had is the problem returned. */
+  async listen(host: string, port: number): Promise<string | undefined> {
+    const server = this.server;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve());
+      });
+    } catch (e) {
+      return cannotListen(host, port, e);
     }
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(where.port, where.host, () => resolve());
+    const taken = (server.address() as AddressInfo).port;
+    const shown = host.includes(":") ? `[${host}]` : host;
+    writeErr(`mcp-wire gauntlet: listening on http://${shown}:${taken}/mcp (every scenario at /<scenario>/mcp)\n`);
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.idle.values()) clearTimeout(t);
+    for (const m of this.mounted.values()) {
+      m.front.close();
+      await m.recording?.live.close();
+    }
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
     });
-  } catch (e) {
-    return cannotListen(where.host, where.port, e);
   }
-  const { port } = server.address() as AddressInfo;
-  const host = where.host.includes(":") ? `[${where.host}]` : where.host;
-  writeErr(`mcp-wire gauntlet: listening on http://${host}:${port}/mcp (every scenario at /<scenario>/mcp)\n`);
-  await Promise.race([finished, untilStopped()]);
-  for (const t of idle.values()) clearTimeout(t);
-  for (const m of mounted.values()) {
-    m.front.close();
-    await m.recording?.live.close();
-  }
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  const results = [];
-  for (const scenario of options.scenarios) {
-    const m = mounted.get(scenario.id);
-    if (!m) {
-      results.push({ ...notRun(scenario, null, whyNot(scenario, options)), messages: 0 });
-      continue;
-    }
-    const recording = m.recording?.file;
+
+  /** Each scenario's verdicts, those not run with why, and the combined server's. */
+  results(): Parameters<typeof scorecard>[0] {
+    const { options } = this;
+    const results: ReturnType<typeof scoreRun>[] = [];
     const revision = options.revisions.length === 1 ? options.revisions[0] : undefined;
-    results.push({ ...scoreRun(scenario, m.tape.entries, "http", revision), ...(recording ? { recording } : {}) });
+    for (const scenario of options.scenarios) {
+      const m = this.mounted.get(scenario.id);
+      if (!m) {
+        results.push({ ...notRun(scenario, null, whyNot(scenario, options)), messages: 0 });
+        continue;
+      }
+      const recording = m.recording?.file;
+      results.push({ ...scoreRun(scenario, m.tape.entries, "http", revision), ...(recording ? { recording } : {}) });
+    }
+    results.push(...combinedScenario(options.scenarios).scoreAll(this.mounted.get("combined")!.tape.entries));
+    return results;
   }
-  const combined = mounted.get("combined")!;
-  results.push(...combinedScenario(options.scenarios).scoreAll(combined.tape.entries));
-  return scorecard(results, Date.now() - started);
 }
 
 function runnable(s: ScenarioDef, o: ListenOptions): boolean {

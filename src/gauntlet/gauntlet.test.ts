@@ -102,6 +102,34 @@ test("the official SDK v1 Client lists one page: pagination fails, a stuck curso
   assert.equal(outcomeOf(run.card, "pagination_stuck.stops"), "pass");
 });
 
+test("a 2024-11-05 client on HTTP+SSE (the official SDK v1 SSEClientTransport) is recorded as http+sse", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
+  try {
+    const run = await gauntlet([
+      "-r",
+      "2024-11-05",
+      "--scenario",
+      "lifecycle",
+      "--record",
+      dir,
+      "--",
+      process.execPath,
+      join(DRIVERS, "sdk-v1.js"),
+      "--sse",
+    ]);
+    assert.equal(run.card?.client?.name, "sdk-v1-driver", run.stdout + run.stderr);
+    const lines = readFileSync(join(dir, "lifecycle.2024-11-05.ndjson"), "utf8").trim().split("\n");
+    const header = JSON.parse(lines[0]!);
+    assert.equal(header.transport, "http+sse");
+    // the stream it connected with is the session's GET, and its messages were POSTed to the endpoint it named
+    const records = lines.slice(1).map((l) => JSON.parse(l));
+    assert.ok(records.some((r) => r.from === "client" && r.http?.method === "GET" && r.line === undefined));
+    assert.ok(records.some((r) => r.from === "client" && r.http?.path === "/mcp/messages" && r.line !== undefined));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a baseline accepts what an earlier run found, JUnit and Markdown are written; usage errors exit 2", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gauntlet-test-"));
   try {

@@ -47,9 +47,16 @@ export class AnswerStream {
     this.done = true;
     if (!this.started && this.res && (this.jsonAllowed || status !== 200)) {
       const res = this.res;
-      res.writeHead(status, { "content-type": "application/json" });
-      this.write(res, Buffer.from(text, "utf8"));
-      res.end();
+      const bytes = Buffer.from(text, "utf8");
+      if (this.chunkBytes && bytes.length > this.chunkBytes) {
+        res.writeHead(status, { "content-type": "application/json" });
+        this.write(res, bytes);
+        res.end();
+      } else {
+        // one piece, its length known: headers and body leave in one write
+        res.writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length) });
+        res.end(bytes);
+      }
       return { contentType: "application/json", status };
     }
     const written = this.writeEvent(text);

@@ -89,6 +89,7 @@ export class GauntletHttp {
   private opened = 0;
   private streams = 0;
   private challenged = false;
+  private firstKind: Session["kind"] | undefined;
   /** One conversation for every stateless 2026-07-28 request. */
   private modernWitness: Witness | undefined;
   /** How many sessions have ended (for `--sessions N`). */
@@ -130,89 +131,128 @@ export class GauntletHttp {
 
   private facts(req: IncomingMessage, path: string, session?: Session): HttpFacts {
     const h = req.headers;
-    const one = (name: string) => (typeof h[name] === "string" ? (h[name] as string) : undefined);
-    const name = one("mcp-name");
-    return {
-      method: req.method ?? "GET",
-      path,
-      ...(session ? { session: session.alias } : {}),
-      ...(one("mcp-protocol-version") !== undefined ? { protocolVersion: one("mcp-protocol-version")! } : {}),
-      ...(one("mcp-method") !== undefined ? { mcpMethod: one("mcp-method")! } : {}),
-      ...(name !== undefined ? { mcpName: decodeHeaderValue(name) ?? name } : {}),
-      ...(one("last-event-id") !== undefined ? { lastEventId: one("last-event-id")! } : {}),
-      ...(one("mcp-session-id") !== undefined ? { sessionHeader: true } : {}),
-    };
+    // built member by member, in the order the recording lists them
+    const facts: HttpFacts = { method: req.method ?? "GET", path };
+    if (session) facts.session = session.alias;
+    const version = h["mcp-protocol-version"];
+    if (typeof version === "string") facts.protocolVersion = version;
+    const method = h["mcp-method"];
+    if (typeof method === "string") facts.mcpMethod = method;
+    const name = h["mcp-name"];
+    if (typeof name === "string") facts.mcpName = decodeHeaderValue(name) ?? name;
+    const lastEventId = h["last-event-id"];
+    if (typeof lastEventId === "string") facts.lastEventId = lastEventId;
+    if (typeof h["mcp-session-id"] === "string") facts.sessionHeader = true;
+    return facts;
   }
 
+  /**
+   * A POST: read, then routed by what it belongs to — the challenge a scenario opens with, an
+   * HTTP+SSE session, a Streamable HTTP session, or none yet (an initialize, a 2026-07-28 request).
+   */
   private async post(req: IncomingMessage, res: ServerResponse, sseSession: Session | undefined): Promise<void> {
-    const path = (req.url ?? "/").split("?")[0]!;
     const text = await readBody(req);
     if (typeof text !== "string") {
       this.refuse(res, text, text === 413 ? "Payload Too Large" : "Request Timeout");
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const one = isObject(parsed) ? parsed : undefined;
     const sessionId = req.headers["mcp-session-id"];
-    let session = sseSession ?? (typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined);
-    const witness = session?.witness ?? (this.modernOf(one, sessionId) ? this.modern() : undefined);
-    const facts = this.facts(req, path, session);
+    const session = sseSession ?? (typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined);
+    const facts = this.facts(req, (req.url ?? "/").split("?")[0]!, session);
+    if (this.options.wire.challenge && !this.challenged) this.challenge(req, res, text, facts, session);
+    else if (sseSession) this.ssePost(res, text, facts, sseSession);
+    else if (typeof sessionId === "string") this.sessionPost(req, res, text, facts, session);
+    else this.sessionlessPost(req, res, text, facts);
+  }
 
-    if (this.options.wire.challenge && !this.challenged) {
-      this.challenged = true;
-      (witness ?? this.modern()).message(text, "client", facts);
-      this.answerStatus(res, facts, 401, {
-        "www-authenticate": `Bearer resource_metadata="http://${req.headers.host}${METADATA_PATH}${this.options.path}"`,
-      });
+  /** The first request of a scenario that signs in: 401, naming where to read how. */
+  private challenge(
+    req: IncomingMessage,
+    res: ServerResponse,
+    text: string,
+    facts: HttpFacts,
+    session?: Session,
+  ): void {
+    this.challenged = true;
+    (session?.witness ?? this.modern()).message(text, "client", facts);
+    this.answerStatus(res, facts, 401, {
+      "www-authenticate": `Bearer resource_metadata="http://${req.headers.host}${METADATA_PATH}${this.options.path}"`,
+    });
+  }
+
+  /** HTTP+SSE: every POST is accepted, its answer goes on the session's GET stream. */
+  private ssePost(res: ServerResponse, text: string, facts: HttpFacts, session: Session): void {
+    const judged = session.witness.message(text, "client", facts);
+    this.answerStatus(res, facts, 202);
+    this.deliver(session, text, judged, parsedOf(judged, text));
+  }
+
+  /** A POST that names a session: 404 when there is none (or the scenario ended it). */
+  private sessionPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    text: string,
+    facts: HttpFacts,
+    session: Session | undefined,
+  ): void {
+    if (!session || this.options.wire.expired?.(session.alias)) {
+      (session?.witness ?? this.modern()).message(text, "client", facts);
+      this.answerStatus(res, facts, 404, {}, "Session not found");
       return;
     }
-    if (sseSession) {
-      const judged = sseSession.witness.message(text, "client", facts);
-      this.answerStatus(res, facts, 202);
-      this.deliver(sseSession, one, text, judged);
-      return;
-    }
-    if (typeof sessionId === "string") {
-      if (!session || this.options.wire.expired?.(session.alias)) {
-        (session?.witness ?? this.modern()).message(text, "client", facts);
-        this.answerStatus(res, facts, 404, {}, "Session not found");
-        return;
-      }
-    } else if (witness) {
+    // the session's judge reads the body once; what it parsed routes the POST
+    const judged = session.witness.message(text, "client", facts);
+    this.answerPost(req, res, text, facts, session, judged, parsedOf(judged, text));
+  }
+
+  /** A POST without a session: a 2026-07-28 request, an initialize that opens one, or neither (400). */
+  private sessionlessPost(req: IncomingMessage, res: ServerResponse, text: string, facts: HttpFacts): void {
+    const parsed = parseJson(text);
+    const one = isObject(parsed) ? parsed : undefined;
+    if (this.modernOf(one)) {
       this.modernPost(req, res, text, one, facts);
       return;
-    } else if (one?.method === "initialize") {
-      session = this.open("streamable");
-      if (!session) {
-        this.refuse(res, 503, "Too many sessions", { "retry-after": "1" });
-        return;
-      }
-      facts.session = session.alias;
-    } else {
+    }
+    if (one?.method !== "initialize") {
       this.modern().message(text, "client", facts);
       this.answerStatus(res, facts, 400, {}, "Bad Request: no session; a legacy client opens with initialize");
       return;
     }
+    const session = this.open("streamable");
+    if (!session) {
+      this.refuse(res, 503, "Too many sessions", { "retry-after": "1" });
+      return;
+    }
+    facts.session = session.alias;
     const judged = session.witness.message(text, "client", facts);
+    this.answerPost(req, res, text, facts, session, judged, parsed);
+  }
+
+  /** A session's POST: 202 for notifications and answers alone, else a stream for its requests' answers. */
+  private answerPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    text: string,
+    facts: HttpFacts,
+    session: Session,
+    judged: Judged,
+    parsed: unknown,
+  ): void {
     const ids = requestIds(parsed);
     if (ids.length === 0) {
       this.answerStatus(res, facts, 202);
-      this.deliver(session, one, text, judged);
+      this.deliver(session, text, judged, parsed);
       return;
     }
     const stream = this.stream(req, res);
-    const methods = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+    const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     for (const id of ids) {
       const key = JSON.stringify(id);
       session.transport.streams.set(key, stream);
-      const m = methods.find((x) => isObject(x) && x.id === id) as JsonObject | undefined;
+      const m = messages.find((x) => isObject(x) && x.id === id) as JsonObject | undefined;
       this.requestMethods.set(`${session.alias}:${key}`, String(m?.method));
     }
+    const one = isObject(parsed) ? parsed : undefined;
     if (one && this.options.wire.cut?.(String(one.method), one.params as JsonObject | undefined)) {
       const { eventId } = stream.cut(RETRY_MS);
       this.cut.set(eventId, stream);
@@ -224,7 +264,7 @@ export class GauntletHttp {
       );
     }
     if (session.kind === "streamable" && one?.method === "initialize") res.setHeader("mcp-session-id", session.id);
-    this.deliver(session, one, text, judged);
+    this.deliver(session, text, judged, parsed);
   }
 
   /** A 2026-07-28 request, or a dual-era client's first `server/discover`: stateless. */
@@ -260,8 +300,8 @@ export class GauntletHttp {
     else transport.deliver(text, readOf(judged));
   }
 
-  private modernOf(one: JsonObject | undefined, sessionId: unknown): boolean {
-    if (typeof sessionId === "string" || !one) return false;
+  private modernOf(one: JsonObject | undefined): boolean {
+    if (!one) return false;
     // a server of 2026-07-28 alone serves every request statelessly, initialize included (-32601)
     if (!this.options.legacy) return true;
     if (one.method === "server/discover") return true;
@@ -279,9 +319,9 @@ export class GauntletHttp {
     return new AnswerStream(res, `st${++this.streams}`, this.options.wire.chunkBytes, json);
   }
 
-  private deliver(session: Session, one: JsonObject | undefined, text: string, judged: Judged): void {
+  private deliver(session: Session, text: string, judged: Judged, parsed: unknown): void {
     const incoming = this.options.wire.incoming;
-    if (incoming && one) session.transport.deliver(JSON.stringify(incoming(one)));
+    if (incoming && isObject(parsed)) session.transport.deliver(JSON.stringify(incoming(parsed)));
     else session.transport.deliver(text, readOf(judged));
   }
 
@@ -292,40 +332,37 @@ export class GauntletHttp {
     message: Message | readonly Message[] | undefined,
     related?: RequestId,
   ): void {
-    const out =
-      (message && !Array.isArray(message) ? this.options.wire.outgoing?.(message as Message) : undefined) ?? text;
+    const rewritten = message && !Array.isArray(message) ? this.options.wire.outgoing?.(message as Message) : undefined;
+    // what the witness is told: the encoder's text with its message, or a scenario's rewrite alone
+    const out = rewritten ?? text;
+    const own = rewritten === undefined ? message : undefined;
     const m = message as { id?: RequestId; method?: string } | undefined;
-    const facts: HttpFacts = { method: "POST", path: this.options.path, session: session.alias };
-    if (session.kind === "sse") {
-      const res = session.transport.getStream;
-      session.witness.message(out, "server", {
-        ...facts,
-        method: "GET",
-        status: 200,
-        contentType: "text/event-stream",
-      });
-      res?.write(`event: message\ndata: ${out}\n\n`);
-      return;
-    }
-    const isAnswer = m !== undefined && m.method === undefined && m.id !== undefined;
-    const key = JSON.stringify(isAnswer ? m!.id : related);
+    const isAnswer = session.kind === "streamable" && m !== undefined && m.method === undefined && m.id !== undefined;
+    const key = session.kind === "sse" ? undefined : JSON.stringify(isAnswer ? m!.id : related);
     const stream = key !== undefined ? session.transport.streams.get(key) : undefined;
     if (!stream) {
-      const res = session.transport.getStream;
-      session.witness.message(out, "server", {
-        ...facts,
+      session.witness.sent(out, own, {
         method: "GET",
+        path: this.options.path,
+        session: session.alias,
         status: 200,
         contentType: "text/event-stream",
       });
-      res?.write(`data: ${out}\n\n`);
+      // HTTP+SSE names its events; a Streamable HTTP GET stream need not
+      session.transport.getStream?.write(`${session.kind === "sse" ? "event: message\n" : ""}data: ${out}\n\n`);
       return;
     }
     const written = isAnswer ? stream.answer(out) : stream.event(out);
-    session.witness.message(
+    session.witness.sent(
       out,
-      "server",
-      { ...facts, status: written.status, contentType: written.contentType },
+      own,
+      {
+        method: "POST",
+        path: this.options.path,
+        session: session.alias,
+        status: written.status,
+        contentType: written.contentType,
+      },
       written.eventId ? { id: written.eventId } : undefined,
     );
     if (isAnswer) {
@@ -418,8 +455,17 @@ export class GauntletHttp {
     res.writeHead(200, { "content-type": "application/json" }).end(body);
   }
 
+  /**
+   * The transport the client chose: HTTP+SSE when the first session it opened was one, else
+   * Streamable HTTP (which a 2026-07-28 client, opening none, speaks too).
+   */
+  transport(): "streamable-http" | "http+sse" {
+    return this.firstKind === "sse" ? "http+sse" : "streamable-http";
+  }
+
   private open(kind: Session["kind"]): Session | undefined {
     if (this.sessions.size >= MAX_SESSIONS) return undefined;
+    this.firstKind ??= kind;
     const alias = `s${++this.opened}`;
     const session = { alias, id: randomUUID(), kind } as Session;
     session.witness = new Witness(this.options.tape, alias);
@@ -484,11 +530,12 @@ class RequestTransport implements Transport {
     if (this.stream.done) return;
     const m = message as { id?: RequestId; method?: string; error?: { code?: number } } | undefined;
     const isAnswer = m !== undefined && m.method === undefined;
-    const out = (m && this.outgoing?.(m as Message)) ?? text;
+    const rewritten = m ? this.outgoing?.(m as Message) : undefined;
+    const out = rewritten ?? text;
     const written = isAnswer ? this.stream.answer(out, modernStatus(m.error?.code)) : this.stream.event(out);
-    this.witness.message(
+    this.witness.sent(
       out,
-      "server",
+      rewritten === undefined ? message : undefined,
       { ...this.facts, status: written.status, contentType: written.contentType },
       written.eventId ? { id: written.eventId } : undefined,
     );
@@ -514,6 +561,23 @@ function modernStatus(code: number | undefined): number {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body as JSON.parse reads it: what the judge's decode parsed, when it parsed the text as it
+ * stands (no byte-order mark skipped), so a body is parsed once; else parsed here.
+ */
+function parsedOf(judged: Judged, text: string): unknown {
+  const value = judged.decoded.message ?? judged.decoded.value;
+  return value !== undefined && text.charCodeAt(0) !== 0xfeff ? value : parseJson(text);
 }
 
 /** The ids of the requests in a body (one message or a batch). */

@@ -143,9 +143,10 @@ async function runHttp(
     scenario: scenario.id,
     ...(revisions.length === 1 ? { revision: revisions[0]! } : {}),
   });
-  const recording = new LiveRecording(file, tape.header);
-  recording.follow(tape);
   const front = serveHttp(core, tape, "/mcp");
+  // the header names the transport the client connected with, so it is written once it has
+  const recording = new LiveRecording(file, () => ({ ...tape.header, transport: front.transport() }));
+  recording.follow(tape);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
     if (!front.handle(req, res, url.pathname, url.searchParams))

@@ -91,9 +91,13 @@ class WitnessedStream implements Transport {
   }
 
   send(text: string, message?: Message | readonly Message[], _related?: RequestId): void | Promise<void> {
-    const out = (message && !Array.isArray(message) ? this.wire.outgoing?.(message as Message) : undefined) ?? text;
-    this.witness.message(out, "server");
-    return this.inner.send(out);
+    const rewritten = message && !Array.isArray(message) ? this.wire.outgoing?.(message as Message) : undefined;
+    if (rewritten === undefined) {
+      this.witness.sent(text, message);
+      return this.inner.send(text);
+    }
+    this.witness.sent(rewritten, undefined);
+    return this.inner.send(rewritten);
   }
 
   close(): Promise<void> {

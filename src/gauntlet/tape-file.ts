@@ -44,37 +44,51 @@ function put(writer: RecordingWriter, r: TapeRecord): void {
 }
 
 /**
- * A recording written as the tape is made, so each record's time is when it crossed. `sync`: each
- * record is on disk before the next (a stdio server killed with SIGKILL has still written all it
- * saw), appended after what an earlier process wrote.
+ * A recording written as the tape is made, so each record's time is when it crossed. Its header
+ * is asked for when the first record comes (or at close, if none came): over HTTP the transport
+ * is the client's choice, known once it has connected. `sync`: each record is on disk before the
+ * next (a stdio server killed with SIGKILL has still written all it saw), appended after what an
+ * earlier process wrote.
  */
 export class LiveRecording {
-  private readonly writer: RecordingWriter;
+  private writer: RecordingWriter | undefined;
   private readonly fd: number | undefined;
+  private readonly append: boolean = false;
 
-  constructor(path: string, header: TapeHeader, sync = false) {
-    if (!sync) {
-      this.writer = new RecordingWriter(createWriteStream(path), writerOptions(header));
-      return;
-    }
-    const fd = (this.fd = openSync(path, "a"));
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        writeSync(fd, chunk);
-        done();
-      },
-    });
-    this.writer = new RecordingWriter(out, writerOptions(header, statSync(path).size > 0));
+  constructor(
+    private readonly path: string,
+    private readonly header: TapeHeader | (() => TapeHeader),
+    sync = false,
+  ) {
+    if (!sync) return;
+    this.fd = openSync(path, "a");
+    this.append = statSync(path).size > 0;
   }
 
   /** Records what the tape keeps from now on. */
   follow(tape: Tape): void {
-    tape.sink = (record) => put(this.writer, record);
+    tape.sink = (record) => put(this.open(), record);
   }
 
   async close(): Promise<void> {
-    await this.writer.close();
+    await this.open().close();
     if (this.fd !== undefined) closeSync(this.fd);
+  }
+
+  private open(): RecordingWriter {
+    if (this.writer) return this.writer;
+    const header = typeof this.header === "function" ? this.header() : this.header;
+    const fd = this.fd;
+    const out =
+      fd === undefined
+        ? createWriteStream(this.path)
+        : new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              writeSync(fd, chunk);
+              done();
+            },
+          });
+    return (this.writer = new RecordingWriter(out, writerOptions(header, this.append)));
   }
 }
 

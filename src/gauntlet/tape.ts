@@ -85,8 +85,9 @@ export class Tape {
   constructor(readonly header: TapeHeader) {}
 
   /**
-   * Adds a record; returns its line number, or 0 when the tape was full. `judged`: the line was
-   * read as a message (a leading byte-order mark skipped), so its value is read the same way.
+   * Adds a record, which the tape takes as it is (its time and number are set on it); returns
+   * its line number, or 0 when the tape was full. `judged`: the line was read as a message (a
+   * leading byte-order mark skipped), so its value is read the same way.
    */
   add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, judged = false): number {
     const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
@@ -96,7 +97,9 @@ export class Tape {
       return 0;
     }
     this.bytes += size;
-    const full: TapeRecord = { at: isoNow(), ...record, no };
+    const full = record as TapeRecord;
+    full.at = isoNow();
+    full.no = no;
     const line = this.entries.length + 2;
     this.entries.push(new TapeEntry(full, line, judged));
     this.sink?.(full);

@@ -5,11 +5,14 @@
  */
 import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
+import type { Message } from "../codec/message.js";
 import { Judge, type Judged } from "./judge.js";
 import type { HttpFacts, Tape, TapeRecord } from "./tape.js";
 
 /** What a sound message's record holds: one list for all of them, not one kept per record. */
 const NO_DEFECTS: readonly Defect[] = Object.freeze([]);
+
+type SseFacts = NonNullable<TapeRecord["sse"]>;
 
 export class Witness {
   readonly judge = new Judge();
@@ -28,6 +31,20 @@ export class Witness {
     maxBytes?: number,
   ): Judged {
     const judged = this.judge.message(text, from, maxBytes);
+    this.record(text, from, judged, http, sse);
+    return judged;
+  }
+
+  /**
+   * Records a message the server wrote: `text` is `message` as its encoder wrote it, or what a
+   * scenario made of it (then `message` is left out, and the text is read as any message is).
+   */
+  sent(text: string, message: Message | readonly Message[] | undefined, http?: HttpFacts, sse?: SseFacts): void {
+    const judged = message !== undefined ? this.judge.own(text, message) : this.judge.message(text, "server");
+    this.record(text, "server", judged, http, sse);
+  }
+
+  private record(text: string, from: Sender, judged: Judged, http?: HttpFacts, sse?: SseFacts): void {
     // built member by member, in the order the recording lists them
     const record: Omit<TapeRecord, "at" | "no"> = { from, line: text, kind: judged.decoded.kind };
     if (this.conversation !== undefined) record.conversation = this.conversation;
@@ -36,7 +53,6 @@ export class Witness {
     record.defects = judged.defects.length > 0 ? judged.defects : NO_DEFECTS;
     // as it crossed: the recording's writer redacts secrets on the way to the file
     this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
-    return judged;
   }
 
   /** Records an HTTP exchange that carried no message (a 202, a 404, a GET that opened a stream). */

@@ -99,6 +99,8 @@ import {
   type InputHandlers,
 } from "./mrtr.js";
 import { VERSION } from "../version.js";
+import { InputTasks } from "./input-tasks.js";
+import type { TaskStoreOptions } from "./tasks.js";
 
 export interface ClientOptions<R extends Revision = Revision> {
   clientInfo?: Implementation;
@@ -138,6 +140,17 @@ export interface ClientOptions<R extends Revision = Revision> {
    * task methods (`getTask`, `cancelTask`, …) may be used. Default off.
    */
   tasks?: boolean;
+  /**
+   * Let a 2025-11-25 server ask for sampling or elicitation as a task: the `tasks` capability then
+   * declares each of those the `inputHandlers` answer (and `tasks/list`, `tasks/cancel`); a request
+   * carrying `task` is answered at once with the task's handle, its handler runs as the task (its
+   * `signal` aborted by `tasks/cancel`), and the server's `tasks/get`, `tasks/result`, `tasks/list`
+   * and `tasks/cancel` are served. The object form sets the tasks' lifetime (`ttlMs`, default
+   * 5 minutes: a server asking for less gets what it asked), the suggested `pollIntervalMs`
+   * (default 500) and `maxTasks` (default 10,000). Other revisions have no tasks a client runs.
+   * Default off.
+   */
+  inputTasks?: boolean | TaskStoreOptions;
   /** Default deadline of each request. Default 60 s. */
   timeout?: number;
   /**
@@ -318,6 +331,8 @@ export class McpClient<R extends Revision = Revision> {
   /** What each era's requests declare: with tasks, the extension (modern) or the capability (2025-11-25). */
   private readonly modernCapabilities: JsonObject;
   private readonly taskCapabilities: JsonObject;
+  /** The tasks this client runs for a 2025-11-25 server (`inputTasks`). */
+  private inputTasks: InputTasks | undefined;
   /** How each tool listed by a 2025-11-25 server may run as a task (`execution.taskSupport`, null when absent). */
   private readonly toolTasks = new Map<string, string | null>();
   private readonly events = new NotificationEvents();
@@ -332,12 +347,33 @@ export class McpClient<R extends Revision = Revision> {
       options.tasks === true
         ? { ...base, extensions: { [TASKS_EXTENSION]: {}, ...(isObject(base.extensions) ? base.extensions : {}) } }
         : base;
-    this.taskCapabilities = options.tasks === true && base.tasks === undefined ? { ...base, tasks: {} } : base;
+    this.taskCapabilities = this.legacyTaskCapabilities(base);
     this.subscriptions = new Subscriptions(
       (params, requestOptions) => this.request("subscriptions/listen", params, requestOptions),
       this.events,
       options.timeout,
     );
+  }
+
+  /**
+   * What a 2025-11-25 `initialize` declares: the `tasks` capability where the client runs tasks
+   * (`inputTasks`, for the handlers it has) or follows them (`tasks`); one the caller gave wins.
+   */
+  private legacyTaskCapabilities(base: JsonObject): JsonObject {
+    const { inputTasks, inputHandlers } = this.options;
+    if (base.tasks !== undefined) return base;
+    const receiving =
+      inputTasks !== undefined && inputTasks !== false
+        ? InputTasks.capability({
+            "sampling/createMessage": handlerOf(inputHandlers, "sampling/createMessage"),
+            "elicitation/create": handlerOf(inputHandlers, "elicitation/create"),
+          })
+        : undefined;
+    if (receiving) {
+      this.inputTasks = new InputTasks(inputTasks === true ? {} : (inputTasks as TaskStoreOptions));
+      return { ...base, tasks: receiving };
+    }
+    return this.options.tasks === true ? { ...base, tasks: {} } : base;
   }
 
   /**
@@ -405,8 +441,12 @@ export class McpClient<R extends Revision = Revision> {
     // the declared capability holds in either era
     for (const method of INPUT_METHODS) {
       const handler = handlerOf(this.options.inputHandlers, method);
-      if (handler) peer.handle(method, (params, context) => handler(params ?? {}, { signal: context.signal }));
+      if (!handler) continue;
+      // where the client runs tasks, a 2025-11-25 server may ask for sampling or elicitation as one
+      if (this.inputTasks) peer.handle(method, this.inputTasks.serve(peer, method, handler));
+      else peer.handle(method, (params, context) => handler(params ?? {}, { signal: context.signal }));
     }
+    this.inputTasks?.attach(peer, this.taskCapabilities.tasks);
     // a legacy server may ping the client at any time (basic/utilities/ping: it MUST answer)
     peer.handle("ping", answerPing);
     this.events.attach(peer);

@@ -7,7 +7,7 @@ import type { JsonObject } from "../codec/message.js";
 import { ResponseError } from "../peer/errors.js";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { INVALID_PARAMS, METHOD_NOT_FOUND } from "../rules/error-codes.js";
-import { META_RELATED_TASK, isObject, missingCapabilities } from "./meta.js";
+import { isObject, missingCapabilities } from "./meta.js";
 import { completionArguments, type Completer } from "./resources.js";
 import { sessionOf, type McpServer, type MethodHandler, type MethodOptions, type ServeContext } from "./server.js";
 
@@ -152,31 +152,13 @@ export class CoreMethods {
       task.cancel();
       return {};
     }
-    if (task.terminal) throw new ResponseError(INVALID_PARAMS, `Task ${task.taskId} is already ${task.state}`);
-    task.cancel();
-    return task.legacy();
+    return task.legacyCancel();
   }
 
   /** 2025-11-25: waits for the task to end, then answers exactly as the call would have. */
-  private async taskResult(params: JsonObject, context: ServeContext): Promise<JsonObject> {
+  private taskResult(params: JsonObject, context: ServeContext): Promise<JsonObject> {
     this.gate(context);
-    const task = this.server.taskStore.get(params, sessionOf(context));
-    if (!task.terminal)
-      await Promise.race([
-        task.done,
-        new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason))),
-      ]);
-    const related = { [META_RELATED_TASK]: { taskId: task.taskId } };
-    if (task.state === "completed" && task.result) {
-      const meta = isObject(task.result._meta) ? task.result._meta : {};
-      return { ...task.result, _meta: { ...meta, ...related } };
-    }
-    const error = task.error ?? { code: INVALID_PARAMS, message: `Task ${task.taskId} was cancelled` };
-    throw new ResponseError(
-      typeof error.code === "number" ? error.code : INVALID_PARAMS,
-      String(error.message),
-      error.data,
-    );
+    return this.server.taskStore.get(params, sessionOf(context)).legacyOutcome(context.signal);
   }
 
   private taskList(params: JsonObject, context: ServeContext): JsonObject {

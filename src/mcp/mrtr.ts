@@ -21,6 +21,8 @@ export interface InputContext {
   /** 1 for the first `input_required` answer to the request, 2 for the next, … */
   round?: number;
   signal?: AbortSignal;
+  /** The task this answer runs as, where a 2025-11-25 server asked for it as one (the `inputTasks` option). */
+  taskId?: string;
 }
 
 /** Answers one input request: an ElicitResult, a CreateMessageResult or a ListRootsResult. */

@@ -32,6 +32,8 @@ export interface TaskContext {
 }
 
 export type TaskWork = (task: TaskContext) => CallToolResult | Promise<CallToolResult>;
+/** The work of a task a client runs for its server: a sampling or elicitation handler's answer. */
+export type RequestWork = (task: TaskContext) => JsonObject | Promise<JsonObject>;
 
 export interface TaskOptions {
   /** How long a task is kept from its creation, in ms; null for ever. Default: the server's. */
@@ -166,10 +168,10 @@ class Task implements TaskContext {
   }
 
   /** Starts `work` once the caller has the task in hand; it ends as soon as the work's promise settles. */
-  run(work: TaskWork): void {
+  run(work: TaskWork | RequestWork): void {
     const fail = (e: unknown) => this.moveTo("failed", { error: errorObject(e) });
     queueMicrotask(() => {
-      let outcome: CallToolResult | Promise<CallToolResult>;
+      let outcome: CallToolResult | JsonObject | Promise<CallToolResult | JsonObject>;
       try {
         outcome = work(this);
       } catch (e) {
@@ -178,6 +180,31 @@ class Task implements TaskContext {
       }
       Promise.resolve(outcome).then((result) => this.moveTo("completed", { result: result as JsonObject }), fail);
     });
+  }
+
+  /**
+   * 2025-11-25 `tasks/result`: waits for the task to end (or `signal`), then answers exactly as
+   * the request would have, the result tied to the task by its `_meta`.
+   */
+  async legacyOutcome(signal: AbortSignal): Promise<JsonObject> {
+    if (!this.terminal) await untilAborted(this.done, signal);
+    if (this.state === "completed" && this.result) {
+      const meta = isObject(this.result._meta) ? this.result._meta : {};
+      return { ...this.result, _meta: { ...meta, [META_RELATED_TASK]: { taskId: this.taskId } } };
+    }
+    const error = this.error ?? { code: INVALID_PARAMS, message: `Task ${this.taskId} was cancelled` };
+    throw new ResponseError(
+      typeof error.code === "number" ? error.code : INVALID_PARAMS,
+      String(error.message),
+      error.data,
+    );
+  }
+
+  /** 2025-11-25 `tasks/cancel`: a finished task is refused with -32602; else the cancelled task. */
+  legacyCancel(): JsonObject {
+    if (this.terminal) throw new ResponseError(INVALID_PARAMS, `Task ${this.taskId} is already ${this.state}`);
+    this.cancel();
+    return this.legacy();
   }
 
   private lastUpdatedIso(): string {
@@ -231,6 +258,17 @@ class Task implements TaskContext {
   }
 }
 
+/** `done`, or the rejection `signal` is aborted with, whichever comes first. */
+function untilAborted(done: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+  return Promise.race([done, aborted]).finally(() => signal.removeEventListener("abort", stop!));
+}
+
 /** A JSON-RPC error object for what the work threw. */
 function errorObject(e: unknown): JsonObject {
   if (e instanceof ResponseError) {
@@ -263,7 +301,7 @@ export class TaskStore {
   }
 
   /** Creates a task and starts its work; the task can be got before this returns. */
-  create(work: TaskWork, options: TaskOptions, session: SessionLink | undefined): Task {
+  create(work: TaskWork | RequestWork, options: TaskOptions, session: SessionLink | undefined): Task {
     this.sweep(this.tasks.size >= this.maxTasks);
     if (this.tasks.size >= this.maxTasks)
       throw new ResponseError(INTERNAL_ERROR, `Too many tasks: this server keeps at most ${this.maxTasks}`);

@@ -36,3 +36,33 @@ export async function within<T>(work: Promise<T>, what: string, ms: number): Pro
     realClearTimeout(timer);
   }
 }
+
+/**
+ * True if `work` settled while it kept making progress: false once `quietMs` passed without
+ * `progress()` changing, or `capMs` in all. For draining a queue before closing: a loaded machine
+ * gets the time it needs, a stuck one does not hold the close.
+ */
+export function settlesWhileProgressing(
+  work: Promise<unknown>,
+  progress: () => number,
+  quietMs: number,
+  capMs: number,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    let seen = progress();
+    let timer: ReturnType<typeof setTimeout>;
+    const look = () => {
+      const now = progress();
+      if (now === seen || performance.now() - start >= capMs) return resolve(false);
+      seen = now;
+      timer = realSetTimeout(look, quietMs);
+    };
+    timer = realSetTimeout(look, quietMs);
+    const done = () => {
+      realClearTimeout(timer);
+      resolve(true);
+    };
+    work.then(done, done);
+  });
+}

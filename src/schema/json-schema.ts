@@ -94,6 +94,9 @@ function metaValidator(dialect: Dialect, allErrors: boolean): Ajv {
   let ajv = metaValidators.get(key);
   if (ajv === undefined) {
     ajv = newAjv(dialect, { strict: false, allErrors, logger: false });
+    // ajv compiles the meta-schema on its first use: done here, so that a schema's META_BUDGET_MS
+    // measures checking it, not compiling the meta-schema (which a busy machine can stretch past it)
+    ajv.validateSchema({});
     metaValidators.set(key, ajv);
   }
   return ajv;

@@ -6,6 +6,7 @@
  * answers arriving on another stream (an HTTP+SSE GET, a session's standalone stream) are judged
  * after the requests POSTed before them.
  */
+import { settlesWhileProgressing } from "../peer/within.js";
 import { BoundedMap } from "../codec/bounded.js";
 
 export interface Conversation {
@@ -28,6 +29,8 @@ export class Conversations {
   /** Tasks queued and not yet run, over every conversation. */
   private running = 0;
   private readonly idlers: (() => void)[] = [];
+  /** Tasks run to their end, over every conversation: the progress a drain watches. */
+  private done = 0;
   /** Legacy sessions by `Mcp-Session-Id`. */
   private readonly sessions: BoundedMap<string, Conversation>;
   /** HTTP+SSE sessions by the endpoint's `sessionId` query, or else its path. */
@@ -102,20 +105,19 @@ export class Conversations {
       .then(task)
       .catch((e: unknown) => this.events.failed(e))
       .finally(() => {
+        this.done++;
         if (--this.running === 0) for (const idle of this.idlers.splice(0)) idle();
       });
   }
 
-  /** Resolves once no task of any conversation is queued, or after `waitMs` at most. */
-  idle(waitMs: number): Promise<void> {
-    if (this.running === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, waitMs);
-      this.idlers.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  /**
+   * Resolves once no task of any conversation is queued: true then; false once `quietMs` passed
+   * with no task finishing, or `capMs` in all.
+   */
+  idle(quietMs: number, capMs: number): Promise<boolean> {
+    if (this.running === 0) return Promise.resolve(true);
+    const idle = new Promise<void>((resolve) => this.idlers.push(resolve));
+    return settlesWhileProgressing(idle, () => this.done, quietMs, capMs);
   }
 
   /** Ends `c` once what is queued before has run. */

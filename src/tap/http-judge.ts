@@ -85,13 +85,13 @@ export class HttpJudge {
   }
 
   /**
-   * Lets what is being judged finish, for a while (`waitMs`), then ends the judging thread:
-   * what is still waiting is reported as not judged.
+   * Lets what is being judged finish while judging goes on (`drain`: how long with no verdict,
+   * and in all), then ends the judging thread: what is still waiting is said to be left out.
    */
-  async close(waitMs: number): Promise<void> {
-    await this.conversations.idle(waitMs);
+  async close(drain: { quietMs: number; capMs: number }): Promise<void> {
+    await this.conversations.idle(drain.quietMs, drain.capMs);
     await this.judging.close();
-    await this.conversations.idle(waitMs);
+    await this.conversations.idle(drain.quietMs, drain.capMs);
   }
 
   /**

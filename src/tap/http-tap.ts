@@ -48,8 +48,12 @@ export function shown(text: string): string {
   return redact(text);
 }
 
-/** Once the tap closes, how long the messages still being judged get before they are reported as not judged. */
-const JUDGING_DRAIN_MS = 2000;
+/**
+ * Once the tap closes, the messages still being judged get as long as verdicts keep coming (a
+ * busy machine judges slowly, and a record left out is a record lost) — but not 2 s without one,
+ * and not 30 s in all: past that, what is left is said to be left out of the report.
+ */
+const JUDGING_DRAIN = { quietMs: 2000, capMs: 30_000 };
 
 /**
  * The tap: a loopback server whose every request (one whose Host and target it serves) is an
@@ -102,7 +106,7 @@ class HttpTapServer implements HttpTap {
       this.server.closeAllConnections();
     });
     this.parts.upstream.close();
-    await this.parts.judge.close(JUDGING_DRAIN_MS);
+    await this.parts.judge.close(JUDGING_DRAIN);
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {

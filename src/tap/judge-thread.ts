@@ -9,10 +9,15 @@ import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
 import type { LineContext, LintRecord } from "../lint/lint.js";
 import type { FromJudge, JudgeThreadOptions, MirroredHeaders, ToJudge } from "./judge-protocol.js";
+import { settlesWhileProgressing } from "../peer/within.js";
 
 const ENTRY = new URL("./judge-worker.js", import.meta.url);
-/** How long the judging thread gets, when the tap closes, to catch up and end its validation thread. */
-const CLOSE_MS = 2000;
+/**
+ * When the tap closes, the judging thread gets as long as verdicts keep coming to catch up and end
+ * its validation thread — but not 2 s without one, and not 30 s in all.
+ */
+const CLOSE_QUIET_MS = 2000;
+const CLOSE_CAP_MS = 30_000;
 /**
  * How far judging may fall behind the traffic, in bytes handed over and not yet judged. Past it a
  * conversation is judged no further: its messages still cross, unjudged, and memory stays bounded.
@@ -36,6 +41,10 @@ export class JudgeThread {
   private gone: string | undefined;
   /** Bytes handed over whose verdict has not come back. */
   private behind = 0;
+  /** Messages handed over whose verdict has not come back. */
+  private unjudged = 0;
+  /** Answers heard from the thread: the progress a close watches. */
+  private heardCount = 0;
   /** Conversations judged no further because judging fell too far behind ("" for stdio's one). */
   private readonly dropped = new Set<string>();
 
@@ -69,6 +78,7 @@ export class JudgeThread {
       return Promise.resolve(undefined);
     }
     this.behind += size;
+    this.unjudged++;
     // the thread gets copies of its own: the line stays the forwarding side's, for the report
     const bytes = new Uint8Array(line.bytes);
     const m: ToJudge = {
@@ -85,6 +95,7 @@ export class JudgeThread {
     };
     return this.ask(m, [bytes.buffer as ArrayBuffer]).then((a) => {
       this.behind -= size;
+      this.unjudged--;
       return a !== undefined && "kind" in a ? { kind: a.kind, defects: a.defects } : undefined;
     });
   }
@@ -104,14 +115,15 @@ export class JudgeThread {
   async close(): Promise<void> {
     if (this.gone === undefined) {
       // both answers come after every message handed over before them: one deadline for the two
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS)));
       const closed = (async () => {
         await this.askRevisions();
         await this.ask({ type: "close", seq: ++this.seq });
       })();
-      await Promise.race([closed, late]);
-      clearTimeout(timer);
+      await settlesWhileProgressing(closed, () => this.heardCount, CLOSE_QUIET_MS, CLOSE_CAP_MS);
+      if (this.unjudged > 0)
+        this.failed(
+          `the tap closed with ${this.unjudged} message${this.unjudged === 1 ? "" : "s"} not yet judged: left out of the report`,
+        );
     }
     this.gone ??= "the tap closed";
     await this.worker.terminate();
@@ -136,6 +148,7 @@ export class JudgeThread {
     const resolve = this.waiting.get(m.seq);
     if (resolve === undefined) return;
     this.waiting.delete(m.seq);
+    this.heardCount++;
     if (this.waiting.size === 0) this.worker.unref();
     if ("failed" in m) this.failed(`a message could not be judged: ${m.failed}`);
     resolve(m);

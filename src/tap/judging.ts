@@ -69,6 +69,8 @@ export class TapJudging {
 export class InOrder {
   private tail: Promise<void> = Promise.resolve();
   private waiting = 0;
+  /** Records delivered after waiting: the progress a drain watches. */
+  delivered = 0;
 
   constructor(private readonly failed: (error: unknown) => void) {}
 
@@ -79,7 +81,10 @@ export class InOrder {
       .then(() => result)
       .then(to)
       .catch(this.failed)
-      .finally(() => this.waiting--);
+      .finally(() => {
+        this.waiting--;
+        this.delivered++;
+      });
   }
 
   /** Resolves once every record handed over so far is delivered. */

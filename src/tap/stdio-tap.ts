@@ -10,6 +10,7 @@ import type { Sender } from "../codec/conversation.js";
 import { DEFAULT_MAX_BYTES } from "../codec/decode.js";
 import { LineSplitter } from "../codec/lines.js";
 import type { Revision } from "../rules/revisions.js";
+import { settlesWhileProgressing, settlesWithin } from "../peer/within.js";
 import { JudgeThread } from "./judge-thread.js";
 import { InOrder } from "./judging.js";
 import type { TapReport } from "./report.js";
@@ -45,8 +46,12 @@ export interface TapExit {
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 /** After the server exits, how long its stdout may stay open (a grandchild holding it) before we stop waiting. */
 const DRAIN_MS = 1000;
-/** After the session, how long the messages still being judged get before they are reported as not judged. */
-const JUDGING_DRAIN_MS = 2000;
+/**
+ * After the session, the messages still being judged get as long as verdicts keep coming (a busy
+ * machine judges slowly, and a record left out is a record lost) — but not 2 s without one, and
+ * not 30 s in all: past that, what is left is said to be left out of the report.
+ */
+const JUDGING_DRAIN = { quietMs: 2000, capMs: 30_000 };
 
 /** The exit status a shell would show for the server's end: its code, or 128 + the signal's number. */
 export function exitCodeOf(exit: TapExit): number {
@@ -103,9 +108,9 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
     fromClient.end();
     child.stdin.end();
     void (async () => {
-      if (await waitFor(exited, graceMs)) return;
+      if (await settlesWithin(exited, graceMs)) return;
       child.kill("SIGTERM");
-      if (await waitFor(exited, graceMs)) return;
+      if (await settlesWithin(exited, graceMs)) return;
       child.kill("SIGKILL");
     })();
   }
@@ -114,15 +119,20 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
     const status = await exited;
     const endedBy = status.error ? "spawn" : clientGone ? "client" : "server";
     // what the server wrote before it died still reaches the client, unless something else holds its stdout
-    if (!status.error && !(await waitFor(stdoutClosed, DRAIN_MS))) child.stdout.destroy();
+    if (!status.error && !(await settlesWithin(stdoutClosed, DRAIN_MS))) child.stdout.destroy();
     fromServer.end();
     for (const [sig, h] of handlers) process.off(sig, h);
     if (!clientGone) {
       fromClient.end();
       input.pause();
     }
-    // every message judged before the summary counts them; what is still waiting after a while is not judged
-    await waitFor(inOrder.drained(), JUDGING_DRAIN_MS);
+    // every message judged before the summary counts them
+    await settlesWhileProgressing(
+      inOrder.drained(),
+      () => inOrder.delivered,
+      JUDGING_DRAIN.quietMs,
+      JUDGING_DRAIN.capMs,
+    );
     await judging.close();
     await inOrder.drained();
     return { ...status, endedBy };
@@ -177,15 +187,5 @@ function copy(from: Readable, to: Writable, splitter: LineSplitter): void {
   // a destination that went away for good must not leave the source paused forever
   to.once("close", () => {
     if (waiting) resume();
-  });
-}
-
-function waitFor(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
   });
 }
