@@ -6,11 +6,12 @@
 import type { Severity } from "../codec/defects.js";
 import type { CheckReport, FailOn, Finding } from "./types.js";
 
-const RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+/** The severities in order, the least first. */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, error: 2 };
 
 /** Whether something of `severity` is at or above `failOn` (probe's and lint's defects too). */
 export function atOrAbove(severity: Severity, failOn: FailOn): boolean {
-  return failOn !== "never" && RANK[severity] >= RANK[failOn];
+  return failOn !== "never" && SEVERITY_RANK[severity] >= SEVERITY_RANK[failOn];
 }
 
 /** Whether this finding alone fails the run. */

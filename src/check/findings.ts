@@ -6,6 +6,7 @@
  */
 import type { Severity } from "../codec/defects.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
+import { SEVERITY_RANK } from "./fail-on.js";
 import { appliesTo, ruleOf, type CheckRuleId } from "./rules.js";
 import { subjectOf, type Subject } from "./subject.js";
 import type { Finding, SurfaceChange } from "./types.js";
@@ -35,8 +36,6 @@ export interface FindingInput {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Made = Mutable<Finding> & { revisions: Revision[]; pathIn: Partial<Record<Revision, string | null>> };
-
-const RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
 
 export class Findings {
   readonly list: Finding[] = [];
@@ -89,7 +88,7 @@ export class Findings {
       into.revisions.push(r);
       into.revisions.sort((a, b) => REVISIONS.indexOf(b) - REVISIONS.indexOf(a));
       into.pathIn[r] = path;
-      if (RANK[severity] > RANK[into.severity]) into.severity = severity;
+      if (SEVERITY_RANK[severity] > SEVERITY_RANK[into.severity]) into.severity = severity;
       // the finding speaks as its newest revision does
       if (into.revisions[0] === r) Object.assign(into, { revision: r, path, message });
       return;

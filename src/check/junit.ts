@@ -7,9 +7,9 @@
  */
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
-import { failing } from "./fail-on.js";
+import { RuleBook, rewriteAdvice, splitFailing, staleSentence } from "./documents.js";
 import { endText, endWords } from "./stdio-end.js";
-import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
+import type { BaselineKey, CallReport, CheckReport, CheckRule, FailOn, Finding } from "./types.js";
 
 export interface JunitOptions {
   failOn?: FailOn;
@@ -23,9 +23,42 @@ export interface JunitOptions {
 export function renderJunit(input: CheckReport, rules: readonly CheckRule[], options: JunitOptions = {}): string {
   const report = redactSecrets(input);
   const failOn = options.failOn ?? "error";
-  const titles = new Map(rules.map((r) => [r.id, r.title]));
+  const command = options.command ?? "check";
+  const cases = [
+    ...checkCases(report, new RuleBook(rules), failOn, command),
+    ...uncheckedCases(report),
+    ...callCases(report.calls ?? []),
+    ...staleCases(report.stale, options.rewrite),
+  ];
+  const tests = cases.length;
+  const failures = cases.filter((c) => c.failed).length;
+  const time = seconds(report.elapsedMs);
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<!-- generator: mcp-wire -->`,
+    `<testsuites name="mcp-wire ${command}" tests="${tests}" failures="${failures}" errors="0" time="${time}">`,
+    `  <testsuite name="${attr(`mcp-wire ${command} ${report.target}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="0" time="${time}">`,
+    `    <properties>`,
+    properties(report, failOn),
+    `    </properties>`,
+    ...cases.map((c) => c.xml),
+    `  </testsuite>`,
+    `</testsuites>`,
+    "",
+  ].join("\n");
+}
 
-  // every case that ran, and any finding's case the engine did not list, so none is lost
+/** One `<testcase>` element, and whether it counts as a failure. */
+interface Case {
+  readonly xml: string;
+  readonly failed: boolean;
+}
+
+/**
+ * A case per check id and revision that ran, and per any finding's pair the engine did not list,
+ * so none is lost; a finding of several revisions is in the case of each.
+ */
+function checkCases(report: CheckReport, book: RuleBook, failOn: FailOn, command: string): Case[] {
   const cases = new Map<string, { id: string; revision: string | null; findings: Finding[] }>();
   const caseOf = (id: string, revision: string | null) => {
     const key = `${id}\0${revision ?? ""}`;
@@ -34,64 +67,70 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
     return c;
   };
   for (const r of report.ran) caseOf(r.id, r.revision);
-  // a finding of several revisions fails the case of each
   for (const f of report.findings)
     for (const revision of f.revisions.length > 0 ? f.revisions : [null]) caseOf(f.id, revision).findings.push(f);
-
-  const command = options.command ?? "check";
-  const suite = `mcp-wire ${command} ${report.target}`;
-  const parts: string[] = [];
-  let failures = 0;
-  for (const c of cases.values()) {
-    const fails = c.findings.filter((f) => failing(f, failOn));
-    const rest = c.findings.filter((f) => !failing(f, failOn));
-    const title = titles.get(c.id);
+  return [...cases.values()].map((c) => {
+    const { fails, rest } = splitFailing(c.findings, failOn);
+    const title = book.known(c.id)?.title;
     const name = `${c.id}${c.revision ? ` (${c.revision})` : ""}`;
     let body = "";
     if (fails.length > 0) {
-      failures++;
       const first = fails[0]!;
       const message = fails.length === 1 ? first.message : `${first.message} (and ${fails.length - 1} more)`;
       body += `<failure type="${attr(c.id)}" message="${attr(message)}">${text(headed(title, fails, command))}</failure>`;
     }
     if (rest.length > 0) body += `<system-out>${text(headed(title, rest, command))}</system-out>`;
-    parts.push(`    <testcase classname="${attr(classname(c.revision))}" name="${attr(name)}">${body}</testcase>`);
-  }
-  if (report.unchecked) {
-    failures++;
-    const u = report.unchecked;
-    parts.push(
-      `    <testcase classname="mcp-wire.check" name="the target can be checked"><failure type="${attr(u.class)}" message="${attr(report.stdio ? `${u.message} (${endWords(report.stdio)})` : u.message)}">${text(
-        `${u.message}\nclass: ${u.class}\ndetail: ${u.detail}${report.stdio ? `\n\n${endText(report.stdio)}` : ""}`,
-      )}</failure></testcase>`,
-    );
-  }
-  for (const c of report.calls ?? []) {
-    const ok = c.outcome === "ok" || c.outcome === "tool error" || c.outcome.startsWith("error ");
-    if (!ok && c.outcome !== "not listed") failures++;
+    return {
+      xml: `    <testcase classname="${attr(classname(c.revision))}" name="${attr(name)}">${body}</testcase>`,
+      failed: fails.length > 0,
+    };
+  });
+}
+
+/** A target that could not be checked: one failed case saying why. */
+function uncheckedCases(report: CheckReport): Case[] {
+  const u = report.unchecked;
+  if (!u) return [];
+  const message = report.stdio ? `${u.message} (${endWords(report.stdio)})` : u.message;
+  const detail = `${u.message}\nclass: ${u.class}\ndetail: ${u.detail}${report.stdio ? `\n\n${endText(report.stdio)}` : ""}`;
+  return [
+    {
+      xml: `    <testcase classname="mcp-wire.check" name="the target can be checked"><failure type="${attr(u.class)}" message="${attr(message)}">${text(detail)}</failure></testcase>`,
+      failed: true,
+    },
+  ];
+}
+
+/** Each `--call`, `--read` and `--get`: the server's own error answer passes, a name not listed is only shown. */
+function callCases(calls: readonly CallReport[]): Case[] {
+  return calls.map((c) => {
+    const answered = c.outcome === "ok" || c.outcome === "tool error" || c.outcome.startsWith("error ");
+    const failed = !answered && c.outcome !== "not listed";
     const name = `--${c.kind} ${c.name} (${c.revision})`;
-    parts.push(
-      `    <testcase classname="mcp-wire.check.${c.revision}" name="${attr(name)}" time="${seconds(c.elapsedMs)}">${
-        ok || c.outcome === "not listed"
-          ? `<system-out>${text(c.outcome)}</system-out>`
-          : `<failure type="opt_in_failed" message="${attr(c.outcome)}">${text(c.outcome)}</failure>`
-      }</testcase>`,
-    );
-  }
-  const rewrite = options.rewrite
-    ? `rewrite the baseline with: ${options.rewrite}`
-    : "remove it from the baseline file, so the baseline only shrinks";
-  for (const s of report.stale) {
-    failures++;
-    parts.push(
-      `    <testcase classname="mcp-wire.check.baseline" name="${attr(`baseline entry ${keyWords(s)}`)}"><failure type="baseline_stale" message="${attr(
-        `this baseline entry no longer occurs: ${rewrite}`,
-      )}">${text(`The baseline accepts ${keyWords(s)}, which this run did not find: ${rewrite}.`)}</failure></testcase>`,
-    );
-  }
-  const tests = parts.length;
-  const time = seconds(report.elapsedMs);
-  const properties = [
+    const body = failed
+      ? `<failure type="opt_in_failed" message="${attr(c.outcome)}">${text(c.outcome)}</failure>`
+      : `<system-out>${text(c.outcome)}</system-out>`;
+    return {
+      xml: `    <testcase classname="mcp-wire.check.${c.revision}" name="${attr(name)}" time="${seconds(c.elapsedMs)}">${body}</testcase>`,
+      failed,
+    };
+  });
+}
+
+/** Each stale baseline entry: a failed case, as it fails the run. */
+function staleCases(stale: readonly BaselineKey[], rewrite: string | undefined): Case[] {
+  const advice = rewriteAdvice(rewrite, "remove it from the baseline file, so the baseline only shrinks");
+  return stale.map((s) => ({
+    xml: `    <testcase classname="mcp-wire.check.baseline" name="${attr(`baseline entry ${keyWords(s)}`)}"><failure type="baseline_stale" message="${attr(
+      `this baseline entry no longer occurs: ${advice}`,
+    )}">${text(staleSentence(s, advice))}</failure></testcase>`,
+    failed: true,
+  }));
+}
+
+/** The run's target, each revision's outcome, what was checked, and the threshold. */
+function properties(report: CheckReport, failOn: FailOn): string {
+  return [
     ["target", report.target],
     ...Object.entries(report.revisions).map(([revision, outcome]) => [`revision ${revision}`, String(outcome)]),
     ["messages checked", String(report.checked.messages)],
@@ -100,19 +139,6 @@ export function renderJunit(input: CheckReport, rules: readonly CheckRule[], opt
   ]
     .map(([name, value]) => `      <property name="${attr(name!)}" value="${attr(value!)}"/>`)
     .join("\n");
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<!-- generator: mcp-wire -->`,
-    `<testsuites name="mcp-wire ${command}" tests="${tests}" failures="${failures}" errors="0" time="${time}">`,
-    `  <testsuite name="${attr(suite)}" tests="${tests}" failures="${failures}" errors="0" skipped="0" time="${time}">`,
-    `    <properties>`,
-    properties,
-    `    </properties>`,
-    ...parts,
-    `  </testsuite>`,
-    `</testsuites>`,
-    "",
-  ].join("\n");
 }
 
 function classname(revision: string | null): string {

@@ -8,9 +8,10 @@
 import { printable } from "../codec/printable.js";
 import { redactSecrets } from "../secrets/redact.js";
 import { keyWords } from "./baseline.js";
-import { failing } from "./fail-on.js";
+import { RuleBook, splitFailing } from "./documents.js";
+import { SEVERITY_RANK, failing } from "./fail-on.js";
 import { endWords } from "./stdio-end.js";
-import type { CheckReport, CheckRule, FailOn, Finding } from "./types.js";
+import type { BaselineKey, CallReport, CheckReport, CheckRule, FailOn, Finding, StdioEnd } from "./types.js";
 
 export interface MarkdownOptions {
   failOn?: FailOn;
@@ -28,126 +29,154 @@ export function renderMarkdown(input: CheckReport, rules: readonly CheckRule[], 
   const report = redactSecrets(input);
   const failOn = options.failOn ?? "error";
   const maxRows = options.maxRows ?? 200;
-  const byId = new Map(rules.map((r) => [r.id, r]));
-  const fails = report.findings.filter((f) => failing(f, failOn));
-  const accepted = report.findings.filter((f) => f.accepted);
-  const out: string[] = [
+  // failing first, then by severity, as a person fixes them
+  const sorted = mostUrgentFirst(report.findings, failOn);
+  return [
     "<!-- generator: mcp-wire -->",
     "",
     `## mcp-wire ${options.command ?? "check"}: ${text(report.target)}`,
     "",
-  ];
+    ...verdict(report, failOn),
+    ...stdioEnd(report.stdio),
+    ...callTable(report.calls ?? [], maxRows),
+    ...revisionTable(report),
+    ...findingTable(sorted, failOn, maxRows),
+    ...whatToFix(sorted, new RuleBook(rules), maxRows),
+    ...staleEntries(report.stale, options.rewrite, maxRows),
+  ].join("\n");
+}
 
+/** The verdict in a line, then the counts. */
+function verdict(report: CheckReport, failOn: FailOn): string[] {
+  const fails = splitFailing(report.findings, failOn).fails.length;
+  const accepted = report.findings.filter((f) => f.accepted).length;
   const c = report.counts;
   const tally = `${c.error} ${c.error === 1 ? "error" : "errors"}, ${c.warning} ${c.warning === 1 ? "warning" : "warnings"}, ${c.info} info`;
-  let verdict: string;
+  let line: string;
   if (report.unchecked)
-    verdict = `**Not checked:** ${text(report.unchecked.message)} (${code(report.unchecked.class)}, ${code(report.unchecked.detail)})`;
-  else if (fails.length > 0 || report.stale.length > 0) {
+    line = `**Not checked:** ${text(report.unchecked.message)} (${code(report.unchecked.class)}, ${code(report.unchecked.detail)})`;
+  else if (fails > 0 || report.stale.length > 0) {
     const why = [
-      ...(fails.length > 0
-        ? [`${fails.length} ${fails.length === 1 ? "finding fails" : "findings fail"} it (--fail-on ${failOn})`]
-        : []),
+      ...(fails > 0 ? [`${fails} ${fails === 1 ? "finding fails" : "findings fail"} it (--fail-on ${failOn})`] : []),
       ...(report.stale.length > 0
         ? [`${report.stale.length} stale baseline ${report.stale.length === 1 ? "entry" : "entries"}`]
         : []),
     ];
-    verdict = `**Failed:** ${why.join("; ")}.`;
-  } else verdict = `**Passed** (--fail-on ${failOn}).`;
-  out.push(
-    verdict,
+    line = `**Failed:** ${why.join("; ")}.`;
+  } else line = `**Passed** (--fail-on ${failOn}).`;
+  return [
+    line,
     "",
-    `${tally}${accepted.length > 0 ? ` (${accepted.length} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`,
+    `${tally}${accepted > 0 ? ` (${accepted} accepted by the baseline)` : ""}; ${report.checked.messages} messages checked, ${report.checked.pages} pages listed, in ${seconds(report.elapsedMs)}.`,
     "",
-  );
+  ];
+}
 
-  if (report.stdio) {
-    const tail = report.stdio.stderrTail;
-    out.push(`${text(endWords(report.stdio))}${tail ? "; its stderr ends:" : "; it wrote nothing to stderr."}`, "");
-    if (tail) {
-      // a fenced block shows its text as it is, with no markup: the fence outruns any backticks in it
-      const shown = tail
-        .replace(/\r/g, "")
-        .split("\n")
-        .map((l) => printable(l))
-        .join("\n");
-      const fence = "`".repeat(Math.max(3, ...(shown.match(/`+/g) ?? []).map((t) => t.length + 1)));
-      out.push(fence, shown, fence, "");
-    }
-  }
-  if (report.calls && report.calls.length > 0) {
-    out.push("| asked | revision | outcome |", "| --- | --- | --- |");
-    for (const c of report.calls.slice(0, maxRows))
-      out.push(`| ${code(`--${c.kind}`)} ${text(c.name)} | ${code(c.revision)} | ${text(c.outcome)} |`);
-    out.push("");
-  }
+/** How a stdio server ended, and its stderr's last lines as they are. */
+function stdioEnd(end: StdioEnd | null | undefined): string[] {
+  if (!end) return [];
+  const tail = end.stderrTail;
+  const said = [`${text(endWords(end))}${tail ? "; its stderr ends:" : "; it wrote nothing to stderr."}`, ""];
+  if (!tail) return said;
+  // a fenced block shows its text as it is, with no markup: the fence outruns any backticks in it
+  const shown = tail
+    .replace(/\r/g, "")
+    .split("\n")
+    .map((l) => printable(l))
+    .join("\n");
+  const fence = "`".repeat(Math.max(3, ...(shown.match(/`+/g) ?? []).map((t) => t.length + 1)));
+  return [...said, fence, shown, fence, ""];
+}
 
+function callTable(calls: readonly CallReport[], maxRows: number): string[] {
+  if (calls.length === 0) return [];
+  return [
+    "| asked | revision | outcome |",
+    "| --- | --- | --- |",
+    ...calls
+      .slice(0, maxRows)
+      .map((c) => `| ${code(`--${c.kind}`)} ${text(c.name)} | ${code(c.revision)} | ${text(c.outcome)} |`),
+    "",
+  ];
+}
+
+function revisionTable(report: CheckReport): string[] {
   const revisions = Object.entries(report.revisions);
-  if (revisions.length > 0) {
-    out.push(
-      "| revision | outcome |",
-      "| --- | --- |",
-      ...revisions.map(([r, o]) => `| ${code(r)} | ${text(String(o))} |`),
-      "",
-    );
-  }
+  if (revisions.length === 0) return [];
+  return [
+    "| revision | outcome |",
+    "| --- | --- |",
+    ...revisions.map(([r, o]) => `| ${code(r)} | ${text(String(o))} |`),
+    "",
+  ];
+}
 
-  if (report.findings.length > 0) {
-    // failing first, then by severity, as a person fixes them
-    const rank = (f: Finding) =>
-      (failing(f, failOn) ? 0 : 3) + (f.severity === "error" ? 0 : f.severity === "warning" ? 1 : 2);
-    const sorted = [...report.findings].sort((a, b) => rank(a) - rank(b));
-    out.push(
-      "### Findings",
-      "",
-      "| | check | revisions | subject | path | message |",
-      "| --- | --- | --- | --- | --- | --- |",
-    );
-    for (const f of sorted.slice(0, maxRows)) {
-      const mark = f.accepted
-        ? `${SEVERITY_WORDS[f.severity]}, accepted`
-        : failing(f, failOn)
-          ? `**${SEVERITY_WORDS[f.severity]}**`
-          : SEVERITY_WORDS[f.severity];
-      out.push(
-        `| ${mark} | ${code(f.id)} | ${f.revisions.map(code).join(", ")} | ${text(f.subject)} | ${f.path ? text(f.path) : ""} | ${text(f.message)} |`,
-      );
-    }
-    if (sorted.length > maxRows)
-      out.push(
-        "",
-        `${sorted.length - maxRows} more findings are not shown here: the --json and --sarif outputs have them all.`,
-      );
-    out.push("");
+function mostUrgentFirst(findings: readonly Finding[], failOn: FailOn): Finding[] {
+  const rank = (f: Finding) => (failing(f, failOn) ? 0 : 3) + SEVERITY_RANK.error - SEVERITY_RANK[f.severity];
+  return [...findings].sort((a, b) => rank(a) - rank(b));
+}
 
-    const ids = [...new Set(sorted.map((f) => f.id))];
-    out.push("### What to fix", "");
-    for (const id of ids.slice(0, maxRows)) {
-      const rule = byId.get(id);
-      const first = sorted.find((f) => f.id === id)!;
-      const breaks = rule?.breaks ?? first.breaks;
-      out.push(
-        `- ${code(id)}${rule ? ` — ${text(rule.title)}` : ""}: ${text(rule?.fix ?? first.fix)}${breaks.length > 0 ? ` Known to break ${breaks.map(code).join(", ")}.` : ""} ${link(rule?.spec ?? first.spec)}`,
-      );
-    }
-    if (ids.length > maxRows) out.push(`- … and ${ids.length - maxRows} more checks.`);
-    out.push("");
-  }
+/** A row per finding, up to `maxRows`. */
+function findingTable(sorted: readonly Finding[], failOn: FailOn, maxRows: number): string[] {
+  if (sorted.length === 0) return [];
+  const rows = sorted.slice(0, maxRows).map((f) => {
+    const mark = f.accepted
+      ? `${SEVERITY_WORDS[f.severity]}, accepted`
+      : failing(f, failOn)
+        ? `**${SEVERITY_WORDS[f.severity]}**`
+        : SEVERITY_WORDS[f.severity];
+    return `| ${mark} | ${code(f.id)} | ${f.revisions.map(code).join(", ")} | ${text(f.subject)} | ${f.path ? text(f.path) : ""} | ${text(f.message)} |`;
+  });
+  return [
+    "### Findings",
+    "",
+    "| | check | revisions | subject | path | message |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    ...(sorted.length > maxRows
+      ? [
+          "",
+          `${sorted.length - maxRows} more findings are not shown here: the --json and --sarif outputs have them all.`,
+        ]
+      : []),
+    "",
+  ];
+}
 
-  if (report.stale.length > 0) {
-    out.push(
-      "### Stale baseline entries",
-      "",
-      options.rewrite
-        ? `These entries no longer occur. Rewrite the baseline with ${code(options.rewrite)}, so it only shrinks.`
-        : "These entries no longer occur: remove them from the baseline file, so it only shrinks.",
-      "",
-    );
-    for (const s of report.stale.slice(0, maxRows)) out.push(`- ${text(keyWords(s))}`);
-    if (report.stale.length > maxRows) out.push(`- … and ${report.stale.length - maxRows} more.`);
-    out.push("");
-  }
-  return out.join("\n");
+/** Each check that found something, once, in the order of its most urgent finding. */
+function whatToFix(sorted: readonly Finding[], book: RuleBook, maxRows: number): string[] {
+  if (sorted.length === 0) return [];
+  const byId = new Map<string, Finding>();
+  for (const f of sorted) if (!byId.has(f.id)) byId.set(f.id, f);
+  const firsts = [...byId.values()];
+  const items = firsts.slice(0, maxRows).map((first) => {
+    const rule = book.of(first);
+    const title = book.known(first.id)?.title;
+    const breaks = rule.breaks ?? first.breaks;
+    return `- ${code(first.id)}${title !== undefined ? ` — ${text(title)}` : ""}: ${text(rule.fix)}${breaks.length > 0 ? ` Known to break ${breaks.map(code).join(", ")}.` : ""} ${link(rule.spec)}`;
+  });
+  return [
+    "### What to fix",
+    "",
+    ...items,
+    ...(firsts.length > maxRows ? [`- … and ${firsts.length - maxRows} more checks.`] : []),
+    "",
+  ];
+}
+
+function staleEntries(stale: readonly BaselineKey[], rewrite: string | undefined, maxRows: number): string[] {
+  if (stale.length === 0) return [];
+  return [
+    "### Stale baseline entries",
+    "",
+    rewrite
+      ? `These entries no longer occur. Rewrite the baseline with ${code(rewrite)}, so it only shrinks.`
+      : "These entries no longer occur: remove them from the baseline file, so it only shrinks.",
+    "",
+    ...stale.slice(0, maxRows).map((s) => `- ${text(keyWords(s))}`),
+    ...(stale.length > maxRows ? [`- … and ${stale.length - maxRows} more.`] : []),
+    "",
+  ];
 }
 
 function seconds(ms: number): string {

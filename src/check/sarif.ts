@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Severity } from "../codec/defects.js";
 import { redactSecrets } from "../secrets/redact.js";
-import { keyWords } from "./baseline.js";
+import { RuleBook, rewriteAdvice, staleSentence } from "./documents.js";
 import { endText } from "./stdio-end.js";
 import type { BaselineKey, CheckReport, CheckRule, Finding } from "./types.js";
 
@@ -77,99 +77,12 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
   const report = redactSecrets(input);
   const location = sarifLocation(options.location);
   if (typeof location !== "string") throw new RangeError(location.error);
-
-  // the catalogue's rules, the run's own, and any finding's rule the catalogue lacks
-  const rules: CheckRule[] = [...catalogue];
-  const index = new Map(rules.map((r, i) => [r.id, i]));
-  const ruleIndex = (id: string, make: () => CheckRule) => {
-    let i = index.get(id);
-    if (i === undefined) {
-      i = rules.push(make()) - 1;
-      index.set(id, i);
-    }
-    return i;
-  };
-  const runRule = (id: string) => RUN_RULES.find((r) => r.id === id)!;
-
-  const at = [{ physicalLocation: { artifactLocation: { uri: location }, region: { startLine: 1 } } }];
-  const seen = new Map<string, number>();
-  const fingerprint = (parts: readonly (string | null)[]) => {
-    const base = createHash("sha256").update(JSON.stringify(parts)).digest("hex");
-    // the same finding twice in a run (two tools with one fault) stays two alerts
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return { [FINGERPRINT]: `${base}:${n}` };
-  };
-
-  const results: object[] = report.findings.map((f) => ({
-    ruleId: f.id,
-    ruleIndex: ruleIndex(f.id, () => ruleOfFinding(f)),
-    level: level(f.severity),
-    message: { text: plain(findingText(f)) },
-    locations: at,
-    partialFingerprints: fingerprint([f.id, f.subject, f.method, f.subjectPath]),
-    ...(f.accepted
-      ? {
-          suppressions: [
-            { kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" },
-          ],
-        }
-      : {}),
-    properties: {
-      target: report.target,
-      revision: f.revision,
-      revisions: [...f.revisions],
-      method: f.method,
-      path: f.path,
-      subject: f.subject,
-      subjectPath: f.subjectPath,
-      fix: f.fix,
-      breaks: [...f.breaks],
-    },
-  }));
-  if (report.unchecked) {
-    const u = report.unchecked;
-    results.push({
-      ruleId: "unchecked",
-      ruleIndex: ruleIndex("unchecked", () => runRule("unchecked")),
-      level: "error",
-      message: {
-        text: plain(
-          `${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})${report.stdio ? ` ${endText(report.stdio)}` : ""}`,
-        ),
-      },
-      locations: at,
-      partialFingerprints: fingerprint(["unchecked", u.class, u.detail]),
-      properties: {
-        target: report.target,
-        class: u.class,
-        detail: u.detail,
-        ...(report.stdio ? { stdio: report.stdio } : {}),
-      },
-    });
-  }
+  const results = new Results(new RuleBook(catalogue), location, report.target);
+  for (const f of report.findings) results.finding(f);
+  if (report.unchecked) results.unchecked(report);
   // a stale entry is good news that the baseline must catch up with: a note, never an alert
-  const rewrite = options.rewrite
-    ? `rewrite the baseline with: ${options.rewrite}`
-    : "remove the entry from the baseline";
-  for (const s of report.stale) {
-    results.push({
-      ruleId: "baseline_stale",
-      ruleIndex: ruleIndex("baseline_stale", () => runRule("baseline_stale")),
-      level: "note",
-      message: { text: plain(`The baseline accepts ${keyWords(s)}, which this run did not find: ${rewrite}.`) },
-      locations: at,
-      partialFingerprints: fingerprint([
-        "baseline_stale",
-        s.id,
-        s.subject ?? s.revision,
-        s.method,
-        s.subjectPath ?? s.path,
-      ]),
-      properties: { target: report.target, entry: staleEntry(s) },
-    });
-  }
-
+  const advice = rewriteAdvice(options.rewrite, "remove the entry from the baseline");
+  for (const s of report.stale) results.stale(s, advice);
   return {
     $schema: SARIF_SCHEMA,
     version: "2.1.0" as const,
@@ -177,23 +90,9 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
     properties: { generator: "mcp-wire" },
     runs: [
       {
-        tool: {
-          driver: {
-            name: "mcp-wire",
-            ...(options.toolVersion ? { version: options.toolVersion } : {}),
-            ...(options.homepage ? { informationUri: options.homepage } : {}),
-            rules: rules.map((r) => descriptor(r, options.homepage)),
-          },
-        },
-        invocations: [
-          {
-            executionSuccessful: report.unchecked === null,
-            ...(report.unchecked
-              ? { toolExecutionNotifications: [{ level: "error", message: { text: plain(report.unchecked.message) } }] }
-              : {}),
-          },
-        ],
-        results,
+        tool: { driver: driver(results.rules, options) },
+        invocations: [invocation(report)],
+        results: results.list,
         properties: {
           target: report.target,
           revisions: report.revisions,
@@ -203,6 +102,135 @@ export function sarifLog(input: CheckReport, catalogue: readonly CheckRule[], op
         },
       },
     ],
+  };
+}
+
+/**
+ * The run's results, in order, each located at the repository file and pointing at its rule in
+ * the driver's list, which grows by each rule the catalogue lacks as a result first needs it.
+ */
+class Results {
+  readonly list: object[] = [];
+  readonly rules: CheckRule[];
+  private readonly index: Map<string, number>;
+  private readonly at: readonly object[];
+  /** How often each fingerprint occurred so far. */
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly book: RuleBook,
+    location: string,
+    private readonly target: string,
+  ) {
+    this.rules = [...book.catalogue];
+    this.index = new Map(this.rules.map((r, i) => [r.id, i]));
+    this.at = [{ physicalLocation: { artifactLocation: { uri: location }, region: { startLine: 1 } } }];
+  }
+
+  finding(f: Finding): void {
+    this.list.push({
+      ruleId: f.id,
+      ruleIndex: this.ruleIndex(this.book.of(f)),
+      level: level(f.severity),
+      message: { text: plain(findingText(f)) },
+      locations: this.at,
+      partialFingerprints: this.fingerprint([f.id, f.subject, f.method, f.subjectPath]),
+      ...(f.accepted
+        ? {
+            suppressions: [
+              { kind: "external", status: "accepted", justification: "accepted by the mcp-wire check --baseline file" },
+            ],
+          }
+        : {}),
+      properties: {
+        target: this.target,
+        revision: f.revision,
+        revisions: [...f.revisions],
+        method: f.method,
+        path: f.path,
+        subject: f.subject,
+        subjectPath: f.subjectPath,
+        fix: f.fix,
+        breaks: [...f.breaks],
+      },
+    });
+  }
+
+  unchecked(report: CheckReport): void {
+    const u = report.unchecked!;
+    const end = report.stdio ? ` ${endText(report.stdio)}` : "";
+    this.list.push({
+      ruleId: "unchecked",
+      ruleIndex: this.ruleIndex(runRule("unchecked")),
+      level: "error",
+      message: { text: plain(`${report.target} could not be checked: ${u.message} (${u.class}: ${u.detail})${end}`) },
+      locations: this.at,
+      partialFingerprints: this.fingerprint(["unchecked", u.class, u.detail]),
+      properties: {
+        target: this.target,
+        class: u.class,
+        detail: u.detail,
+        ...(report.stdio ? { stdio: report.stdio } : {}),
+      },
+    });
+  }
+
+  stale(s: BaselineKey, advice: string): void {
+    this.list.push({
+      ruleId: "baseline_stale",
+      ruleIndex: this.ruleIndex(runRule("baseline_stale")),
+      level: "note",
+      message: { text: plain(staleSentence(s, advice)) },
+      locations: this.at,
+      partialFingerprints: this.fingerprint([
+        "baseline_stale",
+        s.id,
+        s.subject ?? s.revision,
+        s.method,
+        s.subjectPath ?? s.path,
+      ]),
+      properties: { target: this.target, entry: staleEntry(s) },
+    });
+  }
+
+  /** The rule's place in the driver's list; the catalogue's own rule, when it has one by that id. */
+  private ruleIndex(rule: CheckRule): number {
+    let i = this.index.get(rule.id);
+    if (i === undefined) {
+      i = this.rules.push(rule) - 1;
+      this.index.set(rule.id, i);
+    }
+    return i;
+  }
+
+  private fingerprint(parts: readonly (string | null)[]) {
+    const base = createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+    // the same finding twice in a run (two tools with one fault) stays two alerts
+    const n = (this.seen.get(base) ?? 0) + 1;
+    this.seen.set(base, n);
+    return { [FINGERPRINT]: `${base}:${n}` };
+  }
+}
+
+function runRule(id: string): CheckRule {
+  return RUN_RULES.find((r) => r.id === id)!;
+}
+
+function driver(rules: readonly CheckRule[], options: SarifOptions) {
+  return {
+    name: "mcp-wire",
+    ...(options.toolVersion ? { version: options.toolVersion } : {}),
+    ...(options.homepage ? { informationUri: options.homepage } : {}),
+    rules: rules.map((r) => descriptor(r, options.homepage)),
+  };
+}
+
+function invocation(report: CheckReport) {
+  return {
+    executionSuccessful: report.unchecked === null,
+    ...(report.unchecked
+      ? { toolExecutionNotifications: [{ level: "error", message: { text: plain(report.unchecked.message) } }] }
+      : {}),
   };
 }
 
@@ -234,20 +262,6 @@ function findingText(f: Finding): string {
     .filter((x) => x !== null && x !== "" && x !== `method:${f.method}`)
     .join(" ");
   return `${f.message}${where ? ` (${where})` : ""}`;
-}
-
-/** A rule the catalogue does not have, from what its finding says. */
-function ruleOfFinding(f: Finding): CheckRule {
-  return {
-    id: f.id,
-    severity: f.severity,
-    title: f.id,
-    rule: f.message,
-    revisions: "all",
-    spec: f.spec,
-    fix: f.fix,
-    breaks: f.breaks,
-  };
 }
 
 function isUrl(text: string): boolean {

@@ -1,48 +1,30 @@
+/**
+ * `mcp-wire demo` as `npm start` runs it: the whole fleet once, with everything the demo prints
+ * and writes, and every database it must refuse. Running it again (the same servers on the same
+ * ports, a database started afresh) and with --db and --html is `npm run interop`
+ * (interop/demo.test.ts): each is another full demo.
+ */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { MAIN, runIn, sha } from "../testkit/demo.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-demo-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** As `npm start` runs it on a fresh machine: no terminal, no input, nothing but the working directory. */
-function run(args: string[], deadlineMs = 120_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), deadlineMs);
-    child.on("error", reject);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], deadlineMs?: number) => runIn(dir, args, deadlineMs);
 const demo = (...args: string[]) => run(["demo", ...args]);
 
-const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-/** The servers the report names, in its order: the same fleet on the same ports reads the same. */
-const urls = (out: string) => [...out.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S*/g)].map((m) => m[0]).sort();
-
 describe("mcp-wire demo", () => {
-  let first = "";
-
   test("starts the fleet, runs a census into mcp-wire-demo.db, prints the report, writes the page, lints the samples", async () => {
     // a user's own census database sits beside it: the demo must never touch it
     writeFileSync(join(dir, "mcp-wire.db"), "not the demo's");
     const before = sha(join(dir, "mcp-wire.db"));
     const r = await demo();
     assert.equal(r.status, 0, r.stderr);
-    first = r.stdout;
     assert.equal(sha(join(dir, "mcp-wire.db")), before, "mcp-wire.db untouched");
     const servers = Number(/^mcp-wire demo: (\d+) servers on 127\.0\.0\.1/.exec(r.stdout)?.[1]);
     assert.ok(servers > 20, r.stdout.slice(0, 300));
@@ -87,24 +69,6 @@ describe("mcp-wire demo", () => {
     assert.equal(stored.runs.length, 1);
     assert.equal(stored.runs[0].source, "demo fleet");
     assert.equal(stored.targets.length, servers);
-  });
-  test("a second run starts its database afresh: one run, the same servers on the same ports, never appended", async () => {
-    assert.ok(first, "the first demo ran");
-    const r = await demo();
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(urls(r.stdout), urls(first), "the report names the same servers");
-    const stored = JSON.parse((await run(["report", "--json", "--db", "mcp-wire-demo.db"])).stdout);
-    assert.equal(stored.runs.length, 1, "a fresh database, not a second run appended");
-    assert.equal(stored.runs[0].id, 1);
-  });
-
-  test("--db and --html put the census and the page where the user says", async () => {
-    mkdirSync(join(dir, "elsewhere"));
-    const r = await demo("--db", "elsewhere/d.db", "--html", "elsewhere/page.html");
-    assert.equal(r.status, 0, r.stderr);
-    assert.ok(existsSync(join(dir, "elsewhere", "d.db")));
-    assert.match(readFileSync(join(dir, "elsewhere", "page.html"), "utf8"), /^<!doctype html>/);
-    assert.match(r.stdout, /mcp-wire report --db elsewhere\/d\.db/);
   });
 });
 

@@ -25,9 +25,11 @@ const recording = join(dir, "everything.ndjson");
 let real: SessionSeen;
 
 before(async () => {
-  real = await everythingSession("v1", {
-    stdio: [CLI, "tap", "--log", recording, "--", process.execPath, SERVER_EVERYTHING, "stdio"],
-  });
+  real = await everythingSession(
+    "v1",
+    { stdio: [CLI, "tap", "--log", recording, "--", process.execPath, SERVER_EVERYTHING, "stdio"] },
+    recording,
+  );
 });
 
 /**

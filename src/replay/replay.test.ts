@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, within } from "../testkit/mcp-interop.js";
 import { everythingSession, throughHttpTap } from "../testkit/recordings.js";
-import { fixture, startEverythingHttp } from "../testkit/tap.js";
+import { fixture, startEverythingHttp, untilRecorded } from "../testkit/tap.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-wire-replay-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,6 +44,7 @@ before(async () => {
   await client.listTools();
   await client.callTool({ name: "echo", arguments: { text: "hi" } });
   await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+  await untilRecorded(recording, (r) => r.from === "server" && /"text":"5"/.test(r.line), "the answer of add");
   await client.close();
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { seedCensus, seedHistory } from "../testkit/report-fixtures.js";
 import { PAYLOADS, hostileStore } from "../testkit/report-hostile.js";
@@ -113,5 +114,18 @@ describe("report --html, as text", () => {
     const one =
       "Sign-in is broken at the authorization server: it publishes no metadata at any of the addresses the revision lists";
     assert.equal(collapsed(one), one, "one sentence with a colon stays whole");
+  });
+
+  test("the targets section, byte for byte: every column, the healthy group, both left-out notes, hostile text", () => {
+    const section = (html: string) => html.slice(html.indexOf("<h2>Targets</h2>")).split("\n")[0]!;
+    const at = { generatedAt: new Date(0) };
+    const shown = [
+      section(renderHtml(seedFifty().aggregate(), at)),
+      section(renderHtml(seedFifty().aggregate(), { ...at, maxTargets: 5 })),
+      section(renderHtml(hostileStore().aggregate(), at)),
+    ].join("\n");
+    // a change meant to change the page rewrites this file, and its diff is the review
+    const golden = readFileSync(new URL("../../../test/fixtures/report/targets.html", import.meta.url), "utf8");
+    assert.equal(`${shown}\n`, golden);
   });
 });

@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
 import { CLI, STEP_MS, within } from "./mcp-interop.js";
-import { startPrinting } from "./tap.js";
+import { startPrinting, untilRecorded } from "./tap.js";
 
 export type SdkEndpoint = { stdio: readonly string[] } | { url: string; sse?: boolean };
 
@@ -30,8 +30,16 @@ export interface SessionSeen {
 
 const SAMPLED = { model: "m", role: "assistant" as const, content: { type: "text" as const, text: "sampled" } };
 
-/** One session of the SDK v1 (`v1`) or v2 client against server-everything or a mock of it. */
-export async function everythingSession(sdk: "v1" | "v2", endpoint: SdkEndpoint): Promise<SessionSeen> {
+/**
+ * One session of the SDK v1 (`v1`) or v2 client against server-everything or a mock of it. With
+ * `recording`, the file a `tap --log` in between writes: the session is closed only once the
+ * last answer is in it (see `untilRecorded`).
+ */
+export async function everythingSession(
+  sdk: "v1" | "v2",
+  endpoint: SdkEndpoint,
+  recording?: string,
+): Promise<SessionSeen> {
   const seen: SessionSeen = { tools: [], echo: undefined, progress: 0, sampled: undefined, asked: 0 };
   const info = { name: "mcp-wire-recordings", version: "1.0.0" };
   const options = { capabilities: { sampling: {} } };
@@ -67,6 +75,12 @@ export async function everythingSession(sdk: "v1" | "v2", endpoint: SdkEndpoint)
     c.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hi", maxTokens: 10 } }),
     "the sampling request",
   );
+  if (recording !== undefined)
+    await untilRecorded(
+      recording,
+      (r) => r.from === "server" && r.line.includes('"result"') && r.line.includes("sampled"),
+      "the sampling tool's answer",
+    );
   await c.close();
   return seen;
 }

@@ -93,6 +93,37 @@ export function messageRecords<T = Record<string, unknown>>(file: string): T[] {
     .filter((r) => typeof r.line === "string") as T[];
 }
 
+/**
+ * Resolves once the recording a `tap --log` is writing holds a message record that `wanted`
+ * accepts. The tap writes a message's record once it is judged, which on a busy machine comes
+ * well after the client had the message; an SDK client's close() ends the tap with SIGTERM two
+ * seconds after closing its input, and what was not written by then is lost. A test that reads
+ * the recording waits for its last message this way before it closes the client.
+ */
+export async function untilRecorded(
+  file: string,
+  wanted: (record: { from?: string; line: string }) => boolean,
+  what: string,
+): Promise<void> {
+  const written = () => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      return false;
+    }
+    // whole lines only: the last may be half written
+    const lines = text
+      .slice(0, text.lastIndexOf("\n") + 1)
+      .split("\n")
+      .filter(Boolean);
+    return lines
+      .map((l) => JSON.parse(l) as { from?: string; line?: unknown })
+      .some((r) => typeof r.line === "string" && wanted(r as { from?: string; line: string }));
+  };
+  await until(written, `the recording to hold ${what}`, 60_000);
+}
+
 /** `mcp-wire lint --json FILE`: one record per line. */
 export function lintJson(
   file: string,
