@@ -3,7 +3,9 @@
  * with interval 0 until completed) → `tasks/result` cycles a server answers per second, in
  * memory, 2025-11-25 experimental tasks. mcp-wire's McpServer against the official SDK v1
  * McpServer (`experimental.tasks.registerToolTask` with its InMemoryTaskStore), both driven by
- * the same thin JSON-RPC driver, so the servers are what differs. The SDK v2 server has no tasks,
+ * the same thin JSON-RPC driver, every message crossing as JSON text both ways (the SDK's
+ * in-memory transport passes objects, so the driver writes and reads the text its stdio or HTTP
+ * transport would), so the servers are what differs. The SDK v2 server has no tasks,
  * so the issue's target against SDK v2 cannot be measured; the SDK v1 ratio is printed instead.
  * mcp-wire's 2026-07-28 path (the extension: the result inlined in `tasks/get`) is measured too.
  *
@@ -105,8 +107,10 @@ async function sdkV1(): Promise<Send> {
     },
   );
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  const d = driver((m) => void client.send(m as never));
-  client.onmessage = (m) => d.receive(m as unknown as JsonObject);
+  // the in-memory pair hands objects over where a real transport carries text: each message
+  // goes through JSON as it does to and from mcp-wire's server, so both pay the same wire
+  const d = driver((m) => void client.send(JSON.parse(JSON.stringify(m)) as never));
+  client.onmessage = (m) => d.receive(JSON.parse(JSON.stringify(m)) as JsonObject);
   await client.start();
   await server.connect(serverSide);
   return d.send;

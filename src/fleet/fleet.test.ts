@@ -130,7 +130,8 @@ function json(a: Answer): Record<string, unknown> {
 
 describe("the fleet", () => {
   test("starts fast, on 127.0.0.1 only, with one expectation a behaviour", () => {
-    assert.ok(startMs < 2000, `started in ${Math.round(startMs)} ms`);
+    // ~100 ms when quiet: the bound only catches a start that hangs or crawls
+    assert.ok(startMs < 10_000, `started in ${Math.round(startMs)} ms`);
     const names = [...fleet.endpoints, ...fleet.stdio].map((e) => e.name);
     assert.equal(new Set(names).size, names.length, "names are unique");
     for (const e of fleet.endpoints) {

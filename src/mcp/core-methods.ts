@@ -156,9 +156,9 @@ export class CoreMethods {
   }
 
   /** 2025-11-25: waits for the task to end, then answers exactly as the call would have. */
-  private taskResult(params: JsonObject, context: ServeContext): Promise<JsonObject> {
+  private taskResult(params: JsonObject, context: ServeContext): JsonObject | Promise<JsonObject> {
     this.gate(context);
-    return this.server.taskStore.get(params, sessionOf(context)).legacyOutcome(context.signal);
+    return this.server.taskStore.get(params, sessionOf(context)).legacyOutcome(context);
   }
 
   private taskList(params: JsonObject, context: ServeContext): JsonObject {

@@ -83,7 +83,7 @@ export class InputTasks {
     );
     peer.handle(
       "tasks/result",
-      served([], (p, c) => this.store.get(p, session).legacyOutcome(c.signal)),
+      served([], (p, c) => this.store.get(p, session).legacyOutcome(c)),
     );
     peer.handle(
       "tasks/list",

@@ -63,6 +63,15 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** The last time written out: tasks made and ended within one millisecond share its text. */
+let lastIso = { at: Number.NaN, text: "" };
+
+/** `ms` as an ISO 8601 time. */
+function isoTime(ms: number): string {
+  if (lastIso.at !== ms) lastIso = { at: ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
+
 /** One task: its state, and the context its work runs with. */
 class Task implements TaskContext {
   state: TaskStatus = "working";
@@ -70,7 +79,7 @@ class Task implements TaskContext {
   readonly createdAt = Date.now();
   lastUpdatedAt = this.createdAt;
   // a task is listed at every poll: its times are written out once, not at each listing
-  private readonly createdIso = new Date(this.createdAt).toISOString();
+  private readonly createdIso = isoTime(this.createdAt);
   private updatedIso = { at: this.createdAt, text: this.createdIso };
   result: JsonObject | undefined;
   error: JsonObject | undefined;
@@ -183,11 +192,17 @@ class Task implements TaskContext {
   }
 
   /**
-   * 2025-11-25 `tasks/result`: waits for the task to end (or `signal`), then answers exactly as
+   * 2025-11-25 `tasks/result`: waits for the task to end (or the request's cancellation), then answers exactly as
    * the request would have, the result tied to the task by its `_meta`.
    */
-  async legacyOutcome(signal: AbortSignal): Promise<JsonObject> {
-    if (!this.terminal) await untilAborted(this.done, signal);
+  legacyOutcome(request: { readonly signal: AbortSignal }): JsonObject | Promise<JsonObject> {
+    // the request's signal is made only for a wait: a finished task is answered at once
+    if (this.terminal) return this.finalOutcome();
+    return untilAborted(this.done, request.signal).then(() => this.finalOutcome());
+  }
+
+  /** What a finished task's request answers: its result, tied to the task, or its error (thrown). */
+  private finalOutcome(): JsonObject {
     if (this.state === "completed" && this.result) {
       const meta = isObject(this.result._meta) ? this.result._meta : {};
       return { ...this.result, _meta: { ...meta, [META_RELATED_TASK]: { taskId: this.taskId } } };
@@ -209,7 +224,7 @@ class Task implements TaskContext {
 
   private lastUpdatedIso(): string {
     if (this.updatedIso.at !== this.lastUpdatedAt)
-      this.updatedIso = { at: this.lastUpdatedAt, text: new Date(this.lastUpdatedAt).toISOString() };
+      this.updatedIso = { at: this.lastUpdatedAt, text: isoTime(this.lastUpdatedAt) };
     return this.updatedIso.text;
   }
 

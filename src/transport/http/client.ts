@@ -404,24 +404,11 @@ export class StreamableHttpTransport implements HttpTransport {
    */
   private async exchange(text: string, out: Outgoing): Promise<void> {
     const signal = new Deadlined(performance.now() + this.timeout, out.method);
-    this.follow(signal);
-    const byId = out.isRequest && out.id !== undefined && !this.inFlight.has(out.id);
-    if (byId) this.inFlight.set(out.id!, signal);
-    else this.others.add(signal);
-    this.sweeper ??= setTimeout(this.sweep, this.timeout).unref();
+    const byId = this.track(signal, out);
     // a trace record only for a listener: building one costs as much as a small call
     const listener = this.options.onExchange;
     const t0 = listener ? Date.now() : 0;
-    const record: ExchangeRecord | undefined = listener
-      ? {
-          method: out.method,
-          httpMethod: "POST",
-          url: this.url,
-          ms: 0,
-          requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
-          requestHeaders: redacted(out.headers, this.options.headers),
-        }
-      : undefined;
+    const record = listener ? this.traceOf(text, out) : undefined;
     let status: number | undefined;
     try {
       const init: HttpRequestInit = {
@@ -460,37 +447,77 @@ export class StreamableHttpTransport implements HttpTransport {
       const consumed = this.consume(response, url, contentType, out, record, signal);
       if (consumed) await consumed;
     } catch (e) {
-      // an abort (deadline, caller's signal) mid-body surfaces as a stream error: say what it was
-      const error =
-        signal.aborted && !(e instanceof HttpError)
-          ? signal.reason instanceof HttpError
-            ? signal.reason
-            : new HttpError(
-                { failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) },
-                signal.reason instanceof Error ? signal.reason.message : "aborted",
-              )
-          : e;
-      if (record) record.error = error instanceof Error ? error.message : String(error);
-      // the exchange's deadline is the request's: whichever timer fires first, the caller gets
-      // one TimeoutError (this one with the exchange's evidence as its cause), never an HttpError
-      if (
-        out.isRequest &&
-        error instanceof HttpError &&
-        error.failure === "timeout" &&
-        signal.reason === error &&
-        signal.deadline <= performance.now()
-      ) {
-        throw new TimeoutError(out.method, this.timeout, undefined, { cause: error });
-      }
-      throw error;
+      throw this.failure(e, out, signal, status, record);
     } finally {
-      if (!byId) this.others.delete(signal);
-      else if (this.inFlight.get(out.id!) === signal) this.inFlight.delete(out.id!);
+      this.untrack(signal, out, byId);
       if (record) {
         record.ms = Date.now() - t0;
         listener!(record);
       }
     }
+  }
+
+  /**
+   * Puts an exchange under the sweeper's deadline and the caller's signal, and where `cancel`
+   * finds it: by its request's id, unless that id is under way already. Returns whether it is by id.
+   */
+  private track(signal: Deadlined, out: Outgoing): boolean {
+    this.follow(signal);
+    const byId = out.isRequest && out.id !== undefined && !this.inFlight.has(out.id);
+    if (byId) this.inFlight.set(out.id!, signal);
+    else this.others.add(signal);
+    this.sweeper ??= setTimeout(this.sweep, this.timeout).unref();
+    return byId;
+  }
+
+  private untrack(signal: Deadlined, out: Outgoing, byId: boolean): void {
+    if (!byId) this.others.delete(signal);
+    else if (this.inFlight.get(out.id!) === signal) this.inFlight.delete(out.id!);
+  }
+
+  /** The trace record of an exchange as it starts: what was sent, its credentials redacted. */
+  private traceOf(text: string, out: Outgoing): ExchangeRecord {
+    return {
+      method: out.method,
+      httpMethod: "POST",
+      url: this.url,
+      ms: 0,
+      requestBody: text.length > 64 * 1024 ? `${text.slice(0, 64 * 1024)}…` : text,
+      requestHeaders: redacted(out.headers, this.options.headers),
+    };
+  }
+
+  /** What a failed exchange throws, told to its trace record too. */
+  private failure(
+    e: unknown,
+    out: Outgoing,
+    signal: Deadlined,
+    status: number | undefined,
+    record: ExchangeRecord | undefined,
+  ): unknown {
+    // an abort (deadline, caller's signal) mid-body surfaces as a stream error: say what it was
+    const error =
+      signal.aborted && !(e instanceof HttpError)
+        ? signal.reason instanceof HttpError
+          ? signal.reason
+          : new HttpError(
+              { failure: "timeout", step: out.method, url: this.url, ...(status !== undefined ? { status } : {}) },
+              signal.reason instanceof Error ? signal.reason.message : "aborted",
+            )
+        : e;
+    if (record) record.error = error instanceof Error ? error.message : String(error);
+    // the exchange's deadline is the request's: whichever timer fires first, the caller gets
+    // one TimeoutError (this one with the exchange's evidence as its cause), never an HttpError
+    if (
+      out.isRequest &&
+      error instanceof HttpError &&
+      error.failure === "timeout" &&
+      signal.reason === error &&
+      signal.deadline <= performance.now()
+    ) {
+      return new TimeoutError(out.method, this.timeout, undefined, { cause: error });
+    }
+    return error;
   }
 
   /** Reads and judges an answer; a promise only when it has to wait (an SSE stream, a body still coming). */

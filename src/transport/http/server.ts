@@ -33,7 +33,8 @@ import { Exchange, KEPT_EXCHANGE, errorText, type HttpRequestLike, type HttpResp
 import { H_PROTOCOL_VERSION, H_SESSION_ID } from "./headers.js";
 import { checkModernRequest, type ParamHeader } from "./modern.js";
 import { OriginPolicy } from "./origin.js";
-import { ByteBudget, SMALL_BODY } from "./budget.js";
+import { ByteBudget } from "./budget.js";
+import { RequestBody } from "./request-body.js";
 import { Session, SessionTable } from "./sessions.js";
 
 /** What the handler serves: an MCP server core (`McpServer` fits). */
@@ -103,7 +104,6 @@ export interface HttpHandler {
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const SERVED: Promise<void> = Promise.resolve();
 const DEFAULT_BODY_TIMEOUT = 10_000;
-const TIMED_OUT = Symbol("timed out");
 /** A body that finds the byte budget full waits this long for room, then gets 503. */
 const BUDGET_WAIT_MS = 2_000;
 
@@ -456,93 +456,27 @@ class StreamableHttpHandler {
       this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
       return undefined;
     }
-    const started = Date.now();
-    let held = 0;
-    // a declared length is taken whole before reading; a chunked body takes its bytes as they come
     const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0;
-    if (known && declared > 0) {
-      if (!this.budget.tryTake(declared) && !(await this.budget.take(declared, this.budgetWait())))
-        return this.refuseBusy(req, exchange, 0);
-      held = declared;
+    const reading = new RequestBody(req, this.budget, this.maxBody, this.bodyTimeout, known ? declared : undefined);
+    const read = await reading.read(this.budgetWait());
+    if (typeof read !== "string") return { body: read, held: reading.held };
+    switch (read) {
+      case "busy":
+        return this.refuseBusy(req, exchange, reading.held);
+      case "gone":
+        this.budget.release(reading.held);
+        return undefined; // the client went away mid-body: nobody to answer
+      case "too_large":
+        this.budget.release(reading.held);
+        req.stopReading();
+        this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
+        return undefined;
+      case "timeout":
+        this.budget.release(reading.held);
+        req.stopReading();
+        this.refuse(exchange, 408, `Request Timeout: the body did not arrive within ${this.bodyTimeout} ms`);
+        return undefined;
     }
-    // a body of declared size that comes as one chunk (nearly all) is taken as it is; in several,
-    // they fill one buffer of that size in place: no list of chunks, no copy to join them
-    let single: Uint8Array | undefined;
-    let whole: Buffer | undefined;
-    let chunks: Uint8Array[] | undefined;
-    let size = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let deadline: Promise<typeof TIMED_OUT> | undefined;
-    // node:http emits the request as its headers are parsed and pushes the body that came in the
-    // same packet only after the handler returns: one microtask later it is there
-    let looked = false;
-    try {
-      for (;;) {
-        // every declared byte is here: what follows on the connection is the next request, so
-        // the body's end (which node marks a little later) needs no wait
-        if (known && size === declared) break;
-        // most small bodies are already there with the headers: no timer unless there is a wait
-        let chunk: Uint8Array | null | undefined = req.readNow ? req.readNow() : null;
-        if (chunk === null && !looked && req.readNow) {
-          looked = true;
-          await undefined;
-          chunk = req.readNow();
-        }
-        if (chunk === null) {
-          deadline ??= new Promise<typeof TIMED_OUT>((resolve) => {
-            timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, this.bodyTimeout - (Date.now() - started)));
-          });
-          const next = await Promise.race([req.read(), deadline]);
-          if (next === TIMED_OUT) {
-            this.budget.release(held);
-            req.stopReading();
-            this.refuse(exchange, 408, `Request Timeout: the body did not arrive within ${this.bodyTimeout} ms`);
-            return undefined;
-          }
-          chunk = next;
-        }
-        if (chunk === undefined) break;
-        const end = size + chunk.byteLength;
-        if (end > this.maxBody || (known && end > declared)) {
-          this.budget.release(held);
-          req.stopReading();
-          this.refuse(exchange, 413, `Content Too Large: the body may be at most ${this.maxBody} bytes`);
-          return undefined;
-        }
-        if (end > held) {
-          const need = end - held;
-          if (
-            !this.budget.tryTake(need, end <= SMALL_BODY) &&
-            !(await this.budget.take(need, this.budgetWait(), end <= SMALL_BODY))
-          )
-            return this.refuseBusy(req, exchange, held);
-          held = end;
-        }
-        if (!known) (chunks ??= []).push(chunk);
-        else if (size === 0 && chunk.byteLength === declared) single = chunk;
-        else (whole ??= Buffer.allocUnsafe(declared)).set(chunk, size);
-        size = end;
-      }
-    } catch {
-      this.budget.release(held);
-      return undefined; // the client went away mid-body: nobody to answer
-    } finally {
-      clearTimeout(timer);
-    }
-    const body =
-      single ??
-      (known
-        ? whole === undefined
-          ? Buffer.alloc(0)
-          : size === declared
-            ? whole
-            : whole.subarray(0, size)
-        : chunks === undefined
-          ? Buffer.alloc(0)
-          : chunks.length === 1
-            ? chunks[0]!
-            : Buffer.concat(chunks));
-    return { body, held };
   }
 
   /** 503 for a body that found no room in the byte budget in time; gives back the `held` bytes it had. */
