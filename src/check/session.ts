@@ -86,128 +86,174 @@ export async function readOnlyPass(
   timeout: number,
   calls: CallReport[] = [],
 ): Promise<SessionOutcome> {
-  const options = { timeout };
-  let pages = 0;
-  const caps = client.capabilities;
-  const items: Listed = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
-  const listed: string[] = [];
-  const budget = new Budget(KEEP_BUDGET);
-  for (const list of LISTS) {
-    if (caps[list.capability] === undefined) continue;
-    const walked = await walkList(client, revision, list.method, list.key, findings, timeout, budget);
-    pages += walked.pages;
-    if (walked.served) listed.push(list.method);
-    items[list.key] = walked.items.filter(isObject);
-  }
-  findings.checked("kept_over_budget", revision);
-  if (budget.dropped > 0)
-    findings.add("kept_over_budget", {
-      revision,
-      message: `the server lists more than check keeps (${KEEP_BUDGET / 1024 / 1024} MiB of definitions a session): ${budget.dropped} items past it were counted, not judged`,
-    });
-  const tools = items.tools;
-  judgeTools(tools, revision, findings);
-  judgeHiddenText(items, revision, findings);
+  return new ReadOnlyPass(client, revision, findings, timeout, calls).run(optIns);
+}
 
-  // 2026-07-28 removed ping
-  if (RULES[revision].era === "legacy") {
-    findings.checked("ping_failed", revision);
-    try {
-      await tagged("ping", client.request("ping", {}, options));
-    } catch (e) {
-      if (e instanceof ResponseError)
-        findings.add("ping_failed", {
-          revision,
-          method: "ping",
-          message: `ping was answered with error ${e.code} ${quote(e.message)} instead of an empty result`,
-        });
-      else throw e;
+/**
+ * One session's pass, step by step: the lists first, since every later step reads what they
+ * served (the tools to judge, the list to send a malformed cursor, the names an opt-in must match).
+ */
+class ReadOnlyPass {
+  private pages = 0;
+  private readonly items: Listed = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  /** The lists the server served, in the order asked. */
+  private readonly served: string[] = [];
+  private readonly options: { timeout: number };
+  private readonly legacy: boolean;
+
+  constructor(
+    private readonly client: McpClient,
+    private readonly revision: Revision,
+    private readonly findings: Findings,
+    private readonly timeout: number,
+    private readonly calls: CallReport[],
+  ) {
+    this.options = { timeout };
+    this.legacy = RULES[revision].era === "legacy";
+  }
+
+  async run(optIns: OptIns): Promise<SessionOutcome> {
+    await this.walkLists();
+    judgeTools(this.items.tools, this.revision, this.findings);
+    judgeHiddenText(this.items, this.revision, this.findings);
+    // 2026-07-28 removed ping, and logging/setLevel with it
+    if (this.legacy) await this.ping();
+    if (this.legacy && this.client.capabilities.logging !== undefined) await this.setLevel();
+    await this.unknownMethod();
+    await this.malformedCursor();
+    await this.optIns(optIns);
+    return { pages: this.pages, listed: this.items };
+  }
+
+  /** Every list the server declares, each to its end, keeping what the budget allows. */
+  private async walkLists(): Promise<void> {
+    const budget = new Budget(KEEP_BUDGET);
+    for (const list of LISTS) {
+      if (this.client.capabilities[list.capability] === undefined) continue;
+      const walk = new ListWalk(this.client, this.revision, list.method, list.key, this.findings, this.timeout);
+      const walked = await walk.walk(budget);
+      this.pages += walked.pages;
+      if (walked.served) this.served.push(list.method);
+      this.items[list.key] = walked.items.filter(isObject);
     }
+    this.findings.checked("kept_over_budget", this.revision);
+    if (budget.dropped > 0)
+      this.findings.add("kept_over_budget", {
+        revision: this.revision,
+        message: `the server lists more than check keeps (${KEEP_BUDGET / 1024 / 1024} MiB of definitions a session): ${budget.dropped} items past it were counted, not judged`,
+      });
   }
 
-  if (caps.logging !== undefined && RULES[revision].era === "legacy") {
-    findings.checked("logging_set_level_failed", revision);
-    try {
-      await tagged("logging/setLevel", client.request("logging/setLevel", { level: "error" }, options));
-    } catch (e) {
-      if (!(e instanceof ResponseError)) throw e;
-      findings.add("logging_set_level_failed", {
-        revision,
+  private async ping(): Promise<void> {
+    this.findings.checked("ping_failed", this.revision);
+    const e = await this.refusal("ping", {});
+    if (e)
+      this.findings.add("ping_failed", {
+        revision: this.revision,
+        method: "ping",
+        message: `ping was answered with error ${e.code} ${quote(e.message)} instead of an empty result`,
+      });
+  }
+
+  private async setLevel(): Promise<void> {
+    this.findings.checked("logging_set_level_failed", this.revision);
+    const e = await this.refusal("logging/setLevel", { level: "error" });
+    if (e)
+      this.findings.add("logging_set_level_failed", {
+        revision: this.revision,
         method: "logging/setLevel",
         message: `the server declares logging, but logging/setLevel got error ${e.code} ${quote(e.message)}`,
       });
-    }
   }
 
-  findings.checked("unknown_method_not_32601", revision);
-  try {
-    await tagged(UNKNOWN_METHOD, client.request(UNKNOWN_METHOD, {}, options));
-    findings.add("unknown_method_not_32601", {
-      revision,
+  private async unknownMethod(): Promise<void> {
+    this.findings.checked("unknown_method_not_32601", this.revision);
+    const e = await this.refusal(UNKNOWN_METHOD, {});
+    if (e?.code === METHOD_NOT_FOUND) return;
+    this.findings.add("unknown_method_not_32601", {
+      revision: this.revision,
       method: UNKNOWN_METHOD,
-      message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with a result instead of error -32601`,
+      ...(e
+        ? {
+            path: "/error/code",
+            message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${quote(e.message)}, not -32601`,
+          }
+        : {
+            message: `a request for the unknown method ${UNKNOWN_METHOD} was answered with a result instead of error -32601`,
+          }),
     });
-  } catch (e) {
-    if (!(e instanceof ResponseError)) throw e;
-    if (e.code !== METHOD_NOT_FOUND)
-      findings.add("unknown_method_not_32601", {
-        revision,
-        method: UNKNOWN_METHOD,
-        path: "/error/code",
-        message: `a request for the unknown method ${UNKNOWN_METHOD} got error ${e.code} ${quote(e.message)}, not -32601`,
-      });
   }
 
-  const probed = listed[0];
-  if (probed) {
-    findings.checked("bad_params_not_32602", revision);
-    try {
-      await tagged(probed, client.request(probed, { cursor: 42 }, options));
-      findings.add("bad_params_not_32602", {
-        revision,
+  /** The first list served, asked with a cursor that is not a string: its answer must be -32602. */
+  private async malformedCursor(): Promise<void> {
+    const probed = this.served[0];
+    if (!probed) return;
+    this.findings.checked("bad_params_not_32602", this.revision);
+    const e = await this.refusal(probed, { cursor: 42 });
+    if (e?.code === INVALID_PARAMS) return;
+    const asked = `${probed} with a cursor that is not a string (42)`;
+    if (!e) {
+      this.findings.add("bad_params_not_32602", {
+        revision: this.revision,
         method: probed,
-        message: `${probed} with a cursor that is not a string (42) was answered with a result, not error -32602`,
+        message: `${asked} was answered with a result, not error -32602`,
       });
-    } catch (e) {
-      if (!(e instanceof ResponseError)) throw e;
-      if (e.code !== INVALID_PARAMS) {
-        const sdk = sdkParamsAnswer(e);
-        findings.add("bad_params_not_32602", {
-          revision,
-          method: probed,
-          path: "/error/code",
-          message: sdk
-            ? `${probed} with a cursor that is not a string (42) got error ${e.code}, not -32602: the answer is ${sdk}'s (its params validation answers so), which only a release of that SDK can change`
-            : `${probed} with a cursor that is not a string (42) got error ${e.code} ${quote(e.message)}, not -32602`,
-          ...(sdk ? { severity: "info" as const } : {}),
-        });
-      }
+      return;
+    }
+    const sdk = sdkParamsAnswer(e);
+    this.findings.add("bad_params_not_32602", {
+      revision: this.revision,
+      method: probed,
+      path: "/error/code",
+      message: sdk
+        ? `${asked} got error ${e.code}, not -32602: the answer is ${sdk}'s (its params validation answers so), which only a release of that SDK can change`
+        : `${asked} got error ${e.code} ${quote(e.message)}, not -32602`,
+      ...(sdk ? { severity: "info" as const } : {}),
+    });
+  }
+
+  /** Only what the user asked for, and only what the server lists (or, for a read, could serve). */
+  private async optIns(optIns: OptIns): Promise<void> {
+    const optIn = new OptIn(this.revision, this.findings, this.calls);
+    const toolNames = this.named("tools", "name");
+    for (const call of optIns.calls) {
+      if (!optIn.listed("call", call.name, toolNames.has(call.name))) continue;
+      await optIn.timed("call", call.name, () =>
+        callTool(this.client, this.revision, call, this.items.tools, this.findings, this.timeout),
+      );
+    }
+    // a resource a template serves need not be listed: only a server with no templates is held to its list
+    const uris = this.named("resources", "uri");
+    const templated = this.items.resourceTemplates.length > 0;
+    for (const uri of optIns.reads) {
+      if (!optIn.listed("read", uri, uris.has(uri) || templated)) continue;
+      await optIn.timed("read", uri, () => this.send("resources/read", { uri }));
+    }
+    const promptNames = this.named("prompts", "name");
+    for (const get of optIns.gets) {
+      if (!optIn.listed("get", get.name, promptNames.has(get.name))) continue;
+      await optIn.timed("get", get.name, () => this.send("prompts/get", { name: get.name, arguments: get.args }));
     }
   }
 
-  const named = (key: "tools" | "prompts" | "resources", member: string) =>
-    new Set((items[key] ?? []).map((i) => i[member]).filter((v): v is string => typeof v === "string"));
-  const optIn = new OptIn(revision, findings, calls);
-  const toolNames = named("tools", "name");
-  for (const call of optIns.calls) {
-    if (!optIn.listed("call", call.name, toolNames.has(call.name))) continue;
-    await optIn.timed("call", call.name, () => callTool(client, revision, call, tools, findings, timeout));
+  private named(key: "tools" | "prompts" | "resources", member: string): Set<string> {
+    return new Set(this.items[key].map((i) => i[member]).filter((v): v is string => typeof v === "string"));
   }
-  // a resource a template serves need not be listed: only a server with no templates is held to its list
-  const uris = named("resources", "uri");
-  const templated = (items.resourceTemplates ?? []).length > 0;
-  for (const uri of optIns.reads) {
-    if (!optIn.listed("read", uri, uris.has(uri) || templated)) continue;
-    await optIn.timed("read", uri, () => tagged("resources/read", client.request("resources/read", { uri }, options)));
+
+  private send(method: string, params: JsonObject): Promise<JsonObject> {
+    return tagged(method, this.client.request(method, params, this.options));
   }
-  const promptNames = named("prompts", "name");
-  for (const get of optIns.gets) {
-    if (!optIn.listed("get", get.name, promptNames.has(get.name))) continue;
-    await optIn.timed("get", get.name, () =>
-      tagged("prompts/get", client.request("prompts/get", { name: get.name, arguments: get.args }, options)),
-    );
+
+  /** The server's error answer to the request, or undefined for a result; any other failure is thrown. */
+  private async refusal(method: string, params: JsonObject): Promise<ResponseError | undefined> {
+    try {
+      await this.send(method, params);
+      return undefined;
+    } catch (e) {
+      if (e instanceof ResponseError) return e;
+      throw e;
+    }
   }
-  return { pages, listed: items };
 }
 
 const KIND_WORDS = {
@@ -297,95 +343,130 @@ interface Walked {
 }
 
 /** One list, followed cursor by cursor to its end, its cursors and pages judged on the way. */
-async function walkList(
-  client: McpClient,
-  revision: Revision,
-  method: string,
-  key: string,
-  findings: Findings,
-  timeout: number,
-  budget: Budget,
-): Promise<Walked> {
-  const items: unknown[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let previous: string | undefined;
-  let pages = 0;
-  const modern = RULES[revision].era === "modern";
-  for (const id of [
-    "list_failed",
-    "pagination_cursor_repeated",
-    "pagination_not_advancing",
-    "pagination_page_cap",
-    "pagination_empty_cursor",
-  ] as const)
-    findings.checked(id, revision);
-  for (;;) {
-    let result: JsonObject;
-    try {
-      result = await tagged(method, client.request(method, cursor === undefined ? {} : { cursor }, { timeout }));
-    } catch (e) {
-      if (!(e instanceof ResponseError)) throw e;
-      // templates are part of the resources capability, but a server with none may not serve their list
-      if (method === "resources/templates/list" && e.code === METHOD_NOT_FOUND && pages === 0)
-        return { items, pages, served: false };
-      findings.add("list_failed", {
-        revision,
-        method,
-        // a MUST only from 2026-07-28 on; before, a declaration that promises what is not served
-        ...(modern ? {} : { severity: "warning" as const }),
-        message: `${method}${cursor === undefined ? "" : ` (cursor ${JSON.stringify(cursor.slice(0, 60))})`} got error ${e.code} ${quote(e.message)}, though the server declares the capability`,
-      });
-      return { items, pages, served: pages > 0 };
+class ListWalk {
+  private readonly items: unknown[] = [];
+  private pages = 0;
+  /** The cursors named so far: one named again sends a client round in circles. */
+  private readonly seen = new Set<string>();
+  private cursor: string | undefined;
+  /** The previous page's items, as JSON: a page repeating it under a new cursor does not move on. */
+  private previous: string | undefined;
+  private readonly modern: boolean;
+
+  constructor(
+    private readonly client: McpClient,
+    private readonly revision: Revision,
+    private readonly method: string,
+    private readonly key: string,
+    private readonly findings: Findings,
+    private readonly timeout: number,
+  ) {
+    this.modern = RULES[revision].era === "modern";
+  }
+
+  async walk(budget: Budget): Promise<Walked> {
+    for (const id of [
+      "list_failed",
+      "pagination_cursor_repeated",
+      "pagination_not_advancing",
+      "pagination_page_cap",
+      "pagination_empty_cursor",
+    ] as const)
+      this.findings.checked(id, this.revision);
+    for (;;) {
+      let result: JsonObject;
+      try {
+        const params = this.cursor === undefined ? {} : { cursor: this.cursor };
+        result = await tagged(this.method, this.client.request(this.method, params, { timeout: this.timeout }));
+      } catch (e) {
+        if (!(e instanceof ResponseError)) throw e;
+        return this.refused(e);
+      }
+      this.pages++;
+      const page = Array.isArray(result[this.key]) ? (result[this.key] as unknown[]) : [];
+      for (const item of budget.keep(page.slice(0, Math.max(0, 100_000 - this.items.length)))) this.items.push(item);
+      const next = result.nextCursor;
+      if (typeof next !== "string" || this.endsOnAFault(next, page)) return this.walked(true);
+      this.seen.add(next);
+      this.cursor = next;
     }
-    pages++;
-    const page = Array.isArray(result[key]) ? (result[key] as unknown[]) : [];
-    for (const item of budget.keep(page.slice(0, Math.max(0, 100_000 - items.length)))) items.push(item);
-    const next = result.nextCursor;
-    if (typeof next !== "string") return { items, pages, served: true };
-    if (next === "" && !modern) {
-      findings.add("pagination_empty_cursor", {
-        revision,
-        method,
-        path: "/result/nextCursor",
-        about: { subject: `page:${method}#${pages}`, subjectPath: "/result/nextCursor" },
-        message: `${method} page ${pages} ends with an empty-string nextCursor: clients of ${revision} read its presence as "more" and ask again`,
-      });
-      return { items, pages, served: true };
+  }
+
+  private walked(served: boolean): Walked {
+    return { items: this.items, pages: this.pages, served };
+  }
+
+  /** The server's error answer to a page: the list ends there. */
+  private refused(e: ResponseError): Walked {
+    // templates are part of the resources capability, but a server with none may not serve their list
+    if (this.method === "resources/templates/list" && e.code === METHOD_NOT_FOUND && this.pages === 0)
+      return this.walked(false);
+    const at = this.cursor === undefined ? "" : ` (cursor ${JSON.stringify(this.cursor.slice(0, 60))})`;
+    this.findings.add("list_failed", {
+      revision: this.revision,
+      method: this.method,
+      // a MUST only from 2026-07-28 on; before, a declaration that promises what is not served
+      ...(this.modern ? {} : { severity: "warning" as const }),
+      message: `${this.method}${at} got error ${e.code} ${quote(e.message)}, though the server declares the capability`,
+    });
+    return this.walked(this.pages > 0);
+  }
+
+  /** Whether a page naming `next` ends the list on a fault of its cursor or its items (the finding added). */
+  private endsOnAFault(next: string, page: readonly unknown[]): boolean {
+    const { method, pages } = this;
+    if (next === "" && !this.modern) {
+      this.add(
+        "pagination_empty_cursor",
+        "/result/nextCursor",
+        `${method} page ${pages} ends with an empty-string nextCursor: clients of ${this.revision} read its presence as "more" and ask again`,
+      );
+      return true;
     }
-    if (seen.has(next) || next === cursor) {
-      findings.add("pagination_cursor_repeated", {
-        revision,
-        method,
-        path: "/result/nextCursor",
-        about: { subject: `page:${method}#${pages}`, subjectPath: "/result/nextCursor" },
-        message: `${method} page ${pages} names cursor ${JSON.stringify(next.slice(0, 60))} again: a client following every cursor never gets to the end`,
-      });
-      return { items, pages, served: true };
+    if (this.seen.has(next) || next === this.cursor) {
+      this.add(
+        "pagination_cursor_repeated",
+        "/result/nextCursor",
+        `${method} page ${pages} names cursor ${JSON.stringify(next.slice(0, 60))} again: a client following every cursor never gets to the end`,
+      );
+      return true;
     }
     const shape = JSON.stringify(page);
-    if (page.length > 0 && shape === previous) {
-      findings.add("pagination_not_advancing", {
-        revision,
-        method,
-        path: `/result/${key}`,
-        about: { subject: `page:${method}#${pages}`, subjectPath: `/result/${key}` },
-        message: `${method} page ${pages} repeats page ${pages - 1}'s ${page.length} items under a new cursor: the list does not move on`,
-      });
-      return { items, pages, served: true };
+    if (page.length > 0 && shape === this.previous) {
+      this.add(
+        "pagination_not_advancing",
+        `/result/${this.key}`,
+        `${method} page ${pages} repeats page ${pages - 1}'s ${page.length} items under a new cursor: the list does not move on`,
+      );
+      return true;
     }
     if (pages >= PAGE_CAP) {
-      findings.add("pagination_page_cap", {
-        revision,
-        method,
-        path: "/result/nextCursor",
-        message: `${method} still names a nextCursor after ${PAGE_CAP} pages`,
-      });
-      return { items, pages, served: true };
+      this.add(
+        "pagination_page_cap",
+        "/result/nextCursor",
+        `${method} still names a nextCursor after ${PAGE_CAP} pages`,
+        false,
+      );
+      return true;
     }
-    previous = shape;
-    seen.add(next);
-    cursor = next;
+    this.previous = shape;
+    return false;
+  }
+
+  /** A finding about this page (or, not `onPage`, about the list as a whole). */
+  private add(
+    id: "pagination_empty_cursor" | "pagination_cursor_repeated" | "pagination_not_advancing" | "pagination_page_cap",
+    path: string,
+    message: string,
+    onPage = true,
+  ): void {
+    this.findings.add(id, {
+      revision: this.revision,
+      method: this.method,
+      path,
+      ...(onPage ? { about: { subject: `page:${this.method}#${this.pages}`, subjectPath: path } } : {}),
+      message,
+    });
   }
 }
 

@@ -582,13 +582,14 @@ function parsedOf(judged: Judged, text: string): unknown {
 
 /** The ids of the requests in a body (one message or a batch). */
 function requestIds(parsed: unknown): RequestId[] {
-  const list = Array.isArray(parsed) ? parsed : [parsed];
-  return list
-    .filter(
-      (m): m is JsonObject =>
-        isObject(m) && typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number"),
-    )
-    .map((m) => m.id as RequestId);
+  if (!Array.isArray(parsed)) return isRequest(parsed) ? [parsed.id as RequestId] : [];
+  const ids: RequestId[] = [];
+  for (const m of parsed) if (isRequest(m)) ids.push(m.id as RequestId);
+  return ids;
+}
+
+function isRequest(m: unknown): m is JsonObject {
+  return isObject(m) && typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number");
 }
 
 /** The body as text, or the status that refuses it (413 too large, 408 too slow). */

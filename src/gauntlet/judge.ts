@@ -89,7 +89,8 @@ export class Judge {
  * mark, not past the size cap, not past the depth cap (measured as `decode` measures it).
  */
 function ownIsClean(text: string, message: Record<string, unknown>): boolean {
-  if (text.length * 3 > DEFAULT_MAX_BYTES || text.charCodeAt(0) === 0xfeff) return false;
+  if (text.charCodeAt(0) === 0xfeff) return false;
+  if (text.length * 3 > DEFAULT_MAX_BYTES && Buffer.byteLength(text, "utf8") > DEFAULT_MAX_BYTES) return false;
   return shallowText(text, DEFAULT_MAX_DEPTH) || !exceedsDepth(message, DEFAULT_MAX_DEPTH);
 }
 

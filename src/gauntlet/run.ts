@@ -17,6 +17,7 @@ import { notRun, scoreRun, type ScenarioResult } from "./score.js";
 import { buildCore, servedRevisions, serveHttp } from "./server.js";
 import { Tape } from "./tape.js";
 import { LiveRecording, readTape } from "./tape-file.js";
+import { warmJudging } from "./warm.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const SLOW_TIMEOUT_MS = 120_000;
@@ -155,6 +156,7 @@ async function runHttp(
   const url = await listen(server);
   const args = withUrl(options.args, `${url}/mcp`);
   const client = new ClientProcess(options.command, args, env);
+  warmJudging(revisions, () => tape.entries.length > 0);
   const end = await client.finish(deadline);
   front.close();
   await close(server);

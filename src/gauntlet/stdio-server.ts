@@ -11,6 +11,7 @@ import type { ScenarioDef } from "./scenario.js";
 import { buildCore, servedRevisions, serveStdio } from "./server.js";
 import { Tape } from "./tape.js";
 import { LiveRecording } from "./tape-file.js";
+import { warmJudging } from "./warm.js";
 import { Witness } from "./witness.js";
 
 /** How long the server stays after stdin ends. */
@@ -33,6 +34,7 @@ export function runStdioServer(scenario: ScenarioDef, revisions: readonly Revisi
   const witness = new Witness(tape, `p${process.pid}`);
   const core = buildCore(scenario, served, "stdio");
   serveStdio(core, process.stdin, process.stdout, witness);
+  warmJudging(served, () => tape.entries.length > 0);
 
   return new Promise((resolve) => {
     let leaving = false;

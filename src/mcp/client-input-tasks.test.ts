@@ -1,6 +1,7 @@
 /**
  * The client as the receiver of tasks (2025-11-25), against the official SDK v1 server asking
- * for sampling and elicitation as tasks through its experimental task streams over a real pipe:
+ * for sampling and elicitation as tasks through its experimental task streams, over a real pipe
+ * and over Streamable HTTP on loopback (what it asks riding the call's own stream):
  * the capability is declared as the SDK's strict check wants it, each request is answered with a
  * task handle, and the SDK follows it with tasks/get, tasks/result, tasks/list and tasks/cancel.
  * Everything the client sent is judged against the official 2025-11-25 schema. Where the client
@@ -15,14 +16,18 @@ import type { Revision } from "../rules/revisions.js";
 import { validate } from "../schema/validate.js";
 import { ChildServer } from "../transport/child.js";
 import { within } from "../testkit/mcp-interop.js";
+import { HttpFixture } from "../testkit/http-fixture.js";
 import { McpClient, type ClientOptions } from "./client.js";
+import { connectHttp } from "./connect-http.js";
 import type { InputContext } from "./mrtr.js";
 
 const ASKS = fileURLToPath(new URL("../../../test/fixtures/v1-sdk-asks-tasks.mjs", import.meta.url));
 const SAMPLED = { role: "assistant", content: { type: "text", text: "hi" }, model: "test-model" };
 
+type Transport = "stdio" | "http";
 const children: ChildServer[] = [];
-after(() => Promise.all(children.map((c) => c.shutdown(500))));
+const fixtures: HttpFixture[] = [];
+after(() => Promise.all([...children.map((c) => c.shutdown(500)), ...fixtures.map((f) => f.stop())]));
 
 interface Step {
   type: string;
@@ -39,33 +44,43 @@ interface Asked {
   contexts: InputContext[];
 }
 
-async function open(revision: Revision, extra: ClientOptions = {}, strict = true) {
+async function open(revision: Revision, extra: ClientOptions = {}, strict = true, transport: Transport = "stdio") {
   const contexts: InputContext[] = [];
-  const child = new ChildServer(process.execPath, strict ? [ASKS, "--strict"] : [ASKS], { graceMs: 500 });
-  children.push(child);
-  const client = await within(
-    McpClient.connect(() => child.transport, {
-      revision,
-      inputTasks: true,
-      inputHandlers: {
-        "sampling/createMessage": (params, context) => {
-          contexts.push(context);
-          const first = (params.messages as { content: { text: string } }[])[0]!.content.text;
-          // "hold" waits for its task to be cancelled
-          if (first !== "hold") return SAMPLED;
-          return new Promise((_, reject) =>
-            context.signal!.addEventListener("abort", () => reject(new Error("stopped"))),
-          );
-        },
-        "elicitation/create": (_params, context) => {
-          contexts.push(context);
-          return { action: "accept", content: { name: "Ada" } };
-        },
+  const options: ClientOptions = {
+    revision,
+    inputTasks: true,
+    inputHandlers: {
+      "sampling/createMessage": (params, context) => {
+        contexts.push(context);
+        const first = (params.messages as { content: { text: string } }[])[0]!.content.text;
+        // "hold" waits for its task to be cancelled
+        if (first !== "hold") return SAMPLED;
+        return new Promise((_, reject) =>
+          context.signal!.addEventListener("abort", () => reject(new Error("stopped"))),
+        );
       },
-      ...extra,
-    }),
-    "connect to the SDK v1 server",
-  );
+      "elicitation/create": (_params, context) => {
+        contexts.push(context);
+        return { action: "accept", content: { name: "Ada" } };
+      },
+    },
+    ...extra,
+  };
+  const args = strict ? ["--strict"] : [];
+  let client: McpClient;
+  if (transport === "http") {
+    const fixture = new HttpFixture(ASKS, ["--http", ...args]);
+    fixtures.push(fixture);
+    await fixture.start();
+    ({ client } = await within(connectHttp(fixture.url("/mcp"), { ...options, fresh: true }), "connect over HTTP"));
+  } else {
+    const child = new ChildServer(process.execPath, [ASKS, ...args], { graceMs: 500 });
+    children.push(child);
+    client = await within(
+      McpClient.connect(() => child.transport, options),
+      "connect over stdio",
+    );
+  }
   const ask = async (kind: string): Promise<Asked> => {
     const r = await within(client.callTool("ask", { kind }), `ask ${kind}`);
     const text = (r.content[0] as { text: string }).text;
@@ -84,9 +99,9 @@ function unsound(sent: JsonObject[], revision: Revision, methods: Map<unknown, s
   });
 }
 
-describe("McpClient as the receiver of tasks, SDK v1 server over stdio, 2025-11-25", () => {
-  test("sampling and elicitation run as tasks the SDK follows to their results; a cancel ends one; every answer is schema-valid", async () => {
-    const { client, ask } = await open("2025-11-25");
+for (const transport of ["stdio", "http"] as const)
+  test(`sampling and elicitation run as tasks the SDK v1 server follows to their results over ${transport}; a cancel ends one; every answer is schema-valid`, async () => {
+    const { client, ask } = await open("2025-11-25", {}, true, transport);
     const sampled = await ask("sampling");
     assert.deepEqual(sampled.capabilities.tasks, {
       list: {},
@@ -151,6 +166,7 @@ describe("McpClient as the receiver of tasks, SDK v1 server over stdio, 2025-11-
     await client.close();
   });
 
+describe("McpClient as the receiver of tasks, SDK v1 server over stdio", () => {
   test("without the option the client runs no tasks: nothing declared, a task member ignored", async () => {
     const { client, ask } = await open("2025-11-25", { inputTasks: false }, false);
     const plain = await ask("sampling");
@@ -167,9 +183,7 @@ describe("McpClient as the receiver of tasks, SDK v1 server over stdio, 2025-11-
     assert.deepEqual(plain.sent.find((m) => "result" in m)!.result, SAMPLED);
     await client.close();
   });
-});
 
-describe("McpClient as the receiver of tasks, other revisions", () => {
   test("2025-06-18 has no tasks: the capability is not declared and a task member is ignored", async () => {
     const { client, ask } = await open("2025-06-18", {}, false);
     const plain = await ask("sampling");

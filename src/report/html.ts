@@ -393,55 +393,53 @@ function list(urls: readonly string[], left: number): string {
  * The targets: those whose latest answer was not clean in a sortable table, the worst first; the
  * clean ones folded into one group. Each keeps its first `cap` and says how many it leaves out.
  */
+/** The problem table's optional columns: each shown only when some row has something in it. */
+interface Columns {
+  readonly eras: boolean;
+  readonly tools: boolean;
+  readonly histories: boolean;
+  readonly times: boolean;
+}
+
 function targetTable(agg: Aggregates, sections: TargetSections): string {
-  const fine = sections.healthy.items;
   const targets = sections.problems.items;
-  // a history column only when there is a history to tell, a time only when runs differ in it
-  const histories = targets.some((t) => t.attempts > 1);
-  const times = agg.runs.length > 1;
+  // a history column only when there is a history to tell, a time only when runs differ in it;
   // columns every row would leave empty are left out, so the rest have room
-  const eras = targets.some((t) => t.latest.era !== null);
-  const tools = targets.some((t) => t.latest.tools !== null);
-  const rows = targets
-    .map((t) => {
-      const l = t.latest;
-      const spoken = l.era ? `${l.era}${l.revision ? ` ${l.revision}` : ""}` : "";
-      return (
-        `<tr>` +
-        `<td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
-        `<td data-sort="${esc(`${l.class} ${l.detail}`)}">${swatch(colourOf(l.class))}<span class="class">${esc(l.class)}</span><span class="detail">${breakable(l.detail)}</span></td>` +
-        (eras ? `<td class="nowrap" data-label="era">${esc(spoken)}</td>` : "") +
-        (tools
-          ? `<td class="num" data-sort="${l.tools ?? ""}" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>`
-          : "") +
-        `<td class="num" data-sort="${l.elapsedMs}" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
-        (histories
-          ? `<td class="num" data-sort="${t.attempts}" data-label="attempts">${esc(digits(t.attempts))}</td>`
-          : "") +
-        (histories
-          ? `<td class="history" data-label="history">${t.attempts > 1 ? collapsed(history(t)) : ""}</td>`
-          : "") +
-        (times
-          ? `<td class="nowrap" data-sort="${esc(l.at)}" data-label="latest">${esc(shortMoment(l.at))}</td>`
-          : "") +
-        `<td class="advice">${collapsed(l.advice ?? "", true)}</td>` +
-        `</tr>`
-      );
-    })
-    .join("");
-  const head = [
+  const columns: Columns = {
+    eras: targets.some((t) => t.latest.era !== null),
+    tools: targets.some((t) => t.latest.tools !== null),
+    histories: targets.some((t) => t.attempts > 1),
+    times: agg.runs.length > 1,
+  };
+  return (
+    `<h2>Targets</h2>` +
+    `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted hint">Click a column's name to sort by it.</span></div>` +
+    healthyGroup(sections) +
+    (targets.length === 0
+      ? ""
+      : `<table class="cards" id="targets"><thead><tr>${problemHead(columns)}</tr></thead><tbody>${targets.map((t) => problemRow(t, columns)).join("")}</tbody></table>${leftOut(sections.problems.left, "other target", "the worst first")}`)
+  );
+}
+
+/** The target's address, breakable, and its name when the targets file gave one. */
+function targetCell(t: TargetSummary): string {
+  return `<td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>`;
+}
+
+function problemHead(c: Columns): string {
+  return [
     ["target", ""],
     ["latest verdict", ""],
-    ...(eras ? [["era, revision", ""]] : []),
-    ...(tools ? [["tools", "number"]] : []),
+    ...(c.eras ? [["era, revision", ""]] : []),
+    ...(c.tools ? [["tools", "number"]] : []),
     ["time (ms)", "number"],
-    ...(histories
+    ...(c.histories
       ? [
           ["attempts", "number"],
           ["history", ""],
         ]
       : []),
-    ...(times ? [["latest at", ""]] : []),
+    ...(c.times ? [["latest at", ""]] : []),
     ["advice", ""],
   ]
     .map(
@@ -449,11 +447,39 @@ function targetTable(agg: Aggregates, sections: TargetSections): string {
         `<th${type ? ` data-type="${type}" class="num"` : ""}><button type="button">${esc(label)}</button></th>`,
     )
     .join("");
-  const fineRows = fine
+}
+
+function problemRow(t: TargetSummary, c: Columns): string {
+  const l = t.latest;
+  const spoken = l.era ? `${l.era}${l.revision ? ` ${l.revision}` : ""}` : "";
+  return (
+    `<tr>` +
+    targetCell(t) +
+    `<td data-sort="${esc(`${l.class} ${l.detail}`)}">${swatch(colourOf(l.class))}<span class="class">${esc(l.class)}</span><span class="detail">${breakable(l.detail)}</span></td>` +
+    (c.eras ? `<td class="nowrap" data-label="era">${esc(spoken)}</td>` : "") +
+    (c.tools
+      ? `<td class="num" data-sort="${l.tools ?? ""}" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>`
+      : "") +
+    `<td class="num" data-sort="${l.elapsedMs}" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
+    (c.histories
+      ? `<td class="num" data-sort="${t.attempts}" data-label="attempts">${esc(digits(t.attempts))}</td>` +
+        `<td class="history" data-label="history">${t.attempts > 1 ? collapsed(history(t)) : ""}</td>`
+      : "") +
+    (c.times ? `<td class="nowrap" data-sort="${esc(l.at)}" data-label="latest">${esc(shortMoment(l.at))}</td>` : "") +
+    `<td class="advice">${collapsed(l.advice ?? "", true)}</td>` +
+    `</tr>`
+  );
+}
+
+/** The servers that answered cleanly, folded into one group: what a reader looks past. */
+function healthyGroup(sections: TargetSections): string {
+  const seen = sections.healthy.seen;
+  if (seen === 0) return "";
+  const rows = sections.healthy.items
     .map((t) => {
       const l = t.latest;
       return (
-        `<tr><td class="target url" data-sort="${esc(t.target)}">${breakableUrl(t.target)}${t.name ? `<span class="name">${esc(t.name)}</span>` : ""}</td>` +
+        `<tr>${targetCell(t)}` +
         `<td class="nowrap" data-label="era">${esc(`${l.era ?? l.detail}${l.revision ? ` ${l.revision}` : ""}`)}</td>` +
         `<td class="num" data-label="tools">${l.tools === null ? "" : esc(digits(l.tools))}</td>` +
         `<td class="num" data-label="ms">${esc(digits(Math.round(l.elapsedMs)))}</td>` +
@@ -461,19 +487,9 @@ function targetTable(agg: Aggregates, sections: TargetSections): string {
       );
     })
     .join("");
-  const allFine = sections.healthy.seen;
-  const group =
-    allFine === 0
-      ? ""
-      : `<details id="healthy"><summary>${esc(`${digits(allFine)} ${noun(allFine, "server")} answered cleanly and listed ${allFine === 1 ? "its" : "their"} tools${sections.healthyMoreThanOnce ? " every time" : ""}`)}</summary>` +
-        `<table class="cards" id="healthy-targets"><thead><tr><th>target</th><th>era, revision</th><th class="num">tools</th><th class="num">time (ms)</th><th class="num">attempts</th></tr></thead><tbody>${fineRows}</tbody></table>${leftOut(sections.healthy.left, "clean server", "by address")}</details>`;
   return (
-    `<h2>Targets</h2>` +
-    `<div class="tools"><input id="filter" type="search" placeholder="Filter targets, verdicts, advice…" aria-label="Filter the targets"><span id="shown" class="muted"></span><span class="muted hint">Click a column's name to sort by it.</span></div>` +
-    group +
-    (targets.length === 0
-      ? ""
-      : `<table class="cards" id="targets"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${leftOut(sections.problems.left, "other target", "the worst first")}`)
+    `<details id="healthy"><summary>${esc(`${digits(seen)} ${noun(seen, "server")} answered cleanly and listed ${seen === 1 ? "its" : "their"} tools${sections.healthyMoreThanOnce ? " every time" : ""}`)}</summary>` +
+    `<table class="cards" id="healthy-targets"><thead><tr><th>target</th><th>era, revision</th><th class="num">tools</th><th class="num">time (ms)</th><th class="num">attempts</th></tr></thead><tbody>${rows}</tbody></table>${leftOut(sections.healthy.left, "clean server", "by address")}</details>`
   );
 }
 

@@ -7,8 +7,11 @@
  *
  *   node gauntlet-model-client.js <url>             Streamable HTTP (HTTP+SSE found by itself)
  *   node gauntlet-model-client.js --stdio <config>  the server an mcp.json names
+ *
+ * `--waits FILE` first: appends to FILE how many milliseconds it stayed waiting for a list change
+ * that might come, which the benchmarks take off its wall time (it is idle, by design).
  */
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { ChildServer, McpClient, connectHttp, type InputHandlers } from "../entry/client.js";
 
 const handlers: InputHandlers = {
@@ -71,11 +74,13 @@ async function exercise(client: McpClient): Promise<void> {
   };
   await round();
   while (mayChange) {
+    const t0 = performance.now();
     if (!changed)
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, LINGER_MS);
         heard = () => (clearTimeout(timer), resolve());
       });
+    waited += performance.now() - t0;
     heard = undefined;
     if (!changed) break;
     await round();
@@ -83,8 +88,16 @@ async function exercise(client: McpClient): Promise<void> {
   subscription?.close();
 }
 
+/** How long it stayed waiting for list changes, in ms. */
+let waited = 0;
+
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+  let argv = process.argv.slice(2);
+  const waits = argv[0] === "--waits" ? argv[1] : undefined;
+  if (waits !== undefined) {
+    argv = argv.slice(2);
+    process.once("exit", () => appendFileSync(waits, `${Math.round(waited)}\n`));
+  }
   if (argv[0] === "--stdio") {
     const config = JSON.parse(readFileSync(argv[1]!, "utf8")) as {
       mcpServers: Record<string, { command: string; args?: string[] }>;
