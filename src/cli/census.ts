@@ -5,7 +5,8 @@
 import type { TargetList } from "../census/targets.js";
 import { DEFAULT_DB, isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { SecretSafeStore } from "../census/secret-safe-store.js";
-import type { RunSettings, Session } from "../census/session.js";
+import type { Progress } from "../census/progress.js";
+import type { RunSettings, Session, SessionOptions, SessionOutcome } from "../census/session.js";
 import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
@@ -15,6 +16,8 @@ import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
 import { closeOnWayOut, leaveNow, stoppable } from "./signals.js";
+import { settlesWithin } from "../peer/within.js";
+
 /** After Ctrl-C, how long past the probes' timeout their attempts may take to be stored. */
 const STORE_GRACE_MS = 5_000;
 /** Leaving at once (a second Ctrl-C), how long the database may take to count what is left. */
@@ -38,8 +41,77 @@ export interface CensusCliOptions {
 }
 
 export async function runCensusCli(targetsFile: string | undefined, opts: CensusCliOptions): Promise<number> {
+  const request = await parseRequest(targetsFile, opts);
+  if (typeof request === "string") return usage(request);
+  const read = targetsReader(request.headers);
+  const list = await targetList(targetsFile, opts.registry, request, read);
+  if (typeof list === "string") return usage(list);
+  const opened = await openCensusStore(request.db, request.pickUp ? "existing" : "write");
+  if (typeof opened === "string")
+    return usage(
+      request.pickUp && /^no census database/.test(opened) ? `nothing to ${request.pickUp.verb}: ${opened}` : opened,
+    );
+  const store = new SecretSafeStore(opened);
+  try {
+    const source = targetsFile ?? (opts.registry !== undefined ? redact(opts.registry) : undefined);
+    const session = await openCensusSession(store, request, list, source, read);
+    if (typeof session === "string") return usage(session);
+    return await census({
+      store,
+      session,
+      headers: request.headers,
+      ...(list && !session.pickedUp ? { list } : {}),
+      ...(request.leaseMs !== undefined ? { leaseMs: request.leaseMs } : {}),
+      joining: request.pickUp?.verb === "join",
+    });
+  } catch (e) {
+    if (!(e instanceof StoreUnreachable)) throw e;
+    writeErr(`mcp-wire census: the database ${e.message}\n`);
+    return FOUND_PROBLEMS;
+  } finally {
+    await store.close();
+  }
+}
+
+/** What the command line asks of a census, checked. */
+interface CensusRequest {
+  headers: Record<string, string>;
+  given: Partial<RunSettings>;
+  db: string;
+  /** `--resume` or `--join`: an unfinished run is picked up rather than started. */
+  pickUp?: NonNullable<SessionOptions["pickUp"]>;
+  leaseMs?: number;
+  /** `--updated-since`, as the registry's API takes it. */
+  updatedSince?: string;
+}
+
+/** The options checked against each other; or the one line saying what is wrong. */
+async function parseRequest(targetsFile: string | undefined, opts: CensusCliOptions): Promise<CensusRequest | string> {
   const headers = parseHeaders(opts.header ?? []);
-  if (typeof headers === "string") return usage(headers);
+  if (typeof headers === "string") return headers;
+  const given = runSettingsOf(opts);
+  if (typeof given === "string") return given;
+  const db = opts.db ?? DEFAULT_DB;
+  const shared = sharedRunOf(opts, db);
+  if (typeof shared === "string") return shared;
+  const request: CensusRequest = { headers, given, db };
+  if (opts.join !== undefined)
+    request.pickUp = { verb: "join", ...(shared.runId !== undefined ? { runId: shared.runId } : {}) };
+  else if (opts.resume === true) request.pickUp = { verb: "resume" };
+  if (shared.leaseMs !== undefined) request.leaseMs = shared.leaseMs;
+  const source = sourceProblem(targetsFile, opts, request.pickUp !== undefined);
+  if (source) return source;
+  if (opts.updatedSince !== undefined) {
+    const { parseSince } = await import("../report/select.js");
+    const parsed = parseSince(opts.updatedSince);
+    if (typeof parsed !== "string") return parsed.error.replace("--since", "--updated-since");
+    request.updatedSince = parsed;
+  }
+  return request;
+}
+
+/** The run's settings given as numbers, each within its bounds. */
+function runSettingsOf(opts: CensusCliOptions): Partial<RunSettings> | string {
   const given: Partial<RunSettings> = {};
   for (const [key, flag, max, unit, hint] of [
     ["concurrency", "--concurrency", 10_000, "a number of probes", ""],
@@ -50,50 +122,52 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
     const raw = opts[key];
     if (raw === undefined) continue;
     const n = wholeNumber(flag, raw, key === "perHostGap" ? 0 : 1, max, unit, hint);
-    if (typeof n !== "number") return usage(n.error);
+    if (typeof n !== "number") return n.error;
     given[key] = n;
   }
   if (opts.allowPrivate) given.allowPrivate = true;
-  const db = opts.db ?? DEFAULT_DB;
-  const join = opts.join;
-  let joinRun: number | undefined;
-  let leaseMs: number | undefined;
-  if (join !== undefined || opts.lease !== undefined) {
-    const flag = join !== undefined ? "--join" : "--lease";
-    if (!isPostgresUrl(db))
-      return usage(
-        `${flag} is for a run shared by several census processes: give --db postgres://… (an SQLite file serves one process)`,
-      );
-    if (join !== undefined && opts.resume) return usage("--join and --resume both pick up an unfinished run: give one");
-    if (typeof join === "string") {
-      joinRun = Number(join);
-      if (!Number.isSafeInteger(joinRun) || joinRun < 1)
-        return usage(`--join takes a run number (as \`report --json\` lists them), not ${JSON.stringify(join)}`);
-    }
-    if (opts.lease !== undefined) {
-      const seconds = Number(opts.lease);
-      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400)
-        return usage(`--lease takes seconds from 1 to 86400, not ${JSON.stringify(opts.lease)}`);
-      leaseMs = seconds * 1000;
-    }
-  }
-  const pickUp = opts.resume === true || join !== undefined;
-  if (opts.registry !== undefined && targetsFile !== undefined)
-    return usage("give a targets file or --registry URL, not both");
-  if (opts.updatedSince !== undefined && opts.registry === undefined)
-    return usage("--updated-since reads the registry's API: give --registry URL too");
-  if (!pickUp && targetsFile === undefined && opts.registry === undefined)
-    return usage("census needs a targets file (URLs one a line, or a registry export), --registry URL, or --resume");
-  let updatedSince: string | undefined;
-  if (opts.updatedSince !== undefined) {
-    const { parseSince } = await import("../report/select.js");
-    const parsed = parseSince(opts.updatedSince);
-    if (typeof parsed !== "string") return usage(parsed.error.replace("--since", "--updated-since"));
-    updatedSince = parsed;
-  }
+  return given;
+}
 
-  const { readTargets, TargetsError } = await import("../census/targets.js");
-  const read = async (file: string): Promise<TargetList | string> => {
+/** `--join` and `--lease`, which only a run shared through PostgreSQL can take. */
+function sharedRunOf(opts: CensusCliOptions, db: string): { runId?: number; leaseMs?: number } | string {
+  const { join, lease } = opts;
+  if (join === undefined && lease === undefined) return {};
+  const flag = join !== undefined ? "--join" : "--lease";
+  if (!isPostgresUrl(db))
+    return `${flag} is for a run shared by several census processes: give --db postgres://… (an SQLite file serves one process)`;
+  if (join !== undefined && opts.resume) return "--join and --resume both pick up an unfinished run: give one";
+  const shared: { runId?: number; leaseMs?: number } = {};
+  if (typeof join === "string") {
+    const runId = Number(join);
+    if (!Number.isSafeInteger(runId) || runId < 1)
+      return `--join takes a run number (as \`report --json\` lists them), not ${JSON.stringify(join)}`;
+    shared.runId = runId;
+  }
+  if (lease !== undefined) {
+    const seconds = Number(lease);
+    if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400)
+      return `--lease takes seconds from 1 to 86400, not ${JSON.stringify(lease)}`;
+    shared.leaseMs = seconds * 1000;
+  }
+  return shared;
+}
+
+/** Why the targets' source cannot be told from the options, if it cannot. */
+function sourceProblem(targetsFile: string | undefined, opts: CensusCliOptions, pickUp: boolean): string | undefined {
+  if (opts.registry !== undefined && targetsFile !== undefined)
+    return "give a targets file or --registry URL, not both";
+  if (opts.updatedSince !== undefined && opts.registry === undefined)
+    return "--updated-since reads the registry's API: give --registry URL too";
+  if (!pickUp && targetsFile === undefined && opts.registry === undefined)
+    return "census needs a targets file (URLs one a line, or a registry export), --registry URL, or --resume";
+  return undefined;
+}
+
+/** Reads a targets file (also the one a picked-up run was started from): the list, or why not. */
+function targetsReader(headers: Record<string, string>): (file: string) => Promise<TargetList | string> {
+  return async (file) => {
+    const { readTargets, TargetsError } = await import("../census/targets.js");
     try {
       return await readTargets(file, { headerNames: Object.keys(headers) });
     } catch (e) {
@@ -101,85 +175,70 @@ export async function runCensusCli(targetsFile: string | undefined, opts: Census
       throw e;
     }
   };
-  let list: TargetList | undefined;
+}
+
+/** The targets of a new run: the file's, else the registry's; none to pick up a run; or why not. */
+async function targetList(
+  targetsFile: string | undefined,
+  registry: string | undefined,
+  request: CensusRequest,
+  read: (file: string) => Promise<TargetList | string>,
+): Promise<TargetList | undefined | string> {
   if (targetsFile !== undefined) {
     const got = await read(targetsFile);
-    if (typeof got === "string") return usage(got);
+    if (typeof got === "string") return got;
     if (got.targets.length === 0)
-      return usage(`${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`);
-    list = got;
+      return `${targetsFile} lists no target (URLs one a line, or a registry export with remotes)`;
     await schemeHints(got);
-  } else if (opts.registry !== undefined && !pickUp) {
-    const { fetchRegistry } = await import("../census/registry.js");
-    const { RegistryPagesReader } = await import("../census/targets.js");
-    try {
-      const reader = new RegistryPagesReader(redact(opts.registry), { headerNames: Object.keys(headers) });
-      await fetchRegistry(
-        opts.registry,
-        (page, n) => reader.page(page, n),
-        updatedSince !== undefined ? { updatedSince } : {},
-      );
-      list = reader.done();
-    } catch (e) {
-      if (e instanceof TargetsError) return usage(redact(e.message));
-      throw e;
-    }
-    if (list.targets.length === 0)
-      return usage(
-        `${redact(opts.registry)} lists no server with a remote${updatedSince !== undefined ? " updated since then" : ""}`,
-      );
+    return got;
   }
+  if (registry === undefined || request.pickUp) return undefined;
+  return registryList(registry, request);
+}
 
-  const opened = await openCensusStore(db, pickUp ? "existing" : "write");
-  if (typeof opened === "string")
-    return usage(
-      pickUp && /^no census database/.test(opened)
-        ? `nothing to ${join !== undefined ? "join" : "resume"}: ${opened}`
-        : opened,
-    );
-  const store = new SecretSafeStore(opened);
-
+/** Every server with a remote the registry's API lists (updated since, if asked). */
+async function registryList(registry: string, { headers, updatedSince }: CensusRequest): Promise<TargetList | string> {
+  const { fetchRegistry } = await import("../census/registry.js");
+  const { RegistryPagesReader, TargetsError } = await import("../census/targets.js");
+  let list: TargetList;
   try {
-    const { openSession, SessionRefused } = await import("../census/session.js");
-    let session: Session;
-    try {
-      session = await openSession(store, {
-        given,
-        headers,
-        ...(list ? { list } : {}),
-        ...(targetsFile !== undefined
-          ? { source: targetsFile }
-          : opts.registry !== undefined
-            ? { source: redact(opts.registry) }
-            : {}),
-        ...(pickUp
-          ? {
-              pickUp: {
-                verb: join !== undefined ? ("join" as const) : ("resume" as const),
-                ...(joinRun !== undefined ? { runId: joinRun } : {}),
-              },
-            }
-          : {}),
-        reread: read,
-      });
-    } catch (e) {
-      if (e instanceof SessionRefused) return usage(e.message);
-      throw e;
-    }
-    return await census({
-      store,
-      session,
-      headers,
-      ...(list && !session.pickedUp ? { list } : {}),
-      ...(leaseMs !== undefined ? { leaseMs } : {}),
-      joining: join !== undefined,
+    const reader = new RegistryPagesReader(redact(registry), { headerNames: Object.keys(headers) });
+    await fetchRegistry(
+      registry,
+      (page, n) => reader.page(page, n),
+      updatedSince !== undefined ? { updatedSince } : {},
+    );
+    list = reader.done();
+  } catch (e) {
+    if (e instanceof TargetsError) return redact(e.message);
+    throw e;
+  }
+  if (list.targets.length === 0)
+    return `${redact(registry)} lists no server with a remote${updatedSince !== undefined ? " updated since then" : ""}`;
+  return list;
+}
+
+/** A new run started in the store, or the unfinished one picked up; or why not, in one line. */
+async function openCensusSession(
+  store: SecretSafeStore,
+  request: CensusRequest,
+  list: TargetList | undefined,
+  source: string | undefined,
+  read: (file: string) => Promise<TargetList | string>,
+): Promise<Session | string> {
+  const { openSession, SessionRefused } = await import("../census/session.js");
+  try {
+    return await openSession(store, {
+      given: request.given,
+      headers: request.headers,
+      ...(list ? { list } : {}),
+      ...(source !== undefined ? { source } : {}),
+      ...(request.pickUp ? { pickUp: request.pickUp } : {}),
+      reread: read,
     });
   } catch (e) {
-    if (!(e instanceof StoreUnreachable)) throw e;
-    writeErr(`mcp-wire census: the database ${e.message}\n`);
-    return FOUND_PROBLEMS;
-  } finally {
-    await store.close();
+    if (e instanceof SessionRefused) return e.message;
+    throw e;
   }
 }
 
@@ -211,113 +270,148 @@ interface CensusView {
 }
 
 /** Runs the session with a progress bar, Ctrl-C handling and the closing lines. */
-async function census({ store, session, headers, list, leaseMs, joining }: CensusView): Promise<number> {
-  const { run, targets, settings } = session;
-  const dbFile = store.where;
-  const { Progress, classList, clock, effectiveParallelism, throttleText } = await import("../census/progress.js");
+async function census(view: CensusView): Promise<number> {
+  const shown = await import("../census/progress.js");
   const { hostOf } = await import("../census/host-of.js");
-  const done = run.targets - targets.length;
-  const err = { write: writeErr };
+  const { run, targets, settings } = view.session;
   // where the targets left are decides how many probes can really run at once
   const hostByTarget = new Map(targets.filter((t) => !t.invalid).map((t) => [t.target, hostOf(t)]));
   const hosts = new Map<string, number>();
   for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
   const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
   const queued = [...hosts.values()].some((left) => left > settings.perHost);
-  err.write(
-    `census: ${intro(run, targets.length, list, settings, joining, { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued })}\n`,
-  );
+  const pace = { parallel: shown.effectiveParallelism(lanes), hosts: hosts.size, queued };
+  writeErr(`census: ${intro(run, targets.length, view.list, settings, view.joining, pace)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
-    err.write(
+    writeErr(
       `census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`,
     );
   }
-
   // a shared run's other workers take targets this process cannot see go: its rate alone says more
-  const progress = new Progress({ total: run.targets, done, ...(store.share ? {} : { lanes }) });
-  const stop = new AbortController();
-  // every stored attempt is a committed transaction, and nothing is being written between two
-  // events: leaving at once (a second signal, or the first one's wait run out) loses only the
-  // probes in flight, which a resume calls again
-  const unregister = closeOnWayOut(async () => {
-    progress.stop();
-    // a database that no longer answers gets a moment, not the rest of its deadline
-    const asked = (async () => {
-      const pending = (await store.pendingTargets(run.id)).length;
-      await store.close();
-      return pending;
-    })();
-    const pending = await Promise.race([
-      asked.catch(() => undefined),
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LEAVE_MS).unref()),
-    ]);
-    // without the store's count, the hint counts this session's targets
-    err.write(resumeHint(run.id, pending ?? targets.length, dbFile, settings));
-  });
-  let deadline: ReturnType<typeof setTimeout> | undefined;
-  let stoppedBy: NodeJS.Signals = "SIGINT";
-  const onStop = (signal: NodeJS.Signals) => {
-    stoppedBy = signal;
-    stop.abort();
-    // the promise holds whatever the database does: a frozen one cannot keep the census waiting
-    const most = settings.timeout + STORE_GRACE_MS;
-    progress.note(
-      `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`,
-    );
-    deadline = setTimeout(() => void leaveNow(signal), most);
-  };
+  const done = run.targets - targets.length;
+  const progress = new shown.Progress({ total: run.targets, done, ...(view.store.share ? {} : { lanes }) });
+  return new CensusRun(view, hostByTarget, progress, shown).run();
+}
 
-  const started = Date.now();
-  try {
-    return await stoppable(onStop, async () => {
-      const { runSession } = await import("../census/session.js");
-      // a shared run's bar shows every worker's attempts
-      const outcome = await runSession(store, session, {
-        headers,
-        signal: stop.signal,
-        ...(leaseMs !== undefined ? { leaseMs } : {}),
-        onAttempt: (a) => {
-          const host = hostByTarget.get(a.target);
-          progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
-        },
-        onAdmission: (a) => progress.throttled(throttleText(a)),
-        onProgress: (done, classes) => progress.sync(done, classes),
-      }).catch((e: unknown) => {
-        if (!(e instanceof StoreUnreachable)) throw e;
-        progress.stop();
-        err.write(unreachableHint(e, dbFile, settings));
-        return undefined;
-      });
-      progress.stop();
-      if (outcome === undefined) return FOUND_PROBLEMS;
-      if (outcome.stopped) {
-        err.write(resumeHint(run.id, outcome.pending, dbFile, settings));
-        return signalExitCode(stoppedBy);
-      }
-      const seconds = (Date.now() - started) / 1000;
-      const classes = new Map(
-        (await store.aggregate({ runIds: [run.id] })).classes.reduce(
-          (m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count),
-          new Map<string, number>(),
-        ),
+/**
+ * A session under way on the terminal: its progress bar; a first stop signal lets the probes in
+ * flight end and be stored, within a deadline; leaving at once still says how to resume; at the
+ * end, the line saying what it found.
+ */
+class CensusRun {
+  private readonly stop = new AbortController();
+  private stoppedBy: NodeJS.Signals = "SIGINT";
+  private leaving: ReturnType<typeof setTimeout> | undefined;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly view: CensusView,
+    private readonly hostByTarget: ReadonlyMap<string, string>,
+    private readonly progress: Progress,
+    private readonly shown: Pick<typeof import("../census/progress.js"), "clock" | "classList" | "throttleText">,
+  ) {}
+
+  async run(): Promise<number> {
+    const unregister = closeOnWayOut(() => this.leaveAtOnce());
+    try {
+      return await stoppable(
+        (signal) => this.stopping(signal),
+        () => this.probe(),
       );
-      await writeOut(
-        `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
-          store.share
-            ? ` (${n(outcome.recorded)} by this process)`
-            : done > 0
-              ? ` (${n(targets.length)} in this session)`
-              : ""
-        } in ${clock(seconds)}` +
-          `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
-          `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`,
-      );
-      return OK;
+    } finally {
+      clearTimeout(this.leaving);
+      unregister();
+      this.progress.stop();
+    }
+  }
+
+  /**
+   * Leaving at once (a second signal, or the first one's wait run out): every stored attempt is a
+   * committed transaction, and nothing is being written between two events, so only the probes
+   * in flight are lost, which a resume calls again.
+   */
+  private async leaveAtOnce(): Promise<void> {
+    const { store, session } = this.view;
+    this.progress.stop();
+    let pending: number | undefined;
+    // a database that no longer answers gets a moment, not the rest of its deadline
+    await settlesWithin(
+      (async () => {
+        const left = (await store.pendingTargets(session.run.id)).length;
+        await store.close();
+        pending = left;
+      })(),
+      LEAVE_MS,
+    );
+    // without the store's count, the hint counts this session's targets
+    writeErr(resumeHint(session.run.id, pending ?? session.targets.length, store.where, session.settings));
+  }
+
+  private stopping(signal: NodeJS.Signals): void {
+    this.stoppedBy = signal;
+    this.stop.abort();
+    // the promise holds whatever the database does: a frozen one cannot keep the census waiting
+    const most = this.view.session.settings.timeout + STORE_GRACE_MS;
+    this.progress.note(
+      `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${this.shown.clock(most / 1000)}). Ctrl-C again to leave them.`,
+    );
+    this.leaving = setTimeout(() => void leaveNow(signal), most);
+  }
+
+  private async probe(): Promise<number> {
+    const { store, session, headers, leaseMs } = this.view;
+    const { runSession } = await import("../census/session.js");
+    // a shared run's bar shows every worker's attempts
+    const outcome = await runSession(store, session, {
+      headers,
+      signal: this.stop.signal,
+      ...(leaseMs !== undefined ? { leaseMs } : {}),
+      onAttempt: (a) => {
+        const host = this.hostByTarget.get(a.target);
+        this.progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
+      },
+      onAdmission: (a) => this.progress.throttled(this.shown.throttleText(a)),
+      onProgress: (done, classes) => this.progress.sync(done, classes),
+    }).catch((e: unknown) => {
+      if (!(e instanceof StoreUnreachable)) throw e;
+      this.progress.stop();
+      writeErr(unreachableHint(e, store.where, session.settings));
+      return undefined;
     });
-  } finally {
-    clearTimeout(deadline);
-    unregister();
-    progress.stop();
+    this.progress.stop();
+    if (outcome === undefined) return FOUND_PROBLEMS;
+    if (outcome.stopped) {
+      writeErr(resumeHint(session.run.id, outcome.pending, store.where, session.settings));
+      return signalExitCode(this.stoppedBy);
+    }
+    await writeOut(await this.summary(outcome));
+    return OK;
+  }
+
+  /** What the run found, how fast, and where it is stored. */
+  private async summary(outcome: SessionOutcome): Promise<string> {
+    const { store, session } = this.view;
+    const { run, targets } = session;
+    const dbFile = store.where;
+    const seconds = (Date.now() - this.started) / 1000;
+    const classes = new Map(
+      (await store.aggregate({ runIds: [run.id] })).classes.reduce(
+        (m, c) => m.set(c.class, (m.get(c.class) ?? 0) + c.count),
+        new Map<string, number>(),
+      ),
+    );
+    const done = run.targets - targets.length;
+    return (
+      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
+        store.share
+          ? ` (${n(outcome.recorded)} by this process)`
+          : done > 0
+            ? ` (${n(targets.length)} in this session)`
+            : ""
+      } in ${this.shown.clock(seconds)}` +
+      `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${this.shown.classList(classes) || "nothing to do"}. ` +
+      `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`
+    );
   }
 }
 

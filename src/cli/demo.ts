@@ -19,7 +19,7 @@ import { renderHtml } from "../report/html.js";
 import { renderText } from "../report/text.js";
 import { OK, USAGE_ERROR, signalExitCode } from "./exit.js";
 import { fileProblem } from "./file-errors.js";
-import { outputProblem, writeOutput } from "./output-file.js";
+import { writeOutputs } from "./output-file.js";
 import { paint, writeErr, writeOut } from "./output.js";
 import { stoppable } from "./signals.js";
 import { endEverything } from "../transport/way-out.js";
@@ -59,9 +59,6 @@ const SAMPLES = [
 
 export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const db = options.db ?? DEMO_DB;
-  const html = options.html ?? DEMO_HTML;
-  const colour = process.stdout.isTTY === true;
-  const bold = (s: string) => paint("bold", s, colour);
   // the database first: one that cannot be used is said at once, before any server is started
   let store: Store;
   try {
@@ -70,95 +67,146 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     writeErr(`mcp-wire demo: ${e instanceof StoreRefused ? e.message : `cannot use ${db}: ${fileProblem(e)}`}\n`);
     return USAGE_ERROR;
   }
-  let fleet: Fleet | undefined;
-  // stopped (Ctrl-C, kill PID), the census stops, the fleet and its stdio servers end at once so
-  // that the probes in flight end too, and the database is closed on the way out: no -wal or
-  // -shm file is left beside it
-  const stop = new AbortController();
-  let stoppedBy: NodeJS.Signals | undefined;
-  const onStop = (signal: NodeJS.Signals) => {
-    stoppedBy = signal;
-    stop.abort();
-    void fleet?.close();
-    void endEverything(1000);
-  };
-  return stoppable(onStop, async () => {
-    try {
-      fleet = await startFleet({ basePort: DEMO_BASE_PORT });
-      if (stoppedBy) return signalExitCode(stoppedBy);
-      const { targets, commands, expected } = fleetTargets(fleet);
-      await writeOut(
-        `${bold("mcp-wire demo")}: ${targets.length} servers on 127.0.0.1 (${fleet.endpoints.length} over HTTP, ${fleet.stdio.length} over stdio) that behave like those ` +
-          `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${db}.\n\n`,
-      );
+  const demo = new Demo(store, db, options.html ?? DEMO_HTML);
+  return stoppable(
+    (signal) => demo.stop(signal),
+    () => demo.run(),
+  );
+}
 
-      const runId = await store.startRun(DEMO_SOURCE, targets, {
+/** What the census of the fleet found, and what each server was built to make the probe say. */
+interface FleetCensus {
+  runId: number;
+  seen: AttemptRecord[];
+  expected: ReadonlyMap<string, { name: string; expect: Expectation }>;
+}
+
+/**
+ * One demo over named steps: the fleet started and probed, the report printed and written, the
+ * sample captures linted. Stopped (Ctrl-C, kill PID), the census stops, the fleet and its stdio
+ * servers end at once so that the probes in flight end too, and the database is closed on the way
+ * out: no -wal or -shm file is left beside it.
+ */
+class Demo {
+  private readonly stopping = new AbortController();
+  private stoppedBy: NodeJS.Signals | undefined;
+  private fleet: Fleet | undefined;
+  private readonly colour = process.stdout.isTTY === true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly db: string,
+    private readonly html: string,
+  ) {}
+
+  stop(signal: NodeJS.Signals): void {
+    this.stoppedBy = signal;
+    this.stopping.abort();
+    void this.fleet?.close();
+    void endEverything(1000);
+  }
+
+  async run(): Promise<number> {
+    try {
+      const found = await this.censusOfFleet();
+      if (typeof found === "number") return found;
+      await this.report(found);
+    } finally {
+      await this.store.close();
+      await this.fleet?.close();
+    }
+    // stopped while the report was being written: no more
+    if (this.stoppedBy) return signalExitCode(this.stoppedBy);
+    await lintSamples(this.bold("The bundled sample captures, linted"));
+    return OK;
+  }
+
+  private bold(text: string): string {
+    return paint("bold", text, this.colour);
+  }
+
+  /** The fleet started and each of its servers probed once; or, stopped, the exit status that calls for. */
+  private async censusOfFleet(): Promise<FleetCensus | number> {
+    this.fleet = await startFleet({ basePort: DEMO_BASE_PORT });
+    if (this.stoppedBy) return signalExitCode(this.stoppedBy);
+    const { targets, commands, expected } = fleetTargets(this.fleet);
+    await writeOut(
+      `${this.bold("mcp-wire demo")}: ${targets.length} servers on 127.0.0.1 (${this.fleet.endpoints.length} over HTTP, ${this.fleet.stdio.length} over stdio) that behave like those ` +
+        `a registry census meets: healthy ones of both eras, web pages, bare arrays, refusals, sign-in chains, hangs. Each is called once, into ${this.db}.\n\n`,
+    );
+    const runId = await this.store.startRun(DEMO_SOURCE, targets, {
+      concurrency: CONCURRENCY,
+      perHost: CONCURRENCY,
+      timeout: TIMEOUT_MS,
+      allowPrivate: false,
+      headers: 0,
+    });
+    const seen = await this.probeAll(runId, targets, commands);
+    if (this.stoppedBy) {
+      writeErr(
+        `mcp-wire demo: stopped; ${this.db} holds the ${seen.length} verdict${seen.length === 1 ? "" : "s"} reached so far\n`,
+      );
+      return signalExitCode(this.stoppedBy);
+    }
+    return { runId, seen, expected };
+  }
+
+  /** The census run over the fleet's targets with the progress bar; the attempts it stored. */
+  private async probeAll(
+    runId: number,
+    targets: TargetRecord[],
+    commands: ReadonlyMap<string, FleetCommand>,
+  ): Promise<AttemptRecord[]> {
+    const progress = new Progress({ total: targets.length, everyMs: 2000 });
+    const seen: AttemptRecord[] = [];
+    try {
+      await runCensus(this.store, runId, targets, {
         concurrency: CONCURRENCY,
         perHost: CONCURRENCY,
         timeout: TIMEOUT_MS,
-        allowPrivate: false,
-        headers: 0,
+        signal: this.stopping.signal,
+        probe: (t, options) => probeOne(t, options, commands),
+        onAttempt: (a) => {
+          seen.push(a);
+          progress.add(a.class);
+        },
       });
-      const progress = new Progress({ total: targets.length, everyMs: 2000 });
-      const seen: AttemptRecord[] = [];
-      try {
-        await runCensus(store, runId, targets, {
-          concurrency: CONCURRENCY,
-          perHost: CONCURRENCY,
-          timeout: TIMEOUT_MS,
-          signal: stop.signal,
-          probe: (t, options) => probeOne(t, options, commands),
-          onAttempt: (a) => {
-            seen.push(a);
-            progress.add(a.class);
-          },
-        });
-      } finally {
-        progress.stop();
-      }
-      if (stoppedBy) {
-        writeErr(
-          `mcp-wire demo: stopped; ${db} holds the ${seen.length} verdict${seen.length === 1 ? "" : "s"} reached so far\n`,
-        );
-        return signalExitCode(stoppedBy);
-      }
-
-      const agg = await store.aggregate({ runIds: [runId] });
-      await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour }) + "\n");
-      try {
-        await writeOutput(html, renderHtml(agg), { option: "--html" });
-        await writeOut(
-          `${bold("Wrote")} ${html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`,
-        );
-      } catch (e) {
-        writeErr(`mcp-wire demo: ${outputProblem(html, e)}\n`);
-      }
-      await writeOut(checkVerdicts(seen, expected));
-      const dbFlag = db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(db)}`;
-      await writeOut(
-        `Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`,
-      );
     } finally {
-      await store.close();
-      await fleet?.close();
+      progress.stop();
     }
-    // stopped while the report was being written: no more
-    if (stoppedBy) return signalExitCode(stoppedBy);
+    return seen;
+  }
 
-    // the samples ship with the package: named so that the hint works from wherever it is installed
-    const samples = SAMPLES.map(([title, file]) => {
-      const path = fileURLToPath(new URL(`../../../samples/${file}`, import.meta.url));
-      return { title, path, shown: shownPath(path) };
-    });
+  /** The report as text, the page written, the verdicts checked against the fleet, and what to run next. */
+  private async report({ runId, seen, expected }: FleetCensus): Promise<void> {
+    const agg = await this.store.aggregate({ runIds: [runId] });
+    await writeOut(renderText(agg, { width: process.stdout.columns ?? 100, colour: this.colour }) + "\n");
+    const failed = await writeOutputs([["--html", this.html, async () => renderHtml(agg)]], false);
+    if (failed !== undefined) writeErr(`mcp-wire demo: ${failed}\n`);
+    else
+      await writeOut(
+        `${this.bold("Wrote")} ${this.html}: the same findings with charts and a sortable table of targets; open it in a browser.\n`,
+      );
+    await writeOut(checkVerdicts(seen, expected));
+    const dbFlag = this.db === DEMO_DB ? ` --db ${DEMO_DB}` : ` --db ${shellQuote(this.db)}`;
     await writeOut(
-      `${bold("The bundled sample captures, linted")} (mcp-wire lint ${shellQuote(samples[0]!.shown)} shows each defect)\n`,
+      `Next: mcp-wire report${dbFlag} [--json | --csv | --html FILE] reads this census again; mcp-wire census <targets> runs a census of your own (into mcp-wire.db); mcp-wire probe <url> asks one server.\n\n`,
     );
-    for (const { title, path, shown } of samples) {
-      const summary = await lintStream(createReadStream(path), {}, () => undefined);
-      await writeOut(`  ${shown} (${title}): ${summaryLine(summary)}\n`);
-    }
-    return OK;
+  }
+}
+
+/** The bundled sample captures, each linted in one line, under `heading`. */
+async function lintSamples(heading: string): Promise<void> {
+  // the samples ship with the package: named so that the hint works from wherever it is installed
+  const samples = SAMPLES.map(([title, file]) => {
+    const path = fileURLToPath(new URL(`../../../samples/${file}`, import.meta.url));
+    return { title, path, shown: shownPath(path) };
   });
+  await writeOut(`${heading} (mcp-wire lint ${shellQuote(samples[0]!.shown)} shows each defect)\n`);
+  for (const { title, path, shown } of samples) {
+    const summary = await lintStream(createReadStream(path), {}, () => undefined);
+    await writeOut(`  ${shown} (${title}): ${summaryLine(summary)}\n`);
+  }
 }
 
 /** A file as a person can hand it to a command from here: relative below the working directory, else absolute. */

@@ -1,6 +1,7 @@
 /**
  * What `npm pack` ships, from a clean checkout: `dist/` is not committed, so only a `prepack`
- * build puts the library and the `mcp-wire` command into the tarball. Packed from a fresh clone of
+ * build (tsconfig.pack.json: the shipped modules only) puts the library and the `mcp-wire` command
+ * into the tarball. Packed from a fresh clone of
  * the committed tree, as a user's `npm pack` or `npm publish` would, never from this working
  * directory whose `dist/` the test run itself built.
  */

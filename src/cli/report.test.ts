@@ -29,7 +29,8 @@ before(async () => {
   const memory = seedHistory(seedCensus());
   for (const r of memory.runs()) {
     const id = await store.startRun(r.source, [], r.settings);
-    for (const a of memory.attempts({ runIds: [r.id] })) await store.recordAttempt({ ...a, runId: id });
+    // one transaction a run: recorded one by one, each attempt waits out the store's commit window
+    await store.recordAttempts([...memory.attempts({ runIds: [r.id] })].map((a) => ({ ...a, runId: id })));
     await store.finishRun(id);
   }
   await store.close();

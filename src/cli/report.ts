@@ -19,7 +19,7 @@ import { cannotRead } from "./file-errors.js";
 import { checkOutput, outputProblem, writeOutput } from "./output-file.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
 import { writeErr, writeOut } from "./output.js";
-import { closeOnWayOut, STOP_SIGNALS } from "./signals.js";
+import { closeOnWayOut, untilStopped } from "./signals.js";
 
 export interface ReportCliOptions {
   db?: string;
@@ -71,97 +71,121 @@ async function flagProblem(opts: ReportCliOptions): Promise<string | undefined> 
 }
 
 async function report(opts: ReportCliOptions): Promise<number> {
-  const problem = await flagProblem(opts);
-  if (problem !== undefined) return usage(problem);
-  const runs = parseRuns(opts.run ?? []);
-  if (typeof runs === "string") return usage(runs);
-  let since: string | undefined;
-  if (opts.since !== undefined) {
-    const parsed = parseSince(opts.since);
-    if (typeof parsed !== "string") return usage(parsed.error);
-    since = parsed;
-  }
-
-  // refused before the census is read, not after minutes of work
-  if (opts.html !== undefined) {
-    try {
-      await checkOutput(opts.html, { force: opts.force === true, option: "--html" });
-    } catch (e) {
-      return usage(outputProblem(opts.html, e));
-    }
-  }
-
-  const db = opts.db ?? DEFAULT_DB;
-  if (!isPostgresUrl(db) && !existsSync(db)) {
-    return usage(
-      `no census database at ${db}: run \`mcp-wire census <targets>\` first${opts.db ? "" : ", or name the database with --db FILE"}`,
-    );
-  }
-  let store: Store;
-  try {
-    store = await openStore(db, "read");
-  } catch (e) {
-    if (e instanceof StoreRefused) return usage(e.message);
-    return usage(
-      cannotRead(
-        redact(db),
-        typeof (e as NodeJS.ErrnoException).code === "string"
-          ? e
-          : new Error(redact(e instanceof Error ? e.message : String(e))),
-      ),
-    );
-  }
-  const file = store.where;
+  const asked = await parseOptions(opts);
+  if (typeof asked === "string") return usage(asked);
+  const store = await openReportStore(opts.db);
+  if (typeof store === "string") return usage(store);
   if (opts.serve) return serve(store, opts);
   // stopped part-way, the store is closed all the same: a private copy it reads is removed
-  const opened = store;
-  const unregister = closeOnWayOut(() => opened.close());
+  const unregister = closeOnWayOut(() => store.close());
   try {
-    const allRuns = await store.runs();
-    const selected = select(allRuns, {
-      runs,
-      ...(since !== undefined ? { since } : {}),
-      ...(opts.target !== undefined ? { target: opts.target } : {}),
-    });
-    if ("error" in selected) return usage(selected.error);
-    const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
-    let changes: TargetChanges[] | undefined;
-    if (opts.changes && !opts.json) {
-      const { renderChanges } = await import("../report/changes.js");
-      await writeOut(renderChanges(await changesIn(store, changesSince, opts.target), changesSince));
-      return OK;
-    }
-    // a database written before secrets were kept out may still hold some: every format is
-    // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
-    // the page alone streams its targets from the store (see report/html.ts); the other formats list them all
-    const streamed = opts.html !== undefined && !opts.json && !opts.csv;
-    const agg = redactSecrets(await store.aggregate(selected.query, { perTarget: !streamed }));
-    if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
-      return usage(
-        `${file} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`,
-      );
-    }
-    if (opts.json) changes = await changesIn(store, changesSince, opts.target);
-    if (opts.html !== undefined) {
-      const { renderHtmlStream } = await import("../report/html.js");
-      const targets = streamed ? redacted(store.perTarget(selected.query)) : agg.perTarget;
-      try {
-        await writeOutput(opts.html, renderHtmlStream(agg, targets), { force: opts.force === true, option: "--html" });
-      } catch (e) {
-        return usage(outputProblem(opts.html, e));
-      }
-    }
-    await print(agg, opts, changes, {
-      runs: selected.runIds,
-      since: since ?? null,
-      target: opts.target ?? null,
-      selectedRuns: selected.runIds ? allRuns.filter((r) => selected.runIds!.includes(r.id)) : [],
-    });
-    return OK;
+    return await reportFrom(store, opts, asked);
   } finally {
     unregister();
     await store.close();
   }
+}
+
+/** What the report covers: the runs `--run` names (none: every run), from `--since` on. */
+interface Asked {
+  runs: number[];
+  since?: string;
+}
+
+/** The options checked, and the `--html` file judged writable before the census is read, not after minutes of work. */
+async function parseOptions(opts: ReportCliOptions): Promise<Asked | string> {
+  const problem = await flagProblem(opts);
+  if (problem !== undefined) return problem;
+  const runs = parseRuns(opts.run ?? []);
+  if (typeof runs === "string") return runs;
+  const asked: Asked = { runs };
+  if (opts.since !== undefined) {
+    const parsed = parseSince(opts.since);
+    if (typeof parsed !== "string") return parsed.error;
+    asked.since = parsed;
+  }
+  if (opts.html !== undefined) {
+    try {
+      await checkOutput(opts.html, { force: opts.force === true, option: "--html" });
+    } catch (e) {
+      return outputProblem(opts.html, e);
+    }
+  }
+  return asked;
+}
+
+/** The census database `--db` names, opened to read; or why it cannot be, in one line. */
+async function openReportStore(given: string | undefined): Promise<Store | string> {
+  const db = given ?? DEFAULT_DB;
+  if (!isPostgresUrl(db) && !existsSync(db))
+    return `no census database at ${db}: run \`mcp-wire census <targets>\` first${given ? "" : ", or name the database with --db FILE"}`;
+  try {
+    return await openStore(db, "read");
+  } catch (e) {
+    if (e instanceof StoreRefused) return e.message;
+    return cannotRead(
+      redact(db),
+      typeof (e as NodeJS.ErrnoException).code === "string"
+        ? e
+        : new Error(redact(e instanceof Error ? e.message : String(e))),
+    );
+  }
+}
+
+/** The report of what was asked, printed (and written to `--html`). */
+async function reportFrom(store: Store, opts: ReportCliOptions, { runs, since }: Asked): Promise<number> {
+  const allRuns = await store.runs();
+  const selected = select(allRuns, {
+    runs,
+    ...(since !== undefined ? { since } : {}),
+    ...(opts.target !== undefined ? { target: opts.target } : {}),
+  });
+  if ("error" in selected) return usage(selected.error);
+  const changesSince = since ?? new Date(Date.now() - CHANGES_WINDOW_MS).toISOString();
+  if (opts.changes && !opts.json) {
+    const { renderChanges } = await import("../report/changes.js");
+    await writeOut(renderChanges(await changesIn(store, changesSince, opts.target), changesSince));
+    return OK;
+  }
+  // a database written before secrets were kept out may still hold some: every format is
+  // rendered from a redacted copy (redacting the HTML afterwards would hide `<redacted>` as a tag)
+  // the page alone streams its targets from the store (see report/html.ts); the other formats list them all
+  const streamed = opts.html !== undefined && !opts.json && !opts.csv;
+  const agg = redactSecrets(await store.aggregate(selected.query, { perTarget: !streamed }));
+  if (opts.target !== undefined && agg.attempts === 0 && runs.length === 0 && since === undefined) {
+    return usage(
+      `${store.where} has no attempt at ${JSON.stringify(opts.target)} (a target is named exactly as the census probed it)`,
+    );
+  }
+  const changes = opts.json ? await changesIn(store, changesSince, opts.target) : undefined;
+  if (opts.html !== undefined) {
+    const targets = streamed ? redacted(store.perTarget(selected.query)) : agg.perTarget;
+    const problem = await writeHtml(opts.html, agg, targets, opts.force === true);
+    if (problem !== undefined) return usage(problem);
+  }
+  await print(agg, opts, changes, {
+    runs: selected.runIds,
+    since: since ?? null,
+    target: opts.target ?? null,
+    selectedRuns: selected.runIds ? allRuns.filter((r) => selected.runIds!.includes(r.id)) : [],
+  });
+  return OK;
+}
+
+/** Writes the page, its targets as they come; the line saying why it could not be, if it could not. */
+async function writeHtml(
+  path: string,
+  agg: Aggregates,
+  targets: Iterable<TargetSummary> | AsyncIterable<TargetSummary>,
+  force: boolean,
+): Promise<string | undefined> {
+  const { renderHtmlStream } = await import("../report/html.js");
+  try {
+    await writeOutput(path, renderHtmlStream(agg, targets), { force, option: "--html" });
+  } catch (e) {
+    return outputProblem(path, e);
+  }
+  return undefined;
 }
 
 async function print(
@@ -217,9 +241,7 @@ async function serve(store: Store, opts: ReportCliOptions): Promise<number> {
   await writeOut(
     `Serving ${server.servers} server${server.servers === 1 ? "" : "s"} from ${redact(store.where)} at ${server.url} (read only; Ctrl-C stops)\n`,
   );
-  await new Promise<void>((resolve) => {
-    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve());
-  });
+  await untilStopped();
   await server.close();
   await store.close();
   return OK;

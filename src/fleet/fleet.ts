@@ -5,12 +5,12 @@
  * node:http server carries every HTTP behaviour at its own path; a second one is only there to
  * be another origin.
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
-import { listenLoopback } from "./listen.js";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { closeServer, listenLoopback } from "./listen.js";
 import { HTTP_BEHAVIOURS, type FleetContext, type Route } from "./behaviours.js";
 import type { Expectation } from "./expect.js";
 import { fails } from "./expect.js";
-import { startSigninServer } from "./signin.js";
+import { startSigninServer, type SigninServer } from "./signin.js";
 import { DEMO_SIGNIN_CASES, SIGNIN_CASES } from "./signin-cases.js";
 import { stdioBehaviours } from "./stdio.js";
 
@@ -57,43 +57,51 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-function shut(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
+export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
+  const routes = new Map<string, Route>();
+  const servers = await listenAll(routes, options.basePort ?? 0);
+  const timers = new Timers();
+  const ctx: FleetContext = {
+    origin: `http://127.0.0.1:${servers.port}`,
+    otherOrigin: `http://127.0.0.1:${servers.otherPort}`,
+    closedPort: servers.closedPort,
+    hugeBytes: options.hugeBytes ?? 1024 * 1024 * 1024,
+    dripMs: options.dripMs ?? 1000,
+    token: options.token ?? "fleet-demo-token-5f2c9a",
+    every: (ms, res, fn) => timers.every(ms, res, fn),
+  };
+  for (const b of HTTP_BEHAVIOURS) routes.set(b.name, b.start(ctx));
+  const endpoints = [...httpEndpoints(ctx), ...signinEndpoints(servers.signin)];
+  return new LocalFleet(endpoints, stdioBehaviours(), ctx.token, async () => {
+    timers.clear();
+    await Promise.all([...routes.values()].map((r) => r.close?.()));
+    await Promise.all([closeServer(servers.main), closeServer(servers.other), servers.signin.close()]);
   });
 }
 
-export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
-  const routes = new Map<string, Route>();
-  const timers = new Set<ReturnType<typeof setInterval>>();
-  const main = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    const slash = path.indexOf("/", 1);
-    const name = decodeURIComponent(slash === -1 ? path.slice(1) : path.slice(1, slash));
-    const route = routes.get(name);
-    if (!route) {
-      res
-        .writeHead(404, { "content-type": "text/plain" })
-        .end(`Not Found. Behaviours: ${[...routes.keys()].map((n) => `/${n}`).join(" ")}\n`);
-      return;
-    }
-    try {
-      route.handle(req, res, slash === -1 ? "" : path.slice(slash));
-    } catch {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("fleet: the behaviour failed\n");
-      else res.destroy();
-    }
-  });
+/** The fleet's servers, listening, and the port left closed. */
+interface FleetServers {
+  main: Server;
+  port: number;
+  other: Server;
+  otherPort: number;
+  closedPort: number;
+  signin: SigninServer;
+}
+
+/**
+ * Every server of the fleet listening: its own origin (each behaviour at its path), a second
+ * origin, a port that was free a moment ago and is left closed, and the sign-in chains' origin.
+ */
+async function listenAll(routes: ReadonlyMap<string, Route>, base: number): Promise<FleetServers> {
+  const main = createServer((req, res) => routeRequest(routes, req, res));
   // only there to be another origin: it serves the reference server too
   const other = createServer((req, res) => {
     const route = routes.get("modern");
     if ((req.url ?? "").split("?")[0] === "/modern" && route) route.handle(req, res, "");
     else res.writeHead(404, { "content-type": "text/plain" }).end("Not Found\n");
   });
-  // a port that was free a moment ago: nothing listens there
   const spare = createServer();
-  const base = options.basePort ?? 0;
   const at = (i: number) => (base > 0 ? base + i : 0);
   const [port, otherPort, closedPort] = await Promise.all([
     listenLoopback(main, at(0)),
@@ -105,73 +113,103 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     SIGNIN_CASES.filter((c) => DEMO_SIGNIN_CASES.includes(c.name)),
     at(3),
   );
-  await shut(spare);
+  await closeServer(spare);
+  return { main, port, other, otherPort, closedPort, signin };
+}
 
-  const ctx: FleetContext = {
-    origin: `http://127.0.0.1:${port}`,
-    otherOrigin: `http://127.0.0.1:${otherPort}`,
-    closedPort,
-    hugeBytes: options.hugeBytes ?? 1024 * 1024 * 1024,
-    dripMs: options.dripMs ?? 1000,
-    token: options.token ?? "fleet-demo-token-5f2c9a",
-    every(ms: number, res: ServerResponse, fn: () => void) {
-      const timer = setInterval(() => {
-        if (res.destroyed || res.writableEnded) stop();
-        else fn();
-      }, ms);
-      const stop = () => {
-        clearInterval(timer);
-        timers.delete(timer);
-      };
-      timers.add(timer);
-      res.on("close", stop);
-    },
-  };
+/** A request to the fleet's own origin, to the behaviour its first path segment names. */
+function routeRequest(routes: ReadonlyMap<string, Route>, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? "/").split("?")[0]!;
+  const slash = path.indexOf("/", 1);
+  const name = decodeURIComponent(slash === -1 ? path.slice(1) : path.slice(1, slash));
+  const route = routes.get(name);
+  if (!route) {
+    res
+      .writeHead(404, { "content-type": "text/plain" })
+      .end(`Not Found. Behaviours: ${[...routes.keys()].map((n) => `/${n}`).join(" ")}\n`);
+    return;
+  }
+  try {
+    route.handle(req, res, slash === -1 ? "" : path.slice(slash));
+  } catch {
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("fleet: the behaviour failed\n");
+    else res.destroy();
+  }
+}
 
-  for (const b of HTTP_BEHAVIOURS) routes.set(b.name, b.start(ctx));
-  const endpoints: FleetEndpoint[] = HTTP_BEHAVIOURS.map((b) => ({
+/** The timers of endless answers (drips, streams): each ends with its response, all with the fleet. */
+class Timers {
+  private readonly live = new Set<ReturnType<typeof setInterval>>();
+
+  every(ms: number, res: ServerResponse, fn: () => void): void {
+    const timer = setInterval(() => {
+      if (res.destroyed || res.writableEnded) stop();
+      else fn();
+    }, ms);
+    const stop = () => {
+      clearInterval(timer);
+      this.live.delete(timer);
+    };
+    this.live.add(timer);
+    res.on("close", stop);
+  }
+
+  clear(): void {
+    for (const t of this.live) clearInterval(t);
+    this.live.clear();
+  }
+}
+
+function httpEndpoints(ctx: FleetContext): FleetEndpoint[] {
+  return HTTP_BEHAVIOURS.map((b) => ({
     name: b.name,
     description: b.description,
     url: b.url ? b.url(ctx) : `${ctx.origin}/${b.name}`,
     expect: b.expect,
   }));
-  for (const c of signin.cases) {
-    endpoints.push({
-      name: c.name,
-      description: c.description,
-      url: signin.url(c.name),
-      expect: fails("auth_required", c.probeDetail, {
-        status: c.status,
-        auth: { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt },
-      }),
-    });
-  }
-  const stdio: FleetCommand[] = stdioBehaviours();
+}
 
-  let closing: Promise<void> | undefined;
-  const byName = new Map<string, FleetEndpoint | FleetCommand>([...endpoints, ...stdio].map((e) => [e.name, e]));
-  return {
-    endpoints,
-    stdio,
-    token: ctx.token,
-    get(name) {
-      const found = byName.get(name);
-      if (!found) throw new Error(`the fleet has no behaviour named ${JSON.stringify(name)}`);
-      return found;
-    },
-    url(name) {
-      const found = byName.get(name);
-      if (!found || !("url" in found)) throw new Error(`the fleet has no HTTP endpoint named ${JSON.stringify(name)}`);
-      return found.url;
-    },
-    close() {
-      closing ??= (async () => {
-        for (const t of timers) clearInterval(t);
-        timers.clear();
-        await Promise.all([...routes.values()].map((r) => r.close?.()));
-        await Promise.all([shut(main), shut(other), signin.close()]);
-      })();
-      return closing;
-    },
-  };
+/** Each sign-in chain as an endpoint that refuses, with what the walk should find along it. */
+function signinEndpoints(signin: SigninServer): FleetEndpoint[] {
+  return signin.cases.map((c) => ({
+    name: c.name,
+    description: c.description,
+    url: signin.url(c.name),
+    expect: fails("auth_required", c.probeDetail, {
+      status: c.status,
+      auth: { verdict: c.expect.verdict, brokenAt: c.expect.brokenAt },
+    }),
+  }));
+}
+
+/** The running fleet: its endpoints and commands, by name, and one close for all of it. */
+class LocalFleet implements Fleet {
+  private readonly byName: ReadonlyMap<string, FleetEndpoint | FleetCommand>;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly endpoints: FleetEndpoint[],
+    readonly stdio: FleetCommand[],
+    readonly token: string,
+    private readonly end: () => Promise<void>,
+  ) {
+    this.byName = new Map([...endpoints, ...stdio].map((e) => [e.name, e]));
+  }
+
+  get(name: string): FleetEndpoint | FleetCommand {
+    const found = this.byName.get(name);
+    if (!found) throw new Error(`the fleet has no behaviour named ${JSON.stringify(name)}`);
+    return found;
+  }
+
+  url(name: string): string {
+    const found = this.byName.get(name);
+    if (!found || !("url" in found)) throw new Error(`the fleet has no HTTP endpoint named ${JSON.stringify(name)}`);
+    return found.url;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
 }

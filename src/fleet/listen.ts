@@ -1,7 +1,8 @@
 /**
  * Where a fleet server listens: 127.0.0.1 only, on the port asked for when it is free, else on
  * any free port. The demo asks for the same ports every run so that its report, which names each
- * server by its URL, reads the same twice; tests ask for none and get whatever is free.
+ * server by its URL, reads the same twice; tests ask for none and get whatever is free. Closed,
+ * a fleet server ends its connections too: an endless answer must not hold it open.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,5 +25,13 @@ function listenOn(server: Server, port: number): Promise<number> {
       server.off("error", reject);
       resolve((server.address() as AddressInfo).port);
     });
+  });
+}
+
+/** Stops listening and ends every connection, endless answers included. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }

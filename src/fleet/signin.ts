@@ -5,8 +5,8 @@
  * SDK does; the walk must not), and every request recorded with its method, so a test can tell
  * that the walk sent nothing but GET and OPTIONS to metadata and registration URLs.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { listenLoopback } from "./listen.js";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { closeServer, listenLoopback } from "./listen.js";
 import { SIGNIN_CASES, paths, type Answer, type CorsMode, type SigninCase, type SigninLayout } from "./signin-cases.js";
 
 export interface SigninRequest {
@@ -59,97 +59,94 @@ function send(res: ServerResponse, answer: Answer, extra: Record<string, string>
 
 /** Starts the server with `cases` (all of them by default). */
 export async function startSigninServer(cases: SigninCase[] = SIGNIN_CASES, preferredPort = 0): Promise<SigninServer> {
-  const requests: SigninRequest[] = [];
-  const layouts = new Map<string, { layout: SigninLayout; name: string }>();
-  const endpoints = new Map<string, { layout: SigninLayout; name: string }>();
-  const registers = new Map<string, string>();
-
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    const method = req.method ?? "GET";
-    const endpoint = endpoints.get(path);
-    const doc = layouts.get(path);
-    const register = registers.get(path);
-    const name = endpoint?.name ?? doc?.name ?? register;
-    requests.push({
-      method,
-      path,
-      name,
-      kind: endpoint ? "endpoint" : register ? "register" : doc ? "document" : "unknown",
-    });
-    void readBody(req).then((body) => {
-      if (endpoint) {
-        const { layout } = endpoint;
-        if (method === "OPTIONS") {
-          if (layout.cors === "preflight") return send(res, { status: 405, body: "Method Not Allowed" }, {});
-          res
-            .writeHead(204, {
-              "access-control-allow-origin": "*",
-              "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-              "access-control-allow-headers": ALLOW_HEADERS,
-              "access-control-max-age": "600",
-            })
-            .end();
-          return;
-        }
-        return send(res, echoId(layout.endpoint, body), corsHeaders(layout.cors, "endpoint"));
-      }
-      if (register) {
-        if (method !== "POST")
-          return send(
-            res,
-            { status: 405, body: { error: "invalid_request", error_description: "POST a client registration" } },
-            {},
-          );
-        let metadata: Record<string, unknown>;
-        try {
-          metadata = JSON.parse(body) as Record<string, unknown>;
-        } catch {
-          return send(res, { status: 400, body: { error: "invalid_client_metadata" } }, {});
-        }
-        return send(
-          res,
-          {
-            status: 201,
-            body: {
-              ...metadata,
-              client_id: `client-${requests.length}`,
-              client_id_issued_at: Math.floor(Date.now() / 1000),
-            },
-          },
-          {},
-        );
-      }
-      if (doc) {
-        const answer = doc.layout.docs[path]!;
-        if (method === "OPTIONS") return send(res, { status: 204 }, corsHeaders(doc.layout.cors, "document"));
-        if (method !== "GET") return send(res, { status: 405, body: "Method Not Allowed" }, {});
-        return send(res, answer, corsHeaders(doc.layout.cors, "document"));
-      }
-      send(res, { status: 404, body: "Not Found" }, {});
-    });
-  });
+  const site = new SigninSite();
+  const server = createServer((req, res) => site.handle(req, res));
   const port = await listenLoopback(server, preferredPort);
   const origin = `http://127.0.0.1:${port}`;
-  for (const c of cases) {
-    const base = `/c/${c.name}`;
-    const layout = c.layout(origin, base);
-    const p = paths(base);
-    endpoints.set(p.endpoint, { layout, name: c.name });
-    registers.set(p.register, c.name);
-    for (const docPath of Object.keys(layout.docs)) layouts.set(docPath, { layout, name: c.name });
-  }
+  for (const c of cases) site.add(c, origin);
   return {
     origin,
     cases,
     url: (name) => `${origin}${paths(`/c/${name}`).endpoint}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    requests: site.requests,
+    close: () => closeServer(server),
   };
+}
+
+/** Where each case lives (its endpoint, its registration endpoint, its documents), and every request recorded. */
+class SigninSite {
+  readonly requests: SigninRequest[] = [];
+  private readonly documents = new Map<string, { layout: SigninLayout; name: string }>();
+  private readonly endpoints = new Map<string, { layout: SigninLayout; name: string }>();
+  private readonly registers = new Map<string, string>();
+
+  add(c: SigninCase, origin: string): void {
+    const base = `/c/${c.name}`;
+    const layout = c.layout(origin, base);
+    const p = paths(base);
+    this.endpoints.set(p.endpoint, { layout, name: c.name });
+    this.registers.set(p.register, c.name);
+    for (const docPath of Object.keys(layout.docs)) this.documents.set(docPath, { layout, name: c.name });
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const method = req.method ?? "GET";
+    const endpoint = this.endpoints.get(path);
+    const doc = this.documents.get(path);
+    const register = this.registers.get(path);
+    this.requests.push({
+      method,
+      path,
+      name: endpoint?.name ?? doc?.name ?? register,
+      kind: endpoint ? "endpoint" : register ? "register" : doc ? "document" : "unknown",
+    });
+    void readBody(req).then((body) => {
+      if (endpoint) return answerEndpoint(res, endpoint.layout, method, body);
+      if (register) return this.register(res, method, body);
+      if (doc) return answerDocument(res, doc.layout, path, method);
+      send(res, { status: 404, body: "Not Found" }, {});
+    });
+  }
+
+  /** Registers whoever POSTs client metadata, as a dynamic client registration endpoint does. */
+  private register(res: ServerResponse, method: string, body: string): void {
+    if (method !== "POST")
+      return send(
+        res,
+        { status: 405, body: { error: "invalid_request", error_description: "POST a client registration" } },
+        {},
+      );
+    let metadata: Record<string, unknown>;
+    try {
+      metadata = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return send(res, { status: 400, body: { error: "invalid_client_metadata" } }, {});
+    }
+    const client = { client_id: `client-${this.requests.length}`, client_id_issued_at: Math.floor(Date.now() / 1000) };
+    send(res, { status: 201, body: { ...metadata, ...client } }, {});
+  }
+}
+
+/** The MCP endpoint of a case: its refusal, and a CORS preflight answered as the case's layout says. */
+function answerEndpoint(res: ServerResponse, layout: SigninLayout, method: string, body: string): void {
+  if (method !== "OPTIONS") return send(res, echoId(layout.endpoint, body), corsHeaders(layout.cors, "endpoint"));
+  if (layout.cors === "preflight") return send(res, { status: 405, body: "Method Not Allowed" }, {});
+  res
+    .writeHead(204, {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+      "access-control-allow-headers": ALLOW_HEADERS,
+      "access-control-max-age": "600",
+    })
+    .end();
+}
+
+/** A metadata document of a case, to GET (and to preflight). */
+function answerDocument(res: ServerResponse, layout: SigninLayout, path: string, method: string): void {
+  if (method === "OPTIONS") return send(res, { status: 204 }, corsHeaders(layout.cors, "document"));
+  if (method !== "GET") return send(res, { status: 405, body: "Method Not Allowed" }, {});
+  send(res, layout.docs[path]!, corsHeaders(layout.cors, "document"));
 }
 
 /** A JSON-RPC refusal answers the id it was sent, as a real server's would. */

@@ -1,7 +1,7 @@
 /**
  * validate() agrees with the official conformance suite's own schema verdicts (its
  * `wire-schema-valid` check) on a corpus of recorded real traffic (test/fixtures/schema-corpus.ndjson,
- * written by src/schema/interop.test.ts: every peer at every revision it speaks, and deliberately
+ * written by interop/schema-peers.test.ts: every peer at every revision it speaks, and deliberately
  * broken copies).
  *
  * The suite is one bundled CLI whose internals are not exported (importing it would run the CLI),

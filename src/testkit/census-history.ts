@@ -88,12 +88,13 @@ export async function fillHistory(
 /**
  * One server called `perDay` times a day for `days` days up to `now`, a run each call: its
  * latency wanders between 30 ms and about 2 s and every ninth call finds it unreachable. What a
- * chart of a busy server's latency must stay readable over.
+ * chart of a busy server's latency must stay readable over. `record` as for `fillHistory`.
  */
 export async function fillBusyServer(
   store: Store,
   target: string,
   options: { days: number; perDay: number; now: number },
+  record: (attempts: AttemptRecord[]) => Promise<unknown> = (as) => store.recordAttempt(as[0]!),
 ): Promise<void> {
   const calls = options.days * options.perDay;
   for (let n = 0; n < calls; n++) {
@@ -101,12 +102,14 @@ export async function fillBusyServer(
     const runId = await store.startRun("busy", [{ target, kind: "http", name: null }], {});
     const down = n % 9 === 4;
     const attempt = attemptOf(runId, target, 1, n, calls, at);
-    await store.recordAttempt({
-      ...attempt,
-      class: down ? "unreachable" : "ok",
-      detail: down ? "refused" : "modern",
-      elapsedMs: 30 + ((n * 7919) % 2000) * ((n % 5) / 4),
-    });
+    await record([
+      {
+        ...attempt,
+        class: down ? "unreachable" : "ok",
+        detail: down ? "refused" : "modern",
+        elapsedMs: 30 + ((n * 7919) % 2000) * ((n % 5) / 4),
+      },
+    ]);
     await store.finishRun(runId);
   }
 }

@@ -59,8 +59,8 @@ describe("report --serve in headless Chromium", { skip: chromiumMissing !== fals
     await fillHistory(writer, { targets: 130, runs: 4, now: NOW - 3_600_000 }, (as) => writer.recordAttempts(as));
     // what a hostile registry could make a census store: every string a server sent, and the target itself
     const run = await writer.startRun("hostile", [], {});
-    for (const [i, p] of PAYLOADS.entries()) {
-      await writer.recordAttempt(
+    await writer.recordAttempts(
+      [...PAYLOADS.entries()].map(([i, p]) =>
         attempt(run, `https://evil${i}.example/${p}`, new Date(NOW - 60_000 + i).toISOString(), {
           class: i % 2 ? "rpc_error" : "ok",
           detail: p,
@@ -69,10 +69,10 @@ describe("report --serve in headless Chromium", { skip: chromiumMissing !== fals
           serverVersion: p,
           rpcMessage: p,
         }),
-      );
-    }
+      ),
+    );
     // a server called six times a day for a month, and one that could not be reached at the last call
-    await fillBusyServer(writer, BUSY, { days: 30, perDay: 6, now: NOW - 120_000 });
+    await fillBusyServer(writer, BUSY, { days: 30, perDay: 6, now: NOW - 120_000 }, (as) => writer.recordAttempts(as));
     const down = await writer.startRun("down", [], {});
     await writer.recordAttempt(
       attempt(down, DOWN, new Date(NOW - 30_000).toISOString(), { class: "unreachable", detail: "refused" }),
