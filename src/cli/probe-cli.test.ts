@@ -87,7 +87,8 @@ async function json(
   return { run, v: JSON.parse(run.stdout) as Record<string, unknown> };
 }
 
-describe("mcp-wire probe: exit status and output", () => {
+// each test its own endpoints and files, and the fleet in this process: the probes run side by side
+describe("mcp-wire probe: exit status and output", { concurrency: true }, () => {
   test("a healthy modern server: exit 0, a verdict a person can read", async () => {
     const r = await cli([fleet.url("modern")]);
     assert.equal(r.status, 0, r.stderr);
@@ -273,7 +274,7 @@ describe("mcp-wire probe: usage errors exit 2", { concurrency: true }, () => {
   }
 });
 
-describe("mcp-wire probe: credentials", () => {
+describe("mcp-wire probe: credentials", { concurrency: true }, () => {
   test("--header 'Authorization: Bearer ${TOKEN}' reads TOKEN from the environment, and never prints it", async () => {
     const r = await cli(["-v", "--header", "Authorization: Bearer ${TOKEN}", fleet.url("auth-bearer")], {
       TOKEN: fleet.token,
