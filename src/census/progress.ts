@@ -210,7 +210,7 @@ export function renderBar(s: ProgressState): string {
   const share = s.total === 0 ? 1 : s.done / s.total;
   const filled = Math.round(share * BAR);
   const parts = [
-    `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${n(s.done)}/${n(s.total)} ${Math.floor(share * 100)}%`,
+    `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${thousands(s.done)}/${thousands(s.total)} ${Math.floor(share * 100)}%`,
     `${rate(s)}/s`,
     `ETA ${clock(eta(s))}`,
   ];
@@ -224,14 +224,14 @@ export function renderBar(s: ProgressState): string {
 export function renderLine(s: ProgressState): string {
   const share = s.total === 0 ? 1 : s.done / s.total;
   const classes = classList(s.classes, ", ");
-  return `census: ${n(s.done)} of ${n(s.total)} done (${Math.floor(share * 100)}%), ${rate(s)}/s, about ${clock(eta(s))} left${s.throttle ? ` (${s.throttle})` : ""}${classes ? `; ${classes}` : ""}`;
+  return `census: ${thousands(s.done)} of ${thousands(s.total)} done (${Math.floor(share * 100)}%), ${rate(s)}/s, about ${clock(eta(s))} left${s.throttle ? ` (${s.throttle})` : ""}${classes ? `; ${classes}` : ""}`;
 }
 
 /** Classes by count, most first: `ok 800 · timeout 120`. */
 export function classList(classes: ReadonlyMap<string, number>, separator = " · "): string {
   return [...classes]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([c, k]) => `${c} ${n(k)}`)
+    .map(([c, k]) => `${c} ${thousands(k)}`)
     .join(separator);
 }
 
@@ -260,7 +260,8 @@ export function clock(seconds: number | undefined): string {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
 
-function n(x: number): string {
+/** A count with its thousands grouped: 12,345. */
+export function thousands(x: number): string {
   return x.toLocaleString("en");
 }
 

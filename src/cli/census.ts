@@ -5,7 +5,7 @@
 import type { TargetList } from "../census/targets.js";
 import { DEFAULT_DB, isPostgresUrl, openStore, type OpenMode } from "../census/open-store.js";
 import { SecretSafeStore } from "../census/secret-safe-store.js";
-import type { Progress } from "../census/progress.js";
+import { Progress, classList, clock, effectiveParallelism, thousands, throttleText } from "../census/progress.js";
 import type { RunSettings, Session, SessionOptions, SessionOutcome } from "../census/session.js";
 import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
@@ -271,7 +271,6 @@ interface CensusView {
 
 /** Runs the session with a progress bar, Ctrl-C handling and the closing lines. */
 async function census(view: CensusView): Promise<number> {
-  const shown = await import("../census/progress.js");
   const { hostOf } = await import("../census/host-of.js");
   const { run, targets, settings } = view.session;
   // where the targets left are decides how many probes can really run at once
@@ -280,17 +279,17 @@ async function census(view: CensusView): Promise<number> {
   for (const host of hostByTarget.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
   const lanes = { hosts, perHost: settings.perHost, concurrency: settings.concurrency };
   const queued = [...hosts.values()].some((left) => left > settings.perHost);
-  const pace = { parallel: shown.effectiveParallelism(lanes), hosts: hosts.size, queued };
+  const pace = { parallel: effectiveParallelism(lanes), hosts: hosts.size, queued };
   writeErr(`census: ${intro(run, targets.length, view.list, settings, view.joining, pace)}\n`);
   if (settings.headers > 0 && targets.some((t) => t.untrusted)) {
     writeErr(
-      `census: warning: --header is sent to every target, including the ${n(targets.filter((t) => t.untrusted).length)} listed by a registry\n`,
+      `census: warning: --header is sent to every target, including the ${thousands(targets.filter((t) => t.untrusted).length)} listed by a registry\n`,
     );
   }
   // a shared run's other workers take targets this process cannot see go: its rate alone says more
   const done = run.targets - targets.length;
-  const progress = new shown.Progress({ total: run.targets, done, ...(view.store.share ? {} : { lanes }) });
-  return new CensusRun(view, hostByTarget, progress, shown).run();
+  const progress = new Progress({ total: run.targets, done, ...(view.store.share ? {} : { lanes }) });
+  return new CensusRun(view, hostByTarget, progress).run();
 }
 
 /**
@@ -308,7 +307,6 @@ class CensusRun {
     private readonly view: CensusView,
     private readonly hostByTarget: ReadonlyMap<string, string>,
     private readonly progress: Progress,
-    private readonly shown: Pick<typeof import("../census/progress.js"), "clock" | "classList" | "throttleText">,
   ) {}
 
   async run(): Promise<number> {
@@ -353,7 +351,7 @@ class CensusRun {
     // the promise holds whatever the database does: a frozen one cannot keep the census waiting
     const most = this.view.session.settings.timeout + STORE_GRACE_MS;
     this.progress.note(
-      `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${this.shown.clock(most / 1000)}). Ctrl-C again to leave them.`,
+      `census: stopping: no new probes; waiting for those in flight to end and be stored (at most ${clock(most / 1000)}). Ctrl-C again to leave them.`,
     );
     this.leaving = setTimeout(() => void leaveNow(signal), most);
   }
@@ -370,7 +368,7 @@ class CensusRun {
         const host = this.hostByTarget.get(a.target);
         this.progress.add(a.class, host === undefined ? undefined : { host, ms: a.elapsedMs });
       },
-      onAdmission: (a) => this.progress.throttled(this.shown.throttleText(a)),
+      onAdmission: (a) => this.progress.throttled(throttleText(a)),
       onProgress: (done, classes) => this.progress.sync(done, classes),
     }).catch((e: unknown) => {
       if (!(e instanceof StoreUnreachable)) throw e;
@@ -402,14 +400,14 @@ class CensusRun {
     );
     const done = run.targets - targets.length;
     return (
-      `Run ${run.id}: ${n(run.targets)} target${run.targets === 1 ? "" : "s"}${
+      `Run ${run.id}: ${thousands(run.targets)} target${run.targets === 1 ? "" : "s"}${
         store.share
-          ? ` (${n(outcome.recorded)} by this process)`
+          ? ` (${thousands(outcome.recorded)} by this process)`
           : done > 0
-            ? ` (${n(targets.length)} in this session)`
+            ? ` (${thousands(targets.length)} in this session)`
             : ""
-      } in ${this.shown.clock(seconds)}` +
-      `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${this.shown.classList(classes) || "nothing to do"}. ` +
+      } in ${clock(seconds)}` +
+      `${outcome.recorded > 0 && seconds > 0 ? `, ${(outcome.recorded / seconds).toFixed(1)}/s` : ""}: ${classList(classes) || "nothing to do"}. ` +
       `Stored in ${dbFile}; mcp-wire report${dbFile === DEFAULT_DB ? "" : ` --db ${shellQuote(dbFile)}`} says what it means.\n`
     );
   }
@@ -433,26 +431,27 @@ function intro(
   const parts: string[] = [];
   if (list) {
     const extra: string[] = [];
-    if (list.notLatest > 0) extra.push(`${n(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
+    if (list.notLatest > 0)
+      extra.push(`${thousands(list.notLatest)} older version${list.notLatest === 1 ? "" : "s"} left out`);
     if (list.duplicates > 0)
-      extra.push(`${n(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
-    if (list.inactive) extra.push(`${n(list.inactive)} deprecated or deleted left out`);
+      extra.push(`${thousands(list.duplicates)} repeated URL${list.duplicates === 1 ? "" : "s"} probed once`);
+    if (list.inactive) extra.push(`${thousands(list.inactive)} deprecated or deleted left out`);
     if (list.noRemotes > 0)
       extra.push(
-        `${n(list.noRemotes)} entr${list.noRemotes === 1 ? "y" : "ies"} without remotes (packages run locally) left out`,
+        `${thousands(list.noRemotes)} entr${list.noRemotes === 1 ? "y" : "ies"} without remotes (packages run locally) left out`,
       );
     const { comment, blank } = list.skippedLines;
     const skipped = [
-      comment > 0 ? `${n(comment)} comment line${comment === 1 ? "" : "s"}` : "",
-      blank > 0 ? `${n(blank)} blank line${blank === 1 ? "" : "s"}` : "",
+      comment > 0 ? `${thousands(comment)} comment line${comment === 1 ? "" : "s"}` : "",
+      blank > 0 ? `${thousands(blank)} blank line${blank === 1 ? "" : "s"}` : "",
     ].filter((w) => w !== "");
     if (skipped.length > 0) extra.push(`${skipped.join(" and ")} skipped`);
     parts.push(
-      `${n(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`,
+      `${thousands(run.targets)} target${run.targets === 1 ? "" : "s"} from ${run.source} (${list.format === "registry" ? "registry export" : "list of URLs"}${extra.length ? `; ${extra.join(", ")}` : ""}), run ${run.id}`,
     );
   } else {
     parts.push(
-      `${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${n(todo)} of ${n(run.targets)} targets left`,
+      `${joining ? "joining" : "resuming"} run ${run.id} over ${run.source}: ${thousands(todo)} of ${thousands(run.targets)} targets left`,
     );
   }
   const perHost = `${s.perHost} per host${s.perHostGap > 0 ? ` at least ${s.perHostGap} ms apart` : ""}`;
@@ -460,8 +459,8 @@ function intro(
   const pace =
     parallel > 0 && parallel < s.concurrency
       ? queued
-        ? `${n(parallel)} at a time (${n(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
-        : `${n(parallel)} at a time (every target at once, ${perHost})`
+        ? `${thousands(parallel)} at a time (${thousands(hosts)} host${hosts === 1 ? "" : "s"}, ${perHost}; --concurrency ${s.concurrency} is not reached)`
+        : `${thousands(parallel)} at a time (every target at once, ${perHost})`
       : `${s.concurrency} at a time, ${perHost}`;
   parts.push(`${pace}, ${s.timeout} ms each`);
   return parts.join("; ");
@@ -475,7 +474,7 @@ function resumeCommand(dbFile: string, s: RunSettings): string {
 
 function resumeHint(runId: number, pending: number, dbFile: string, s: RunSettings): string {
   return (
-    `\ncensus: interrupted: run ${runId} has ${n(pending)} target${pending === 1 ? "" : "s"} left; every finished attempt is saved in ${dbFile}.\n` +
+    `\ncensus: interrupted: run ${runId} has ${thousands(pending)} target${pending === 1 ? "" : "s"} left; every finished attempt is saved in ${dbFile}.\n` +
     `Resume with: ${resumeCommand(dbFile, s)}\n`
   );
 }
@@ -491,10 +490,6 @@ function unreachableHint(e: StoreUnreachable, dbFile: string, s: RunSettings): s
 function usage(message: string): number {
   writeErr(`mcp-wire census: ${message}\n`);
   return USAGE_ERROR;
-}
-
-function n(x: number): string {
-  return x.toLocaleString("en");
 }
 
 /** How many URLs without a scheme are named with the one they likely meant; the rest are counted. */
@@ -516,5 +511,5 @@ async function schemeHints(list: TargetList): Promise<void> {
   for (const hint of hints.slice(0, HINTS_SHOWN))
     writeErr(`census: warning: ${redact(hint)}; it is recorded as bad_url and not called\n`);
   if (hints.length > HINTS_SHOWN)
-    writeErr(`census: warning: ${n(hints.length - HINTS_SHOWN)} more lines without http:// or https://\n`);
+    writeErr(`census: warning: ${thousands(hints.length - HINTS_SHOWN)} more lines without http:// or https://\n`);
 }

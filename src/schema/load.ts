@@ -5,17 +5,38 @@
  * so a revision costs one parse and each definition one compile, the first time it is asked for.
  */
 import { readFileSync } from "node:fs";
-import { Ajv, type Options, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, Options, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { RE2JS } from "re2js";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { isRevision, UnknownRevisionError, type Revision } from "../rules/revisions.js";
 
 export type Dialect = "draft-07" | "2020-12";
 
-// ajv-formats is CommonJS: its plugin is `module.exports`, which NodeNext types as the default's default.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+/**
+ * ajv and its formats (CommonJS), required when the first validator is made rather than with
+ * this module: they take some 100 ms to load, which a process that validates later (the
+ * gauntlet's server, while its client boots) or never need not wait for first.
+ */
+interface Engines {
+  Ajv: typeof Ajv;
+  Ajv2020: typeof Ajv2020;
+  addFormats: (ajv: Ajv) => Ajv;
+}
+let engines: Engines | undefined;
+function loadEngines(): Engines {
+  if (engines !== undefined) return engines;
+  const require = createRequire(import.meta.url);
+  // ajv-formats' plugin is `module.exports`, with itself as `default` too
+  const formats = require("ajv-formats") as { default?: Engines["addFormats"] } & Engines["addFormats"];
+  engines = {
+    Ajv: (require("ajv") as { Ajv: typeof Ajv }).Ajv,
+    Ajv2020: (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+    addFormats: formats.default ?? formats,
+  };
+  return engines;
+}
 
 /** ajv as the official conformance suite configures it for these schemas: lenient about unknown keywords, every error reported. */
 const OPTIONS: Options = { strict: false, allErrors: true };
@@ -205,6 +226,7 @@ function isUrl(s: string): boolean {
 /** A fresh ajv of `dialect`, with the formats the MCP schemas use. */
 export function newAjv(dialect: Dialect, options: Options = OPTIONS): Ajv {
   const withEngine: Options = { ...options, code: { ...options.code, regExp: linearRegExp } };
+  const { Ajv, Ajv2020, addFormats } = loadEngines();
   const ajv = dialect === "2020-12" ? new Ajv2020(withEngine) : new Ajv(withEngine);
   addFormats(ajv);
   ajv.addFormat("byte", true);
