@@ -8,18 +8,21 @@ import { LATENCY_BOUNDS_MS, type Aggregates, type RunRecord } from "./store.js";
 /** How many distinct messages an error code keeps as examples (as the memory store does). */
 const MESSAGES_PER_CODE = 5;
 
+/** How many attempts of one run share a class, detail, era, revision and latency bucket. */
+export interface AttemptGroup {
+  runId: number;
+  class: string;
+  detail: string;
+  era: string | null;
+  revision: string | null;
+  bucket: number;
+  n: number;
+}
+
 export interface AggregateRows {
   runs: RunRecord[];
   /** Attempts per run, class, detail, era, revision and latency bucket. */
-  groups: {
-    runId: number;
-    class: string;
-    detail: string;
-    era: string | null;
-    revision: string | null;
-    bucket: number;
-    n: number;
-  }[];
+  groups: AttemptGroup[];
   firstAt: string | null;
   lastAt: string | null;
   /** Per code, range, class, detail and message, in the order each was first seen. */

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { openReadonly, openWritable } from "./sqlite-open.js";
 import { SCHEMA_VERSION, latencyBucket, schemaVersion } from "./sqlite-schema.js";
-import { assemble, type SigninGroup } from "./aggregate-rows.js";
+import { assemble, type AttemptGroup, type SigninGroup } from "./aggregate-rows.js";
 import { SurfaceCache, surfaceOfRow, surfaceRow, type SurfaceRow } from "./surface-rows.js";
 import {
   HISTORY_COLUMNS,
@@ -451,15 +451,7 @@ export class SqliteStore implements Store {
    * entries, with nothing computed per row.
    */
   #groups(where: Where) {
-    return this.#all<{
-      runId: number;
-      class: string;
-      detail: string;
-      era: string | null;
-      revision: string | null;
-      bucket: number;
-      n: number;
-    }>(
+    return this.#all<AttemptGroup>(
       where,
       `SELECT run_id AS runId, class, detail, era, revision, latency_bucket AS bucket, COUNT(*) AS n
        FROM attempts a ${where.sql} GROUP BY run_id, class, detail, era, revision, latency_bucket`,

@@ -295,7 +295,8 @@ describe("check over HTTP: the zoo", () => {
   });
 });
 
-describe("check over stdio: the zoo", () => {
+// a server process each, and most of the time spent waiting for one: side by side
+describe("check over stdio: the zoo", { concurrency: true }, () => {
   const stdio = (fault: ZooFault, options: CheckOptions = {}) => checkStdio(process.execPath, [ZOO, fault], options);
 
   test("the healthy zoo: every revision ok, no finding", async () => {

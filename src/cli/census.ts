@@ -10,7 +10,7 @@ import type { RunSettings, Session, SessionOptions, SessionOutcome } from "../ce
 import { StoreRefused, StoreUnreachable, type RunRecord, type Store } from "../census/store.js";
 import { redact } from "../secrets/redact.js";
 import { shellQuote } from "../probe/repro.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR, signalExitCode } from "./exit.js";
+import { FOUND_PROBLEMS, OK, signalExitCode, usageError } from "./exit.js";
 import { cannotRead, cannotWrite, fileProblem } from "./file-errors.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
@@ -488,8 +488,7 @@ function unreachableHint(e: StoreUnreachable, dbFile: string, s: RunSettings): s
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire census: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("census", message);
 }
 
 /** How many URLs without a scheme are named with the one they likely meant; the rest are counted. */

@@ -11,7 +11,7 @@ import type { BaselineKey, CheckReport, FailOn, Finding } from "../check/types.j
 import type { ConnectionsRecording } from "../recording/record-transport.js";
 import { cannotWrite } from "./file-errors.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
-import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR, usageError } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { paint, writeErr, writeOut } from "./output.js";
@@ -489,8 +489,7 @@ function namedArgs(values: readonly string[], flag: string): { name: string; arg
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire check: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("check", message);
 }
 
 const MARK: Record<Finding["severity"], "red" | "yellow" | "dim"> = { error: "red", warning: "yellow", info: "dim" };

@@ -8,7 +8,7 @@ import { statSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BaselineKey, FailOn } from "../check/types.js";
 import { REVISIONS, isRevision, type Revision } from "../rules/revisions.js";
-import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, usageError } from "./exit.js";
 import { wholeNumber, MAX_TIMEOUT_MS } from "./numbers.js";
 import type { OutputJob } from "./output-file.js";
 import { writeErr, writeOut } from "./output.js";
@@ -38,8 +38,7 @@ export interface GauntletCliOptions {
 const FAIL_ON_CHOICES: readonly FailOn[] = ["error", "warning", "never"];
 
 function usage(message: string): number {
-  writeErr(`mcp-wire gauntlet: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("gauntlet", message);
 }
 
 export async function runGauntlet(command: string[], opts: GauntletCliOptions): Promise<number> {

@@ -6,7 +6,7 @@
 import type { MatchMode } from "../mock/match.js";
 import type { UnmatchedRequest } from "../mock/player.js";
 import { RecordingError } from "../recording/errors.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, usageError } from "./exit.js";
 import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
 import { writeErr, writeOut } from "./output.js";
@@ -21,8 +21,7 @@ export interface MockCliOptions {
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire mock: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("mock", message);
 }
 
 /** `[HOST:]PORT`: the host defaults to 127.0.0.1. */

@@ -5,14 +5,14 @@ import type { ProbeResult } from "../probe/verdict.js";
 import { authLines } from "../auth/words.js";
 import { atOrAbove } from "../check/fail-on.js";
 import type { FailOn } from "../check/types.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, usageError } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import { MAX_TIMEOUT_MS, wholeNumber } from "./numbers.js";
 import { serverUrl } from "./target-url.js";
 
 /** The largest body cap a probe takes: a body is held in memory whole. */
 const MAX_BODY_BYTES = 1024 ** 3;
-import { paint, writeErr, writeOut } from "./output.js";
+import { paint, writeOut } from "./output.js";
 
 export interface ProbeCliOptions {
   stdio?: boolean;
@@ -71,8 +71,7 @@ export async function runProbe(target: string[], opts: ProbeCliOptions): Promise
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire probe: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("probe", message);
 }
 
 function render(r: ProbeResult, verbose: boolean, colour: boolean, gate: { failing: number; failOn: string }): string {

@@ -10,7 +10,7 @@ import { DEFAULT_DB, isPostgresUrl, openStore } from "../census/open-store.js";
 import { StoreRefused, type Store } from "../census/store.js";
 import { parseSince } from "../report/select.js";
 import { redact } from "../secrets/redact.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, usageError } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { writeErr, writeOut } from "./output.js";
 
@@ -22,8 +22,7 @@ export interface PruneCliOptions {
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire prune: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("prune", message);
 }
 
 export async function runPrune(opts: PruneCliOptions): Promise<number> {

@@ -10,7 +10,7 @@ import { RecordingError } from "../recording/errors.js";
 import type { Difference, Ignore } from "../replay/compare.js";
 import type { ReplayReport } from "../replay/replay.js";
 import { redact } from "../secrets/redact.js";
-import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, UNCHECKED, USAGE_ERROR, usageError } from "./exit.js";
 import { parseHeaders } from "./headers.js";
 import type { OutputJob } from "./output-file.js";
 import { writeErr, writeOut } from "./output.js";
@@ -28,8 +28,7 @@ export interface ReplayCliOptions {
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire replay: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("replay", message);
 }
 
 export async function runReplay(file: string, target: readonly string[], opts: ReplayCliOptions): Promise<number> {

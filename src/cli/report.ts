@@ -14,7 +14,7 @@ import {
 } from "../census/store.js";
 import { parseRuns, parseSince, select } from "../report/select.js";
 import type { TargetChanges } from "../report/changes.js";
-import { FOUND_PROBLEMS, OK, USAGE_ERROR } from "./exit.js";
+import { FOUND_PROBLEMS, OK, usageError } from "./exit.js";
 import { cannotRead } from "./file-errors.js";
 import { checkOutput, outputProblem, writeOutput } from "./output-file.js";
 import { redact, redactSecrets } from "../secrets/redact.js";
@@ -258,7 +258,6 @@ async function* redacted(targets: AsyncIterable<TargetSummary>): AsyncGenerator<
   for await (const t of targets) yield redactSecrets(t);
 }
 
-function usage(message: string, command = "report"): number {
-  writeErr(`mcp-wire ${command}: ${message}\n`);
-  return USAGE_ERROR;
+function usage(message: string): number {
+  return usageError("report", message);
 }

@@ -6,12 +6,11 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { Revision } from "../rules/revisions.js";
 import { TapReport } from "../tap/report.js";
-import { USAGE_ERROR } from "./exit.js";
+import { usageError } from "./exit.js";
 import { cannotWrite } from "./file-errors.js";
 import { cannotListen } from "./listen-error.js";
 import { wholeNumber } from "./numbers.js";
 import { serverUrl } from "./target-url.js";
-import { writeErr } from "./output.js";
 import { untilStopped } from "./signals.js";
 
 export interface TapCliOptions {
@@ -24,8 +23,7 @@ export interface TapCliOptions {
 }
 
 function usage(message: string): number {
-  writeErr(`mcp-wire tap: ${message}\n`);
-  return USAGE_ERROR;
+  return usageError("tap", message);
 }
 
 async function openLog(file: string): Promise<WriteStream | Error> {

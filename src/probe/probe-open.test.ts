@@ -15,32 +15,35 @@ guardEventLoop();
 const fixture = (path: string) => fileURLToPath(new URL(`../../../test/fixtures/${path}`, import.meta.url));
 const NODE = process.execPath;
 
-describe("probe --stdio: the opening", () => {
-  test("a modern server (SDK v2, modern only) that takes 3.5 s to start is ok (modern), not legacy", async () => {
-    const r = await within(
-      probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", fixture("v2-sdk-server.mjs"), "modern"], {
-        timeout: 10_000,
-      }),
-      "the probe",
-      20_000,
-    );
-    assert.equal(r.class, "ok", JSON.stringify(r.trace));
-    assert.equal(r.detail, "modern", JSON.stringify(r.trace));
-    assert.equal(r.revision, "2026-07-28");
-    assert.equal(r.tools, 2);
-    assert.deepEqual(r.defects, []);
+// both wait seconds for a server that takes its time, each its own: side by side
+describe("probe --stdio: servers that take their time", { concurrency: true }, () => {
+  describe("probe --stdio: the opening", () => {
+    test("a modern server (SDK v2, modern only) that takes 3.5 s to start is ok (modern), not legacy", async () => {
+      const r = await within(
+        probeStdio(NODE, [fixture("peers/slow-start.mjs"), "3500", fixture("v2-sdk-server.mjs"), "modern"], {
+          timeout: 10_000,
+        }),
+        "the probe",
+        20_000,
+      );
+      assert.equal(r.class, "ok", JSON.stringify(r.trace));
+      assert.equal(r.detail, "modern", JSON.stringify(r.trace));
+      assert.equal(r.revision, "2026-07-28");
+      assert.equal(r.tools, 2);
+      assert.deepEqual(r.defects, []);
+    });
   });
-});
 
-describe("probe --stdio: the deadline includes the cleanup", () => {
-  test("a server that ignores stdin closing and SIGTERM is killed at the deadline: the probe ends soon after it, not when the server would", async () => {
-    const timeout = 3000;
-    const t0 = performance.now();
-    const r = await within(probeStdio(NODE, [fixture("child-stubborn.mjs")], { timeout }), "the probe", 20_000);
-    const wall = performance.now() - t0;
-    assert.equal(r.class, "timeout");
-    // the kill itself takes milliseconds; the slack is for a busy machine (the server would never go)
-    assert.ok(wall < timeout + 3000, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
+  describe("probe --stdio: the deadline includes the cleanup", () => {
+    test("a server that ignores stdin closing and SIGTERM is killed at the deadline: the probe ends soon after it, not when the server would", async () => {
+      const timeout = 3000;
+      const t0 = performance.now();
+      const r = await within(probeStdio(NODE, [fixture("child-stubborn.mjs")], { timeout }), "the probe", 20_000);
+      const wall = performance.now() - t0;
+      assert.equal(r.class, "timeout");
+      // the kill itself takes milliseconds; the slack is for a busy machine (the server would never go)
+      assert.ok(wall < timeout + 3000, `the probe took ${Math.round(wall)} ms with a ${timeout} ms deadline`);
+    });
   });
 });
 

@@ -171,7 +171,8 @@ describe("tap: a deliberately broken server", () => {
   });
 });
 
-describe("tap: how a session ends", () => {
+// each its own tap and server, the first mostly waiting out two grace periods: side by side
+describe("tap: how a session ends", { concurrency: true }, () => {
   test("the client closing stdin closes the server's; one that ignores it and SIGTERM is killed", async () => {
     const t = tap(["--", process.execPath, fixture("child-stubborn.mjs")]);
     await t.untilLines(1, "the stubborn server's ready message");

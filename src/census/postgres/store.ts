@@ -14,7 +14,7 @@
  */
 import os from "node:os";
 import type pg from "pg";
-import { assemble, type SigninGroup } from "../aggregate-rows.js";
+import { assemble, type AttemptGroup, type SigninGroup } from "../aggregate-rows.js";
 import {
   HISTORY_COLUMNS,
   LATEST_COLUMNS,
@@ -296,15 +296,7 @@ export class PostgresStore implements Store {
     const and = where.sql ? `${where.sql} AND` : "WHERE";
     return this.#tx(async (c) => {
       const all = async <T extends pg.QueryResultRow>(sql: string) => (await c.query<T>(sql, where.params)).rows;
-      const groups = await all<{
-        runId: number;
-        class: string;
-        detail: string;
-        era: string | null;
-        revision: string | null;
-        bucket: number;
-        n: number;
-      }>(
+      const groups = await all<AttemptGroup>(
         `SELECT a.run_id::integer AS "runId", class, detail, era, revision, latency_bucket::integer AS bucket, count(*)::integer AS n
          FROM attempts a ${where.sql} GROUP BY a.run_id, class, detail, era, revision, latency_bucket`,
       );
