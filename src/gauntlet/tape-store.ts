@@ -27,23 +27,48 @@ export interface PlainRecord {
   no: number;
 }
 
+/** Names kept once each, by index. */
+class Names {
+  private readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.push(name) - 1;
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+
+  name(id: number): string {
+    return this.names[id]!;
+  }
+}
+
+/** A record's fields, side by side in one array (one cache line a record, touched once). */
+const AT = 0;
+const NO = 1;
+/** `CLIENT | JUDGED | kind << 2 | conversation << 10` (kind and conversation by index, a conversation's plus one). */
+const META = 2;
+const CHUNK = 3;
+const START = 4;
+const LENGTH = 5;
+const STRIDE = 6;
+
 export class PlainRecords {
-  private flags = new Uint8Array(256);
-  private kinds = new Int32Array(256);
-  private conversations = new Int32Array(256);
-  private nos = new Int32Array(256);
-  private times = new Float64Array(256);
-  /** Which of `chunks` holds each record's text, where it starts there and its length in bytes. */
-  private where = new Int32Array(256);
-  private starts = new Int32Array(256);
-  private lengths = new Int32Array(256);
+  private fields = new Float64Array(256 * STRIDE);
   /** The texts, in chunks filled in turn: a full one is never copied. */
   private readonly chunks: Buffer[] = [];
   private text = Buffer.alloc(0);
   private used = 0;
-  /** Kinds and conversations, each kept once: a record holds their indexes (a conversation's plus one, 0 for none). */
-  private readonly interned: string[] = [];
-  private readonly internedIds = new Map<string, number>();
+  /** Kinds and conversations, each kept once, the last of each remembered. */
+  private readonly kinds = new Names();
+  private readonly conversations = new Names();
+  private lastKind = "";
+  private lastKindId = 0;
+  private lastConversation = "";
+  private lastConversationId = 0;
 
   /**
    * Keeps record `i` (records are kept in order; an index may be skipped, never reused). False
@@ -60,7 +85,6 @@ export class PlainRecords {
     at: number,
     no: number,
   ): boolean {
-    if (i >= this.flags.length) this.grow(i);
     // a UTF-16 unit takes at most 3 bytes
     if (this.text.length - this.used < line.length * 3) this.more(line.length * 3);
     const start = this.used;
@@ -68,56 +92,59 @@ export class PlainRecords {
     // all ASCII reads back as it was; anything else is compared once
     if (end - start !== line.length && this.text.toString("utf8", start, end) !== line) return false;
     this.used = end;
-    this.where[i] = this.chunks.length - 1;
-    this.starts[i] = start;
-    this.lengths[i] = end - start;
-    this.flags[i] = (from === "client" ? CLIENT : 0) | (judged ? JUDGED : 0);
-    this.kinds[i] = this.intern(kind);
-    this.conversations[i] = conversation === undefined ? 0 : this.intern(conversation) + 1;
-    this.nos[i] = no;
-    this.times[i] = at;
+    if (kind !== this.lastKind) {
+      this.lastKind = kind;
+      this.lastKindId = this.kinds.id(kind);
+    }
+    let c = 0;
+    if (conversation !== undefined) {
+      if (conversation !== this.lastConversation) {
+        this.lastConversation = conversation;
+        this.lastConversationId = this.conversations.id(conversation) + 1;
+      }
+      c = this.lastConversationId;
+    }
+    const o = i * STRIDE;
+    if (o >= this.fields.length) this.grow(o);
+    const f = this.fields;
+    f[AT + o] = at;
+    f[NO + o] = no;
+    f[META + o] = (from === "client" ? CLIENT : 0) + (judged ? JUDGED : 0) + this.lastKindId * 4 + c * 1024;
+    f[CHUNK + o] = this.chunks.length - 1;
+    f[START + o] = start;
+    f[LENGTH + o] = end - start;
     return true;
   }
 
   /** Record `i`, as the recording lists its members. */
   record(i: number): PlainRecord {
-    const conversation = this.conversations[i]!;
+    const f = this.fields;
+    const o = i * STRIDE;
+    const meta = f[META + o]!;
+    const conversation = Math.floor(meta / 1024);
+    const start = f[START + o]!;
     const record: Partial<PlainRecord> = {
-      from: (this.flags[i]! & CLIENT) !== 0 ? "client" : "server",
-      line: this.chunks[this.where[i]!]!.toString("utf8", this.starts[i]!, this.starts[i]! + this.lengths[i]!),
-      kind: this.interned[this.kinds[i]!]!,
+      from: (meta & CLIENT) !== 0 ? "client" : "server",
+      line: this.chunks[f[CHUNK + o]!]!.toString("utf8", start, start + f[LENGTH + o]!),
+      kind: this.kinds.name(Math.floor(meta / 4) % 256),
     };
-    if (conversation > 0) record.conversation = this.interned[conversation - 1]!;
+    if (conversation > 0) record.conversation = this.conversations.name(conversation - 1);
     record.defects = NO_DEFECTS;
-    record.at = isoAt(this.times[i]!);
-    record.no = this.nos[i]!;
+    record.at = isoAt(f[AT + o]!);
+    record.no = f[NO + o]!;
     return record as PlainRecord;
   }
 
   judged(i: number): boolean {
-    return (this.flags[i]! & JUDGED) !== 0;
-  }
-
-  private intern(name: string): number {
-    let id = this.internedIds.get(name);
-    if (id === undefined) {
-      id = this.interned.push(name) - 1;
-      this.internedIds.set(name, id);
-    }
-    return id;
+    return (this.fields[META + i * STRIDE]! & JUDGED) !== 0;
   }
 
   private grow(need: number): void {
-    let n = this.flags.length;
+    let n = this.fields.length;
     while (n <= need) n *= 2;
-    this.flags = grown(this.flags, new Uint8Array(n));
-    this.kinds = grown(this.kinds, new Int32Array(n));
-    this.conversations = grown(this.conversations, new Int32Array(n));
-    this.nos = grown(this.nos, new Int32Array(n));
-    this.times = grown(this.times, new Float64Array(n));
-    this.where = grown(this.where, new Int32Array(n));
-    this.starts = grown(this.starts, new Int32Array(n));
-    this.lengths = grown(this.lengths, new Int32Array(n));
+    const fields = new Float64Array(n);
+    fields.set(this.fields);
+    this.fields = fields;
   }
 
   /** A new chunk with room for `need` bytes: small at first, for a tape that stays short. */
@@ -126,11 +153,6 @@ export class PlainRecords {
     this.chunks.push(this.text);
     this.used = 0;
   }
-}
-
-function grown<T extends Uint8Array | Int32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 // many records cross in one millisecond: its ISO string is made once

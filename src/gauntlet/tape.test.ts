@@ -19,8 +19,9 @@ const LINES = [
   "\ufeff" + '{"jsonrpc":"2.0","id":2,"method":"ping"}',
   "not json at all \udc00",
   "",
-  `{"jsonrpc":"2.0","id":3,"result":{"big":"${"é".repeat(200_000)}"}}`,
 ];
+/** Longer than a chunk of the tape's text. */
+const BIG = `{"jsonrpc":"2.0","id":3,"result":{"big":"${"é".repeat(200_000)}"}}`;
 
 /** Each record without its time, as JSON (member order included). */
 function shape(record: TapeRecord): string {
@@ -35,7 +36,7 @@ test("plain records come back as the records add keeps, beside the others, in or
   compact.sink = (r) => sunk.push(r);
   const lines: number[] = [];
   for (let i = 0; i < 3000; i++) {
-    const line = LINES[i % LINES.length]!;
+    const line = i % 1000 === 999 ? BIG : LINES[i % LINES.length]!;
     const from: Sender = i % 3 === 0 ? "server" : "client";
     const kind = ["request", "result", "invalid"][i % 3]!;
     const conversation = i % 5 === 0 ? undefined : `p${i % 4}`;
@@ -86,4 +87,23 @@ test("past its cap the tape counts plain records instead of keeping them", () =>
   assert.equal(tape.dropped, 5);
   assert.equal(tape.addPlain("server", "{}", "invalid", undefined, false), 0);
   assert.equal(tape.entries.at(-1)!.record.line, '{"id":19999}');
+});
+
+test("a message past the byte cap is left out and still takes its number, as add numbers it", () => {
+  const huge = "x".repeat(97 * 1024 * 1024);
+  const compact = new Tape(HEADER);
+  const objects = new Tape(HEADER);
+  for (const line of ["{}", huge, "[]"]) {
+    compact.addPlain("client", line, "invalid", "p1", false);
+    objects.add({ from: "client", line, kind: "invalid", conversation: "p1", defects: [] });
+  }
+  assert.equal(compact.dropped, 1);
+  assert.deepEqual(
+    compact.entries.map((e) => shape(e.record)),
+    objects.entries.map((e) => shape(e.record)),
+  );
+  assert.deepEqual(
+    compact.entries.map((e) => e.record.no),
+    [1, 3],
+  );
 });

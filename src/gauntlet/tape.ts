@@ -77,14 +77,14 @@ export class Tape {
   /** Records left out because the tape was full. */
   dropped = 0;
   private bytes = 0;
-  private kept = 0;
   private readonly counts: Record<Sender, number> = { client: 0, server: 0 };
-  /** The entries made so far, in order; the rest are made from `plain` and `others` when asked. */
-  private readonly made: Entry[] = [];
+  /**
+   * Every record's entry, in order: made at once for a record `add` keeps, left empty for a plain
+   * one until a scorer asks (then made from `plain`). Entries before `complete` are all made.
+   */
+  private readonly slots: (Entry | undefined)[] = [];
+  private complete = 0;
   private readonly plain = new PlainRecords();
-  /** Records not kept in `plain`, by index, and which of them were judged. */
-  private readonly others = new Map<number, TapeRecord>();
-  private readonly judgedOthers = new Set<number>();
 
   /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
   sink: ((record: TapeRecord) => void) | undefined;
@@ -93,22 +93,16 @@ export class Tape {
 
   /** The tape's entries, in order. */
   get entries(): readonly Entry[] {
-    for (let i = this.made.length; i < this.kept; i++) {
-      const other = this.others.get(i);
-      this.made.push(
-        other !== undefined
-          ? new TapeEntry(other, i + 2, this.judgedOthers.has(i))
-          : new TapeEntry(this.plain.record(i), i + 2, this.plain.judged(i)),
-      );
-    }
-    this.others.clear();
-    this.judgedOthers.clear();
-    return this.made;
+    const slots = this.slots;
+    for (let i = this.complete; i < slots.length; i++)
+      slots[i] ??= new TapeEntry(this.plain.record(i), i + 2, this.plain.judged(i));
+    this.complete = slots.length;
+    return slots as Entry[];
   }
 
   /** How many records it keeps. */
   get size(): number {
-    return this.kept;
+    return this.slots.length;
   }
 
   /**
@@ -124,11 +118,10 @@ export class Tape {
     const full = record as TapeRecord;
     full.at = isoAt(Date.now());
     full.no = no;
-    const i = this.kept++;
-    this.others.set(i, full);
-    if (judged) this.judgedOthers.add(i);
+    const line = this.slots.length + 2;
+    this.slots.push(new TapeEntry(full, line, judged));
     this.sink?.(full);
-    return i + 2;
+    return line;
   }
 
   /**
@@ -136,16 +129,18 @@ export class Tape {
    * HTTP facts): the same record `add` keeps, kept compactly. Returns its line number, or 0.
    */
   addPlain(from: Sender, line: string, kind: string, conversation: string | undefined, judged: boolean): number {
+    // numbered as `add` numbers it: a message left out still takes its number
+    const no = ++this.counts[from];
     if (this.full(line.length)) return 0;
     const at = Date.now();
-    const i = this.kept;
-    const no = this.counts[from] + 1;
+    const i = this.slots.length;
     if (!this.plain.keep(i, from, line, kind, conversation, judged, at, no)) {
+      // kept as it is, `add` numbering it again
+      this.counts[from]--;
       return this.add(plainRecord(from, line, kind, conversation), judged);
     }
-    this.counts[from] = no;
     this.bytes += line.length;
-    this.kept++;
+    this.slots.push(undefined);
     if (this.sink !== undefined) {
       const record = plainRecord(from, line, kind, conversation) as TapeRecord;
       record.at = isoAt(at);
@@ -157,12 +152,11 @@ export class Tape {
 
   /** Adds records read from a file, keeping their line numbers. */
   adopt(record: TapeRecord, line: number): void {
-    (this.entries as Entry[]).push(new TapeEntry(record, line, false));
-    this.kept++;
+    this.slots.push(new TapeEntry(record, line, false));
   }
 
   private full(size: number): boolean {
-    if (this.kept < MAX_RECORDS && this.bytes + size <= MAX_TAPE_BYTES) return false;
+    if (this.slots.length < MAX_RECORDS && this.bytes + size <= MAX_TAPE_BYTES) return false;
     this.dropped++;
     return true;
   }
