@@ -126,15 +126,22 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
       fromClient.end();
       input.pause();
     }
-    // every message judged before the summary counts them
-    await settlesWhileProgressing(
-      inOrder.drained(),
-      () => inOrder.delivered,
-      JUDGING_DRAIN.quietMs,
-      JUDGING_DRAIN.capMs,
-    );
-    await judging.close();
-    await inOrder.drained();
+    // A signal now (an SDK client sends SIGTERM 2 s after closing its side) cuts the wait for
+    // judging short instead of ending the process: what is judged is still reported, the rest said.
+    const hurry = new Hurry(FORWARDED_SIGNALS);
+    try {
+      // every message judged before the summary counts them
+      await settlesWhileProgressing(
+        Promise.race([inOrder.drained(), hurry.signalled]),
+        () => inOrder.delivered,
+        JUDGING_DRAIN.quietMs,
+        JUDGING_DRAIN.capMs,
+      );
+      await judging.close(hurry.fired ? 0 : undefined);
+      await inOrder.drained();
+    } finally {
+      hurry.dispose();
+    }
     return { ...status, endedBy };
   })();
   return { revisions: () => judging.revisions(), done };
@@ -161,8 +168,9 @@ function judgedLines(options: StdioTapOptions, maxLineBytes: number) {
   const splitter = (from: Sender) =>
     new LineSplitter(maxLineBytes, (line) => {
       const no = ++lineNo[from];
+      const at = Date.now();
       inOrder.deliver(judging.judge(line, { from }), (r) => {
-        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
+        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects, at });
       });
     });
   return { judging, inOrder, fromClient: splitter("client"), fromServer: splitter("server") };
@@ -188,4 +196,25 @@ function copy(from: Readable, to: Writable, splitter: LineSplitter): void {
   to.once("close", () => {
     if (waiting) resume();
   });
+}
+
+/** Hears the first of `signals` while registered, instead of the process's way out. */
+class Hurry {
+  fired = false;
+  readonly signalled: Promise<void>;
+  private readonly heard: () => void;
+
+  constructor(private readonly signals: readonly NodeJS.Signals[]) {
+    let resolve!: () => void;
+    this.signalled = new Promise((r) => (resolve = r));
+    this.heard = () => {
+      this.fired = true;
+      resolve();
+    };
+    for (const s of signals) process.on(s, this.heard);
+  }
+
+  dispose(): void {
+    for (const s of this.signals) process.off(s, this.heard);
+  }
 }
