@@ -7,6 +7,7 @@
  */
 import type { Defect } from "../codec/defects.js";
 import type { Sender } from "../codec/conversation.js";
+import { NO_DEFECTS, PlainRecords, isoAt } from "./tape-store.js";
 
 /** What an HTTP record says of the exchange that carried it (never a real session id). */
 export interface HttpFacts {
@@ -73,16 +74,42 @@ export interface Entry {
 }
 
 export class Tape {
-  readonly entries: Entry[] = [];
   /** Records left out because the tape was full. */
   dropped = 0;
   private bytes = 0;
+  private kept = 0;
   private readonly counts: Record<Sender, number> = { client: 0, server: 0 };
+  /** The entries made so far, in order; the rest are made from `plain` and `others` when asked. */
+  private readonly made: Entry[] = [];
+  private readonly plain = new PlainRecords();
+  /** Records not kept in `plain`, by index, and which of them were judged. */
+  private readonly others = new Map<number, TapeRecord>();
+  private readonly judgedOthers = new Set<number>();
 
   /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
   sink: ((record: TapeRecord) => void) | undefined;
 
   constructor(readonly header: TapeHeader) {}
+
+  /** The tape's entries, in order. */
+  get entries(): readonly Entry[] {
+    for (let i = this.made.length; i < this.kept; i++) {
+      const other = this.others.get(i);
+      this.made.push(
+        other !== undefined
+          ? new TapeEntry(other, i + 2, this.judgedOthers.has(i))
+          : new TapeEntry(this.plain.record(i), i + 2, this.plain.judged(i)),
+      );
+    }
+    this.others.clear();
+    this.judgedOthers.clear();
+    return this.made;
+  }
+
+  /** How many records it keeps. */
+  get size(): number {
+    return this.kept;
+  }
 
   /**
    * Adds a record, which the tape takes as it is (its time and number are set on it); returns
@@ -92,24 +119,61 @@ export class Tape {
   add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, judged = false): number {
     const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
     const size = record.line?.length ?? 0;
-    if (this.entries.length >= MAX_RECORDS || this.bytes + size > MAX_TAPE_BYTES) {
-      this.dropped++;
-      return 0;
-    }
+    if (this.full(size)) return 0;
     this.bytes += size;
     const full = record as TapeRecord;
-    full.at = isoNow();
+    full.at = isoAt(Date.now());
     full.no = no;
-    const line = this.entries.length + 2;
-    this.entries.push(new TapeEntry(full, line, judged));
+    const i = this.kept++;
+    this.others.set(i, full);
+    if (judged) this.judgedOthers.add(i);
     this.sink?.(full);
-    return line;
+    return i + 2;
+  }
+
+  /**
+   * Adds a message's record with nothing but its text, kind and conversation (no defects, no
+   * HTTP facts): the same record `add` keeps, kept compactly. Returns its line number, or 0.
+   */
+  addPlain(from: Sender, line: string, kind: string, conversation: string | undefined, judged: boolean): number {
+    if (this.full(line.length)) return 0;
+    const at = Date.now();
+    const i = this.kept;
+    const no = this.counts[from] + 1;
+    if (!this.plain.keep(i, from, line, kind, conversation, judged, at, no)) {
+      return this.add(plainRecord(from, line, kind, conversation), judged);
+    }
+    this.counts[from] = no;
+    this.bytes += line.length;
+    this.kept++;
+    if (this.sink !== undefined) {
+      const record = plainRecord(from, line, kind, conversation) as TapeRecord;
+      record.at = isoAt(at);
+      record.no = no;
+      this.sink(record);
+    }
+    return i + 2;
   }
 
   /** Adds records read from a file, keeping their line numbers. */
   adopt(record: TapeRecord, line: number): void {
-    this.entries.push(new TapeEntry(record, line, false));
+    (this.entries as Entry[]).push(new TapeEntry(record, line, false));
+    this.kept++;
   }
+
+  private full(size: number): boolean {
+    if (this.kept < MAX_RECORDS && this.bytes + size <= MAX_TAPE_BYTES) return false;
+    this.dropped++;
+    return true;
+  }
+}
+
+/** A plain message's record, its members in the order the recording lists them. */
+function plainRecord(from: Sender, line: string, kind: string, conversation: string | undefined) {
+  const record: Omit<TapeRecord, "at" | "no"> = { from, line, kind };
+  if (conversation !== undefined) record.conversation = conversation;
+  record.defects = NO_DEFECTS;
+  return record;
 }
 
 /**
@@ -134,18 +198,6 @@ class TapeEntry implements Entry {
     }
     return this.parsed;
   }
-}
-
-// many records cross in one millisecond: its ISO string is made once
-let isoMs = -1;
-let isoText = "";
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== isoMs) {
-    isoMs = ms;
-    isoText = new Date(ms).toISOString();
-  }
-  return isoText;
 }
 
 function parseLine(line: string | undefined): unknown {
