@@ -126,22 +126,7 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
       fromClient.end();
       input.pause();
     }
-    // A signal now (an SDK client sends SIGTERM 2 s after closing its side) cuts the wait for
-    // judging short instead of ending the process: what is judged is still reported, the rest said.
-    const hurry = new Hurry(FORWARDED_SIGNALS);
-    try {
-      // every message judged before the summary counts them
-      await settlesWhileProgressing(
-        Promise.race([inOrder.drained(), hurry.signalled]),
-        () => inOrder.delivered,
-        JUDGING_DRAIN.quietMs,
-        JUDGING_DRAIN.capMs,
-      );
-      await judging.close(hurry.fired ? 0 : undefined);
-      await inOrder.drained();
-    } finally {
-      hurry.dispose();
-    }
+    await drainJudging(judging, inOrder);
     return { ...status, endedBy };
   })();
   return { revisions: () => judging.revisions(), done };
@@ -196,6 +181,27 @@ function copy(from: Readable, to: Writable, splitter: LineSplitter): void {
   to.once("close", () => {
     if (waiting) resume();
   });
+}
+
+/**
+ * Lets every message judged be reported before the summary counts them. A signal meanwhile (an SDK
+ * client sends SIGTERM 2 s after closing its side) cuts the wait short instead of ending the
+ * process: what is judged is still reported, and what is left out is said.
+ */
+async function drainJudging(judging: JudgeThread, inOrder: InOrder): Promise<void> {
+  const hurry = new Hurry(FORWARDED_SIGNALS);
+  try {
+    await settlesWhileProgressing(
+      Promise.race([inOrder.drained(), hurry.signalled]),
+      () => inOrder.delivered,
+      JUDGING_DRAIN.quietMs,
+      JUDGING_DRAIN.capMs,
+    );
+    await judging.close(hurry.fired ? 0 : undefined);
+    await inOrder.drained();
+  } finally {
+    hurry.dispose();
+  }
 }
 
 /** Hears the first of `signals` while registered, instead of the process's way out. */
