@@ -25,6 +25,8 @@ export interface MessageToRecord {
   /** The real session id of the exchange: written as its alias, never as itself. */
   session?: string;
   sse?: SseContext;
+  /** When it crossed (ms since the epoch), if not now: judging comes after, and on a busy machine well after. */
+  at?: number;
 }
 
 /** An HTTP exchange that carried no message: a bodiless request (with its answer's status) or a bodiless answer. */
@@ -150,7 +152,7 @@ export class RecordingWriter {
  * file; what `redact` changes stays inside JSON strings, so lint still judges the same message.
  */
 function messageRecord(m: MessageToRecord, http: HttpContext | undefined): string {
-  const r: Record<string, unknown> = { at: new Date().toISOString(), from: m.from, no: m.no };
+  const r: Record<string, unknown> = { at: new Date(m.at ?? Date.now()).toISOString(), from: m.from, no: m.no };
   if (m.line.overflow) {
     r.line = "";
     r.overflow = true;

@@ -171,6 +171,7 @@ export class HttpJudge {
     session?: string,
     sse?: SseContext,
     headers?: MirroredHeaders,
+    at = Date.now(),
   ): Promise<void> {
     const no = ++this.counted[from];
     // the conversation's next message waits for this one's verdict: records keep their order
@@ -187,12 +188,16 @@ export class HttpJudge {
       conversation: c.id,
       ...(session !== undefined ? { session } : {}),
       ...(sse !== undefined ? { sse } : {}),
+      at,
     });
   }
 
   /** Judges a message from the server in `c`'s order. */
   private fromServer(c: Conversation, line: Line, a: JudgedAnswer, sse?: SseContext): void {
-    this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [], a.session, sse));
+    const at = Date.now();
+    this.conversations.inOrder(c, () =>
+      this.observe(c, "server", line, a.http, a.label, [], a.session, sse, undefined, at),
+    );
   }
 
   /**
@@ -209,7 +214,10 @@ export class HttpJudge {
         if (line.size === 0 && !line.overflow) return this.bodiless(c, a);
         if (!wrongType) return this.fromServer(c, line, a);
         if (line.overflow || bytesCannotBeJson(line.bytes)) return;
-        this.conversations.inOrder(c, () => this.observe(c, "server", line, a.http, a.label, [wrongType], a.session));
+        const at = Date.now();
+        this.conversations.inOrder(c, () =>
+          this.observe(c, "server", line, a.http, a.label, [wrongType], a.session, undefined, undefined, at),
+        );
       },
       skip: (why: string) => this.report.note(`${a.label}: the response body is not analysed: ${why}`),
     };

@@ -111,15 +111,18 @@ export class JudgeThread {
     return this.known;
   }
 
-  /** Asks how each conversation was judged, then ends the thread; what still waits is not judged. */
-  async close(): Promise<void> {
+  /**
+   * Asks how each conversation was judged, then ends the thread; what still waits is not judged.
+   * `quietMs`: how long to wait with no answer coming (0: end it now, without asking).
+   */
+  async close(quietMs = CLOSE_QUIET_MS): Promise<void> {
     if (this.gone === undefined) {
       // both answers come after every message handed over before them: one deadline for the two
       const closed = (async () => {
         await this.askRevisions();
         await this.ask({ type: "close", seq: ++this.seq });
       })();
-      await settlesWhileProgressing(closed, () => this.heardCount, CLOSE_QUIET_MS, CLOSE_CAP_MS);
+      if (quietMs > 0) await settlesWhileProgressing(closed, () => this.heardCount, quietMs, CLOSE_CAP_MS);
       if (this.unjudged > 0)
         this.failed(
           `the tap closed with ${this.unjudged} message${this.unjudged === 1 ? "" : "s"} not yet judged: left out of the report`,

@@ -32,6 +32,8 @@ export interface TapMessage {
   session?: string;
   /** How it came in an event stream. */
   sse?: SseContext;
+  /** When it crossed (ms since the epoch): its record is written once it is judged, which may be later. */
+  at?: number;
 }
 
 /** An HTTP exchange that carried no message (a 202, a DELETE, a GET that opened a stream), for the log. */

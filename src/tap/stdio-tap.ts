@@ -126,15 +126,7 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
       fromClient.end();
       input.pause();
     }
-    // every message judged before the summary counts them
-    await settlesWhileProgressing(
-      inOrder.drained(),
-      () => inOrder.delivered,
-      JUDGING_DRAIN.quietMs,
-      JUDGING_DRAIN.capMs,
-    );
-    await judging.close();
-    await inOrder.drained();
+    await drainJudging(judging, inOrder);
     return { ...status, endedBy };
   })();
   return { revisions: () => judging.revisions(), done };
@@ -161,8 +153,9 @@ function judgedLines(options: StdioTapOptions, maxLineBytes: number) {
   const splitter = (from: Sender) =>
     new LineSplitter(maxLineBytes, (line) => {
       const no = ++lineNo[from];
+      const at = Date.now();
       inOrder.deliver(judging.judge(line, { from }), (r) => {
-        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects });
+        if (r) options.report.message({ from, no, where: `line ${no}`, line, kind: r.kind, defects: r.defects, at });
       });
     });
   return { judging, inOrder, fromClient: splitter("client"), fromServer: splitter("server") };
@@ -188,4 +181,46 @@ function copy(from: Readable, to: Writable, splitter: LineSplitter): void {
   to.once("close", () => {
     if (waiting) resume();
   });
+}
+
+/**
+ * Lets every message judged be reported before the summary counts them. A signal meanwhile (an SDK
+ * client sends SIGTERM 2 s after closing its side) cuts the wait short instead of ending the
+ * process: what is judged is still reported, and what is left out is said.
+ */
+async function drainJudging(judging: JudgeThread, inOrder: InOrder): Promise<void> {
+  const hurry = new Hurry(FORWARDED_SIGNALS);
+  try {
+    await settlesWhileProgressing(
+      Promise.race([inOrder.drained(), hurry.signalled]),
+      () => inOrder.delivered,
+      JUDGING_DRAIN.quietMs,
+      JUDGING_DRAIN.capMs,
+    );
+    await judging.close(hurry.fired ? 0 : undefined);
+    await inOrder.drained();
+  } finally {
+    hurry.dispose();
+  }
+}
+
+/** Hears the first of `signals` while registered, instead of the process's way out. */
+class Hurry {
+  fired = false;
+  readonly signalled: Promise<void>;
+  private readonly heard: () => void;
+
+  constructor(private readonly signals: readonly NodeJS.Signals[]) {
+    let resolve!: () => void;
+    this.signalled = new Promise((r) => (resolve = r));
+    this.heard = () => {
+      this.fired = true;
+      resolve();
+    };
+    for (const s of signals) process.on(s, this.heard);
+  }
+
+  dispose(): void {
+    for (const s of this.signals) process.off(s, this.heard);
+  }
 }
