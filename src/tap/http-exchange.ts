@@ -130,6 +130,7 @@ export class Exchange {
         const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), BODY_WAIT_MS)));
         const ready = await Promise.race([bodyReady, late]);
         clearTimeout(timer);
+        if (!this.conversation.bound) await tap.judge.initializesJudged(this.conversation);
         let record: Promise<void> | undefined;
         if (ready === true) record = judge();
         else if (ready === "late") void bodyReady.then((ok) => (ok ? judge() : undefined));

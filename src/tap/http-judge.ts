@@ -4,6 +4,7 @@
  * JSON answer is one message (or batch); an SSE answer is one message per `message` event,
  * judged as it arrives.
  */
+import { settlesWithin } from "../peer/within.js";
 import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Line } from "../codec/lines.js";
@@ -22,6 +23,10 @@ import type { TapReport } from "./report.js";
 const isJson = (type: string) => type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
 
 /** A request as the judge needs it: its body's copy, where it went, and its headers. */
+/** How many opening conversations a stateless exchange waits on, at most, and for how long. */
+const MAX_INITIALIZING = 16;
+const INITIALIZE_WAIT_MS = 2000;
+
 export interface JudgedRequest {
   line: Line;
   http: HttpContext;
@@ -56,6 +61,8 @@ export class HttpJudge {
   readonly conversations: Conversations;
   private readonly judging: JudgeThread;
   private readonly counted: Record<Sender, number> = { client: 0, server: 0 };
+  /** The latest conversations that opened with `initialize`, whose answers settle a stateless exchange's revision. */
+  private readonly initializing: Conversation[] = [];
 
   /** `cap`: the largest body (or SSE event) analysed. */
   constructor(
@@ -110,6 +117,10 @@ export class HttpJudge {
     }
     const initialize =
       typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
+    if (initialize) {
+      this.initializing.push(c);
+      if (this.initializing.length > MAX_INITIALIZING) this.initializing.shift();
+    }
     if (line.size === 0 && !line.overflow) return { initialize }; // GET, DELETE: nothing was sent
     const headers: Record<string, string> = {};
     for (const name of [H_PROTOCOL_VERSION, H_METHOD, H_NAME]) {
@@ -128,6 +139,18 @@ export class HttpJudge {
       r.streamable ? headers : undefined,
     );
     return { initialize, judged };
+  }
+
+  /**
+   * Resolves once the answers to the `initialize` requests seen so far are judged (or after a
+   * while): a stateless exchange speaks the revision the latest one settled on, and the client
+   * sent it after that answer, but its judging, in another conversation, may lag behind on a busy
+   * machine.
+   */
+  async initializesJudged(of: Conversation): Promise<void> {
+    const before = this.initializing.filter((c) => c !== of);
+    if (before.length === 0) return;
+    await settlesWithin(Promise.all(before.map((c) => c.queue)), INITIALIZE_WAIT_MS);
   }
 
   /** Where the copy of an answer of `c`'s goes. */
