@@ -10,7 +10,7 @@ import { H_PROTOCOL_VERSION, H_SESSION_ID } from "../transport/http/headers.js";
 import { analysisStream, BodyCopy } from "./body-copy.js";
 import type { Conversation } from "./conversations.js";
 import { endToEnd, header, pipeThrough, type Upstream } from "./http-forward.js";
-import type { HttpJudge } from "./http-judge.js";
+import { isInitialize, type HttpJudge } from "./http-judge.js";
 import type { TapReport } from "./report.js";
 
 /** What every exchange of one tap shares. */
@@ -110,9 +110,9 @@ export class Exchange {
     req.once("close", () => {
       if (!req.complete) bodyDone(false);
     });
-    const judge = () => {
+    const judge = (line = body.line()) => {
       const r = {
-        line: body.line(),
+        line,
         http: this.http(),
         where: this.where,
         header: (name: string) => header(req, name),
@@ -130,9 +130,12 @@ export class Exchange {
         const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), BODY_WAIT_MS)));
         const ready = await Promise.race([bodyReady, late]);
         clearTimeout(timer);
-        if (!this.conversation.bound) await tap.judge.initializesJudged(this.conversation);
+        const line = ready === true ? body.line() : undefined;
+        // an initialize goes at once: its answer binds the session the client's next request names
+        if (line !== undefined && !this.conversation.bound && !isInitialize(line))
+          await tap.judge.initializesJudged(this.conversation);
         let record: Promise<void> | undefined;
-        if (ready === true) record = judge();
+        if (line !== undefined) record = judge(line);
         else if (ready === "late") void bodyReady.then((ok) => (ok ? judge() : undefined));
         judged();
         // the conversation's next message waits until this one's record is complete

@@ -27,6 +27,18 @@ const isJson = (type: string) => type === "application/json" || /^application\/[
 const MAX_INITIALIZING = 16;
 const INITIALIZE_WAIT_MS = 2000;
 
+/** Whether `line` is an `initialize` request (read here, not in the judging thread: its answer may bind a session). */
+export function isInitialize(line: Line): boolean {
+  if (line.overflow || line.size === 0 || line.size > INITIALIZE_MAX_BYTES) return false;
+  let parsed: unknown;
+  try {
+    parsed = parseJson(line.bytes.toString("utf8"));
+  } catch {
+    return false; // the codec says what is wrong with it
+  }
+  return typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
+}
+
 export interface JudgedRequest {
   line: Line;
   http: HttpContext;
@@ -107,16 +119,7 @@ export class HttpJudge {
    */
   request(c: Conversation, r: JudgedRequest): { initialize: boolean; judged?: Promise<void> } {
     const { line } = r;
-    let parsed: unknown;
-    if (!line.overflow && line.size > 0 && line.size <= INITIALIZE_MAX_BYTES) {
-      try {
-        parsed = parseJson(line.bytes.toString("utf8"));
-      } catch {
-        // the codec says what is wrong with it
-      }
-    }
-    const initialize =
-      typeof parsed === "object" && parsed !== null && (parsed as { method?: unknown }).method === "initialize";
+    const initialize = isInitialize(line);
     if (initialize) {
       this.initializing.push(c);
       if (this.initializing.length > MAX_INITIALIZING) this.initializing.shift();

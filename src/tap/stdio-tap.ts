@@ -76,10 +76,7 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
   let clientGone = false;
   output.on("error", () => clientClosed());
 
-  // a signal asks the tap to stop: an SDK client sends SIGTERM, and SIGKILL 2 s later
-  let signalled = false;
   const forward = (sig: NodeJS.Signals) => () => {
-    signalled = true;
     child.kill(sig);
   };
   const handlers = FORWARDED_SIGNALS.map((sig) => [sig, forward(sig)] as const);
@@ -129,7 +126,7 @@ export function runStdioTap(options: StdioTapOptions): { revisions(): string; do
       fromClient.end();
       input.pause();
     }
-    await drainJudging(judging, inOrder, signalled);
+    await drainJudging(judging, inOrder);
     return { ...status, endedBy };
   })();
   return { revisions: () => judging.revisions(), done };
@@ -187,22 +184,22 @@ function copy(from: Readable, to: Writable, splitter: LineSplitter): void {
 }
 
 /**
- * Lets every message judged be reported before the summary counts them. A signal, before
- * (`signalled`) or meanwhile (an SDK client sends SIGTERM 2 s after closing its side, and SIGKILL 2 s
- * after that), cuts the wait short instead of ending the process: what is judged is still
- * reported, and what is left out is said.
+ * Lets every message judged be reported before the summary counts them. A signal meanwhile (an SDK
+ * client sends SIGTERM 2 s after closing its side, and SIGKILL 2 s after that) cuts the wait short
+ * instead of ending the process: what is judged is still reported, and what is left out is said.
+ * A signal before it does not: it went to the server, and a client that stops its server at once
+ * (the AI SDK's, mcp-proxy) would otherwise leave no record at all.
  */
-async function drainJudging(judging: JudgeThread, inOrder: InOrder, signalled: boolean): Promise<void> {
+async function drainJudging(judging: JudgeThread, inOrder: InOrder): Promise<void> {
   const hurry = new Hurry(FORWARDED_SIGNALS);
   try {
-    if (!signalled)
-      await settlesWhileProgressing(
-        Promise.race([inOrder.drained(), hurry.signalled]),
-        () => inOrder.delivered,
-        JUDGING_DRAIN.quietMs,
-        JUDGING_DRAIN.capMs,
-      );
-    await judging.close(signalled || hurry.fired ? 0 : undefined);
+    await settlesWhileProgressing(
+      Promise.race([inOrder.drained(), hurry.signalled]),
+      () => inOrder.delivered,
+      JUDGING_DRAIN.quietMs,
+      JUDGING_DRAIN.capMs,
+    );
+    await judging.close(hurry.fired ? 0 : undefined);
     await inOrder.drained();
   } finally {
     hurry.dispose();
