@@ -32,12 +32,7 @@ export class BoundedMap<K, V> {
     return this.items.has(k);
   }
   set(k: K, v: V): void {
-    if (this.items.size >= this.limit && !this.items.has(k)) this.evict();
-    this.items.set(k, v);
-  }
-  /** Sets `k`, which the caller knows is absent: one lookup fewer than `set`. */
-  setNew(k: K, v: V): void {
-    if (this.items.size >= this.limit) this.evict();
+    if (!this.items.has(k) && this.items.size >= this.limit) this.evict();
     this.items.set(k, v);
   }
   delete(k: K): boolean {
@@ -61,13 +56,9 @@ export class BoundedMap<K, V> {
       next = this.oldest.next();
     }
     if (next.done) return;
-    if (this.forgotten === undefined) {
-      this.items.delete(next.value);
-      return;
-    }
     const value = this.items.get(next.value)!;
     this.items.delete(next.value);
-    this.forgotten(next.value, value);
+    this.forgotten?.(next.value, value);
   }
 }
 
@@ -83,7 +74,7 @@ export class BoundedSet<T> {
     return this.map.has(v);
   }
   add(v: T): void {
-    if (!this.map.has(v)) this.map.setNew(v, true);
+    if (!this.map.has(v)) this.map.set(v, true);
   }
   delete(v: T): boolean {
     return this.map.delete(v);

@@ -253,7 +253,7 @@ export class Conversation {
       declared === undefined ? { method, turn: this.turn++ } : { method, turn: this.turn++, extensions: declared },
     );
     if (declared !== undefined) me.extensions = union(me.extensions, declared);
-    if (me.cancelled.size > 0) me.cancelled.delete(id);
+    me.cancelled.delete(id);
     if (this.rules.idReuse === "session") me.used.add(id);
     if (method === "initialize" && from === "client") {
       const v = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;

@@ -156,7 +156,7 @@ async function runHttp(
   const url = await listen(server);
   const args = withUrl(options.args, `${url}/mcp`);
   const client = new ClientProcess(options.command, args, env);
-  warmJudging(revisions, () => tape.size > 0);
+  warmJudging(revisions, () => tape.entries.length > 0);
   const end = await client.finish(deadline);
   front.close();
   await close(server);

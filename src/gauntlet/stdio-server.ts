@@ -34,7 +34,7 @@ export function runStdioServer(scenario: ScenarioDef, revisions: readonly Revisi
   const witness = new Witness(tape, `p${process.pid}`);
   const core = buildCore(scenario, served, "stdio");
   serveStdio(core, process.stdin, process.stdout, witness);
-  warmJudging(served, () => tape.size > 0);
+  warmJudging(served, () => tape.entries.length > 0);
 
   return new Promise((resolve) => {
     let leaving = false;

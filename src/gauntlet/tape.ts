@@ -7,7 +7,6 @@
  */
 import type { Defect } from "../codec/defects.js";
 import type { Sender } from "../codec/conversation.js";
-import { NO_DEFECTS, PlainRecords, isoAt } from "./tape-store.js";
 
 /** What an HTTP record says of the exchange that carried it (never a real session id). */
 export interface HttpFacts {
@@ -74,36 +73,16 @@ export interface Entry {
 }
 
 export class Tape {
+  readonly entries: Entry[] = [];
   /** Records left out because the tape was full. */
   dropped = 0;
   private bytes = 0;
   private readonly counts: Record<Sender, number> = { client: 0, server: 0 };
-  /**
-   * Every record's entry, in order: made at once for a record `add` keeps, left empty for a plain
-   * one until a scorer asks (then made from `plain`). Entries before `complete` are all made.
-   */
-  private readonly slots: (Entry | undefined)[] = [];
-  private complete = 0;
-  private readonly plain = new PlainRecords();
 
   /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
   sink: ((record: TapeRecord) => void) | undefined;
 
   constructor(readonly header: TapeHeader) {}
-
-  /** The tape's entries, in order. */
-  get entries(): readonly Entry[] {
-    const slots = this.slots;
-    for (let i = this.complete; i < slots.length; i++)
-      slots[i] ??= new TapeEntry(this.plain.record(i), i + 2, this.plain.judged(i));
-    this.complete = slots.length;
-    return slots as Entry[];
-  }
-
-  /** How many records it keeps. */
-  get size(): number {
-    return this.slots.length;
-  }
 
   /**
    * Adds a record, which the tape takes as it is (its time and number are set on it); returns
@@ -113,61 +92,24 @@ export class Tape {
   add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, judged = false): number {
     const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
     const size = record.line?.length ?? 0;
-    if (this.full(size)) return 0;
+    if (this.entries.length >= MAX_RECORDS || this.bytes + size > MAX_TAPE_BYTES) {
+      this.dropped++;
+      return 0;
+    }
     this.bytes += size;
     const full = record as TapeRecord;
-    full.at = isoAt(Date.now());
+    full.at = isoNow();
     full.no = no;
-    const line = this.slots.length + 2;
-    this.slots.push(new TapeEntry(full, line, judged));
+    const line = this.entries.length + 2;
+    this.entries.push(new TapeEntry(full, line, judged));
     this.sink?.(full);
     return line;
   }
 
-  /**
-   * Adds a message's record with nothing but its text, kind and conversation (no defects, no
-   * HTTP facts): the same record `add` keeps, kept compactly. Returns its line number, or 0.
-   */
-  addPlain(from: Sender, line: string, kind: string, conversation: string | undefined, judged: boolean): number {
-    // numbered as `add` numbers it: a message left out still takes its number
-    const no = ++this.counts[from];
-    if (this.full(line.length)) return 0;
-    const at = Date.now();
-    const i = this.slots.length;
-    if (!this.plain.keep(i, from, line, kind, conversation, judged, at, no)) {
-      // kept as it is, `add` numbering it again
-      this.counts[from]--;
-      return this.add(plainRecord(from, line, kind, conversation), judged);
-    }
-    this.bytes += line.length;
-    this.slots.push(undefined);
-    if (this.sink !== undefined) {
-      const record = plainRecord(from, line, kind, conversation) as TapeRecord;
-      record.at = isoAt(at);
-      record.no = no;
-      this.sink(record);
-    }
-    return i + 2;
-  }
-
   /** Adds records read from a file, keeping their line numbers. */
   adopt(record: TapeRecord, line: number): void {
-    this.slots.push(new TapeEntry(record, line, false));
+    this.entries.push(new TapeEntry(record, line, false));
   }
-
-  private full(size: number): boolean {
-    if (this.slots.length < MAX_RECORDS && this.bytes + size <= MAX_TAPE_BYTES) return false;
-    this.dropped++;
-    return true;
-  }
-}
-
-/** A plain message's record, its members in the order the recording lists them. */
-function plainRecord(from: Sender, line: string, kind: string, conversation: string | undefined) {
-  const record: Omit<TapeRecord, "at" | "no"> = { from, line, kind };
-  if (conversation !== undefined) record.conversation = conversation;
-  record.defects = NO_DEFECTS;
-  return record;
 }
 
 /**
@@ -192,6 +134,18 @@ class TapeEntry implements Entry {
     }
     return this.parsed;
   }
+}
+
+// many records cross in one millisecond: its ISO string is made once
+let isoMs = -1;
+let isoText = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
 }
 
 function parseLine(line: string | undefined): unknown {

@@ -4,10 +4,13 @@
  * The server's transports call it as messages cross, so the recording is the wire's order.
  */
 import type { Sender } from "../codec/conversation.js";
+import type { Defect } from "../codec/defects.js";
 import type { Message } from "../codec/message.js";
 import { Judge, type Judged } from "./judge.js";
 import type { HttpFacts, Tape, TapeRecord } from "./tape.js";
-import { NO_DEFECTS } from "./tape-store.js";
+
+/** What a sound message's record holds: one list for all of them, not one kept per record. */
+const NO_DEFECTS: readonly Defect[] = Object.freeze([]);
 
 type SseFacts = NonNullable<TapeRecord["sse"]>;
 
@@ -42,19 +45,14 @@ export class Witness {
   }
 
   private record(text: string, from: Sender, judged: Judged, http?: HttpFacts, sse?: SseFacts): void {
-    const read = judged.decoded.message !== undefined || judged.decoded.value !== undefined;
-    // as it crossed: the recording's writer redacts secrets on the way to the file
-    if (http === undefined && sse === undefined && judged.defects.length === 0) {
-      this.tape.addPlain(from, text, judged.decoded.kind, this.conversation, read);
-      return;
-    }
     // built member by member, in the order the recording lists them
     const record: Omit<TapeRecord, "at" | "no"> = { from, line: text, kind: judged.decoded.kind };
     if (this.conversation !== undefined) record.conversation = this.conversation;
     if (http) record.http = http;
     if (sse) record.sse = sse;
     record.defects = judged.defects.length > 0 ? judged.defects : NO_DEFECTS;
-    this.tape.add(record, read);
+    // as it crossed: the recording's writer redacts secrets on the way to the file
+    this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
   }
 
   /** Records an HTTP exchange that carried no message (a 202, a 404, a GET that opened a stream). */
