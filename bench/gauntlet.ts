@@ -24,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { SCENARIOS, scenarioOf } from "../src/gauntlet/catalogue.js";
 import type { ScenarioDef } from "../src/gauntlet/scenario.js";
 import { buildCore, serveHttp, serveStdio } from "../src/gauntlet/server.js";
+import { requestTarget } from "../src/gauntlet/http-request.js";
 import { Tape } from "../src/gauntlet/tape.js";
 import { Witness } from "../src/gauntlet/witness.js";
 import { McpClient } from "../src/mcp/client.js";
@@ -92,8 +93,8 @@ const HTTP: Pair = {
     const core = buildCore(scenarioOf("lifecycle")!, ["2025-11-25"], "http");
     const front = serveHttp(core, tape(), "/mcp");
     const { url, server } = await listen((req, res) => {
-      const u = new URL(req.url ?? "/", "http://x");
-      if (!front.handle(req, res, u.pathname, u.searchParams)) res.writeHead(404).end();
+      const u = requestTarget(req.url);
+      if (!front.handle(req, res, u.path, u.query)) res.writeHead(404).end();
     });
     const { client } = await connectHttp(url, { revision: "2025-11-25", fresh: true });
     return { client, close: async () => (await client.close(), front.close(), await closeServer(server)) };
@@ -292,8 +293,8 @@ async function stuckMemory(): Promise<TargetOutcome> {
   const t = tape();
   const front = serveHttp(core, t, "/mcp");
   const { url, server } = await listen((req, res) => {
-    const u = new URL(req.url ?? "/", "http://x");
-    if (!front.handle(req, res, u.pathname, u.searchParams)) res.writeHead(404).end();
+    const u = requestTarget(req.url);
+    if (!front.handle(req, res, u.path, u.query)) res.writeHead(404).end();
   });
   (globalThis as { gc?: () => void }).gc?.();
   const before = process.memoryUsage().rss;

@@ -32,7 +32,8 @@ export class BoundedMap<K, V> {
     return this.items.has(k);
   }
   set(k: K, v: V): void {
-    if (!this.items.has(k) && this.items.size >= this.limit) this.evict();
+    // the size first: below the limit (nearly always) a set is one lookup, not two
+    if (this.items.size >= this.limit && !this.items.has(k)) this.evict();
     this.items.set(k, v);
   }
   delete(k: K): boolean {
@@ -74,7 +75,8 @@ export class BoundedSet<T> {
     return this.map.has(v);
   }
   add(v: T): void {
-    if (!this.map.has(v)) this.map.set(v, true);
+    // setting a present key again keeps its place in the order, as skipping it would
+    this.map.set(v, true);
   }
   delete(v: T): boolean {
     return this.map.delete(v);

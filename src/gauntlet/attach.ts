@@ -16,6 +16,7 @@ import type { Revision } from "../rules/revisions.js";
 import { VERSION } from "../version.js";
 import { combinedScenario } from "./combined.js";
 import type { GauntletHttp } from "./http.js";
+import { requestTarget } from "./http-request.js";
 import type { ScenarioDef } from "./scenario.js";
 import { notRun, scoreRun, scorecard, type Scorecard } from "./score.js";
 import { buildCore, servedRevisions, serveHttp } from "./server.js";
@@ -120,15 +121,14 @@ class Attached {
   }
 
   private route(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
-    const id =
-      url.pathname === "/mcp" || url.pathname.startsWith("/mcp/") ? "combined" : (url.pathname.split("/")[1] ?? "");
+    const url = requestTarget(req.url);
+    const id = url.path === "/mcp" || url.path.startsWith("/mcp/") ? "combined" : (url.path.split("/")[1] ?? "");
     const m =
       this.mounted.get(id) ??
       [...this.mounted.values()].find(
-        (x) => url.pathname.startsWith("/.well-known/") && url.pathname.endsWith(`/${x.scenario.id}/mcp`),
+        (x) => url.path.startsWith("/.well-known/") && url.path.endsWith(`/${x.scenario.id}/mcp`),
       );
-    if (!m || !m.front.handle(req, res, url.pathname, url.searchParams)) {
+    if (!m || !m.front.handle(req, res, url.path, url.query)) {
       res
         .writeHead(404, { "content-type": "text/plain" })
         .end("Not Found: the gauntlet serves /<scenario>/mcp and /mcp\n");

@@ -20,9 +20,8 @@ import type { WireHooks } from "./scenario.js";
 import { RETRY_MS } from "./scenarios/http-only.js";
 import { STREAM_CLOSED, type HttpFacts, type Tape } from "./tape.js";
 import { Witness } from "./witness.js";
+import { bodyBudget, readBody } from "./http-request.js";
 
-const MAX_BODY = 8 * 1024 * 1024;
-const BODY_TIMEOUT_MS = 10_000;
 const MAX_SESSIONS = 200;
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
@@ -84,6 +83,7 @@ export interface GauntletHttpOptions {
 
 export class GauntletHttp {
   private readonly sessions = new Map<string, Session>();
+  private readonly budget = bodyBudget();
   /** Streams cut on purpose, by the id of their priming event. */
   private readonly cut = new Map<string, AnswerStream>();
   private opened = 0;
@@ -151,9 +151,10 @@ export class GauntletHttp {
    * HTTP+SSE session, a Streamable HTTP session, or none yet (an initialize, a 2026-07-28 request).
    */
   private async post(req: IncomingMessage, res: ServerResponse, sseSession: Session | undefined): Promise<void> {
-    const text = await readBody(req);
+    const text = await readBody(req, this.budget);
     if (typeof text !== "string") {
-      this.refuse(res, text, text === 413 ? "Payload Too Large" : "Request Timeout");
+      // the rest of an unread body is never waited for: the connection ends with the answer
+      this.refuse(res, text.status, text.reason, { connection: "close" });
       return;
     }
     const sessionId = req.headers["mcp-session-id"];
@@ -590,34 +591,4 @@ function requestIds(parsed: unknown): RequestId[] {
 
 function isRequest(m: unknown): m is JsonObject {
   return isObject(m) && typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number");
-}
-
-/** The body as text, or the status that refuses it (413 too large, 408 too slow). */
-function readBody(req: IncomingMessage): Promise<string | 413 | 408> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve(408);
-    }, BODY_TIMEOUT_MS);
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        clearTimeout(timer);
-        req.pause();
-        resolve(413);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("end", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    req.once("error", () => {
-      clearTimeout(timer);
-      resolve(408);
-    });
-  });
 }

@@ -17,6 +17,7 @@ import { notRun, scoreRun, type ScenarioResult } from "./score.js";
 import { buildCore, servedRevisions, serveHttp } from "./server.js";
 import { Tape } from "./tape.js";
 import { LiveRecording, readTape } from "./tape-file.js";
+import { requestTarget } from "./http-request.js";
 import { warmJudging } from "./warm.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -149,8 +150,8 @@ async function runHttp(
   const recording = new LiveRecording(file, () => ({ ...tape.header, transport: front.transport() }));
   recording.follow(tape);
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://gauntlet.invalid");
-    if (!front.handle(req, res, url.pathname, url.searchParams))
+    const url = requestTarget(req.url);
+    if (!front.handle(req, res, url.path, url.query))
       res.writeHead(404, { "content-type": "text/plain" }).end("Not Found\n");
   });
   const url = await listen(server);

@@ -25,25 +25,43 @@ export interface HttpFacts {
   sessionHeader?: boolean;
 }
 
+/**
+ * One record. The tape's own records have every member, those that do not apply `undefined`, in
+ * this order: they all share one shape, and none grows a second store for members added later.
+ */
 export interface TapeRecord {
   at: string;
   from: Sender;
   /** The message's number in its direction, from 1. */
   no: number;
   /** The message's text as it crossed; absent on an exchange or event without one. */
-  line?: string;
-  kind?: string;
+  line?: string | undefined;
+  kind?: string | undefined;
   /** Which server process (stdio) or connection the record belongs to. */
-  conversation?: string;
-  http?: HttpFacts;
-  sse?: { id?: string; retry?: number };
+  conversation?: string | undefined;
+  http?: HttpFacts | undefined;
+  sse?: { id?: string; retry?: number } | undefined;
   /**
    * What the server saw that carried no message: its own end (`stdin_end`, `signal:SIGTERM`,
    * `exit`), or a client that closed a 2026-07-28 request's stream before its answer
    * (`STREAM_CLOSED` and the request's id as JSON).
    */
-  event?: string;
-  defects?: readonly Defect[];
+  event?: string | undefined;
+  defects?: readonly Defect[] | undefined;
+}
+
+/** A record as a witness makes it: every member, in `TapeRecord`'s order; the tape sets its time and number. */
+export function unstamped(
+  from: Sender,
+  line: string | undefined,
+  kind: string | undefined,
+  conversation: string | undefined,
+  http: HttpFacts | undefined,
+  sse: TapeRecord["sse"],
+  event: string | undefined,
+  defects: readonly Defect[] | undefined,
+): TapeRecord {
+  return { at: "", from, no: 0, line, kind, conversation, http, sse, event, defects };
 }
 
 /** The event of a 2026-07-28 request's stream closed by the client before its answer: a cancellation. */
@@ -85,24 +103,23 @@ export class Tape {
   constructor(readonly header: TapeHeader) {}
 
   /**
-   * Adds a record, which the tape takes as it is (its time and number are set on it); returns
-   * its line number, or 0 when the tape was full. `judged`: the line was read as a message (a
-   * leading byte-order mark skipped), so its value is read the same way.
+   * Adds a record made by `unstamped`, which the tape takes as it is (its time and number are set
+   * on it); returns its line number, or 0 when the tape was full. `judged`: the line was read as
+   * a message (a leading byte-order mark skipped), so its value is read the same way.
    */
-  add(record: Omit<TapeRecord, "at" | "no"> & { no?: number }, judged = false): number {
-    const no = record.no ?? (record.line !== undefined ? ++this.counts[record.from] : 0);
+  add(record: TapeRecord, judged = false): number {
+    const no = record.line !== undefined ? ++this.counts[record.from] : 0;
     const size = record.line?.length ?? 0;
     if (this.entries.length >= MAX_RECORDS || this.bytes + size > MAX_TAPE_BYTES) {
       this.dropped++;
       return 0;
     }
     this.bytes += size;
-    const full = record as TapeRecord;
-    full.at = isoNow();
-    full.no = no;
+    record.at = isoNow();
+    record.no = no;
     const line = this.entries.length + 2;
-    this.entries.push(new TapeEntry(full, line, judged));
-    this.sink?.(full);
+    this.entries.push(new TapeEntry(record, line, judged));
+    this.sink?.(record);
     return line;
   }
 
@@ -136,14 +153,28 @@ class TapeEntry implements Entry {
   }
 }
 
-// many records cross in one millisecond: its ISO string is made once
+// many records cross in one millisecond: its ISO string is made once, and a new millisecond of
+// the same second only changes the last digits (toISOString on every one of a slow exchange's
+// records is a measurable part of an HTTP round trip)
 let isoMs = -1;
 let isoText = "";
+let isoSecond = -1;
+let isoPrefix = "";
 function isoNow(): string {
-  const ms = Date.now();
+  return isoOf(Date.now());
+}
+
+/** `new Date(ms).toISOString()` for a time in years 1970–9999, made from the last one's where it can. */
+export function isoOf(ms: number): string {
   if (ms !== isoMs) {
     isoMs = ms;
-    isoText = new Date(ms).toISOString();
+    const second = Math.floor(ms / 1000);
+    if (second !== isoSecond) {
+      isoSecond = second;
+      isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    }
+    const milli = ms - second * 1000;
+    isoText = `${isoPrefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
   }
   return isoText;
 }

@@ -7,7 +7,7 @@ import type { Sender } from "../codec/conversation.js";
 import type { Defect } from "../codec/defects.js";
 import type { Message } from "../codec/message.js";
 import { Judge, type Judged } from "./judge.js";
-import type { HttpFacts, Tape, TapeRecord } from "./tape.js";
+import { unstamped, type HttpFacts, type Tape, type TapeRecord } from "./tape.js";
 
 /** What a sound message's record holds: one list for all of them, not one kept per record. */
 const NO_DEFECTS: readonly Defect[] = Object.freeze([]);
@@ -45,31 +45,23 @@ export class Witness {
   }
 
   private record(text: string, from: Sender, judged: Judged, http?: HttpFacts, sse?: SseFacts): void {
-    // built member by member, in the order the recording lists them
-    const record: Omit<TapeRecord, "at" | "no"> = { from, line: text, kind: judged.decoded.kind };
-    if (this.conversation !== undefined) record.conversation = this.conversation;
-    if (http) record.http = http;
-    if (sse) record.sse = sse;
-    record.defects = judged.defects.length > 0 ? judged.defects : NO_DEFECTS;
+    const defects = judged.defects.length > 0 ? judged.defects : NO_DEFECTS;
     // as it crossed: the recording's writer redacts secrets on the way to the file
+    const record = unstamped(from, text, judged.decoded.kind, this.conversation, http, sse, undefined, defects);
     this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
   }
 
   /** Records an HTTP exchange that carried no message (a 202, a 404, a GET that opened a stream). */
   exchange(from: Sender, http: HttpFacts): number {
-    return this.tape.add({
-      from,
-      ...(this.conversation !== undefined ? { conversation: this.conversation } : {}),
-      http,
-    });
+    return this.tape.add(
+      unstamped(from, undefined, undefined, this.conversation, http, undefined, undefined, undefined),
+    );
   }
 
   /** Records what the server saw of its own end. */
   event(event: string): number {
-    return this.tape.add({
-      from: "server",
-      event,
-      ...(this.conversation !== undefined ? { conversation: this.conversation } : {}),
-    });
+    return this.tape.add(
+      unstamped("server", undefined, undefined, this.conversation, undefined, undefined, event, undefined),
+    );
   }
 }
