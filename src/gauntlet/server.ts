@@ -94,9 +94,11 @@ class WitnessedStream implements Transport {
     const rewritten = message && !Array.isArray(message) ? this.wire.outgoing?.(message as Message) : undefined;
     if (rewritten === undefined) {
       this.witness.sent(text, message);
+      this.witness.flush();
       return this.inner.send(text);
     }
     this.witness.sent(rewritten, undefined);
+    this.witness.flush();
     return this.inner.send(rewritten);
   }
 

@@ -4,7 +4,7 @@
  * killed right after still leaves it on disk, and a restarted server appends to the same file
  * (each process its own conversation). Line numbers read back are the file's own.
  */
-import { closeSync, createWriteStream, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, createWriteStream, openSync, statSync, writevSync } from "node:fs";
 import { Writable } from "node:stream";
 import { readRecording, type Recorded } from "../recording/reader.js";
 import { RecordingWriter } from "../recording/writer.js";
@@ -24,11 +24,10 @@ function put(writer: RecordingWriter, r: TapeRecord): void {
   const conversation = r.conversation !== undefined ? { conversation: r.conversation } : {};
   const session = r.http?.session !== undefined ? { session: r.http.session } : {};
   if (r.line !== undefined) {
-    const bytes = Buffer.from(r.line, "utf8");
     writer.message({
       from: r.from,
       no: r.no,
-      line: { bytes, crlf: false, overflow: false, size: bytes.length },
+      text: r.line,
       kind: r.kind ?? "invalid",
       defects: r.defects ?? [],
       ...conversation,
@@ -46,13 +45,15 @@ function put(writer: RecordingWriter, r: TapeRecord): void {
 /**
  * A recording written as the tape is made, so each record's time is when it crossed. Its header
  * is asked for when the first record comes (or at close, if none came): over HTTP the transport
- * is the client's choice, known once it has connected. `sync`: each record is on disk before the
- * next (a stdio server killed with SIGKILL has still written all it saw), appended after what an
- * earlier process wrote.
+ * is the client's choice, known once it has connected. `sync`: records are written by the process
+ * itself, appended after what an earlier process wrote, and each is on disk before the server
+ * writes anything more to its client, or its turn ends (`HeldFile`): a stdio server killed with
+ * SIGKILL has still written all its client could have seen it take.
  */
 export class LiveRecording {
   private writer: RecordingWriter | undefined;
   private readonly fd: number | undefined;
+  private held: HeldFile | undefined;
   private readonly append: boolean = false;
 
   constructor(
@@ -68,6 +69,7 @@ export class LiveRecording {
   /** Records what the tape keeps from now on. */
   follow(tape: Tape): void {
     tape.sink = (record) => put(this.open(), record);
+    tape.flush = () => this.held?.flush();
   }
 
   async close(): Promise<void> {
@@ -79,16 +81,58 @@ export class LiveRecording {
     if (this.writer) return this.writer;
     const header = typeof this.header === "function" ? this.header() : this.header;
     const fd = this.fd;
-    const out =
-      fd === undefined
-        ? createWriteStream(this.path)
-        : new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              writeSync(fd, chunk);
-              done();
-            },
-          });
+    const out = fd === undefined ? createWriteStream(this.path) : (this.held = new HeldFile(fd));
     return (this.writer = new RecordingWriter(out, writerOptions(header, this.append)));
+  }
+}
+
+/** Past this many bytes held, they are written at once. */
+const HOLD_BYTES = 256 * 1024;
+
+/**
+ * A stdio server's recording file, written synchronously: records are held until the server is
+ * about to write to its client (`flush`), or the turn ends, so a call and its answer take one
+ * write instead of two, and a record is never behind what the client can have seen.
+ */
+class HeldFile extends Writable {
+  private held: Buffer[] = [];
+  private bytes = 0;
+  private scheduled = false;
+
+  constructor(private readonly fd: number) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error | null) => void): void {
+    this.held.push(chunk);
+    this.bytes += chunk.length;
+    if (this.bytes >= HOLD_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+    done();
+  }
+
+  override _final(done: (e?: Error | null) => void): void {
+    this.flush();
+    done();
+  }
+
+  /** Writes what is held. A failed write ends the stream with its error (the recording's close reports it). */
+  flush(): void {
+    if (this.held.length === 0 || this.destroyed) return;
+    const held = this.held;
+    this.held = [];
+    this.bytes = 0;
+    try {
+      writevSync(this.fd, held);
+    } catch (e) {
+      this.destroy(e as Error);
+    }
   }
 }
 

@@ -99,6 +99,8 @@ export class Tape {
 
   /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
   sink: ((record: TapeRecord) => void) | undefined;
+  /** Told when what was kept must be on disk now: the server is about to write to its client. */
+  flush: (() => void) | undefined;
 
   constructor(readonly header: TapeHeader) {}
 

@@ -51,6 +51,11 @@ export class Witness {
     this.tape.add(record, judged.decoded.message !== undefined || judged.decoded.value !== undefined);
   }
 
+  /** Makes sure what was recorded is on disk (a stdio server's file) before the client can see more. */
+  flush(): void {
+    this.tape.flush?.();
+  }
+
   /** Records an HTTP exchange that carried no message (a 202, a 404, a GET that opened a stream). */
   exchange(from: Sender, http: HttpFacts): number {
     return this.tape.add(

@@ -12,12 +12,13 @@ import { redact } from "../secrets/redact.js";
 import { VERSION } from "../version.js";
 import { RECORDING_VERSION, type HttpContext, type RecordedTransport, type SseContext } from "./recording.js";
 
-/** A message as it crossed, for the writer. */
-export interface MessageToRecord {
+/** A message as it crossed, for the writer: its bytes as read (`line`), or its `text`. */
+export type MessageToRecord = MessageFacts & ({ line: Line; text?: undefined } | { text: string; line?: undefined });
+
+interface MessageFacts {
   from: Sender;
   /** The line (stdio) or message (HTTP) number in its direction, from 1. */
   no: number;
-  line: Line;
   kind: string;
   defects: readonly Defect[];
   conversation?: string;
@@ -153,7 +154,12 @@ export class RecordingWriter {
  */
 function messageRecord(m: MessageToRecord, http: HttpContext | undefined): string {
   const r: Record<string, unknown> = { at: new Date(m.at ?? Date.now()).toISOString(), from: m.from, no: m.no };
-  if (m.line.overflow) {
+  if (m.line === undefined) {
+    // a sender's own text, or one decoded already: a string that JSON.stringify or a UTF-8
+    // decoder made is well-formed, so its bytes are what its UTF-8 encoding gives, and a large
+    // message is not turned into bytes and back only to be written
+    r.line = redact(m.text);
+  } else if (m.line.overflow) {
     r.line = "";
     r.overflow = true;
     r.size = m.line.size;
@@ -161,7 +167,7 @@ function messageRecord(m: MessageToRecord, http: HttpContext | undefined): strin
     r.line = redact(m.line.bytes.toString("utf8"));
     if (!isUtf8(m.line.bytes)) r.base64 = m.line.bytes.toString("base64");
   }
-  if (m.line.crlf) r.crlf = true;
+  if (m.line?.crlf) r.crlf = true;
   r.kind = m.kind;
   if (m.conversation !== undefined) r.conversation = m.conversation;
   if (http) r.http = http;
