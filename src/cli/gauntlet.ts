@@ -181,7 +181,6 @@ async function runMode(
     return `--record ${opts.record}: not a directory (run mode keeps one recording per scenario there)`;
   const started = Date.now();
   const { runAll, DEFAULT_TIMEOUT_MS, SLOW_TIMEOUT_MS } = await import("../gauntlet/run.js");
-  const { scorecard } = await import("../gauntlet/score.js");
   const results = await runAll({
     scenarios,
     revisions,
@@ -194,6 +193,7 @@ async function runMode(
     slow: opts.slow === true,
     auth: opts.auth === true,
   });
+  const { scorecard } = await import("../gauntlet/score.js");
   return scorecard(results, Date.now() - started);
 }
 

@@ -4,7 +4,7 @@
  * the server listens on loopback and the client gets its URL; with `--stdio` the client starts
  * the server itself (`mcp-wire gauntlet --stdio-server`), which appends to the run's recording.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,12 +13,12 @@ import type { Revision } from "../rules/revisions.js";
 import { VERSION } from "../version.js";
 import { ClientProcess, type ClientEnd } from "./client-process.js";
 import type { ScenarioDef, WireKind } from "./scenario.js";
-import { notRun, scoreRun, type ScenarioResult } from "./score.js";
-import { buildCore, servedRevisions, serveHttp } from "./server.js";
-import { Tape } from "./tape.js";
-import { LiveRecording, readTape } from "./tape-file.js";
-import { requestTarget } from "./http-request.js";
-import { warmJudging } from "./warm.js";
+import type { ScenarioResult } from "./score.js";
+import type { Tape } from "./tape.js";
+
+type Parts = typeof import("./run-parts.js");
+/** The judging half of a run, loaded once (see run-parts.ts). */
+const parts = (): Promise<Parts> => import("./run-parts.js");
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const SLOW_TIMEOUT_MS = 120_000;
@@ -41,7 +41,7 @@ export interface RunOptions {
   progress?: (result: ScenarioResult) => void;
 }
 
-type Result = ReturnType<typeof scoreRun>;
+type Result = ReturnType<Parts["scoreRun"]>;
 
 /** One planned run, or the reason it is not run. */
 function plan(options: Pick<RunOptions, "scenarios" | "revisions" | "transport" | "slow" | "auth">) {
@@ -67,7 +67,7 @@ export async function runAll(options: RunOptions): Promise<Result[]> {
   try {
     for (const p of plan(options)) {
       const result = p.skip
-        ? { ...notRun(p.scenario, p.revision ?? null, p.skip), messages: 0 }
+        ? { ...(await parts()).notRun(p.scenario, p.revision ?? null, p.skip), messages: 0 }
         : await runOne(options, p.scenario, p.revision, work);
       results.push(result);
       options.progress?.(result);
@@ -88,25 +88,25 @@ async function runOne(
   revision: Revision | undefined,
   work: string,
 ): Promise<Result> {
-  const revisions = servedRevisions(scenario, revision ? [revision] : []);
   const deadline = Math.max(options.timeoutMs, scenario.deadlineMs && options.slow ? scenario.deadlineMs : 0);
   const file = join(options.recordDir ?? work, recordingName(scenario, revision));
   const env: NodeJS.ProcessEnv = { ...process.env, MCP_WIRE_SCENARIO: scenario.id, MCP_WIRE_REVISION: revision ?? "" };
   let end: ClientEnd;
   let tape: Tape;
   if (options.transport === "http") {
-    ({ end, tape } = await runHttp(options, scenario, revisions, env, deadline, file));
+    ({ end, tape } = await runHttp(options, scenario, revision, env, deadline, file));
   } else {
     rmSync(file, { force: true });
     end = await runStdio(options, scenario, revision, env, deadline, file, work);
     tape = await readTapeOrEmpty(file, scenario, revision);
   }
-  const result = scoreRun(scenario, tape.entries, options.transport, revision);
+  const result = (await parts()).scoreRun(scenario, tape.entries, options.transport, revision);
   const note = endNote(end);
   return { ...result, ...(options.recordDir ? { recording: file } : {}), ...(note ? { note } : {}) };
 }
 
 async function readTapeOrEmpty(file: string, scenario: ScenarioDef, revision: Revision | undefined): Promise<Tape> {
+  const { readTape, Tape } = await parts();
   try {
     return await readTape(file);
   } catch {
@@ -128,14 +128,24 @@ function endNote(end: ClientEnd): string | undefined {
   return undefined;
 }
 
+/**
+ * Over HTTP: the client is started as soon as the port listens, and the server is built while it
+ * boots; a request that comes before the server is ready waits for it, in order.
+ */
 async function runHttp(
   options: RunOptions,
   scenario: ScenarioDef,
-  revisions: readonly Revision[],
+  revision: Revision | undefined,
   env: NodeJS.ProcessEnv,
   deadline: number,
   file: string,
 ): Promise<{ end: ClientEnd; tape: Tape }> {
+  const early = new EarlyRequests();
+  const server = createServer((req, res) => early.take(req, res));
+  const url = await listen(server);
+  const client = new ClientProcess(options.command, withUrl(options.args, `${url}/mcp`), env);
+  const { buildCore, servedRevisions, serveHttp, Tape, LiveRecording, requestTarget, warmJudging } = await parts();
+  const revisions = servedRevisions(scenario, revision ? [revision] : []);
   const core = buildCore(scenario, revisions, "http");
   const tape = new Tape({
     recording: 1,
@@ -149,20 +159,35 @@ async function runHttp(
   // the header names the transport the client connected with, so it is written once it has
   const recording = new LiveRecording(file, () => ({ ...tape.header, transport: front.transport() }));
   recording.follow(tape);
-  const server = createServer((req, res) => {
-    const url = requestTarget(req.url);
-    if (!front.handle(req, res, url.path, url.query))
+  warmJudging(revisions, () => tape.entries.length > 0);
+  early.ready((req, res) => {
+    const target = requestTarget(req.url);
+    if (!front.handle(req, res, target.path, target.query))
       res.writeHead(404, { "content-type": "text/plain" }).end("Not Found\n");
   });
-  const url = await listen(server);
-  const args = withUrl(options.args, `${url}/mcp`);
-  const client = new ClientProcess(options.command, args, env);
-  warmJudging(revisions, () => tape.entries.length > 0);
   const end = await client.finish(deadline);
   front.close();
   await close(server);
   await recording.close();
   return { end, tape };
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Requests that came before the server was ready, handed to it in the order they came. */
+class EarlyRequests {
+  private handler: Handler | undefined;
+  private readonly waiting: [IncomingMessage, ServerResponse][] = [];
+
+  take(req: IncomingMessage, res: ServerResponse): void {
+    if (this.handler) this.handler(req, res);
+    else this.waiting.push([req, res]);
+  }
+
+  ready(handler: Handler): void {
+    this.handler = handler;
+    for (const [req, res] of this.waiting.splice(0)) handler(req, res);
+  }
 }
 
 async function runStdio(
