@@ -248,7 +248,10 @@ class ClientWaits {
   }
 }
 
-/** A bare connect–list–call–close run of the model client against a fresh `serve --http`, less the client's waits. */
+/**
+ * A bare connect–list–call–close run of the model client against a fresh `serve --http`, less the
+ * client's waits: it calls `serve`'s echo, as it calls a scenario's tool in the gauntlet.
+ */
 async function bareRun(waits: ClientWaits): Promise<number> {
   const t0 = performance.now();
   const serve = spawn(process.execPath, [MAIN, "serve", "--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
@@ -260,7 +263,7 @@ async function bareRun(waits: ClientWaits): Promise<number> {
       if (m) resolve(m[1]!);
     });
   });
-  await timed(process.execPath, [MODEL, "--waits", waits.file, url]);
+  await timed(process.execPath, [MODEL, "--waits", waits.file, "--also-call", 'echo:{"text":"hi"}', url]);
   serve.kill("SIGTERM");
   await new Promise((resolve) => serve.once("exit", resolve));
   return performance.now() - t0 - waits.take();

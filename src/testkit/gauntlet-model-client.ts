@@ -10,6 +10,9 @@
  *
  * `--waits FILE` first: appends to FILE how many milliseconds it stayed waiting for a list change
  * that might come, which the benchmarks take off its wall time (it is idle, by design).
+ * `--also-call NAME:JSON` next: calls that tool too, with those arguments, when it is listed — the
+ * benchmarks' bare run against `serve`, which has no `gauntlet_` tool, is then a
+ * connect–list–call–close run like the gauntlet's.
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { ChildServer, McpClient, connectHttp, type InputHandlers } from "../entry/client.js";
@@ -67,9 +70,15 @@ async function exercise(client: McpClient): Promise<void> {
       return;
     }
     for (const tool of tools) {
-      if (!tool.name.startsWith("gauntlet_") || called.has(tool.name)) continue;
+      if (called.has(tool.name)) continue;
+      const args = tool.name.startsWith("gauntlet_")
+        ? defaults(tool)
+        : tool.name === alsoCall?.name
+          ? alsoCall.args
+          : undefined;
+      if (args === undefined) continue;
       called.add(tool.name);
-      await client.callTool(tool.name, defaults(tool) as never).catch(() => undefined);
+      await client.callTool(tool.name, args as never).catch(() => undefined);
     }
   };
   await round();
@@ -90,6 +99,8 @@ async function exercise(client: McpClient): Promise<void> {
 
 /** How long it stayed waiting for list changes, in ms. */
 let waited = 0;
+/** `--also-call`: a tool called besides the `gauntlet_` ones. */
+let alsoCall: { name: string; args: Record<string, unknown> } | undefined;
 
 async function main(): Promise<void> {
   let argv = process.argv.slice(2);
@@ -97,6 +108,12 @@ async function main(): Promise<void> {
   if (waits !== undefined) {
     argv = argv.slice(2);
     process.once("exit", () => appendFileSync(waits, `${Math.round(waited)}\n`));
+  }
+  if (argv[0] === "--also-call") {
+    const spec = argv[1] ?? "";
+    const colon = spec.indexOf(":");
+    alsoCall = { name: spec.slice(0, colon), args: JSON.parse(spec.slice(colon + 1)) as Record<string, unknown> };
+    argv = argv.slice(2);
   }
   if (argv[0] === "--stdio") {
     const config = JSON.parse(readFileSync(argv[1]!, "utf8")) as {
