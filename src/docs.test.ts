@@ -2,7 +2,8 @@
  * The user documentation keeps up with the code: every defect code in the one severity table has
  * its line in docs/defects.md, with the table's severity and scope, and the page names no code
  * that does not exist; the sign-in walk's codes likewise in docs/probe.md; every page under
- * docs/ is linked from the README, and the pages' links to each other lead somewhere.
+ * docs/ is linked from the README, and the pages' links to each other lead somewhere; every
+ * benchmark file has its row in bench/README.md.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -165,5 +166,15 @@ describe("the documentation's links", () => {
       "# `mcp-wire probe`\n## What changed: `report --changes`\n## Notes\n## Notes\n```sh\n# not a heading\n```\n",
     );
     assert.deepEqual([...found], ["mcp-wire-probe", "what-changed-report---changes", "notes", "notes-1"]);
+  });
+});
+
+describe("bench/README.md", () => {
+  test("has a row for every file in bench/", () => {
+    const readme = read("bench/README.md");
+    const files = readdirSync(join(ROOT, "bench")).filter((f) => f.endsWith(".ts"));
+    assert.ok(files.length > 10, `${files.length} files read`);
+    const missing = files.filter((f) => !readme.includes(`| \`${f}\` |`));
+    assert.deepEqual(missing, [], "bench files without a row in bench/README.md");
   });
 });
