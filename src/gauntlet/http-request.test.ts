@@ -1,12 +1,15 @@
 /**
  * The HTTP front's reading of a request target: a plain path is taken as it stands, anything
  * else as `new URL` reads it, so routing is the same either way; a target no URL reader takes
- * is no path of the gauntlet's, never a thrown error.
+ * is no path of the gauntlet's, never a thrown error. Requests that come before the front is
+ * built are answered once it is, in the order they came.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { requestTarget } from "./http-request.js";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { EarlyRequests, requestTarget } from "./http-request.js";
 
 function viaUrl(target: string): { path: string; query: [string, string][] } | undefined {
   try {
@@ -56,4 +59,45 @@ test("requestTarget reads targets as new URL does", () => {
 test("requestTarget gives an empty query when there is none", () => {
   assert.equal(requestTarget("/mcp").query.get("sessionId"), null);
   assert.equal(requestTarget(undefined).path, "/");
+});
+
+test("requests taken before the front is ready are handed to it in order, later ones at once", () => {
+  const early = new EarlyRequests();
+  const seen: string[] = [];
+  const fake = (name: string) => [{ url: name } as IncomingMessage, {} as ServerResponse] as const;
+  early.take(...fake("/a"));
+  early.take(...fake("/b"));
+  assert.equal(seen.length, 0);
+  early.ready((req) => seen.push(req.url!));
+  assert.deepEqual(seen, ["/a", "/b"]);
+  early.take(...fake("/c"));
+  assert.deepEqual(seen, ["/a", "/b", "/c"]);
+});
+
+test("a request that reaches the port before the front is built gets its answer once it is", async () => {
+  const early = new EarlyRequests();
+  const server = createServer((req, res) => early.take(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const answer = fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      body: "{}",
+      signal: AbortSignal.timeout(10_000),
+    });
+    // the request is in: the server took it and holds it
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    early.ready((req, res) => {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (c: string) => (body += c));
+      req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end(`${req.url} ${body}`));
+    });
+    const got = await answer;
+    assert.equal(got.status, 200);
+    assert.equal(await got.text(), "/mcp {}");
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });

@@ -1,9 +1,10 @@
 /**
  * What the gauntlet's HTTP front reads of a request before it routes it: the path and query of
  * its target, and its body — read by the library's own reader (the size cap, the deadline, no
- * timer or listeners when the body came with its headers, as nearly every small one does).
+ * timer or listeners when the body came with its headers, as nearly every small one does); and
+ * the requests that come before there is a front to route them (run mode starts its client first).
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { nodeRequest } from "../transport/http/adapters.js";
 import { ByteBudget } from "../transport/http/budget.js";
 import { RequestBody } from "../transport/http/request-body.js";
@@ -73,5 +74,23 @@ export async function readBody(req: IncomingMessage, budget: ByteBudget): Promis
     return { status: 408, reason: "Request Timeout" };
   } finally {
     budget.release(reading.held);
+  }
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Requests that came before the server was ready, handed to it in the order they came. */
+export class EarlyRequests {
+  private handler: Handler | undefined;
+  private readonly waiting: [IncomingMessage, ServerResponse][] = [];
+
+  take(req: IncomingMessage, res: ServerResponse): void {
+    if (this.handler) this.handler(req, res);
+    else this.waiting.push([req, res]);
+  }
+
+  ready(handler: Handler): void {
+    this.handler = handler;
+    for (const [req, res] of this.waiting.splice(0)) handler(req, res);
   }
 }

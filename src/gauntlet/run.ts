@@ -4,7 +4,7 @@
  * the server listens on loopback and the client gets its URL; with `--stdio` the client starts
  * the server itself (`mcp-wire gauntlet --stdio-server`), which appends to the run's recording.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import type { Revision } from "../rules/revisions.js";
 import { VERSION } from "../version.js";
 import { ClientProcess, type ClientEnd } from "./client-process.js";
 import type { ScenarioDef, WireKind } from "./scenario.js";
+import { EarlyRequests } from "./http-request.js";
 import type { ScenarioResult } from "./score.js";
 import type { Tape } from "./tape.js";
 
@@ -170,24 +171,6 @@ async function runHttp(
   await close(server);
   await recording.close();
   return { end, tape };
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** Requests that came before the server was ready, handed to it in the order they came. */
-class EarlyRequests {
-  private handler: Handler | undefined;
-  private readonly waiting: [IncomingMessage, ServerResponse][] = [];
-
-  take(req: IncomingMessage, res: ServerResponse): void {
-    if (this.handler) this.handler(req, res);
-    else this.waiting.push([req, res]);
-  }
-
-  ready(handler: Handler): void {
-    this.handler = handler;
-    for (const [req, res] of this.waiting.splice(0)) handler(req, res);
-  }
 }
 
 async function runStdio(
