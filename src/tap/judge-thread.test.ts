@@ -1,7 +1,8 @@
 /**
  * The judging thread's backlog is bounded: handed messages faster than it judges them, it stops
  * judging the conversations it could not keep up with (says so once for each), and judges those
- * that begin once it has caught up.
+ * that begin once it has caught up. What is still being judged when it closes is said to be left
+ * out of the report, and a close that waits for the verdicts leaves nothing out.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -57,5 +58,30 @@ describe("JudgeThread backlog", () => {
     } finally {
       await judge.close();
     }
+  });
+});
+
+describe("JudgeThread close", () => {
+  test("messages still being judged when the tap ends are said to be left out of the report, with their count", async () => {
+    const told: string[] = [];
+    const judge = new JudgeThread({ maxLineBytes: 1 << 20, schema: false }, (why) => told.push(why));
+    // handed over and closed in one go, without waiting: no verdict can have come back
+    const verdicts = [1, 2, 3].map((id) => judge.judge(line(call(id)), { from: "client", conversation: "a" }));
+    await within(judge.close(0), "the close", 30_000);
+    assert.deepEqual(told, ["the tap closed with 3 messages not yet judged: left out of the report"]);
+    assert.deepEqual(await within(Promise.all(verdicts), "the verdicts"), [undefined, undefined, undefined]);
+  });
+
+  test("a close that waits for the verdicts leaves nothing out and says nothing", async () => {
+    const told: string[] = [];
+    const judge = new JudgeThread({ maxLineBytes: 1 << 20, schema: false }, (why) => told.push(why));
+    const verdicts = [1, 2, 3].map((id) => judge.judge(line(call(id)), { from: "client", conversation: "a" }));
+    await within(judge.close(), "the close", 30_000);
+    assert.deepEqual(told, []);
+    const settled = await within(Promise.all(verdicts), "the verdicts");
+    assert.deepEqual(
+      settled.map((v) => v?.kind),
+      ["request", "request", "request"],
+    );
   });
 });
