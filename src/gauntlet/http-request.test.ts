@@ -9,7 +9,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EarlyRequests, requestTarget } from "./http-request.js";
+import { bodyBudget, EarlyRequests, readBody, requestTarget } from "./http-request.js";
 
 function viaUrl(target: string): { path: string; query: [string, string][] } | undefined {
   try {
@@ -96,6 +96,35 @@ test("a request that reaches the port before the front is built gets its answer 
     const got = await answer;
     assert.equal(got.status, 200);
     assert.equal(await got.text(), "/mcp {}");
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a body is read whole as text; one declared past the cap is refused 413 without being read", async () => {
+  const budget = bodyBudget();
+  const server = createServer((req, res) => {
+    void readBody(req, budget).then((body) => {
+      if (typeof body === "string") res.writeHead(200).end(`${Buffer.byteLength(body)}:${body.slice(0, 12)}`);
+      else res.writeHead(body.status, { connection: "close" }).end(body.reason);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const signal = AbortSignal.timeout(10_000);
+    const sound = await fetch(url, { method: "POST", body: `{"a":"${"é".repeat(100_000)}"}`, signal });
+    assert.equal(await sound.text(), `200008:{"a":"éééééé`);
+    // the headers promise 9 MiB, and the server answers before any of it is sent
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: "POST", headers: { "content-length": String(9 * 1024 * 1024) }, signal });
+      req.on("response", (res) => resolve(res.statusCode ?? 0));
+      req.on("error", reject);
+      req.flushHeaders();
+    });
+    assert.equal(status, 413);
   } finally {
     server.closeAllConnections();
     server.close();

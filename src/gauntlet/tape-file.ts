@@ -1,8 +1,9 @@
 /**
  * A scenario's tape on disk, through the one writer and reader of the record format
- * (src/recording/). A stdio server appends each record as it happens, synchronously, so a process
- * killed right after still leaves it on disk, and a restarted server appends to the same file
- * (each process its own conversation). Line numbers read back are the file's own.
+ * (src/recording/). A stdio server appends its records synchronously, each on disk before the
+ * server writes anything more to its client, so a process killed right after an answer still
+ * leaves the call and the answer there; a restarted server appends to the same file (each process
+ * its own conversation). Line numbers read back are the file's own.
  */
 import { closeSync, createWriteStream, openSync, statSync, writevSync } from "node:fs";
 import { Writable } from "node:stream";

@@ -97,7 +97,7 @@ export class Tape {
   private bytes = 0;
   private readonly counts: Record<Sender, number> = { client: 0, server: 0 };
 
-  /** Told of every record kept, as it is kept (a stdio server appends each to its file at once). */
+  /** Told of every record kept, as it is kept (a stdio server's file holds it until `flush`). */
   sink: ((record: TapeRecord) => void) | undefined;
   /** Told when what was kept must be on disk now: the server is about to write to its client. */
   flush: (() => void) | undefined;

@@ -68,6 +68,26 @@ async function refused(file: string, reason: string, limits = {}): Promise<Recor
 }
 
 describe("the recording writer and reader", () => {
+  test("a message given as text is written as the same message given as bytes: redacted alike", async () => {
+    const text = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "fetch", arguments: { url: "https://u:hunter2hunter2@example.com/x", note: "é€😀" } },
+    });
+    const written = async (m: { line: Line } | { text: string }) => {
+      const out = new Sink();
+      const w = new RecordingWriter(out, { transport: "stdio" });
+      w.message({ from: "client", no: 1, kind: "request", defects: [], conversation: "p1", at: 0, ...m });
+      await w.close();
+      return out.text;
+    };
+    const fromText = await written({ text });
+    assert.equal(fromText, await written({ line: line(text) }));
+    assert.ok(!fromText.includes("hunter2hunter2"), "the secret is redacted");
+    assert.ok(fromText.includes("é€😀"), "the text is kept as it is");
+  });
+
   test("a header, message records with aliases for sessions, bodiless exchanges; read back as written", async () => {
     const out = new Sink();
     const w = new RecordingWriter(out, { transport: "streamable-http", revision: "2025-06-18" });
