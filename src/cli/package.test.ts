@@ -49,6 +49,10 @@ describe("npm pack from a fresh clone", { skip: inGit ? false : "not a git check
     // the official schemas validate() reads at run time, with the licence they come under
     for (const f of ["schema/2024-11-05/schema.json", "schema/2026-07-28/schema.json", "schema/LICENSE"])
       assert.ok(files.includes(f), `${f} is packed`);
+    // their validators, compiled by the prepack build; the compiler that wrote them is not shipped
+    for (const f of ["dist/src/schema/compiled/2024-11-05.first.cjs", "dist/src/schema/compiled/ext-tasks.all.cjs"])
+      assert.ok(files.includes(f), `${f} is packed`);
+    assert.ok(!files.includes("dist/src/schema/compile.js"), "the compiler of the validators is not packed");
     // the page `mcp-wire explain <id>` prints, which every pointer to documentation names
     for (const f of ["docs/check.md", "docs/cli.md"]) assert.ok(files.includes(f), `${f} is packed`);
     assert.deepEqual(

@@ -1,9 +1,9 @@
 /**
- * The judge's schema validators compiled while the client starts. The first verdict on a method
- * compiles its validator (a 2026-07-28 `tools/call` takes some 200 ms), which the client would
- * otherwise wait for inside its first round trips; a client process takes longer than that to
- * boot. One validator a turn, the revisions clients ask for most first; it stops once the client
- * has spoken, and what is still missing is compiled when first used, as it always was.
+ * The judge's schema validators loaded while the client starts. The first verdict of a revision
+ * loads its compiled validators (some 15 ms) and the first on a method compiles that validator's
+ * code, which the client would otherwise wait for inside its first round trips; a client process
+ * takes longer than that to boot. One validator a turn, the revisions clients ask for most
+ * first; it stops once the client has spoken, and what is still missing is loaded when first used.
  */
 import { LATEST_LEGACY_REVISION, RULES, type Revision } from "../rules/revisions.js";
 import { revisionSchema } from "../schema/load.js";

@@ -20,7 +20,8 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import type { ValidateFunction } from "ajv";
 import type { Revision } from "../rules/revisions.js";
-import { newAjv, officialSchema, patchErrata } from "./load.js";
+import { newAjv } from "./engine.js";
+import { officialSchema, patchErrata } from "./load.js";
 import { validate } from "./validate.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

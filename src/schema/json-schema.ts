@@ -8,7 +8,8 @@
  */
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Revision } from "../rules/revisions.js";
-import { collectEveryError, newAjv, type Dialect } from "./load.js";
+import { newAjv, type Dialect } from "./engine.js";
+import { collectEveryError } from "./load.js";
 
 export interface SchemaOptions {
   readonly revision: Revision;

@@ -1,56 +1,20 @@
 /**
  * The official MCP schemas (`schema/<revision>/schema.json`, vendored from the specification
- * repository; see docs/schema.md), loaded lazily per revision, with their known errata patched,
- * compiled by ajv in the dialect each one declares. Compiled validators are cached per definition,
- * so a revision costs one parse and each definition one compile, the first time it is asked for.
+ * repository; see docs/schema.md), loaded lazily per revision, with their known errata patched.
+ * Their validators are compiled ahead of time, when mcp-wire is built (compile.ts, into
+ * `compiled/`): compiling a definition at run time took 25-50 ms and ajv itself 100 ms to load,
+ * which a first message paid. A revision costs one parse of its document and one load of the
+ * compiled module of each error mode, the first time it is asked for.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Ajv, Options, ValidateFunction } from "ajv";
-import type { Ajv2020 } from "ajv/dist/2020.js";
-import { RE2JS } from "re2js";
+import type { ValidateFunction } from "ajv";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
-import { isRevision, UnknownRevisionError, type Revision } from "../rules/revisions.js";
+import { isRevision, REVISIONS, UnknownRevisionError, type Revision } from "../rules/revisions.js";
+import { allFormats, linearRegExp, type Dialect, type ErrorMode } from "./engine.js";
 
-export type Dialect = "draft-07" | "2020-12";
-
-/**
- * ajv and its formats (CommonJS), required when the first validator is made rather than with
- * this module: they take some 100 ms to load, which a process that validates later (the
- * gauntlet's server, while its client boots) or never need not wait for first.
- */
-interface Engines {
-  Ajv: typeof Ajv;
-  Ajv2020: typeof Ajv2020;
-  addFormats: (ajv: Ajv) => Ajv;
-}
-let engines: Engines | undefined;
-function loadEngines(): Engines {
-  if (engines !== undefined) return engines;
-  const require = createRequire(import.meta.url);
-  // ajv-formats' plugin is `module.exports`, with itself as `default` too
-  const formats = require("ajv-formats") as { default?: Engines["addFormats"] } & Engines["addFormats"];
-  engines = {
-    Ajv: (require("ajv") as { Ajv: typeof Ajv }).Ajv,
-    Ajv2020: (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020,
-    addFormats: formats.default ?? formats,
-  };
-  return engines;
-}
-
-/** ajv as the official conformance suite configures it for these schemas: lenient about unknown keywords, every error reported. */
-const OPTIONS: Options = { strict: false, allErrors: true };
-/**
- * `verbose` adds each error's schema objects, which name the union branch an error came from (see
- * `branchOf`). Two compilations of each definition: one that stops at the first error, for the
- * verdict (and the defect of a large message), and one that collects every error, for the
- * defects of a small one. Collecting every error costs more than linear time in their number,
- * so a hostile message with thousands of broken items is never given to it.
- */
-const FIRST_ERROR_OPTIONS: Options = { ...OPTIONS, allErrors: false, verbose: true };
-const ALL_ERRORS_OPTIONS: Options = { ...OPTIONS, verbose: true };
-
-export type ErrorMode = "first" | "all";
+export type { Dialect, ErrorMode } from "./engine.js";
 
 /**
  * Values up to this size (as JSON text) get every error collected; larger ones their first.
@@ -127,15 +91,15 @@ export interface RevisionSchema {
    * property: how an ajv error (with `verbose`) tells which branch of a union it came from.
    */
   branchOf(schemaObject: unknown): string | undefined;
-  /** The compiled validator of one definition (compiled on first use, then cached). */
+  /** The validator of one definition (its revision's compiled module loaded on first use). */
   validator(definition: string, mode: ErrorMode): ValidateFunction;
 }
 
 const loaded = new Map<string, RevisionSchema>();
 
 /**
- * Told before and after a definition is compiled: the validation worker tells its owner, whose
- * time budget is for judging a message, not for compiling mcp-wire's own schemas.
+ * Told before and after a schema, or its compiled validators, are loaded: the validation worker
+ * tells its owner, whose time budget is for judging a message, not for loading mcp-wire's own schemas.
  */
 let compileObserver: ((compiling: boolean) => void) | undefined;
 
@@ -163,14 +127,43 @@ const EXTENSION_SCHEMAS: Readonly<Record<string, string>> = { [TASKS_EXTENSION]:
 /** The vendored document, unpatched, as the specification repository publishes it. */
 export function officialSchema(revision: Revision): Record<string, unknown> {
   if (!isRevision(revision)) throw new UnknownRevisionError(revision);
-  return vendored(revision);
+  return JSON.parse(vendoredBytes(revision).toString("utf8")) as Record<string, unknown>;
 }
 
-function vendored(directory: string): Record<string, unknown> {
+/** Every vendored schema by its directory under schema/: the revisions', then the extensions'. */
+export const SCHEMA_NAMES: readonly string[] = [...REVISIONS, ...Object.values(EXTENSION_SCHEMAS)];
+
+/** One vendored schema as mcp-wire validates with it. */
+export interface VendoredSchema {
+  readonly name: string;
+  /** SHA-256 of the vendored file, hex: what its compiled validators were made from. */
+  readonly digest: string;
+  /** The document with its errata patched. */
+  readonly document: Record<string, unknown>;
+  readonly dialect: Dialect;
+  readonly defsKey: "definitions" | "$defs";
+  /** The `$id` it is known by, whatever its own says: its `$ref`s are all within the document. */
+  readonly id: string;
+}
+
+export function vendoredSchema(name: string): VendoredSchema {
+  const bytes = vendoredBytes(name);
+  const document = patchErrata(JSON.parse(bytes.toString("utf8")) as Record<string, unknown>);
+  return {
+    name,
+    digest: createHash("sha256").update(bytes).digest("hex"),
+    document,
+    dialect: dialectOf(document),
+    defsKey: "$defs" in document ? "$defs" : "definitions",
+    id: `mcp-wire://schema/${name}/schema.json`,
+  };
+}
+
+function vendoredBytes(directory: string): Buffer {
   const url = new URL(`${directory}/schema.json`, SCHEMA_DIR);
-  const text = readFileSync(url);
-  if (text.length > MAX_SCHEMA_BYTES) throw new Error(`${url.pathname} is larger than ${MAX_SCHEMA_BYTES} bytes`);
-  return JSON.parse(text.toString("utf8")) as Record<string, unknown>;
+  const bytes = readFileSync(url);
+  if (bytes.length > MAX_SCHEMA_BYTES) throw new Error(`${url.pathname} is larger than ${MAX_SCHEMA_BYTES} bytes`);
+  return bytes;
 }
 
 function dialectOf(document: Record<string, unknown>): Dialect {
@@ -183,7 +176,7 @@ function dialectOf(document: Record<string, unknown>): Dialect {
  * - `NumberSchema.minimum`/`maximum`/`default` were generated as `integer` (2025-06-18,
  *   2025-11-25) where schema.ts says `number`; patched to `number` wherever found.
  * - `format: "byte"` (base64 data) is not a format ajv knows; it is registered as accepting any
- *   string (see `newAjv`), the suite's reading, since the `type: "string"` beside it still holds.
+ *   string (see engine.ts), the suite's reading, since the `type: "string"` beside it still holds.
  */
 export function patchErrata(document: Record<string, unknown>): Record<string, unknown> {
   const patched = structuredClone(document);
@@ -196,42 +189,6 @@ export function patchErrata(document: Record<string, unknown>): Record<string, u
     }
   }
   return patched;
-}
-
-/**
- * `pattern` on a linear-time engine (RE2): a peer's schema may carry `^(a+)+$`, which a
- * backtracking engine takes exponential time on, and nothing can interrupt a running RegExp. A
- * pattern RE2 cannot run (lookaround, backreferences) is not checked: it accepts every string.
- */
-const linearRegExp = Object.assign(
-  (pattern: string): { test(s: string): boolean; toString(): string } => {
-    // ajv keys the patterns it keeps by this string: each pattern needs its own
-    const toString = () => `/${pattern}/`;
-    try {
-      const re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-      return { test: (s: string) => re.test(s), toString };
-    } catch {
-      return { test: () => true, toString };
-    }
-  },
-  { code: 'require("re2js").RE2JS' },
-);
-
-/** A URL as ajv-formats' `url` reads it, without its regular expression, which is quadratic on some inputs. */
-function isUrl(s: string): boolean {
-  if (s.length > 8192 || !/^(?:https?|ftp):\/\//i.test(s)) return false;
-  return URL.canParse(s);
-}
-
-/** A fresh ajv of `dialect`, with the formats the MCP schemas use. */
-export function newAjv(dialect: Dialect, options: Options = OPTIONS): Ajv {
-  const withEngine: Options = { ...options, code: { ...options.code, regExp: linearRegExp } };
-  const { Ajv, Ajv2020, addFormats } = loadEngines();
-  const ajv = dialect === "2020-12" ? new Ajv2020(withEngine) : new Ajv(withEngine);
-  addFormats(ajv);
-  ajv.addFormat("byte", true);
-  ajv.addFormat("url", isUrl);
-  return ajv;
 }
 
 /** `revision`'s official schema, loaded once; an unknown revision throws `UnknownRevisionError`. */
@@ -258,24 +215,46 @@ function loadedSchema(name: string): RevisionSchema {
   }
 }
 
+/** What a module of compile.ts exports. */
+interface CompiledModule {
+  digest: string;
+  validators(
+    definitions: Readonly<Record<string, unknown>>,
+    formats: ReturnType<typeof allFormats>,
+    regExp: typeof linearRegExp,
+  ): Record<string, ValidateFunction>;
+}
+
+const COMPILED_DIR = new URL("./compiled/", import.meta.url);
+const require = createRequire(import.meta.url);
+
+/** Where compile.ts puts the validators of schema `name` in error mode `mode`. */
+export function compiledPath(name: string, mode: ErrorMode): URL {
+  return new URL(`${name}.${mode}.cjs`, COMPILED_DIR);
+}
+
+/**
+ * The validators compiled from `source`, every definition's. They read their schema objects from
+ * the definitions given (not from copies of their own), so an error's `parentSchema` is the very
+ * object `branchOf` knows. Validators made from another copy of the file are refused.
+ */
+function loadCompiled(source: VendoredSchema, definitions: Readonly<Record<string, unknown>>, mode: ErrorMode): Record<string, ValidateFunction> {
+  const path = compiledPath(source.name, mode);
+  let compiled: CompiledModule;
+  try {
+    compiled = require(path.pathname) as CompiledModule;
+  } catch (e) {
+    throw new Error(`mcp-wire's compiled validators of ${source.name} are missing (${path.pathname}): build it again (npm run build)`, { cause: e });
+  }
+  if (compiled.digest !== source.digest)
+    throw new Error(`mcp-wire's compiled validators of ${source.name} were made from another schema.json than the one vendored: build it again (npm run build)`);
+  return compiled.validators(definitions, allFormats(), linearRegExp);
+}
+
 function freshSchema(name: string): RevisionSchema {
-  const document = patchErrata(vendored(name));
-  const dialect = dialectOf(document);
-  const defsKey = "$defs" in document ? "$defs" : "definitions";
+  const source = vendoredSchema(name);
+  const { document, dialect, defsKey } = source;
   const definitions = document[defsKey] as Record<string, Record<string, unknown>>;
-  const id = `mcp-wire://schema/${name}/schema.json`;
-  const instances: Record<ErrorMode, Ajv | undefined> = { first: undefined, all: undefined };
-  const ajvFor = (mode: ErrorMode): Ajv => {
-    let ajv = instances[mode];
-    if (ajv === undefined) {
-      // the vendored document is held to its meta-schema by the tests; checking it again in
-      // every process compiled the dialect's meta-schema first, most of the cost of a first verdict
-      ajv = newAjv(dialect, { ...(mode === "first" ? FIRST_ERROR_OPTIONS : ALL_ERRORS_OPTIONS), validateSchema: false });
-      ajv.addSchema({ ...document, $id: id });
-      instances[mode] = ajv;
-    }
-    return ajv;
-  };
 
   const methodDefinitions = new Map<string, string>();
   const resultDefinitions = new Map<string, string>();
@@ -304,7 +283,7 @@ function freshSchema(name: string): RevisionSchema {
     if (type !== undefined) branches.set(type, name);
   }
 
-  const validators: Record<ErrorMode, Map<string, ValidateFunction>> = { first: new Map(), all: new Map() };
+  const validators: Record<ErrorMode, Record<string, ValidateFunction> | undefined> = { first: undefined, all: undefined };
   const schema: RevisionSchema = {
     name,
     dialect,
@@ -316,18 +295,17 @@ function freshSchema(name: string): RevisionSchema {
     has: (definition) => Object.hasOwn(definitions, definition),
     branchOf: (schemaObject) => branches.get(schemaObject),
     validator(definition, mode) {
-      let validate = validators[mode].get(definition);
-      if (validate === undefined) {
-        if (!Object.hasOwn(definitions, definition)) throw new Error(`schema ${name} has no definition ${definition}`);
+      let table = validators[mode];
+      if (table === undefined) {
         compileObserver?.(true);
         try {
-          validate = ajvFor(mode).compile({ $ref: `${id}#/${defsKey}/${definition}` });
+          table = validators[mode] = loadCompiled(source, definitions, mode);
         } finally {
           compileObserver?.(false);
         }
-        validators[mode].set(definition, validate);
       }
-      return validate;
+      if (!Object.hasOwn(table, definition)) throw new Error(`schema ${name} has no definition ${definition}`);
+      return table[definition]!;
     },
   };
   return schema;

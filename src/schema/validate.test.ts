@@ -4,7 +4,8 @@ import { DEFECTS } from "../codec/defects.js";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { REVISIONS, type Revision } from "../rules/revisions.js";
 import { readFileSync } from "node:fs";
-import { extensionSchema, newAjv, officialSchema, patchErrata, revisionSchema } from "./load.js";
+import { newAjv } from "./engine.js";
+import { extensionSchema, officialSchema, patchErrata, revisionSchema } from "./load.js";
 import { validate } from "./validate.js";
 
 const LEGACY: Revision[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
