@@ -265,7 +265,7 @@ export function formatTargets(outcomes: readonly TargetOutcome[]): string {
   const rows = outcomes.map((o) => [
     `${o.of} / ${o.versus}`,
     fmtRatio(o.ratio),
-    `≥ ${o.atLeast}×`,
+    `≥ ${fmtTarget(o.atLeast)}×`,
     o.ceiling === undefined ? "" : `${o.ceiling.toFixed(2)}×`,
     o.met
       ? "met"
@@ -315,4 +315,9 @@ export interface Benchmark {
   title: string;
   /** Runs everything, prints as it goes, returns the targets it checked for the final summary. */
   run: (profile: Profile) => Promise<TargetOutcome[]>;
+}
+
+/** A target ratio as printed: 0.8 stays 0.8, a fraction such as 1/1.5 is shown to two places. */
+export function fmtTarget(ratio: number): string {
+  return String(Number(ratio.toFixed(2)));
 }

@@ -32,7 +32,16 @@ import { hostileSchemaBenchmark } from "./hostile-schema.js";
 import { tapBenchmark } from "./tap.js";
 import { tapHostileBenchmark } from "./tap-hostile.js";
 import { tasksBenchmark } from "./tasks.js";
-import { fmtRatio, gcExposed, loadLine, profileFromEnv, table, type Benchmark, type TargetOutcome } from "./harness.js";
+import {
+  fmtRatio,
+  fmtTarget,
+  gcExposed,
+  loadLine,
+  profileFromEnv,
+  table,
+  type Benchmark,
+  type TargetOutcome,
+} from "./harness.js";
 
 /** Every benchmark, in the order they run. New benchmark files add themselves here. */
 const BENCHMARKS: readonly Benchmark[] = [
@@ -105,7 +114,7 @@ async function main(): Promise<void> {
     o.measurement,
     `${o.of} / ${o.versus}`,
     fmtRatio(o.ratio),
-    `≥ ${o.atLeast}×`,
+    `≥ ${fmtTarget(o.atLeast)}×`,
     o.ceiling === undefined ? "" : `${o.ceiling.toFixed(2)}×`,
     o.met ? "met" : "MISSED",
   ]);
