@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
@@ -165,5 +167,34 @@ describe("compiled validators: the same as compiled at run time", () => {
     const { defects, loaded } = JSON.parse(run.stdout) as { defects: string[]; loaded: string[] };
     assert.ok(defects.includes("schema_invalid"), defects.join());
     assert.ok(!loaded.some((p) => p.includes("/dist/core") || p.includes("/dist/ajv")), loaded.join(", "));
+  });
+
+  test("compiled validators made from another copy of a schema, or missing, are refused with a line saying to build again", () => {
+    // a copy of the modules that load schemas, beside a schema/ of its own
+    const root = mkdtempSync(join(tmpdir(), "mcp-wire-compiled-"));
+    try {
+      const dist = fileURLToPath(new URL("../", import.meta.url));
+      for (const folder of ["schema", "rules"]) cpSync(join(dist, folder), join(root, "dist", "src", folder), { recursive: true });
+      symlinkSync(fileURLToPath(new URL("../../../node_modules", import.meta.url)), join(root, "node_modules"), "dir");
+      const schemaDir = join(root, "schema", "2025-11-25");
+      mkdirSync(schemaDir, { recursive: true });
+      const official = readFileSync(fileURLToPath(new URL("../../../schema/2025-11-25/schema.json", import.meta.url)), "utf8");
+      writeFileSync(join(schemaDir, "schema.json"), `${official}\n`);
+      rmSync(join(root, "dist", "src", "schema", "compiled", "2025-11-25.all.cjs"));
+      const load = new URL(`file://${join(root, "dist", "src", "schema", "load.js")}`).href;
+      const script = `
+        const { revisionSchema } = await import(${JSON.stringify(load)});
+        for (const mode of ["first", "all"]) {
+          try { revisionSchema("2025-11-25").validator("JSONRPCRequest", mode); console.log(mode, "loaded"); }
+          catch (e) { console.log(mode, e.message); }
+        }`;
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const [first, all] = run.stdout.trim().split("\n");
+      assert.match(first!, /^first mcp-wire's compiled validators of 2025-11-25 were made from another schema\.json than the one vendored: build it again \(npm run build\)$/);
+      assert.match(all!, /^all mcp-wire's compiled validators of 2025-11-25 are missing \(.*2025-11-25\.all\.cjs\): build it again \(npm run build\)$/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

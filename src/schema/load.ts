@@ -146,6 +146,7 @@ export interface VendoredSchema {
   readonly id: string;
 }
 
+/** The vendored schema in directory `name` of schema/, read now (its compiled validators are built from this). */
 export function vendoredSchema(name: string): VendoredSchema {
   const bytes = vendoredBytes(name);
   const document = patchErrata(JSON.parse(bytes.toString("utf8")) as Record<string, unknown>);
