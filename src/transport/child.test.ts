@@ -63,6 +63,18 @@ describe("ChildServer", () => {
     assert.equal(await within(server.shutdown(100)), status);
   });
 
+  test("a short last write after a long one: the tail still holds the cap's worth, cut from the older output", async () => {
+    const server = new ChildServer(process.execPath, [fixture("child-crash.mjs"), String(8 * 1024), "150"], {
+      stderrBytes: 4096,
+    });
+    const { peer } = connect(server);
+    assert.ok((await rejection(peer.request("echo", { x: 1 }), 10_000)) instanceof ClosedError);
+    await within(server.exited);
+    const tail = server.stderrTail();
+    assert.equal(Buffer.byteLength(tail), 4096);
+    assert.ok(tail.endsWith("x\nlast words: out of cheese\n"), JSON.stringify(tail.slice(-80)));
+  });
+
   test("a server that ignores stdin closing and SIGTERM is still ended, by SIGKILL", async () => {
     const server = new ChildServer(process.execPath, [fixture("child-stubborn.mjs")]);
     const { peer } = connect(server);

@@ -244,12 +244,14 @@ export class ChildServer {
   private keepStderr(chunk: Buffer): void {
     this.stderrParts.push(chunk);
     this.stderrHeld += chunk.length;
-    while (this.stderrHeld > this.stderrCap && this.stderrParts.length > 1) {
+    // whole chunks go while what is left still fills the cap; the oldest one left is cut to fit,
+    // so a short last chunk after a long one does not leave the tail all but empty
+    while (this.stderrParts.length > 0 && this.stderrHeld - this.stderrParts[0]!.length >= this.stderrCap) {
       this.stderrHeld -= this.stderrParts.shift()!.length;
     }
-    if (this.stderrHeld > this.stderrCap) {
-      const only = this.stderrParts[0]!;
-      this.stderrParts = [only.subarray(only.length - this.stderrCap)];
+    if (this.stderrHeld > this.stderrCap && this.stderrParts.length > 0) {
+      const oldest = this.stderrParts[0]!;
+      this.stderrParts[0] = oldest.subarray(this.stderrHeld - this.stderrCap);
       this.stderrHeld = this.stderrCap;
     }
   }
