@@ -26,6 +26,17 @@ interface Codegen {
   stringify: (value: unknown) => Code;
 }
 
+/** ajv's scope of the values its code refers to: a name per schema object. */
+interface ValueScope {
+  getValue(prefix: string, ref: unknown): { str: string } | undefined;
+}
+
+/** A schema object ajv's code declares as a constant: the definition it is, and its literal there. */
+interface Copied {
+  definition: string;
+  text: string;
+}
+
 const MODE_OPTIONS: Readonly<Record<ErrorMode, Options>> = { first: FIRST_ERROR_OPTIONS, all: ALL_ERRORS_OPTIONS };
 
 /** The module text of schema `name`'s validators in error mode `mode`. */
@@ -45,9 +56,15 @@ export function compiledModule(name: string, mode: ErrorMode): string {
   for (const definition of Object.keys(definitions)) refs[definition] = `${source.id}#/${source.defsKey}/${definition}`;
   const code = standaloneCode(ajv, refs);
 
-  const literals = new Map<string, string>();
-  for (const [definition, schema] of Object.entries(definitions)) literals.set(stringify(schema).toString(), definition);
-  const body = referToDefinitions(code, literals, name);
+  // which constant of the code holds which definition, by the object itself: definitions may be
+  // equal in text (2026-07-28's EmptyResult and ClientResult) and must still be told apart
+  const constants = new Map<string, Copied>();
+  const scope = (ajv as unknown as { scope: ValueScope }).scope;
+  for (const [definition, schema] of Object.entries(definitions)) {
+    const constant = scope.getValue("schema", schema);
+    if (constant !== undefined) constants.set(constant.str, { definition, text: stringify(schema).toString() });
+  }
+  const body = referToDefinitions(code, constants, name);
 
   const exported: string[] = [];
   const statements = body.replace(/^"use strict";/, "").replace(/export const (\w+) = (validate\d+);/g, (_m, definition: string, fn: string) => {
@@ -72,22 +89,17 @@ export function compiledModule(name: string, mode: ErrorMode): string {
  * copies. A schema object that is not a whole definition would keep a copy whose errors no
  * branch is found for, so it fails the build rather than a verdict.
  */
-function referToDefinitions(code: string, literals: ReadonlyMap<string, string>, name: string): string {
-  const declaration = /const schema\d+ = /g;
+function referToDefinitions(code: string, constants: ReadonlyMap<string, Copied>, name: string): string {
+  const declaration = /const (schema\d+) = /g;
   const parts: string[] = [];
   let copied = 0;
   for (let m = declaration.exec(code); m !== null; m = declaration.exec(code)) {
     const start = m.index + m[0].length;
-    let found: [string, string] | undefined;
-    for (const entry of literals) {
-      if (code.startsWith(entry[0], start) && code[start + entry[0].length] === ";") {
-        found = entry;
-        break;
-      }
-    }
-    if (found === undefined) throw new Error(`${name}: a schema object that is no definition is copied into the code: ${code.slice(start, start + 120)}`);
-    parts.push(code.slice(copied, start), `defs[${JSON.stringify(found[1])}]`);
-    copied = start + found[0].length;
+    const found = constants.get(m[1]!);
+    if (found === undefined || !code.startsWith(`${found.text};`, start))
+      throw new Error(`${name}: a schema object that is no definition is copied into the code: ${code.slice(start, start + 120)}`);
+    parts.push(code.slice(copied, start), `defs[${JSON.stringify(found.definition)}]`);
+    copied = start + found.text.length;
     declaration.lastIndex = copied;
   }
   parts.push(code.slice(copied));

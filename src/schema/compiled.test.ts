@@ -147,6 +147,23 @@ describe("compiled validators: the same as compiled at run time", () => {
     agree(schema, definitions, values, 7);
   });
 
+  test("definitions equal in text are still told apart: each one's errors point at its own object", () => {
+    let twins = 0;
+    for (const schema of [...REVISIONS.map((r) => revisionSchema(r)), extensionSchema(TASKS_EXTENSION)!]) {
+      const byText = new Map<string, string[]>();
+      for (const [definition, body] of Object.entries(schema.definitions)) {
+        const text = JSON.stringify(body);
+        byText.set(text, [...(byText.get(text) ?? []), definition]);
+      }
+      const equal = [...byText.values()].filter((names) => names.length > 1).flat();
+      if (equal.length === 0) continue;
+      twins += equal.length;
+      agree(schema, equal, [[], "x", {}, { resultType: 5, _meta: 1 }, { method: 3, params: [] }], 11);
+    }
+    // 2026-07-28's EmptyResult and ClientResult, among others
+    assert.ok(twins >= 4, `${twins} definitions with a twin`);
+  });
+
   test("each module is made from the vendored file it is loaded against, and copies none of its text", () => {
     const module = compiledModule("2025-06-18", "first");
     assert.match(module, new RegExp(`exports.digest = "${vendoredSchema("2025-06-18").digest}"`));
