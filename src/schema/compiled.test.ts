@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
@@ -188,7 +188,8 @@ describe("compiled validators: the same as compiled at run time", () => {
 
   test("compiled validators made from another copy of a schema, or missing, are refused with a line saying to build again", () => {
     // a copy of the modules that load schemas, beside a schema/ of its own
-    const root = mkdtempSync(join(tmpdir(), "mcp-wire-compiled-"));
+    // a space and a letter outside ASCII in the path, as an install folder may have
+    const root = mkdtempSync(join(tmpdir(), "mcp-wire compiled é-"));
     try {
       const dist = fileURLToPath(new URL("../", import.meta.url));
       for (const folder of ["schema", "rules"]) cpSync(join(dist, folder), join(root, "dist", "src", folder), { recursive: true });
@@ -197,17 +198,20 @@ describe("compiled validators: the same as compiled at run time", () => {
       mkdirSync(schemaDir, { recursive: true });
       const official = readFileSync(fileURLToPath(new URL("../../../schema/2025-11-25/schema.json", import.meta.url)), "utf8");
       writeFileSync(join(schemaDir, "schema.json"), `${official}\n`);
+      // another revision, vendored as built: its validators load from the same folder
+      cpSync(fileURLToPath(new URL("../../../schema/2025-06-18", import.meta.url)), join(root, "schema", "2025-06-18"), { recursive: true });
       rmSync(join(root, "dist", "src", "schema", "compiled", "2025-11-25.all.cjs"));
-      const load = new URL(`file://${join(root, "dist", "src", "schema", "load.js")}`).href;
+      const load = pathToFileURL(join(root, "dist", "src", "schema", "load.js")).href;
       const script = `
         const { revisionSchema } = await import(${JSON.stringify(load)});
-        for (const mode of ["first", "all"]) {
-          try { revisionSchema("2025-11-25").validator("JSONRPCRequest", mode); console.log(mode, "loaded"); }
+        for (const [revision, mode] of [["2025-11-25", "first"], ["2025-11-25", "all"], ["2025-06-18", "first"]]) {
+          try { console.log(mode, revisionSchema(revision).validator("JSONRPCRequest", mode)({}) ? "valid" : "invalid"); }
           catch (e) { console.log(mode, e.message); }
         }`;
       const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
       assert.equal(run.status, 0, run.stderr);
-      const [first, all] = run.stdout.trim().split("\n");
+      const [first, all, sound] = run.stdout.trim().split("\n");
+      assert.equal(sound, "first invalid", "a schema built from the file beside it loads and judges");
       assert.match(first!, /^first mcp-wire's compiled validators of 2025-11-25 were made from another schema\.json than the one vendored: build it again \(npm run build\)$/);
       assert.match(all!, /^all mcp-wire's compiled validators of 2025-11-25 are missing \(.*2025-11-25\.all\.cjs\): build it again \(npm run build\)$/);
     } finally {

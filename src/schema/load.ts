@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type { ValidateFunction } from "ajv";
 import { TASKS_EXTENSION } from "../rules/extensions.js";
 import { isRevision, REVISIONS, UnknownRevisionError, type Revision } from "../rules/revisions.js";
@@ -163,7 +164,7 @@ export function vendoredSchema(name: string): VendoredSchema {
 function vendoredBytes(directory: string): Buffer {
   const url = new URL(`${directory}/schema.json`, SCHEMA_DIR);
   const bytes = readFileSync(url);
-  if (bytes.length > MAX_SCHEMA_BYTES) throw new Error(`${url.pathname} is larger than ${MAX_SCHEMA_BYTES} bytes`);
+  if (bytes.length > MAX_SCHEMA_BYTES) throw new Error(`${fileURLToPath(url)} is larger than ${MAX_SCHEMA_BYTES} bytes`);
   return bytes;
 }
 
@@ -240,12 +241,13 @@ export function compiledPath(name: string, mode: ErrorMode): URL {
  * object `branchOf` knows. Validators made from another copy of the file are refused.
  */
 function loadCompiled(source: VendoredSchema, definitions: Readonly<Record<string, unknown>>, mode: ErrorMode): Record<string, ValidateFunction> {
-  const path = compiledPath(source.name, mode);
+  // a file path, not the URL's (percent-encoded) path: an install folder may hold a space
+  const path = fileURLToPath(compiledPath(source.name, mode));
   let compiled: CompiledModule;
   try {
-    compiled = require(path.pathname) as CompiledModule;
+    compiled = require(path) as CompiledModule;
   } catch (e) {
-    throw new Error(`mcp-wire's compiled validators of ${source.name} are missing (${path.pathname}): build it again (npm run build)`, { cause: e });
+    throw new Error(`mcp-wire's compiled validators of ${source.name} are missing (${path}): build it again (npm run build)`, { cause: e });
   }
   if (compiled.digest !== source.digest)
     throw new Error(`mcp-wire's compiled validators of ${source.name} were made from another schema.json than the one vendored: build it again (npm run build)`);
